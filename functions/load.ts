@@ -1,0 +1,9 @@
+import type { LambdaHttpHandler } from "../shared/http/handler.ts";
+import type { Route } from "./routes.ts";
+
+// Loads a route's handler module; esbuild resolves this pattern to every handler file.
+export async function loadHandler(route: Pick<Route, "handler">): Promise<LambdaHttpHandler> {
+  const mod = (await import(`./${route.handler}.ts`)) as { handler?: LambdaHttpHandler };
+  if (typeof mod.handler !== "function") throw new Error(`functions/${route.handler}.ts exports no handler`);
+  return mod.handler;
+}

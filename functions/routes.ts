@@ -1,0 +1,74 @@
+// THE route manifest: every HTTP endpoint as data. The local gateway, the CDK API (one Lambda per
+// route) and the OpenAPI document are generated from this list; nothing else declares a route.
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** API groups: each becomes its own nested stack in AWS. `control` routes also answer under /api-host. */
+export type Group = "system" | "control" | "platform" | "export" | "agent";
+
+export interface Route {
+  method: Method;
+  /** API Gateway syntax: `{name}` for a path parameter. */
+  path: string;
+  /** Module under functions/ (without .ts) exporting `handler`. */
+  handler: string;
+  auth: boolean;
+  group: Group;
+  summary: string;
+}
+
+export const SELF_HOSTED_PREFIX = "/api-host";
+
+export const routes: Route[] = [
+  { method: "GET", path: "/ok", handler: "system/ok", auth: false, group: "system", summary: "Health check" },
+  {
+    method: "GET",
+    path: "/openapi.json",
+    handler: "system/openapi",
+    auth: false,
+    group: "system",
+    summary: "OpenAPI document",
+  },
+  {
+    method: "GET",
+    path: "/api/v1/info",
+    handler: "platform/info",
+    auth: false,
+    group: "platform",
+    summary: "Server info and ingestion limits",
+  },
+  {
+    method: "GET",
+    path: "/v2/auth/tokens/exists",
+    handler: "auth/tokens-exists",
+    auth: true,
+    group: "control",
+    summary: "Whether the caller has an OAuth token for a provider",
+  },
+];
+
+export interface MountedRoute extends Route {
+  /** The concrete path this copy answers on (the route's path, or its /api-host twin). */
+  mountPath: string;
+  routeKey: string;
+}
+
+/** Every path a route answers on: control-plane routes are mounted twice. */
+export function mountedRoutes(list: Route[] = routes): MountedRoute[] {
+  return list.flatMap((r) => {
+    const paths = r.group === "control" ? [r.path, SELF_HOSTED_PREFIX + r.path] : [r.path];
+    return paths.map((mountPath) => ({ ...r, mountPath, routeKey: `${r.method} ${mountPath}` }));
+  });
+}
+
+let byKey: Map<string, Route> | undefined;
+export function routeForKey(routeKey: string): Route | undefined {
+  byKey ??= new Map(mountedRoutes().map((m) => [m.routeKey, m]));
+  return byKey.get(routeKey);
+}
+
+/** Lambda-safe function name stem for a route: one function per route. */
+export function routeId(r: Route): string {
+  return r.handler
+    .split(/[/-]/)
+    .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
+    .join("");
+}

@@ -1,0 +1,7 @@
+import { z } from "zod";
+import { defineHandler } from "../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  response: z.object({ ok: z.literal(true) }),
+  handle: () => ({ ok: true }),
+});

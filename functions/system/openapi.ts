@@ -1,0 +1,18 @@
+import { config } from "../../shared/config.ts";
+import { defineHandler } from "../../shared/http/handler.ts";
+import { openApiDocument } from "../../shared/http/openapi.ts";
+import { loadHandler } from "../load.ts";
+import { routes } from "../routes.ts";
+
+let doc: unknown;
+
+export const handler = defineHandler({
+  handle: async () => {
+    doc ??= openApiDocument(
+      "Agent platform",
+      config.version,
+      await Promise.all(routes.map(async (r) => ({ ...r, handler: await loadHandler(r) }))),
+    );
+    return doc;
+  },
+});

@@ -1,0 +1,74 @@
+import { createServer, type Server } from "node:http";
+import { logger } from "../../shared/log.ts";
+import { listen, readBody } from "./http-util.ts";
+import type { LocalKms } from "./kms.ts";
+import type { LocalLambda } from "./lambda.ts";
+import type { LocalScheduler } from "./scheduler.ts";
+import type { LocalStepFunctions } from "./sfn.ts";
+
+// One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda and EventBridge
+// Scheduler, so handlers use the real AWS SDK clients unchanged (AWS_ENDPOINT_URL_<SERVICE>).
+export interface EmulatedServices {
+  kms: LocalKms;
+  sfn: LocalStepFunctions;
+  lambda: LocalLambda;
+  scheduler: LocalScheduler;
+}
+
+function send(
+  res: import("node:http").ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, { "content-type": "application/x-amz-json-1.1", ...headers });
+  res.end(body === undefined ? "" : JSON.stringify(body));
+}
+
+export async function startAwsEmulator(
+  services: EmulatedServices,
+  host: string,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const raw = await readBody(req);
+      const input = raw.length ? JSON.parse(raw.toString("utf8")) : {};
+      const target = String(req.headers["x-amz-target"] ?? "");
+      const url = new URL(req.url ?? "/", "http://local");
+      if (target.startsWith("TrentService."))
+        return send(res, 200, services.kms.handle(target.slice(13), input));
+      if (target.startsWith("AWSStepFunctions."))
+        return send(res, 200, services.sfn.handle(target.slice(17), input));
+      const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
+      if (fn && req.method === "POST") {
+        const async = req.headers["x-amz-invocation-type"] === "Event";
+        const out = await services.lambda.invoke(decodeURIComponent(fn[1]), input, async);
+        return send(res, out.status, out.body, out.error ? { "x-amz-function-error": out.error } : {});
+      }
+      const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+      if (sched) {
+        const name = decodeURIComponent(sched[1]);
+        const group = url.searchParams.get("groupName") ?? undefined;
+        if (req.method === "POST") return send(res, 200, await services.scheduler.create(name, input));
+        if (req.method === "PUT") return send(res, 200, await services.scheduler.create(name, input, true));
+        if (req.method === "GET") return send(res, 200, await services.scheduler.get(name, group));
+        if (req.method === "DELETE") return send(res, 200, await services.scheduler.delete(name, group));
+      }
+      send(res, 400, {
+        __type: "UnknownOperationException",
+        message: `Not emulated: ${req.method} ${url.pathname} ${target}`,
+      });
+    } catch (err: any) {
+      if (!err?.code) logger.error("aws emulator error", { error: err });
+      const code = err?.code ?? "InternalFailure";
+      send(
+        res,
+        err?.status ?? 500,
+        { __type: code, message: String(err?.message ?? err) },
+        { "x-amzn-errortype": code },
+      );
+    }
+  });
+  const port = await listen(server, 0, host);
+  return { server, url: `http://${host}:${port}` };
+}

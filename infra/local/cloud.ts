@@ -1,0 +1,173 @@
+import "./polyfill.ts";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadTask, taskByName } from "../../functions/tasks.ts";
+import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { dynamo, resetClients } from "../../shared/aws/clients.ts";
+import { startAwsEmulator } from "./aws-emulator.ts";
+import { createTables, startDynamoDb } from "./dynamodb.ts";
+import { Gateway } from "./gateway.ts";
+import { freePort, StartupError } from "./http-util.ts";
+import { LocalKms } from "./kms.ts";
+import { LocalLambda } from "./lambda.ts";
+import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
+import { LocalScheduler } from "./scheduler.ts";
+import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
+
+// The local cloud: every AWS part replaced by a local one speaking its protocol, the handlers unchanged.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
+
+export interface CloudOptions {
+  host?: string;
+  port?: number;
+  s3Port?: number;
+  dataDir?: string;
+  /** Keep DynamoDB in memory (tests); otherwise data lives under dataDir and survives restarts. */
+  inMemory?: boolean;
+  apiKey?: string;
+  tenantId?: string;
+  schedulerIntervalMs?: number;
+}
+
+export interface LocalFacts {
+  base_url: string;
+  tenant_id: string;
+  api_key: string;
+  s3: { endpoint: string; access_key_id: string; secret_access_key: string; bucket: string };
+}
+
+export interface Cloud {
+  facts: LocalFacts;
+  sfn: LocalStepFunctions;
+  lambda: LocalLambda;
+  scheduler: LocalScheduler;
+  gateway: Gateway;
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
+  const file = join(dataDir, "credentials.json");
+  const saved = existsSync(file)
+    ? (JSON.parse(readFileSync(file, "utf8")) as { api_key: string; tenant_id: string })
+    : undefined;
+  const apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
+  const tenantId = opts.tenantId ?? saved?.tenant_id ?? newTenantId();
+  await ensureTenant(tenantId, "Default workspace");
+  await storeApiKey(apiKey, [tenantId]);
+  if (!opts.apiKey || !opts.tenantId)
+    writeFileSync(file, JSON.stringify({ api_key: apiKey, tenant_id: tenantId }), { mode: 0o600 });
+  return { apiKey, tenantId };
+}
+
+export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
+  const started = performance.now();
+  const host = opts.host ?? "127.0.0.1";
+  const dataDir = resolve(opts.dataDir ?? ".data");
+  mkdirSync(dataDir, { recursive: true });
+  const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
+  const stops: (() => Promise<unknown> | unknown)[] = [];
+  const stopAll = async () => {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  };
+  try {
+    const [ddb, s3] = await Promise.all([
+      freePort(host).then((port) =>
+        startDynamoDb({ host, port, dataDir: opts.inMemory ? undefined : join(dataDir, "dynamodb") }),
+      ),
+      startS3({ host, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch((err) => {
+        throw err?.code === "EADDRINUSE"
+          ? new StartupError(
+              `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
+            )
+          : err;
+      }),
+    ]).catch(async (err) => {
+      await stopAll();
+      throw err;
+    });
+    stops.push(
+      () => ddb.stop(),
+      () => s3.stop(),
+    );
+
+    Object.assign(process.env, {
+      PLATFORM_LOCAL: "1",
+      PLATFORM_BUCKET: bucket,
+      AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+      AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
+      AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+    });
+    resetClients();
+    await createTables(dynamo());
+    const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
+
+    const resolveTask = (nameOrArn: string) => {
+      const task = taskByName(nameOrArn);
+      return task ? async (event: any) => (await loadTask(task))(event) : undefined;
+    };
+    const kms = new LocalKms(dataDir);
+    const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask);
+    const lambda = new LocalLambda(resolveTask);
+    const scheduler = new LocalScheduler(async (target) => {
+      const input = target.Input ? JSON.parse(target.Input) : {};
+      if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
+        sfn.startExecution({ stateMachineArn: input.StateMachineArn, name: input.Name, input: input.Input });
+      } else {
+        await lambda.invoke(target.Arn, input, true);
+      }
+    }, opts.schedulerIntervalMs);
+    const emulator = await startAwsEmulator({ kms, sfn, lambda, scheduler }, host);
+    stops.push(() => new Promise((r) => emulator.server.close(r)));
+    const machineArns = Object.fromEntries(
+      sfn
+        .machineNames()
+        .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
+    );
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_KMS: emulator.url,
+      AWS_ENDPOINT_URL_SFN: emulator.url,
+      AWS_ENDPOINT_URL_LAMBDA: emulator.url,
+      AWS_ENDPOINT_URL_SCHEDULER: emulator.url,
+      KMS_KEY_ID: "alias/local",
+      ...machineArns,
+    });
+    resetClients();
+
+    const gateway = new Gateway();
+    await gateway.load();
+    const port = opts.port ?? 8080;
+    const boundPort = await gateway.listen(port, host).catch((err) => {
+      throw err?.code === "EADDRINUSE"
+        ? new StartupError(`Port ${port} is in use: stop what holds it or set PORT to a free port.`)
+        : err;
+    });
+    stops.push(() => gateway.close());
+    scheduler.start();
+    stops.push(
+      () => scheduler.stop(),
+      () => sfn.stopAll(),
+    );
+
+    const facts: LocalFacts = {
+      base_url: `http://${host}:${boundPort}`,
+      tenant_id: tenantId,
+      api_key: apiKey,
+      s3: {
+        endpoint: s3.endpoint,
+        access_key_id: S3_ACCESS_KEY_ID,
+        secret_access_key: S3_SECRET_ACCESS_KEY,
+        bucket,
+      },
+    };
+    writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
+    return { facts, sfn, lambda, scheduler, gateway, startupMs: performance.now() - started, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from "@aws-sdk/client-dynamodb";
+import { TABLES, type TableDef, tableName } from "../../shared/tables.ts";
+// @ts-expect-error plain ESM helper without types
+import { ensureDynamoDbLocal } from "./ensure-deps.mjs";
+import { StartupError } from "./http-util.ts";
+
+// AWS's DynamoDB Local on the machine's Java, in its own process group. A shell watchdog ends it
+// within a second of this process dying, however it dies, so no Java process outlives the platform.
+export interface LocalDynamo {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export function checkJava(): void {
+  const r = spawnSync("java", ["-version"], { stdio: "ignore" });
+  if (r.error || r.status !== 0) {
+    throw new StartupError(
+      "Java 17+ is needed for DynamoDB Local and was not found: install a JRE (e.g. `apt-get install -y openjdk-17-jre-headless`) and run again.",
+    );
+  }
+}
+
+export async function startDynamoDb(opts: {
+  host: string;
+  port: number;
+  dataDir?: string;
+}): Promise<LocalDynamo> {
+  checkJava();
+  const dir: string = ensureDynamoDbLocal();
+  const storage = opts.dataDir ? ["-dbPath", opts.dataDir] : ["-inMemory"];
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const java = [
+    "java",
+    "-Xms64m",
+    "-XX:+UseSerialGC",
+    `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
+    "-jar",
+    join(dir, "DynamoDBLocal.jar"),
+    "-sharedDb",
+    "-port",
+    String(opts.port),
+    ...storage,
+  ];
+  const quoted = java.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const script = `${quoted} & J=$!; trap 'kill $J 2>/dev/null; wait $J; exit 0' TERM INT HUP; while kill -0 ${process.pid} 2>/dev/null && kill -0 $J 2>/dev/null; do sleep 0.5; done; kill $J 2>/dev/null; wait $J`;
+  const child: ChildProcess = spawn("bash", ["-c", script], {
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+    } catch {}
+  };
+  process.once("exit", killGroup);
+  const endpoint = `http://${opts.host}:${opts.port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new StartupError(`DynamoDB Local exited: ${stderr.trim().split("\n").pop() ?? "no output"}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        killGroup();
+        throw new StartupError("DynamoDB Local did not answer within 60 s");
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    stop: async () => {
+      process.off("exit", killGroup);
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      killGroup();
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    },
+  };
+}
+
+/** Creates every table of shared/tables.ts that does not exist yet (idempotent). */
+export async function createTables(client: DynamoDBClient): Promise<void> {
+  const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+  for (const def of Object.values(TABLES) as TableDef[]) {
+    const name = tableName(def.id as keyof typeof TABLES);
+    if (existing.has(name)) continue;
+    const attrs = new Set([
+      def.partitionKey,
+      def.sortKey,
+      ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey]),
+    ]);
+    const keySchema = (pk: string, sk?: string) => [
+      { AttributeName: pk, KeyType: "HASH" as const },
+      ...(sk ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : []),
+    ];
+    await client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: [...attrs]
+          .filter((a): a is string => !!a)
+          .map((a) => ({ AttributeName: a, AttributeType: "S" })),
+        KeySchema: keySchema(def.partitionKey, def.sortKey),
+        GlobalSecondaryIndexes: def.indexes?.length
+          ? def.indexes.map((i) => ({
+              IndexName: i.name,
+              KeySchema: keySchema(i.partitionKey, i.sortKey),
+              Projection: { ProjectionType: "ALL" },
+            }))
+          : undefined,
+      }),
+    );
+    if (def.ttlAttribute) {
+      await client.send(
+        new UpdateTimeToLiveCommand({
+          TableName: name,
+          TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true },
+        }),
+      );
+    }
+  }
+}

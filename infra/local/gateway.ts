@@ -1,0 +1,179 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { loadHandler } from "../../functions/load.ts";
+import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import { config } from "../../shared/config.ts";
+import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
+import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
+import { logger } from "../../shared/log.ts";
+import { BodyTooLarge, listen, readBody } from "./http-util.ts";
+
+// The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
+interface CompiledRoute {
+  route: MountedRoute;
+  regex: RegExp;
+  names: string[];
+  handler: LambdaHttpHandler;
+  staticScore: number;
+}
+
+export function compilePath(path: string): { regex: RegExp; names: string[] } {
+  const names: string[] = [];
+  const pattern = path
+    .split("/")
+    .map((seg) => {
+      const m = /^\{(\w+)(\+?)\}$/.exec(seg);
+      if (!m) return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      names.push(m[1]);
+      return m[2] ? "(.+)" : "([^/]+)";
+    })
+    .join("/");
+  return { regex: new RegExp(`^${pattern}$`), names };
+}
+
+const TEXT_TYPE = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  route: MountedRoute | undefined,
+  params: Record<string, string>,
+): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(",") : v;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const text = !headers["content-encoding"] && TEXT_TYPE.test(headers["content-type"] ?? "application/json");
+  const now = Date.now();
+  const requestId = randomUUID();
+  return {
+    version: "2.0",
+    routeKey: route?.routeKey ?? "$default",
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: headers.cookie?.split(";").map((c) => c.trim()),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(params).length ? params : undefined,
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      domainName: headers.host ?? "localhost",
+      domainPrefix: "local",
+      http: {
+        method: req.method ?? "GET",
+        path: url.pathname,
+        protocol: "HTTP/1.1",
+        sourceIp: req.socket.remoteAddress ?? "",
+        userAgent: headers["user-agent"] ?? "",
+      },
+      requestId,
+      routeKey: route?.routeKey ?? "$default",
+      stage: "$default",
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+    body: body.length ? (text ? body.toString("utf8") : body.toString("base64")) : undefined,
+    isBase64Encoded: body.length > 0 && !text,
+  };
+}
+
+function write(res: ServerResponse, result: HttpResult) {
+  const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
+  const body =
+    result.body === undefined
+      ? ""
+      : result.isBase64Encoded
+        ? Buffer.from(result.body, "base64")
+        : result.body;
+  res.writeHead(result.statusCode, headers as Record<string, string>);
+  res.end(body);
+}
+
+const jsonResult = (statusCode: number, body: unknown): HttpResult => ({
+  statusCode,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+export class Gateway {
+  private compiled: CompiledRoute[] = [];
+  server?: Server;
+
+  async load(): Promise<void> {
+    const list = mountedRoutes();
+    const handlers = await Promise.all(list.map((r) => loadHandler(r)));
+    this.compiled = list
+      .map((route, i) => ({
+        route,
+        ...compilePath(route.mountPath),
+        handler: handlers[i],
+        staticScore: route.mountPath.split("/").filter((s) => s && !s.startsWith("{")).length,
+      }))
+      .sort((a, b) => b.staticScore - a.staticScore);
+  }
+
+  /** The route for a method and path: a match, or the HTTP status that explains why there is none. */
+  match(method: string, path: string): { route: CompiledRoute; params: Record<string, string> } | 404 | 405 {
+    let pathMatched = false;
+    for (const c of this.compiled) {
+      const m = c.regex.exec(path);
+      if (!m) continue;
+      pathMatched = true;
+      if (c.route.method !== method) continue;
+      const params: Record<string, string> = {};
+      c.names.forEach((n, i) => {
+        params[n] = safeDecode(m[i + 1]);
+      });
+      return { route: c, params };
+    }
+    return pathMatched ? 405 : 404;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? "/", "http://local");
+      const found = this.match(req.method ?? "GET", url.pathname);
+      if (typeof found === "number") {
+        req.resume();
+        return write(res, jsonResult(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" }));
+      }
+      const body = await readBody(req, config.maxBodyBytes);
+      const event = toEvent(req, url, body, found.route.route, found.params);
+      write(res, await found.route.handler(event));
+    } catch (err) {
+      if (err instanceof BodyTooLarge) {
+        res.setHeader("connection", "close");
+        return write(
+          res,
+          jsonResult(413, { detail: `Request body exceeds the limit of ${config.maxBodyBytes} bytes` }),
+        );
+      }
+      logger.error("gateway error", { error: err });
+      if (!res.headersSent) write(res, jsonResult(500, { error: "internal", request_id: null }));
+      else res.destroy();
+    }
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 65_000;
+    return listen(this.server, port, host);
+  }
+
+  async close(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections?.();
+    await new Promise((r) => this.server!.close(r));
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

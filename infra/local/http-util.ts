@@ -1,0 +1,46 @@
+import type { IncomingMessage, Server } from "node:http";
+import { createServer } from "node:net";
+
+// Small helpers shared by the local servers.
+export class BodyTooLarge extends Error {}
+
+export function readBody(req: IncomingMessage, limit = Number.POSITIVE_INFINITY): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on("data", (c: Buffer) => {
+      if (failed) return;
+      size += c.length;
+      if (size > limit) {
+        failed = true;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => !failed && resolve(Buffer.concat(chunks)));
+    req.on("error", (e) => !failed && reject(e));
+  });
+}
+
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr ? addr.port : port);
+    });
+  });
+}
+
+export async function freePort(host = "127.0.0.1"): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r, j) => srv.once("error", j).listen(0, host, () => r()));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export class StartupError extends Error {}

@@ -1,0 +1,55 @@
+import { logger } from "../../shared/log.ts";
+import { awsError } from "./sfn.ts";
+
+// The local Lambda service: sync invoke awaits the handler; async (Event) invoke queues it in-process
+// and retries a failure twice, as Lambda does for asynchronous invocations.
+export type FunctionResolver = (nameOrArn: string) => ((event: any) => Promise<unknown>) | undefined;
+
+export class LocalLambda {
+  private readonly inflight = new Set<Promise<unknown>>();
+  constructor(
+    private readonly resolve: FunctionResolver,
+    private readonly retryDelayMs = 1000,
+  ) {}
+
+  async invoke(
+    name: string,
+    payload: unknown,
+    async: boolean,
+  ): Promise<{ status: number; body: unknown; error?: string }> {
+    const fn = this.resolve(name);
+    if (!fn) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
+    if (!async) {
+      try {
+        return { status: 200, body: (await fn(payload)) ?? null };
+      } catch (err: any) {
+        return {
+          status: 200,
+          body: { errorType: err?.name ?? "Error", errorMessage: String(err?.message ?? err) },
+          error: "Unhandled",
+        };
+      }
+    }
+    const job = this.runAsync(name, fn, payload);
+    this.inflight.add(job);
+    job.finally(() => this.inflight.delete(job));
+    return { status: 202, body: null };
+  }
+
+  private async runAsync(name: string, fn: (e: any) => Promise<unknown>, payload: unknown) {
+    await new Promise((r) => setImmediate(r));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await fn(payload);
+        return;
+      } catch (err) {
+        logger.error("async invocation failed", { function: name, attempt, error: err });
+        await new Promise((r) => setTimeout(r, this.retryDelayMs));
+      }
+    }
+  }
+
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inflight]);
+  }
+}

@@ -1,0 +1,43 @@
+// `npm start` and `npm test` begin here, with nothing but Node: install what is missing, then run.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const bootAt = Date.now();
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+export function ensureInstalled() {
+  if (!existsSync(join(root, "node_modules", ".package-lock.json"))) {
+    console.log("Installing dependencies (npm ci)…");
+    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  }
+}
+
+const mode = process.argv[2] ?? "start";
+ensureInstalled();
+const { ensureDynamoDbLocal } = await import("./ensure-deps.mjs");
+ensureDynamoDbLocal();
+if (mode === "prepare") process.exit(0);
+
+const child = spawn(
+  process.execPath,
+  [
+    "--openssl-legacy-provider",
+    "--import",
+    "tsx",
+    join(root, "infra/local/main.ts"),
+    ...process.argv.slice(3),
+  ],
+  {
+    cwd: process.cwd(),
+    stdio: "inherit",
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      ...process.env,
+      PLATFORM_BOOT_AT: String(bootAt),
+    },
+  },
+);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,53 @@
+import { config } from "../../shared/config.ts";
+import { type Cloud, startCloud } from "./cloud.ts";
+import { StartupError } from "./http-util.ts";
+
+// `npm start`: the whole platform on loopback. Ctrl-C or SIGTERM stops every part.
+const bootAt = Number(process.env.PLATFORM_BOOT_AT ?? performance.timeOrigin);
+
+async function main() {
+  let cloud: Cloud | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local cloud…`);
+    await cloud?.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  try {
+    cloud = await startCloud({
+      host: process.env.HOST ?? "127.0.0.1",
+      port: Number(process.env.PORT ?? 8080),
+      s3Port: Number(process.env.S3_PORT ?? 9090),
+      dataDir: process.env.DATA_DIR ?? ".data",
+      apiKey: process.env.PLATFORM_API_KEY || undefined,
+      tenantId: process.env.PLATFORM_TENANT_ID || undefined,
+    });
+  } catch (err) {
+    if (err instanceof StartupError) {
+      console.error(`error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const f = cloud.facts;
+  const seconds = ((Date.now() - bootAt) / 1000).toFixed(2);
+  console.log(`Agent platform ${config.version} (local cloud) ready in ${seconds} s`);
+  console.log(
+    `Base URL      ${f.base_url}   (control plane /v2, platform API /api/v1, agents /agents/{deployment_id})`,
+  );
+  console.log(`Workspace id  ${f.tenant_id}`);
+  console.log(`API key       ${f.api_key}`);
+  console.log(
+    `S3 endpoint=${f.s3.endpoint} access_key_id=${f.s3.access_key_id} secret_access_key=${f.s3.secret_access_key} bucket=${f.s3.bucket}`,
+  );
+  console.log(`Facts for scripts: ${process.env.DATA_DIR ?? ".data"}/local.json — Ctrl-C to stop.`);
+}
+
+main().catch((err) => {
+  console.error("error: the local cloud failed to start:", err?.message ?? err);
+  process.exit(1);
+});

@@ -1,0 +1,142 @@
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { dynamo } from "../../shared/aws/clients.ts";
+import { fromItem, toItem } from "../../shared/aws/ddb.ts";
+import { logger } from "../../shared/log.ts";
+import { tableName } from "../../shared/tables.ts";
+import { awsError } from "./sfn.ts";
+
+// EventBridge Scheduler, locally: schedules persist in the main table (so they survive a restart) and a
+// timer loop fires the due ones. Supports at(...) and rate(...) expressions.
+const PK = "LOCAL#SCHEDULES";
+
+export type FireTarget = (target: { Arn: string; Input?: string }) => Promise<void>;
+
+export function nextFireTime(expression: string, tz: string | undefined, from: number): number | undefined {
+  const at = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);
+  if (at) {
+    if (tz && tz !== "UTC")
+      throw awsError("ValidationException", "Only UTC schedule time zones are emulated locally");
+    return Date.parse(`${at[1]}Z`);
+  }
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
+  if (rate) {
+    const unit = rate[2].startsWith("minute") ? 60_000 : rate[2].startsWith("hour") ? 3_600_000 : 86_400_000;
+    return from + Number(rate[1]) * unit;
+  }
+  throw awsError("ValidationException", `Unsupported schedule expression locally: ${expression}`);
+}
+
+export class LocalScheduler {
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  constructor(
+    private readonly fire: FireTarget,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  private key(group: string | undefined, name: string) {
+    return toItem({ PK, SK: `${group ?? "default"}#${name}` });
+  }
+
+  async create(name: string, input: any, update = false) {
+    const fireAt = nextFireTime(input.ScheduleExpression, input.ScheduleExpressionTimezone, Date.now());
+    const item = {
+      PK,
+      SK: `${input.GroupName ?? "default"}#${name}`,
+      name,
+      group: input.GroupName ?? "default",
+      expression: input.ScheduleExpression,
+      target: input.Target,
+      after: input.ActionAfterCompletion ?? "NONE",
+      state: input.State ?? "ENABLED",
+      fire_at: fireAt,
+    };
+    await dynamo()
+      .send(
+        new PutItemCommand({
+          TableName: tableName("main"),
+          Item: toItem(item),
+          ConditionExpression: update ? "attribute_exists(PK)" : "attribute_not_exists(PK)",
+        }),
+      )
+      .catch((err) => {
+        if (err?.name !== "ConditionalCheckFailedException") throw err;
+        throw update
+          ? awsError("ResourceNotFoundException", `Schedule ${name} does not exist`, 404)
+          : awsError("ConflictException", `Schedule ${name} already exists`, 409);
+      });
+    return { ScheduleArn: `arn:aws:scheduler:us-east-1:000000000000:schedule/${item.group}/${name}` };
+  }
+
+  async get(name: string, group?: string) {
+    const out = await dynamo().send(
+      new GetItemCommand({ TableName: tableName("main"), Key: this.key(group, name) }),
+    );
+    if (!out.Item) throw awsError("ResourceNotFoundException", `Schedule ${name} does not exist`, 404);
+    const s = fromItem(out.Item);
+    return {
+      Name: s.name,
+      GroupName: s.group,
+      ScheduleExpression: s.expression,
+      Target: s.target,
+      State: s.state,
+    };
+  }
+
+  async delete(name: string, group?: string) {
+    await dynamo().send(new DeleteItemCommand({ TableName: tableName("main"), Key: this.key(group, name) }));
+    return {};
+  }
+
+  start() {
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+  }
+
+  /** Fires every due schedule once, oldest first. */
+  async tick(): Promise<number> {
+    if (this.ticking) return 0;
+    this.ticking = true;
+    let fired = 0;
+    try {
+      const out = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName("main"),
+          KeyConditionExpression: "PK = :pk",
+          ExpressionAttributeValues: toItem({ ":pk": PK }),
+        }),
+      );
+      const due = (out.Items ?? [])
+        .map(fromItem)
+        .filter((s) => s.state === "ENABLED" && s.fire_at <= Date.now())
+        .sort((a, b) => a.fire_at - b.fire_at);
+      for (const s of due) {
+        try {
+          await this.fire(s.target);
+          fired++;
+        } catch (err) {
+          logger.error("schedule target failed", { schedule: s.name, error: err });
+        }
+        const next = s.expression.startsWith("rate(")
+          ? nextFireTime(s.expression, undefined, Date.now())
+          : undefined;
+        if (next)
+          await dynamo().send(
+            new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...s, fire_at: next }) }),
+          );
+        else if (s.after === "DELETE") await this.delete(s.name, s.group);
+        else
+          await dynamo().send(
+            new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...s, state: "DISABLED" }) }),
+          );
+      }
+    } finally {
+      this.ticking = false;
+    }
+    return fired;
+  }
+}

@@ -1,0 +1,184 @@
+import "./polyfill.ts";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { StateMachine } from "aws-local-stepfunctions";
+import { logger } from "../../shared/log.ts";
+
+// The local Step Functions: runs the very ASL files CDK deploys. `${NameFunctionArn}` placeholders
+// become local function ARNs, and every Task state calls the mapped handler in-process.
+export type TaskResolver = (functionArn: string) => ((input: any) => Promise<unknown>) | undefined;
+
+const ACCOUNT = "000000000000";
+export const localStateMachineArn = (name: string, region = "us-east-1") =>
+  `arn:aws:states:${region}:${ACCOUNT}:stateMachine:${name}`;
+const functionArn = (name: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${name}`;
+
+interface Execution {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "TIMED_OUT" | "ABORTED";
+  input: string;
+  output?: string;
+  error?: string;
+  cause?: string;
+  startDate: Date;
+  stopDate?: Date;
+  abort?: () => void;
+  done: Promise<void>;
+}
+
+/** Every Task state of a definition (also inside Map and Parallel), with its Resource. */
+function taskStates(def: any, out: [string, string][] = []): [string, string][] {
+  for (const [name, state] of Object.entries<any>(def?.States ?? {})) {
+    if (state.Type === "Task") out.push([name, state.Resource]);
+    if (state.Type === "Map") taskStates(state.ItemProcessor ?? state.Iterator, out);
+    if (state.Type === "Parallel") for (const b of state.Branches ?? []) taskStates(b, out);
+  }
+  return out;
+}
+
+export function loadDefinition(file: string): any {
+  const text = readFileSync(file, "utf8").replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) => functionArn(n));
+  return JSON.parse(text);
+}
+
+export class LocalStepFunctions {
+  private readonly machines = new Map<
+    string,
+    { def: any; sm: StateMachine; handlers: Record<string, any> }
+  >();
+  private readonly executions = new Map<string, Execution>();
+
+  constructor(
+    dir: string,
+    private readonly resolveTask: TaskResolver,
+  ) {
+    for (const file of (existsSync(dir) ? readdirSync(dir) : []).filter((f) => f.endsWith(".asl.json"))) {
+      this.register(basename(file, ".asl.json"), loadDefinition(join(dir, file)));
+    }
+  }
+
+  register(name: string, def: any): string {
+    const handlers: Record<string, (input: any) => Promise<unknown>> = {};
+    for (const [state, resource] of taskStates(def)) {
+      handlers[state] = async (input) => {
+        const fn = this.resolveTask(resource);
+        if (!fn)
+          throw Object.assign(new Error(`No local function for ${resource}`), {
+            name: "Lambda.ResourceNotFoundException",
+          });
+        return (await fn(input)) as any;
+      };
+    }
+    const sm = new StateMachine(def, { validationOptions: { checkArn: false, checkPaths: false } });
+    const arn = localStateMachineArn(name);
+    this.machines.set(arn, { def, sm, handlers });
+    return arn;
+  }
+
+  machineNames(): string[] {
+    return [...this.machines.keys()].map((a) => a.split(":").pop()!);
+  }
+
+  startExecution(input: { stateMachineArn: string; name?: string; input?: string }) {
+    const machine = this.machines.get(input.stateMachineArn);
+    if (!machine)
+      throw awsError("StateMachineDoesNotExist", `State machine ${input.stateMachineArn} does not exist`);
+    const execName = input.name ?? crypto.randomUUID();
+    const executionArn = `${input.stateMachineArn.replace(":stateMachine:", ":execution:")}:${execName}`;
+    const existing = this.executions.get(executionArn);
+    if (existing) {
+      if (existing.input === (input.input ?? "{}")) return { executionArn, startDate: existing.startDate };
+      throw awsError("ExecutionAlreadyExists", `Execution ${execName} already exists`);
+    }
+    const run = machine.sm.run(JSON.parse(input.input ?? "{}"), {
+      overrides: { taskResourceLocalHandlers: machine.handlers },
+      context: {
+        Execution: { Id: executionArn, Name: execName, StartTime: new Date().toISOString() },
+      } as any,
+    });
+    const exec: Execution = {
+      executionArn,
+      stateMachineArn: input.stateMachineArn,
+      name: execName,
+      status: "RUNNING",
+      input: input.input ?? "{}",
+      startDate: new Date(),
+      abort: run.abort,
+      done: Promise.resolve(),
+    };
+    exec.done = run.result
+      .then(
+        (out) => {
+          if (exec.status === "RUNNING")
+            Object.assign(exec, { status: "SUCCEEDED", output: JSON.stringify(out) });
+        },
+        (err: any) => {
+          if (exec.status !== "RUNNING") return;
+          const timedOut = err?.name === "ExecutionTimeoutError";
+          const cause = err?.cause ?? err;
+          Object.assign(exec, {
+            status: timedOut ? "TIMED_OUT" : "FAILED",
+            error: timedOut ? "States.Timeout" : (cause?.name ?? "Error"),
+            cause: String(cause?.message ?? err?.message ?? err),
+          });
+          logger.warn("local execution failed", { executionArn, error: exec.error, cause: exec.cause });
+        },
+      )
+      .finally(() => {
+        exec.stopDate = new Date();
+        exec.abort = undefined;
+      });
+    this.executions.set(executionArn, exec);
+    return { executionArn, startDate: exec.startDate };
+  }
+
+  stopExecution(input: { executionArn: string; error?: string; cause?: string }) {
+    const exec = this.executions.get(input.executionArn);
+    if (!exec) throw awsError("ExecutionDoesNotExist", `Execution ${input.executionArn} does not exist`);
+    if (exec.status === "RUNNING") {
+      Object.assign(exec, {
+        status: "ABORTED",
+        error: input.error,
+        cause: input.cause,
+        stopDate: new Date(),
+      });
+      exec.abort?.();
+    }
+    return { stopDate: exec.stopDate ?? new Date() };
+  }
+
+  describeExecution(input: { executionArn: string }) {
+    const exec = this.executions.get(input.executionArn);
+    if (!exec) throw awsError("ExecutionDoesNotExist", `Execution ${input.executionArn} does not exist`);
+    const { abort: _a, done: _d, ...rest } = exec;
+    return rest;
+  }
+
+  /** Waits for an execution to end (tests and shutdown). */
+  async settled(executionArn: string): Promise<void> {
+    await this.executions.get(executionArn)?.done;
+  }
+
+  stopAll(): void {
+    for (const exec of this.executions.values()) if (exec.status === "RUNNING") exec.abort?.();
+  }
+
+  handle(action: string, input: any): unknown {
+    switch (action) {
+      case "StartExecution":
+        return this.startExecution(input);
+      case "StopExecution":
+        return this.stopExecution(input);
+      case "DescribeExecution":
+        return this.describeExecution(input);
+      default:
+        throw awsError("UnsupportedOperation", `Step Functions action ${action} is not emulated`);
+    }
+  }
+}
+
+export function awsError(code: string, message: string, status = 400): Error {
+  return Object.assign(new Error(message), { code, status });
+}

@@ -1,0 +1,80 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { getItem, putItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
+
+// API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
+// to one or more workspaces (tenants). The plain key exists only in the caller's hands.
+export interface ApiKeyRecord {
+  tenants: string[];
+  key_prefix: string;
+  created_at: string;
+}
+
+export const hashApiKey = (key: string) => createHash("sha256").update(key, "utf8").digest("hex");
+const keyPk = (hash: string) => `APIKEY#${hash}`;
+
+export function newApiKey(): string {
+  return `lsv2_pt_${randomBytes(32).toString("hex")}`;
+}
+
+export async function storeApiKey(key: string, tenants: string[]): Promise<void> {
+  const hash = hashApiKey(key);
+  await putItem("main", {
+    PK: keyPk(hash),
+    SK: "APIKEY",
+    tenants,
+    key_prefix: key.slice(0, 12),
+    created_at: new Date().toISOString(),
+  });
+}
+
+export async function ensureTenant(tenantId: string, name: string): Promise<void> {
+  await putItem(
+    "main",
+    { PK: `TENANT#${tenantId}`, SK: "TENANT", id: tenantId, name, created_at: new Date().toISOString() },
+    { ConditionExpression: "attribute_not_exists(PK)" },
+  ).catch((err) => {
+    if (err?.name !== "ConditionalCheckFailedException") throw err;
+  });
+}
+
+export const newTenantId = () => randomUUID();
+
+const cache = new Map<string, { tenants: string[]; until: number }>();
+
+async function tenantsOfKey(key: string): Promise<string[] | undefined> {
+  const hash = hashApiKey(key);
+  const hit = cache.get(hash);
+  if (hit && hit.until > Date.now()) return hit.tenants;
+  const item = await getItem("main", { PK: keyPk(hash), SK: "APIKEY" });
+  if (!item) return undefined;
+  const tenants = [...(item.tenants as string[] | Set<string>)];
+  cache.set(hash, { tenants, until: Date.now() + config.authCacheMs });
+  return tenants;
+}
+
+/** Headers are lower-cased (API Gateway v2 does so). */
+export function apiKeyFrom(headers: Record<string, string | undefined>): string | undefined {
+  const key = headers["x-api-key"]?.trim();
+  if (key) return key;
+  const auth = headers.authorization?.trim();
+  const m = auth ? /^Bearer\s+(.+)$/i.exec(auth) : null;
+  return m?.[1]?.trim() || undefined;
+}
+
+/** The workspace a request acts on: 401 unknown key, 403 key not bound to the tenant, 400 ambiguous. */
+export async function authenticate(headers: Record<string, string | undefined>): Promise<string> {
+  const key = apiKeyFrom(headers);
+  if (!key || key.length > 512) throw new Unauthorized();
+  const tenants = await tenantsOfKey(key);
+  if (!tenants) throw new Unauthorized();
+  const wanted = headers["x-tenant-id"]?.trim();
+  if (wanted) {
+    if (!tenants.includes(wanted))
+      throw new Forbidden("This API key is not allowed for the workspace in X-Tenant-Id");
+    return wanted;
+  }
+  if (tenants.length === 1) return tenants[0];
+  throw new BadRequest("This API key belongs to several workspaces: send the X-Tenant-Id header");
+}

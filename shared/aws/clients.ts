@@ -1,0 +1,42 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { S3Client } from "@aws-sdk/client-s3";
+import { SchedulerClient } from "@aws-sdk/client-scheduler";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import { config } from "../config.ts";
+
+// One lazily created client per service, pointed at the local cloud when its endpoint is set.
+const cache = new Map<string, unknown>();
+function once<T>(key: string, make: () => T): T {
+  if (!cache.has(key)) cache.set(key, make());
+  return cache.get(key) as T;
+}
+const base = (service: Parameters<typeof config.endpoint>[0]) => ({
+  region: config.region,
+  endpoint: config.endpoint(service),
+});
+
+export const dynamo = () =>
+  once("dynamodb", () => new DynamoDBClient({ ...base("dynamodb"), maxAttempts: 5 }));
+export const s3 = () =>
+  once(
+    "s3",
+    () =>
+      new S3Client({
+        ...base("s3"),
+        forcePathStyle: config.endpoint("s3") !== undefined,
+        // s3rver stores aws-chunked framing verbatim unless checksums are only sent when required.
+        requestChecksumCalculation: "WHEN_REQUIRED",
+        responseChecksumValidation: "WHEN_REQUIRED",
+      }),
+  );
+export const kms = () => once("kms", () => new KMSClient(base("kms")));
+export const sfn = () => once("sfn", () => new SFNClient(base("sfn")));
+export const lambda = () => once("lambda", () => new LambdaClient(base("lambda")));
+export const scheduler = () => once("scheduler", () => new SchedulerClient(base("scheduler")));
+
+/** Drops cached clients, e.g. after the local cloud changed endpoints in this process. */
+export function resetClients(): void {
+  cache.clear();
+}

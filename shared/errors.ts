@@ -1,0 +1,66 @@
+// Named errors; their HTTP status lives here and nowhere else.
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+  body(): unknown {
+    return { detail: this.message };
+  }
+}
+
+export class BadRequest extends HttpError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
+export class Unauthorized extends HttpError {
+  constructor(message = "Missing or invalid API key") {
+    super(401, message);
+  }
+}
+export class Forbidden extends HttpError {
+  constructor(message = "Forbidden") {
+    super(403, message);
+  }
+}
+export class NotFound extends HttpError {
+  constructor(message = "Not found") {
+    super(404, message);
+  }
+}
+export class Conflict extends HttpError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
+export class PayloadTooLarge extends HttpError {
+  constructor(limit: number) {
+    super(413, `Request body exceeds the limit of ${limit} bytes`);
+  }
+}
+export class ValidationFailed extends HttpError {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(422, issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));
+  }
+  override body(): unknown {
+    return { detail: this.issues };
+  }
+}
+
+export function validationError(
+  loc: (string | number)[],
+  msg: string,
+  type = "value_error",
+): ValidationFailed {
+  return new ValidationFailed([{ loc, msg, type }]);
+}

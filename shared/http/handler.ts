@@ -1,0 +1,136 @@
+import middy from "@middy/core";
+import type { Context } from "aws-lambda";
+import { z } from "zod";
+import { routeForKey } from "../../functions/routes.ts";
+import { authenticate } from "../auth/api-keys.ts";
+import { HttpError, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { type Logger, logger } from "../log.ts";
+import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
+import { toValidationIssues } from "./validation.ts";
+
+// The handler toolkit: declare schemas for path, query and body, get validated values and the tenant.
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Skip JSON parsing: the handler reads ctx.raw (multipart, gzip, ...). */
+  rawBody?: boolean;
+  /** Response schema, for the OpenAPI document only. */
+  response?: Schema;
+  handle: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>>) => Promise<unknown> | unknown;
+}
+
+export interface RequestContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Set only on routes that need auth: the workspace, always from the credentials. */
+  tenantId: string;
+  requestId: string;
+  headers: Record<string, string | undefined>;
+  raw: Buffer;
+  event: HttpEvent;
+  log: Logger;
+}
+
+/** A response with a status other than 200 or extra headers. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export const reply = (status: number, body?: unknown, headers?: Record<string, string>) =>
+  new Reply(status, body, headers);
+
+function parse(source: string, schema: Schema | undefined, value: unknown, issues: ValidationIssue[]) {
+  if (!schema) return undefined;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  issues.push(...toValidationIssues(source, r.error));
+  return undefined;
+}
+
+function parseJsonBody(event: HttpEvent): unknown {
+  const raw = bodyBuffer(event);
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch (err) {
+    throw new ValidationFailed([
+      { loc: ["body"], msg: `JSON decode error: ${(err as Error).message}`, type: "json_invalid" },
+    ]);
+  }
+}
+
+function toResult(value: unknown): HttpResult {
+  if (value instanceof Reply) {
+    if (value.status === 204 || value.body === undefined)
+      return { statusCode: value.status, headers: value.headers, body: "" };
+    return json(value.status, value.body, value.headers);
+  }
+  return json(200, value ?? null);
+}
+
+export type LambdaHttpHandler = ((event: HttpEvent, context?: Partial<Context>) => Promise<HttpResult>) & {
+  spec: HandlerSpec<any, any, any>;
+};
+
+export function defineHandler<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(spec: HandlerSpec<P, Q, B>): LambdaHttpHandler {
+  const core = async (event: HttpEvent, context: Context): Promise<HttpResult> => {
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? "local";
+    const log = logger.child({ request_id: requestId, route: event.routeKey });
+    const headers = event.headers ?? {};
+    const route = routeForKey(event.routeKey);
+    // Auth runs before anything looks at the input: a bad key is a 401 whatever else is wrong.
+    const tenantId = route?.auth === false ? "" : await authenticate(headers);
+    const issues: ValidationIssue[] = [];
+    const body = spec.body && !spec.rawBody ? parseJsonBody(event) : undefined;
+    const ctx = {
+      params: parse("path", spec.params, event.pathParameters ?? {}, issues),
+      query: parse("query", spec.query, event.queryStringParameters ?? {}, issues),
+      body: parse("body", spec.body, body ?? (spec.rawBody ? undefined : {}), issues),
+      tenantId,
+      requestId,
+      headers,
+      raw: spec.rawBody ? bodyBuffer(event) : Buffer.alloc(0),
+      event,
+      log,
+    } as RequestContext<Out<P>, Out<Q>, Out<B>>;
+    if (issues.length) throw new ValidationFailed(issues);
+    return toResult(await spec.handle(ctx));
+  };
+  const wrapped = middy(core as any, { timeoutEarlyInMillis: 0 }).use({
+    onError: (request) => {
+      const err = request.error;
+      const requestId = request.event?.requestContext?.requestId ?? "local";
+      if (err instanceof HttpError) {
+        request.response = json(err.status, err.body());
+        return;
+      }
+      logger.error("unhandled error", { request_id: requestId, route: request.event?.routeKey, error: err });
+      request.response = json(500, { error: "internal", request_id: requestId });
+    },
+  });
+  const handler = ((event: HttpEvent, context?: Partial<Context>) =>
+    wrapped(
+      event,
+      (context ?? { awsRequestId: event.requestContext?.requestId }) as Context,
+    )) as LambdaHttpHandler;
+  handler.spec = spec;
+  return handler;
+}
+
+export { z };

@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+// Unit tests sit beside the code they test; integration and e2e tests under test/ share one local cloud.
+export default defineConfig({
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
