@@ -22,7 +22,14 @@ function send(
   headers: Record<string, string> = {},
 ) {
   res.writeHead(status, { "content-type": "application/x-amz-json-1.1", ...headers });
-  res.end(body === undefined ? "" : JSON.stringify(body));
+  // AWS JSON protocols carry timestamps as epoch seconds.
+  res.end(
+    body === undefined
+      ? ""
+      : JSON.stringify(body, function (this: any, key, value) {
+          return this[key] instanceof Date ? this[key].getTime() / 1000 : value;
+        }),
+  );
 }
 
 export async function startAwsEmulator(

@@ -134,7 +134,10 @@ export class Gateway {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      const url = new URL(req.url ?? "/", "http://local");
+      const url = requestUrl(req.url);
+      if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
+      // A declared body over the limit is refused before anything else reads it.
+      if (Number(req.headers["content-length"] ?? 0) > config.maxBodyBytes) throw new BodyTooLarge();
       const found = this.match(req.method ?? "GET", url.pathname);
       if (typeof found === "number") {
         req.resume();
@@ -167,6 +170,15 @@ export class Gateway {
     if (!this.server) return;
     this.server.closeAllConnections?.();
     await new Promise((r) => this.server!.close(r));
+  }
+}
+
+/** The request target as a URL; `//x` is a path here, never a host. */
+function requestUrl(target = "/"): URL | undefined {
+  try {
+    return new URL(target.startsWith("/") ? `http://local${target}` : target);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
+import { freePort } from "../infra/local/http-util.ts";
+
+// One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
+let cloud: Cloud | undefined;
+let dataDir: string | undefined;
+
+export async function setup(project: TestProject) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+  process.env.LOG_LEVEL ??= "error";
+  dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
+  cloud = await startCloud({
+    port: 0,
+    s3Port: await freePort(),
+    dataDir,
+    inMemory: true,
+    schedulerIntervalMs: 200,
+  });
+  project.provide("cloud", cloud.facts);
+  project.provide("env", { ...process.env } as Record<string, string>);
+}
+
+export async function teardown() {
+  await cloud?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    cloud: LocalFacts;
+    env: Record<string, string>;
+  }
+}

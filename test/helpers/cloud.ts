@@ -1,0 +1,42 @@
+import { inject } from "vitest";
+import { resetClients } from "../../shared/aws/clients.ts";
+
+// Test workers reach the shared local cloud over HTTP, and its AWS parts through the same env as handlers.
+export const facts = inject("cloud");
+const env = inject("env");
+for (const k of Object.keys(env)) {
+  if (
+    k.startsWith("AWS_") ||
+    k.startsWith("TABLE_") ||
+    k.startsWith("STATE_MACHINE_") ||
+    k === "PLATFORM_LOCAL" ||
+    k === "KMS_KEY_ID" ||
+    k === "PLATFORM_BUCKET"
+  ) {
+    process.env[k] = env[k];
+  }
+}
+resetClients();
+
+export const base = facts.base_url;
+export const auth = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
+
+export async function call(
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: unknown; raw?: string | Uint8Array } = {},
+) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
+    body: init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}

@@ -1,0 +1,180 @@
+import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
+import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { CreateScheduleCommand, GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
+import {
+  DescribeExecutionCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from "@aws-sdk/client-sfn";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAwsEmulator } from "../infra/local/aws-emulator.ts";
+import { LocalKms } from "../infra/local/kms.ts";
+import { LocalLambda } from "../infra/local/lambda.ts";
+import { LocalScheduler } from "../infra/local/scheduler.ts";
+import { LocalStepFunctions, localStateMachineArn } from "../infra/local/sfn.ts";
+import { seal, unseal } from "../shared/crypto/envelope.ts";
+import "./helpers/cloud.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// The local AWS parts, driven through the real AWS SDK clients over their wire protocols.
+const calls: { name: string; input: any }[] = [];
+const attempts = new Map<string, number>();
+const functions: Record<string, (e: any) => Promise<unknown>> = {
+  Plan: async (e) => ({ items: e.items }),
+  Work: async (e) => {
+    const n = (attempts.get(e.id) ?? 0) + 1;
+    attempts.set(e.id, n);
+    if (n === 1) throw Object.assign(new Error(`first try of ${e.id}`), { name: "Flaky" });
+    return { id: e.id, attempts: n };
+  },
+  Slow: async () => new Promise((r) => setTimeout(r, 5000)),
+  Record: async (e) => {
+    calls.push({ name: "Record", input: e });
+    return { seen: e };
+  },
+};
+const resolve = (arn: string) => functions[arn.split(":function:").pop()!.split(":")[0]];
+
+let emulator: Awaited<ReturnType<typeof startAwsEmulator>>;
+let sfn: LocalStepFunctions;
+let scheduler: LocalScheduler;
+const cfg = () => ({
+  endpoint: emulator.url,
+  region: "us-east-1",
+  credentials: { accessKeyId: "x", secretAccessKey: "x" },
+});
+
+beforeAll(async () => {
+  sfn = new LocalStepFunctions(join(import.meta.dirname, "fixtures", "state-machines"), resolve);
+  const lambda = new LocalLambda(resolve, 10);
+  scheduler = new LocalScheduler(
+    async (t) => void (await lambda.invoke(t.Arn, JSON.parse(t.Input ?? "{}"), false)),
+    50,
+  );
+  emulator = await startAwsEmulator(
+    { kms: new LocalKms(mkdtempSync(join(tmpdir(), "kms-"))), sfn, lambda, scheduler },
+    "127.0.0.1",
+  );
+});
+afterAll(() => new Promise<void>((r) => emulator.server.close(() => r())));
+
+describe("local key service", () => {
+  it("wraps data keys like KMS GenerateDataKey/Decrypt", async () => {
+    const client = new KMSClient(cfg());
+    const dk = await client.send(new GenerateDataKeyCommand({ KeyId: "alias/x", KeySpec: "AES_256" }));
+    expect(dk.Plaintext?.length).toBe(32);
+    const back = await client.send(new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob }));
+    expect(Buffer.from(back.Plaintext!).equals(Buffer.from(dk.Plaintext!))).toBe(true);
+  });
+
+  it("envelope-seals a secret that only its own context opens", async () => {
+    const sealed = await seal("hunter2", { tenant: "t1", record: "r1" });
+    expect(JSON.stringify(sealed)).not.toContain("hunter2");
+    expect(await unseal(sealed, { tenant: "t1", record: "r1" })).toBe("hunter2");
+    await expect(unseal(sealed, { tenant: "t2", record: "r1" })).rejects.toThrow();
+  });
+});
+
+describe("local Step Functions", () => {
+  it("runs the ASL: Map over items, each failed attempt retried by the Retry policy", async () => {
+    const client = new SFNClient(cfg());
+    const stateMachineArn = localStateMachineArn("retry-map");
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({
+        stateMachineArn,
+        name: "run-1",
+        input: JSON.stringify({ items: [{ id: "a" }, { id: "b" }, { id: "c" }] }),
+      }),
+    );
+    await sfn.settled(executionArn!);
+    const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(d.status).toBe("SUCCEEDED");
+    expect(JSON.parse(d.output!)).toEqual([
+      { id: "a", attempts: 2 },
+      { id: "b", attempts: 2 },
+      { id: "c", attempts: 2 },
+    ]);
+  });
+
+  it("StartExecution is idempotent on the execution name and input", async () => {
+    const client = new SFNClient(cfg());
+    const input = {
+      stateMachineArn: localStateMachineArn("retry-map"),
+      name: "same",
+      input: JSON.stringify({ items: [] }),
+    };
+    const a = await client.send(new StartExecutionCommand(input));
+    const b = await client.send(new StartExecutionCommand(input));
+    expect(a.executionArn).toBe(b.executionArn);
+    await expect(
+      client.send(new StartExecutionCommand({ ...input, input: JSON.stringify({ items: [{ id: "z" }] }) })),
+    ).rejects.toMatchObject({
+      name: "ExecutionAlreadyExists",
+    });
+  });
+
+  it("StopExecution aborts a running execution", async () => {
+    const client = new SFNClient(cfg());
+    const arn = sfn.register("slow", {
+      StartAt: "S",
+      States: { S: { Type: "Task", Resource: "arn:aws:lambda:us-east-1:0:function:Slow", End: true } },
+    });
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: arn, input: "{}" }),
+    );
+    await client.send(new StopExecutionCommand({ executionArn, cause: "test" }));
+    const d = await client.send(new DescribeExecutionCommand({ executionArn }));
+    expect(d.status).toBe("ABORTED");
+  });
+});
+
+describe("local Lambda and Scheduler", () => {
+  it("sync invoke returns the handler's result; async invoke answers 202 and runs it", async () => {
+    const client = new LambdaClient(cfg());
+    const sync = await client.send(
+      new InvokeCommand({ FunctionName: "Record", Payload: JSON.stringify({ n: 1 }) }),
+    );
+    expect(JSON.parse(Buffer.from(sync.Payload!).toString())).toEqual({ seen: { n: 1 } });
+    const async = await client.send(
+      new InvokeCommand({
+        FunctionName: "Record",
+        InvocationType: "Event",
+        Payload: JSON.stringify({ n: 2 }),
+      }),
+    );
+    expect(async.StatusCode).toBe(202);
+    await expect.poll(() => calls.some((c) => c.input.n === 2)).toBe(true);
+  });
+
+  it("a one-time schedule persists and fires its target once it is due, then deletes itself", async () => {
+    scheduler.start();
+    const client = new SchedulerClient(cfg());
+    const at = new Date(Date.now() - 1000).toISOString().slice(0, 19);
+    await client.send(
+      new CreateScheduleCommand({
+        Name: "once",
+        ScheduleExpression: `at(${at})`,
+        FlexibleTimeWindow: { Mode: "OFF" },
+        ActionAfterCompletion: "DELETE",
+        Target: {
+          Arn: "arn:aws:lambda:us-east-1:0:function:Record",
+          RoleArn: "arn:aws:iam::0:role/x",
+          Input: JSON.stringify({ n: 3 }),
+        },
+      }),
+    );
+    await expect.poll(() => calls.some((c) => c.input.n === 3), { timeout: 5000 }).toBe(true);
+    await expect
+      .poll(async () =>
+        client.send(new GetScheduleCommand({ Name: "once" })).then(
+          () => "exists",
+          (e) => e.name,
+        ),
+      )
+      .toBe("ResourceNotFoundException");
+    scheduler.stop();
+  });
+});
