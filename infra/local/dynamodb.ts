@@ -39,8 +39,6 @@ export async function startDynamoDb(opts: {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
   const java = [
     "java",
-    "-Xms64m",
-    "-XX:+UseSerialGC",
     `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
     "-jar",
     join(dir, "DynamoDBLocal.jar"),

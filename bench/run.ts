@@ -1,0 +1,16 @@
+import { startupBench } from "./startup.ts";
+
+// npm run bench -- <name>: each benchmark prints its figures beside a reference measured in the same run.
+const benches: Record<string, () => Promise<void>> = { startup: startupBench };
+
+const names = process.argv.slice(2);
+const chosen = names.length ? names : Object.keys(benches);
+for (const name of chosen) {
+  const run = benches[name];
+  if (!run) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(benches).join(", ")}`);
+    process.exit(2);
+  }
+  await run();
+}
+process.exit(0);
