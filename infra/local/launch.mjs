@@ -9,8 +9,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 export function ensureInstalled() {
   if (!existsSync(join(root, "node_modules", ".package-lock.json"))) {
-    console.log("Installing dependencies (npm ci)…");
-    execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+    console.log("Installing dependencies (npm install)…");
+    execFileSync("npm", ["install", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
   }
 }
 
