@@ -10,7 +10,10 @@ export interface LoadResult {
   errors: number;
 }
 
-export async function load(url: string, opts: { concurrency: number; seconds: number; headers?: Record<string, string>; expect?: number }) {
+export async function load(
+  url: string,
+  opts: { concurrency: number; seconds: number; headers?: Record<string, string>; expect?: number },
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
   const latencies: number[] = [];
   let errors = 0;
@@ -41,8 +44,16 @@ export async function load(url: string, opts: { concurrency: number; seconds: nu
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
-  return { requests: latencies.length, rps: latencies.length / elapsed, p50: q(0.5), p95: q(0.95), p99: q(0.99), errors } satisfies LoadResult;
+  const q = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
+  return {
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: q(0.5),
+    p95: q(0.95),
+    p99: q(0.99),
+    errors,
+  } satisfies LoadResult;
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
