@@ -24,6 +24,20 @@ export const TABLES = {
     indexes: [{ name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" }],
     ttlAttribute: "expires_at",
   },
+  /**
+   * Trace runs. Base key: PK `<tenant>#<run_id>`, SK `run` (the merged run) or `patch` (the durable record of
+   * patches, re-applied if a post lands after them). GSI1 partitions runs for export: `<tenant>#<session>#<UTC
+   * day>#<shard>` sorted by `<start_time>#<run_id>`, so an export run is a paginated Query. GSI2 groups a trace.
+   */
+  runs: {
+    id: "runs",
+    partitionKey: "PK",
+    sortKey: "SK",
+    indexes: [
+      { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
+      { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK" },
+    ],
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableId = keyof typeof TABLES;

@@ -148,6 +148,8 @@ export class Gateway {
       write(res, await found.route.handler(event));
     } catch (err) {
       if (err instanceof BodyTooLarge) {
+        // Answer once the client has finished sending, so it reads a 413 rather than a reset connection.
+        await drain(req, 10_000);
         res.setHeader("connection", "close");
         return write(
           res,
@@ -171,6 +173,22 @@ export class Gateway {
     this.server.closeAllConnections?.();
     await new Promise((r) => this.server!.close(r));
   }
+}
+
+function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {
+  if (req.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, timeoutMs);
+    req.on("end", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    req.on("error", () => resolve());
+    req.resume();
+  });
 }
 
 /** The request target as a URL; `//x` is a path here, never a host. */

@@ -3,7 +3,9 @@ import type { Context } from "aws-lambda";
 import { z } from "zod";
 import { routeForKey } from "../../functions/routes.ts";
 import { authenticate } from "../auth/api-keys.ts";
+import { config } from "../config.ts";
 import { HttpError, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { decodeBody } from "../ingest/body.ts";
 import { type Logger, logger } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { toValidationIssues } from "./validation.ts";
@@ -60,7 +62,8 @@ function parse(source: string, schema: Schema | undefined, value: unknown, issue
 }
 
 function parseJsonBody(event: HttpEvent): unknown {
-  const raw = bodyBuffer(event);
+  // Compressed JSON (the SDKs gzip when /info allows it) is decoded with the same size cap.
+  const raw = decodeBody(bodyBuffer(event), event.headers ?? {}, config.maxBodyBytes);
   if (raw.length === 0) return undefined;
   try {
     return JSON.parse(raw.toString("utf8"));

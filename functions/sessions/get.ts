@@ -1,0 +1,9 @@
+import { z } from "zod";
+import { defineHandler } from "../../shared/http/handler.ts";
+import { getProject, Project } from "../../shared/projects/projects.ts";
+
+export const handler = defineHandler({
+  params: z.object({ session_id: z.uuid() }),
+  response: Project,
+  handle: ({ tenantId, params }) => getProject(tenantId, params.session_id),
+});

@@ -1,0 +1,10 @@
+import { App, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { buildApp } from "./stacks/index.ts";
+
+// Entry point of `cdk synth/deploy` (see cdk.json). cdk-nag 3 is a validation plugin: any unacknowledged
+// AwsSolutions finding fails synthesis, so problems surface before a deploy.
+const app = new App();
+buildApp(app);
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+app.synth();

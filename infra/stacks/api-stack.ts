@@ -1,0 +1,152 @@
+import { CfnOutput, NestedStack, Stack, type StackProps } from "aws-cdk-lib";
+import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  type IHttpApi,
+  LogGroupLogDestination,
+} from "aws-cdk-lib/aws-apigatewayv2";
+import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import {
+  type Group,
+  mountedRoutes,
+  type Route,
+  routeId,
+  SELF_HOSTED_PREFIX,
+} from "../../functions/routes.ts";
+import type { DataStack } from "./data-stack.ts";
+import { acknowledge } from "./nag.ts";
+import { handlerFunction, lambdaRole } from "./node-function.ts";
+import type { WorkflowsStack } from "./workflows-stack.ts";
+
+/** API Gateway's hard limit on routes per HTTP API. */
+export const MAX_HTTP_API_ROUTES = 300;
+/** Groups whose handlers start workflows and manage schedules. */
+const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
+
+export interface ApiStackProps extends StackProps {
+  data: DataStack;
+  workflows: WorkflowsStack;
+  routes: Route[];
+}
+
+/** The HTTP API; each route group lives in its own nested stack to stay under 500 resources per stack. */
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly groups = new Map<Group, ApiGroupStack>();
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const mounted = mountedRoutes(props.routes).length;
+    if (mounted > MAX_HTTP_API_ROUTES)
+      throw new Error(`${mounted} mounted routes exceed the ${MAX_HTTP_API_ROUTES} routes an HTTP API holds`);
+
+    this.api = new HttpApi(this, "Api", {
+      apiName: "agent-platform",
+      description: "Agent platform API (one Lambda per route)",
+      createDefaultStage: false,
+    });
+    const accessLogs = new LogGroup(this, "AccessLogs", { retention: RetentionDays.THREE_MONTHS });
+    const stage = new HttpStage(this, "DefaultStage", {
+      httpApi: this.api,
+      stageName: "$default",
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        // Only $context variables HTTP APIs support; one JSON object per request.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: "$context.requestId",
+            ip: "$context.identity.sourceIp",
+            time: "$context.requestTime",
+            routeKey: "$context.routeKey",
+            status: "$context.status",
+            protocol: "$context.protocol",
+            responseLength: "$context.responseLength",
+            latencyMs: "$context.responseLatency",
+            integrationError: "$context.integrationErrorMessage",
+          }),
+        ),
+      },
+    });
+
+    const byGroup = new Map<Group, Route[]>();
+    for (const r of props.routes) byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), r]);
+    for (const [group, routes] of byGroup) {
+      this.groups.set(
+        group,
+        new ApiGroupStack(this, `Group-${group}`, {
+          data: props.data,
+          workflows: props.workflows,
+          group,
+          routes,
+          api: this.api,
+        }),
+      );
+    }
+
+    new CfnOutput(this, "ApiUrl", { value: stage.url, description: "Base URL of the agent platform API" });
+  }
+}
+
+interface ApiGroupStackProps {
+  group: Group;
+  routes: Route[];
+  api: IHttpApi;
+  data: DataStack;
+  workflows: WorkflowsStack;
+}
+
+/** One API group: a shared least-privilege role, one function per route, one HttpRoute per mounted path. */
+export class ApiGroupStack extends NestedStack {
+  constructor(scope: Construct, id: string, props: ApiGroupStackProps) {
+    super(scope, id, { description: `Agent platform API group "${props.group}"` });
+    const role = lambdaRole(this, "Role", `Agent platform API handlers of group ${props.group}`);
+    props.data.grantData(this, role);
+    if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
+    const environment = {
+      ...props.data.functionEnvironment(this),
+      ...props.workflows.functionEnvironment(this),
+    };
+
+    const seen = new Map<string, Route>();
+    for (const route of props.routes) {
+      const id = routeId(route);
+      const clash = seen.get(id);
+      if (clash)
+        throw new Error(
+          `Routes ${clash.method} ${clash.path} and ${route.method} ${route.path} share handler ${route.handler}`,
+        );
+      seen.set(id, route);
+
+      const fn = handlerFunction(this, id, {
+        handler: route.handler,
+        role,
+        environment,
+        description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
+      });
+      const integration = new HttpLambdaIntegration(`${id}Integration`, fn);
+      for (const mount of mountedRoutes([route])) {
+        const suffix =
+          mount.mountPath.startsWith(SELF_HOSTED_PREFIX) && mount.mountPath !== route.path ? "Host" : "";
+        const httpRoute = new HttpRoute(this, `${id}Route${suffix}`, {
+          httpApi: props.api,
+          routeKey: HttpRouteKey.with(mount.mountPath, HttpMethod[route.method]),
+          integration,
+        });
+        acknowledge(
+          httpRoute,
+          "APIG4",
+          route.auth
+            ? "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too."
+            : "Deliberately public endpoint (health, OpenAPI document or server info); it returns no tenant data.",
+        );
+      }
+    }
+  }
+}

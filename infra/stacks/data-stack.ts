@@ -1,0 +1,200 @@
+import { CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import {
+  AttributeType,
+  BillingMode,
+  type ITable,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from "aws-cdk-lib/aws-dynamodb";
+import type { IGrantable } from "aws-cdk-lib/aws-iam";
+import { type IKey, Key } from "aws-cdk-lib/aws-kms";
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type IBucket,
+  ObjectOwnership,
+} from "aws-cdk-lib/aws-s3";
+import type { Construct, IConstruct } from "constructs";
+import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/tables.ts";
+import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
+
+export const KEY_ALIAS = "alias/agent-platform";
+
+/** The data resources as seen from another stack (imported through this stack's named exports). */
+export interface DataRefs {
+  key: IKey;
+  tables: Record<TableId, ITable>;
+  tableNames: Record<TableId, string>;
+  bucket: IBucket;
+}
+
+/**
+ * Stateful resources: every table of shared/tables.ts, the KMS key and the buckets, all retained on delete.
+ * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names.
+ */
+export class DataStack extends Stack {
+  readonly key: Key;
+  readonly tables: Record<TableId, Table>;
+  readonly bucket: Bucket;
+  readonly logsBucket: Bucket;
+  private readonly imported = new WeakMap<IConstruct, DataRefs>();
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.key = new Key(this, "Key", {
+      alias: KEY_ALIAS,
+      description: "Agent platform: tables, platform bucket and envelope encryption of secrets",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.export("KeyArn", this.key.keyArn);
+
+    this.tables = Object.fromEntries(Object.values(TABLES).map((def) => [def.id, this.table(def)])) as Record<
+      TableId,
+      Table
+    >;
+
+    // Server access logs cannot be delivered to a KMS-encrypted bucket, so this one uses SSE-S3. (cdk-nag S1
+    // accepts it without logging of its own because it is a log target.)
+    this.logsBucket = new Bucket(this, "AccessLogs", {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bucket = new Bucket(this, "Platform", {
+      encryption: BucketEncryption.KMS,
+      encryptionKey: this.key,
+      // Bucket keys cut KMS request volume (and cost) for payload-heavy workloads.
+      bucketKeyEnabled: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: this.logsBucket,
+      serverAccessLogsPrefix: "platform/",
+      lifecycleRules: [
+        // Versioning protects against mistakes; old payload versions need not live forever.
+        {
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+        },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.export("BucketArn", this.bucket.bucketArn);
+    this.export("BucketName", this.bucket.bucketName);
+  }
+
+  private table(def: TableDef): Table {
+    const table = new Table(this, `Table-${def.id}`, {
+      partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
+      sortKey: def.sortKey ? { name: def.sortKey, type: AttributeType.STRING } : undefined,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.key,
+      timeToLiveAttribute: def.ttlAttribute,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of def.indexes ?? []) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    this.export(`Table-${def.id}-Arn`, table.tableArn);
+    this.export(`Table-${def.id}-Name`, table.tableName);
+    return table;
+  }
+
+  private exportName(name: string): string {
+    return `${this.stackName}:${name}`;
+  }
+
+  private export(name: string, value: string): void {
+    new CfnOutput(this, name, { value, exportName: this.exportName(name) });
+  }
+
+  /** The key, tables and bucket imported into `scope`'s stack (once per scope). */
+  importInto(scope: Construct): DataRefs {
+    const cached = this.imported.get(scope);
+    if (cached) return cached;
+    const imp = (name: string) => Fn.importValue(this.exportName(name));
+    const key = Key.fromKeyArn(scope, "DataKey", imp("KeyArn"));
+    const tables = {} as Record<TableId, ITable>;
+    const tableNames = {} as Record<TableId, string>;
+    for (const def of Object.values(TABLES) as TableDef[]) {
+      const id = def.id as TableId;
+      tables[id] = Table.fromTableAttributes(scope, `DataTable-${id}`, {
+        tableArn: imp(`Table-${id}-Arn`),
+        encryptionKey: key,
+        globalIndexes: def.indexes?.map((i) => i.name),
+      });
+      tableNames[id] = imp(`Table-${id}-Name`);
+    }
+    const bucket = Bucket.fromBucketAttributes(scope, "DataBucket", {
+      bucketArn: imp("BucketArn"),
+      bucketName: imp("BucketName"),
+      encryptionKey: key,
+    });
+    const refs = { key, tables, tableNames, bucket };
+    this.imported.set(scope, refs);
+    return refs;
+  }
+
+  /** The environment every function needs to find the data: TABLE_<ID>, KMS_KEY_ID, PLATFORM_BUCKET. */
+  functionEnvironment(scope: Construct): Record<string, string> {
+    const refs = this.importInto(scope);
+    const env: Record<string, string> = {};
+    for (const [id, name] of Object.entries(refs.tableNames)) env[tableEnvName(id as TableId)] = name;
+    env.KMS_KEY_ID = refs.key.keyArn;
+    env.PLATFORM_BUCKET = refs.bucket.bucketName;
+    return env;
+  }
+
+  /**
+   * Read/write on every table and its indexes, read/write on the platform bucket, encrypt/decrypt on the key,
+   * granted to a role in `scope`'s stack, with the wildcards this implies acknowledged one by one.
+   */
+  grantData(scope: Construct, role: IGrantable & IConstruct): void {
+    const refs = this.importInto(scope);
+    for (const [id, table] of Object.entries(refs.tables)) {
+      table.grantReadWriteData(role);
+      if (TABLES[id as TableId].indexes?.length)
+        acknowledgeResource(
+          role,
+          `${table.tableArn}/index/*`,
+          `Queries on the ${id} table's own GSIs need <table>/index/*; no other table is reachable.`,
+        );
+    }
+    refs.bucket.grantReadWrite(role);
+    acknowledgeResource(
+      role,
+      refs.bucket.arnForObjects("*"),
+      "Handlers read and write payloads and artifacts under generated keys of the platform bucket only.",
+    );
+    refs.key.grantEncryptDecrypt(role);
+    acknowledgeActions(
+      role,
+      [
+        "s3:GetObject*",
+        "s3:GetBucket*",
+        "s3:List*",
+        "s3:DeleteObject*",
+        "s3:Abort*",
+        "kms:ReEncrypt*",
+        "kms:GenerateDataKey*",
+      ],
+      "Action groups from CDK's bucket read/write and key encrypt/decrypt grants, scoped to the platform bucket and key.",
+    );
+  }
+}

@@ -1,0 +1,53 @@
+import type { App, StackProps } from "aws-cdk-lib";
+import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
+import { tasks as manifestTasks, type TaskFunction } from "../../functions/tasks.ts";
+import { ApiStack } from "./api-stack.ts";
+import { DataStack } from "./data-stack.ts";
+import { STATE_MACHINE_DIR } from "./node-function.ts";
+import { WorkflowsStack } from "./workflows-stack.ts";
+
+export interface BuildOptions {
+  /** Defaults to the route manifest (functions/routes.ts). */
+  routes?: Route[];
+  /** Defaults to functions/tasks.ts. */
+  tasks?: TaskFunction[];
+  /** Defaults to infra/state-machines. */
+  stateMachineDir?: string;
+}
+
+export interface PlatformStacks {
+  data: DataStack;
+  workflows: WorkflowsStack;
+  api: ApiStack;
+}
+
+/**
+ * The whole platform. Stacks are env-agnostic (account and region come from the deploying credentials); names
+ * such as alias/agent-platform and the agent-platform schedule group allow one copy per account and region.
+ */
+export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
+  const common: StackProps = { tags: { project: "agent-platform" } };
+  const data = new DataStack(app, "AgentPlatformData", {
+    ...common,
+    description: "Agent platform: tables, KMS key, buckets",
+  });
+  const workflows = new WorkflowsStack(app, "AgentPlatformWorkflows", {
+    ...common,
+    description: "Agent platform: task functions, state machines, schedules",
+    data,
+    tasks: options.tasks ?? manifestTasks,
+    stateMachineDir: options.stateMachineDir ?? STATE_MACHINE_DIR,
+  });
+  const api = new ApiStack(app, "AgentPlatformApi", {
+    ...common,
+    description: "Agent platform: HTTP API, one Lambda per route",
+    data,
+    workflows,
+    routes: options.routes ?? manifestRoutes,
+  });
+  // Consumers import by export name, so CDK cannot infer the deploy order: state it.
+  workflows.addStackDependency(data);
+  api.addStackDependency(data);
+  api.addStackDependency(workflows);
+  return { data, workflows, api };
+}

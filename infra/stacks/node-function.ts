@@ -1,0 +1,78 @@
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Duration } from "aws-cdk-lib";
+import { type IRole, ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
+import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { acknowledge } from "./nag.ts";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const FUNCTIONS_DIR = join(ROOT, "functions");
+export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
+
+export const RUNTIME = Runtime.NODEJS_22_X;
+
+export interface HandlerFunctionProps {
+  /** Module under functions/ (without .ts) exporting `handler`. */
+  handler: string;
+  role: IRole;
+  environment: Record<string, string>;
+  timeout?: Duration;
+  memoryMb?: number;
+  description?: string;
+}
+
+/** One bundled ESM Lambda for a handler module, with its own log group so retention is bounded. */
+export function handlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): NodejsFunction {
+  const entry = join(FUNCTIONS_DIR, `${props.handler}.ts`);
+  // Fail at synth, not at deploy, when the manifest names a module that does not exist.
+  if (!existsSync(entry)) throw new Error(`functions/${props.handler}.ts does not exist (named by ${id})`);
+  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+  const fn = new NodejsFunction(scope, id, {
+    entry,
+    handler: "handler",
+    runtime: RUNTIME,
+    architecture: Architecture.ARM_64,
+    memorySize: props.memoryMb ?? 512,
+    timeout: props.timeout ?? Duration.seconds(29),
+    role: props.role,
+    logGroup,
+    description: props.description,
+    projectRoot: ROOT,
+    depsLockFilePath: join(ROOT, "package-lock.json"),
+    environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps", LOG_LEVEL: "info" },
+    bundling: {
+      format: OutputFormat.ESM,
+      target: "node22",
+      minify: true,
+      sourceMap: true,
+      mainFields: ["module", "main"],
+      // Bundled CommonJS dependencies still call require(); give ESM output one.
+      banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+    },
+  });
+  acknowledge(
+    fn,
+    "L1",
+    "Pinned to nodejs22.x on purpose: the bundle targets node22 and is tested on that runtime.",
+  );
+  return fn;
+}
+
+/** A Lambda execution role; callers add least-privilege grants for what its functions touch. */
+export function lambdaRole(scope: Construct, id: string, description: string): Role {
+  const role = new Role(scope, id, {
+    assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+    description,
+    managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName("service-role/AWSLambdaBasicExecutionRole")],
+  });
+  acknowledge(
+    role,
+    "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
+    "AWSLambdaBasicExecutionRole only allows writing CloudWatch Logs; each function's log group is created by this app with a retention.",
+  );
+  return role;
+}

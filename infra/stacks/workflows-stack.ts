@@ -1,0 +1,228 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-cdk-lib";
+import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import type { Construct, IConstruct } from "constructs";
+import type { TaskFunction } from "../../functions/tasks.ts";
+import type { DataStack } from "./data-stack.ts";
+import { acknowledgeResource } from "./nag.ts";
+import { handlerFunction, lambdaRole } from "./node-function.ts";
+
+export const SCHEDULE_GROUP = "agent-platform";
+/** State machines get fixed names (agent-platform-<file>) so other stacks can build their ARNs. */
+export const stateMachineName = (name: string) => `agent-platform-${name}`;
+
+export interface AslFile {
+  /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
+  name: string;
+  path: string;
+  /** Task names referenced as ${<Name>FunctionArn}. */
+  placeholders: string[];
+}
+
+/** Every infra/state-machines/*.asl.json (none when the folder is missing), with its placeholders. */
+export function aslFiles(dir: string): AslFile[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".asl.json"))
+    .sort()
+    .map((f) => {
+      const path = join(dir, f);
+      const text = readFileSync(path, "utf8");
+      const names = [...text.matchAll(/\$\{(\w+)FunctionArn\}/g)].map((m) => m[1]);
+      return { name: basename(f, ".asl.json"), path, placeholders: [...new Set(names)] };
+    });
+}
+
+/** The env var a handler reads a state machine's ARN from; matches the local cloud's naming. */
+export function stateMachineEnvName(name: string): string {
+  return `STATE_MACHINE_${name.toUpperCase().replace(/\W/g, "_")}_ARN`;
+}
+
+export interface WorkflowsStackProps extends StackProps {
+  data: DataStack;
+  tasks: TaskFunction[];
+  stateMachineDir: string;
+}
+
+/** Task functions, one state machine per ASL file, and the EventBridge Scheduler group and role. */
+export class WorkflowsStack extends Stack {
+  readonly taskFunctions = new Map<string, NodejsFunction>();
+  readonly stateMachines = new Map<string, StateMachine>();
+  readonly schedulerRole: Role;
+  readonly scheduleGroupName = SCHEDULE_GROUP;
+
+  constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
+    super(scope, id, props);
+
+    if (props.tasks.length > 0) {
+      const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
+      props.data.grantData(this, role);
+      for (const task of props.tasks) {
+        this.taskFunctions.set(
+          task.name,
+          handlerFunction(this, `Task-${task.name}`, {
+            handler: task.handler,
+            role,
+            environment: props.data.functionEnvironment(this),
+            timeout: Duration.seconds(task.timeoutSeconds),
+            memoryMb: task.memoryMb,
+            description: `Task ${task.name} (functions/${task.handler}.ts)`,
+          }),
+        );
+      }
+    }
+
+    for (const asl of aslFiles(props.stateMachineDir)) this.stateMachine(asl);
+
+    new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
+    this.schedulerRole = new Role(this, "SchedulerRole", {
+      description: "Assumed by EventBridge Scheduler to run agent platform schedules",
+      // Confused-deputy guard: only schedules in this account may use the role.
+      assumedBy: new ServicePrincipal("scheduler.amazonaws.com", {
+        conditions: { StringEquals: { "aws:SourceAccount": this.account } },
+      }),
+    });
+    for (const fn of this.taskFunctions.values()) this.grantInvoke(fn, this.schedulerRole);
+    for (const sm of this.stateMachines.values()) sm.grantStartExecution(this.schedulerRole);
+    new CfnOutput(this, "SchedulerRoleArn", {
+      value: this.schedulerRole.roleArn,
+      exportName: `${this.stackName}:SchedulerRoleArn`,
+    });
+  }
+
+  private stateMachine(asl: AslFile): void {
+    const substitutions: Record<string, string> = {};
+    const targets: NodejsFunction[] = [];
+    for (const name of asl.placeholders) {
+      const fn = this.taskFunctions.get(name);
+      if (!fn)
+        throw new Error(
+          `infra/state-machines/${asl.name}.asl.json uses \${${name}FunctionArn}, but functions/tasks.ts has no task named "${name}"`,
+        );
+      substitutions[`${name}FunctionArn`] = fn.functionArn;
+      targets.push(fn);
+    }
+    const logs = new LogGroup(this, `${asl.name}Logs`, { retention: RetentionDays.THREE_MONTHS });
+    const sm = new StateMachine(this, asl.name, {
+      stateMachineName: stateMachineName(asl.name),
+      definitionBody: DefinitionBody.fromFile(asl.path),
+      definitionSubstitutions: substitutions,
+      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+      tracingEnabled: true,
+    });
+    for (const fn of targets) this.grantInvoke(fn, sm.role);
+    acknowledgeResource(
+      sm.role,
+      "*",
+      "CloudWatch Logs delivery (logs:*LogDelivery, DescribeLogGroups, DescribeResourcePolicies) and X-Ray trace writes do not support resource-level permissions.",
+    );
+    new Alarm(this, `${asl.name}Failed`, {
+      alarmDescription: `An execution of state machine ${stateMachineName(asl.name)} failed`,
+      metric: sm.metricFailed({ period: Duration.minutes(5), statistic: "Sum" }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.stateMachines.set(asl.name, sm);
+  }
+
+  private grantInvoke(fn: NodejsFunction, grantee: IGrantable & IConstruct): void {
+    fn.grantInvoke(grantee);
+    acknowledgeResource(
+      grantee,
+      `${fn.functionArn}:*`,
+      `Invoke on ${fn.node.id}:* only adds that function's versions and aliases.`,
+    );
+  }
+
+  /** STATE_MACHINE_<NAME>_ARN for every machine, plus the scheduler role and group handlers pass on. */
+  functionEnvironment(scope: Construct): Record<string, string> {
+    const env: Record<string, string> = {
+      SCHEDULER_ROLE_ARN: Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+      SCHEDULER_GROUP: this.scheduleGroupName,
+    };
+    for (const name of this.stateMachines.keys()) env[stateMachineEnvName(name)] = machineArn(scope, name);
+    return env;
+  }
+
+  /**
+   * What the control plane and bulk export need, granted to a role in `scope`'s stack: start, stop and inspect
+   * executions of this app's state machines, manage schedules in the agent-platform group, pass the scheduler role.
+   */
+  grantOrchestration(scope: Construct, grantee: IGrantable & IConstruct): void {
+    const names = [...this.stateMachines.keys()];
+    if (names.length > 0) {
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ["states:StartExecution"],
+          resources: names.map((n) => machineArn(scope, n)),
+        }),
+      );
+      const executions = names.map((n) =>
+        Stack.of(scope).formatArn({
+          service: "states",
+          resource: "execution",
+          resourceName: `${stateMachineName(n)}:*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      );
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ["states:StopExecution", "states:DescribeExecution"],
+          resources: executions,
+        }),
+      );
+      for (const arn of executions)
+        acknowledgeResource(
+          grantee,
+          arn,
+          "Executions get generated names; access covers this app's machine only.",
+        );
+    }
+    const schedules = Stack.of(scope).formatArn({
+      service: "scheduler",
+      resource: "schedule",
+      resourceName: `${SCHEDULE_GROUP}/*`,
+    });
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [
+          "scheduler:CreateSchedule",
+          "scheduler:UpdateSchedule",
+          "scheduler:DeleteSchedule",
+          "scheduler:GetSchedule",
+        ],
+        resources: [schedules],
+      }),
+    );
+    acknowledgeResource(
+      grantee,
+      schedules,
+      "Schedules are created at runtime under generated names; access is limited to the agent-platform group.",
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["iam:PassRole"],
+        resources: [Fn.importValue(`${this.stackName}:SchedulerRoleArn`)],
+        conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
+      }),
+    );
+  }
+}
+
+/** A state machine's ARN built in `scope`'s stack from its fixed name. */
+function machineArn(scope: Construct, name: string): string {
+  return Stack.of(scope).formatArn({
+    service: "states",
+    resource: "stateMachine",
+    resourceName: stateMachineName(name),
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto";
+import { BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
+import { z } from "zod";
+import { dynamo } from "../aws/clients.ts";
+import {
+  deleteItem,
+  getItem,
+  type Item,
+  isConditionFailure,
+  putItem,
+  queryPage,
+  toItem,
+} from "../aws/ddb.ts";
+import { NotFound, validationError } from "../errors.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
+import type { PriceEntry } from "./prices.ts";
+
+// A workspace's model price map. Each tenant starts from the built-in defaults, copied in on first read,
+// and then owns them: edits and deletions of default entries stick.
+const cost = z.union([
+  z.number().finite().nonnegative(),
+  z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?([eE][-+]?\d+)?$/, "Input should be a valid decimal")
+    .transform(Number),
+]);
+const details = z.record(z.string(), cost).nullish();
+
+const compiles = (pattern: string) => {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Body of POST and PUT; `match_path` (LangSmith's field path) is accepted and ignored. */
+export const PriceInput = z.looseObject({
+  name: z.string().min(1).max(512),
+  match_pattern: z.string().min(1).max(2000).refine(compiles, "Invalid regular expression"),
+  match_path: z.unknown().optional(),
+  provider: z.string().nullish(),
+  prompt_cost: cost,
+  completion_cost: cost,
+  prompt_cost_details: details,
+  completion_cost_details: details,
+  start_time: z
+    .string()
+    .refine((s) => canonicalTime(s) !== undefined, "Input should be a valid datetime")
+    .nullish(),
+});
+export type PriceInput = z.output<typeof PriceInput>;
+
+export const StoredPrice = z.object({
+  id: z.string(),
+  name: z.string(),
+  match_pattern: z.string(),
+  provider: z.string().nullable(),
+  prompt_cost: z.number(),
+  completion_cost: z.number(),
+  prompt_cost_details: z.record(z.string(), z.number()).nullable(),
+  completion_cost_details: z.record(z.string(), z.number()).nullable(),
+  start_time: z.string().nullable(),
+  tenant_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type StoredPrice = z.output<typeof StoredPrice>;
+
+const pk = (tenant: string) => `T#${tenant}#PRICE`;
+const SEEDED = "_seeded";
+const CACHE_MS = 5_000;
+const cache = new Map<string, { entries: StoredPrice[]; until: number }>();
+// Tenants known to hold their defaults already: a warm instance skips the marker read.
+const seeded = new Set<string>();
+
+function toPrice(item: Item): StoredPrice {
+  return {
+    id: item.id,
+    name: item.name,
+    match_pattern: item.match_pattern,
+    provider: item.provider ?? null,
+    prompt_cost: Number(item.prompt_cost),
+    completion_cost: Number(item.completion_cost),
+    prompt_cost_details: item.prompt_cost_details ?? null,
+    completion_cost_details: item.completion_cost_details ?? null,
+    start_time: item.start_time ?? null,
+    tenant_id: item.tenant_id,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+// The defaults are computed as price × 1e-6; 15 significant digits drop the float noise (2.4999…98e-6).
+const tidy = (n: unknown) => Number(Number(n).toPrecision(15));
+const tidyAll = (m: Record<string, number> | null | undefined) =>
+  m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, tidy(v)])) : null;
+
+/** The stored fields of a body; throws a 422 for a pattern RegExp cannot compile (for callers without the schema). */
+function fields(body: PriceInput | PriceEntry) {
+  if (!compiles(body.match_pattern))
+    throw validationError(["body", "match_pattern"], "Invalid regular expression");
+  return {
+    name: body.name,
+    match_pattern: body.match_pattern,
+    provider: body.provider ?? null,
+    prompt_cost: tidy(body.prompt_cost),
+    completion_cost: tidy(body.completion_cost),
+    prompt_cost_details: tidyAll(body.prompt_cost_details),
+    completion_cost_details: tidyAll(body.completion_cost_details),
+    start_time: body.start_time ? (canonicalTime(body.start_time) ?? null) : null,
+  };
+}
+
+async function seed(tenant: string): Promise<void> {
+  if (seeded.has(tenant)) return;
+  if (await getItem("main", { PK: pk(tenant), SK: SEEDED }, true)) {
+    seeded.add(tenant);
+    return;
+  }
+  const now = new Date().toISOString();
+  const writes: WriteRequest[] = DEFAULT_PRICE_MAP.map((entry) => ({
+    PutRequest: {
+      Item: toItem({
+        PK: pk(tenant),
+        SK: entry.id,
+        id: entry.id,
+        ...fields(entry),
+        tenant_id: tenant,
+        created_at: now,
+        updated_at: now,
+      }),
+    },
+  }));
+  for (let i = 0; i < writes.length; i += 25) await batchWrite(writes.slice(i, i + 25));
+  // Concurrent seeders write the same ids, so losing this race changes nothing.
+  await putItem(
+    "main",
+    { PK: pk(tenant), SK: SEEDED, created_at: now },
+    { ConditionExpression: "attribute_not_exists(PK)" },
+  ).catch((err) => {
+    if (!isConditionFailure(err)) throw err;
+  });
+  seeded.add(tenant);
+}
+
+async function batchWrite(requests: WriteRequest[]): Promise<void> {
+  let pending = requests;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+    const out = await dynamo().send(
+      new BatchWriteItemCommand({ RequestItems: { [tableName("main")]: pending } }),
+    );
+    pending = out.UnprocessedItems?.[tableName("main")] ?? [];
+  }
+}
+
+export async function listPrices(tenant: string): Promise<StoredPrice[]> {
+  await seed(tenant);
+  const out: StoredPrice[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const res = await queryPage("main", {
+      KeyConditionExpression: "PK = :pk",
+      values: { ":pk": pk(tenant) },
+      ConsistentRead: true,
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    out.push(...res.items.filter((i) => i.SK !== SEEDED).map(toPrice));
+    lastKey = res.lastKey;
+  } while (lastKey);
+  const entries = out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  if (cache.size > 10_000) cache.clear();
+  cache.set(tenant, { entries, until: Date.now() + CACHE_MS });
+  return entries;
+}
+
+export async function createPrice(tenant: string, body: PriceInput): Promise<StoredPrice> {
+  await seed(tenant); // so a first write is not followed by the defaults appearing on their own
+  const now = new Date().toISOString();
+  const id = randomUUID();
+  const price = { id, ...fields(body), tenant_id: tenant, created_at: now, updated_at: now };
+  await putItem("main", { PK: pk(tenant), SK: id, ...price });
+  cache.delete(tenant);
+  return price;
+}
+
+export async function updatePrice(tenant: string, id: string, body: PriceInput): Promise<StoredPrice> {
+  await seed(tenant);
+  const current = await getItem("main", { PK: pk(tenant), SK: id }, true);
+  if (!current || id === SEEDED) throw new NotFound("Price entry not found");
+  const price = { ...toPrice(current), ...fields(body), updated_at: new Date().toISOString() };
+  try {
+    await putItem(
+      "main",
+      { PK: pk(tenant), SK: id, ...price },
+      { ConditionExpression: "attribute_exists(PK)" },
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) throw new NotFound("Price entry not found");
+    throw err;
+  }
+  cache.delete(tenant);
+  return price;
+}
+
+export async function deletePrice(tenant: string, id: string): Promise<void> {
+  await seed(tenant);
+  const current = await getItem("main", { PK: pk(tenant), SK: id }, true);
+  if (!current || id === SEEDED) throw new NotFound("Price entry not found");
+  await deleteItem("main", { PK: pk(tenant), SK: id });
+  cache.delete(tenant);
+}
+
+/** The entries ingestion prices runs with; a few seconds stale at most. */
+export async function priceEntriesFor(tenant: string): Promise<PriceEntry[]> {
+  const hit = cache.get(tenant);
+  if (hit && hit.until > Date.now()) return hit.entries;
+  return listPrices(tenant);
+}

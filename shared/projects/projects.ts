@@ -1,0 +1,401 @@
+import { createHash, randomUUID } from "node:crypto";
+import {
+  TransactionCanceledException,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+} from "@aws-sdk/client-dynamodb";
+import { z } from "zod";
+import { dynamo } from "../aws/clients.ts";
+import { getItem, type Item, isConditionFailure, queryPage, toItem } from "../aws/ddb.ts";
+import { Conflict, NotFound, validationError } from "../errors.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+
+// Tracing projects ("sessions" on the LangSmith wire). A record item per project plus a name item whose
+// conditional put makes names unique per tenant; both are written in one transaction.
+export const Project = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  extra: z.record(z.string(), z.unknown()).nullable(),
+  tenant_id: z.string(),
+  start_time: z.string(),
+  end_time: z.string().nullable(),
+  reference_dataset_id: z.string().nullable(),
+  run_count: z.number().int(),
+  first_run_start_time: z.string().nullable(),
+  last_run_start_time: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Project = z.output<typeof Project>;
+
+const time = z.string().refine((s) => canonicalTime(s) !== undefined, "Input should be a valid datetime");
+const extra = z.record(z.string(), z.unknown()).nullish();
+
+/** What the SDKs send to create a project; other fields they add are accepted and ignored. */
+export const ProjectCreate = z.looseObject({
+  name: z.string().min(1).max(512),
+  description: z.string().nullish(),
+  extra,
+  id: z.uuid().nullish(),
+  reference_dataset_id: z.uuid().nullish(),
+  start_time: time.nullish(),
+});
+export interface NewProject {
+  name: string;
+  description?: string | null;
+  extra?: Record<string, unknown> | null;
+  id?: string | null;
+  reference_dataset_id?: string | null;
+  start_time?: string | null;
+  /** Return the project already holding the name instead of a 409. */
+  upsert?: boolean;
+}
+
+export const ProjectUpdate = z.looseObject({
+  name: z.string().min(1).max(512).optional(),
+  description: z.string().nullish(),
+  extra,
+  end_time: time.nullish(),
+});
+export interface ProjectPatch {
+  name?: string;
+  description?: string | null;
+  extra?: Record<string, unknown> | null;
+  end_time?: string | null;
+}
+
+export interface ProjectQuery {
+  name?: string;
+  name_contains?: string;
+  ids?: string[];
+  limit: number;
+  offset: number;
+}
+
+const DEFAULT_NAME = "default";
+const TAKEN = "Project with this name already exists";
+const listPk = (tenant: string) => `T#${tenant}#SESSION`;
+const recordKey = (tenant: string, id: string) => ({ PK: listPk(tenant), SK: id });
+// A sort key holds at most 1024 bytes; long multibyte names are keyed by their digest instead.
+const nameSk = (name: string) =>
+  Buffer.byteLength(name) <= 1000 ? name : `#sha256:${createHash("sha256").update(name).digest("hex")}`;
+const nameKey = (tenant: string, name: string) => ({ PK: `T#${tenant}#SESSIONNAME`, SK: nameSk(name) });
+
+function toProject(item: Item): Project {
+  return {
+    id: item.id,
+    name: item.name,
+    description: item.description ?? null,
+    extra: item.extra ?? null,
+    tenant_id: item.tenant_id,
+    start_time: item.start_time,
+    end_time: item.end_time ?? null,
+    reference_dataset_id: item.reference_dataset_id ?? null,
+    run_count: Number(item.run_count ?? 0),
+    first_run_start_time: item.first_run_start_time ?? null,
+    last_run_start_time: item.last_run_start_time ?? null,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+/** Runs a transaction, retrying when another transaction on the same items got in the way. */
+async function transact(items: TransactWriteItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteItemsCommand({ TransactItems: items }));
+      return;
+    } catch (err) {
+      const codes = cancelCodes(err);
+      if (attempt >= 6 || !codes?.includes("TransactionConflict") || codes.includes("ConditionalCheckFailed"))
+        throw err;
+      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt * Math.random()));
+    }
+  }
+}
+
+function cancelCodes(err: unknown): (string | undefined)[] | undefined {
+  if (!(err instanceof TransactionCanceledException)) return undefined;
+  return (err.CancellationReasons ?? []).map((r) => r.Code);
+}
+
+// name→id and known ids, so ingestion does not read the project for every batch. Entries expire because a
+// project deleted through another Lambda instance is not evicted here.
+const CACHE_MS = 60_000;
+const cache = new Map<string, { id: string; until: number }>();
+const nameEntry = (tenant: string, name: string) => `n\u0000${tenant}\u0000${name}`;
+const idEntry = (tenant: string, id: string) => `i\u0000${tenant}\u0000${id}`;
+
+function remember(tenant: string, project: Pick<Project, "id" | "name">): void {
+  if (cache.size > 10_000) cache.clear();
+  const until = Date.now() + CACHE_MS;
+  cache.set(nameEntry(tenant, project.name), { id: project.id, until });
+  cache.set(idEntry(tenant, project.id), { id: project.id, until });
+}
+
+function cached(key: string): string | undefined {
+  const hit = cache.get(key);
+  return hit && hit.until > Date.now() ? hit.id : undefined;
+}
+
+function forget(tenant: string, project: Pick<Project, "id" | "name">): void {
+  cache.delete(nameEntry(tenant, project.name));
+  cache.delete(idEntry(tenant, project.id));
+}
+
+export async function createProject(tenant: string, input: NewProject): Promise<Project> {
+  const now = new Date().toISOString();
+  const project: Project = {
+    id: input.id ?? randomUUID(),
+    name: input.name,
+    description: input.description ?? null,
+    extra: input.extra ?? null,
+    tenant_id: tenant,
+    start_time: (input.start_time && canonicalTime(input.start_time)) || now,
+    end_time: null,
+    reference_dataset_id: input.reference_dataset_id ?? null,
+    run_count: 0,
+    first_run_start_time: null,
+    last_run_start_time: null,
+    created_at: now,
+    updated_at: now,
+  };
+  // Run times are left out rather than null so recordRuns can test them with attribute_not_exists.
+  const { first_run_start_time, last_run_start_time, ...stored } = project;
+  const record = { ...recordKey(tenant, project.id), GSI1PK: listPk(tenant), GSI1SK: `${now}#${project.id}` };
+  const TableName = tableName("main");
+  try {
+    await transact([
+      {
+        Put: {
+          TableName,
+          Item: toItem({ ...record, ...stored }),
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      {
+        Put: {
+          TableName,
+          Item: toItem({ ...nameKey(tenant, project.name), id: project.id, name: project.name }),
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+    ]);
+  } catch (err) {
+    const codes = cancelCodes(err);
+    if (codes?.[1] === "ConditionalCheckFailed") {
+      const existing = input.upsert ? await findProjectByName(tenant, input.name) : undefined;
+      if (existing) return existing;
+      throw new Conflict(TAKEN);
+    }
+    if (codes?.[0] === "ConditionalCheckFailed") throw new Conflict("Project with this id already exists");
+    throw err;
+  }
+  remember(tenant, project);
+  return project;
+}
+
+export async function getProject(tenant: string, id: string): Promise<Project> {
+  const item = await getItem("main", recordKey(tenant, id), true);
+  if (!item) throw new NotFound("Project not found");
+  return toProject(item);
+}
+
+export async function findProjectByName(tenant: string, name: string): Promise<Project | undefined> {
+  // Consistent reads: a creator that lost a race must see the winner it collided with.
+  const ref = await getItem("main", nameKey(tenant, name), true);
+  if (!ref) return undefined;
+  const item = await getItem("main", recordKey(tenant, ref.id), true);
+  return item ? toProject(item) : undefined;
+}
+
+export async function listProjects(tenant: string, q: ProjectQuery): Promise<Project[]> {
+  const needle = q.name_contains?.toLowerCase();
+  const keep = (p: Project) =>
+    (q.name === undefined || p.name === q.name) &&
+    (needle === undefined || p.name.toLowerCase().includes(needle)) &&
+    (q.ids === undefined || q.ids.includes(p.id));
+  const page = (list: Project[]) => list.filter(keep).slice(q.offset, q.offset + q.limit);
+  if (q.name !== undefined) {
+    const found = await findProjectByName(tenant, q.name);
+    return page(found ? [found] : []);
+  }
+  if (q.ids) {
+    const items = await Promise.all([...new Set(q.ids)].map((id) => getItem("main", recordKey(tenant, id))));
+    const found = items.filter((i): i is Item => i !== undefined).map(toProject);
+    return page(found.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)));
+  }
+  // GSI1 keeps the tenant's projects in creation order; read newest first until the page is full.
+  const out: Project[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const res = await queryPage("main", {
+      IndexName: "GSI1",
+      KeyConditionExpression: "GSI1PK = :pk",
+      values: { ":pk": listPk(tenant) },
+      ScanIndexForward: false,
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    out.push(...res.items.map(toProject).filter(keep));
+    lastKey = res.lastKey;
+  } while (lastKey && out.length < q.offset + q.limit);
+  return out.slice(q.offset, q.offset + q.limit);
+}
+
+export async function updateProject(tenant: string, id: string, patch: ProjectPatch): Promise<Project> {
+  const current = await getProject(tenant, id);
+  const fields: Record<string, unknown> = { updated_at: new Date().toISOString() };
+  if (patch.name !== undefined) fields.name = patch.name;
+  if (patch.description !== undefined) fields.description = patch.description;
+  if (patch.extra !== undefined) fields.extra = patch.extra;
+  if (patch.end_time !== undefined)
+    fields.end_time = patch.end_time && (canonicalTime(patch.end_time) ?? null);
+  const names = Object.keys(fields);
+  const update = {
+    TableName: tableName("main"),
+    Key: toItem(recordKey(tenant, id)),
+    UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
+    ConditionExpression: "attribute_exists(PK)",
+    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
+    ExpressionAttributeValues: toItem(Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n]]))),
+  };
+  const renamed = patch.name !== undefined && patch.name !== current.name;
+  try {
+    if (!renamed) await dynamo().send(new UpdateItemCommand(update));
+    else await transact(renameItems(tenant, current, patch.name as string, update));
+  } catch (err) {
+    const codes = cancelCodes(err);
+    if (codes?.[2] === "ConditionalCheckFailed") throw new Conflict(TAKEN);
+    if (isConditionFailure(err) || codes?.includes("ConditionalCheckFailed"))
+      throw new NotFound("Project not found");
+    throw err;
+  }
+  forget(tenant, current);
+  return getProject(tenant, id);
+}
+
+function renameItems(tenant: string, current: Project, name: string, update: UpdateItemCommandInput) {
+  const TableName = tableName("main");
+  return [
+    { Update: update as TransactWriteItem["Update"] },
+    {
+      Delete: {
+        TableName,
+        Key: toItem(nameKey(tenant, current.name)),
+        ConditionExpression: "id = :id",
+        ExpressionAttributeValues: toItem({ ":id": current.id }),
+      },
+    },
+    {
+      Put: {
+        TableName,
+        Item: toItem({ ...nameKey(tenant, name), id: current.id, name }),
+        ConditionExpression: "attribute_not_exists(PK)",
+      },
+    },
+  ] satisfies TransactWriteItem[];
+}
+
+/** Removes the project and frees its name. Its runs are deleted by the runs store, which owns run data. */
+export async function deleteProject(tenant: string, id: string): Promise<void> {
+  const project = await getProject(tenant, id);
+  const TableName = tableName("main");
+  try {
+    await transact([
+      {
+        Delete: {
+          TableName,
+          Key: toItem(recordKey(tenant, id)),
+          ConditionExpression: "attribute_exists(PK)",
+        },
+      },
+      {
+        Delete: {
+          TableName,
+          Key: toItem(nameKey(tenant, project.name)),
+          ConditionExpression: "attribute_not_exists(PK) OR id = :id",
+          ExpressionAttributeValues: toItem({ ":id": id }),
+        },
+      },
+    ]);
+  } catch (err) {
+    if (cancelCodes(err)?.includes("ConditionalCheckFailed")) throw new NotFound("Project not found");
+    throw err;
+  }
+  forget(tenant, project);
+}
+
+/** The project a run goes into: an existing id, a name (created on first use), else "default". */
+export async function resolveProject(
+  tenant: string,
+  ref: { session_id?: string | null; session_name?: string | null },
+): Promise<string> {
+  if (ref.session_id) {
+    if (cached(idEntry(tenant, ref.session_id))) return ref.session_id;
+    const item = await getItem("main", recordKey(tenant, ref.session_id));
+    if (!item) throw validationError(["body", "session_id"], `Project ${ref.session_id} does not exist`);
+    remember(tenant, toProject(item));
+    return ref.session_id;
+  }
+  const name = ref.session_name || DEFAULT_NAME;
+  const hit = cached(nameEntry(tenant, name));
+  if (hit) return hit;
+  // Upsert settles a race for the name: the loser reads the winner's project.
+  const project =
+    (await findProjectByName(tenant, name)) ?? (await createProject(tenant, { name, upsert: true }));
+  remember(tenant, project);
+  return project.id;
+}
+
+/** Counts ingested runs and widens the project's first/last run start times. */
+export async function recordRuns(
+  tenant: string,
+  projectId: string,
+  runs: { added: number; minStart: string; maxStart: string },
+): Promise<void> {
+  const min = canonicalTime(runs.minStart);
+  const max = canonicalTime(runs.maxStart);
+  const Key = toItem(recordKey(tenant, projectId));
+  const exists = "attribute_exists(PK)";
+  if (max) {
+    // Newer runs usually come last, so the count rides on the update of last_run_start_time.
+    const done = await conditional({
+      Key,
+      UpdateExpression: "ADD run_count :n SET last_run_start_time = :t",
+      ConditionExpression: `${exists} AND (attribute_not_exists(last_run_start_time) OR last_run_start_time < :t)`,
+      ExpressionAttributeValues: toItem({ ":n": runs.added, ":t": max }),
+    });
+    if (!done && runs.added) await addCount(Key, runs.added);
+  } else if (runs.added) await addCount(Key, runs.added);
+  if (min) {
+    await conditional({
+      Key,
+      UpdateExpression: "SET first_run_start_time = :t",
+      ConditionExpression: `${exists} AND (attribute_not_exists(first_run_start_time) OR first_run_start_time > :t)`,
+      ExpressionAttributeValues: toItem({ ":t": min }),
+    });
+  }
+}
+
+const addCount = (Key: UpdateItemCommandInput["Key"], n: number) =>
+  conditional({
+    Key,
+    UpdateExpression: "ADD run_count :n",
+    ConditionExpression: "attribute_exists(PK)",
+    ExpressionAttributeValues: toItem({ ":n": n }),
+  });
+
+/** An update whose failed condition means "nothing to change" (or a deleted project): false, not an error. */
+async function conditional(input: Omit<UpdateItemCommandInput, "TableName">): Promise<boolean> {
+  try {
+    await dynamo().send(new UpdateItemCommand({ TableName: tableName("main"), ...input }));
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}

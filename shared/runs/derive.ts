@@ -1,0 +1,57 @@
+import { firstTokenTime, type PriceEntry, summarizeLlmRun } from "../llm/index.ts";
+import { canonicalTime } from "./time.ts";
+
+// Fields computed from a run's merged content: status, time to first token, and for llm runs the
+// normalized messages, tokens and costs (with the prices in force when the run was logged).
+export interface RunContent {
+  run_type: string;
+  start_time?: string;
+  end_time?: string | null;
+  status?: string | null;
+  inputs?: unknown;
+  outputs?: unknown;
+  error?: unknown;
+  extra?: unknown;
+  events?: unknown;
+}
+
+export function statusOf(run: RunContent): string {
+  if (run.error !== undefined && run.error !== null && run.error !== "") return "error";
+  if (run.end_time) return "success";
+  if (run.status === "error" || run.status === "success") return run.status;
+  return "pending";
+}
+
+export function deriveFields(run: RunContent, prices: readonly PriceEntry[]): Record<string, unknown> {
+  const ftt = firstTokenTime(run.events);
+  const derived: Record<string, unknown> = {
+    status: statusOf(run),
+    first_token_time: ftt ? (canonicalTime(ftt) ?? ftt) : null,
+  };
+  if (run.run_type !== "llm") return derived;
+  const s = summarizeLlmRun(
+    {
+      inputs: run.inputs,
+      outputs: run.outputs,
+      extra: run.extra as Record<string, unknown>,
+      start_time: run.start_time,
+    } as never,
+    prices,
+  );
+  return {
+    ...derived,
+    prompt_tokens: s.prompt_tokens,
+    completion_tokens: s.completion_tokens,
+    total_tokens: s.total_tokens,
+    prompt_token_details: s.prompt_token_details,
+    completion_token_details: s.completion_token_details,
+    prompt_cost: s.prompt_cost,
+    completion_cost: s.completion_cost,
+    total_cost: s.total_cost,
+    prompt_cost_details: s.prompt_cost_details,
+    completion_cost_details: s.completion_cost_details,
+    tokens_estimated: s.tokens_estimated,
+    messages_json: JSON.stringify({ input_messages: s.input_messages, output_messages: s.output_messages }),
+    format_errors: s.format_errors,
+  };
+}

@@ -1,0 +1,46 @@
+import { config } from "../config.ts";
+import { PayloadTooLarge, validationError } from "../errors.ts";
+import { decodeBody } from "../ingest/body.ts";
+import { BodyTooLarge, MalformedBody, UnsupportedEncoding } from "../ingest/errors.ts";
+import { type Part, parseMultipart } from "../ingest/multipart.ts";
+import { groupRunParts } from "../ingest/parts.ts";
+import { type IngestResult, ingestPatches, ingestPosts } from "./store.ts";
+
+// Posts go first so that patches of runs created in the same request find their run.
+export async function ingestBatch(
+  tenant: string,
+  posts: unknown[],
+  patches: { id: string; body: unknown }[],
+): Promise<IngestResult> {
+  const p = posts.length ? await ingestPosts(tenant, posts) : { accepted: [], errors: [] };
+  const q = patches.length ? await ingestPatches(tenant, patches) : { accepted: [], errors: [] };
+  return { accepted: [...p.accepted, ...q.accepted], errors: [...p.errors, ...q.errors] };
+}
+
+/** POST /runs/multipart: `post.<id>` / `patch.<id>` parts plus one part per big field. */
+export async function ingestMultipart(
+  tenant: string,
+  raw: Buffer,
+  headers: Record<string, string | undefined>,
+): Promise<IngestResult> {
+  const contentType = headers["content-type"] ?? "";
+  let parts: Part[];
+  try {
+    parts = parseMultipart(decodeBody(raw, headers, config.maxBodyBytes), contentType);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw new PayloadTooLarge(config.maxBodyBytes);
+    if (err instanceof MalformedBody || err instanceof UnsupportedEncoding)
+      throw validationError(["body"], err.message, "multipart_invalid");
+    throw err;
+  }
+  const grouped = groupRunParts(parts);
+  const partErrors = grouped.errors.map((e) => ({
+    loc: ["body", e.part],
+    msg: e.message,
+    type: "value_error",
+  }));
+  const posts = [...grouped.posts].map(([id, run]) => ({ ...run, id }));
+  const patches = [...grouped.patches].map(([id, body]) => ({ id, body }));
+  const r = await ingestBatch(tenant, posts, patches);
+  return { accepted: r.accepted, errors: [...partErrors, ...r.errors] };
+}

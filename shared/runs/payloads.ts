@@ -1,0 +1,53 @@
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { s3 } from "../aws/clients.ts";
+import { config } from "../config.ts";
+
+// Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
+export const JSON_FIELDS = ["inputs", "outputs", "extra", "events", "serialized", "error"] as const;
+export type JsonField = (typeof JSON_FIELDS)[number];
+export const INLINE_LIMIT = () => Number(process.env.RUN_FIELD_INLINE_BYTES ?? 48 * 1024);
+
+const keyOf = (tenant: string, runId: string, field: JsonField, version: string) =>
+  `payloads/${tenant}/runs/${runId}/${field}-${version}.json`;
+
+/** Sets `<field>_json` inline, or uploads it and sets `<field>_ref`. */
+export async function storeField(
+  item: Record<string, unknown>,
+  field: JsonField,
+  value: unknown,
+  version: string,
+) {
+  if (value === undefined) return;
+  const text = JSON.stringify(value);
+  if (Buffer.byteLength(text) <= INLINE_LIMIT()) {
+    item[`${field}_json`] = text;
+    item[`${field}_ref`] = null;
+    return;
+  }
+  const key = keyOf(String(item.tenant_id), String(item.id), field, version);
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.defaultBucket,
+      Key: key,
+      Body: text,
+      ContentType: "application/json",
+    }),
+  );
+  item[`${field}_json`] = null;
+  item[`${field}_ref`] = key;
+}
+
+/** The value of a JSON field, fetched from S3 when it was offloaded. */
+export async function loadField(item: Record<string, any>, field: JsonField): Promise<unknown> {
+  const inline = item[`${field}_json`];
+  if (typeof inline === "string") return JSON.parse(inline);
+  const ref = item[`${field}_ref`];
+  if (typeof ref !== "string") return undefined;
+  const out = await s3().send(new GetObjectCommand({ Bucket: config.defaultBucket, Key: ref }));
+  return JSON.parse(await out.Body!.transformToString("utf8"));
+}
+
+export async function loadFields(item: Record<string, any>): Promise<Record<JsonField, unknown>> {
+  const values = await Promise.all(JSON_FIELDS.map((f) => loadField(item, f)));
+  return Object.fromEntries(JSON_FIELDS.map((f, i) => [f, values[i]])) as Record<JsonField, unknown>;
+}

@@ -1,0 +1,163 @@
+import { queryPage } from "../aws/ddb.ts";
+import { validationError } from "../errors.ts";
+import { compileFilter, FilterParseError } from "../filter/index.ts";
+import { getProject } from "../projects/projects.ts";
+import { loadFields } from "./payloads.ts";
+import { getRunItem, partitionKey, RUN_SHARDS } from "./store.ts";
+import { canonicalTime, dayOf } from "./time.ts";
+import { toWire } from "./wire.ts";
+
+// Reading runs: by trace (in dotted order) or by project, newest first, filtered with the filter language.
+// The cursor is opaque: which project, which UTC day, and the sort key to continue below.
+export interface RunQuery {
+  session?: string[];
+  id?: string[];
+  trace?: string;
+  is_root?: boolean;
+  run_type?: string;
+  filter?: string;
+  start_time?: string;
+  end_time?: string;
+  limit: number;
+  cursor?: string;
+}
+
+interface Cursor {
+  s: number;
+  day: string;
+  before: string;
+}
+
+const encode = (c: Cursor | Record<string, unknown>) => Buffer.from(JSON.stringify(c)).toString("base64url");
+function decode<T>(cursor: string | undefined): T | undefined {
+  if (!cursor) return undefined;
+  try {
+    return JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as T;
+  } catch {
+    throw validationError(["body", "cursor"], "Invalid cursor");
+  }
+}
+
+function matcher(q: RunQuery) {
+  let f: ((run: any) => boolean) | undefined;
+  try {
+    f = q.filter ? compileFilter(q.filter) : undefined;
+  } catch (err) {
+    if (err instanceof FilterParseError)
+      throw validationError(["body", "filter"], err.message, "filter_syntax");
+    throw err;
+  }
+  return (run: Record<string, any>) =>
+    (q.is_root === undefined || run.is_root === q.is_root) &&
+    (!q.run_type || run.run_type === q.run_type) &&
+    (!f || f(run));
+}
+
+async function filterable(item: Record<string, any>) {
+  return { ...item, ...(await loadFields(item)) };
+}
+
+const days = (from: string, to: string) => {
+  const out: string[] = [];
+  for (let d = Date.parse(`${to}T00:00:00Z`); d >= Date.parse(`${from}T00:00:00Z`); d -= 86_400_000)
+    out.push(new Date(d).toISOString().slice(0, 10));
+  return out;
+};
+
+export async function queryRuns(tenant: string, q: RunQuery) {
+  const match = matcher(q);
+  if (q.id?.length) {
+    const items = (await Promise.all(q.id.map((id) => getRunItem(tenant, id)))).filter(
+      (i): i is Record<string, any> => !!i,
+    );
+    const kept = [];
+    for (const i of items) if (match(await filterable(i))) kept.push(await toWire(i));
+    return { runs: kept, cursors: { next: null } };
+  }
+  if (q.trace) return queryTrace(tenant, q, match);
+  if (!q.session?.length)
+    throw validationError(["body", "session"], "Give session (project ids), trace or id");
+  const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
+  const upper = q.end_time ? canonicalTime(q.end_time) : undefined;
+  const cursor = decode<Cursor>(q.cursor);
+  const runs: Record<string, unknown>[] = [];
+  for (let s = cursor?.s ?? 0; s < q.session.length; s++) {
+    const project = await getProject(tenant, q.session[s]);
+    const [firstRun, lastRun] = [project.first_run_start_time, project.last_run_start_time];
+    if (!firstRun || !lastRun) continue;
+    const first = dayOf(lower && lower > firstRun ? lower : firstRun);
+    const last = dayOf(upper && upper < lastRun ? upper : lastRun);
+    for (const day of days(first, last)) {
+      if (cursor && s === cursor.s && day > cursor.day) continue;
+      let before = cursor && s === cursor.s && day === cursor.day ? cursor.before : upper ? `${upper}#` : "~";
+      for (;;) {
+        const page = await mergedPage(tenant, q.session[s], day, before, lower, q.limit);
+        for (const item of page.items) {
+          before = item.GSI1SK;
+          if (!match(await filterable(item))) continue;
+          runs.push(await toWire(item));
+          if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, before }) } };
+        }
+        if (page.done) break;
+      }
+    }
+  }
+  return { runs, cursors: { next: null } };
+}
+
+/** Newest-first items of one day across all shards: only those no unread shard item could precede. */
+async function mergedPage(
+  tenant: string,
+  session: string,
+  day: string,
+  before: string,
+  lower: string | undefined,
+  limit: number,
+) {
+  const pages = await Promise.all(
+    Array.from({ length: RUN_SHARDS() }, (_, shard) =>
+      queryPage("runs", {
+        IndexName: "GSI1",
+        KeyConditionExpression: lower
+          ? "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi"
+          : "GSI1PK = :pk AND GSI1SK < :hi",
+        values: {
+          ":pk": partitionKey(tenant, session, day, shard),
+          ":hi": before,
+          ...(lower ? { ":lo": lower } : {}),
+        },
+        ScanIndexForward: false,
+        Limit: Math.max(limit, 25),
+      }),
+    ),
+  );
+  const open = pages.filter((p) => p.lastKey);
+  const boundary = open.length
+    ? open
+        .map((p) => p.items[p.items.length - 1].GSI1SK as string)
+        .sort()
+        .pop()!
+    : "";
+  const items = pages
+    .flatMap((p) => p.items)
+    .filter((i) => i.GSI1SK >= boundary && i.GSI1SK < before)
+    .sort((a, b) => (a.GSI1SK < b.GSI1SK ? 1 : -1));
+  return { items, done: open.length === 0 };
+}
+
+async function queryTrace(tenant: string, q: RunQuery, match: (r: Record<string, any>) => boolean) {
+  let lastKey = decode<Record<string, any>>(q.cursor);
+  const runs: Record<string, unknown>[] = [];
+  do {
+    const page = await queryPage("runs", {
+      IndexName: "GSI2",
+      KeyConditionExpression: "GSI2PK = :pk",
+      values: { ":pk": `${tenant}#${q.trace}` },
+      ExclusiveStartKey: lastKey ? (await import("../aws/ddb.ts")).toItem(lastKey) : undefined,
+      Limit: q.limit - runs.length,
+    });
+    for (const item of page.items) if (match(await filterable(item))) runs.push(await toWire(item));
+    lastKey = page.lastKey;
+  } while (lastKey && runs.length < q.limit);
+  return { runs, cursors: { next: lastKey ? encode(lastKey) : null } };
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+// What the langsmith SDKs send for a run. Extra fields (child_runs, serialized, …) are accepted as they are.
+export const RUN_TYPES = ["tool", "chain", "llm", "retriever", "embedding", "prompt", "parser"] as const;
+const time = z.union([z.string(), z.number()]);
+const json = z.unknown();
+
+const common = {
+  end_time: time.nullish(),
+  inputs: json.optional(),
+  outputs: json.optional(),
+  error: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
+  extra: z.record(z.string(), z.unknown()).nullish(),
+  events: z.array(z.unknown()).nullish(),
+  tags: z.array(z.string()).nullish(),
+  trace_id: z.string().uuid().nullish(),
+  dotted_order: z.string().max(20_000).nullish(),
+  parent_run_id: z.string().uuid().nullish(),
+  reference_example_id: z.string().uuid().nullish(),
+  session_id: z.string().uuid().nullish(),
+  session_name: z.string().min(1).max(512).nullish(),
+  status: z.string().nullish(),
+};
+
+export const RunCreate = z.looseObject({
+  id: z.string().uuid().optional(),
+  name: z.string().min(1).max(2048),
+  run_type: z.enum(RUN_TYPES),
+  start_time: time.optional(),
+  serialized: json.optional(),
+  ...common,
+});
+
+export const RunPatch = z.looseObject({ id: z.string().uuid().optional(), ...common });
+
+export type RunCreateIn = z.output<typeof RunCreate>;
+export type RunPatchIn = z.output<typeof RunPatch>;

@@ -1,0 +1,330 @@
+import { randomUUID } from "node:crypto";
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  type KeysAndAttributes,
+  UpdateItemCommand,
+  type WriteRequest,
+} from "@aws-sdk/client-dynamodb";
+import { dynamo } from "../aws/clients.ts";
+import { fromItem, getItem, isConditionFailure, toItem } from "../aws/ddb.ts";
+import type { ValidationIssue } from "../errors.ts";
+import { priceEntriesFor } from "../llm/price-store.ts";
+import { recordRuns, resolveProject } from "../projects/projects.ts";
+import { tableName } from "../tables.ts";
+import { deriveFields } from "./derive.ts";
+import { lineageOf } from "./lineage.ts";
+import { INLINE_LIMIT, JSON_FIELDS, type JsonField, loadFields, storeField } from "./payloads.ts";
+import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
+import { canonicalTime, dayOf } from "./time.ts";
+
+// The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
+// same item). Patches are kept in a durable patch record as well as applied to the run; a post re-applies
+// any patch record after writing, and a patch applies itself only when the run exists — each side writes
+// first and checks the other after, so a patch that arrives before its post is never lost.
+export const RUN_SHARDS = () => Number(process.env.RUN_SHARDS ?? 4);
+const runKey = (tenant: string, id: string, sk: "run" | "patch") => ({ PK: `${tenant}#${id}`, SK: sk });
+
+export function shardOf(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return h % RUN_SHARDS();
+}
+export const partitionKey = (tenant: string, session: string, day: string, shard: number) =>
+  `${tenant}#${session}#${day}#${shard}`;
+
+export interface IngestResult {
+  accepted: string[];
+  errors: ValidationIssue[];
+}
+
+const PATCH_FIELDS = ["end_time", "tags", "status", ...JSON_FIELDS] as const;
+
+async function buildPostItem(tenant: string, sessionId: string, run: RunCreateIn, receivedAt: string) {
+  const id = (run.id ?? randomUUID()).toLowerCase();
+  const start = canonicalTime(run.start_time ?? Date.now())!;
+  const end = run.end_time == null ? null : (canonicalTime(run.end_time) ?? null);
+  const lineage = lineageOf({
+    id,
+    dotted_order: run.dotted_order,
+    trace_id: run.trace_id,
+    parent_run_id: run.parent_run_id,
+  });
+  const item: Record<string, unknown> = {
+    ...runKey(tenant, id, "run"),
+    GSI1PK: partitionKey(tenant, sessionId, dayOf(start), shardOf(id)),
+    GSI1SK: `${start}#${id}`,
+    GSI2PK: `${tenant}#${lineage.trace_id}`,
+    GSI2SK: run.dotted_order ?? `${start}#${id}`,
+    id,
+    tenant_id: tenant,
+    session_id: sessionId,
+    name: run.name,
+    run_type: run.run_type,
+    start_time: start,
+    end_time: end,
+    tags: run.tags ?? [],
+    dotted_order: run.dotted_order ?? null,
+    reference_example_id: run.reference_example_id ?? null,
+    received_at: receivedAt,
+    ...lineage,
+  };
+  const content = { ...run, error: run.error ?? undefined };
+  for (const f of JSON_FIELDS)
+    await storeField(
+      item,
+      f,
+      content[f] ?? (f === "error" ? undefined : null),
+      receivedAt.replace(/\W/g, ""),
+    );
+  return { item, content: { ...content, run_type: run.run_type, start_time: start, end_time: end } };
+}
+
+async function batchWrite(requests: WriteRequest[]): Promise<void> {
+  const chunks: WriteRequest[][] = [];
+  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: WriteRequest[] = chunk;
+      for (let attempt = 0; pending.length; attempt++) {
+        if (attempt > 8) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
+        if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+        const out: { UnprocessedItems?: Record<string, WriteRequest[]> } = await dynamo().send(
+          new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
+        );
+        pending = out.UnprocessedItems?.[tableName("runs")] ?? [];
+      }
+    }),
+  );
+}
+
+/** Items that exist among the keys (consistent reads), 100 keys per call. */
+async function batchGet(keys: Record<string, string>[], projection?: string): Promise<Record<string, any>[]> {
+  const found: Record<string, any>[] = [];
+  for (let i = 0; i < keys.length; i += 100) {
+    let req: KeysAndAttributes | undefined = {
+      Keys: keys.slice(i, i + 100).map((k) => toItem(k)),
+      ConsistentRead: true,
+      ...(projection ? { ProjectionExpression: projection } : {}),
+    };
+    for (let attempt = 0; req?.Keys?.length; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      const out: { Responses?: Record<string, any[]>; UnprocessedKeys?: Record<string, KeysAndAttributes> } =
+        await dynamo().send(new BatchGetItemCommand({ RequestItems: { [tableName("runs")]: req } }));
+      found.push(...(out.Responses?.[tableName("runs")] ?? []).map(fromItem));
+      req = out.UnprocessedKeys?.[tableName("runs")];
+    }
+  }
+  return found;
+}
+
+function issue(
+  kind: string,
+  index: number,
+  err: { issues: { path: PropertyKey[]; message: string; code: string }[] },
+  id?: unknown,
+) {
+  return err.issues.map((i) => ({
+    loc: ["body", kind, index, ...i.path.map(String)],
+    msg: `run ${typeof id === "string" ? id : `#${index}`}: ${i.message}`,
+    type: i.code,
+  }));
+}
+
+export async function ingestPosts(tenant: string, raw: unknown[], kind = "post"): Promise<IngestResult> {
+  const errors: ValidationIssue[] = [];
+  const valid: RunCreateIn[] = [];
+  raw.forEach((r, i) => {
+    const parsed = RunCreate.safeParse(r);
+    if (parsed.success) valid.push(parsed.data);
+    else errors.push(...issue(kind, i, parsed.error, (r as { id?: unknown })?.id));
+  });
+  if (!valid.length) return { accepted: [], errors };
+  const receivedAt = canonicalTime(Date.now())!;
+  const prices = await priceEntriesFor(tenant);
+  // One project lookup per distinct session in the batch.
+  const sessions = new Map<string, Promise<string>>();
+  const sessionOf = (r: RunCreateIn) => {
+    const k = r.session_id ? `id:${r.session_id}` : `name:${r.session_name ?? ""}`;
+    if (!sessions.has(k))
+      sessions.set(k, resolveProject(tenant, { session_id: r.session_id, session_name: r.session_name }));
+    return sessions.get(k)!;
+  };
+  const built: { item: Record<string, unknown>; session: string }[] = [];
+  for (const [i, run] of valid.entries()) {
+    try {
+      const session = await sessionOf(run);
+      const { item, content } = await buildPostItem(tenant, session, run, receivedAt);
+      const derived = deriveFields(content, prices);
+      if (typeof derived.messages_json === "string" && derived.messages_json.length > INLINE_LIMIT())
+        delete derived.messages_json;
+      built.push({ item: { ...item, ...derived }, session });
+    } catch (err: any) {
+      errors.push({
+        loc: ["body", kind, i],
+        msg: `run ${run.id ?? `#${i}`}: ${err?.message ?? err}`,
+        type: "value_error",
+      });
+    }
+  }
+  // Last write wins within one request when the same id is posted twice.
+  const byId = new Map(built.map((b) => [b.item.id as string, b]));
+  const ids = [...byId.keys()];
+  const existing = new Set(
+    (
+      await batchGet(
+        ids.map((id) => runKey(tenant, id, "run")),
+        "id",
+      )
+    ).map((i) => i.id as string),
+  );
+  await batchWrite([...byId.values()].map((b) => ({ PutRequest: { Item: toItem(b.item) } })));
+  const patches = await batchGet(ids.map((id) => runKey(tenant, id, "patch")));
+  await Promise.all(patches.map((p) => applyToRun(tenant, p.id, p, prices)));
+  await countNewRuns(
+    tenant,
+    [...byId.values()].filter((b) => !existing.has(b.item.id as string)),
+  );
+  return { accepted: ids, errors };
+}
+
+async function countNewRuns(tenant: string, fresh: { item: Record<string, unknown>; session: string }[]) {
+  const bySession = new Map<string, string[]>();
+  for (const b of fresh)
+    bySession.set(b.session, [...(bySession.get(b.session) ?? []), b.item.start_time as string]);
+  await Promise.all(
+    [...bySession].map(([session, starts]) => {
+      starts.sort();
+      return recordRuns(tenant, session, {
+        added: starts.length,
+        minStart: starts[0],
+        maxStart: starts[starts.length - 1],
+      });
+    }),
+  );
+}
+
+/** SET expression for the patch fields present in `fields` (already in item form). */
+function setExpression(fields: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(fields).map(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    return `#f${i} = :v${i}`;
+  });
+  return { expr: `SET ${sets.join(", ")}`, names, values };
+}
+
+/** The item attributes a patch sets: times canonical, JSON fields inline or in S3. */
+async function patchAttributes(tenant: string, id: string, patch: RunPatchIn, version: string) {
+  const attrs: Record<string, unknown> = { id, tenant_id: tenant };
+  if (patch.end_time !== undefined)
+    attrs.end_time = patch.end_time === null ? null : (canonicalTime(patch.end_time) ?? null);
+  if (patch.tags != null) attrs.tags = patch.tags;
+  if (patch.status != null) attrs.status_hint = patch.status;
+  for (const f of JSON_FIELDS)
+    if (patch[f] !== undefined && patch[f] !== null) await storeField(attrs, f, patch[f], version);
+  return attrs;
+}
+
+async function applyToRun(
+  tenant: string,
+  id: string,
+  record: Record<string, unknown>,
+  prices: Awaited<ReturnType<typeof priceEntriesFor>>,
+) {
+  const fields = Object.fromEntries(
+    Object.entries(record).filter(
+      ([k]) =>
+        (PATCH_FIELDS as readonly string[]).some((f) => k === f || k.startsWith(`${f}_`)) ||
+        k === "status_hint",
+    ),
+  );
+  if (!Object.keys(fields).length) return;
+  const { expr, names, values } = setExpression(fields);
+  let merged: Record<string, any>;
+  try {
+    const out = await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("runs"),
+        Key: toItem(runKey(tenant, id, "run")),
+        UpdateExpression: expr,
+        ConditionExpression: "attribute_exists(PK)",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: toItem(values),
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    merged = fromItem(out.Attributes!);
+  } catch (err) {
+    if (isConditionFailure(err)) return; // not posted yet: the post re-applies the patch record
+    throw err;
+  }
+  const content = await loadFields(merged);
+  const derived = deriveFields(
+    {
+      ...content,
+      run_type: merged.run_type,
+      start_time: merged.start_time,
+      end_time: merged.end_time,
+      status: merged.status_hint,
+    },
+    prices,
+  );
+  if (typeof derived.messages_json === "string" && derived.messages_json.length > INLINE_LIMIT())
+    derived.messages_json = null;
+  const d = setExpression(derived);
+  await dynamo().send(
+    new UpdateItemCommand({
+      TableName: tableName("runs"),
+      Key: toItem(runKey(tenant, id, "run")),
+      UpdateExpression: d.expr,
+      ExpressionAttributeNames: d.names,
+      ExpressionAttributeValues: toItem(d.values),
+    }),
+  );
+}
+
+export async function ingestPatches(
+  tenant: string,
+  raw: { id: string; body: unknown }[],
+  kind = "patch",
+): Promise<IngestResult> {
+  const errors: ValidationIssue[] = [];
+  const accepted: string[] = [];
+  const prices = await priceEntriesFor(tenant);
+  const version = canonicalTime(Date.now())!.replace(/\W/g, "");
+  await Promise.all(
+    raw.map(async ({ id, body }, i) => {
+      const parsed = RunPatch.safeParse(body);
+      const runId = String(id ?? "").toLowerCase();
+      if (!parsed.success || !/^[0-9a-f-]{36}$/.test(runId)) {
+        if (!parsed.success) errors.push(...issue(kind, i, parsed.error, id));
+        else
+          errors.push({ loc: ["body", kind, i, "id"], msg: "run id must be a UUID", type: "uuid_parsing" });
+        return;
+      }
+      const attrs = await patchAttributes(tenant, runId, parsed.data, version);
+      const { expr, names, values } = setExpression(attrs);
+      await dynamo().send(
+        new UpdateItemCommand({
+          TableName: tableName("runs"),
+          Key: toItem(runKey(tenant, runId, "patch")),
+          UpdateExpression: expr,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: toItem(values),
+        }),
+      );
+      await applyToRun(tenant, runId, attrs, prices);
+      accepted.push(runId);
+    }),
+  );
+  return { accepted, errors };
+}
+
+export async function getRunItem(tenant: string, id: string) {
+  return getItem("runs", runKey(tenant, id.toLowerCase(), "run"), true);
+}
+
+export type { JsonField };

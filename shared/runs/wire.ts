@@ -1,0 +1,60 @@
+import { normalizeLlmIO } from "../llm/index.ts";
+import { loadFields } from "./payloads.ts";
+
+// A stored run as the API returns it (the shape the langsmith SDK reads).
+const TOKEN_FIELDS = [
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "prompt_token_details",
+  "completion_token_details",
+  "prompt_cost",
+  "completion_cost",
+  "total_cost",
+  "prompt_cost_details",
+  "completion_cost_details",
+] as const;
+
+export async function toWire(item: Record<string, any>, opts: { fields?: boolean } = {}) {
+  const content = opts.fields === false ? ({} as Record<string, unknown>) : await loadFields(item);
+  const run: Record<string, unknown> = {
+    id: item.id,
+    name: item.name,
+    run_type: item.run_type,
+    start_time: item.start_time,
+    end_time: item.end_time ?? null,
+    status: item.status,
+    inputs: content.inputs ?? {},
+    outputs: content.outputs ?? null,
+    error: content.error ?? null,
+    extra: content.extra ?? null,
+    events: content.events ?? [],
+    serialized: content.serialized ?? null,
+    tags: item.tags ?? [],
+    session_id: item.session_id,
+    trace_id: item.trace_id,
+    dotted_order: item.dotted_order ?? null,
+    parent_run_id: item.parent_run_id ?? null,
+    parent_run_ids: item.parent_run_ids ?? [],
+    is_root: item.is_root,
+    reference_example_id: item.reference_example_id ?? null,
+    first_token_time: item.first_token_time ?? null,
+    feedback_stats: null,
+    trace_tier: null,
+  };
+  for (const f of TOKEN_FIELDS)
+    run[f] = item[f] ?? (f.endsWith("details") ? null : f.endsWith("cost") ? null : 0);
+  if (item.run_type === "llm") {
+    const messages = item.messages_json
+      ? JSON.parse(item.messages_json)
+      : opts.fields === false
+        ? undefined
+        : normalizeLlmIO(content.inputs, content.outputs);
+    run.messages = messages
+      ? { input_messages: messages.input_messages, output_messages: messages.output_messages }
+      : null;
+    run.format_errors = item.format_errors ?? [];
+    run.tokens_estimated = item.tokens_estimated ?? false;
+  }
+  return run;
+}
