@@ -1,4 +1,4 @@
-import { queryPage } from "../aws/ddb.ts";
+import { queryPage, toItem } from "../aws/ddb.ts";
 import { validationError } from "../errors.ts";
 import { compileFilter, FilterParseError } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
@@ -153,7 +153,7 @@ async function queryTrace(tenant: string, q: RunQuery, match: (r: Record<string,
       IndexName: "GSI2",
       KeyConditionExpression: "GSI2PK = :pk",
       values: { ":pk": `${tenant}#${q.trace}` },
-      ExclusiveStartKey: lastKey ? (await import("../aws/ddb.ts")).toItem(lastKey) : undefined,
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
       Limit: q.limit - runs.length,
     });
     for (const item of page.items) if (match(await filterable(item))) runs.push(await toWire(item));
