@@ -1,7 +1,8 @@
+import { ingestBench } from "./ingest.ts";
 import { startupBench } from "./startup.ts";
 
 // npm run bench -- <name>: each benchmark prints its figures beside a reference measured in the same run.
-const benches: Record<string, () => Promise<void>> = { startup: startupBench };
+const benches: Record<string, () => Promise<void>> = { startup: startupBench, ingest: ingestBench };
 
 const names = process.argv.slice(2);
 const chosen = names.length ? names : Object.keys(benches);

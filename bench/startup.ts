@@ -1,45 +1,16 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { freePort } from "../infra/local/http-util.ts";
 import { fmt, load } from "./load.ts";
+import { startPlatform } from "./platform.ts";
 
 // npm run bench -- startup: time from process start to GET /ok = 200, then gateway throughput with 32
 // clients, beside a bare Node HTTP server answering the same JSON (the reference) in the same run.
 const BARE_SERVER = `require("node:http").createServer((q, s) => { s.writeHead(200, { "content-type": "application/json" }); s.end('{"ok":true}'); }).listen(Number(process.argv[1]), "127.0.0.1", () => console.log("up"));`;
 
 export async function startupBench() {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-startup-"));
-  const [port, s3Port] = [await freePort(), await freePort()];
-  const t0 = performance.now();
-  const child = spawn(process.execPath, ["infra/local/launch.mjs"], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      S3_PORT: String(s3Port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-    detached: true,
-  });
-  const base = `http://127.0.0.1:${port}`;
-  let readyMs = Number.NaN;
-  for (;;) {
-    const ok = await fetch(`${base}/ok`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) {
-      readyMs = performance.now() - t0;
-      break;
-    }
-    if (performance.now() - t0 > 60_000) throw new Error("the platform did not start within 60 s");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const platform = await startPlatform();
+  const { facts, base, readyMs } = platform;
   try {
-    const facts = JSON.parse(readFileSync(join(dataDir, "local.json"), "utf8"));
     const authHeaders = { "x-api-key": facts.api_key, "x-tenant-id": facts.tenant_id };
     const seconds = Number(process.env.BENCH_SECONDS ?? 5);
     // The reference runs in its own process, as the platform does, so neither shares the load generator's loop.
@@ -78,8 +49,6 @@ export async function startupBench() {
       `authenticated request, 1 client: p50 ${fmt(single.p50, 2)} ms, p99 ${fmt(single.p99, 2)} ms (goal p50 < 5 ms)`,
     );
   } finally {
-    process.kill(-child.pid!, "SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await platform.stop();
   }
 }

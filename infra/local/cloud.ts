@@ -36,6 +36,9 @@ export interface LocalFacts {
   tenant_id: string;
   api_key: string;
   s3: { endpoint: string; access_key_id: string; secret_access_key: string; bucket: string };
+  /** DynamoDB Local's endpoint and the platform's process id, for benchmarks and diagnostics. */
+  dynamodb_endpoint: string;
+  pid: number;
 }
 
 export interface Cloud {
@@ -163,6 +166,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         secret_access_key: S3_SECRET_ACCESS_KEY,
         bucket,
       },
+      dynamodb_endpoint: ddb.endpoint,
+      pid: process.pid,
     };
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
     return { facts, sfn, lambda, scheduler, gateway, startupMs: performance.now() - started, stop: stopAll };

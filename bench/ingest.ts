@@ -1,0 +1,216 @@
+import { randomUUID } from "node:crypto";
+import { Agent, request } from "node:http";
+import { BatchWriteItemCommand, DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { Client } from "langsmith";
+import { tableName } from "../shared/tables.ts";
+import { fmt } from "./load.ts";
+import { type RunningPlatform, sampleRss, startPlatform } from "./platform.ts";
+
+// npm run bench -- ingest: runs/s accepted by POST /runs/batch (16 concurrent senders of 100-run batches)
+// and by the real langsmith SDK over /runs/multipart, beside the raw DynamoDB Local BatchWriteItem rate of
+// items of the same shape measured in the same run. Every run is counted back afterwards: count after =
+// count sent. Peak RSS is the platform process's, sampled under the load.
+const SENDERS = 16;
+const BATCH = 100;
+const RUNS = Number(process.env.BENCH_INGEST_RUNS ?? 20_000);
+const DAY = "2026-01-05";
+
+function runAt(i: number, session: string) {
+  const start = Date.parse(`${DAY}T00:00:00Z`) + i * 3;
+  const trace = randomUUID();
+  const stamp = new Date(start).toISOString().replace(/[-:.]/g, "").replace("T", "T").slice(0, 15);
+  return {
+    id: trace,
+    trace_id: trace,
+    dotted_order: `${stamp}${String(start % 1000).padStart(3, "0")}000Z${trace}`,
+    name: "ChatModel",
+    run_type: "llm",
+    session_name: session,
+    start_time: new Date(start).toISOString(),
+    end_time: new Date(start + 420).toISOString(),
+    inputs: { messages: [{ role: "user", content: `question ${i}: what is the capital of France?` }] },
+    outputs: {
+      choices: [{ message: { role: "assistant", content: "The capital of France is Paris." } }],
+      usage: { prompt_tokens: 14, completion_tokens: 8, total_tokens: 22 },
+    },
+    extra: { metadata: { ls_provider: "openai", ls_model_name: "gpt-4o-mini", user: `u${i % 50}` } },
+    tags: ["bench", `shard-${i % 8}`],
+  };
+}
+
+/** Closed loop: `senders` workers each take the next batch until none is left. */
+async function drive<T>(batches: T[], senders: number, send: (b: T) => Promise<void>) {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: senders }, async () => {
+      while (next < batches.length) await send(batches[next++]!);
+    }),
+  );
+  return (performance.now() - t0) / 1000;
+}
+
+function chunks<T>(items: T[], size: number) {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The reference: BatchWriteItem of items shaped as stored runs (same keys, indexes and payload sizes). */
+async function rawBatchWrite(ddb: DynamoDBClient, tenant: string) {
+  const items = Array.from({ length: RUNS }, (_, i) => {
+    const r = runAt(i, "raw");
+    return marshall({
+      PK: `${tenant}#raw-${r.id}`,
+      SK: "run",
+      GSI1PK: `${tenant}#raw#${DAY}#${i % 4}`,
+      GSI1SK: `${r.start_time}#${r.id}`,
+      GSI2PK: `${tenant}#raw-${r.trace_id}`,
+      GSI2SK: r.dotted_order,
+      ...r,
+      inputs_json: JSON.stringify(r.inputs),
+      outputs_json: JSON.stringify(r.outputs),
+      extra_json: JSON.stringify(r.extra),
+      messages_json: JSON.stringify([r.inputs.messages[0], r.outputs.choices[0]!.message]),
+      prompt_tokens: 14,
+      completion_tokens: 8,
+      total_tokens: 22,
+      total_cost: 0.0000069,
+      status: "success",
+      parent_run_ids: [],
+      is_root: true,
+    });
+  });
+  // 100-item "batches" as the ingestion senders use, each written as four 25-item BatchWriteItems in parallel.
+  return drive(chunks(items, BATCH), SENDERS, async (batch) => {
+    await Promise.all(
+      chunks(batch, 25).map(async (chunk) => {
+        let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+        while (pending.length) {
+          const out = await ddb.send(
+            new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
+          );
+          pending = (out.UnprocessedItems?.[tableName("runs")] ?? []) as typeof pending;
+        }
+      }),
+    );
+  });
+}
+
+function post(url: string, headers: Record<string, string>, body: string, agent: Agent) {
+  return new Promise<number>((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { ...headers, "content-type": "application/json" } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** Runs stored for a project on DAY, counted straight from the partition index. */
+async function countStored(ddb: DynamoDBClient, tenant: string, session: string) {
+  let total = 0;
+  for (let shard = 0; shard < 4; shard++) {
+    let key: Record<string, any> | undefined;
+    do {
+      const out = await ddb.send(
+        new QueryCommand({
+          TableName: tableName("runs"),
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :p",
+          ExpressionAttributeValues: { ":p": { S: `${tenant}#${session}#${DAY}#${shard}` } },
+          Select: "COUNT",
+          ExclusiveStartKey: key,
+        }),
+      );
+      total += out.Count ?? 0;
+      key = out.LastEvaluatedKey;
+    } while (key);
+  }
+  return total;
+}
+
+async function projectId(p: RunningPlatform, name: string, headers: Record<string, string>) {
+  const res = await fetch(`${p.base}/api/v1/sessions?name=${encodeURIComponent(name)}`, { headers });
+  const [project] = (await res.json()) as { id: string; run_count: number }[];
+  return project!;
+}
+
+export async function ingestBench() {
+  const p = await startPlatform();
+  try {
+    const { facts } = p;
+    const headers = { "x-api-key": facts.api_key, "x-tenant-id": facts.tenant_id };
+    const ddb = new DynamoDBClient({
+      endpoint: facts.dynamodb_endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    // Warm both paths (JIT, connections, the project's first-use creation).
+    const agent = new Agent({ keepAlive: true, maxSockets: SENDERS });
+    await post(`${p.base}/api/v1/runs/batch`, headers, JSON.stringify({ post: [runAt(0, "warm")] }), agent);
+
+    const rawSeconds = await rawBatchWrite(ddb, facts.tenant_id);
+    const rawRate = RUNS / rawSeconds;
+
+    const batchRuns = Array.from({ length: RUNS }, (_, i) => runAt(i, "bench-batch"));
+    const rss = sampleRss(facts.pid);
+    let rejected = 0;
+    const batchSeconds = await drive(chunks(batchRuns, BATCH), SENDERS, async (batch) => {
+      const status = await post(
+        `${p.base}/api/v1/runs/batch`,
+        headers,
+        JSON.stringify({ post: batch }),
+        agent,
+      );
+      if (status !== 202) rejected += batch.length;
+    });
+    const batchPeak = rss.stop();
+    const batchRate = RUNS / batchSeconds;
+
+    // The real SDK: createRun with auto-batching, which sends /runs/multipart requests.
+    const sdkRuns = Number(process.env.BENCH_SDK_RUNS ?? Math.min(RUNS, 10_000));
+    const client = new Client({ apiUrl: `${p.base}/api/v1`, apiKey: facts.api_key, autoBatchTracing: true });
+    const rss2 = sampleRss(facts.pid);
+    const t0 = performance.now();
+    for (let i = 0; i < sdkRuns; i++) {
+      const { session_name, ...run } = runAt(i, "bench-sdk");
+      await client.createRun({ ...run, project_name: session_name } as any);
+    }
+    await client.awaitPendingTraceBatches();
+    const sdkSeconds = (performance.now() - t0) / 1000;
+    const sdkPeak = rss2.stop();
+    const sdkRate = sdkRuns / sdkSeconds;
+
+    const batchProject = await projectId(p, "bench-batch", headers);
+    const sdkProject = await projectId(p, "bench-sdk", headers);
+    const storedBatch = await countStored(ddb, facts.tenant_id, batchProject.id);
+    const storedSdk = await countStored(ddb, facts.tenant_id, sdkProject.id);
+
+    console.log(
+      `ingest: ${RUNS} runs per path, ${SENDERS} senders × ${BATCH}-run batches; one llm run ≈ 1 KB`,
+    );
+    console.log("| path | runs/s | × raw BatchWriteItem | sent | stored | project run_count | peak RSS MB |");
+    console.log("|---|---|---|---|---|---|---|");
+    console.log(`| DynamoDB Local BatchWriteItem (reference) | ${fmt(rawRate, 0)} | 1.00 | ${RUNS} | | | |`);
+    console.log(
+      `| POST /api/v1/runs/batch | ${fmt(batchRate, 0)} | ${fmt(batchRate / rawRate, 2)} | ${RUNS} | ${storedBatch} | ${batchProject.run_count} | ${fmt(batchPeak, 0)} |`,
+    );
+    console.log(
+      `| langsmith SDK createRun → /runs/multipart | ${fmt(sdkRate, 0)} | ${fmt(sdkRate / rawRate, 2)} | ${sdkRuns} | ${storedSdk} | ${sdkProject.run_count} | ${fmt(sdkPeak, 0)} |`,
+    );
+    const lost = RUNS - storedBatch + (sdkRuns - storedSdk);
+    console.log(
+      `runs lost: ${lost} (goal 0); batch requests rejected: ${rejected}; goal: ingestion ≥ 0.8 × raw BatchWriteItem`,
+    );
+    agent.destroy();
+  } finally {
+    await p.stop();
+  }
+}

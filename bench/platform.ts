@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LocalFacts } from "../infra/local/cloud.ts";
+import { freePort } from "../infra/local/http-util.ts";
+
+// The platform as `npm start` runs it, in its own process group on free ports with a scratch data dir,
+// so benchmarks measure the real thing and its memory apart from the load generator.
+export interface RunningPlatform {
+  facts: LocalFacts;
+  base: string;
+  readyMs: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startPlatform(env: Record<string, string> = {}): Promise<RunningPlatform> {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-platform-"));
+  const [port, s3Port] = [await freePort(), await freePort()];
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ["infra/local/launch.mjs"], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      S3_PORT: String(s3Port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  let readyMs = Number.NaN;
+  for (;;) {
+    const ok = await fetch(`${base}/ok`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) {
+      readyMs = performance.now() - t0;
+      break;
+    }
+    if (child.exitCode != null) throw new Error(`the platform exited with ${child.exitCode}`);
+    if (performance.now() - t0 > 60_000) throw new Error("the platform did not start within 60 s");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // local.json is written just before /ok answers; wait for it if the poll won the race.
+  let facts: LocalFacts | undefined;
+  for (let i = 0; !facts; i++) {
+    try {
+      facts = JSON.parse(readFileSync(join(dataDir, "local.json"), "utf8"));
+    } catch (err) {
+      if (i > 100) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  return {
+    facts: facts!,
+    base,
+    readyMs,
+    child,
+    async stop() {
+      if (child.exitCode == null) {
+        process.kill(-child.pid!, "SIGTERM");
+        await new Promise((r) => child.once("exit", r));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resident set size of a process in MB, now and at its peak (Linux /proc). */
+export function rssOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+/** Samples a process's RSS every `ms` until stopped; returns the highest sample. */
+export function sampleRss(pid: number, ms = 100) {
+  let peak = 0;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssOf(pid).rssMb);
+    } catch {
+      // the process is gone
+    }
+  }, ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      try {
+        peak = Math.max(peak, rssOf(pid).rssMb);
+      } catch {}
+      return peak;
+    },
+  };
+}
