@@ -12,12 +12,22 @@ export interface RunningPlatform {
   base: string;
   readyMs: number;
   child: ChildProcess;
-  stop(): Promise<void>;
+  dataDir: string;
+  port: number;
+  s3Port: number;
+  /** Stops the platform and deletes its data (unless keepData). */
+  stop(opts?: { keepData?: boolean }): Promise<void>;
+  /** kill -9 of the platform process, as a crash would; the data stays. */
+  crash(): Promise<void>;
 }
 
-export async function startPlatform(env: Record<string, string> = {}): Promise<RunningPlatform> {
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-platform-"));
-  const [port, s3Port] = [await freePort(), await freePort()];
+export async function startPlatform(
+  env: Record<string, string> = {},
+  opts: { dataDir?: string; port?: number; s3Port?: number } = {},
+): Promise<RunningPlatform> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "bench-platform-"));
+  const port = opts.port ?? (await freePort());
+  const s3Port = opts.s3Port ?? (await freePort());
   const t0 = performance.now();
   const child = spawn(process.execPath, ["infra/local/launch.mjs"], {
     env: {
@@ -61,12 +71,22 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<R
     base,
     readyMs,
     child,
-    async stop() {
-      if (child.exitCode == null) {
+    dataDir,
+    port,
+    s3Port,
+    async stop({ keepData = false } = {}) {
+      if (child.exitCode == null && child.signalCode == null) {
         process.kill(-child.pid!, "SIGTERM");
         await new Promise((r) => child.once("exit", r));
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async crash() {
+      const exited = new Promise((r) => child.once("exit", r));
+      process.kill(facts!.pid, "SIGKILL");
+      await exited;
+      // DynamoDB Local's watchdog notices its parent is gone within half a second and stops it.
+      await new Promise((r) => setTimeout(r, 1500));
     },
   };
 }

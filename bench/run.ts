@@ -1,8 +1,9 @@
-import { ingestBench } from "./ingest.ts";
-import { startupBench } from "./startup.ts";
-
 // npm run bench -- <name>: each benchmark prints its figures beside a reference measured in the same run.
-const benches: Record<string, () => Promise<void>> = { startup: startupBench, ingest: ingestBench };
+const benches: Record<string, () => Promise<void>> = {
+  startup: async () => (await import("./startup.ts")).startupBench(),
+  ingest: async () => (await import("./ingest.ts")).ingestBench(),
+  export: async () => (await import("./export.ts")).exportBench(),
+};
 
 const names = process.argv.slice(2);
 const chosen = names.length ? names : Object.keys(benches);

@@ -134,6 +134,55 @@ export const routes: Route[] = [
       summary,
     }),
   ),
+  // — bulk export —
+  ...(
+    [
+      [
+        "POST",
+        "/api/v1/bulk-exports/destinations",
+        "bulk-exports/destinations/create",
+        "Create an export destination (S3)",
+      ],
+      [
+        "GET",
+        "/api/v1/bulk-exports/destinations",
+        "bulk-exports/destinations/list",
+        "List export destinations",
+      ],
+      [
+        "GET",
+        "/api/v1/bulk-exports/destinations/{destination_id}",
+        "bulk-exports/destinations/get",
+        "Read an export destination",
+      ],
+      ["POST", "/api/v1/bulk-exports", "bulk-exports/create", "Create a bulk export (or a scheduled one)"],
+      ["GET", "/api/v1/bulk-exports", "bulk-exports/list", "List bulk exports"],
+      [
+        "GET",
+        "/api/v1/bulk-exports/runs",
+        "bulk-exports/runs-by-source",
+        "Runs of the exports spawned by a scheduled export",
+      ],
+      ["GET", "/api/v1/bulk-exports/{export_id}", "bulk-exports/get", "Read a bulk export"],
+      ["PATCH", "/api/v1/bulk-exports/{export_id}", "bulk-exports/update", "Cancel a bulk export"],
+      ["GET", "/api/v1/bulk-exports/{export_id}/runs", "bulk-exports/runs", "List the runs of a bulk export"],
+      [
+        "GET",
+        "/api/v1/bulk-exports/{export_id}/runs/{run_id}",
+        "bulk-exports/run",
+        "Read one run of a bulk export",
+      ],
+    ] as const
+  ).map(
+    ([method, path, handler, summary]): Route => ({
+      method,
+      path,
+      handler,
+      auth: true,
+      group: "export",
+      summary,
+    }),
+  ),
   {
     method: "GET",
     path: "/v2/auth/tokens/exists",

@@ -1,3 +1,5 @@
+import { TASK_FUNCTION_PREFIX } from "../shared/aws/tasks.ts";
+
 // Non-HTTP functions: workflow tasks (ASL Task states name them as ${<name>FunctionArn}), async workers
 // and schedule targets. One Lambda each in AWS; called in-process by the local cloud.
 export interface TaskFunction {
@@ -6,9 +8,26 @@ export interface TaskFunction {
   handler: string;
   timeoutSeconds: number;
   memoryMb?: number;
+  /** Called when an execution of this state machine ends (an EventBridge rule in AWS; a hook locally). */
+  onExecutionEnd?: string;
+  /** Run once when the local cloud starts (re-drives work an earlier process left unfinished). */
+  onLocalStart?: boolean;
 }
 
-export const tasks: TaskFunction[] = [];
+export const tasks: TaskFunction[] = [
+  // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
+  { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },
+  { name: "ExportPartition", handler: "tasks/export-partition", timeoutSeconds: 900, memoryMb: 1024 },
+  { name: "ExportFinalize", handler: "tasks/export-finalize", timeoutSeconds: 120 },
+  { name: "ExportSpawn", handler: "tasks/export-spawn", timeoutSeconds: 120 },
+  { name: "ExportSweeper", handler: "tasks/export-sweeper", timeoutSeconds: 300, onLocalStart: true },
+  {
+    name: "ExportExecutionEnded",
+    handler: "tasks/export-execution-ended",
+    timeoutSeconds: 60,
+    onExecutionEnd: "bulk-export",
+  },
+];
 
 export type TaskHandler = (event: any) => Promise<unknown>;
 
@@ -20,6 +39,6 @@ export async function loadTask(task: Pick<TaskFunction, "handler">): Promise<Tas
 
 /** The function a name or ARN (arn:aws:lambda:…:function:<name>) refers to. */
 export function taskByName(nameOrArn: string): TaskFunction | undefined {
-  const name = nameOrArn.split(":function:").pop()!.split(":")[0];
+  const name = nameOrArn.split(":function:").pop()!.split(":")[0].replace(TASK_FUNCTION_PREFIX, "");
   return tasks.find((t) => t.name === name || `${t.name}Function` === name);
 }

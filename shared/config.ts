@@ -39,6 +39,48 @@ export const config = {
   get logLevel() {
     return (env("LOG_LEVEL") ?? "info") as "debug" | "info" | "warn" | "error";
   },
+  /** Bulk export limits (spec B, "Limits"); tests shrink them. */
+  export: {
+    /** Exports running at once per workspace; more wait in Created (a queue). */
+    get maxRunningPerWorkspace() {
+      return int("EXPORT_MAX_RUNNING_PER_WORKSPACE", 15);
+    },
+    /** Export runs (days) processed at once per export: the Map state's MaxConcurrency. */
+    get maxConcurrentRuns() {
+      return int("EXPORT_MAX_CONCURRENT_RUNS", 45);
+    },
+    /** Retries per export run after its first attempt. */
+    get maxRetries() {
+      return int("EXPORT_MAX_RETRIES", 20);
+    },
+    /** One attempt of one export run; exceeding it is a retryable failure. */
+    get runTimeoutSeconds() {
+      return int("EXPORT_RUN_TIMEOUT_SECONDS", 4 * 3600);
+    },
+    /** The whole export; exceeding it ends the export TimedOut, without retry. */
+    get timeoutSeconds() {
+      return int("EXPORT_TIMEOUT_SECONDS", 72 * 3600);
+    },
+    /** A Parquet file is closed when its encoded size passes this; memory stays flat per file. */
+    get fileBytes() {
+      return int("EXPORT_FILE_BYTES", 64 * 1024 * 1024);
+    },
+    /** Items per DynamoDB Query page while exporting (0: DynamoDB's 1 MB pages). */
+    get pageSize() {
+      return int("EXPORT_PAGE_SIZE", 0);
+    },
+    get rowGroupRows() {
+      return int("EXPORT_ROW_GROUP_ROWS", 10_000);
+    },
+    /** One task invocation works this long, then checkpoints and returns to the state machine's loop. */
+    get chunkSeconds() {
+      return int("EXPORT_CHUNK_SECONDS", 600);
+    },
+    /** A spawned export of a scheduled export starts this long after its window ends. */
+    get spawnDelaySeconds() {
+      return int("EXPORT_SPAWN_DELAY_SECONDS", 600);
+    },
+  },
   get version() {
     return env("PLATFORM_VERSION") ?? "0.1.0";
   },

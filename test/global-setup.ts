@@ -12,6 +12,9 @@ let dataDir: string | undefined;
 export async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
   process.env.LOG_LEVEL ??= "error";
+  // Limits shrunk so the tests see retries, queues and schedules in seconds (the local cloud reads them).
+  process.env.LOCAL_SFN_RETRY_INTERVAL_MS ??= "100";
+  process.env.EXPORT_MAX_RUNNING_PER_WORKSPACE ??= "2";
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,

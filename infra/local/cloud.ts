@@ -2,7 +2,7 @@ import "./polyfill.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadTask, taskByName } from "../../functions/tasks.ts";
+import { loadTask, taskByName, tasks } from "../../functions/tasks.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
@@ -114,7 +114,16 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       return task ? async (event: any) => (await loadTask(task))(event) : undefined;
     };
     const kms = new LocalKms(dataDir);
-    const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask);
+    const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
+      // What EventBridge's "Step Functions Execution Status Change" rule delivers in AWS.
+      onEnded: (machine, detail) => {
+        for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
+          void lambda.invoke(t.name, { source: "aws.states", detail }, true);
+      },
+      retryIntervalMs: process.env.LOCAL_SFN_RETRY_INTERVAL_MS
+        ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
+        : undefined,
+    });
     const lambda = new LocalLambda(resolveTask);
     const scheduler = new LocalScheduler(async (target) => {
       const input = target.Input ? JSON.parse(target.Input) : {};
@@ -137,6 +146,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       AWS_ENDPOINT_URL_LAMBDA: emulator.url,
       AWS_ENDPOINT_URL_SCHEDULER: emulator.url,
       KMS_KEY_ID: "alias/local",
+      TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
       ...machineArns,
     });
     resetClients();
@@ -170,6 +180,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       pid: process.pid,
     };
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
+    // Work an earlier process left unfinished (exports mid-run) is re-driven now, in the background.
+    for (const t of tasks.filter((x) => x.onLocalStart)) void lambda.invoke(t.name, {}, true);
     return { facts, sfn, lambda, scheduler, gateway, startupMs: performance.now() - started, stop: stopAll };
   } catch (err) {
     await stopAll();

@@ -46,13 +46,25 @@ export function loadDefinition(file: string): any {
 export class LocalStepFunctions {
   private readonly machines = new Map<
     string,
-    { def: any; sm: StateMachine; handlers: Record<string, any> }
+    {
+      def: any;
+      sm: StateMachine;
+      handlers: Record<string, any>;
+      retryIntervalOverrides?: Record<string, number>;
+    }
   >();
   private readonly executions = new Map<string, Execution>();
+  private closing = false;
 
   constructor(
     dir: string,
     private readonly resolveTask: TaskResolver,
+    private readonly options: {
+      /** Called when an execution ends, with the detail of EventBridge's execution status change event. */
+      onEnded?: (machine: string, detail: Record<string, unknown>) => void;
+      /** Replaces every Retry interval (a test knob; AWS uses the ASL's). */
+      retryIntervalMs?: number;
+    } = {},
   ) {
     for (const file of (existsSync(dir) ? readdirSync(dir) : []).filter((f) => f.endsWith(".asl.json"))) {
       this.register(basename(file, ".asl.json"), loadDefinition(join(dir, file)));
@@ -73,7 +85,11 @@ export class LocalStepFunctions {
     }
     const sm = new StateMachine(def, { validationOptions: { checkArn: false, checkPaths: false } });
     const arn = localStateMachineArn(name);
-    this.machines.set(arn, { def, sm, handlers });
+    const retryIntervalOverrides =
+      this.options.retryIntervalMs === undefined
+        ? undefined
+        : Object.fromEntries(taskStates(def).map(([state]) => [state, this.options.retryIntervalMs!]));
+    this.machines.set(arn, { def, sm, handlers, retryIntervalOverrides });
     return arn;
   }
 
@@ -93,7 +109,10 @@ export class LocalStepFunctions {
       throw awsError("ExecutionAlreadyExists", `Execution ${execName} already exists`);
     }
     const run = machine.sm.run(JSON.parse(input.input ?? "{}"), {
-      overrides: { taskResourceLocalHandlers: machine.handlers },
+      overrides: {
+        taskResourceLocalHandlers: machine.handlers,
+        ...(machine.retryIntervalOverrides ? { retryIntervalOverrides: machine.retryIntervalOverrides } : {}),
+      },
       context: {
         Execution: { Id: executionArn, Name: execName, StartTime: new Date().toISOString() },
       } as any,
@@ -115,7 +134,7 @@ export class LocalStepFunctions {
             Object.assign(exec, { status: "SUCCEEDED", output: JSON.stringify(out) });
         },
         (err: any) => {
-          if (exec.status !== "RUNNING") return;
+          if (exec.status !== "RUNNING" || this.closing) return;
           const timedOut = err?.name === "ExecutionTimeoutError";
           const cause = err?.cause ?? err;
           Object.assign(exec, {
@@ -129,9 +148,27 @@ export class LocalStepFunctions {
       .finally(() => {
         exec.stopDate = new Date();
         exec.abort = undefined;
+        this.ended(exec);
       });
     this.executions.set(executionArn, exec);
     return { executionArn, startDate: exec.startDate };
+  }
+
+  private ended(exec: Execution) {
+    // Executions cut short by shutdown are unfinished, not failed: the next start re-drives them.
+    if (!this.options.onEnded || this.closing) return;
+    const machine = exec.stateMachineArn.split(":").pop()!;
+    this.options.onEnded(machine, {
+      executionArn: exec.executionArn,
+      stateMachineArn: exec.stateMachineArn,
+      name: exec.name,
+      status: exec.status,
+      input: exec.input,
+      error: exec.error ?? null,
+      cause: exec.cause ?? null,
+      startDate: exec.startDate.getTime(),
+      stopDate: (exec.stopDate ?? new Date()).getTime(),
+    });
   }
 
   stopExecution(input: { executionArn: string; error?: string; cause?: string }) {
@@ -162,6 +199,7 @@ export class LocalStepFunctions {
   }
 
   stopAll(): void {
+    this.closing = true;
     for (const exec of this.executions.values()) if (exec.status === "RUNNING") exec.abort?.();
   }
 

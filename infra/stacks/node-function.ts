@@ -23,6 +23,8 @@ export interface HandlerFunctionProps {
   timeout?: Duration;
   memoryMb?: number;
   description?: string;
+  /** A fixed function name (task functions: agent-platform-<Name>, so handlers can build their ARNs). */
+  functionName?: string;
 }
 
 /** One bundled ESM Lambda for a handler module, with its own log group so retention is bounded. */
@@ -41,6 +43,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     role: props.role,
     logGroup,
     description: props.description,
+    functionName: props.functionName,
     projectRoot: ROOT,
     depsLockFilePath: join(ROOT, "package-lock.json"),
     environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps", LOG_LEVEL: "info" },

@@ -189,6 +189,54 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
+  it("deploys the bulk export machine from its ASL: Map with concurrency from the plan, 30 s × 20 fixed retries", () => {
+    const wf = Template.fromStack(s.workflows);
+    const machine = Object.values(wf.findResources("AWS::StepFunctions::StateMachine")).find(
+      (m: any) => m.Properties.StateMachineName === "agent-platform-bulk-export",
+    ) as any;
+    expect(machine).toBeDefined();
+    expect(Object.keys(machine.Properties.DefinitionSubstitutions).sort()).toEqual([
+      "ExportFinalizeFunctionArn",
+      "ExportPartitionFunctionArn",
+      "ExportPlanFunctionArn",
+    ]);
+    const asl = JSON.parse(readFileSync(join(ROOT, "infra/state-machines/bulk-export.asl.json"), "utf8"));
+    expect(asl.TimeoutSeconds).toBe(72 * 3600);
+    expect(asl.States.Runs).toMatchObject({ Type: "Map", MaxConcurrencyPath: "$.plan.max_concurrency" });
+    const partition = asl.States.Runs.ItemProcessor.States.ExportPartition;
+    expect(partition.Retry).toEqual([
+      { ErrorEquals: ["DestinationError", "ExportTimedOut", "RetriesExhausted"], MaxAttempts: 0 },
+      { ErrorEquals: ["States.ALL"], IntervalSeconds: 30, MaxAttempts: 20, BackoffRate: 1 },
+    ]);
+  });
+
+  it("names task functions, routes ended executions to ExportExecutionEnded and sweeps every 5 minutes", () => {
+    const wf = Template.fromStack(s.workflows);
+    const names = apiFunctions([s.workflows])
+      .map((f) => f.Properties.FunctionName)
+      .sort();
+    expect(names).toEqual(tasks.map((t) => `agent-platform-${t.name}`).sort());
+    wf.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: {
+        source: ["aws.states"],
+        "detail-type": ["Step Functions Execution Status Change"],
+        detail: { status: ["FAILED", "TIMED_OUT", "ABORTED"], stateMachineArn: Match.anyValue() },
+      },
+    });
+    wf.hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "rate(5 minutes)",
+      GroupName: "agent-platform",
+    });
+    for (const f of apiFunctions([s.workflows]))
+      expect(Object.keys(f.Properties.Environment.Variables)).toEqual(
+        expect.arrayContaining(["STATE_MACHINE_BULK_EXPORT_ARN", "TASK_ARN_PREFIX", "SCHEDULER_ROLE_ARN"]),
+      );
+    const exportGroup = Template.fromStack(s.api.groups.get("export")!);
+    exportGroup.hasResourceProperties("AWS::Lambda::Function", {
+      Environment: { Variables: Match.objectLike({ STATE_MACHINE_BULK_EXPORT_ARN: Match.anyValue() }) },
+    });
+  });
+
   it("passes cdk-nag AwsSolutions with no unacknowledged finding", () => {
     expect(nagViolations(app)).toEqual([]);
     // cdk-nag 3 reports through the validation plugin above, not annotations; still, no construct anywhere

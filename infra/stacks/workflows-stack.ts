@@ -2,13 +2,16 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Rule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
-import { CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import { CfnSchedule, CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/tasks.ts";
+import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -60,26 +63,6 @@ export class WorkflowsStack extends Stack {
   constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
     super(scope, id, props);
 
-    if (props.tasks.length > 0) {
-      const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
-      props.data.grantData(this, role);
-      for (const task of props.tasks) {
-        this.taskFunctions.set(
-          task.name,
-          handlerFunction(this, `Task-${task.name}`, {
-            handler: task.handler,
-            role,
-            environment: props.data.functionEnvironment(this),
-            timeout: Duration.seconds(task.timeoutSeconds),
-            memoryMb: task.memoryMb,
-            description: `Task ${task.name} (functions/${task.handler}.ts)`,
-          }),
-        );
-      }
-    }
-
-    for (const asl of aslFiles(props.stateMachineDir)) this.stateMachine(asl);
-
     new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
     this.schedulerRole = new Role(this, "SchedulerRole", {
       description: "Assumed by EventBridge Scheduler to run agent platform schedules",
@@ -88,6 +71,71 @@ export class WorkflowsStack extends Stack {
         conditions: { StringEquals: { "aws:SourceAccount": this.account } },
       }),
     });
+
+    const machines = aslFiles(props.stateMachineDir);
+    if (props.tasks.length > 0) {
+      const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
+      props.data.grantData(this, role);
+      // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
+      this.grantOrchestration(
+        this,
+        role,
+        machines.map((m) => m.name),
+      );
+      const environment = {
+        ...props.data.functionEnvironment(this),
+        ...this.orchestrationEnvironment(
+          this,
+          machines.map((m) => m.name),
+          this.schedulerRole.roleArn,
+        ),
+      };
+      for (const task of props.tasks) {
+        this.taskFunctions.set(
+          task.name,
+          handlerFunction(this, `Task-${task.name}`, {
+            handler: task.handler,
+            role,
+            environment,
+            timeout: Duration.seconds(task.timeoutSeconds),
+            memoryMb: task.memoryMb,
+            functionName: `${TASK_FUNCTION_PREFIX}${task.name}`,
+            description: `Task ${task.name} (functions/${task.handler}.ts)`,
+          }),
+        );
+      }
+    }
+
+    for (const asl of machines) this.stateMachine(asl);
+
+    for (const task of props.tasks) {
+      const fn = this.taskFunctions.get(task.name)!;
+      if (task.onExecutionEnd) {
+        // What the local cloud's onEnded hook stands in for: executions that end without their last step.
+        new Rule(this, `${task.name}Rule`, {
+          description: `Ended executions of ${stateMachineName(task.onExecutionEnd)} → ${task.name}`,
+          eventPattern: {
+            source: ["aws.states"],
+            detailType: ["Step Functions Execution Status Change"],
+            detail: {
+              stateMachineArn: [machineArn(this, task.onExecutionEnd)],
+              status: ["FAILED", "TIMED_OUT", "ABORTED"],
+            },
+          },
+          targets: [new LambdaFunction(fn, { retryAttempts: 10 })],
+        });
+      }
+      if (task.onLocalStart) {
+        // Locally it runs at start-up; in AWS a sweep every 5 minutes catches whatever a lost event left behind.
+        new CfnSchedule(this, `${task.name}Schedule`, {
+          groupName: SCHEDULE_GROUP,
+          scheduleExpression: "rate(5 minutes)",
+          flexibleTimeWindow: { mode: "OFF" },
+          target: { arn: fn.functionArn, roleArn: this.schedulerRole.roleArn },
+        }).addDependency(this.node.findChild("ScheduleGroup") as CfnScheduleGroup);
+      }
+    }
+
     for (const fn of this.taskFunctions.values()) this.grantInvoke(fn, this.schedulerRole);
     for (const sm of this.stateMachines.values()) sm.grantStartExecution(this.schedulerRole);
     new CfnOutput(this, "SchedulerRoleArn", {
@@ -144,11 +192,20 @@ export class WorkflowsStack extends Stack {
 
   /** STATE_MACHINE_<NAME>_ARN for every machine, plus the scheduler role and group handlers pass on. */
   functionEnvironment(scope: Construct): Record<string, string> {
+    return this.orchestrationEnvironment(
+      scope,
+      [...this.stateMachines.keys()],
+      Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+    );
+  }
+
+  private orchestrationEnvironment(scope: Construct, machines: string[], schedulerRoleArn: string) {
     const env: Record<string, string> = {
-      SCHEDULER_ROLE_ARN: Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+      SCHEDULER_ROLE_ARN: schedulerRoleArn,
       SCHEDULER_GROUP: this.scheduleGroupName,
+      TASK_ARN_PREFIX: `arn:${Stack.of(scope).partition}:lambda:${Stack.of(scope).region}:${Stack.of(scope).account}:function:`,
     };
-    for (const name of this.stateMachines.keys()) env[stateMachineEnvName(name)] = machineArn(scope, name);
+    for (const name of machines) env[stateMachineEnvName(name)] = machineArn(scope, name);
     return env;
   }
 
@@ -156,8 +213,12 @@ export class WorkflowsStack extends Stack {
    * What the control plane and bulk export need, granted to a role in `scope`'s stack: start, stop and inspect
    * executions of this app's state machines, manage schedules in the agent-platform group, pass the scheduler role.
    */
-  grantOrchestration(scope: Construct, grantee: IGrantable & IConstruct): void {
-    const names = [...this.stateMachines.keys()];
+  grantOrchestration(
+    scope: Construct,
+    grantee: IGrantable & IConstruct,
+    names: string[] = [...this.stateMachines.keys()],
+  ): void {
+    const inThisStack = Stack.of(scope) === this;
     if (names.length > 0) {
       grantee.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
@@ -210,7 +271,9 @@ export class WorkflowsStack extends Stack {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ["iam:PassRole"],
-        resources: [Fn.importValue(`${this.stackName}:SchedulerRoleArn`)],
+        resources: [
+          inThisStack ? this.schedulerRole.roleArn : Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+        ],
         conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
       }),
     );

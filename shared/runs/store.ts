@@ -40,7 +40,7 @@ export interface IngestResult {
 
 const PATCH_FIELDS = ["end_time", "tags", "status", ...JSON_FIELDS] as const;
 
-async function buildPostItem(tenant: string, sessionId: string, run: RunCreateIn, receivedAt: string) {
+export async function buildPostItem(tenant: string, sessionId: string, run: RunCreateIn, receivedAt: string) {
   const id = (run.id ?? randomUUID()).toLowerCase();
   const start = canonicalTime(run.start_time ?? Date.now())!;
   const end = run.end_time == null ? null : (canonicalTime(run.end_time) ?? null);

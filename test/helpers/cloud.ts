@@ -9,6 +9,7 @@ for (const k of Object.keys(env)) {
     k.startsWith("AWS_") ||
     k.startsWith("TABLE_") ||
     k.startsWith("STATE_MACHINE_") ||
+    k.startsWith("EXPORT_") ||
     k === "PLATFORM_LOCAL" ||
     k === "KMS_KEY_ID" ||
     k === "PLATFORM_BUCKET"

@@ -1,0 +1,9 @@
+import { createDestination, DestinationCreate, DestinationOut } from "../../../shared/export/destinations.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// Answers 200 with the destination (credentials_keys names the stored fields; values are never returned).
+export const handler = defineHandler({
+  body: DestinationCreate,
+  response: DestinationOut,
+  handle: ({ tenantId, body }) => createDestination(tenantId, body),
+});

@@ -1,0 +1,9 @@
+import { z } from "zod";
+import { DestinationOut, getDestination } from "../../../shared/export/destinations.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: z.object({ destination_id: z.uuid() }),
+  response: DestinationOut,
+  handle: ({ tenantId, params }) => getDestination(tenantId, params.destination_id),
+});

@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { getExport } from "../../shared/export/exports.ts";
+import { ExportRunOut, getRun, runWire } from "../../shared/export/runs.ts";
+import { defineHandler } from "../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: z.object({ export_id: z.uuid(), run_id: z.uuid() }),
+  response: ExportRunOut,
+  handle: async ({ tenantId, params }) => {
+    await getExport(tenantId, params.export_id);
+    return runWire(await getRun(tenantId, params.export_id, params.run_id));
+  },
+});

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { childrenOf, getExport } from "../../shared/export/exports.ts";
+import { ExportRunOut, listRuns, runWire } from "../../shared/export/runs.ts";
+import { defineHandler } from "../../shared/http/handler.ts";
+
+// The runs of every export a scheduled export spawned, in window order.
+export const handler = defineHandler({
+  query: z.looseObject({ source_bulk_export_id: z.uuid() }),
+  response: z.array(ExportRunOut),
+  handle: async ({ tenantId, query }) => {
+    await getExport(tenantId, query.source_bulk_export_id);
+    const out = [];
+    for (const child of await childrenOf(tenantId, query.source_bulk_export_id))
+      out.push(...(await listRuns(tenantId, child)).map(runWire));
+    return out;
+  },
+});

@@ -1,0 +1,4 @@
+import { type PartitionJob, runPartition } from "../../shared/export/exporter.ts";
+
+// One invocation of one export run: exports until done or the chunk budget ends, checkpointing per file.
+export const handler = (job: PartitionJob) => runPartition(job);

@@ -1,0 +1,299 @@
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { queryPage, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+import { compileFilter } from "../filter/index.ts";
+import { logger } from "../log.ts";
+import { loadField, loadFields } from "../runs/payloads.ts";
+import { partitionKey, RUN_SHARDS } from "../runs/store.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { classifyS3Error, DestinationError, openDestination } from "./destinations.ts";
+import { type ExportRecord, FINAL, getExport } from "./exports.ts";
+import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
+import { ParquetFileWriter, prepareCompression } from "./parquet-writer.ts";
+import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
+
+// One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
+// Parquet files of bounded size. After each file the run records where the next file starts (the shard and
+// DynamoDB's LastEvaluatedKey), the file and the rows: a retried or resumed run continues from there, and
+// since file names follow the file's sequence number (fixed by its starting cursor), a file rewritten after
+// a crash replaces itself instead of leaving a stray copy.
+export interface PartitionJob {
+  tenant_id: string;
+  export_id: string;
+  run_id: string;
+}
+
+interface Cursor {
+  shard: number;
+  key?: Record<string, unknown>;
+}
+
+/** Errors the state machine must not retry (its Retry lists these names with MaxAttempts 0). */
+export class ExportTimedOut extends Error {
+  override name = "ExportTimedOut";
+}
+export class RetriesExhausted extends Error {
+  override name = "RetriesExhausted";
+}
+export class RunTimedOut extends Error {
+  override name = "RunTimedOut";
+}
+
+const JSON_COLUMNS = new Set<ExportField>(["inputs", "outputs", "extra", "events"]);
+
+/** The stored attributes a set of columns reads (a projection for the Query). */
+function attributesFor(fields: readonly ExportField[]): string[] {
+  const attrs = new Set<string>(["id", "start_time"]);
+  for (const f of fields) {
+    if (JSON_COLUMNS.has(f) || f === "error") attrs.add(`${f}_json`).add(`${f}_ref`);
+    else if (f !== "trace_tier" && f !== "feedback_stats") attrs.add(f);
+  }
+  return [...attrs];
+}
+
+async function jsonText(item: Record<string, any>, f: "inputs" | "outputs" | "extra" | "events") {
+  const inline = item[`${f}_json`];
+  if (typeof inline === "string") return inline;
+  if (typeof item[`${f}_ref`] === "string") return JSON.stringify(await loadField(item, f));
+  return null;
+}
+
+/** A stored run as a Parquet row of the chosen columns. */
+export async function toRow(item: Record<string, any>, fields: readonly ExportField[]): Promise<ExportRow> {
+  const row: ExportRow = {};
+  for (const f of fields) {
+    switch (f) {
+      case "inputs":
+      case "outputs":
+      case "extra":
+      case "events":
+        row[f] = await jsonText(item, f);
+        break;
+      case "error": {
+        const e =
+          typeof item.error_json === "string" ? JSON.parse(item.error_json) : await loadField(item, "error");
+        row.error = e == null ? null : typeof e === "string" ? e : JSON.stringify(e);
+        break;
+      }
+      case "feedback_stats":
+      case "trace_tier":
+        row[f] = null;
+        break;
+      case "tags":
+      case "parent_run_ids":
+        row[f] = Array.isArray(item[f]) ? item[f].map(String) : [];
+        break;
+      case "is_root":
+        row.is_root = item.is_root == null ? null : Boolean(item.is_root);
+        break;
+      default:
+        row[f] = item[f] ?? null;
+    }
+  }
+  return row;
+}
+
+/** Hive-style directory of a day (spec B "Output layout"; v2_beta has resource=runs in place of runs). */
+export function exportPath(
+  root: string,
+  exp: Pick<ExportRecord, "id" | "tenant_id" | "session_id" | "format_version">,
+  day: string,
+) {
+  const [y, m, d] = day.split("-");
+  const dir = [
+    root,
+    `export_id=${exp.id}`,
+    `tenant_id=${exp.tenant_id}`,
+    `session_id=${exp.session_id}`,
+    exp.format_version === "v2_beta" ? "resource=runs" : "runs",
+    `year=${y}`,
+    `month=${m}`,
+    `day=${d}`,
+  ];
+  return dir.filter(Boolean).join("/");
+}
+
+const fileName = (seq: number) => `part-${String(seq).padStart(5, "0")}.parquet`;
+
+/**
+ * Works on one export run until it is done or `budgetMs` has passed (then it returns at a file boundary and
+ * the state machine calls again). Throws on failure; `runPartition` turns that into the recorded attempt.
+ */
+export async function exportPartition(job: PartitionJob, budgetMs: number): Promise<{ done: boolean }> {
+  const started = Date.now();
+  const exp = await getExport(job.tenant_id, job.export_id);
+  let run = await getRun(job.tenant_id, job.export_id, job.run_id);
+  if (FINAL.has(exp.status) || FINAL.has(run.status)) return { done: true };
+  if (exp.started_at && Date.parse(exp.started_at) + config.export.timeoutSeconds * 1000 < Date.now())
+    throw new ExportTimedOut(`The export exceeded its timeout of ${config.export.timeoutSeconds} s`);
+  if (run.status !== "Running") {
+    await updateRun(job.tenant_id, job.export_id, run.id, {
+      set: { status: "Running", attempt_started_at: canonicalTime(Date.now()) },
+      notIn: [...FINAL],
+    });
+    run = await getRun(job.tenant_id, job.export_id, job.run_id);
+  }
+  const attemptEnd =
+    Date.parse(run.attempt_started_at ?? canonicalTime(Date.now())!) + config.export.runTimeoutSeconds * 1000;
+  if (attemptEnd <= Date.now())
+    throw new RunTimedOut(`The run exceeded its timeout of ${config.export.runTimeoutSeconds} s`);
+  const stopAt = Math.min(started + budgetMs, attemptEnd);
+
+  const fields = (exp.export_fields as ExportField[] | null) ?? [...EXPORT_FIELDS];
+  const match = exp.filter ? compileFilter(exp.filter) : undefined;
+  const dest = await openDestination(job.tenant_id, exp.bulk_export_destination_id);
+  await prepareCompression(exp.compression);
+  const shards = RUN_SHARDS();
+  const lower = run.start_time;
+  const upper = run.end_time;
+  const projection = match ? undefined : attributesFor(fields);
+
+  const fetchPage = (c: Cursor) => {
+    const names: Record<string, string> = {};
+    const projectionExpression = projection
+      ?.map((a, i) => {
+        names[`#p${i}`] = a;
+        return `#p${i}`;
+      })
+      .join(", ");
+    return queryPage("runs", {
+      IndexName: "GSI1",
+      KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
+      values: {
+        ":pk": partitionKey(job.tenant_id, exp.session_id, run.day, c.shard),
+        ":lo": lower,
+        // Sort keys are `<start>#<id>`: a run starting exactly at end_time sorts after `<end_time>`.
+        ":hi": upper,
+      },
+      ExclusiveStartKey: c.key ? toItem(c.key) : undefined,
+      ...(config.export.pageSize ? { Limit: config.export.pageSize } : {}),
+      ...(projectionExpression
+        ? { ProjectionExpression: projectionExpression, ExpressionAttributeNames: names }
+        : {}),
+    });
+  };
+
+  let cursor: Cursor = run.latest_cursor ? JSON.parse(run.latest_cursor) : { shard: 0 };
+  let seq = run.files_count ?? 0;
+  let writer = newWriter(exp);
+  let pending = cursor.shard < shards ? fetchPage(cursor) : undefined;
+  while (pending) {
+    const page = await pending;
+    const next: Cursor = page.lastKey
+      ? { shard: cursor.shard, key: page.lastKey }
+      : { shard: cursor.shard + 1 };
+    pending = next.shard < shards ? fetchPage(next) : undefined; // overlap the next read with this encode
+    for (const item of page.items) {
+      if (match && !match({ ...item, ...(await loadFields(item)) } as never)) continue;
+      writer.append(await toRow(item, fields));
+    }
+    cursor = next;
+    const finished = cursor.shard >= shards;
+    const outOfTime = Date.now() >= stopAt;
+    if (writer.bytes >= config.export.fileBytes || finished || outOfTime) {
+      if (writer.rows > 0) {
+        const committed = await writeFile(job, run, dest, writer, seq, cursor);
+        if (!committed)
+          return { done: FINAL.has((await getRun(job.tenant_id, job.export_id, job.run_id)).status) };
+        seq++;
+        writer = newWriter(exp);
+      } else if (!finished) {
+        // Nothing to write yet (filtered out): still move the checkpoint so a resume skips what was read.
+        await updateRun(job.tenant_id, job.export_id, run.id, {
+          set: { latest_cursor: JSON.stringify(cursor) },
+          when: { files_count: seq },
+          notIn: [...FINAL],
+        });
+      }
+      if (finished) break;
+      if (outOfTime) return { done: false };
+    }
+  }
+  await updateRun(job.tenant_id, job.export_id, run.id, {
+    set: {
+      status: "Completed",
+      finished_at: canonicalTime(Date.now()),
+      latest_cursor: JSON.stringify(cursor),
+    },
+    notIn: [...FINAL],
+  });
+  return { done: true };
+}
+
+function newWriter(exp: ExportRecord) {
+  return new ParquetFileWriter({
+    fields: (exp.export_fields as ExportField[] | null) ?? EXPORT_FIELDS,
+    formatVersion: exp.format_version,
+    compression: exp.compression,
+    rowGroupRows: config.export.rowGroupRows,
+  });
+}
+
+/** Writes one file, then commits it with the cursor after it; false when the commit lost (cancel, another worker). */
+async function writeFile(
+  job: PartitionJob,
+  run: ExportRunRecord,
+  dest: Awaited<ReturnType<typeof openDestination>>,
+  writer: ParquetFileWriter,
+  seq: number,
+  cursor: Cursor,
+): Promise<boolean> {
+  const current = await getExport(job.tenant_id, job.export_id);
+  if (FINAL.has(current.status)) return false;
+  const body = await writer.finish();
+  const key = `${run.export_path}/${fileName(seq)}`;
+  try {
+    await dest.client.send(
+      new PutObjectCommand({
+        Bucket: dest.bucket,
+        Key: key,
+        Body: body,
+        ContentType: "application/vnd.apache.parquet",
+      }),
+    );
+  } catch (err) {
+    throw destinationFailure(err);
+  }
+  return updateRun(job.tenant_id, job.export_id, run.id, {
+    set: { latest_cursor: JSON.stringify(cursor) },
+    append: { files: [key] },
+    add: { rows_written: writer.rows, files_count: 1 },
+    when: { files_count: seq },
+    notIn: [...FINAL],
+  });
+}
+
+/** A destination error that retrying cannot fix (credentials, bucket, permissions) becomes a DestinationError. */
+function destinationFailure(err: unknown): Error {
+  if (err instanceof DestinationError) return err;
+  const c = classifyS3Error(err);
+  if (c.kind === "access_denied" || c.kind === "bucket_invalid" || c.kind === "key_id")
+    return new DestinationError(
+      `${c.message} (${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? err})`,
+    );
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+const NOT_RETRIED = new Set(["DestinationError", "ExportTimedOut", "RetriesExhausted"]);
+
+/**
+ * The ExportPartition task: one invocation of `exportPartition`, with each failure recorded on the run as
+ * errors.retry_<n>. Destination errors and exhausted retries fail the run for good; anything else is thrown
+ * for the state machine's Retry (30 s, fixed) to call again, resuming from the checkpoint.
+ */
+export async function runPartition(job: PartitionJob, budgetMs = config.export.chunkSeconds * 1000) {
+  try {
+    return await exportPartition(job, budgetMs);
+  } catch (raw) {
+    const err = raw instanceof Error ? raw : new Error(String(raw));
+    const run = await getRun(job.tenant_id, job.export_id, job.run_id);
+    const message = `${err.name}: ${err.message}`;
+    if (err.name === "ExportTimedOut") throw err;
+    const final = NOT_RETRIED.has(err.name) || (run.retry_number ?? 0) >= config.export.maxRetries;
+    await recordFailure(job.tenant_id, run, message, final);
+    logger.warn("export run attempt failed", { ...job, attempt: run.retry_number, error: message, final });
+    if (final && !NOT_RETRIED.has(err.name))
+      throw new RetriesExhausted(`Run ${job.run_id} failed after ${run.retry_number} retries: ${message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,417 @@
+import { randomUUID } from "node:crypto";
+import {
+  TransactionCanceledException,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import { z } from "zod";
+import { dynamo } from "../aws/clients.ts";
+import { getItem, type Item, isConditionFailure, queryPage, toItem } from "../aws/ddb.ts";
+import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { FilterParseError, parseFilter } from "../filter/index.ts";
+import { uuidv5 } from "../ids.ts";
+import { getProject } from "../projects/projects.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+import { getDestination } from "./destinations.ts";
+import { EXPORT_FIELDS } from "./fields.ts";
+
+// Bulk exports and their runs (one per UTC day). Records live in the main table:
+//   export      PK T#<tenant>#BULKEXPORT            SK <export id>       GSI1 T#<tenant>#BULKEXPORTS / <created>#<id>
+//   run         PK T#<tenant>#BULKEXPORT#<export>   SK RUN#<run id>
+//   child link  PK T#<tenant>#BULKEXPORT#<parent>   SK CHILD#<window start>#<child id>   (scheduled exports)
+//   queue       PK T#<tenant>#BULKEXPORTQUEUE       SK <created>#<start>#<id>            (Created, waiting)
+//   slots       PK T#<tenant>#BULKEXPORTSLOTS       SK SLOTS   running: string set of running export ids
+//   active      PK BULKEXPORT#ACTIVE                SK <tenant>#<id>     (unfinished exports, for the sweeper)
+export const STATUSES = [
+  "Created",
+  "Running",
+  "Completed",
+  "Failed",
+  "Cancelled",
+  "TimedOut",
+  "IntervalScheduled",
+] as const;
+export type ExportStatus = (typeof STATUSES)[number];
+export const FINAL: ReadonlySet<string> = new Set(["Completed", "Failed", "Cancelled", "TimedOut"]);
+export const COMPRESSIONS = ["none", "gzip", "snappy", "zstandard"] as const;
+export const FORMAT_VERSIONS = ["v1", "v2_beta"] as const;
+
+const NS = "5f0d1c8e-2f4b-4e53-9d7a-6b1f7c2a9e41";
+export const runIdOf = (exportId: string, day: string) => uuidv5(`${exportId}/${day}`, NS);
+export const childIdOf = (parentId: string, windowStart: string) => uuidv5(`${parentId}@${windowStart}`, NS);
+
+export const keys = {
+  export: (t: string, id: string) => ({ PK: `T#${t}#BULKEXPORT`, SK: id }),
+  listPk: (t: string) => `T#${t}#BULKEXPORTS`,
+  run: (t: string, exportId: string, runId: string) => ({
+    PK: `T#${t}#BULKEXPORT#${exportId}`,
+    SK: `RUN#${runId}`,
+  }),
+  runsPk: (t: string, exportId: string) => `T#${t}#BULKEXPORT#${exportId}`,
+  child: (t: string, parent: string, start: string, child: string) => ({
+    PK: `T#${t}#BULKEXPORT#${parent}`,
+    SK: `CHILD#${start}#${child}`,
+  }),
+  queuePk: (t: string) => `T#${t}#BULKEXPORTQUEUE`,
+  queue: (t: string, e: { created_at: string; start_time: string; id: string }) => ({
+    PK: `T#${t}#BULKEXPORTQUEUE`,
+    SK: `${e.created_at}#${e.start_time}#${e.id}`,
+  }),
+  slots: (t: string) => ({ PK: `T#${t}#BULKEXPORTSLOTS`, SK: "SLOTS" }),
+  activePk: "BULKEXPORT#ACTIVE",
+  active: (t: string, id: string) => ({ PK: "BULKEXPORT#ACTIVE", SK: `${t}#${id}` }),
+};
+
+const time = (field: string) =>
+  z
+    .string()
+    .refine((s) => canonicalTime(s) !== undefined, `${field} should be an ISO 8601 timestamp`)
+    .transform((s) => canonicalTime(s)!);
+
+/** The create body (compat-notes). Extra fields are ignored. */
+export const ExportCreate = z.looseObject({
+  bulk_export_destination_id: z.uuid(),
+  session_id: z.uuid(),
+  start_time: time("start_time"),
+  end_time: time("end_time").nullish(),
+  filter: z.string().max(10_000).nullish(),
+  export_fields: z.array(z.enum(EXPORT_FIELDS)).min(1).nullish(),
+  format: z.enum(["Parquet", "parquet"]).nullish(),
+  format_version: z.enum(FORMAT_VERSIONS).nullish(),
+  compression: z.enum(COMPRESSIONS).nullish(),
+  interval_hours: z.number().int().min(1).max(168).nullish(),
+});
+export type ExportCreateIn = z.output<typeof ExportCreate>;
+
+export interface BulkExport {
+  id: string;
+  tenant_id: string;
+  bulk_export_destination_id: string;
+  session_id: string;
+  start_time: string;
+  end_time: string | null;
+  filter: string | null;
+  format: "Parquet";
+  format_version: (typeof FORMAT_VERSIONS)[number];
+  compression: (typeof COMPRESSIONS)[number];
+  interval_hours: number | null;
+  export_fields: string[] | null;
+  status: ExportStatus;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  source_bulk_export_id: string | null;
+}
+
+/** A stored export record; the wire shape plus bookkeeping the API does not show. */
+export type ExportRecord = BulkExport & {
+  execution_arn?: string;
+  launches?: number;
+  started_at?: string;
+  next_window_start?: string;
+  schedule_name?: string;
+};
+
+export const toWire = (r: Item): BulkExport => ({
+  id: r.id,
+  tenant_id: r.tenant_id,
+  bulk_export_destination_id: r.bulk_export_destination_id,
+  session_id: r.session_id,
+  start_time: r.start_time,
+  end_time: r.end_time ?? null,
+  filter: r.filter ?? null,
+  format: "Parquet",
+  format_version: r.format_version,
+  compression: r.compression,
+  interval_hours: r.interval_hours ?? null,
+  export_fields: r.export_fields ?? null,
+  status: r.status,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  finished_at: r.finished_at ?? null,
+  source_bulk_export_id: r.source_bulk_export_id ?? null,
+});
+
+/** Cross-field rules zod cannot state alone, each a 422 issue naming its field. */
+export async function validateCreate(tenant: string, body: ExportCreateIn): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  const issue = (field: string, msg: string, type = "value_error") =>
+    issues.push({ loc: ["body", field], msg, type });
+  if (body.interval_hours != null) {
+    if (body.end_time != null)
+      issue("end_time", "end_time must be omitted for a scheduled export (interval_hours)");
+  } else if (body.end_time == null) {
+    issue("end_time", "end_time is required unless interval_hours is given", "missing");
+  } else if (body.end_time <= body.start_time) {
+    issue("end_time", "end_time must be after start_time");
+  }
+  if (body.filter) {
+    try {
+      parseFilter(body.filter);
+    } catch (err) {
+      if (!(err instanceof FilterParseError)) throw err;
+      issue("filter", err.message, "filter_syntax");
+    }
+  }
+  const [dest, project] = await Promise.all([
+    getDestination(tenant, body.bulk_export_destination_id).catch((err) => {
+      if (err instanceof NotFound) return undefined;
+      throw err;
+    }),
+    getProject(tenant, body.session_id).catch((err) => {
+      if (err instanceof NotFound) return undefined;
+      throw err;
+    }),
+  ]);
+  if (!dest) issue("bulk_export_destination_id", "No export destination with this id in the workspace");
+  if (!project) issue("session_id", "No tracing project with this id in the workspace");
+  if (issues.length) throw new ValidationFailed(issues);
+}
+
+const now = () => canonicalTime(Date.now())!;
+
+async function transact(items: TransactWriteItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteItemsCommand({ TransactItems: items }));
+      return;
+    } catch (err) {
+      const codes = cancelCodes(err);
+      if (codes?.includes("TransactionConflict") && attempt < 5) {
+        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+export const cancelCodes = (err: unknown) =>
+  err instanceof TransactionCanceledException
+    ? (err.CancellationReasons ?? []).map((r) => r.Code ?? "None")
+    : undefined;
+
+/** Writes a new export: Created and queued, or IntervalScheduled for a scheduled export. Idempotent on id. */
+export async function putExport(
+  tenant: string,
+  input: ExportCreateIn & { id?: string; source_bulk_export_id?: string | null; created_at?: string },
+): Promise<ExportRecord> {
+  const created = input.created_at ?? now();
+  const scheduled = input.interval_hours != null && !input.source_bulk_export_id;
+  const record: ExportRecord = {
+    id: input.id ?? randomUUID(),
+    tenant_id: tenant,
+    bulk_export_destination_id: input.bulk_export_destination_id,
+    session_id: input.session_id,
+    start_time: input.start_time,
+    end_time: input.end_time ?? null,
+    filter: input.filter ?? null,
+    format: "Parquet",
+    format_version: input.format_version ?? "v1",
+    compression: input.compression ?? "gzip",
+    interval_hours: input.interval_hours ?? null,
+    export_fields: input.export_fields ?? null,
+    status: scheduled ? "IntervalScheduled" : "Created",
+    created_at: created,
+    updated_at: created,
+    finished_at: null,
+    source_bulk_export_id: input.source_bulk_export_id ?? null,
+    ...(scheduled ? { next_window_start: input.start_time } : {}),
+  };
+  const TableName = tableName("main");
+  const items: TransactWriteItem[] = [
+    {
+      Put: {
+        TableName,
+        Item: toItem({
+          ...keys.export(tenant, record.id),
+          GSI1PK: keys.listPk(tenant),
+          GSI1SK: `${created}#${record.id}`,
+          ...record,
+        }),
+        ConditionExpression: "attribute_not_exists(PK)",
+      },
+    },
+  ];
+  if (!scheduled) {
+    items.push(
+      { Put: { TableName, Item: toItem({ ...keys.queue(tenant, record), id: record.id }) } },
+      {
+        Put: {
+          TableName,
+          Item: toItem({ ...keys.active(tenant, record.id), tenant_id: tenant, id: record.id }),
+        },
+      },
+    );
+  }
+  if (record.source_bulk_export_id)
+    items.push({
+      Put: {
+        TableName,
+        Item: toItem({
+          ...keys.child(tenant, record.source_bulk_export_id, record.start_time, record.id),
+          id: record.id,
+        }),
+      },
+    });
+  try {
+    await transact(items);
+  } catch (err) {
+    if (cancelCodes(err)?.[0] === "ConditionalCheckFailed")
+      return (await getExportRecord(tenant, record.id))!;
+    throw err;
+  }
+  return record;
+}
+
+export async function getExportRecord(tenant: string, id: string): Promise<ExportRecord | undefined> {
+  return (await getItem("main", keys.export(tenant, id), true)) as ExportRecord | undefined;
+}
+
+export async function getExport(tenant: string, id: string): Promise<ExportRecord> {
+  const r = await getExportRecord(tenant, id);
+  if (!r) throw new NotFound("Bulk export not found");
+  return r;
+}
+
+export async function listExports(
+  tenant: string,
+  opts: { limit: number; offset: number; status?: string },
+): Promise<BulkExport[]> {
+  const out: BulkExport[] = [];
+  let lastKey: Item | undefined;
+  let skipped = 0;
+  do {
+    const page = await queryPage("main", {
+      IndexName: "GSI1",
+      KeyConditionExpression: "GSI1PK = :pk",
+      values: { ":pk": keys.listPk(tenant) },
+      ScanIndexForward: false,
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    for (const item of page.items) {
+      if (opts.status && item.status !== opts.status) continue;
+      if (skipped++ < opts.offset) continue;
+      out.push(toWire(item));
+      if (out.length >= opts.limit) return out;
+    }
+    lastKey = page.lastKey;
+  } while (lastKey);
+  return out;
+}
+
+/** Conditional status change; false when the record was not in one of `from`. */
+export async function setStatus(
+  tenant: string,
+  id: string,
+  from: readonly string[],
+  to: ExportStatus,
+  extra: Record<string, unknown> = {},
+): Promise<boolean> {
+  const at = now();
+  const fields: Record<string, unknown> = { status: to, updated_at: at, ...extra };
+  if (FINAL.has(to)) fields.finished_at = at;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(fields).map(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    return `#f${i} = :v${i}`;
+  });
+  const froms = from.map((s, i) => {
+    values[`:s${i}`] = s;
+    return `:s${i}`;
+  });
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("main"),
+        Key: toItem(keys.export(tenant, id)),
+        UpdateExpression: `SET ${sets.join(", ")}`,
+        ConditionExpression: `#st IN (${froms.join(", ")})`,
+        ExpressionAttributeNames: { ...names, "#st": "status" },
+        ExpressionAttributeValues: toItem(values),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** Updates bookkeeping fields of an export record (no status change). */
+export async function updateExportFields(
+  tenant: string,
+  id: string,
+  fields: Record<string, unknown>,
+  condition?: { expr: string; values: Record<string, unknown> },
+): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ...(condition?.values ?? {}) };
+  const sets = Object.entries(fields).map(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = v;
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("main"),
+        Key: toItem(keys.export(tenant, id)),
+        UpdateExpression: `SET ${sets.join(", ")}`,
+        ConditionExpression: condition
+          ? `attribute_exists(PK) AND ${condition.expr}`
+          : "attribute_exists(PK)",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: toItem(values),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** Exports spawned by a scheduled export, in window order. */
+export async function childrenOf(tenant: string, parentId: string): Promise<string[]> {
+  const ids: string[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const page = await queryPage("main", {
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :c)",
+      values: { ":pk": keys.runsPk(tenant, parentId), ":c": "CHILD#" },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    ids.push(...page.items.map((i) => i.id as string));
+    lastKey = page.lastKey;
+  } while (lastKey);
+  return ids;
+}
+
+export function ensureNotFinal(record: ExportRecord) {
+  if (FINAL.has(record.status)) throw new Conflict(`Bulk export is already ${record.status}`);
+}
+
+/** The export as the API shows it (for the OpenAPI document). */
+export const BulkExportOut = z.object({
+  id: z.uuid(),
+  tenant_id: z.string(),
+  bulk_export_destination_id: z.uuid(),
+  session_id: z.uuid(),
+  start_time: z.string(),
+  end_time: z.string().nullable(),
+  filter: z.string().nullable(),
+  format: z.literal("Parquet"),
+  format_version: z.enum(FORMAT_VERSIONS),
+  compression: z.enum(COMPRESSIONS),
+  interval_hours: z.number().int().nullable(),
+  export_fields: z.array(z.string()).nullable(),
+  status: z.enum(STATUSES),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+  source_bulk_export_id: z.uuid().nullable(),
+});

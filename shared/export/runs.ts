@@ -1,0 +1,241 @@
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { z } from "zod";
+import { dynamo } from "../aws/clients.ts";
+import { getItem, type Item, isConditionFailure, putItem, queryPage, toItem } from "../aws/ddb.ts";
+import { NotFound } from "../errors.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+import { FINAL, keys, runIdOf } from "./exports.ts";
+
+// Export runs: one per UTC day of an export. Each records its checkpoint (cursor, files, rows) after every
+// file it writes, and the message of each failed attempt under errors.retry_<n>.
+export interface ExportRunRecord {
+  id: string;
+  bulk_export_id: string;
+  tenant_id: string;
+  day: string;
+  status: string;
+  retry_number: number;
+  errors: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  start_time: string;
+  end_time: string;
+  prefix: string;
+  export_path: string;
+  rows_written: number;
+  files: string[];
+  files_count: number;
+  /** JSON of {shard, key}: where the next file starts; null before the first file. */
+  latest_cursor: string | null;
+  attempt_started_at?: string;
+}
+
+const now = () => canonicalTime(Date.now())!;
+
+export function runWire(r: ExportRunRecord) {
+  return {
+    id: r.id,
+    bulk_export_id: r.bulk_export_id,
+    status: r.status,
+    retry_number: r.retry_number,
+    errors: r.errors ?? {},
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    finished_at: r.finished_at ?? null,
+    start_time: r.start_time,
+    end_time: r.end_time,
+    metadata: {
+      prefix: r.prefix,
+      start_time: r.start_time,
+      end_time: r.end_time,
+      result: {
+        rows_written: r.rows_written,
+        exported_files: r.files ?? [],
+        export_path: r.export_path,
+        latest_cursor: r.latest_cursor ?? null,
+      },
+    },
+  };
+}
+
+/** Creates the run of one day unless it exists (plans are re-run on resume). */
+export async function ensureRun(
+  tenant: string,
+  exportId: string,
+  day: string,
+  window: { start_time: string; end_time: string; prefix: string; export_path: string },
+): Promise<string> {
+  const id = runIdOf(exportId, day);
+  const at = now();
+  const record: ExportRunRecord = {
+    id,
+    bulk_export_id: exportId,
+    tenant_id: tenant,
+    day,
+    status: "Created",
+    retry_number: 0,
+    errors: {},
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+    ...window,
+    rows_written: 0,
+    files: [],
+    files_count: 0,
+    latest_cursor: null,
+  };
+  try {
+    await putItem(
+      "main",
+      { ...keys.run(tenant, exportId, id), ...record },
+      { ConditionExpression: "attribute_not_exists(PK)" },
+    );
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+  }
+  return id;
+}
+
+export async function getRun(tenant: string, exportId: string, runId: string): Promise<ExportRunRecord> {
+  const r = await getItem("main", keys.run(tenant, exportId, runId), true);
+  if (!r) throw new NotFound("Export run not found");
+  return r as ExportRunRecord;
+}
+
+export async function listRuns(tenant: string, exportId: string): Promise<ExportRunRecord[]> {
+  const out: ExportRunRecord[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const page = await queryPage("main", {
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :r)",
+      values: { ":pk": keys.runsPk(tenant, exportId), ":r": "RUN#" },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+      ConsistentRead: true,
+    });
+    out.push(...(page.items as ExportRunRecord[]));
+    lastKey = page.lastKey;
+  } while (lastKey);
+  return out.sort((a, b) => (a.start_time < b.start_time ? -1 : 1));
+}
+
+interface UpdateOpts {
+  set?: Record<string, unknown>;
+  add?: Record<string, number>;
+  append?: Record<string, unknown[]>;
+  /** Condition on plain attribute equality, e.g. {files_count: 3}. */
+  when?: Record<string, unknown>;
+  /** The status must not be one of these. */
+  notIn?: readonly string[];
+}
+
+/** One conditional update of a run record; false when its condition did not hold. */
+export async function updateRun(
+  tenant: string,
+  exportId: string,
+  runId: string,
+  opts: UpdateOpts,
+): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  let n = 0;
+  const name = (k: string) => {
+    const parts = k.split(".");
+    return parts
+      .map((p) => {
+        const id = `#n${n++}`;
+        names[id] = p;
+        return id;
+      })
+      .join(".");
+  };
+  const value = (v: unknown) => {
+    const id = `:v${n++}`;
+    values[id] = v;
+    return id;
+  };
+  const sets = Object.entries({ updated_at: now(), ...opts.set }).map(([k, v]) => `${name(k)} = ${value(v)}`);
+  for (const [k, v] of Object.entries(opts.append ?? {}))
+    sets.push(`${name(k)} = list_append(if_not_exists(${name(k)}, ${value([])}), ${value(v)})`);
+  const adds = Object.entries(opts.add ?? {}).map(([k, v]) => `${name(k)} ${value(v)}`);
+  const conds = ["attribute_exists(PK)"];
+  for (const [k, v] of Object.entries(opts.when ?? {})) conds.push(`${name(k)} = ${value(v)}`);
+  if (opts.notIn?.length)
+    conds.push(`NOT (${name("status")} IN (${opts.notIn.map((s) => value(s)).join(", ")}))`);
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("main"),
+        Key: toItem(keys.run(tenant, exportId, runId)),
+        UpdateExpression: `SET ${sets.join(", ")}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
+        ConditionExpression: conds.join(" AND "),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: toItem(values),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Records a failed attempt as errors.retry_<n> and moves the run to its next attempt. Conditional on the
+ * retry number, so one failure is recorded once however many times this is called for it.
+ */
+export async function recordFailure(
+  tenant: string,
+  run: ExportRunRecord,
+  message: string,
+  final: boolean,
+): Promise<boolean> {
+  const n = run.retry_number ?? 0;
+  return updateRun(tenant, run.bulk_export_id, run.id, {
+    set: {
+      [`errors.retry_${n}`]: message.slice(0, 2000),
+      ...(final ? { status: "Failed", finished_at: now() } : { attempt_started_at: now() }),
+    },
+    ...(final ? {} : { add: { retry_number: 1 } }),
+    when: { retry_number: n },
+    notIn: [...FINAL],
+  });
+}
+
+/** Marks every unfinished run of an export with a final status (cancel, failure, timeout). */
+export async function finishOpenRuns(tenant: string, exportId: string, status: string, withErrors?: string) {
+  for (const r of await listRuns(tenant, exportId)) {
+    if (FINAL.has(r.status)) continue;
+    const hasErrors = Object.keys(r.errors ?? {}).length > 0;
+    await updateRun(tenant, exportId, r.id, {
+      set: { status: hasErrors && withErrors ? withErrors : status, finished_at: now() },
+      notIn: [...FINAL],
+    });
+  }
+}
+
+/** An export run as the API shows it (for the OpenAPI document). */
+export const ExportRunOut = z.object({
+  id: z.uuid(),
+  bulk_export_id: z.uuid(),
+  status: z.string(),
+  retry_number: z.number().int(),
+  errors: z.record(z.string(), z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  finished_at: z.string().nullable(),
+  start_time: z.string(),
+  end_time: z.string(),
+  metadata: z.object({
+    prefix: z.string(),
+    start_time: z.string(),
+    end_time: z.string(),
+    result: z.object({
+      rows_written: z.number().int(),
+      exported_files: z.array(z.string()),
+      export_path: z.string(),
+      latest_cursor: z.string().nullable(),
+    }),
+  }),
+});

@@ -1,0 +1,176 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import type { LocalFacts } from "../../infra/local/cloud.ts";
+import { ensureTenant, newApiKey, storeApiKey } from "../../shared/auth/api-keys.ts";
+
+// Shared pieces of the bulk export tests: buckets on the local S3, a fault-injecting S3 proxy, runs spread
+// over days, polling, and DuckDB over the downloaded files.
+export function s3For(facts: LocalFacts, endpoint = facts.s3.endpoint) {
+  return new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: facts.s3.access_key_id, secretAccessKey: facts.s3.secret_access_key },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+}
+
+export async function newBucket(facts: LocalFacts, prefix = "exp"): Promise<string> {
+  const name = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+  await s3For(facts).send(new CreateBucketCommand({ Bucket: name }));
+  return name;
+}
+
+/** A workspace of its own, so limits and listings of one test do not see another's exports. */
+export async function newWorkspace() {
+  const tenant = crypto.randomUUID();
+  const key = newApiKey();
+  await ensureTenant(tenant, "export test");
+  await storeApiKey(key, [tenant]);
+  return { tenant, headers: { "X-Api-Key": key, "X-Tenant-Id": tenant } };
+}
+
+export interface Proxy {
+  endpoint: string;
+  /** Parquet uploads that got an injected 500 so far. */
+  failed: number;
+  /** The next `n` Parquet uploads fail with 500 InternalError. */
+  failNext(n: number): void;
+  /** Every Parquet upload waits this long first. */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+/** An S3 endpoint in front of the real one that can fail or slow down Parquet uploads (faults we cannot cause otherwise). */
+export async function s3Proxy(target: string): Promise<Proxy> {
+  const url = new URL(target);
+  let failing = 0;
+  const state: Proxy = {
+    endpoint: "",
+    failed: 0,
+    failNext: (n) => {
+      failing = n;
+    },
+    delayMs: 0,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+  const server: Server = createServer(async (req, res) => {
+    const upload = req.method === "PUT" && (req.url ?? "").includes(".parquet");
+    if (upload && state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+    if (upload && failing > 0) {
+      failing--;
+      state.failed++;
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(500, { "content-type": "application/xml" });
+        res.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected failure</Message></Error>',
+        );
+      });
+      return;
+    }
+    const fwd = request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    fwd.on("error", () => {
+      res.writeHead(502);
+      res.end();
+    });
+    req.pipe(fwd);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const addr = server.address() as { port: number };
+  state.endpoint = `http://127.0.0.1:${addr.port}`;
+  return state;
+}
+
+/** `perDay` runs on each UTC day from `firstDay`, half of them llm runs, posted through /runs/batch. */
+export function runsOverDays(project: string, firstDay: string, days: number, perDay: number) {
+  const runs: Record<string, unknown>[] = [];
+  for (let d = 0; d < days; d++) {
+    const base = Date.parse(`${firstDay}T00:00:00Z`) + d * 86_400_000;
+    for (let i = 0; i < perDay; i++) {
+      const start = base + Math.floor(((i + 0.5) * 86_400_000) / perDay);
+      const llm = i % 2 === 0;
+      runs.push({
+        id: crypto.randomUUID(),
+        name: llm ? "ChatModel" : "Chain",
+        run_type: llm ? "llm" : "chain",
+        session_name: project,
+        start_time: new Date(start).toISOString(),
+        end_time: new Date(start + 250).toISOString(),
+        inputs: llm ? { messages: [{ role: "user", content: `hi ${d}/${i} — ünïcode` }] } : { q: i },
+        outputs: llm
+          ? {
+              choices: [{ message: { role: "assistant", content: "hello" } }],
+              usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+            }
+          : { a: i },
+        tags: i % 3 === 0 ? ["prod", `d${d}`] : [],
+        extra: { metadata: { day: d } },
+      });
+    }
+  }
+  return runs;
+}
+
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+  everyMs = 150,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Downloads every object under a prefix into a fresh directory, keeping the key paths. */
+export async function download(
+  client: S3Client,
+  bucket: string,
+  prefix = "",
+): Promise<{ dir: string; keys: string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), "export-files-"));
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, ContinuationToken: token }),
+    );
+    for (const o of page.Contents ?? []) {
+      const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: o.Key! }));
+      const path = join(dir, o.Key!);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, await got.Body!.transformToByteArray());
+      keys.push(o.Key!);
+    }
+    token = page.NextContinuationToken;
+  } while (token);
+  return { dir, keys };
+}
+
+/** Rows of a DuckDB query (values converted to JS). */
+export async function duck(sql: string): Promise<Record<string, any>[]> {
+  const { DuckDBInstance } = await import("@duckdb/node-api");
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const reader = await conn.runAndReadAll(sql);
+    return reader.getRowObjectsJS() as Record<string, any>[];
+  } finally {
+    conn.closeSync?.();
+  }
+}
