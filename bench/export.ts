@@ -9,7 +9,7 @@ import { deriveFields } from "../shared/runs/derive.ts";
 import { buildPostItem, partitionKey, RUN_SHARDS } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
-import { sampleRss, startPlatform } from "./platform.ts";
+import { rssOf, sampleRss, startPlatform } from "./platform.ts";
 
 // npm run bench -- export: N runs in one day of one project (N = 100k and 1M; BENCH_EXPORT_SIZES to change),
 // exported by the real state machine to the local S3. Beside it, in the same run: a plain paginated
@@ -161,6 +161,7 @@ export async function exportBench() {
       await load(facts.tenant_id, project.id, day, n);
       const loadSeconds = (performance.now() - tl) / 1000;
       const ref = await plainQuery(facts.tenant_id, project.id, day);
+      const before = rssOf(facts.pid).rssMb;
       const rss = sampleRss(facts.pid, 50);
       const t0 = performance.now();
       const created = await api("POST", "/api/v1/bulk-exports", {
@@ -183,7 +184,7 @@ export async function exportBench() {
       const exportRate = rows / seconds;
       const queryRate = ref.rows / ref.seconds;
       results.push(
-        `| ${n.toLocaleString("en")} | ${status} ${rows.toLocaleString("en")} rows, ${files} files | ${fmt(exportRate, 0)} | ${fmt(queryRate, 0)} | ${fmt(exportRate / queryRate, 2)} | ${fmt(encoder, 0)} | ${fmt(peak, 0)} |`,
+        `| ${n.toLocaleString("en")} | ${status} ${rows.toLocaleString("en")} rows, ${files} files | ${fmt(exportRate, 0)} | ${fmt(queryRate, 0)} | ${fmt(exportRate / queryRate, 2)} | ${fmt(encoder, 0)} | ${fmt(before, 0)} → ${fmt(peak, 0)} |`,
       );
       console.log(`loaded ${n} runs in ${fmt(loadSeconds, 0)} s; exported: ${results.at(-1)}`);
     }

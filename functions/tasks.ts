@@ -1,4 +1,5 @@
 import { TASK_FUNCTION_PREFIX } from "../shared/aws/tasks.ts";
+import type { Group } from "./routes.ts";
 
 // Non-HTTP functions: workflow tasks (ASL Task states name them as ${<name>FunctionArn}), async workers
 // and schedule targets. One Lambda each in AWS; called in-process by the local cloud.
@@ -10,11 +11,20 @@ export interface TaskFunction {
   memoryMb?: number;
   /** Called when an execution of this state machine ends (an EventBridge rule in AWS; a hook locally). */
   onExecutionEnd?: string;
+  /** API groups whose handlers invoke this task asynchronously (granted lambda:InvokeFunction on it). */
+  invokedBy?: Group[];
   /** Run once when the local cloud starts (re-drives work an earlier process left unfinished). */
   onLocalStart?: boolean;
 }
 
 export const tasks: TaskFunction[] = [
+  // Deleting a tracing project deletes its runs (invoked asynchronously by DELETE /api/v1/sessions/{id}).
+  {
+    name: "PurgeProjectRuns",
+    handler: "tasks/purge-project-runs",
+    timeoutSeconds: 900,
+    invokedBy: ["platform"],
+  },
   // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
   { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },
   { name: "ExportPartition", handler: "tasks/export-partition", timeoutSeconds: 900, memoryMb: 1024 },

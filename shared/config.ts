@@ -63,7 +63,7 @@ export const config = {
     },
     /** A Parquet file is closed when its encoded size passes this; memory stays flat per file. */
     get fileBytes() {
-      return int("EXPORT_FILE_BYTES", 64 * 1024 * 1024);
+      return int("EXPORT_FILE_BYTES", 32 * 1024 * 1024);
     },
     /** Items per DynamoDB Query page while exporting (0: DynamoDB's 1 MB pages). */
     get pageSize() {

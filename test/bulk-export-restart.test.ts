@@ -1,8 +1,16 @@
 import { rmSync } from "node:fs";
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { afterAll, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { download, duck, runsOverDays, s3For, s3Proxy, waitFor } from "./helpers/export.ts";
+import {
+  download,
+  duck,
+  exportSource,
+  FINAL_STATUSES,
+  platformApi,
+  s3For,
+  s3Proxy,
+  waitFor,
+} from "./helpers/export.ts";
 
 // The trap DESIGN.md names: local executions die with the process. Kill -9 the platform mid-export, start
 // it again on the same data: the export must end Completed with exactly the source rows.
@@ -23,36 +31,21 @@ it("killing the platform mid-export and starting it again ends in Completed with
   };
   platform = await startPlatform(env);
   const { facts } = platform;
-  const headers = {
-    "X-Api-Key": facts.api_key,
-    "X-Tenant-Id": facts.tenant_id,
-    "content-type": "application/json",
-  };
-  const api = async (method: string, path: string, body?: unknown) => {
-    const r = await fetch(`${platform!.base}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, json: (await r.json()) as any };
-  };
-  const sent = runsOverDays("restart", "2026-04-01", 3, 100);
-  for (let i = 0; i < sent.length; i += 100)
-    expect((await api("POST", "/api/v1/runs/batch", { post: sent.slice(i, i + 100) })).status).toBe(202);
-  const project = (await api("GET", "/api/v1/sessions?name=restart")).json[0].id;
-  await s3For(facts).send(new CreateBucketCommand({ Bucket: "restart" }));
   const proxy = await s3Proxy(facts.s3.endpoint);
   proxy.delayMs = 250;
   try {
-    const dest = await api("POST", "/api/v1/bulk-exports/destinations", {
-      destination_type: "s3",
-      display_name: "restart",
-      config: { bucket_name: "restart", prefix: "x", endpoint_url: proxy.endpoint },
-      credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: facts.s3.secret_access_key },
+    const src = await exportSource(platform, {
+      project: "restart",
+      firstDay: "2026-04-01",
+      days: 3,
+      perDay: 100,
+      bucket: "restart",
+      endpoint: proxy.endpoint,
     });
-    expect(dest.status).toBe(200);
+    const { sent, project } = src;
+    let api = src.api;
     const created = await api("POST", "/api/v1/bulk-exports", {
-      bulk_export_destination_id: dest.json.id,
+      bulk_export_destination_id: src.destination,
       session_id: project,
       start_time: "2026-04-01T00:00:00Z",
       end_time: "2026-04-04T00:00:00Z",
@@ -70,11 +63,12 @@ it("killing the platform mid-export and starting it again ends in Completed with
       port: platform.port,
       s3Port: platform.s3Port,
     });
+    api = platformApi(platform);
     const done = await waitFor(
       "the export to finish after the restart",
       async () => {
         const r = await api("GET", `/api/v1/bulk-exports/${id}`);
-        return ["Completed", "Failed", "Cancelled", "TimedOut"].includes(r.json.status) ? r.json : undefined;
+        return FINAL_STATUSES.includes(r.json.status) ? r.json : undefined;
       },
       90_000,
     );

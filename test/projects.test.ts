@@ -131,6 +131,33 @@ describe("tracing projects (/api/v1/sessions)", () => {
     expect(again.json.id).not.toBe(made.json.id);
   });
 
+  it("DELETE also deletes the project's runs, over every day they span, large payloads included", async () => {
+    const name = unique("purge");
+    const runs = [0, 1, 2].map((d) => ({
+      id: crypto.randomUUID(),
+      name: "r",
+      run_type: "chain",
+      session_name: name,
+      start_time: new Date(Date.parse("2026-02-01T12:00:00Z") + d * 86_400_000).toISOString(),
+      inputs: d === 1 ? { big: "x".repeat(60_000) } : { d },
+    }));
+    expect((await call("POST", "/api/v1/runs/batch", { headers: auth, body: { post: runs } })).status).toBe(
+      202,
+    );
+    const project = (await call("GET", `${SESSIONS}?name=${name}`, { headers: auth })).json[0];
+    expect(project.run_count).toBe(3);
+    expect((await call("DELETE", `${SESSIONS}/${project.id}`, { headers: auth })).status).toBe(202);
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const statuses = await Promise.all(
+        runs.map(async (r) => (await call("GET", `/api/v1/runs/${r.id}`, { headers: auth })).status),
+      );
+      if (statuses.every((s) => s === 404)) break;
+      if (Date.now() > until) throw new Error(`runs still there: ${statuses}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+
   it("an unknown id is a 404 and a non-uuid id is a 422 naming the path parameter", async () => {
     const unknown = await call("GET", `${SESSIONS}/${crypto.randomUUID()}`, { headers: auth });
     expect(unknown.status).toBe(404);

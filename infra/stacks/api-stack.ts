@@ -109,6 +109,7 @@ export class ApiGroupStack extends NestedStack {
     const role = lambdaRole(this, "Role", `Agent platform API handlers of group ${props.group}`);
     props.data.grantData(this, role);
     if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
+    props.workflows.grantTaskInvoke(this, role, props.group);
     const environment = {
       ...props.data.functionEnvironment(this),
       ...props.workflows.functionEnvironment(this),

@@ -103,6 +103,25 @@ describe("platform stacks (manifest as it is)", () => {
     }
   });
 
+  it("lets the platform group queue the project-run purge, and only that task", () => {
+    const t = Template.fromStack(s.api.groups.get("platform")!);
+    t.hasResourceProperties("AWS::IAM::Policy", {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: "lambda:InvokeFunction",
+            Resource: {
+              "Fn::Join": [
+                "",
+                Match.arrayWith([Match.stringLikeRegexp(":function:agent-platform-PurgeProjectRuns$")]),
+              ],
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
   it("keeps workflow and schedule permissions to the control and export groups", () => {
     for (const group of groups.filter((g) => !["Group-control", "Group-export"].includes(g.node.id))) {
       const actions = JSON.stringify(resourcesOf([group], "AWS::IAM::Policy"));

@@ -59,9 +59,11 @@ export class WorkflowsStack extends Stack {
   readonly stateMachines = new Map<string, StateMachine>();
   readonly schedulerRole: Role;
   readonly scheduleGroupName = SCHEDULE_GROUP;
+  private readonly tasks: TaskFunction[];
 
   constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
     super(scope, id, props);
+    this.tasks = props.tasks;
 
     new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
     this.schedulerRole = new Role(this, "SchedulerRole", {
@@ -207,6 +209,22 @@ export class WorkflowsStack extends Stack {
     };
     for (const name of machines) env[stateMachineEnvName(name)] = machineArn(scope, name);
     return env;
+  }
+
+  /** lambda:InvokeFunction (asynchronous task invocations) on the tasks that name `group` in invokedBy. */
+  grantTaskInvoke(scope: Construct, grantee: IGrantable, group: string): void {
+    const names = this.tasks.filter((t) => t.invokedBy?.includes(group as never)).map((t) => t.name);
+    if (!names.length) return;
+    const stack = Stack.of(scope);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["lambda:InvokeFunction"],
+        resources: names.map(
+          (n) =>
+            `arn:${stack.partition}:lambda:${stack.region}:${stack.account}:function:${TASK_FUNCTION_PREFIX}${n}`,
+        ),
+      }),
+    );
   }
 
   /**

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
@@ -124,7 +125,8 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   const exp = await getExport(job.tenant_id, job.export_id);
   let run = await getRun(job.tenant_id, job.export_id, job.run_id);
   if (FINAL.has(exp.status) || FINAL.has(run.status)) return { done: true };
-  if (exp.started_at && Date.parse(exp.started_at) + config.export.timeoutSeconds * 1000 < Date.now())
+  const exportEnd = Date.parse(exp.started_at ?? exp.created_at) + config.export.timeoutSeconds * 1000;
+  if (exportEnd <= Date.now())
     throw new ExportTimedOut(`The export exceeded its timeout of ${config.export.timeoutSeconds} s`);
   if (run.status !== "Running") {
     await updateRun(job.tenant_id, job.export_id, run.id, {
@@ -137,7 +139,9 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
     Date.parse(run.attempt_started_at ?? canonicalTime(Date.now())!) + config.export.runTimeoutSeconds * 1000;
   if (attemptEnd <= Date.now())
     throw new RunTimedOut(`The run exceeded its timeout of ${config.export.runTimeoutSeconds} s`);
-  const stopAt = Math.min(started + budgetMs, attemptEnd);
+  // Stop at a file boundary when the invocation's budget, the attempt or the export runs out; the next call
+  // (the state machine's loop) then continues, or fails the attempt / the export on its timeout.
+  const stopAt = Math.min(started + budgetMs, attemptEnd, exportEnd);
 
   const fields = (exp.export_fields as ExportField[] | null) ?? [...EXPORT_FIELDS];
   const match = exp.filter ? compileFilter(exp.filter) : undefined;
@@ -240,14 +244,16 @@ async function writeFile(
 ): Promise<boolean> {
   const current = await getExport(job.tenant_id, job.export_id);
   if (FINAL.has(current.status)) return false;
-  const body = await writer.finish();
+  const file = writer.finishParts();
   const key = `${run.export_path}/${fileName(seq)}`;
   try {
+    // Streamed from the encoded parts: no second copy of the file in memory.
     await dest.client.send(
       new PutObjectCommand({
         Bucket: dest.bucket,
         Key: key,
-        Body: body,
+        Body: Readable.from(file.parts),
+        ContentLength: file.length,
         ContentType: "application/vnd.apache.parquet",
       }),
     );

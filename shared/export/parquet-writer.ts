@@ -464,7 +464,13 @@ export class ParquetFileWriter {
     this.groups.push({ rows: rows.length, chunks, bytes: groupBytes });
   }
 
+  /** The whole file as one buffer. */
   async finish(): Promise<Uint8Array> {
+    return Buffer.concat(this.finishParts().parts);
+  }
+
+  /** The file as its parts (no copy into one buffer: an upload can stream them), with the total length. */
+  finishParts(): { parts: Buffer[]; length: number } {
     this.flushGroup();
     const t = new Thrift();
     t.i32(1, 1);
@@ -503,9 +509,8 @@ export class ParquetFileWriter {
     const footer = t.bytes();
     const len = Buffer.alloc(4);
     len.writeUInt32LE(footer.length, 0);
-    this.parts.push(footer, len, MAGIC);
-    const out = Buffer.concat(this.parts);
+    const parts = [...this.parts, footer, len, MAGIC];
     this.parts = [];
-    return out;
+    return { parts, length: this.offset + footer.length + 8 };
   }
 }

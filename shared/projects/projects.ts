@@ -301,7 +301,7 @@ function renameItems(tenant: string, current: Project, name: string, update: Upd
 }
 
 /** Removes the project and frees its name. Its runs are deleted by the runs store, which owns run data. */
-export async function deleteProject(tenant: string, id: string): Promise<void> {
+export async function deleteProject(tenant: string, id: string): Promise<Project> {
   const project = await getProject(tenant, id);
   const TableName = tableName("main");
   try {
@@ -327,6 +327,7 @@ export async function deleteProject(tenant: string, id: string): Promise<void> {
     throw err;
   }
   forget(tenant, project);
+  return project;
 }
 
 /** The project a run goes into: an existing id, a name (created on first use), else "default". */

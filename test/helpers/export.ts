@@ -174,3 +174,45 @@ export async function duck(sql: string): Promise<Record<string, any>[]> {
     conn.closeSync?.();
   }
 }
+
+/** JSON calls to a platform started by the test itself (bench/platform.ts), with its bootstrap key. */
+export function platformApi(p: { base: string; facts: LocalFacts }) {
+  const headers = {
+    "X-Api-Key": p.facts.api_key,
+    "X-Tenant-Id": p.facts.tenant_id,
+    "content-type": "application/json",
+  };
+  return async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${p.base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, json: (await r.json()) as any };
+  };
+}
+
+/** Ingests runs, creates a bucket and a destination (through `endpoint`), and returns what an export needs. */
+export async function exportSource(
+  p: { base: string; facts: LocalFacts },
+  opts: { project: string; firstDay: string; days: number; perDay: number; bucket: string; endpoint: string },
+) {
+  const api = platformApi(p);
+  const sent = runsOverDays(opts.project, opts.firstDay, opts.days, opts.perDay);
+  for (let i = 0; i < sent.length; i += 100) {
+    const r = await api("POST", "/api/v1/runs/batch", { post: sent.slice(i, i + 100) });
+    if (r.status !== 202) throw new Error(`ingest failed: ${r.status}`);
+  }
+  const project = (await api("GET", `/api/v1/sessions?name=${opts.project}`)).json[0].id as string;
+  await s3For(p.facts).send(new CreateBucketCommand({ Bucket: opts.bucket }));
+  const dest = await api("POST", "/api/v1/bulk-exports/destinations", {
+    destination_type: "s3",
+    display_name: opts.bucket,
+    config: { bucket_name: opts.bucket, prefix: "x", endpoint_url: opts.endpoint },
+    credentials: { access_key_id: p.facts.s3.access_key_id, secret_access_key: p.facts.s3.secret_access_key },
+  });
+  if (dest.status !== 200) throw new Error(`destination failed: ${JSON.stringify(dest.json)}`);
+  return { api, sent, project, destination: dest.json.id as string };
+}
+
+export const FINAL_STATUSES = ["Completed", "Failed", "Cancelled", "TimedOut"];

@@ -1,0 +1,72 @@
+import { BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
+import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
+import { dynamo, s3 } from "../aws/clients.ts";
+import { queryPage, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+import { tableName } from "../tables.ts";
+import { partitionKey, RUN_SHARDS } from "./store.ts";
+import { dayOf } from "./time.ts";
+
+// Deleting a project deletes its runs: every day partition between its first and last run, each shard,
+// run items with their patch records and the payloads they offloaded to S3. Idempotent, so a retried
+// invocation finishes what an earlier one started.
+export interface PurgeJob {
+  tenant_id: string;
+  session_id: string;
+  first_run_start_time: string | null;
+  last_run_start_time: string | null;
+}
+
+export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
+  if (!job.first_run_start_time || !job.last_run_start_time) return 0;
+  let deleted = 0;
+  const last = Date.parse(`${dayOf(job.last_run_start_time)}T00:00:00Z`);
+  for (let d = Date.parse(`${dayOf(job.first_run_start_time)}T00:00:00Z`); d <= last; d += 86_400_000) {
+    const day = new Date(d).toISOString().slice(0, 10);
+    for (let shard = 0; shard < RUN_SHARDS(); shard++) {
+      for (;;) {
+        // Always the first page: what was deleted is gone from the index, so no cursor is needed.
+        const page = await queryPage("runs", {
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :pk",
+          values: { ":pk": partitionKey(job.tenant_id, job.session_id, day, shard) },
+          Limit: 100,
+        });
+        if (!page.items.length) break;
+        const refs = page.items.flatMap((i) =>
+          Object.entries(i)
+            .filter(([k, v]) => k.endsWith("_ref") && typeof v === "string")
+            .map(([, v]) => v as string),
+        );
+        await deleteKeys(
+          page.items.flatMap((i) => [
+            { PK: i.PK, SK: "run" },
+            { PK: i.PK, SK: "patch" },
+          ]),
+        );
+        if (refs.length)
+          await s3().send(
+            new DeleteObjectsCommand({
+              Bucket: config.defaultBucket,
+              Delete: { Objects: refs.map((Key) => ({ Key })), Quiet: true },
+            }),
+          );
+        deleted += page.items.length;
+      }
+    }
+  }
+  return deleted;
+}
+
+async function deleteKeys(keys: { PK: string; SK: string }[]) {
+  for (let i = 0; i < keys.length; i += 25) {
+    let pending: WriteRequest[] = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: toItem(k) } }));
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      const out = await dynamo().send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
+      );
+      pending = out.UnprocessedItems?.[tableName("runs")] ?? [];
+    }
+  }
+}
