@@ -3,6 +3,9 @@ const benches: Record<string, () => Promise<void>> = {
   startup: async () => (await import("./startup.ts")).startupBench(),
   ingest: async () => (await import("./ingest.ts")).ingestBench(),
   export: async () => (await import("./export.ts")).exportBench(),
+  parquet: async () => {
+    await (await import("./parquet.ts")).parquetEncoderBench();
+  },
 };
 
 const names = process.argv.slice(2);

@@ -53,6 +53,8 @@ beforeAll(async () => {
   scheduler = new LocalScheduler(
     async (t) => void (await lambda.invoke(t.Arn, JSON.parse(t.Input ?? "{}"), false)),
     50,
+    // Its own partition: the shared test cloud's scheduler polls the same table and would fire these first.
+    "LOCAL#SCHEDULES#local-services-test",
   );
   emulator = await startAwsEmulator(
     { kms: new LocalKms(mkdtempSync(join(tmpdir(), "kms-"))), sfn, lambda, scheduler },

@@ -32,16 +32,18 @@ export class LocalScheduler {
   constructor(
     private readonly fire: FireTarget,
     private readonly intervalMs = 1000,
+    /** The partition schedules live in; separate local schedulers sharing a table keep apart. */
+    private readonly pk = PK,
   ) {}
 
   private key(group: string | undefined, name: string) {
-    return toItem({ PK, SK: `${group ?? "default"}#${name}` });
+    return toItem({ PK: this.pk, SK: `${group ?? "default"}#${name}` });
   }
 
   async create(name: string, input: any, update = false) {
     const fireAt = nextFireTime(input.ScheduleExpression, input.ScheduleExpressionTimezone, Date.now());
     const item = {
-      PK,
+      PK: this.pk,
       SK: `${input.GroupName ?? "default"}#${name}`,
       name,
       group: input.GroupName ?? "default",
@@ -107,7 +109,7 @@ export class LocalScheduler {
         new QueryCommand({
           TableName: tableName("main"),
           KeyConditionExpression: "PK = :pk",
-          ExpressionAttributeValues: toItem({ ":pk": PK }),
+          ExpressionAttributeValues: toItem({ ":pk": this.pk }),
         }),
       );
       const due = (out.Items ?? [])

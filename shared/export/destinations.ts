@@ -1,18 +1,21 @@
 import { randomUUID } from "node:crypto";
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { lookup } from "node:dns/promises";
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { isIP } from "node:net";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { getItem, type Item, putItem, queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
-import { BadRequest, NotFound, ValidationFailed } from "../errors.ts";
+import { BadRequest, NotFound, ValidationFailed, validationError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { canonicalTime } from "../runs/time.ts";
 
 // Export destinations: an S3 (or S3-compatible) bucket and prefix, with credentials sealed by KMS envelope
 // encryption (write-only: only their field names are ever shown). Creation proves write access by writing a
-// test object, then deleting it.
+// test object under `<root>/tmp/`, then deleting it; when the key may not delete, the object stays there.
 //   record  PK T#<tenant>#BULKEXPORTDEST  SK <id>   GSI1 T#<tenant>#BULKEXPORTDESTS / <created>#<id>
 const pk = (tenant: string) => `T#${tenant}#BULKEXPORTDEST`;
 const listPk = (tenant: string) => `T#${tenant}#BULKEXPORTDESTS`;
@@ -22,37 +25,59 @@ export class DestinationError extends Error {
   override name = "DestinationError";
 }
 
-// S3 bucket naming rules (general purpose buckets).
-const BUCKET =
-  /^(?!xn--)(?!sthree-)(?!.*-s3alias$)(?!.*--ol-s3$)(?!\d+\.\d+\.\d+\.\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+// — create body —
+
+/** S3 general purpose bucket naming rules (3..63, lowercase, no IP form, no reserved prefixes/suffixes). */
+export function isValidBucketName(name: string): boolean {
+  return (
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(name) &&
+    !/\.\.|\.-|-\./.test(name) &&
+    !/^\d+\.\d+\.\d+\.\d+$/.test(name) &&
+    !/^(xn--|sthree-|amzn-s3-demo-)/.test(name) &&
+    !/(-s3alias|--ol-s3|--x-s3|--table-s3|\.mrap)$/.test(name)
+  );
+}
+
+/** "" is sent by some clients for "not set". */
+const blankAsNull = (v: unknown) => (v === "" ? null : v);
 
 export const DestinationCreate = z.looseObject({
   destination_type: z
     .string()
     .refine((t) => t === "s3" || t === "objstore", "destination_type must be s3")
-    .default("s3"),
+    .default("s3")
+    .transform((): "s3" => "s3"),
   display_name: z.string().min(1).max(255),
-  config: z.looseObject({
-    bucket_name: z
-      .string()
-      .refine((b) => BUCKET.test(b) && !b.includes(".."), "bucket_name is not a valid S3 bucket name"),
-    prefix: z
-      .string()
-      .max(900)
-      .default("")
-      .transform((p) => p.replace(/^\/+|\/+$/g, "")),
-    region: z
-      .string()
-      .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, "region is not an AWS region name")
-      .nullish(),
-    endpoint_url: z.string().max(2048).nullish(),
-    include_bucket_in_prefix: z.boolean().nullish(),
-  }),
+  config: z
+    .looseObject({
+      bucket_name: z.string().refine(isValidBucketName, "bucket_name is not a valid S3 bucket name"),
+      prefix: z
+        .string()
+        .max(900)
+        .nullish()
+        .transform((p) => (p ?? "").replace(/^\/+|\/+$/g, "")),
+      region: z.preprocess(blankAsNull, z.string().max(64).nullish()),
+      endpoint_url: z.preprocess(blankAsNull, z.string().max(2048).nullish()),
+      include_bucket_in_prefix: z
+        .boolean()
+        .nullish()
+        .transform((b) => b ?? false),
+    })
+    .superRefine((c, ctx) => {
+      if (c.endpoint_url) {
+        const problem = endpointUrlProblem(c.endpoint_url, config.localMode);
+        if (problem) ctx.addIssue({ code: "custom", path: ["endpoint_url"], message: problem });
+      }
+      // Without an endpoint the region becomes part of the S3 host name: one DNS label. S3-compatible
+      // services only sign with it, and some use names such as "auto" or "RegionOne".
+      if (c.region && !(c.endpoint_url ? /^[A-Za-z0-9._-]+$/ : /^[a-z0-9]+(-[a-z0-9]+)*$/).test(c.region))
+        ctx.addIssue({ code: "custom", path: ["region"], message: "region is not a valid region name" });
+    }),
   credentials: z
     .looseObject({
       access_key_id: z.string().min(1).max(256),
       secret_access_key: z.string().min(1).max(1024),
-      session_token: z.string().min(1).max(8192).nullish(),
+      session_token: z.preprocess(blankAsNull, z.string().max(8192).nullish()),
     })
     .nullish(),
 });
@@ -78,42 +103,87 @@ export type Destination = z.output<typeof DestinationOut>;
 
 // — SSRF guard —
 
-/** Whether an IP address is loopback, link-local, private, unspecified or otherwise not a public endpoint. */
-export function isInternalAddress(address: string): boolean {
-  const kind = isIP(address);
-  if (kind === 4) {
-    const [a, b] = address.split(".").map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  if (kind === 6) {
-    const v = address.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v);
-    if (mapped) return isInternalAddress(mapped[1]);
-    return v === "::" || v === "::1" || /^fe[89ab]/.test(v) || /^f[cd]/.test(v) || v.startsWith("ff");
-  }
-  return true;
+function ipv4Internal(address: string): boolean {
+  const [a, b, c] = address.split(".").map(Number);
+  return (
+    a === 0 || // "this network", 0.0.0.0
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+    (a === 169 && b === 254) || // link-local, instance metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0 && (c === 0 || c === 2)) || // IETF protocol assignments, documentation
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    (a === 198 && b === 51 && c === 100) ||
+    (a === 203 && b === 0 && c === 113) ||
+    a >= 224 // multicast, reserved, broadcast
+  );
 }
 
+/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tail allowed), or undefined when malformed. */
+function ipv6Groups(address: string): number[] | undefined {
+  let s = address;
+  const tail: number[] = [];
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
+  if (v4) {
+    if (isIP(v4[1]) !== 4) return undefined;
+    const [a, b, c, d] = v4[1].split(".").map(Number);
+    tail.push((a << 8) | b, (c << 8) | d);
+    s = `${s.slice(0, -v4[1].length)}0:0`; // placeholder groups, replaced below
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return undefined;
+  const part = (h: string) => (h === "" ? [] : h.split(":").map((g) => Number.parseInt(g, 16)));
+  const head = part(halves[0]);
+  const rest = halves.length === 2 ? part(halves[1]) : [];
+  const fill = 8 - head.length - rest.length;
+  if (halves.length === 1 ? fill !== 0 : fill < 0) return undefined;
+  const groups = [...head, ...Array(fill).fill(0), ...rest];
+  if (groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return undefined;
+  if (tail.length) groups.splice(6, 2, ...tail);
+  return groups;
+}
+
+const v4Of = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
 /**
- * Checks an endpoint_url: http(s), no credentials in it, and — outside local mode — no host that is or
- * resolves to an internal address (no reaching the cloud's metadata service or the VPC through an export).
- * Returns the problem, or undefined when the URL is acceptable.
+ * Whether an IP address is loopback, link-local, private, unspecified or otherwise not a public endpoint
+ * (including IPv4 addresses embedded in IPv6: mapped, compatible, NAT64, 6to4). Anything that is not an IP
+ * address counts as internal. Pure; never throws.
  */
-export async function endpointProblem(
-  raw: string,
-  local = config.localMode,
-  resolve: (host: string) => Promise<string[]> = async (h) =>
-    (await lookup(h, { all: true })).map((a) => a.address),
-): Promise<string | undefined> {
+export function isInternalAddress(address: string): boolean {
+  if (typeof address !== "string") return true;
+  const kind = isIP(address);
+  if (kind === 4) return ipv4Internal(address);
+  if (kind !== 6 || address.includes("%")) return true; // not an IP, or scoped (link-local) IPv6
+  const g = ipv6Groups(address.toLowerCase());
+  if (!g) return true;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 8)) return true; // ::
+  if (zeros(0, 7) && g[7] === 1) return true; // ::1
+  if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return ipv4Internal(v4Of(g[6], g[7])); // mapped, compatible
+  if (g[0] === 0x64 && g[1] === 0xff9b) return g[2] !== 0 || ipv4Internal(v4Of(g[6], g[7])); // NAT64 (/96 and local /48)
+  if (g[0] === 0x2002) return ipv4Internal(v4Of(g[1], g[2])); // 6to4
+  if (g[0] === 0x2001 && (g[1] === 0 || g[1] === 0xdb8)) return true; // Teredo, documentation
+  if (g[0] === 0x100 && zeros(1, 4)) return true; // discard-only
+  return (
+    (g[0] & 0xfe00) === 0xfc00 || (g[0] & 0xffc0) === 0xfe80 || (g[0] & 0xffc0) === 0xfec0 || g[0] >= 0xff00
+  );
+}
+
+const hostOf = (url: URL) =>
+  url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
+
+/**
+ * The checks of an endpoint_url that need no DNS: an http(s) URL without credentials in it and — outside
+ * local mode — not a loopback/private/link-local address or a local-only name. Pure; never throws.
+ * Returns the problem, or undefined when the URL passes (a host name still needs `endpointProblem`).
+ */
+export function endpointUrlProblem(raw: string, local: boolean): string | undefined {
   let url: URL;
   try {
     url = new URL(raw);
@@ -124,20 +194,80 @@ export async function endpointProblem(
     return "endpoint_url must be an http or https URL";
   if (url.username || url.password) return "endpoint_url must not carry credentials";
   if (local) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal"))
+  const host = hostOf(url);
+  if (
+    host === "" ||
+    host === "localhost" ||
+    /\.(localhost|local|localdomain|internal)$/.test(host) ||
+    (isIP(host) !== 0 && isInternalAddress(host))
+  )
     return "endpoint_url must be a public endpoint";
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : await resolve(host);
-  } catch {
-    return "Invalid endpoint";
-  }
-  if (!addresses.length || addresses.some(isInternalAddress)) return "endpoint_url must be a public endpoint";
   return undefined;
 }
 
+export type Resolver = (host: string) => Promise<string[]>;
+const resolveAll: Resolver = async (h) =>
+  (await lookup(h, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * Checks an endpoint_url: `endpointUrlProblem`, then (outside local mode) that no address the host name
+ * resolves to is internal — no reaching the cloud's metadata service or the VPC through an export. A name
+ * that does not resolve is left to the write test, which reports "Invalid endpoint". Never throws.
+ */
+export async function endpointProblem(
+  raw: string,
+  local = config.localMode,
+  resolve: Resolver = resolveAll,
+): Promise<string | undefined> {
+  const problem = endpointUrlProblem(raw, local);
+  if (problem || local) return problem;
+  const host = hostOf(new URL(raw));
+  if (isIP(host)) return undefined;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return undefined;
+  }
+  if (addresses.some(isInternalAddress)) return "endpoint_url must be a public endpoint";
+  return undefined;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `dns.lookup` for sockets that refuses internal addresses, so a host name that resolved to a public
+ * address when the destination was created cannot later be re-pointed at an internal one (DNS rebinding).
+ */
+export function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, options.all ? [] : "");
+    const internal = addresses.find((a) => isInternalAddress(a.address));
+    if (internal || !addresses.length) {
+      const refused: NodeJS.ErrnoException = new Error(
+        `endpoint host ${hostname} resolves to a non-public address`,
+      );
+      refused.code = "EINTERNALADDRESS";
+      return callback(refused, options.all ? [] : "");
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
 // — S3 errors —
+
+function printable(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
 
 export type S3ErrorKind = "access_denied" | "bucket_invalid" | "key_id" | "endpoint" | "retryable";
 export const DESTINATION_MESSAGES: Record<Exclude<S3ErrorKind, "retryable">, string> = {
@@ -147,69 +277,119 @@ export const DESTINATION_MESSAGES: Record<Exclude<S3ErrorKind, "retryable">, str
   endpoint: "Invalid endpoint",
 };
 
-/** What an S3 SDK error means for a destination: one of the spec's four errors, or a retryable fault. */
+const ACCESS_DENIED = new Set([
+  "AccessDenied",
+  "SignatureDoesNotMatch",
+  "InvalidToken",
+  "ExpiredToken",
+  "TokenRefreshRequired",
+  "AllAccessDisabled",
+  "AccountProblem",
+  "InvalidSecurity",
+  "InvalidClientTokenId",
+  // The SDK found no credentials (no keys given and none in the environment).
+  "CredentialsProviderError",
+]);
+const BUCKET_INVALID = new Set([
+  "NoSuchBucket",
+  "InvalidBucketName",
+  "PermanentRedirect",
+  "AuthorizationHeaderMalformed", // signed for another region than the bucket's
+  "IllegalLocationConstraintException",
+  "InvalidBucketState",
+]);
+const RETRYABLE = new Set([
+  "SlowDown",
+  "Throttling",
+  "ThrottlingException",
+  "RequestThrottled",
+  "RequestTimeout",
+  "RequestTimeTooSkewed",
+  "InternalError",
+  "ServiceUnavailable",
+  "OperationAborted",
+  "NoSuchUpload",
+  "TimeoutError",
+  "RequestTimeoutException",
+  "AbortError",
+]);
+// No answer from an S3 service: refused, unknown host, unreachable, TLS problems, the SSRF guard.
+const ENDPOINT_NET = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_FAIL",
+  "EAI_NONAME",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EPROTO",
+  "EINTERNALADDRESS",
+  "ERR_INVALID_URL",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+]);
+// Transient network faults.
+const RETRYABLE_NET = new Set([
+  "ETIMEDOUT",
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "EAI_AGAIN",
+  "ESOCKETTIMEDOUT",
+]);
+// Names the SDK gives errors whose body carried no S3 error code (a HEAD, or a response that is not S3's).
+const GENERIC_NAMES = new Set([
+  "",
+  "Error",
+  "Unknown",
+  "UnknownError",
+  "NotFound",
+  "Forbidden",
+  "BadRequest",
+]);
+
+/**
+ * What an S3 SDK error means for a destination: one of the spec's four destination errors (`access_denied`,
+ * `bucket_invalid`, `key_id`: the destination is wrong, retrying cannot help; `endpoint`: no S3 service
+ * answered there), or `retryable` (throttling, 5xx, timeouts, resets). Never throws.
+ */
 export function classifyS3Error(err: unknown): { kind: S3ErrorKind; message: string } {
-  const e = (err ?? {}) as {
-    name?: string;
-    Code?: string;
-    code?: string;
-    $metadata?: { httpStatusCode?: number };
+  const e = (err && typeof err === "object" ? err : {}) as {
+    name?: unknown;
+    message?: unknown;
+    Code?: unknown;
+    code?: unknown;
+    cause?: { code?: unknown };
+    $metadata?: { httpStatusCode?: number; requestId?: string; extendedRequestId?: string };
   };
-  const code = e.name ?? e.Code ?? e.code ?? "";
-  const status = e.$metadata?.httpStatusCode;
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const name = str(e.name);
+  const s3Code = str(e.Code) || (GENERIC_NAMES.has(name) ? "" : name);
+  const netCode = str(e.code) || str(e.cause?.code);
+  const status = typeof e.$metadata?.httpStatusCode === "number" ? e.$metadata.httpStatusCode : undefined;
+  // An S3 service answered: its error carried a code, or the response had an S3 request id.
+  const fromS3 = status !== undefined && (s3Code !== "" || !!e.$metadata?.requestId);
   const kind = ((): S3ErrorKind => {
-    if (code === "InvalidAccessKeyId") return "key_id";
-    if (
-      [
-        "AccessDenied",
-        "SignatureDoesNotMatch",
-        "InvalidToken",
-        "ExpiredToken",
-        "AllAccessDisabled",
-        "AccountProblem",
-      ].includes(code)
-    )
-      return "access_denied";
-    if (
-      [
-        "NoSuchBucket",
-        "InvalidBucketName",
-        "PermanentRedirect",
-        "AuthorizationHeaderMalformed",
-        "IllegalLocationConstraintException",
-      ].includes(code)
-    )
-      return "bucket_invalid";
-    if (
-      [
-        "ECONNREFUSED",
-        "ENOTFOUND",
-        "EAI_AGAIN",
-        "EHOSTUNREACH",
-        "ENETUNREACH",
-        "CERT_HAS_EXPIRED",
-        "DEPTH_ZERO_SELF_SIGNED_CERT",
-        "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-      ].includes(code)
-    )
-      return "endpoint";
+    for (const code of [s3Code, netCode]) {
+      if (code === "InvalidAccessKeyId") return "key_id";
+      if (ACCESS_DENIED.has(code)) return "access_denied";
+      if (BUCKET_INVALID.has(code)) return "bucket_invalid";
+      if (RETRYABLE.has(code) || RETRYABLE_NET.has(code)) return "retryable";
+      if (ENDPOINT_NET.has(code) || code.startsWith("ERR_SSL_")) return "endpoint";
+    }
     if (status === 403) return "access_denied";
-    if (status === 404 || status === 301) return "bucket_invalid";
-    if (code === "TimeoutError" || code === "RequestTimeout" || code === "SlowDown" || code === "Throttling")
-      return "retryable";
-    if (status !== undefined && (status >= 500 || status === 429)) return "retryable";
-    // A response that is not S3's (HTML, no XML error code) or no response at all.
-    if (status === undefined || code === "Unknown" || code === "UnknownError" || code === "Error")
-      return "endpoint";
-    return "retryable";
+    if (status === 301) return "bucket_invalid";
+    if (status === 404) return fromS3 ? "bucket_invalid" : "endpoint";
+    if (status !== undefined && (status >= 500 || status === 429 || status === 408))
+      return s3Code === "NotImplemented" ? "endpoint" : "retryable";
+    if (status !== undefined && fromS3) return "retryable"; // another S3 4xx: let the retries record it
+    return "endpoint"; // no answer, or an answer that is not S3's
   })();
-  return {
-    kind,
-    message:
-      kind === "retryable"
-        ? `${code || "Error"}: ${(err as Error)?.message ?? err}`
-        : DESTINATION_MESSAGES[kind],
-  };
+  const detail = `${s3Code || netCode || name || "Error"}: ${str(e.message) || printable(err)}`.slice(0, 500);
+  return { kind, message: kind === "retryable" ? detail : DESTINATION_MESSAGES[kind] };
 }
 
 // — clients and keys —
@@ -219,14 +399,29 @@ export function destinationRoot(cfg: Destination["config"]): string {
   return [cfg.include_bucket_in_prefix ? cfg.bucket_name : "", cfg.prefix].filter(Boolean).join("/");
 }
 
-function clientFor(
-  cfg: Destination["config"],
-  creds: Record<string, string> | undefined,
-  quick = false,
-): S3Client {
+/** Where the creation write test puts its object (under `tmp/`, where it stays when deleting is not allowed). */
+export function writeTestKey(cfg: Destination["config"], id: string = randomUUID()): string {
+  const root = destinationRoot(cfg);
+  return `${root ? `${root}/` : ""}tmp/.agent-platform-write-test-${id}`;
+}
+
+type Credentials = Record<string, string>;
+
+function clientFor(cfg: Destination["config"], creds: Credentials | undefined, purpose: "check" | "export") {
+  const check = purpose === "check";
+  // Outside local mode, sockets to a custom endpoint refuse host names resolving to internal addresses.
+  const agents =
+    cfg.endpoint_url && !config.localMode
+      ? {
+          httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
+          httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
+        }
+      : {};
   return new S3Client({
     region: cfg.region ?? config.region,
-    ...(cfg.endpoint_url ? { endpoint: cfg.endpoint_url, forcePathStyle: true } : {}),
+    ...(cfg.endpoint_url
+      ? { endpoint: cfg.endpoint_url, forcePathStyle: true }
+      : { followRegionRedirects: !cfg.region }),
     ...(creds
       ? {
           credentials: {
@@ -238,14 +433,20 @@ function clientFor(
       : {}),
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    // No SDK retries: creation fails fast on a dead endpoint, and an export's failed write is retried by the
-    // state machine (30 s fixed) and recorded on the run as retry_<n>, as the spec describes.
-    maxAttempts: 1,
-    requestHandler: { connectionTimeout: quick ? 5_000 : 30_000, requestTimeout: quick ? 10_000 : 300_000 },
+    // Creation fails fast on a dead endpoint (short timeouts, one retry). An export's writes are not retried
+    // by the SDK: a failed write is retried by the state machine (30 s fixed) and recorded on the run as
+    // retry_<n>, as the spec describes. requestTimeout is an idle-socket timeout, so it does not cap uploads.
+    maxAttempts: check ? 2 : 1,
+    requestHandler: {
+      connectionTimeout: check ? 5_000 : 30_000,
+      requestTimeout: check ? 10_000 : 300_000,
+      throwOnRequestTimeout: true,
+      ...agents,
+    },
   });
 }
 
-const context = (tenant: string, id: string) => ({
+const sealContext = (tenant: string, id: string) => ({
   tenant_id: tenant,
   record: `bulk-export-destination/${id}`,
 });
@@ -273,11 +474,24 @@ function toDestination(item: Item): Destination {
 export async function createDestination(tenant: string, body: DestinationCreateIn): Promise<Destination> {
   if (body.config.endpoint_url) {
     const problem = await endpointProblem(body.config.endpoint_url);
-    if (problem)
-      throw new ValidationFailed([
-        { loc: ["body", "config", "endpoint_url"], msg: problem, type: "value_error" },
-      ]);
+    if (problem) throw validationError(["body", "config", "endpoint_url"], problem);
   }
+  const creds: Credentials | undefined = body.credentials
+    ? {
+        access_key_id: body.credentials.access_key_id,
+        secret_access_key: body.credentials.secret_access_key,
+        ...(body.credentials.session_token ? { session_token: body.credentials.session_token } : {}),
+      }
+    : undefined;
+  // Without credentials the platform's own role would write: never into the platform's bucket (run payloads).
+  if (!creds && body.config.bucket_name === config.defaultBucket)
+    throw new ValidationFailed([
+      {
+        loc: ["body", "credentials"],
+        msg: "The platform's own bucket can only be used with explicit credentials",
+        type: "missing",
+      },
+    ]);
   const id = randomUUID();
   const now = canonicalTime(Date.now())!;
   const destination: Destination = {
@@ -290,24 +504,14 @@ export async function createDestination(tenant: string, body: DestinationCreateI
       prefix: body.config.prefix,
       region: body.config.region ?? null,
       endpoint_url: body.config.endpoint_url ?? null,
-      include_bucket_in_prefix: body.config.include_bucket_in_prefix ?? false,
+      include_bucket_in_prefix: body.config.include_bucket_in_prefix,
     },
     created_at: now,
     updated_at: now,
-    credentials_keys: [],
+    credentials_keys: Object.keys(creds ?? {}),
   };
-  const creds = body.credentials
-    ? Object.fromEntries(
-        Object.entries({
-          access_key_id: body.credentials.access_key_id,
-          secret_access_key: body.credentials.secret_access_key,
-          session_token: body.credentials.session_token ?? undefined,
-        }).filter((e): e is [string, string] => typeof e[1] === "string"),
-      )
-    : undefined;
-  destination.credentials_keys = Object.keys(creds ?? {});
-  await checkWriteAccess(destination.config, creds);
-  const sealed = creds ? await sealRecord(creds, context(tenant, id)) : undefined;
+  await checkWriteAccess(tenant, destination.config, creds);
+  const sealed = creds ? await sealRecord(creds, sealContext(tenant, id)) : undefined;
   await putItem("main", {
     PK: pk(tenant),
     SK: id,
@@ -319,40 +523,75 @@ export async function createDestination(tenant: string, body: DestinationCreateI
   return destination;
 }
 
-/** Writes a test object under the prefix and deletes it (when permitted; otherwise it stays). */
-async function checkWriteAccess(cfg: Destination["config"], creds: Record<string, string> | undefined) {
-  const client = clientFor(cfg, creds, true);
-  const root = destinationRoot(cfg);
-  const key = `${root ? `${root}/` : ""}.agent-platform-write-test-${randomUUID()}`;
-  try {
-    await client.send(
-      new PutObjectCommand({ Bucket: cfg.bucket_name, Key: key, Body: "agent platform write test" }),
-    );
-  } catch (err) {
-    const c = classifyS3Error(err);
-    logger.info("destination check failed", {
-      bucket: cfg.bucket_name,
-      kind: c.kind,
-      error: (err as Error)?.name,
-    });
-    throw new BadRequest(c.kind === "retryable" ? `Could not write to the bucket: ${c.message}` : c.message);
-  }
-  await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key })).catch((err) =>
-    logger.info("destination test object left in place", {
-      bucket: cfg.bucket_name,
-      key,
-      error: err?.name,
-    }),
-  );
-  client.destroy();
+/** The 400 a failed write test answers with: the spec's message, or what went wrong for a transient fault. */
+export function writeTestFailure(err: unknown): BadRequest {
+  const c = classifyS3Error(err);
+  if (c.kind !== "retryable") return new BadRequest(c.message);
+  const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  // No answer in time (timeouts, resets): the endpoint is not usable as it stands.
+  if (status === undefined) return new BadRequest(DESTINATION_MESSAGES.endpoint);
+  return new BadRequest(`Could not write the test object (HTTP ${status}, ${c.message}); try again`);
 }
 
+/**
+ * Writes a test object and deletes it. Deleting is optional on the key: when it fails (AccessDenied or
+ * anything else) the object stays under `<root>/tmp/`, and creation still succeeds.
+ */
+async function checkWriteAccess(tenant: string, cfg: Destination["config"], creds: Credentials | undefined) {
+  const client = clientFor(cfg, creds, "check");
+  const key = writeTestKey(cfg);
+  try {
+    let etag: string | undefined;
+    try {
+      const out = await client.send(
+        new PutObjectCommand({
+          Bucket: cfg.bucket_name,
+          Key: key,
+          Body: "agent platform destination write test\n",
+          ContentType: "text/plain",
+        }),
+      );
+      etag = out.ETag;
+    } catch (err) {
+      const failure = writeTestFailure(err);
+      logger.info("destination write test failed", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+        detail: failure.message,
+        error: (err as Error)?.name,
+        status: (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode,
+      });
+      throw failure;
+    }
+    // Every S3 PutObject answer carries an ETag; a 200 without one came from something else.
+    if (!etag) {
+      logger.info("destination write test: answer without ETag", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+      });
+      throw new BadRequest(DESTINATION_MESSAGES.endpoint);
+    }
+    await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key })).catch((err) =>
+      logger.info("destination write test object left in place", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+        key,
+        error: (err as Error)?.name,
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The destination in its wire shape; NotFound for an unknown id or another workspace's. */
 export async function getDestination(tenant: string, id: string): Promise<Destination> {
   const item = await getItem("main", { PK: pk(tenant), SK: id });
   if (!item) throw new NotFound("Bulk export destination not found");
   return toDestination(item);
 }
 
+/** The workspace's destinations, newest first. */
 export async function listDestinations(tenant: string): Promise<Destination[]> {
   const out: Destination[] = [];
   let lastKey: Item | undefined;
@@ -370,7 +609,11 @@ export async function listDestinations(tenant: string): Promise<Destination[]> {
   return out;
 }
 
-/** A client for writing exports to a destination, with its bucket and key root. */
+/**
+ * A client for writing exports to a destination (credentials unsealed), its bucket and key root: "" or a
+ * path without leading/trailing slash, led by the bucket name when include_bucket_in_prefix.
+ * A missing destination is a DestinationError (not retried).
+ */
 export async function openDestination(
   tenant: string,
   id: string,
@@ -379,10 +622,10 @@ export async function openDestination(
   if (!item) throw new DestinationError("Bulk export destination not found");
   const destination = toDestination(item);
   const creds = item.credentials_sealed
-    ? await unsealRecord(item.credentials_sealed as Sealed, context(tenant, id))
+    ? await unsealRecord(item.credentials_sealed as Sealed, sealContext(tenant, id))
     : undefined;
   return {
-    client: clientFor(destination.config, creds),
+    client: clientFor(destination.config, creds, "export"),
     bucket: destination.config.bucket_name,
     root: destinationRoot(destination.config),
     destination,

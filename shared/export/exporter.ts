@@ -10,7 +10,7 @@ import { canonicalTime } from "../runs/time.ts";
 import { classifyS3Error, DestinationError, openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
-import { ParquetFileWriter, prepareCompression } from "./parquet-writer.ts";
+import { ParquetFileWriter } from "./parquet.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
 
 // One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
@@ -146,7 +146,6 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   const fields = (exp.export_fields as ExportField[] | null) ?? [...EXPORT_FIELDS];
   const match = exp.filter ? compileFilter(exp.filter) : undefined;
   const dest = await openDestination(job.tenant_id, exp.bulk_export_destination_id);
-  await prepareCompression(exp.compression);
   const shards = RUN_SHARDS();
   const lower = run.start_time;
   const upper = run.end_time;
