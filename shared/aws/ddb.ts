@@ -5,6 +5,10 @@ import {
   type PutItemCommandInput,
   QueryCommand,
   type QueryCommandInput,
+  TransactionCanceledException,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type TableId, tableName } from "../tables.ts";
@@ -57,4 +61,87 @@ export async function queryPage(
 
 export function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string })?.name === "ConditionalCheckFailedException";
+}
+
+/** The per-item cancellation codes of a failed transaction (undefined for any other error). */
+export function cancelCodes(err: unknown): (string | undefined)[] | undefined {
+  if (!(err instanceof TransactionCanceledException)) return undefined;
+  return (err.CancellationReasons ?? []).map((r) => r.Code);
+}
+
+/** Runs a transaction, retrying when another transaction on the same items got in the way. */
+export async function transact(items: TransactWriteItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await dynamo().send(new TransactWriteItemsCommand({ TransactItems: items }));
+      return;
+    } catch (err) {
+      const codes = cancelCodes(err);
+      if (attempt >= 6 || !codes?.includes("TransactionConflict") || codes.includes("ConditionalCheckFailed"))
+        throw err;
+      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt * Math.random()));
+    }
+  }
+}
+
+export interface ConditionalUpdate {
+  /** Attributes to set; a dotted name sets a map entry (`errors.retry_0`). */
+  set?: Item;
+  /** Numbers to add. */
+  add?: Record<string, number>;
+  /** Lists to append to (created when missing). */
+  append?: Record<string, unknown[]>;
+  /** Conditions: attribute equals value. */
+  when?: Item;
+  /** Conditions: attribute is one of the values. */
+  in?: Record<string, readonly unknown[]>;
+  /** Conditions: attribute is none of the values. */
+  notIn?: Record<string, readonly unknown[]>;
+}
+
+/** One UpdateItem on an existing item under the given conditions; false when a condition did not hold. */
+export async function conditionalUpdate(table: TableId, key: Item, u: ConditionalUpdate): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  let n = 0;
+  const name = (k: string) =>
+    k
+      .split(".")
+      .map((part) => {
+        const id = `#n${n++}`;
+        names[id] = part;
+        return id;
+      })
+      .join(".");
+  const value = (v: unknown) => {
+    const id = `:v${n++}`;
+    values[id] = v;
+    return id;
+  };
+  const sets = Object.entries(u.set ?? {}).map(([k, v]) => `${name(k)} = ${value(v)}`);
+  for (const [k, v] of Object.entries(u.append ?? {}))
+    sets.push(`${name(k)} = list_append(if_not_exists(${name(k)}, ${value([])}), ${value(v)})`);
+  const adds = Object.entries(u.add ?? {}).map(([k, v]) => `${name(k)} ${value(v)}`);
+  const conds = ["attribute_exists(PK)"];
+  for (const [k, v] of Object.entries(u.when ?? {})) conds.push(`${name(k)} = ${value(v)}`);
+  for (const [k, vs] of Object.entries(u.in ?? {})) conds.push(`${name(k)} IN (${vs.map(value).join(", ")})`);
+  for (const [k, vs] of Object.entries(u.notIn ?? {}))
+    if (vs.length) conds.push(`NOT (${name(k)} IN (${vs.map(value).join(", ")}))`);
+  const expr = [sets.length ? `SET ${sets.join(", ")}` : "", adds.length ? `ADD ${adds.join(", ")}` : ""];
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName(table),
+        Key: toItem(key),
+        UpdateExpression: expr.filter(Boolean).join(" "),
+        ConditionExpression: conds.join(" AND "),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: toItem(values),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
 }

@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
-import {
-  TransactionCanceledException,
-  type TransactWriteItem,
-  TransactWriteItemsCommand,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { dynamo } from "../aws/clients.ts";
-import { getItem, type Item, isConditionFailure, queryPage, toItem } from "../aws/ddb.ts";
+import {
+  cancelCodes,
+  conditionalUpdate,
+  getItem,
+  type Item,
+  queryPage,
+  toItem,
+  transact,
+} from "../aws/ddb.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { FilterParseError, parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
@@ -172,26 +174,6 @@ export async function validateCreate(tenant: string, body: ExportCreateIn): Prom
 
 const now = () => canonicalTime(Date.now())!;
 
-async function transact(items: TransactWriteItem[]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await dynamo().send(new TransactWriteItemsCommand({ TransactItems: items }));
-      return;
-    } catch (err) {
-      const codes = cancelCodes(err);
-      if (codes?.includes("TransactionConflict") && attempt < 5) {
-        await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-        continue;
-      }
-      throw err;
-    }
-  }
-}
-export const cancelCodes = (err: unknown) =>
-  err instanceof TransactionCanceledException
-    ? (err.CancellationReasons ?? []).map((r) => r.Code ?? "None")
-    : undefined;
-
 /** Writes a new export: Created and queued, or IntervalScheduled for a scheduled export. Idempotent on id. */
 export async function putExport(
   tenant: string,
@@ -302,77 +284,27 @@ export async function listExports(
 }
 
 /** Conditional status change; false when the record was not in one of `from`. */
-export async function setStatus(
+export function setStatus(
   tenant: string,
   id: string,
   from: readonly string[],
   to: ExportStatus,
-  extra: Record<string, unknown> = {},
 ): Promise<boolean> {
   const at = now();
-  const fields: Record<string, unknown> = { status: to, updated_at: at, ...extra };
-  if (FINAL.has(to)) fields.finished_at = at;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = Object.entries(fields).map(([k, v], i) => {
-    names[`#f${i}`] = k;
-    values[`:v${i}`] = v;
-    return `#f${i} = :v${i}`;
+  return conditionalUpdate("main", keys.export(tenant, id), {
+    set: { status: to, updated_at: at, ...(FINAL.has(to) ? { finished_at: at } : {}) },
+    in: { status: from },
   });
-  const froms = from.map((s, i) => {
-    values[`:s${i}`] = s;
-    return `:s${i}`;
-  });
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("main"),
-        Key: toItem(keys.export(tenant, id)),
-        UpdateExpression: `SET ${sets.join(", ")}`,
-        ConditionExpression: `#st IN (${froms.join(", ")})`,
-        ExpressionAttributeNames: { ...names, "#st": "status" },
-        ExpressionAttributeValues: toItem(values),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
 }
 
-/** Updates bookkeeping fields of an export record (no status change). */
-export async function updateExportFields(
+/** Updates bookkeeping fields of an export record (no status change), optionally when `when` holds. */
+export function updateExportFields(
   tenant: string,
   id: string,
   fields: Record<string, unknown>,
-  condition?: { expr: string; values: Record<string, unknown> },
+  when?: Record<string, unknown>,
 ): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ...(condition?.values ?? {}) };
-  const sets = Object.entries(fields).map(([k, v], i) => {
-    names[`#f${i}`] = k;
-    values[`:v${i}`] = v;
-    return `#f${i} = :v${i}`;
-  });
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("main"),
-        Key: toItem(keys.export(tenant, id)),
-        UpdateExpression: `SET ${sets.join(", ")}`,
-        ConditionExpression: condition
-          ? `attribute_exists(PK) AND ${condition.expr}`
-          : "attribute_exists(PK)",
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: toItem(values),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return conditionalUpdate("main", keys.export(tenant, id), { set: fields, when });
 }
 
 /** Exports spawned by a scheduled export, in window order. */

@@ -2,7 +2,7 @@ import { TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dy
 import { CreateScheduleCommand, DeleteScheduleCommand } from "@aws-sdk/client-scheduler";
 import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { dynamo, scheduler, sfn } from "../aws/clients.ts";
-import { deleteItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
+import { cancelCodes, deleteItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
 import { stateMachineArn, taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
 import { ValidationFailed } from "../errors.ts";
@@ -10,7 +10,6 @@ import { logger } from "../log.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
 import {
-  cancelCodes,
   childIdOf,
   type ExportRecord,
   FINAL,
@@ -295,7 +294,7 @@ export async function spawnDue(tenant: string, parentId: string): Promise<string
       tenant,
       parentId,
       { next_window_start: end, updated_at: now() },
-      { expr: "next_window_start = :from", values: { ":from": start } },
+      { next_window_start: start },
     );
   }
   await launchQueued(tenant);

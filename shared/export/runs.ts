@@ -1,10 +1,15 @@
-import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { dynamo } from "../aws/clients.ts";
-import { getItem, type Item, isConditionFailure, putItem, queryPage, toItem } from "../aws/ddb.ts";
+import {
+  conditionalUpdate,
+  getItem,
+  type Item,
+  isConditionFailure,
+  putItem,
+  queryPage,
+  toItem,
+} from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
-import { tableName } from "../tables.ts";
 import { FINAL, keys, runIdOf } from "./exports.ts";
 
 // Export runs: one per UTC day of an export. Each records its checkpoint (cursor, files, rows) after every
@@ -131,54 +136,19 @@ interface UpdateOpts {
 }
 
 /** One conditional update of a run record; false when its condition did not hold. */
-export async function updateRun(
+export function updateRun(
   tenant: string,
   exportId: string,
   runId: string,
   opts: UpdateOpts,
 ): Promise<boolean> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  let n = 0;
-  const name = (k: string) => {
-    const parts = k.split(".");
-    return parts
-      .map((p) => {
-        const id = `#n${n++}`;
-        names[id] = p;
-        return id;
-      })
-      .join(".");
-  };
-  const value = (v: unknown) => {
-    const id = `:v${n++}`;
-    values[id] = v;
-    return id;
-  };
-  const sets = Object.entries({ updated_at: now(), ...opts.set }).map(([k, v]) => `${name(k)} = ${value(v)}`);
-  for (const [k, v] of Object.entries(opts.append ?? {}))
-    sets.push(`${name(k)} = list_append(if_not_exists(${name(k)}, ${value([])}), ${value(v)})`);
-  const adds = Object.entries(opts.add ?? {}).map(([k, v]) => `${name(k)} ${value(v)}`);
-  const conds = ["attribute_exists(PK)"];
-  for (const [k, v] of Object.entries(opts.when ?? {})) conds.push(`${name(k)} = ${value(v)}`);
-  if (opts.notIn?.length)
-    conds.push(`NOT (${name("status")} IN (${opts.notIn.map((s) => value(s)).join(", ")}))`);
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("main"),
-        Key: toItem(keys.run(tenant, exportId, runId)),
-        UpdateExpression: `SET ${sets.join(", ")}${adds.length ? ` ADD ${adds.join(", ")}` : ""}`,
-        ConditionExpression: conds.join(" AND "),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: toItem(values),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  return conditionalUpdate("main", keys.run(tenant, exportId, runId), {
+    set: { updated_at: now(), ...opts.set },
+    add: opts.add,
+    append: opts.append,
+    when: opts.when,
+    notIn: opts.notIn ? { status: opts.notIn } : undefined,
+  });
 }
 
 /**

@@ -1,14 +1,20 @@
 import { createHash, randomUUID } from "node:crypto";
 import {
-  TransactionCanceledException,
   type TransactWriteItem,
-  TransactWriteItemsCommand,
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
 import { dynamo } from "../aws/clients.ts";
-import { getItem, type Item, isConditionFailure, queryPage, toItem } from "../aws/ddb.ts";
+import {
+  cancelCodes,
+  getItem,
+  type Item,
+  isConditionFailure,
+  queryPage,
+  toItem,
+  transact,
+} from "../aws/ddb.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
@@ -101,26 +107,6 @@ function toProject(item: Item): Project {
     created_at: item.created_at,
     updated_at: item.updated_at,
   };
-}
-
-/** Runs a transaction, retrying when another transaction on the same items got in the way. */
-async function transact(items: TransactWriteItem[]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await dynamo().send(new TransactWriteItemsCommand({ TransactItems: items }));
-      return;
-    } catch (err) {
-      const codes = cancelCodes(err);
-      if (attempt >= 6 || !codes?.includes("TransactionConflict") || codes.includes("ConditionalCheckFailed"))
-        throw err;
-      await new Promise((r) => setTimeout(r, 20 * 2 ** attempt * Math.random()));
-    }
-  }
-}
-
-function cancelCodes(err: unknown): (string | undefined)[] | undefined {
-  if (!(err instanceof TransactionCanceledException)) return undefined;
-  return (err.CancellationReasons ?? []).map((r) => r.Code);
 }
 
 // name→id and known ids, so ingestion does not read the project for every batch. Entries expire because a
