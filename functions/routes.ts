@@ -110,88 +110,182 @@ export const routes: Route[] = [
     summary: "Delete a model price entry",
   },
   // — runs —
-  ...(
+  ...grouped("platform", [
+    ["POST", "/api/v1/runs", "runs/create", "Create a run"],
+    ["PATCH", "/api/v1/runs/{run_id}", "runs/update", "Update (end) a run"],
+    ["POST", "/api/v1/runs/batch", "runs/batch", "Create and update runs in one request"],
     [
-      ["POST", "/api/v1/runs", "runs/create", "Create a run"],
-      ["PATCH", "/api/v1/runs/{run_id}", "runs/update", "Update (end) a run"],
-      ["POST", "/api/v1/runs/batch", "runs/batch", "Create and update runs in one request"],
-      [
-        "POST",
-        "/api/v1/runs/multipart",
-        "runs/multipart",
-        "Create and update runs, multipart (the SDK default)",
-      ],
-      ["GET", "/api/v1/runs/{run_id}", "runs/get", "Read a run"],
-      ["POST", "/api/v1/runs/query", "runs/query", "Query runs with the filter language"],
-    ] as const
-  ).map(
-    ([method, path, handler, summary]): Route => ({
-      method,
-      path,
-      handler,
-      auth: true,
-      group: "platform",
-      summary,
-    }),
-  ),
+      "POST",
+      "/api/v1/runs/multipart",
+      "runs/multipart",
+      "Create and update runs, multipart (the SDK default)",
+    ],
+    ["GET", "/api/v1/runs/{run_id}", "runs/get", "Read a run"],
+    ["POST", "/api/v1/runs/query", "runs/query", "Query runs with the filter language"],
+  ]),
   // — bulk export —
-  ...(
+  ...grouped("export", [
     [
-      [
-        "POST",
-        "/api/v1/bulk-exports/destinations",
-        "bulk-exports/destinations/create",
-        "Create an export destination (S3)",
-      ],
-      [
-        "GET",
-        "/api/v1/bulk-exports/destinations",
-        "bulk-exports/destinations/list",
-        "List export destinations",
-      ],
-      [
-        "GET",
-        "/api/v1/bulk-exports/destinations/{destination_id}",
-        "bulk-exports/destinations/get",
-        "Read an export destination",
-      ],
-      ["POST", "/api/v1/bulk-exports", "bulk-exports/create", "Create a bulk export (or a scheduled one)"],
-      ["GET", "/api/v1/bulk-exports", "bulk-exports/list", "List bulk exports"],
-      [
-        "GET",
-        "/api/v1/bulk-exports/runs",
-        "bulk-exports/runs-by-source",
-        "Runs of the exports spawned by a scheduled export",
-      ],
-      ["GET", "/api/v1/bulk-exports/{export_id}", "bulk-exports/get", "Read a bulk export"],
-      ["PATCH", "/api/v1/bulk-exports/{export_id}", "bulk-exports/update", "Cancel a bulk export"],
-      ["GET", "/api/v1/bulk-exports/{export_id}/runs", "bulk-exports/runs", "List the runs of a bulk export"],
-      [
-        "GET",
-        "/api/v1/bulk-exports/{export_id}/runs/{run_id}",
-        "bulk-exports/run",
-        "Read one run of a bulk export",
-      ],
-    ] as const
-  ).map(
-    ([method, path, handler, summary]): Route => ({
-      method,
-      path,
-      handler,
-      auth: true,
-      group: "export",
-      summary,
-    }),
-  ),
+      "POST",
+      "/api/v1/bulk-exports/destinations",
+      "bulk-exports/destinations/create",
+      "Create an export destination (S3)",
+    ],
+    [
+      "GET",
+      "/api/v1/bulk-exports/destinations",
+      "bulk-exports/destinations/list",
+      "List export destinations",
+    ],
+    [
+      "GET",
+      "/api/v1/bulk-exports/destinations/{destination_id}",
+      "bulk-exports/destinations/get",
+      "Read an export destination",
+    ],
+    ["POST", "/api/v1/bulk-exports", "bulk-exports/create", "Create a bulk export (or a scheduled one)"],
+    ["GET", "/api/v1/bulk-exports", "bulk-exports/list", "List bulk exports"],
+    [
+      "GET",
+      "/api/v1/bulk-exports/runs",
+      "bulk-exports/runs-by-source",
+      "Runs of the exports spawned by a scheduled export",
+    ],
+    ["GET", "/api/v1/bulk-exports/{export_id}", "bulk-exports/get", "Read a bulk export"],
+    ["PATCH", "/api/v1/bulk-exports/{export_id}", "bulk-exports/update", "Cancel a bulk export"],
+    ["GET", "/api/v1/bulk-exports/{export_id}/runs", "bulk-exports/runs", "List the runs of a bulk export"],
+    [
+      "GET",
+      "/api/v1/bulk-exports/{export_id}/runs/{run_id}",
+      "bulk-exports/run",
+      "Read one run of a bulk export",
+    ],
+  ]),
+  // — control plane: deployments and revisions —
+  ...grouped("control", [
+    ["POST", "/v2/deployments", "deployments/create", "Create a deployment (and its first revision)"],
+    ["GET", "/v2/deployments", "deployments/list", "List deployments"],
+    ["GET", "/v2/deployments/{deployment_id}", "deployments/get", "Read a deployment"],
+    [
+      "PATCH",
+      "/v2/deployments/{deployment_id}",
+      "deployments/update",
+      "Update a deployment (source_revision_config → new revision)",
+    ],
+    ["DELETE", "/v2/deployments/{deployment_id}", "deployments/delete", "Delete a deployment"],
+    [
+      "GET",
+      "/v2/deployments/{deployment_id}/revisions",
+      "deployments/revisions",
+      "List a deployment's revisions, newest first",
+    ],
+    [
+      "GET",
+      "/v2/deployments/{deployment_id}/revisions/{revision_id}",
+      "deployments/revision",
+      "Read a revision",
+    ],
+    [
+      "GET",
+      "/v2/deployments/{deployment_id}/revisions/{revision_id}/logs",
+      "deployments/revision-logs",
+      "Build and deploy logs of a revision",
+    ],
+    [
+      "POST",
+      "/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy",
+      "deployments/redeploy",
+      "Redeploy a revision (as a new revision)",
+    ],
+  ]),
+  // — control plane: listeners (v2) and source-code integrations (v1) —
+  ...grouped("control", [
+    ["GET", "/v2/listeners", "listeners/list", "List listeners"],
+    ["POST", "/v2/listeners", "listeners/create", "Create a listener"],
+    ["GET", "/v2/listeners/{listener_id}", "listeners/get", "Read a listener"],
+    ["PATCH", "/v2/listeners/{listener_id}", "listeners/update", "Update a listener"],
+    ["DELETE", "/v2/listeners/{listener_id}", "listeners/delete", "Delete a listener"],
+    ["GET", "/v1/integrations/github/install", "integrations/list", "List source-code integrations"],
+    [
+      "POST",
+      "/v1/integrations/github",
+      "integrations/create",
+      "Register a source-code integration (token write-only)",
+    ],
+    [
+      "DELETE",
+      "/v1/integrations/github/{integration_id}",
+      "integrations/delete",
+      "Delete a source-code integration",
+    ],
+    [
+      "GET",
+      "/v1/integrations/github/{integration_id}/repos",
+      "integrations/repos",
+      "Repositories an integration can read",
+    ],
+  ]),
+  // — control plane: auth service (OAuth providers, the authorization-code flow, tokens) —
+  ...grouped("control", [
+    ["GET", "/v2/auth/providers", "auth/providers-list", "List OAuth providers"],
+    [
+      "POST",
+      "/v2/auth/providers",
+      "auth/providers-create",
+      "Create an OAuth provider (client_secret write-only)",
+    ],
+    ["GET", "/v2/auth/providers/{provider_id}", "auth/providers-get", "Read an OAuth provider"],
+    ["PATCH", "/v2/auth/providers/{provider_id}", "auth/providers-update", "Update an OAuth provider"],
+    ["DELETE", "/v2/auth/providers/{provider_id}", "auth/providers-delete", "Delete an OAuth provider"],
+    [
+      "POST",
+      "/v2/auth/authenticate",
+      "auth/authenticate",
+      "Start (or short-cut) the OAuth authorization-code flow",
+    ],
+    ["GET", "/v2/auth/wait/{auth_id}", "auth/wait", "Wait for an OAuth flow to complete"],
+    ["GET", "/v2/auth/tokens", "auth/tokens-list", "List the caller's OAuth tokens (never their values)"],
+    ["DELETE", "/v2/auth/tokens/{token_id}", "auth/tokens-delete", "Delete an OAuth token"],
+    [
+      "GET",
+      "/v2/auth/tokens/exists",
+      "auth/tokens-exists",
+      "Whether the caller has an OAuth token for a provider",
+    ],
+  ]),
+  // The provider redirects the user's browser here: no API key; the flow's `state` authenticates it.
   {
     method: "GET",
-    path: "/v2/auth/tokens/exists",
-    handler: "auth/tokens-exists",
-    auth: true,
+    path: "/v2/auth/callback/{provider_id}",
+    handler: "auth/callback",
+    auth: false,
     group: "control",
-    summary: "Whether the caller has an OAuth token for a provider",
+    summary: "OAuth redirect target: exchanges the code for a token",
+  },
+  // — agent server (per deployment) —
+  {
+    method: "GET",
+    path: "/agents/{deployment_id}/ok",
+    handler: "agents/ok",
+    auth: false,
+    group: "agent",
+    summary: "Health of a deployment's agent server (answers once a revision is deployed)",
   },
 ];
+
+type RouteTuple = readonly [Method, string, string, string];
+
+/** Routes of one group that all need auth, written as [method, path, handler, summary]. */
+function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
+  return list.map(([method, path, handler, summary]) => ({
+    method,
+    path,
+    handler,
+    auth: true,
+    group,
+    summary,
+  }));
+}
 
 export interface MountedRoute extends Route {
   /** The concrete path this copy answers on (the route's path, or its /api-host twin). */

@@ -23,7 +23,7 @@ export const tasks: TaskFunction[] = [
     name: "PurgeProjectRuns",
     handler: "tasks/purge-project-runs",
     timeoutSeconds: 900,
-    invokedBy: ["platform"],
+    invokedBy: ["platform", "control"],
   },
   // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
   { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },
@@ -36,6 +36,17 @@ export const tasks: TaskFunction[] = [
     handler: "tasks/export-execution-ended",
     timeoutSeconds: 60,
     onExecutionEnd: "bulk-export",
+  },
+  // Revision pipeline (infra/state-machines/revision.asl.json; its Build state is a CodeBuild project).
+  { name: "RevisionPrepare", handler: "tasks/revision-prepare", timeoutSeconds: 60 },
+  { name: "RevisionDeploy", handler: "tasks/revision-deploy", timeoutSeconds: 600, memoryMb: 1024 },
+  { name: "RevisionFailed", handler: "tasks/revision-failed", timeoutSeconds: 60 },
+  { name: "RevisionSweeper", handler: "tasks/revision-sweeper", timeoutSeconds: 300, onLocalStart: true },
+  {
+    name: "RevisionExecutionEnded",
+    handler: "tasks/revision-execution-ended",
+    timeoutSeconds: 60,
+    onExecutionEnd: "revision",
   },
 ];
 

@@ -30,6 +30,14 @@ export const config = {
   endpoint(service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler"): string | undefined {
     return env(`AWS_ENDPOINT_URL_${service.toUpperCase()}`);
   },
+  /** Where browsers reach the API (OAuth redirect_uri); unset: the request's own scheme and host. */
+  get publicBaseUrl() {
+    return env("PUBLIC_BASE_URL")?.replace(/\/+$/, "");
+  },
+  /** Longest an OAuth wait request holds the connection (under API Gateway's 30 s integration limit). */
+  get authWaitSeconds() {
+    return int("AUTH_WAIT_SECONDS", 25);
+  },
   get maxBodyBytes() {
     return int("MAX_BODY_BYTES", 20 * 1024 * 1024);
   },

@@ -43,9 +43,20 @@ export class Conflict extends HttpError {
     super(409, message);
   }
 }
+/** An upstream service the request depends on (a provider's token endpoint, a git host's API) failed. */
+export class BadGateway extends HttpError {
+  constructor(message: string) {
+    super(502, message);
+  }
+}
 export class PayloadTooLarge extends HttpError {
   constructor(limit: number) {
     super(413, `Request body exceeds the limit of ${limit} bytes`);
+  }
+}
+export class ServiceUnavailable extends HttpError {
+  constructor(message: string) {
+    super(503, message);
   }
 }
 export class ValidationFailed extends HttpError {

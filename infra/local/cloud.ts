@@ -6,6 +6,7 @@ import { loadTask, taskByName, tasks } from "../../functions/tasks.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
+import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, startDynamoDb } from "./dynamodb.ts";
 import { Gateway } from "./gateway.ts";
 import { freePort, StartupError } from "./http-util.ts";
@@ -109,7 +110,9 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     await createTables(dynamo());
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
 
+    const codeBuild = localCodeBuild(dataDir);
     const resolveTask = (nameOrArn: string) => {
+      if (nameOrArn.startsWith(CODEBUILD_RESOURCE)) return codeBuild;
       const task = taskByName(nameOrArn);
       return task ? async (event: any) => (await loadTask(task))(event) : undefined;
     };

@@ -19,7 +19,7 @@ import {
   routeId,
   SELF_HOSTED_PREFIX,
 } from "../../functions/routes.ts";
-import type { DataStack } from "./data-stack.ts";
+import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import type { WorkflowsStack } from "./workflows-stack.ts";
@@ -28,6 +28,12 @@ import type { WorkflowsStack } from "./workflows-stack.ts";
 export const MAX_HTTP_API_ROUTES = 300;
 /** Groups whose handlers start workflows and manage schedules. */
 const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
+/** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files, the agent
+ * server loads artifacts. */
+const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
+  control: { read: true, delete: true },
+  agent: { read: true },
+};
 
 export interface ApiStackProps extends StackProps {
   data: DataStack;
@@ -108,6 +114,8 @@ export class ApiGroupStack extends NestedStack {
     super(scope, id, { description: `Agent platform API group "${props.group}"` });
     const role = lambdaRole(this, "Role", `Agent platform API handlers of group ${props.group}`);
     props.data.grantData(this, role);
+    const artifacts = ARTIFACT_ACCESS[props.group];
+    if (artifacts) props.data.grantArtifacts(this, role, artifacts);
     if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
     props.workflows.grantTaskInvoke(this, role, props.group);
     const environment = {

@@ -28,6 +28,15 @@ export interface DataRefs {
   tables: Record<TableId, ITable>;
   tableNames: Record<TableId, string>;
   bucket: IBucket;
+  artifacts: IBucket;
+}
+
+/** What a role may do in the artifact bucket (artifacts/<tenant>/… and logs/<tenant>/…). */
+export interface ArtifactAccess {
+  read?: boolean;
+  /** Key prefixes the role may write under, e.g. "logs/". */
+  write?: string[];
+  delete?: boolean;
 }
 
 /**
@@ -38,6 +47,7 @@ export class DataStack extends Stack {
   readonly key: Key;
   readonly tables: Record<TableId, Table>;
   readonly bucket: Bucket;
+  readonly artifactBucket: Bucket;
   readonly logsBucket: Bucket;
   private readonly imported = new WeakMap<IConstruct, DataRefs>();
 
@@ -90,6 +100,29 @@ export class DataStack extends Stack {
     });
     this.export("BucketArn", this.bucket.bucketArn);
     this.export("BucketName", this.bucket.bucketName);
+
+    // Revision artifacts (bundled graphs) and build/deploy logs: written by the build, read by deploy and the
+    // agent server, deleted with their deployment. Its own bucket so those grants do not reach payloads.
+    this.artifactBucket = new Bucket(this, "Artifacts", {
+      encryption: BucketEncryption.KMS,
+      encryptionKey: this.key,
+      bucketKeyEnabled: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: this.logsBucket,
+      serverAccessLogsPrefix: "artifacts/",
+      lifecycleRules: [
+        // Objects are written once per revision; old versions only matter to undo a mistaken delete.
+        {
+          noncurrentVersionExpiration: Duration.days(7),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
+    this.export("ArtifactBucketName", this.artifactBucket.bucketName);
   }
 
   private table(def: TableDef): Table {
@@ -146,18 +179,24 @@ export class DataStack extends Stack {
       bucketName: imp("BucketName"),
       encryptionKey: key,
     });
-    const refs = { key, tables, tableNames, bucket };
+    const artifacts = Bucket.fromBucketAttributes(scope, "DataArtifactBucket", {
+      bucketArn: imp("ArtifactBucketArn"),
+      bucketName: imp("ArtifactBucketName"),
+      encryptionKey: key,
+    });
+    const refs = { key, tables, tableNames, bucket, artifacts };
     this.imported.set(scope, refs);
     return refs;
   }
 
-  /** The environment every function needs to find the data: TABLE_<ID>, KMS_KEY_ID, PLATFORM_BUCKET. */
+  /** The environment every function needs to find the data: TABLE_<ID>, KMS_KEY_ID, PLATFORM_BUCKET, ARTIFACT_BUCKET. */
   functionEnvironment(scope: Construct): Record<string, string> {
     const refs = this.importInto(scope);
     const env: Record<string, string> = {};
     for (const [id, name] of Object.entries(refs.tableNames)) env[tableEnvName(id as TableId)] = name;
     env.KMS_KEY_ID = refs.key.keyArn;
     env.PLATFORM_BUCKET = refs.bucket.bucketName;
+    env.ARTIFACT_BUCKET = refs.artifacts.bucketName;
     return env;
   }
 
@@ -195,6 +234,48 @@ export class DataStack extends Stack {
         "kms:GenerateDataKey*",
       ],
       "Action groups from CDK's bucket read/write and key encrypt/decrypt grants, scoped to the platform bucket and key.",
+    );
+  }
+
+  /**
+   * `access` to the artifact bucket (and the key that encrypts it) for a role in `scope`'s stack, with the
+   * wildcards this implies acknowledged one by one.
+   */
+  grantArtifacts(scope: Construct, role: IGrantable & IConstruct, access: ArtifactAccess): void {
+    const { artifacts } = this.importInto(scope);
+    const actions = new Set<string>();
+    if (access.read) {
+      artifacts.grantRead(role);
+      acknowledgeResource(
+        role,
+        artifacts.arnForObjects("*"),
+        "Revision artifacts and logs live under generated keys of the artifact bucket only.",
+      );
+      for (const a of ["s3:GetObject*", "s3:GetBucket*", "s3:List*"]) actions.add(a);
+    }
+    for (const prefix of access.write ?? []) {
+      artifacts.grantPut(role, `${prefix}*`);
+      acknowledgeResource(
+        role,
+        artifacts.arnForObjects(`${prefix}*`),
+        `Writes go under generated keys below ${prefix} of the artifact bucket only.`,
+      );
+      for (const a of ["s3:Abort*", "kms:ReEncrypt*", "kms:GenerateDataKey*"]) actions.add(a);
+    }
+    if (access.delete) {
+      artifacts.grantDelete(role);
+      if (!access.read)
+        acknowledgeResource(
+          role,
+          artifacts.arnForObjects("*"),
+          "Deleting a deployment deletes its artifacts and logs, under generated keys of the artifact bucket only.",
+        );
+      actions.add("s3:DeleteObject*");
+    }
+    acknowledgeActions(
+      role,
+      [...actions],
+      "Action groups from CDK's bucket grants, scoped to the artifact bucket (and its key).",
     );
   }
 }

@@ -32,7 +32,8 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
   const entry = join(FUNCTIONS_DIR, `${props.handler}.ts`);
   // Fail at synth, not at deploy, when the manifest names a module that does not exist.
   if (!existsSync(entry)) throw new Error(`functions/${props.handler}.ts does not exist (named by ${id})`);
-  const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH });
+  // Route ids have no "-" and task names are \w+, so "<id>-Logs" is never another handler's id (e.g. "<x>-logs").
+  const logGroup = new LogGroup(scope, `${id}-Logs`, { retention: RetentionDays.ONE_MONTH });
   const fn = new NodejsFunction(scope, id, {
     entry,
     handler: "handler",

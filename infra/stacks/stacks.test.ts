@@ -11,6 +11,8 @@ import { type TaskFunction, tasks } from "../../functions/tasks.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
+import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, BUILD_SCRIPT, bundleBuildStep } from "./revision-build.ts";
+import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
 const context = {
@@ -50,14 +52,26 @@ function apiFunctions(stacks: Stack[]) {
   );
 }
 
+const logicalId = (c: IConstruct) => Stack.of(c).getLogicalId(c.node.defaultChild as CfnElement);
+
+/** Every statement of the policies attached to a role of `stack`. */
+function statementsOf(stack: Stack, roleLogicalId: string): any[] {
+  return Object.values(Template.fromStack(stack).findResources("AWS::IAM::Policy"))
+    .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === roleLogicalId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement);
+}
+
+const actionsOf = (st: any): string[] => [st.Action].flat();
+
 describe("platform stacks (manifest as it is)", () => {
   let app: App;
   let s: PlatformStacks;
   let groups: NestedStack[];
+  // Synthesizing one function per route takes seconds on its own; the unit project's default hook timeout is 10 s.
   beforeAll(() => {
     ({ app, stacks: s } = build());
     groups = [...s.api.groups.values()];
-  });
+  }, 120_000);
 
   it("has one Lambda per route and per task", () => {
     expect(apiFunctions(groups)).toHaveLength(routes.length);
@@ -167,7 +181,7 @@ describe("platform stacks (manifest as it is)", () => {
   it("locks down the buckets and rotates the key", () => {
     const data = Template.fromStack(s.data);
     const buckets = Object.values(data.findResources("AWS::S3::Bucket"));
-    expect(buckets).toHaveLength(2);
+    expect(buckets).toHaveLength(3);
     for (const b of buckets) {
       expect(b.Properties.PublicAccessBlockConfiguration).toEqual({
         BlockPublicAcls: true,
@@ -186,7 +200,20 @@ describe("platform stacks (manifest as it is)", () => {
       },
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
     });
-    data.resourceCountIs("AWS::S3::BucketPolicy", 2);
+    data.resourceCountIs("AWS::S3::BucketPolicy", 3);
+    const artifacts = Template.fromStack(s.data).toJSON().Resources[logicalId(s.data.artifactBucket)];
+    expect(artifacts.DeletionPolicy).toBe("Retain");
+    expect(artifacts.Properties).toMatchObject({
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          {
+            BucketKeyEnabled: true,
+            ServerSideEncryptionByDefault: { SSEAlgorithm: "aws:kms", KMSMasterKeyID: expect.anything() },
+          },
+        ],
+      },
+      LoggingConfiguration: { DestinationBucketName: expect.anything(), LogFilePrefix: "artifacts/" },
+    });
     data.hasResourceProperties("AWS::S3::BucketPolicy", {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -254,6 +281,179 @@ describe("platform stacks (manifest as it is)", () => {
     exportGroup.hasResourceProperties("AWS::Lambda::Function", {
       Environment: { Variables: Match.objectLike({ STATE_MACHINE_BULK_EXPORT_ARN: Match.anyValue() }) },
     });
+  });
+
+  it("deploys the revision machine from its ASL with every placeholder resolved", () => {
+    const wf = Template.fromStack(s.workflows);
+    const machine = Object.values(wf.findResources("AWS::StepFunctions::StateMachine")).find(
+      (m: any) => m.Properties.StateMachineName === "agent-platform-revision",
+    ) as any;
+    expect(machine).toBeDefined();
+    const text = readFileSync(join(ROOT, "infra/state-machines/revision.asl.json"), "utf8");
+    const subs = machine.Properties.DefinitionSubstitutions;
+    expect(Object.keys(subs).sort()).toEqual(placeholdersOf(text).sort());
+    expect(Object.keys(subs).sort()).toEqual([
+      "RevisionBuildProjectName",
+      "RevisionDeployFunctionArn",
+      "RevisionFailedFunctionArn",
+      "RevisionPrepareFunctionArn",
+    ]);
+    // What CloudFormation does with DefinitionSubstitutions: nothing of the form ${…} may survive.
+    const resolved = Object.keys(subs).reduce((t, k) => t.replaceAll(`\${${k}}`, "resolved"), text);
+    expect(resolved).not.toContain("${");
+    expect(subs.RevisionBuildProjectName).toEqual({ Ref: logicalId(s.workflows.revisionBuild!.project) });
+    for (const name of ["RevisionPrepare", "RevisionDeploy", "RevisionFailed"])
+      expect(subs[`${name}FunctionArn`]).toEqual({
+        "Fn::GetAtt": [logicalId(s.workflows.taskFunctions.get(name)!), "Arn"],
+      });
+  });
+
+  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, the data environment, 30 min", () => {
+    const wf = Template.fromStack(s.workflows);
+    const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
+    expect(projects).toHaveLength(1);
+    const p = projects[0].Properties;
+    expect(p).toMatchObject({
+      Name: BUILD_PROJECT_NAME,
+      TimeoutInMinutes: 30,
+      Source: { Type: "S3", Location: expect.anything() },
+      Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
+      EncryptionKey: expect.anything(),
+      LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
+    });
+    const spec = JSON.parse(p.Source.BuildSpec);
+    expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 20 });
+    expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);
+    expect(spec.phases.build.commands).toEqual([`node --enable-source-maps ${BUILD_SCRIPT}`]);
+    const env = Object.fromEntries(p.Environment.EnvironmentVariables.map((v: any) => [v.Name, v]));
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining([
+        ...Object.keys(TABLES).map((id) => tableEnvName(id as keyof typeof TABLES)),
+        "KMS_KEY_ID",
+        "PLATFORM_BUCKET",
+        "ARTIFACT_BUCKET",
+      ]),
+    );
+    for (const v of Object.values(env)) expect((v as any).Type).toBe("PLAINTEXT");
+    wf.hasResourceProperties("AWS::Logs::LogGroup", {
+      LogGroupName: Match.absent(),
+      RetentionInDays: 30,
+    });
+
+    // The build role reaches the main table and the artifact bucket, where it writes artifacts/ and logs/.
+    const role = s.workflows.revisionBuild!.project.role!;
+    const statements = statementsOf(s.workflows, logicalId(role));
+    const text = JSON.stringify(statements);
+    expect(text).toContain("AgentPlatformData:Table-main-Arn");
+    expect(text).not.toContain("AgentPlatformData:Table-runs-Arn");
+    const puts = statements.filter((st) => actionsOf(st).includes("s3:PutObject"));
+    expect(JSON.stringify(puts)).toMatch(/artifacts\/\*.*logs\/\*|logs\/\*.*artifacts\/\*/);
+  });
+
+  it("bundles the build step to one ESM file with esbuild external and its run-time deps pinned", () => {
+    const out = mkdtempSync(join(tmpdir(), "revision-build-"));
+    bundleBuildStep(out);
+    const script = readFileSync(join(out, BUILD_SCRIPT), "utf8");
+    expect(script).toMatch(/from\s*"esbuild"/);
+    expect(script).not.toContain("esbuild/lib/main.js");
+    const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
+    expect(Object.keys(pkg.dependencies)).toEqual(BUILD_DEPENDENCIES);
+    for (const [name, version] of Object.entries(pkg.dependencies)) {
+      const installed = JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8"));
+      expect(version, name).toBe(installed.version);
+    }
+  });
+
+  it("lets the revision machine start, stop and watch builds of that project only", () => {
+    const sm = s.workflows.stateMachines.get("revision")!;
+    const statements = statementsOf(s.workflows, logicalId(sm.role));
+    const codebuild = statements.filter((st) => actionsOf(st).some((a) => a.startsWith("codebuild:")));
+    expect(codebuild).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["codebuild:BatchGetBuilds", "codebuild:StartBuild", "codebuild:StopBuild"],
+        Resource: { "Fn::GetAtt": [logicalId(s.workflows.revisionBuild!.project), "Arn"] },
+      },
+    ]);
+    const events = statements.filter((st) => actionsOf(st).some((a) => a.startsWith("events:")));
+    expect(events).toHaveLength(1);
+    expect(actionsOf(events[0]).sort()).toEqual([
+      "events:DescribeRule",
+      "events:PutRule",
+      "events:PutTargets",
+    ]);
+    expect(JSON.stringify(events[0].Resource)).toContain(
+      ":rule/StepFunctionsGetEventForCodeBuildStartBuildRule",
+    );
+    // No other machine may start builds.
+    const bulk = s.workflows.stateMachines.get("bulk-export")!;
+    expect(JSON.stringify(statementsOf(s.workflows, logicalId(bulk.role)))).not.toContain("codebuild:");
+  });
+
+  it("routes ended revision executions to RevisionExecutionEnded and sweeps revisions every 5 minutes", () => {
+    const wf = Template.fromStack(s.workflows);
+    const fnArn = (name: string) => ({
+      "Fn::GetAtt": [logicalId(s.workflows.taskFunctions.get(name)!), "Arn"],
+    });
+    wf.hasResourceProperties("AWS::Events::Rule", {
+      EventPattern: {
+        source: ["aws.states"],
+        detail: {
+          status: ["FAILED", "TIMED_OUT", "ABORTED"],
+          stateMachineArn: [
+            {
+              "Fn::Join": [
+                "",
+                Match.arrayWith([Match.stringLikeRegexp(":stateMachine:agent-platform-revision$")]),
+              ],
+            },
+          ],
+        },
+      },
+      Targets: [Match.objectLike({ Arn: fnArn("RevisionExecutionEnded") })],
+    });
+    wf.hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "rate(5 minutes)",
+      Target: Match.objectLike({ Arn: fnArn("RevisionSweeper") }),
+    });
+  });
+
+  it("gives control, task and agent handlers the artifact bucket, with only the access each needs", () => {
+    const withArtifacts = (stacks: Stack[]) => {
+      const fns = apiFunctions(stacks);
+      expect(fns.length).toBeGreaterThan(0);
+      for (const f of fns) expect(f.Properties.Environment.Variables.ARTIFACT_BUCKET).toBeDefined();
+    };
+    withArtifacts([s.api.groups.get("control")!]);
+    withArtifacts([s.api.groups.get("agent")!]);
+    withArtifacts([s.workflows]);
+
+    const artifactStatements = (stack: Stack) =>
+      resourcesOf([stack], "AWS::IAM::Policy")
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((st: any) => JSON.stringify(st.Resource).includes("ArtifactBucketArn"));
+    const actions = (stack: Stack) => new Set(artifactStatements(stack).flatMap(actionsOf));
+    const control = actions(s.api.groups.get("control")!);
+    expect(control).toContain("s3:GetObject*");
+    expect(control).toContain("s3:DeleteObject*");
+    expect(control).not.toContain("s3:PutObject");
+    const agent = actions(s.api.groups.get("agent")!);
+    expect(agent).toContain("s3:GetObject*");
+    expect(agent).not.toContain("s3:PutObject");
+    expect(agent).not.toContain("s3:DeleteObject*");
+    // Task functions read artifacts and write the deploy log, under logs/ only.
+    const taskRole = s.workflows.node.findChild("TaskRole") as IConstruct;
+    const tasksArtifacts = statementsOf(s.workflows, logicalId(taskRole)).filter((st) =>
+      JSON.stringify(st.Resource).includes("ArtifactBucketArn"),
+    );
+    const taskPuts = tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject"));
+    expect(JSON.stringify(taskPuts)).toContain("/logs/*");
+    expect(JSON.stringify(taskPuts)).not.toContain("/artifacts/*");
+    expect(tasksArtifacts.flatMap(actionsOf)).not.toContain("s3:DeleteObject*");
+    for (const g of ["platform", "export", "system"] as const) {
+      const group = s.api.groups.get(g);
+      if (group) expect(artifactStatements(group), g).toEqual([]);
+    }
   });
 
   it("passes cdk-nag AwsSolutions with no unacknowledged finding", () => {
@@ -357,6 +557,33 @@ describe("workflows", () => {
     expect(() => buildApp(app2, { tasks: [], stateMachineDir: aslDir() })).toThrow(
       /bulk-export\.asl\.json uses \$\{PlanFunctionArn\}, but functions\/tasks\.ts has no task named "Plan"/,
     );
+  });
+
+  it("fails synth clearly on a placeholder that is neither a task nor a known resource", () => {
+    const dir = aslDir();
+    writeFileSync(
+      join(dir, "other.asl.json"),
+      JSON.stringify({
+        StartAt: "Build",
+        States: {
+          Build: {
+            Type: "Task",
+            Resource: "arn:aws:states:::codebuild:startBuild.sync",
+            Parameters: { ProjectName: `\${NoSuchProject}` },
+            End: true,
+          },
+        },
+      }),
+    );
+    const app2 = new App({ context, outdir: mkdtempSync(join(tmpdir(), "cdk-test-")) });
+    expect(() => buildApp(app2, { tasks: sampleTasks, stateMachineDir: dir, routes: [] })).toThrow(
+      /other\.asl\.json uses \$\{NoSuchProject\}, which is neither \$\{<Task>FunctionArn\} nor one of \$\{RevisionBuildProjectName\}/,
+    );
+  });
+
+  it("creates no build project when no ASL file names it", () => {
+    expect(s.workflows.revisionBuild).toBeUndefined();
+    Template.fromStack(s.workflows).resourceCountIs("AWS::CodeBuild::Project", 0);
   });
 
   it("synthesizes with no ASL files and no tasks (schedule group and role only)", () => {

@@ -15,6 +15,7 @@ import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
+import { RevisionBuild } from "./revision-build.ts";
 
 export const SCHEDULE_GROUP = "agent-platform";
 /** State machines get fixed names (agent-platform-<file>) so other stacks can build their ARNs. */
@@ -25,7 +26,14 @@ export interface AslFile {
   name: string;
   path: string;
   /** Task names referenced as ${<Name>FunctionArn}. */
-  placeholders: string[];
+  tasks: string[];
+  /** Every other ${<Placeholder>} (resources such as ${RevisionBuildProjectName}). */
+  resources: string[];
+}
+
+/** Every ${…} placeholder of an ASL text, in order of first use. */
+export function placeholdersOf(text: string): string[] {
+  return [...new Set([...text.matchAll(/\$\{([^}]*)\}/g)].map((m) => m[1]))];
 }
 
 /** Every infra/state-machines/*.asl.json (none when the folder is missing), with its placeholders. */
@@ -36,10 +44,21 @@ export function aslFiles(dir: string): AslFile[] {
     .sort()
     .map((f) => {
       const path = join(dir, f);
-      const text = readFileSync(path, "utf8");
-      const names = [...text.matchAll(/\$\{(\w+)FunctionArn\}/g)].map((m) => m[1]);
-      return { name: basename(f, ".asl.json"), path, placeholders: [...new Set(names)] };
+      const all = placeholdersOf(readFileSync(path, "utf8"));
+      const task = (p: string) => /^\w+FunctionArn$/.test(p);
+      return {
+        name: basename(f, ".asl.json"),
+        path,
+        tasks: all.filter(task).map((p) => p.slice(0, -"FunctionArn".length)),
+        resources: all.filter((p) => !task(p)),
+      };
     });
+}
+
+/** A resource placeholder's value, and what a state machine's role needs to use that resource. */
+interface ResourceSubstitution {
+  value: string;
+  grant(role: IGrantable): void;
 }
 
 /** The env var a handler reads a state machine's ARN from; matches the local cloud's naming. */
@@ -59,11 +78,27 @@ export class WorkflowsStack extends Stack {
   readonly stateMachines = new Map<string, StateMachine>();
   readonly schedulerRole: Role;
   readonly scheduleGroupName = SCHEDULE_GROUP;
+  private build?: RevisionBuild;
   private readonly tasks: TaskFunction[];
+  private readonly data: DataStack;
+  /** Resource placeholders ASL files may use; each resource is created on first use only. */
+  private readonly resources: Record<string, () => ResourceSubstitution> = {
+    RevisionBuildProjectName: () => {
+      this.build ??= new RevisionBuild(this, "RevisionBuild", { data: this.data });
+      const build = this.build;
+      return { value: build.project.projectName, grant: (role) => build.grantStartBuildSync(role) };
+    },
+  };
+
+  /** The revision build project, created when an ASL file names ${RevisionBuildProjectName}. */
+  get revisionBuild(): RevisionBuild | undefined {
+    return this.build;
+  }
 
   constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
     super(scope, id, props);
     this.tasks = props.tasks;
+    this.data = props.data;
 
     new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
     this.schedulerRole = new Role(this, "SchedulerRole", {
@@ -78,6 +113,8 @@ export class WorkflowsStack extends Stack {
     if (props.tasks.length > 0) {
       const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
       props.data.grantData(this, role);
+      // RevisionDeploy loads artifacts and writes the deploy log.
+      props.data.grantArtifacts(this, role, { read: true, write: ["logs/"] });
       // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
       this.grantOrchestration(
         this,
@@ -149,7 +186,7 @@ export class WorkflowsStack extends Stack {
   private stateMachine(asl: AslFile): void {
     const substitutions: Record<string, string> = {};
     const targets: NodejsFunction[] = [];
-    for (const name of asl.placeholders) {
+    for (const name of asl.tasks) {
       const fn = this.taskFunctions.get(name);
       if (!fn)
         throw new Error(
@@ -157,6 +194,18 @@ export class WorkflowsStack extends Stack {
         );
       substitutions[`${name}FunctionArn`] = fn.functionArn;
       targets.push(fn);
+    }
+    const grants: ResourceSubstitution[] = [];
+    for (const name of asl.resources) {
+      if (!Object.hasOwn(this.resources, name)) {
+        const known = Object.keys(this.resources).map((k) => `\${${k}}`);
+        throw new Error(
+          `infra/state-machines/${asl.name}.asl.json uses \${${name}}, which is neither \${<Task>FunctionArn} nor one of ${known.join(", ")}`,
+        );
+      }
+      const resource = this.resources[name]();
+      substitutions[name] = resource.value;
+      grants.push(resource);
     }
     const logs = new LogGroup(this, `${asl.name}Logs`, { retention: RetentionDays.THREE_MONTHS });
     const sm = new StateMachine(this, asl.name, {
@@ -167,6 +216,7 @@ export class WorkflowsStack extends Stack {
       tracingEnabled: true,
     });
     for (const fn of targets) this.grantInvoke(fn, sm.role);
+    for (const resource of grants) resource.grant(sm.role);
     acknowledgeResource(
       sm.role,
       "*",

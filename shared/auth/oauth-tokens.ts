@@ -1,14 +1,207 @@
-import { queryPage } from "../aws/ddb.ts";
+import { randomUUID } from "node:crypto";
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { z } from "zod";
+import { cancelCodes, deleteItem, getItem, type Item, queryPage, toItem, transact } from "../aws/ddb.ts";
+import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { NotFound } from "../errors.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+import type { TokenGrant } from "./oauth-client.ts";
 
-// OAuth tokens obtained through the auth service, per workspace and provider (stored encrypted).
+// OAuth tokens obtained through the auth service: one per workspace, provider and user (user_id null: the
+// workspace's own). Token values are sealed with KMS and only ever handed to the workspace's authenticate
+// and wait calls (the access token, never the refresh token); listings show metadata only.
+//   record  PK T#<tenant>#OAUTHTOKEN  SK <provider_id>#<user_id or "">
+//           GSI1 T#<tenant>#OAUTHTOKENID / <id>   (delete by id)
+// `token_expires_at` is the access token's expiry; `expires_at` (the table's TTL) is set only for a token
+// without a refresh token, which is useless once expired.
 export const tokenPk = (tenantId: string) => `T#${tenantId}#OAUTHTOKEN`;
+const idPk = (tenantId: string) => `T#${tenantId}#OAUTHTOKENID`;
+const tokenSk = (providerId: string, userId: string | null) => `${providerId}#${userId ?? ""}`;
+const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `oauth-token/${id}` });
 
-export async function hasToken(tenantId: string, providerId: string): Promise<boolean> {
+export interface TokenSecret {
+  access_token: string;
+  refresh_token?: string;
+  token_type?: string;
+}
+
+export const TokenOut = z.object({
+  id: z.string(),
+  provider_id: z.string(),
+  user_id: z.string().nullable(),
+  scopes: z.array(z.string()),
+  expires_at: z.string().nullable(),
+  has_refresh_token: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Token = z.output<typeof TokenOut>;
+
+export interface StoredToken {
+  token: Token;
+  secret: () => Promise<TokenSecret>;
+}
+
+function toToken(item: Item): Token {
+  return {
+    id: item.id ?? item.SK,
+    provider_id: item.provider_id,
+    user_id: item.user_id ?? null,
+    scopes: item.scopes ?? [],
+    expires_at: item.token_expires_at ?? null,
+    has_refresh_token: item.has_refresh_token ?? false,
+    created_at: item.created_at ?? "",
+    updated_at: item.updated_at ?? item.created_at ?? "",
+  };
+}
+
+const stored = (tenantId: string, item: Item): StoredToken => ({
+  token: toToken(item),
+  secret: async () =>
+    item.token_sealed
+      ? JSON.parse(await unseal(item.token_sealed as Sealed, sealContext(tenantId, item.id)))
+      : {},
+});
+
+/** Usable: not expired, or renewable with its refresh token. */
+export function isUsable(t: Token, now = Date.now()): boolean {
+  return t.has_refresh_token || !t.expires_at || Date.parse(t.expires_at) > now;
+}
+
+/** Fresh: the access token works for at least `skewMs` more. */
+export function isFresh(t: Token, now = Date.now(), skewMs = 30_000): boolean {
+  return !t.expires_at || Date.parse(t.expires_at) - skewMs > now;
+}
+
+export interface TokenInput {
+  provider_id: string;
+  user_id: string | null;
+  /** Scopes the grant did not name are the requested ones (RFC 6749 §5.1). */
+  requested_scopes: string[];
+  grant: TokenGrant;
+  /** Kept when a refresh does not rotate it. */
+  previous_refresh_token?: string;
+  /** Set when replacing a token in place (a refresh keeps the id). */
+  id?: string;
+  created_at?: string;
+}
+
+/** The token's record as a transaction Put (sealed), and its metadata. */
+export async function tokenPut(
+  tenantId: string,
+  t: TokenInput,
+): Promise<{ put: TransactWriteItem; token: Token }> {
+  const id = t.id ?? randomUUID();
+  const now = Date.now();
+  const at = canonicalTime(now)!;
+  const refresh = t.grant.refresh_token ?? t.previous_refresh_token;
+  const expiresMs = t.grant.expires_in ? now + t.grant.expires_in * 1000 : undefined;
+  const secret: TokenSecret = {
+    access_token: t.grant.access_token,
+    ...(refresh ? { refresh_token: refresh } : {}),
+    ...(t.grant.token_type ? { token_type: t.grant.token_type } : {}),
+  };
+  const item: Item = {
+    PK: tokenPk(tenantId),
+    SK: tokenSk(t.provider_id, t.user_id),
+    GSI1PK: idPk(tenantId),
+    GSI1SK: id,
+    id,
+    tenant_id: tenantId,
+    provider_id: t.provider_id,
+    user_id: t.user_id,
+    scopes: t.grant.scopes ?? t.requested_scopes,
+    token_expires_at: expiresMs ? canonicalTime(expiresMs) : undefined,
+    expires_at: expiresMs && !refresh ? Math.ceil(expiresMs / 1000) : undefined,
+    has_refresh_token: !!refresh,
+    token_sealed: await seal(JSON.stringify(secret), sealContext(tenantId, id)),
+    created_at: t.created_at ?? at,
+    updated_at: at,
+  };
+  return { put: { Put: { TableName: tableName("main"), Item: toItem(item) } }, token: toToken(item) };
+}
+
+export async function saveToken(tenantId: string, t: TokenInput): Promise<Token> {
+  const { put, token } = await tokenPut(tenantId, t);
+  await transact([put]);
+  return token;
+}
+
+export async function findToken(
+  tenantId: string,
+  providerId: string,
+  userId: string | null,
+): Promise<StoredToken | undefined> {
+  const item = await getItem("main", { PK: tokenPk(tenantId), SK: tokenSk(providerId, userId) }, true);
+  return item ? stored(tenantId, item) : undefined;
+}
+
+/** Every token of a provider in the workspace (all users), or one user's. */
+async function tokenItems(tenantId: string, providerId?: string, userId?: string): Promise<Item[]> {
+  if (providerId && userId !== undefined) {
+    const one = await getItem("main", { PK: tokenPk(tenantId), SK: tokenSk(providerId, userId) });
+    return one ? [one] : [];
+  }
+  const out: Item[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const page = await queryPage("main", {
+      KeyConditionExpression: providerId ? "PK = :pk AND begins_with(SK, :sk)" : "PK = :pk",
+      values: { ":pk": tokenPk(tenantId), ...(providerId ? { ":sk": `${providerId}#` } : {}) },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    out.push(...page.items);
+    lastKey = page.lastKey;
+  } while (lastKey);
+  return out;
+}
+
+/** Whether the workspace (or one user in it) holds a usable token for the provider. */
+export async function hasToken(tenantId: string, providerId: string, userId?: string): Promise<boolean> {
+  const items = await tokenItems(tenantId, providerId, userId);
+  return items.some((i) => isUsable(toToken(i)));
+}
+
+export async function listTokens(
+  tenantId: string,
+  q: { provider_id?: string; user_id?: string },
+): Promise<Token[]> {
+  const items = await tokenItems(tenantId, q.provider_id, q.user_id);
+  return items
+    .map(toToken)
+    .filter((t) => q.user_id === undefined || t.user_id === q.user_id)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+}
+
+export async function deleteToken(tenantId: string, tokenId: string): Promise<void> {
   const page = await queryPage("main", {
-    KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
-    values: { ":pk": tokenPk(tenantId), ":sk": `${providerId}#` },
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK = :id",
+    values: { ":pk": idPk(tenantId), ":id": tokenId },
     Limit: 1,
-    ProjectionExpression: "PK",
   });
-  return page.items.length > 0;
+  const item = page.items[0];
+  if (!item) throw new NotFound("OAuth token not found");
+  try {
+    // Only this token: a newer one stored under the same key since the lookup stays.
+    await transact([
+      {
+        Delete: {
+          TableName: tableName("main"),
+          Key: toItem({ PK: item.PK, SK: item.SK }),
+          ConditionExpression: "id = :id",
+          ExpressionAttributeValues: toItem({ ":id": tokenId }),
+        },
+      },
+    ]);
+  } catch (err) {
+    if (cancelCodes(err)?.[0] === "ConditionalCheckFailed") throw new NotFound("OAuth token not found");
+    throw err;
+  }
+}
+
+export async function deleteProviderTokens(tenantId: string, providerId: string): Promise<void> {
+  for (const item of await tokenItems(tenantId, providerId))
+    await deleteItem("main", { PK: item.PK, SK: item.SK });
 }

@@ -91,6 +91,8 @@ export interface ConditionalUpdate {
   add?: Record<string, number>;
   /** Lists to append to (created when missing). */
   append?: Record<string, unknown[]>;
+  /** Attributes to remove. */
+  remove?: string[];
   /** Conditions: attribute equals value. */
   when?: Item;
   /** Conditions: attribute is one of the values. */
@@ -99,8 +101,8 @@ export interface ConditionalUpdate {
   notIn?: Record<string, readonly unknown[]>;
 }
 
-/** One UpdateItem on an existing item under the given conditions; false when a condition did not hold. */
-export async function conditionalUpdate(table: TableId, key: Item, u: ConditionalUpdate): Promise<boolean> {
+/** The UpdateItem input (also a transaction's Update) for a conditional update of an existing item. */
+export function updateInput(table: TableId, key: Item, u: ConditionalUpdate) {
   const names: Record<string, string> = {};
   const values: Item = {};
   let n = 0;
@@ -127,21 +129,46 @@ export async function conditionalUpdate(table: TableId, key: Item, u: Conditiona
   for (const [k, vs] of Object.entries(u.in ?? {})) conds.push(`${name(k)} IN (${vs.map(value).join(", ")})`);
   for (const [k, vs] of Object.entries(u.notIn ?? {}))
     if (vs.length) conds.push(`NOT (${name(k)} IN (${vs.map(value).join(", ")}))`);
-  const expr = [sets.length ? `SET ${sets.join(", ")}` : "", adds.length ? `ADD ${adds.join(", ")}` : ""];
+  const removes = (u.remove ?? []).map(name);
+  const expr = [
+    sets.length ? `SET ${sets.join(", ")}` : "",
+    adds.length ? `ADD ${adds.join(", ")}` : "",
+    removes.length ? `REMOVE ${removes.join(", ")}` : "",
+  ];
+  return {
+    TableName: tableName(table),
+    Key: toItem(key),
+    UpdateExpression: expr.filter(Boolean).join(" "),
+    ConditionExpression: conds.join(" AND "),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: Object.keys(values).length ? toItem(values) : undefined,
+  };
+}
+
+/** One UpdateItem on an existing item under the given conditions; false when a condition did not hold. */
+export async function conditionalUpdate(table: TableId, key: Item, u: ConditionalUpdate): Promise<boolean> {
   try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName(table),
-        Key: toItem(key),
-        UpdateExpression: expr.filter(Boolean).join(" "),
-        ConditionExpression: conds.join(" AND "),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: toItem(values),
-      }),
-    );
+    await dynamo().send(new UpdateItemCommand(updateInput(table, key, u)));
     return true;
   } catch (err) {
     if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/** `conditionalUpdate` that answers with the item as written; undefined when a condition did not hold. */
+export async function updateReturning(
+  table: TableId,
+  key: Item,
+  u: ConditionalUpdate,
+): Promise<Item | undefined> {
+  try {
+    const out = await dynamo().send(
+      new UpdateItemCommand({ ...updateInput(table, key, u), ReturnValues: "ALL_NEW" }),
+    );
+    return out.Attributes ? fromItem(out.Attributes) : undefined;
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
     throw err;
   }
 }

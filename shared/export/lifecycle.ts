@@ -1,9 +1,9 @@
 import { TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { CreateScheduleCommand, DeleteScheduleCommand } from "@aws-sdk/client-scheduler";
-import { DescribeExecutionCommand, StartExecutionCommand, StopExecutionCommand } from "@aws-sdk/client-sfn";
-import { dynamo, scheduler, sfn } from "../aws/clients.ts";
+import { dynamo, scheduler } from "../aws/clients.ts";
 import { cancelCodes, deleteItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
-import { stateMachineArn, taskArn } from "../aws/tasks.ts";
+import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
+import { taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
 import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
@@ -110,14 +110,8 @@ async function takeSlot(tenant: string, exp: ExportRecord, q: Item): Promise<"ok
 /** A new execution for a running export (first launch, or a re-drive after the process stopped). */
 export async function startExecution(tenant: string, exp: ExportRecord): Promise<void> {
   const name = `${exp.id}-${exp.launches ?? 1}`;
-  const out = await sfn().send(
-    new StartExecutionCommand({
-      stateMachineArn: stateMachineArn(MACHINE),
-      name,
-      input: JSON.stringify({ tenant_id: tenant, export_id: exp.id }),
-    }),
-  );
-  await updateExportFields(tenant, exp.id, { execution_arn: out.executionArn });
+  const arn = await startNamedExecution(MACHINE, name, { tenant_id: tenant, export_id: exp.id });
+  await updateExportFields(tenant, exp.id, { execution_arn: arn });
 }
 
 /** Frees the export's running slot and its sweeper marker, then starts what waits in the queue. */
@@ -180,11 +174,9 @@ export async function cancelExport(tenant: string, id: string): Promise<ExportRe
     return getExport(tenant, id);
   }
   if (exp.execution_arn)
-    await sfn()
-      .send(new StopExecutionCommand({ executionArn: exp.execution_arn, cause: "Cancelled by the user" }))
-      .catch((err) =>
-        logger.warn("stopping a cancelled export's execution failed", { export_id: id, error: err }),
-      );
+    await stopExecution(exp.execution_arn, "Cancelled by the user").catch((err) =>
+      logger.warn("stopping a cancelled export's execution failed", { export_id: id, error: err }),
+    );
   await finishOpenRuns(tenant, id, "Cancelled");
   await deleteItem("main", keys.queue(tenant, exp));
   await release(tenant, id);
@@ -241,17 +233,6 @@ export async function sweep(): Promise<{ redriven: string[]; finalized: string[]
   } while (lastKey);
   for (const tenant of tenants) await launchQueued(tenant);
   return { redriven, finalized };
-}
-
-async function executionStatus(arn: string): Promise<{ status: string; cause?: string }> {
-  try {
-    const out = await sfn().send(new DescribeExecutionCommand({ executionArn: arn }));
-    return { status: out.status ?? "MISSING", cause: out.cause };
-  } catch (err: any) {
-    if (err?.name === "ExecutionDoesNotExist" || err?.code === "ExecutionDoesNotExist")
-      return { status: "MISSING" };
-    throw err;
-  }
 }
 
 // — scheduled exports —

@@ -15,6 +15,7 @@ import {
   toItem,
   transact,
 } from "../aws/ddb.ts";
+import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
@@ -313,6 +314,18 @@ export async function deleteProject(tenant: string, id: string): Promise<Project
     throw err;
   }
   forget(tenant, project);
+  return project;
+}
+
+/** Deletes the project now and its runs shortly after, through the asynchronous PurgeProjectRuns task. */
+export async function deleteProjectWithRuns(tenant: string, id: string): Promise<Project> {
+  const project = await deleteProject(tenant, id);
+  await invokeTaskAsync("PurgeProjectRuns", {
+    tenant_id: tenant,
+    session_id: project.id,
+    first_run_start_time: project.first_run_start_time,
+    last_run_start_time: project.last_run_start_time,
+  });
   return project;
 }
 

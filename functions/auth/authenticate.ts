@@ -1,0 +1,17 @@
+import { AuthenticateBody, AuthResult, authenticate } from "../../shared/auth/oauth-flow.ts";
+import { callbackUrl } from "../../shared/auth/oauth-protocol.ts";
+import { config } from "../../shared/config.ts";
+import { defineHandler } from "../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  body: AuthenticateBody,
+  response: AuthResult,
+  handle: ({ tenantId, body, headers, event }) => {
+    const redirectUri = callbackUrl(
+      { headers, domainName: event.requestContext?.domainName, rawPath: event.rawPath },
+      body.provider,
+      { publicBaseUrl: config.publicBaseUrl, local: config.localMode },
+    );
+    return authenticate(tenantId, body, redirectUri);
+  },
+});

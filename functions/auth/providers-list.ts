@@ -1,0 +1,8 @@
+import { z } from "zod";
+import { listProviders, ProviderOut } from "../../shared/auth/oauth-providers.ts";
+import { defineHandler } from "../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  response: z.array(ProviderOut),
+  handle: ({ tenantId }) => listProviders(tenantId),
+});

@@ -1,0 +1,4 @@
+import { sweepRevisions } from "../../shared/control/pipeline.ts";
+
+// Re-drives revisions whose pipeline a stopped process left unfinished (local start-up; a rate schedule in AWS).
+export const handler = async () => sweepRevisions();

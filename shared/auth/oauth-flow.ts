@@ -1,0 +1,287 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { conditionalUpdate, getItem, type Item, putItem, transact, updateInput } from "../aws/ddb.ts";
+import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { BadGateway, BadRequest, NotFound } from "../errors.ts";
+import { logger } from "../log.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { exchangeCode, printable, refreshGrant, TokenEndpointError } from "./oauth-client.ts";
+import {
+  authorizationUrl,
+  codeChallenge,
+  formatState,
+  newCodeVerifier,
+  newSecret,
+  parseState,
+  secretHash,
+  secretMatches,
+} from "./oauth-protocol.ts";
+import {
+  clientCredentials,
+  getProviderRecord,
+  ProviderId,
+  type ProviderRecord,
+  Scope,
+} from "./oauth-providers.ts";
+import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./oauth-tokens.ts";
+
+// The authorization-code flow (with PKCE when the provider uses it): authenticate starts a flow or answers
+// with a token the workspace already holds; the provider redirects the browser to the callback, which
+// exchanges the code; wait long-polls the flow's record.
+//   flow  PK T#<tenant>#OAUTHFLOW  SK <auth_id>   expires_at (TTL) 10 minutes after it starts
+// Flow status: pending → exchanging (the callback claimed it, once) → completed | failed.
+const flowPk = (tenant: string) => `T#${tenant}#OAUTHFLOW`;
+const verifierContext = (tenant: string, authId: string) => ({
+  tenant_id: tenant,
+  record: `oauth-flow/${authId}`,
+});
+export const FLOW_TTL_SECONDS = 600;
+const epoch = () => Math.floor(Date.now() / 1000);
+const now = () => canonicalTime(Date.now())!;
+
+export const AuthenticateBody = z.looseObject({
+  provider: ProviderId,
+  scopes: z.array(Scope).max(100).nullish(),
+  user_id: z.string().min(1).max(256).nullish(),
+  force: z.boolean().nullish(),
+});
+export type AuthenticateIn = z.output<typeof AuthenticateBody>;
+
+export const AuthResult = z.object({
+  status: z.enum(["completed", "pending", "failed", "expired", "timeout"]),
+  auth_id: z.string().optional(),
+  url: z.string().optional(),
+  /** The access token (never the refresh token), for the workspace that owns it. */
+  token: z.string().optional(),
+  token_id: z.string().optional(),
+  expires_at: z.string().nullable().optional(),
+  scopes: z.array(z.string()).optional(),
+  error: z.string().optional(),
+});
+export type AuthResultOut = z.output<typeof AuthResult>;
+
+async function completed(t: StoredToken): Promise<AuthResultOut> {
+  const secret = await t.secret();
+  return {
+    status: "completed",
+    token: secret.access_token,
+    token_id: t.token.id,
+    expires_at: t.token.expires_at,
+    scopes: t.token.scopes,
+  };
+}
+
+/** A usable token for the request, refreshed when it expired and can be; undefined when a flow is needed. */
+async function currentToken(
+  tenantId: string,
+  rec: ProviderRecord,
+  userId: string | null,
+  scopes: string[],
+): Promise<StoredToken | undefined> {
+  const found = await findToken(tenantId, rec.provider_id, userId);
+  if (!found || !scopes.every((s) => found.token.scopes.includes(s))) return undefined;
+  if (isFresh(found.token)) return found;
+  const refresh = (await found.secret()).refresh_token;
+  if (!refresh) return undefined;
+  try {
+    const grant = await refreshGrant(await clientCredentials(tenantId, rec), refresh);
+    await saveToken(tenantId, {
+      id: found.token.id,
+      created_at: found.token.created_at,
+      provider_id: rec.provider_id,
+      user_id: userId,
+      requested_scopes: found.token.scopes,
+      grant,
+      previous_refresh_token: refresh,
+    });
+    return findToken(tenantId, rec.provider_id, userId);
+  } catch (err) {
+    if (!(err instanceof TokenEndpointError)) throw err;
+    logger.info("oauth refresh failed; starting a new flow", {
+      tenant_id: tenantId,
+      provider_id: rec.provider_id,
+      reason: err.message,
+    });
+    return undefined;
+  }
+}
+
+/** `{status: completed, token}` for a usable token (unless forced), else a new flow: `{status: pending, url, auth_id}`. */
+export async function authenticate(
+  tenantId: string,
+  body: AuthenticateIn,
+  redirectUri: string,
+): Promise<AuthResultOut> {
+  const rec = await getProviderRecord(tenantId, body.provider);
+  if (!rec) throw new NotFound("OAuth provider not found");
+  const userId = body.user_id ?? null;
+  const scopes = body.scopes ?? rec.scopes ?? [];
+  if (!body.force) {
+    const token = await currentToken(tenantId, rec, userId, scopes);
+    if (token) return completed(token);
+  }
+  const authId = randomUUID();
+  const secret = newSecret();
+  const verifier = rec.uses_pkce ? newCodeVerifier() : undefined;
+  await putItem("main", {
+    PK: flowPk(tenantId),
+    SK: authId,
+    id: authId,
+    tenant_id: tenantId,
+    provider_id: rec.provider_id,
+    provider_record_id: rec.id,
+    user_id: userId,
+    scopes,
+    redirect_uri: redirectUri,
+    state_hash: secretHash(secret),
+    ...(verifier ? { verifier_sealed: await seal(verifier, verifierContext(tenantId, authId)) } : {}),
+    status: "pending",
+    created_at: now(),
+    updated_at: now(),
+    expires_at: epoch() + FLOW_TTL_SECONDS,
+  });
+  const url = authorizationUrl({
+    authUrl: rec.auth_url,
+    clientId: rec.client_id,
+    redirectUri,
+    state: formatState({ tenantId, authId, secret }),
+    scopes,
+    ...(verifier
+      ? {
+          codeChallenge: codeChallenge(verifier, rec.code_challenge_method),
+          codeChallengeMethod: rec.code_challenge_method,
+        }
+      : {}),
+  });
+  return { status: "pending", url, auth_id: authId };
+}
+
+export const CallbackQuery = z.looseObject({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(2048).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+});
+export type CallbackQueryIn = z.output<typeof CallbackQuery>;
+
+const BAD_STATE = "Unknown, expired or already used state";
+
+async function failFlow(flow: Item, from: string, error: string): Promise<void> {
+  await conditionalUpdate(
+    "main",
+    { PK: flow.PK, SK: flow.SK },
+    { set: { status: "failed", error, updated_at: now() }, when: { status: from } },
+  );
+}
+
+/** The flow a callback's state names, when it is still waiting for this provider's answer. */
+async function pendingFlow(providerId: string, state: unknown): Promise<Item | undefined> {
+  const s = parseState(state);
+  if (!s) return undefined;
+  const flow = await getItem("main", { PK: flowPk(s.tenantId), SK: s.authId }, true);
+  if (!flow || flow.provider_id !== providerId || !secretMatches(s.secret, flow.state_hash)) return undefined;
+  return flow.status === "pending" && flow.expires_at > epoch() ? flow : undefined;
+}
+
+/** Handles the provider's redirect: exchanges the code once, stores the token, completes the flow. */
+export async function handleCallback(
+  providerId: string,
+  q: CallbackQueryIn,
+): Promise<{ status: "completed"; auth_id: string; message: string }> {
+  const flow = await pendingFlow(providerId, q.state);
+  if (!flow) throw new BadRequest(BAD_STATE);
+  if (q.error) {
+    const why = printable(
+      `authorization denied: ${q.error}${q.error_description ? `: ${q.error_description}` : ""}`,
+    );
+    await failFlow(flow, "pending", why);
+    throw new BadRequest(`The provider did not authorize the request (${why})`);
+  }
+  if (!q.code) throw new BadRequest("The callback carries no code");
+  // The claim makes the state single-use: of two callbacks with the same state, one exchanges the code.
+  const claimed = await conditionalUpdate(
+    "main",
+    { PK: flow.PK, SK: flow.SK },
+    { set: { status: "exchanging", updated_at: now() }, when: { status: "pending" } },
+  );
+  if (!claimed) throw new BadRequest(BAD_STATE);
+  const tenantId: string = flow.tenant_id;
+  const rec = await getProviderRecord(tenantId, providerId);
+  if (!rec || rec.id !== flow.provider_record_id) {
+    await failFlow(flow, "exchanging", "the OAuth provider was deleted or replaced during the flow");
+    throw new BadRequest("The OAuth provider was deleted or replaced during the flow");
+  }
+  try {
+    const grant = await exchangeCode(await clientCredentials(tenantId, rec), {
+      code: q.code,
+      redirectUri: flow.redirect_uri,
+      codeVerifier: flow.verifier_sealed
+        ? await unseal(flow.verifier_sealed as Sealed, verifierContext(tenantId, flow.id))
+        : undefined,
+    });
+    const { put, token } = await tokenPut(tenantId, {
+      provider_id: rec.provider_id,
+      user_id: flow.user_id ?? null,
+      requested_scopes: flow.scopes ?? [],
+      grant,
+    });
+    // Token and flow together: a waiter never sees "completed" without the token being there.
+    await transact([
+      put,
+      {
+        Update: updateInput(
+          "main",
+          { PK: flow.PK, SK: flow.SK },
+          {
+            set: {
+              status: "completed",
+              token_id: token.id,
+              updated_at: now(),
+              expires_at: epoch() + FLOW_TTL_SECONDS,
+            },
+            remove: ["verifier_sealed"],
+            when: { status: "exchanging" },
+          },
+        ),
+      },
+    ]);
+  } catch (err) {
+    const why = err instanceof TokenEndpointError ? err.message : "internal error while exchanging the code";
+    await failFlow(flow, "exchanging", why).catch(() => undefined);
+    if (err instanceof TokenEndpointError)
+      throw err.rejected
+        ? new BadRequest(`The token endpoint rejected the authorization code (${why})`)
+        : new BadGateway(`The token endpoint could not be used (${why})`);
+    throw err;
+  }
+  return {
+    status: "completed",
+    auth_id: flow.id,
+    message: "Authorization complete. You can close this window.",
+  };
+}
+
+/** Long-polls a flow for up to `seconds`: completed (with the token), failed, expired, or still pending. */
+export async function waitForFlow(
+  tenantId: string,
+  authId: string,
+  seconds: number,
+  limitSeconds: number,
+): Promise<AuthResultOut> {
+  const deadline = Date.now() + Math.min(seconds, limitSeconds) * 1000;
+  for (;;) {
+    const flow = await getItem("main", { PK: flowPk(tenantId), SK: authId }, true);
+    if (!flow) throw new NotFound("Auth flow not found");
+    if (flow.status === "completed") {
+      const t = await findToken(tenantId, flow.provider_id, flow.user_id ?? null);
+      return t && t.token.id === flow.token_id
+        ? { ...(await completed(t)), auth_id: authId }
+        : { status: "completed", auth_id: authId, token_id: flow.token_id };
+    }
+    if (flow.status === "failed") return { status: "failed", auth_id: authId, error: flow.error };
+    if (flow.expires_at <= epoch()) return { status: "expired", auth_id: authId };
+    if (Date.now() >= deadline)
+      return { status: seconds <= limitSeconds ? "timeout" : "pending", auth_id: authId };
+    await new Promise((r) => setTimeout(r, Math.min(200, Math.max(0, deadline - Date.now()))));
+  }
+}

@@ -1,0 +1,72 @@
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, sep } from "node:path";
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { s3 } from "../aws/clients.ts";
+import { artifactBucket } from "./revisions.ts";
+
+// A revision's build artifact: the bundled graphs and their manifest, as objects under the revision's prefix
+// in the artifact bucket. Deploy steps and agent servers materialize it into a local folder once.
+
+async function files(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await files(path)));
+    else if (e.isFile()) out.push(path);
+  }
+  return out;
+}
+
+export async function uploadArtifact(dir: string, prefix: string): Promise<number> {
+  const list = await files(dir);
+  // The manifest goes last: its presence means the artifact is complete.
+  list.sort((a, b) => Number(a.endsWith("manifest.json")) - Number(b.endsWith("manifest.json")));
+  for (const path of list) {
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: artifactBucket(),
+        Key: prefix + relative(dir, path).split(sep).join("/"),
+        Body: await readFile(path),
+      }),
+    );
+  }
+  return list.length;
+}
+
+/** The artifact's local folder, downloaded on first use (atomically: a folder appears whole or not at all). */
+export async function materializeArtifact(prefix: string): Promise<string> {
+  const dir = join(tmpdir(), "agent-platform-artifacts", prefix.replace(/[^\w-]+/g, "_"));
+  if (existsSync(join(dir, "manifest.json"))) return dir;
+  const staging = `${dir}.${process.pid}.${Date.now()}`;
+  let token: string | undefined;
+  let count = 0;
+  do {
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: artifactBucket(), Prefix: prefix, ContinuationToken: token }),
+    );
+    for (const o of page.Contents ?? []) {
+      const rel = o.Key!.slice(prefix.length);
+      if (!rel || rel.split("/").includes("..")) continue;
+      const target = join(staging, rel);
+      await mkdir(dirname(target), { recursive: true });
+      const obj = await s3().send(new GetObjectCommand({ Bucket: artifactBucket(), Key: o.Key! }));
+      await writeFile(target, await obj.Body!.transformToByteArray());
+      count++;
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  if (!count || !existsSync(join(staging, "manifest.json"))) {
+    await rm(staging, { recursive: true, force: true });
+    throw new Error(`the build artifact at ${prefix} is missing or incomplete`);
+  }
+  await mkdir(dirname(dir), { recursive: true });
+  try {
+    await rename(staging, dir);
+  } catch {
+    // Someone else materialized it first: theirs is the same artifact.
+    await rm(staging, { recursive: true, force: true });
+  }
+  return dir;
+}

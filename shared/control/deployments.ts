@@ -1,0 +1,416 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { deleteItem, getItem, type Item, queryPage, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
+import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { uuidv7 } from "../ids.ts";
+import { resolveProject } from "../projects/projects.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { tableName } from "../tables.ts";
+import { getIntegration } from "./integrations.ts";
+import { getListener } from "./listeners.ts";
+import { newRevisionItem, type RevisionConfig } from "./revisions.ts";
+
+// Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions.
+//   record  PK T#<tenant>#DEPLOYMENT      SK <id>     GSI1 DEPLOYMENT#<id> / DEPLOYMENT (lookup by id alone,
+//                                                    for the agent server's routing)
+//   name    PK T#<tenant>#DEPLOYMENTNAME  SK <name>   (names are unique per workspace)
+// Secrets are sealed with KMS envelope encryption bound to tenant + deployment; only their names are shown.
+export const keys = {
+  pk: (tenant: string) => `T#${tenant}#DEPLOYMENT`,
+  namePk: (tenant: string) => `T#${tenant}#DEPLOYMENTNAME`,
+  byIdPk: (id: string) => `DEPLOYMENT#${id}`,
+};
+const now = () => canonicalTime(Date.now())!;
+export const secretsContext = (tenant: string, id: string) => ({
+  tenant_id: tenant,
+  deployment_id: id,
+  purpose: "deployment-secrets",
+});
+
+export const DEPLOYMENT_STATUSES = [
+  "AWAITING_DATABASE",
+  "READY",
+  "UNUSED",
+  "AWAITING_DELETE",
+  "UNKNOWN",
+] as const;
+/** The spec writes `gitsource`; the established API's value for a git repository is `github`. */
+export const SOURCES = ["github", "gitsource"] as const;
+export const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
+
+/** Names the child process of a graph may not be given: they would change how the platform runs it. */
+const RESERVED_ENV = /^(AWS_|LD_|NODE_OPTIONS$|PATH$|HOME$|NODE_PATH$|DYLD_)/;
+
+const Secret = z.object({
+  name: z
+    .string()
+    .max(256)
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a secret name is an environment variable name")
+    .refine((n) => !RESERVED_ENV.test(n), "this environment variable name is reserved by the platform"),
+  value: z.string().max(65_536),
+});
+const Secrets = z
+  .array(Secret)
+  .max(100)
+  .refine((list) => new Set(list.map((s) => s.name)).size === list.length, "secret names must be unique");
+
+const nullishString = (max: number) => z.string().max(max).nullish();
+
+export const SourceConfig = z.looseObject({
+  integration_id: nullishString(128),
+  repo_url: nullishString(2048),
+  deployment_type: z.enum(DEPLOYMENT_TYPES).nullish(),
+  build_on_push: z.boolean().nullish(),
+  custom_url: nullishString(2048),
+  resource_spec: z.record(z.string(), z.unknown()).nullish(),
+  listener_id: nullishString(128),
+  listener_config: z.looseObject({ k8s_namespace: nullishString(253) }).nullish(),
+});
+export type SourceConfig = z.output<typeof SourceConfig>;
+
+/** `graph_config_path` (spec) and `langgraph_config_path` (existing clients) name the same thing. */
+export const SourceRevisionConfig = z.looseObject({
+  repo_ref: z.string().min(1).max(255).nullish(),
+  graph_config_path: z.string().min(1).max(1024).nullish(),
+  langgraph_config_path: z.string().min(1).max(1024).nullish(),
+  image_uri: nullishString(2048),
+});
+export type SourceRevisionConfigIn = z.output<typeof SourceRevisionConfig>;
+
+export const DeploymentCreate = z.object({
+  name: z.string().trim().min(1).max(128),
+  source: z.enum(SOURCES),
+  source_config: SourceConfig,
+  source_revision_config: SourceRevisionConfig.default({}),
+  secrets: Secrets.default([]),
+});
+export type DeploymentCreate = z.output<typeof DeploymentCreate>;
+
+export const DeploymentPatch = z.looseObject({
+  source_config: SourceConfig.optional(),
+  source_revision_config: SourceRevisionConfig.optional(),
+  secrets: Secrets.optional(),
+});
+export type DeploymentPatch = z.output<typeof DeploymentPatch>;
+
+const WireRevisionConfig = z.object({
+  repo_ref: z.string().nullable(),
+  graph_config_path: z.string(),
+  langgraph_config_path: z.string(),
+  image_uri: z.string().nullable(),
+});
+
+export const DeploymentOut = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  name: z.string(),
+  source: z.string(),
+  source_config: z.record(z.string(), z.unknown()),
+  source_revision_config: WireRevisionConfig,
+  secrets: z.array(z.object({ name: z.string() })),
+  latest_revision_id: z.string(),
+  active_revision_id: z.string().nullable(),
+  status: z.enum(DEPLOYMENT_STATUSES),
+  tracing_project_id: z.string().nullable(),
+  image_version: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DeploymentOut = z.output<typeof DeploymentOut>;
+
+export interface DeploymentRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  source: string;
+  source_config: SourceConfig;
+  source_revision_config: RevisionConfig;
+  secret_names: string[];
+  secrets_sealed?: Sealed;
+  latest_revision_id: string;
+  active_revision_id?: string | null;
+  status: (typeof DEPLOYMENT_STATUSES)[number];
+  tracing_project_id?: string | null;
+  graphs?: unknown[];
+  created_at: string;
+  updated_at: string;
+}
+
+export function toWire(d: DeploymentRecord): DeploymentOut {
+  const rc = d.source_revision_config;
+  return {
+    id: d.id,
+    tenant_id: d.tenant_id,
+    name: d.name,
+    source: d.source,
+    source_config: stripNulls(d.source_config),
+    source_revision_config: {
+      repo_ref: rc.repo_ref ?? null,
+      graph_config_path: rc.graph_config_path,
+      langgraph_config_path: rc.graph_config_path,
+      image_uri: rc.image_uri ?? null,
+    },
+    secrets: d.secret_names.map((name) => ({ name })),
+    latest_revision_id: d.latest_revision_id,
+    active_revision_id: d.active_revision_id ?? null,
+    status: d.status,
+    tracing_project_id: d.tracing_project_id ?? null,
+    image_version: null,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+const stripNulls = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** The revision config a new revision builds: the given fields over the current ones. */
+export function mergeRevisionConfig(current: RevisionConfig | undefined, given: SourceRevisionConfigIn = {}) {
+  const { langgraph_config_path, graph_config_path, repo_ref, image_uri } = given;
+  return {
+    repo_ref: repo_ref ?? current?.repo_ref ?? null,
+    graph_config_path:
+      graph_config_path ?? langgraph_config_path ?? current?.graph_config_path ?? "langgraph.json",
+    image_uri: image_uri ?? current?.image_uri ?? null,
+  } satisfies RevisionConfig;
+}
+
+/** Checks what the schema cannot: repo_url's scheme, and that referenced listeners and integrations exist. */
+async function checkReferences(tenant: string, sc: SourceConfig, creating: boolean): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  const loc = (f: string) => ["body", "source_config", f];
+  if (creating && !sc.repo_url) issues.push({ loc: loc("repo_url"), msg: "Field required", type: "missing" });
+  if (sc.repo_url) {
+    const problem = repoUrlProblem(sc.repo_url, config.localMode);
+    if (problem) issues.push({ loc: loc("repo_url"), msg: problem, type: "value_error" });
+  }
+  if (sc.integration_id && !(await getIntegration(tenant, sc.integration_id)))
+    issues.push({ loc: loc("integration_id"), msg: "Integration not found", type: "value_error" });
+  if (sc.listener_id && !(await getListener(tenant, sc.listener_id)))
+    issues.push({ loc: loc("listener_id"), msg: "Listener not found", type: "value_error" });
+  if (issues.length) throw new ValidationFailed(issues);
+}
+
+/** Repositories come over https; the local cloud also builds file:// URLs and filesystem paths. */
+export function repoUrlProblem(url: string, local: boolean): string | undefined {
+  if (/^https:\/\//i.test(url)) {
+    try {
+      const u = new URL(url);
+      if (u.username || u.password) return "repo_url must not carry credentials: use an integration";
+      return undefined;
+    } catch {
+      return "repo_url is not a valid URL";
+    }
+  }
+  if (
+    local &&
+    (/^file:\/\//i.test(url) || /^(\/|\.{1,2}\/|~\/)/.test(url) || !/^[a-z][a-z0-9+.-]*:/i.test(url))
+  )
+    return undefined;
+  return local
+    ? "repo_url must be an https URL, a file:// URL or a filesystem path"
+    : "repo_url must be an https URL";
+}
+
+export async function getDeploymentRecord(tenant: string, id: string): Promise<DeploymentRecord | undefined> {
+  const item = await getItem("main", { PK: keys.pk(tenant), SK: id }, true);
+  return item as DeploymentRecord | undefined;
+}
+
+export async function getDeployment(tenant: string, id: string): Promise<DeploymentRecord> {
+  const d = await getDeploymentRecord(tenant, id);
+  if (!d) throw new NotFound("Deployment not found");
+  return d;
+}
+
+/** The deployment an agent-server path names, whatever its tenant (routing only). */
+export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {
+  const page = await queryPage("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": keys.byIdPk(id) },
+    Limit: 1,
+  });
+  return page.items[0] as DeploymentRecord | undefined;
+}
+
+export async function unsealSecrets(d: DeploymentRecord): Promise<Record<string, string>> {
+  if (!d.secrets_sealed) return {};
+  return unsealRecord(d.secrets_sealed, secretsContext(d.tenant_id, d.id));
+}
+
+const sealSecrets = (tenant: string, id: string, secrets: { name: string; value: string }[]) =>
+  secrets.length
+    ? sealRecord(Object.fromEntries(secrets.map((s) => [s.name, s.value])), secretsContext(tenant, id))
+    : Promise.resolve(undefined);
+
+/** Creates the deployment, its tracing project and its first revision (QUEUED) in one transaction. */
+export async function createDeployment(
+  tenant: string,
+  body: DeploymentCreate,
+): Promise<{ deployment: DeploymentRecord; revisionId: string }> {
+  await checkReferences(tenant, body.source_config, true);
+  const id = randomUUID();
+  const revisionId = uuidv7();
+  const at = now();
+  const revisionConfig = mergeRevisionConfig(undefined, body.source_revision_config);
+  const deployment: DeploymentRecord = {
+    id,
+    tenant_id: tenant,
+    name: body.name,
+    source: body.source,
+    source_config: body.source_config,
+    source_revision_config: revisionConfig,
+    secret_names: body.secrets.map((s) => s.name),
+    secrets_sealed: await sealSecrets(tenant, id, body.secrets),
+    latest_revision_id: revisionId,
+    active_revision_id: null,
+    // There is no per-deployment database to wait for: the shared tables serve it at once.
+    status: "READY",
+    tracing_project_id: await resolveProject(tenant, { session_name: body.name }),
+    created_at: at,
+    updated_at: at,
+  };
+  const TableName = tableName("main");
+  try {
+    await transact([
+      {
+        Put: {
+          TableName,
+          Item: toItem({ PK: keys.namePk(tenant), SK: body.name, deployment_id: id }),
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      {
+        Put: {
+          TableName,
+          Item: toItem(stored(deployment)),
+          ConditionExpression: "attribute_not_exists(PK)",
+        },
+      },
+      {
+        Put: {
+          TableName,
+          Item: toItem(newRevisionItem(tenant, id, revisionId, body.source, revisionConfig, at)),
+        },
+      },
+    ]);
+  } catch (err: any) {
+    if (
+      err?.name === "TransactionCanceledException" &&
+      err.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed"
+    )
+      throw new Conflict(`A deployment named ${body.name} already exists`);
+    throw err;
+  }
+  return { deployment, revisionId };
+}
+
+function stored(d: DeploymentRecord): Item {
+  return {
+    PK: keys.pk(d.tenant_id),
+    SK: d.id,
+    GSI1PK: keys.byIdPk(d.id),
+    GSI1SK: "DEPLOYMENT",
+    ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)),
+  };
+}
+
+export interface DeploymentQuery {
+  limit: number;
+  offset: number;
+  name_contains?: string;
+  status?: string;
+  deployment_ids?: string[];
+}
+
+/** Newest first; a workspace holds few deployments, so filters run over its one partition. */
+export async function listDeployments(
+  tenant: string,
+  q: DeploymentQuery,
+): Promise<{ resources: DeploymentRecord[]; offset: number }> {
+  const all: DeploymentRecord[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const page = await queryPage("main", {
+      KeyConditionExpression: "PK = :pk",
+      values: { ":pk": keys.pk(tenant) },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    all.push(...(page.items as DeploymentRecord[]));
+    lastKey = page.lastKey;
+  } while (lastKey);
+  const needle = q.name_contains?.toLowerCase();
+  const ids = q.deployment_ids ? new Set(q.deployment_ids) : undefined;
+  const matching = all
+    .filter(
+      (d) =>
+        (!needle || d.name.toLowerCase().includes(needle)) &&
+        (!q.status || d.status === q.status) &&
+        (!ids || ids.has(d.id)),
+    )
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+  const resources = matching.slice(q.offset, q.offset + q.limit);
+  return { resources, offset: q.offset + resources.length };
+}
+
+/**
+ * Applies a PATCH: source_config fields merge over the stored ones, secrets are replaced, and a
+ * source_revision_config makes a new revision (returned so the caller starts its pipeline).
+ */
+export async function updateDeployment(
+  tenant: string,
+  id: string,
+  patch: DeploymentPatch,
+): Promise<{ deployment: DeploymentRecord; revisionId?: string }> {
+  const current = await getDeployment(tenant, id);
+  const sourceConfig = { ...current.source_config, ...(patch.source_config ?? {}) };
+  if (patch.source_config) await checkReferences(tenant, sourceConfig, false);
+  const at = now();
+  const set: Item = { source_config: sourceConfig, updated_at: at };
+  const remove: string[] = [];
+  if (patch.secrets) {
+    set.secret_names = patch.secrets.map((s) => s.name);
+    const sealed = await sealSecrets(tenant, id, patch.secrets);
+    if (sealed) set.secrets_sealed = sealed;
+    else remove.push("secrets_sealed");
+  }
+  let revisionId: string | undefined;
+  const items = [];
+  if (patch.source_revision_config) {
+    revisionId = uuidv7();
+    const revisionConfig = mergeRevisionConfig(current.source_revision_config, patch.source_revision_config);
+    set.source_revision_config = revisionConfig;
+    set.latest_revision_id = revisionId;
+    items.push({
+      Put: {
+        TableName: tableName("main"),
+        Item: toItem(newRevisionItem(tenant, id, revisionId, current.source, revisionConfig, at)),
+      },
+    });
+  }
+  // The deployment must still be there and unchanged in its latest revision, or two PATCHes raced.
+  items.push({
+    Update: updateInput(
+      "main",
+      { PK: keys.pk(tenant), SK: id },
+      { set, remove, when: { latest_revision_id: current.latest_revision_id } },
+    ),
+  });
+  try {
+    await transact(items);
+  } catch (err: any) {
+    if (err?.name === "TransactionCanceledException")
+      throw new Conflict("The deployment changed while it was being updated: retry");
+    throw err;
+  }
+  return { deployment: (await getDeploymentRecord(tenant, id))!, revisionId };
+}
+
+/** Removes the deployment's records (revisions are removed by the caller first). */
+export async function removeDeployment(d: DeploymentRecord): Promise<void> {
+  await deleteItem("main", { PK: keys.namePk(d.tenant_id), SK: d.name });
+  await deleteItem("main", { PK: keys.pk(d.tenant_id), SK: d.id });
+}

@@ -1,0 +1,140 @@
+import { randomInt } from "node:crypto";
+import { z } from "zod";
+import { deleteItem, getItem, type Item, putItem, queryPage, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { NotFound, validationError } from "../errors.ts";
+import { endpointProblem, endpointUrlProblem } from "../http/ssrf.ts";
+import { uuidv7 } from "../ids.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { type GitHubRepository, listInstallationRepositories } from "./github.ts";
+
+// Source-code integrations (spec A, v1): on a self-hosted platform, a GitHub (or GitHub Enterprise) access
+// token registered by the workspace. The token is write-only: sealed with KMS, used to list repositories and
+// to `git clone` over https, never returned.
+//   record  PK T#<tenant>#INTEGRATION  SK <id>   (uuidv7: the sort key lists oldest first)
+const pk = (tenant: string) => `T#${tenant}#INTEGRATION`;
+const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `integration/${id}` });
+export const DEFAULT_API_URL = "https://api.github.com";
+
+const apiUrlRules = { field: "api_url", httpsOnly: true };
+
+export const IntegrationCreate = z.looseObject({
+  name: z.string().trim().min(1).max(255),
+  access_token: z.string().min(1).max(4096),
+  installation_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
+  api_url: z
+    .string()
+    .max(2048)
+    .nullish()
+    .transform((u) => (u ? u.replace(/\/+$/, "") : DEFAULT_API_URL))
+    .superRefine((u, ctx) => {
+      const problem = endpointUrlProblem(u, config.localMode, apiUrlRules);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+});
+export type IntegrationCreateIn = z.output<typeof IntegrationCreate>;
+
+export const IntegrationOut = z.object({
+  id: z.string(),
+  installation_id: z.number().int(),
+  name: z.string(),
+  api_url: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Integration = z.output<typeof IntegrationOut>;
+
+/** What `GET /v1/integrations/github/install` lists: the established API's three fields. */
+export const InstallationOut = IntegrationOut.pick({ id: true, installation_id: true, name: true });
+
+export const RepositoryOut = z.object({
+  host_integration_id: z.string(),
+  id: z.number().int(),
+  name: z.string(),
+  owner: z.string(),
+  url: z.string(),
+  default_branch: z.string(),
+});
+export type Repository = z.output<typeof RepositoryOut>;
+
+const toIntegration = (item: Item): Integration => ({
+  id: item.id,
+  installation_id: item.installation_id,
+  name: item.name,
+  api_url: item.api_url,
+  created_at: item.created_at,
+  updated_at: item.updated_at,
+});
+
+// Any string is a safe id here: callers pass ids straight from request bodies.
+const record = (tenantId: string, id: string) =>
+  id && id.length <= 128 ? getItem("main", { PK: pk(tenantId), SK: id }) : Promise.resolve(undefined);
+
+const tokenOf = (tenantId: string, item: Item) =>
+  unseal(item.token_sealed as Sealed, sealContext(tenantId, item.id));
+
+/** The integration, or undefined for an unknown id or another workspace's. */
+export async function getIntegration(
+  tenantId: string,
+  integrationId: string,
+): Promise<Integration | undefined> {
+  const item = await record(tenantId, integrationId);
+  return item ? toIntegration(item) : undefined;
+}
+
+/** The integration's access token in clear (for `git clone` over https); undefined for an unknown id. */
+export async function integrationToken(tenantId: string, integrationId: string): Promise<string | undefined> {
+  const item = await record(tenantId, integrationId);
+  return item?.token_sealed ? tokenOf(tenantId, item) : undefined;
+}
+
+export async function createIntegration(tenantId: string, body: IntegrationCreateIn): Promise<Integration> {
+  const problem = await endpointProblem(body.api_url, config.localMode, undefined, apiUrlRules);
+  if (problem) throw validationError(["body", "api_url"], problem);
+  const id = uuidv7();
+  const at = canonicalTime(Date.now())!;
+  const integration: Integration = {
+    id,
+    // GitHub App installations have numeric ids; a token registered here gets one of its own.
+    installation_id: body.installation_id ?? randomInt(1, 2 ** 47),
+    name: body.name,
+    api_url: body.api_url,
+    created_at: at,
+    updated_at: at,
+  };
+  const token_sealed = await seal(body.access_token, sealContext(tenantId, id));
+  await putItem("main", { PK: pk(tenantId), SK: id, tenant_id: tenantId, ...integration, token_sealed });
+  return integration;
+}
+
+export async function listIntegrations(tenantId: string): Promise<Integration[]> {
+  const out: Integration[] = [];
+  let lastKey: Item | undefined;
+  do {
+    const page = await queryPage("main", {
+      KeyConditionExpression: "PK = :pk",
+      values: { ":pk": pk(tenantId) },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    });
+    out.push(...page.items.map(toIntegration));
+    lastKey = page.lastKey;
+  } while (lastKey);
+  return out;
+}
+
+export async function deleteIntegration(tenantId: string, integrationId: string): Promise<void> {
+  if (!(await record(tenantId, integrationId))) throw new NotFound("Integration not found");
+  await deleteItem("main", { PK: pk(tenantId), SK: integrationId });
+}
+
+/** The repositories the integration's token can read, from its API host. */
+export async function integrationRepositories(
+  tenantId: string,
+  integrationId: string,
+): Promise<Repository[]> {
+  const item = await record(tenantId, integrationId);
+  if (!item?.token_sealed) throw new NotFound("Integration not found");
+  const repos = await listInstallationRepositories(item.api_url, await tokenOf(tenantId, item));
+  return repos.map((r: GitHubRepository) => ({ host_integration_id: item.id, ...r }));
+}

@@ -1,0 +1,268 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { transact, updateInput } from "../aws/ddb.ts";
+import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
+import { config } from "../config.ts";
+import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
+import { BuildError, readGraphConfig } from "../deploy/graph-config.ts";
+import { DeployError, smokeTestGraphs } from "../deploy/smoke.ts";
+import { fetchSource } from "../deploy/source.ts";
+import { logger } from "../log.ts";
+import { canonicalTime } from "../runs/time.ts";
+import { materializeArtifact, uploadArtifact } from "./artifacts.ts";
+import {
+  type DeploymentRecord,
+  keys as deploymentKeys,
+  getDeploymentRecord,
+  unsealSecrets,
+} from "./deployments.ts";
+import { integrationToken } from "./integrations.ts";
+import {
+  allRevisions,
+  getRevisionRecord,
+  inFlightRevisions,
+  RevisionLog,
+  type RevisionRecord,
+  type RevisionStatus,
+  revisionKey,
+  setRevisionFields,
+  TERMINAL,
+  transition,
+} from "./revisions.ts";
+
+// The revision pipeline (infra/state-machines/revision.asl.json): Prepare → Build (a CodeBuild project in
+// AWS, the same build step in a child process locally) → Deploy → DEPLOYED, or a *_FAILED status with the
+// reason in the revision and its log. A newer revision interrupts older ones still in flight.
+export const MACHINE = "revision";
+
+export interface PipelineInput {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+}
+const ref = (r: RevisionRecord): PipelineInput => ({
+  tenant_id: r.tenant_id,
+  deployment_id: r.deployment_id,
+  revision_id: r.id,
+});
+const BUILD_PHASE: readonly RevisionStatus[] = ["QUEUED", "AWAITING_BUILD", "BUILDING"];
+
+async function revisionOf(input: PipelineInput): Promise<RevisionRecord | undefined> {
+  return getRevisionRecord(input.tenant_id, input.deployment_id, input.revision_id);
+}
+
+/** Starts the pipeline of a new revision, after interrupting the deployment's older revisions in flight. */
+export async function launchRevision(
+  tenant: string,
+  deploymentId: string,
+  revisionId: string,
+): Promise<void> {
+  for (const r of await allRevisions(tenant, deploymentId)) {
+    if (r.id === revisionId || TERMINAL.includes(r.status)) continue;
+    if (await transition(r, "INTERRUPTED", { set: { error: `Superseded by revision ${revisionId}` } }))
+      if (r.execution_arn) await stopExecution(r.execution_arn, `Superseded by revision ${revisionId}`);
+  }
+  const r = await getRevisionRecord(tenant, deploymentId, revisionId);
+  if (r) await startPipeline(r);
+}
+
+async function startPipeline(r: RevisionRecord): Promise<void> {
+  try {
+    const arn = await startNamedExecution(MACHINE, `${r.id}-${r.launches ?? 1}`, ref(r));
+    await setRevisionFields(r, { execution_arn: arn });
+  } catch (err) {
+    logger.error("starting a revision pipeline failed", { revision_id: r.id, error: err });
+    await transition(r, "CREATE_FAILED", {
+      set: { error: `The pipeline could not start: ${(err as Error).message}` },
+    });
+  }
+}
+
+/** Task RevisionPrepare: QUEUED moves on; a re-driven pipeline resumes at the phase its record shows. */
+export async function prepare(input: PipelineInput): Promise<{ phase: "build" | "deploy" | "done" }> {
+  const r = await revisionOf(input);
+  if (!r || TERMINAL.includes(r.status)) return { phase: "done" };
+  if (r.status === "QUEUED") {
+    const next = r.reuses_artifact ? "AWAITING_DEPLOY" : "AWAITING_BUILD";
+    if (!(await transition(r, next, { from: ["QUEUED"] }))) return prepare(input);
+    return { phase: next === "AWAITING_DEPLOY" ? "deploy" : "build" };
+  }
+  return { phase: BUILD_PHASE.includes(r.status) ? "build" : "deploy" };
+}
+
+/**
+ * The build step (CodeBuild's command in AWS, a child process locally): fetch the repository at repo_ref,
+ * read and check the graph config, install dependencies, bundle each graph, upload the artifact. Returns
+ * false when the build failed (the revision then says why).
+ */
+export async function runBuild(input: PipelineInput): Promise<boolean> {
+  const r = await revisionOf(input);
+  if (!r) return false;
+  if (!(await transition(r, "BUILDING", { from: ["AWAITING_BUILD", "BUILDING"] }))) {
+    logger.info("build skipped: the revision no longer waits for a build", { revision_id: r.id });
+    return true;
+  }
+  const log = new RevisionLog(r, "build");
+  const work = await mkdtemp(join(tmpdir(), "revision-build-"));
+  try {
+    const d = await getDeploymentRecord(r.tenant_id, r.deployment_id);
+    if (!d) throw new BuildError("The deployment was deleted");
+    const cfg = r.source_revision_config;
+    const repoUrl = d.source_config.repo_url!;
+    log.line(`Fetching ${repoUrl}${cfg.repo_ref ? ` at ${cfg.repo_ref}` : ""}`);
+    const token = d.source_config.integration_id
+      ? await integrationToken(r.tenant_id, d.source_config.integration_id)
+      : undefined;
+    const src = join(work, "src");
+    const { commit } = await fetchSource({
+      repoUrl,
+      ref: cfg.repo_ref ?? undefined,
+      dest: src,
+      token,
+      allowLocal: config.localMode,
+      log: log.line,
+    });
+    log.line(`Reading the graph config ${cfg.graph_config_path}`);
+    const { config: graphConfig, configDir } = await readGraphConfig(src, cfg.graph_config_path);
+    log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
+    if (existsSync(join(configDir, "package.json"))) await installDependencies(configDir, log.line);
+    const out = join(work, "out");
+    await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
+    const count = await uploadArtifact(out, r.artifact_prefix!);
+    log.line(`Artifact stored: ${count} files under ${r.artifact_prefix}`);
+    const ok = await transition(r, "AWAITING_DEPLOY", {
+      from: ["BUILDING"],
+      set: { commit_sha: commit ?? null, built_at: canonicalTime(Date.now()) },
+    });
+    log.line(ok ? "Build succeeded" : "Build finished, but the revision moved on meanwhile");
+    return true;
+  } catch (err) {
+    const message =
+      err instanceof BuildError ? err.message : `Internal build error: ${(err as Error).message}`;
+    if (!(err instanceof BuildError))
+      logger.error("revision build failed", { revision_id: r.id, error: err });
+    log.line(`BUILD FAILED: ${message}`);
+    await transition(r, "BUILD_FAILED", { set: { error: message } });
+    return false;
+  } finally {
+    await log.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Task RevisionDeploy: load each graph of the artifact in a child process with the deployment's secrets as
+ * its environment, check that it compiles, then switch the deployment's active revision in one transaction
+ * with the revision's DEPLOYED — only if no newer revision was created meanwhile. Until then the previous
+ * revision keeps serving.
+ */
+export async function deploy(input: PipelineInput): Promise<{ status: RevisionStatus }> {
+  const r = await revisionOf(input);
+  if (!r) return { status: "UNKNOWN" };
+  if (!(await transition(r, "DEPLOYING", { from: ["AWAITING_DEPLOY", "DEPLOYING"] })))
+    return { status: (await revisionOf(input))?.status ?? "UNKNOWN" };
+  const log = new RevisionLog(r, "deploy");
+  try {
+    const d = await getDeploymentRecord(r.tenant_id, r.deployment_id);
+    if (!d) throw new DeployError("The deployment was deleted");
+    log.line(`Loading the artifact ${r.artifact_prefix}`);
+    const dir = await materializeArtifact(r.artifact_prefix!);
+    const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
+    const graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: await unsealSecrets(d) });
+    for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
+    const status = await activate(r, d, graphs);
+    log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
+    return { status };
+  } catch (err) {
+    const message =
+      err instanceof DeployError ? err.message : `Internal deploy error: ${(err as Error).message}`;
+    if (!(err instanceof DeployError))
+      logger.error("revision deploy failed", { revision_id: r.id, error: err });
+    log.line(`DEPLOY FAILED: ${message}`);
+    await transition(r, "DEPLOY_FAILED", { set: { error: message } });
+    return { status: "DEPLOY_FAILED" };
+  } finally {
+    await log.close();
+  }
+}
+
+async function activate(r: RevisionRecord, d: DeploymentRecord, graphs: unknown[]): Promise<RevisionStatus> {
+  const at = canonicalTime(Date.now())!;
+  try {
+    await transact([
+      {
+        Update: updateInput("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
+          set: { status: "DEPLOYED", graphs, updated_at: at },
+          append: { status_history: [{ status: "DEPLOYED", at }] },
+          remove: ["GSI1PK", "GSI1SK"],
+          when: { status: "DEPLOYING" },
+        }),
+      },
+      {
+        Update: updateInput(
+          "main",
+          { PK: deploymentKeys.pk(d.tenant_id), SK: d.id },
+          {
+            set: {
+              active_revision_id: r.id,
+              active_artifact_prefix: r.artifact_prefix,
+              graphs,
+              updated_at: at,
+            },
+            when: { latest_revision_id: r.id },
+          },
+        ),
+      },
+    ]);
+    return "DEPLOYED";
+  } catch (err: any) {
+    if (err?.name !== "TransactionCanceledException") throw err;
+    await transition(r, "INTERRUPTED", {
+      set: { error: "Superseded by a newer revision before it went live" },
+    });
+    return (await getRevisionRecord(r.tenant_id, r.deployment_id, r.id))?.status ?? "INTERRUPTED";
+  }
+}
+
+/** Task RevisionFailed (the state machine's Catch): a step that failed without saying why still fails. */
+export async function fail(
+  input: PipelineInput,
+  error?: string,
+  cause?: string,
+): Promise<{ status: string }> {
+  const r = await revisionOf(input);
+  if (!r) return { status: "UNKNOWN" };
+  if (TERMINAL.includes(r.status)) return { status: r.status };
+  const to: RevisionStatus = BUILD_PHASE.includes(r.status) ? "BUILD_FAILED" : "DEPLOY_FAILED";
+  const detail = [error, cause].filter(Boolean).join(": ").slice(0, 2000);
+  await transition(r, to, { set: { error: `The pipeline failed${detail ? `: ${detail}` : ""}` } });
+  return { status: to };
+}
+
+/**
+ * Re-drives revisions whose pipeline is gone (the local process stopped mid-build): a new execution resumes
+ * at the phase the record shows. An execution that ended without a final status gets one. Runs at local
+ * start-up, and on a schedule in AWS.
+ */
+export async function sweepRevisions(): Promise<{ redriven: string[]; failed: string[] }> {
+  const redriven: string[] = [];
+  const failed: string[] = [];
+  for (const marker of await inFlightRevisions()) {
+    const r = await getRevisionRecord(marker.tenant_id, marker.deployment_id, marker.id);
+    if (!r || TERMINAL.includes(r.status)) continue;
+    const state = r.execution_arn ? await executionStatus(r.execution_arn) : { status: "MISSING" };
+    if (state.status === "RUNNING") continue;
+    if (state.status === "MISSING") {
+      const launches = (r.launches ?? 1) + 1;
+      await setRevisionFields(r, { launches });
+      await startPipeline({ ...r, launches });
+      redriven.push(r.id);
+    } else {
+      await fail(ref(r), state.status, state.cause);
+      failed.push(r.id);
+    }
+  }
+  return { redriven, failed };
+}

@@ -1,0 +1,228 @@
+import { access, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type Message } from "esbuild";
+import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
+import { parseDotenv } from "./dotenv.ts";
+import { type LogLine, run, toolEnv } from "./exec.ts";
+import { BuildError, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
+import { isWithin, realInside, repoRelative } from "./paths.ts";
+
+// Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
+
+export interface ArtifactManifest {
+  graphs: Record<string, { file: string; export_name: string; description?: string }>;
+  env: Record<string, string>;
+  node_version?: string;
+  built_at: string;
+}
+
+const NPM_TIMEOUT_MS = 10 * 60_000;
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
+
+/** The nearest directory from `fromDir` up to `repoDir` holding a `name` file, if any. */
+async function nearest(repoDir: string, fromDir: string, name: string): Promise<string | undefined> {
+  for (let dir = fromDir; isWithin(repoDir, dir); dir = path.dirname(dir)) {
+    if (await exists(path.join(dir, name))) return dir;
+    if (dir === repoDir || dir === path.dirname(dir)) break;
+  }
+  return undefined;
+}
+
+/** npm's settings a build may take from the platform's environment; nothing else of npm's leaks in. */
+function npmEnv(): Record<string, string> {
+  const env: Record<string, string> = { npm_config_update_notifier: "false" };
+  for (const name of ["registry", "cache", "userconfig"])
+    for (const key of [`npm_config_${name}`, `NPM_CONFIG_${name.toUpperCase()}`]) {
+      const v = process.env[key];
+      if (v) env[key] = v;
+    }
+  return toolEnv(env);
+}
+
+/**
+ * Installs dependencies where the nearest package.json is, from `dir` up to `repoDir` (default: `dir` only):
+ * `npm ci` with a lockfile, else `npm install`; production dependencies only and no install scripts. With
+ * BUILD_CACHE_DIR set, node_modules is cached by the hash of package.json and the lockfile (dep-cache.ts).
+ */
+export async function installDependencies(dir: string, log: LogLine, repoDir: string = dir): Promise<void> {
+  const pkgDir = await nearest(path.resolve(repoDir), path.resolve(dir), "package.json");
+  if (!pkgDir) {
+    log("no package.json: graphs are bundled against the platform's own packages");
+    return;
+  }
+  const lockName = (
+    await Promise.all(
+      ["package-lock.json", "npm-shrinkwrap.json"].map(async (n) =>
+        (await exists(path.join(pkgDir, n))) ? n : "",
+      ),
+    )
+  ).find(Boolean);
+  const command = lockName ? "ci" : "install";
+  if (!lockName && (await exists(path.join(pkgDir, "yarn.lock"))))
+    log("yarn.lock is not used: installing with npm install (commit a package-lock.json for exact versions)");
+  const modules = path.join(pkgDir, "node_modules");
+  const entry = await cacheEntry(command, pkgDir, lockName);
+  if (entry && (await restoreModules(entry, modules))) {
+    log(`dependencies restored from the build cache (${path.basename(entry).slice(0, 12)})`);
+    return;
+  }
+  const args = [command, "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", "--ignore-scripts"];
+  log(`npm ${args.join(" ")}`);
+  const started = Date.now();
+  const r = await run("npm", args, {
+    cwd: pkgDir,
+    env: npmEnv(),
+    log,
+    timeoutMs: NPM_TIMEOUT_MS,
+    tailLines: 15,
+  });
+  if (r.timedOut) throw new BuildError(`npm ${command} timed out after ${NPM_TIMEOUT_MS / 1000} s`);
+  if (r.code !== 0)
+    throw new BuildError(`npm ${command} failed (exit code ${r.code ?? "none"}):\n${r.tail.join("\n")}`);
+  log(`dependencies installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (entry) await storeModules(modules, entry, log);
+}
+
+/** The platform's own node_modules: where a repository without package.json resolves its imports from. */
+async function platformNodeModules(): Promise<string | undefined> {
+  const starts = [path.dirname(fileURLToPath(import.meta.url)), process.cwd()];
+  for (const start of starts)
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, "node_modules");
+      if (await exists(path.join(candidate, "@langchain", "langgraph", "package.json"))) return candidate;
+      if (dir === path.dirname(dir)) break;
+    }
+  return undefined;
+}
+
+// CommonJS dependencies inside an ESM bundle expect require, __dirname and __filename. `require` is a name
+// esbuild keeps free for this; the other two are renamed through `define` so a module's own top-level
+// `const __dirname = …` cannot collide with the banner's.
+const BANNER = [
+  'import { createRequire as __bundle_createRequire } from "node:module";',
+  'import { fileURLToPath as __bundle_fileURLToPath } from "node:url";',
+  'import { dirname as __bundle_pathDirname } from "node:path";',
+  "const require = __bundle_createRequire(import.meta.url);",
+  "const __bundle_filename = __bundle_fileURLToPath(import.meta.url);",
+  "const __bundle_dirname = __bundle_pathDirname(__bundle_filename);",
+].join(" ");
+
+function bundleFailure(err: unknown, hasPackage: boolean): BuildError {
+  const errors: Message[] = (err as { errors?: Message[] }).errors ?? [];
+  if (!errors.length) return new BuildError(`bundling failed: ${(err as Error).message}`);
+  const lines = errors.slice(0, 10).map((m) => `${where(m)}${m.text}`);
+  if (errors.length > 10) lines.push(`… and ${errors.length - 10} more errors`);
+  if (!hasPackage && errors.some((m) => m.text.startsWith("Could not resolve")))
+    lines.push("(the repository has no package.json: add one listing the packages the graphs import)");
+  return new BuildError(`bundling failed:\n${lines.join("\n")}`);
+}
+
+const where = (m: Message) =>
+  m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ` : "";
+
+export async function bundleGraphs(opts: {
+  repoDir: string;
+  configDir: string;
+  config: GraphConfig;
+  outDir: string;
+  log: LogLine;
+}): Promise<ArtifactManifest> {
+  const { config, log } = opts;
+  const repoDir = path.resolve(opts.repoDir);
+  const configRel = path.relative(repoDir, path.resolve(opts.configDir)) || ".";
+  const entryPoints: Record<string, string> = {};
+  const manifest: ArtifactManifest = { graphs: {}, env: {}, built_at: "" };
+  for (const [id, spec] of Object.entries(config.graphs)) {
+    if (!isGraphId(id)) throw new BuildError(`graph id ${JSON.stringify(id)} is not a valid graph id`);
+    const { file, exportName } = parseGraphSpec(spec);
+    const rel = repoRelative(configRel, file);
+    if (!rel) throw new BuildError(`graph ${id}: ${file} is outside the repository`);
+    const real = await realInside(repoDir, path.join(repoDir, rel)).catch(() => {
+      throw new BuildError(`graph ${id}: ${file} not found`);
+    });
+    if (!real) throw new BuildError(`graph ${id}: ${file} points outside the repository`);
+    entryPoints[`graphs/${id}`] = real;
+    const description = config.description?.[id];
+    manifest.graphs[id] = {
+      file: `graphs/${id}.mjs`,
+      export_name: exportName,
+      ...(description ? { description } : {}),
+    };
+  }
+
+  const configDir = path.resolve(opts.configDir);
+  const hasPackage = Boolean(await nearest(repoDir, configDir, "package.json"));
+  const found = hasPackage ? undefined : await platformNodeModules();
+  const platformModules = found && (await realpath(found));
+  if (platformModules) log("no package.json: resolving imports from the platform's packages");
+  const tsconfigDir = await nearest(repoDir, configDir, "tsconfig.json");
+  const realRepo = (await realInside(repoDir, repoDir))!;
+  const started = Date.now();
+  const result = await build({
+    entryPoints,
+    outdir: opts.outDir,
+    outExtension: { ".js": ".mjs" },
+    absWorkingDir: realRepo,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    banner: { js: BANNER },
+    define: { __dirname: "__bundle_dirname", __filename: "__bundle_filename" },
+    nodePaths: platformModules ? [platformModules] : [],
+    // The repository's own tsconfig (path aliases, decorators) when it has one; never one from above it.
+    ...(tsconfigDir ? { tsconfig: path.join(tsconfigDir, "tsconfig.json") } : { tsconfigRaw: {} }),
+    metafile: true,
+    write: true,
+    logLevel: "silent",
+  }).catch((err: unknown) => {
+    throw bundleFailure(err, hasPackage);
+  });
+  for (const w of result.warnings.slice(0, 20)) log(`warning: ${where(w)}${w.text}`);
+
+  // Everything bundled comes from the repository (or the platform's packages): a symlink must not pull the
+  // build machine's files into an artifact.
+  const allowed = [realRepo, ...(platformModules ? [platformModules] : [])];
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const abs = path.resolve(realRepo, input);
+    if (!allowed.some((root) => isWithin(root, abs)))
+      throw new BuildError(`bundling failed: ${input} is outside the repository`);
+  }
+  log(
+    `bundled ${Object.keys(entryPoints).length} graph(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  manifest.env = await graphEnv(config, repoDir, configRel, log);
+  if (config.node_version) manifest.node_version = config.node_version;
+  manifest.built_at = new Date().toISOString();
+  await mkdir(opts.outDir, { recursive: true });
+  await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** The graph config's env: the object itself, or the .env file it names (skipped with a log line if absent). */
+async function graphEnv(
+  config: GraphConfig,
+  repoDir: string,
+  configRel: string,
+  log: LogLine,
+): Promise<Record<string, string>> {
+  if (!config.env) return {};
+  if (typeof config.env === "object") return { ...config.env };
+  const rel = repoRelative(configRel, config.env);
+  if (!rel) throw new BuildError(`env file ${config.env} is outside the repository`);
+  const real = await realInside(repoDir, path.join(repoDir, rel)).catch(() => null);
+  if (real === null) {
+    log(
+      `env file ${config.env} not found in the repository: skipped (set secrets on the deployment instead)`,
+    );
+    return {};
+  }
+  if (!real) throw new BuildError(`env file ${config.env} points outside the repository`);
+  return parseDotenv(await readFile(real, "utf8"));
+}

@@ -1,0 +1,117 @@
+import { spawn } from "node:child_process";
+
+// Child processes of the build (git, npm): output streamed to the build log line by line with secrets
+// redacted, a tail kept for the failure message, a hard timeout, and an environment built from an allow-list
+// so the platform's own credentials never reach a repository's tooling.
+
+export type LogLine = (line: string) => void;
+
+/** Environment variables a build tool may see from the platform's environment (proxies, CA, locale). */
+const PASSED = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "LANG",
+  "LC_ALL",
+  "SYSTEMROOT",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+];
+
+export function toolEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of PASSED) {
+    const v = process.env[name];
+    if (v !== undefined) env[name] = v;
+  }
+  return { ...env, ...extra };
+}
+
+export function redactor(secrets: (string | undefined)[]): (text: string) => string {
+  const list = secrets.filter((s): s is string => typeof s === "string" && s.length >= 4);
+  list.sort((a, b) => b.length - a.length);
+  return (text) => list.reduce((t, s) => t.split(s).join("[redacted]"), text);
+}
+
+export interface RunResult {
+  code: number | null;
+  /** The last lines of stdout and stderr together, redacted. */
+  tail: string[];
+  stdout: string;
+  timedOut: boolean;
+}
+
+export function run(
+  cmd: string,
+  args: string[],
+  opts: {
+    cwd?: string;
+    env: Record<string, string>;
+    log?: LogLine;
+    redact?: (text: string) => string;
+    timeoutMs: number;
+    tailLines?: number;
+  },
+): Promise<RunResult> {
+  const redact = opts.redact ?? ((t: string) => t);
+  const keep = opts.tailLines ?? 20;
+  return new Promise((resolve) => {
+    const tail: string[] = [];
+    let stdout = "";
+    let timedOut = false;
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, opts.timeoutMs);
+    const lines = (onLine: (l: string) => void) => {
+      let partial = "";
+      return {
+        data(chunk: Buffer) {
+          const parts = (partial + chunk.toString("utf8")).split(/\r?\n|\r/);
+          partial = parts.pop() ?? "";
+          for (const p of parts) onLine(p);
+        },
+        end() {
+          if (partial) onLine(partial);
+          partial = "";
+        },
+      };
+    };
+    const onLine = (l: string) => {
+      const line = redact(l).trimEnd();
+      if (!line) return;
+      tail.push(line);
+      if (tail.length > keep) tail.shift();
+      opts.log?.(line);
+    };
+    const out = lines(onLine);
+    const err = lines(onLine);
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+      out.data(c);
+    });
+    child.stderr.on("data", (c: Buffer) => err.data(c));
+    let done = false;
+    const finish = (code: number | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      out.end();
+      err.end();
+      resolve({ code, tail, stdout, timedOut });
+    };
+    child.on("error", (e) => {
+      onLine(`${cmd}: ${e.message}`);
+      finish(null);
+    });
+    child.on("close", (code) => finish(code));
+  });
+}

@@ -1,0 +1,142 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BuildError, parseGraphConfig, parseGraphSpec, readGraphConfig } from "./graph-config.ts";
+
+const parse = (value: unknown, at = "langgraph.json") => parseGraphConfig(JSON.stringify(value), at);
+const problem = (text: string, at = "langgraph.json") => {
+  try {
+    parseGraphConfig(text, at);
+  } catch (err) {
+    expect(err).toBeInstanceOf(BuildError);
+    return (err as Error).message;
+  }
+  throw new Error("expected a BuildError");
+};
+
+describe("graph spec", () => {
+  it("splits file and export at the colon", () => {
+    expect(parseGraphSpec("./src/agent.ts:graph")).toEqual({ file: "./src/agent.ts", exportName: "graph" });
+  });
+  it("without a colon the default export is the graph (as the LangGraph.js API server does)", () => {
+    expect(parseGraphSpec("./src/agent.ts")).toEqual({ file: "./src/agent.ts", exportName: "default" });
+  });
+  it("a spec without a file, or with an export that is no identifier, is a BuildError", () => {
+    for (const spec of ["", ":graph", "./a.ts:", "./a.ts:not-an-identifier", "./a.ts:1x"])
+      expect(() => parseGraphSpec(spec), spec).toThrow(BuildError);
+  });
+  it("Python graphs are refused with a clear message", () => {
+    expect(() => parseGraphSpec("./agent.py:graph")).toThrow(/Python graphs are not supported/);
+  });
+});
+
+describe("graph config", () => {
+  it("takes the documented shape and keeps unknown keys", () => {
+    const config = parse({
+      graphs: { agent: "./src/agent.ts:graph" },
+      dependencies: ["."],
+      env: { MODEL: "scripted", PORT: 8080 },
+      node_version: 20,
+      description: { agent: "The agent", other: "not a graph" },
+      dockerfile_lines: [],
+      auth: { path: "./auth.ts:auth" },
+      store: { index: {} },
+      http: { cors: {} },
+    });
+    expect(config.graphs).toEqual({ agent: "./src/agent.ts:graph" });
+    expect(config.env).toEqual({ MODEL: "scripted", PORT: "8080" });
+    expect(config.node_version).toBe("20");
+    expect(config.description).toEqual({ agent: "The agent" });
+    expect(config.dependencies).toEqual(["."]);
+    expect(config.auth).toEqual({ path: "./auth.ts:auth" });
+  });
+
+  it("takes {path, description} graph entries", () => {
+    const config = parse({ graphs: { a: { path: "./a.ts:graph", description: "A" } } });
+    expect(config.graphs).toEqual({ a: "./a.ts:graph" });
+    expect(config.description).toEqual({ a: "A" });
+  });
+
+  it("takes an env file path", () => {
+    expect(parse({ graphs: { a: "./a.ts:g" }, env: ".env" }).env).toBe(".env");
+  });
+
+  it("bad JSON names the file and the problem", () => {
+    expect(problem("{ graphs: ", "apps/x/langgraph.json")).toMatch(
+      /^graph config apps\/x\/langgraph\.json is not valid JSON/,
+    );
+  });
+
+  it("no graphs is a BuildError", () => {
+    for (const text of ["{}", '{"graphs": {}}', '{"graphs": null}'])
+      expect(problem(text), text).toMatch(/defines no graphs/);
+    expect(problem('{"graphs": []}')).toMatch(/graphs/);
+    expect(problem("[]")).toMatch(/must be a JSON object/);
+  });
+
+  it("a graph spec without a file is a BuildError", () => {
+    expect(problem('{"graphs": {"a": ":graph"}}')).toMatch(/names no file/);
+  });
+
+  it("a graph path escaping the repository is a BuildError", () => {
+    for (const file of ["../x.ts", "/etc/x.ts", "./a/../../x.ts", "C:\\x.ts", "..\\x.ts"])
+      expect(problem(JSON.stringify({ graphs: { a: `${file}:g` } })), file).toMatch(/outside the repository/);
+  });
+
+  it("a config in a subfolder may reach into the repository's other folders, never above its root", () => {
+    expect(parse({ graphs: { a: "../../lib/a.ts:g" } }, "apps/x/langgraph.json").graphs.a).toBe(
+      "../../lib/a.ts:g",
+    );
+    expect(problem('{"graphs": {"a": "../../../a.ts:g"}}', "apps/x/langgraph.json")).toMatch(/outside/);
+  });
+
+  it("an env file outside the repository is a BuildError", () => {
+    expect(problem('{"graphs": {"a": "./a.ts:g"}, "env": "../.env"}')).toMatch(/env file .* outside/);
+  });
+
+  it("graph ids become file names: separators and dot names are refused", () => {
+    for (const id of ["../x", "a/b", ".", "..", "", "a b"])
+      expect(problem(JSON.stringify({ graphs: { [id]: "./a.ts:g" } })), id).toMatch(/graph id/);
+  });
+
+  it("a graph file that is not JavaScript or TypeScript is refused", () => {
+    expect(problem('{"graphs": {"a": "./a.json:g"}}')).toMatch(/not a JavaScript or TypeScript file/);
+  });
+});
+
+describe("reading the graph config from a repository", () => {
+  let tmp: string;
+  let repo: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), "graph-config-test-"));
+    repo = path.join(tmp, "repo");
+    await mkdir(path.join(repo, "apps", "x"), { recursive: true });
+    await writeFile(path.join(repo, "langgraph.json"), '{"graphs": {"a": "./a.ts:graph"}}');
+    await writeFile(path.join(repo, "apps", "x", "langgraph.json"), '{"graphs": {"b": "./b.ts"}}');
+    await writeFile(path.join(tmp, "outside.json"), '{"graphs": {"a": "./a.ts:graph"}}');
+    await symlink(path.join(tmp, "outside.json"), path.join(repo, "linked.json"));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it("returns the config and the directory its paths start from", async () => {
+    const root = await readGraphConfig(repo, "langgraph.json");
+    expect(root.configDir).toBe(repo);
+    const sub = await readGraphConfig(repo, "./apps/x/langgraph.json");
+    expect(sub.config.graphs).toEqual({ b: "./b.ts" });
+    expect(sub.configDir).toBe(path.join(repo, "apps", "x"));
+  });
+
+  it("a missing config is 'graph config not found at <path>'", async () => {
+    await expect(readGraphConfig(repo, "nope/langgraph.json")).rejects.toThrow(
+      new BuildError("graph config not found at nope/langgraph.json"),
+    );
+  });
+
+  it("a config path outside the repository, or a symlink out of it, is a BuildError", async () => {
+    for (const p of ["../outside.json", path.join(tmp, "outside.json"), "linked.json"])
+      await expect(readGraphConfig(repo, p), p).rejects.toThrow(/outside the repository/);
+  });
+});

@@ -1,0 +1,156 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { realInside, repoRelative } from "./paths.ts";
+
+// The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
+// Keys this platform does not use (dockerfile_lines, auth, store, http, ui, …) are tolerated and kept.
+
+/** A build failure whose message is written to the revision's build log as is. */
+export class BuildError extends Error {
+  override name = "BuildError";
+}
+
+export interface GraphSpec {
+  /** The graph's source file as written, relative to the config's directory. */
+  file: string;
+  exportName: string;
+}
+
+export interface GraphConfig {
+  /** graph_id → "./path/file.ts:exportName" */
+  graphs: Record<string, string>;
+  dependencies?: string[];
+  /** A .env file path relative to the config's directory, or the variables themselves. */
+  env?: string | Record<string, string>;
+  node_version?: string;
+  /** graph_id → description (also gathered from `{path, description}` graph entries). */
+  description?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** A graph id becomes a file name (graphs/<id>.mjs) and a URL segment: no separators, no dot-only names. */
+const GRAPH_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const isGraphId = (id: string): boolean => GRAPH_ID.test(id);
+const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const JS_FILE = /\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/;
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+const GraphEntry = z.union([
+  z.string(),
+  z.looseObject({ path: z.string(), description: z.string().optional() }),
+]);
+const Schema = z.looseObject({
+  graphs: z.record(z.string(), GraphEntry, { error: "graphs must map graph ids to './file.ts:export'" }),
+  dependencies: z.array(z.string(), { error: "dependencies must be a list of paths" }).optional(),
+  env: z
+    .union([z.string(), z.record(z.string(), scalar)], {
+      error: "env must be a .env file path or an object of strings",
+    })
+    .optional(),
+  node_version: z.union([z.string(), z.number()]).transform(String).optional(),
+  description: z.unknown().optional(),
+});
+
+/**
+ * "./src/agent.ts:graph" → {file: "./src/agent.ts", exportName: "graph"}. Without a colon the module's default
+ * export is the graph, as in the LangGraph.js API server (`module[exportSymbol || "default"]`).
+ */
+export function parseGraphSpec(spec: string): GraphSpec {
+  if (typeof spec !== "string" || spec.trim() === "") throw new BuildError("graph spec is empty");
+  const colon = spec.lastIndexOf(":");
+  const file = (colon === -1 ? spec : spec.slice(0, colon)).trim();
+  const exportName = colon === -1 ? "default" : spec.slice(colon + 1).trim();
+  if (file === "") throw new BuildError(`graph spec ${JSON.stringify(spec)} names no file`);
+  if (!EXPORT_NAME.test(exportName))
+    throw new BuildError(
+      `graph spec ${JSON.stringify(spec)}: ${JSON.stringify(exportName)} is not an export name`,
+    );
+  if (file.endsWith(".py"))
+    throw new BuildError(`graph spec ${JSON.stringify(spec)}: Python graphs are not supported`);
+  return { file, exportName };
+}
+
+/** Parses and checks a graph config's text; `configPath` is its path relative to the repository root. */
+export function parseGraphConfig(text: string, configPath: string): GraphConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (err) {
+    throw new BuildError(`graph config ${configPath} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    throw new BuildError(`graph config ${configPath} must be a JSON object`);
+  if (!("graphs" in raw) || raw.graphs === undefined || raw.graphs === null)
+    throw new BuildError(`graph config ${configPath} defines no graphs`);
+  const parsed = Schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? `${issue.path.map(String).join(".")}: ` : "";
+    throw new BuildError(`graph config ${configPath}: ${where}${issue.message}`);
+  }
+  const { graphs: entries, env, description, ...rest } = parsed.data;
+  const configDir = path.posix.dirname(configPath.replace(/\\/g, "/"));
+  const graphs: Record<string, string> = {};
+  const descriptions: Record<string, string> = {};
+  for (const [id, entry] of Object.entries(entries)) {
+    if (!GRAPH_ID.test(id))
+      throw new BuildError(
+        `graph config ${configPath}: graph id ${JSON.stringify(id)} must be letters, digits, '.', '_' or '-'`,
+      );
+    const spec = typeof entry === "string" ? entry : entry.path;
+    const { file } = parseGraphSpec(spec);
+    if (!repoRelative(configDir, file))
+      throw new BuildError(`graph config ${configPath}: graph ${id}: ${file} is outside the repository`);
+    if (!JS_FILE.test(file))
+      throw new BuildError(
+        `graph config ${configPath}: graph ${id}: ${file} is not a JavaScript or TypeScript file`,
+      );
+    graphs[id] = spec;
+    if (typeof entry !== "string" && entry.description) descriptions[id] = entry.description;
+  }
+  if (Object.keys(graphs).length === 0) throw new BuildError(`graph config ${configPath} defines no graphs`);
+  if (description && typeof description === "object" && !Array.isArray(description))
+    for (const [id, d] of Object.entries(description))
+      if (id in graphs && typeof d === "string") descriptions[id] = d;
+  if (typeof env === "string" && !repoRelative(configDir, env))
+    throw new BuildError(`graph config ${configPath}: env file ${env} is outside the repository`);
+  if (env && typeof env === "object")
+    for (const name of Object.keys(env))
+      if (!ENV_NAME.test(name))
+        throw new BuildError(
+          `graph config ${configPath}: env: ${JSON.stringify(name)} is not a variable name`,
+        );
+  const out: GraphConfig = { ...rest, graphs };
+  if (env !== undefined) out.env = env;
+  if (Object.keys(descriptions).length) out.description = descriptions;
+  return out;
+}
+
+/**
+ * Reads the graph config at `configPath` (relative to the repository root, and staying inside it). Returns
+ * the config and the absolute directory its relative paths start from.
+ */
+export async function readGraphConfig(
+  repoDir: string,
+  configPath: string,
+): Promise<{ config: GraphConfig; configDir: string }> {
+  const shown = configPath || "langgraph.json";
+  const rel = repoRelative(".", shown);
+  if (!rel) throw new BuildError(`graph config path ${shown} is outside the repository`);
+  const abs = path.join(repoDir, rel);
+  let text: string;
+  try {
+    if (!(await realInside(repoDir, abs)))
+      throw new BuildError(`graph config ${shown} points outside the repository`);
+    text = await readFile(abs, "utf8");
+  } catch (err) {
+    if (err instanceof BuildError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new BuildError(`graph config not found at ${shown}`);
+    if (code === "EISDIR") throw new BuildError(`graph config ${shown} is a directory, not a file`);
+    throw new BuildError(`graph config ${shown} could not be read: ${(err as Error).message}`);
+  }
+  return { config: parseGraphConfig(text, rel), configDir: path.dirname(abs) };
+}

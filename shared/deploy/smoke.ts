@@ -1,0 +1,162 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import type { ArtifactManifest } from "./bundle.ts";
+import { redactor } from "./exec.ts";
+import { isWithin } from "./paths.ts";
+
+// The deploy step's smoke test: each bundled graph is imported in a child process whose environment is only
+// the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
+
+/** A deploy failure whose message is written to the revision's deploy log as is. */
+export class DeployError extends Error {
+  override name = "DeployError";
+}
+
+export interface GraphInfo {
+  graph_id: string;
+  export_name: string;
+  nodes: string[];
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+// The child: kept here as a string so the Lambda bundle ships no extra file. It reports on fd 3 so whatever a
+// graph prints on stdout cannot be mistaken for a result. A graph export may be compiled (invoke + getGraph),
+// a builder (compile), or a factory called with a config, as the LangGraph.js API server accepts.
+const CHILD = `
+import { writeSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const jobs = JSON.parse(process.argv[process.argv.length - 1]);
+const say = (o) => writeSync(3, JSON.stringify(o) + "\\n");
+const firstLine = (e) => {
+  const text = e instanceof Error ? e.message || e.name : String(e);
+  return text.split("\\n").map((l) => l.trim()).find(Boolean) || "unknown error";
+};
+const isCompiled = (g) => g != null && (typeof g === "object" || typeof g === "function") &&
+  typeof g.invoke === "function" && (typeof g.getGraphAsync === "function" || typeof g.getGraph === "function");
+const isBuilder = (g) => g != null && typeof g === "object" && typeof g.compile === "function";
+for (const job of jobs) {
+  const fail = (reason) => say({ graph_id: job.graph_id, fail: reason });
+  say({ start: job.graph_id });
+  let mod;
+  try {
+    mod = await import(pathToFileURL(job.path).href);
+  } catch (e) {
+    fail("import failed: " + firstLine(e));
+    continue;
+  }
+  if (!(job.export_name in mod) || mod[job.export_name] === undefined) {
+    fail("export " + job.export_name + " not found");
+    continue;
+  }
+  let g = mod[job.export_name];
+  let step = "factory";
+  try {
+    if (typeof g === "function" && !isCompiled(g)) g = await g({ configurable: {} });
+    g = await g;
+    step = "compile";
+    if (!isCompiled(g) && isBuilder(g)) g = await g.compile();
+    if (!isCompiled(g)) {
+      fail("not a graph");
+      continue;
+    }
+    step = "getGraph";
+    const drawn = typeof g.getGraphAsync === "function" ? await g.getGraphAsync() : await g.getGraph();
+    const nodes = Object.values(drawn.nodes).map((n) => String(n.id)).filter((id) => id !== "__start__" && id !== "__end__");
+    say({ graph_id: job.graph_id, nodes });
+  } catch (e) {
+    fail(step + " failed: " + firstLine(e));
+  }
+}
+say({ done: true });
+process.exit(0);
+`;
+
+export async function smokeTestGraphs(opts: {
+  artifactDir: string;
+  manifest: ArtifactManifest;
+  env: Record<string, string>;
+  timeoutMs?: number;
+}): Promise<GraphInfo[]> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const artifactDir = path.resolve(opts.artifactDir);
+  const entries = Object.entries(opts.manifest.graphs);
+  if (entries.length === 0) throw new DeployError("the artifact holds no graphs");
+  const jobs = entries.map(([graph_id, g]) => {
+    const file = path.resolve(artifactDir, g.file);
+    if (!isWithin(artifactDir, file))
+      throw new DeployError(`graph ${graph_id}: ${g.file} is outside the artifact`);
+    return { graph_id, export_name: g.export_name, path: file };
+  });
+  // Deployment secrets must not show up in a message, even when a graph puts one into an error.
+  const redact = redactor(Object.values(opts.env));
+  const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
+  for (const name of ["PATH", "HOME"]) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+  Object.assign(env, opts.manifest.env ?? {}, opts.env);
+
+  const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, "--", JSON.stringify(jobs)], {
+    cwd: artifactDir,
+    env,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  const nodes = new Map<string, string[]>();
+  const failures: string[] = [];
+  let current: string | undefined;
+  let done = false;
+  let stderrTail = "";
+  let buffered = "";
+  const onReport = (line: string) => {
+    let msg: { start?: string; graph_id?: string; nodes?: string[]; fail?: string; done?: boolean };
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.start) current = msg.start;
+    if (msg.graph_id && msg.nodes) nodes.set(msg.graph_id, msg.nodes);
+    if (msg.graph_id && msg.fail) failures.push(`graph ${msg.graph_id}: ${msg.fail}`);
+    if (msg.done) done = true;
+  };
+  (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
+    const lines = (buffered + chunk.toString("utf8")).split("\n");
+    buffered = lines.pop() ?? "";
+    for (const l of lines) onReport(l);
+  });
+  child.stdout?.resume();
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString("utf8")).slice(-4000);
+  });
+
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, timeoutMs);
+  const code = await new Promise<number | null>((resolve) => {
+    child.on("error", () => resolve(null));
+    child.on("close", (c) => resolve(c));
+  });
+  clearTimeout(timer);
+  if (buffered) onReport(buffered);
+
+  const who = current ? `graph ${current}` : "smoke test";
+  if (timedOut)
+    failures.push(
+      `${who}: timed out after ${Math.round(timeoutMs / 100) / 10} s (importing or compiling hangs)`,
+    );
+  else if (!done) {
+    const last = stderrTail
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .filter((l) => !l.startsWith("at ") && !l.startsWith("Node.js v"))
+      .pop();
+    failures.push(`${who}: the graph process exited (code ${code ?? "none"})${last ? `: ${last}` : ""}`);
+  }
+  if (failures.length) throw new DeployError(redact(failures.join("\n")));
+  return jobs.map((j) => ({
+    graph_id: j.graph_id,
+    export_name: j.export_name,
+    nodes: nodes.get(j.graph_id) ?? [],
+  }));
+}

@@ -1,0 +1,70 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+// Git repositories of LangGraph.js agents for deployment tests, made in temp folders with the git CLI.
+export type Files = Record<string, string>;
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, {
+    cwd,
+    stdio: "pipe",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  })
+    .toString()
+    .trim();
+
+function write(dir: string, files: Files) {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+}
+
+/** A repository whose `main` holds `files`; each entry of `branches` is a branch off main with more files. */
+export function gitRepo(
+  files: Files,
+  branches: Record<string, Files> = {},
+): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "agent-repo-"));
+  git(dir, "init", "-q", "-b", "main");
+  write(dir, files);
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "first");
+  for (const [branch, more] of Object.entries(branches)) {
+    git(dir, "checkout", "-q", "-b", branch, "main");
+    write(dir, more);
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", branch);
+  }
+  git(dir, "checkout", "-q", "main");
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A one-graph langgraph.json and a graph module whose nodes run in sequence. */
+export function graphRepoFiles(nodes: string[], opts: { prelude?: string; graphId?: string } = {}): Files {
+  const id = opts.graphId ?? "agent";
+  const chain = nodes.map(
+    (n) => `.addNode(${JSON.stringify(n)}, (s) => ({ text: s.text + ${JSON.stringify(`>${n}`)} }))`,
+  );
+  const edges = ["START", ...nodes.map((n) => JSON.stringify(n)), "END"]
+    .slice(1)
+    .map((to, i) => `.addEdge(${i === 0 ? "START" : JSON.stringify(nodes[i - 1])}, ${to})`);
+  return {
+    "langgraph.json": JSON.stringify({ graphs: { [id]: "./src/graph.mjs:graph" }, env: {} }, null, 2),
+    "src/graph.mjs": [
+      `import { Annotation, END, START, StateGraph } from "@langchain/langgraph";`,
+      opts.prelude ?? "",
+      `const State = Annotation.Root({ text: Annotation() });`,
+      `export const graph = new StateGraph(State)${chain.join("")}${edges.join("")}.compile();`,
+      "",
+    ].join("\n"),
+  };
+}
