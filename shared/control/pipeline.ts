@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,7 +110,6 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     if (!d) throw new BuildError("The deployment was deleted");
     const cfg = r.source_revision_config;
     const repoUrl = d.source_config.repo_url!;
-    log.line(`Fetching ${repoUrl}${cfg.repo_ref ? ` at ${cfg.repo_ref}` : ""}`);
     const token = d.source_config.integration_id
       ? await integrationToken(r.tenant_id, d.source_config.integration_id)
       : undefined;
@@ -127,7 +125,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     log.line(`Reading the graph config ${cfg.graph_config_path}`);
     const { config: graphConfig, configDir } = await readGraphConfig(src, cfg.graph_config_path);
     log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
-    if (existsSync(join(configDir, "package.json"))) await installDependencies(configDir, log.line);
+    await installDependencies(configDir, log.line, src);
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
     const count = await uploadArtifact(out, r.artifact_prefix!);

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
 import { conditionalUpdate, deleteItem, getItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
+import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 
@@ -47,12 +48,6 @@ export interface RevisionConfig {
   repo_ref: string | null;
   graph_config_path: string;
   image_uri: string | null;
-}
-
-export interface GraphInfo {
-  graph_id: string;
-  export_name: string;
-  nodes: string[];
 }
 
 export interface RevisionRecord {
