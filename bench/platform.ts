@@ -17,8 +17,8 @@ export interface RunningPlatform {
   s3Port: number;
   /** Stops the platform and deletes its data (unless keepData). */
   stop(opts?: { keepData?: boolean }): Promise<void>;
-  /** kill -9 of the platform process, as a crash would; the data stays. */
-  crash(): Promise<void>;
+  /** kill -9 of the platform process, as a crash would (with wholeGroup, also its children); the data stays. */
+  crash(opts?: { wholeGroup?: boolean }): Promise<void>;
 }
 
 export async function startPlatform(
@@ -81,9 +81,9 @@ export async function startPlatform(
       }
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
-    async crash() {
+    async crash({ wholeGroup = false } = {}) {
       const exited = new Promise((r) => child.once("exit", r));
-      process.kill(facts!.pid, "SIGKILL");
+      process.kill(wholeGroup ? -child.pid! : facts!.pid, "SIGKILL");
       await exited;
       // DynamoDB Local's watchdog notices its parent is gone within half a second and stops it.
       await new Promise((r) => setTimeout(r, 1500));
