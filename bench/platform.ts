@@ -23,13 +23,13 @@ export interface RunningPlatform {
 
 export async function startPlatform(
   env: Record<string, string> = {},
-  opts: { dataDir?: string; port?: number; s3Port?: number } = {},
+  opts: { dataDir?: string; port?: number; s3Port?: number; args?: string[] } = {},
 ): Promise<RunningPlatform> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "bench-platform-"));
   const port = opts.port ?? (await freePort());
   const s3Port = opts.s3Port ?? (await freePort());
   const t0 = performance.now();
-  const child = spawn(process.execPath, ["infra/local/launch.mjs"], {
+  const child = spawn(process.execPath, ["infra/local/launch.mjs", "start", ...(opts.args ?? [])], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -38,6 +38,18 @@ export const TABLES = {
       { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK" },
     ],
   },
+  /**
+   * Agent server state (shared/agent). A thread is one partition, PK `<scope>#T#<thread>`: SK `C#<ns>#<id>` a
+   * checkpoint, `C#<ns>#<id>#W#<task>#<idx>` its pending writes, `C#<ns>#<id>#V#<channel>` the channel values it
+   * wrote. Store items: PK `<scope>#STORE`, SK `<label>:…<label>:.<key>`. GSI1, on checkpoints of a run only:
+   * `<scope>#T#<thread>#<run_id>` → the checkpoint's SK, so a rollback finds exactly what the run wrote.
+   */
+  checkpoints: {
+    id: "checkpoints",
+    partitionKey: "PK",
+    sortKey: "SK",
+    indexes: [{ name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" }],
+  },
 } as const satisfies Record<string, TableDef>;
 
 export type TableId = keyof typeof TABLES;

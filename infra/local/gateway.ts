@@ -80,7 +80,27 @@ function toEvent(
   };
 }
 
+/** A streamed result: headers at once, then each chunk as the handler yields it (Lambda response streaming). */
+async function writeStream(res: ServerResponse, result: HttpResult & { stream: AsyncIterable<string> }) {
+  let ended = false;
+  res.on("close", () => {
+    if (!ended) result.onAbort?.();
+  });
+  res.writeHead(result.statusCode, (result.headers ?? {}) as Record<string, string>);
+  res.flushHeaders();
+  try {
+    for await (const chunk of result.stream) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+  } finally {
+    ended = !res.destroyed;
+    res.end();
+  }
+}
+
 function write(res: ServerResponse, result: HttpResult) {
+  if (result.stream) return writeStream(res, result as HttpResult & { stream: AsyncIterable<string> });
   const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
   const body =
     result.body === undefined
@@ -145,7 +165,7 @@ export class Gateway {
       }
       const body = await readBody(req, config.maxBodyBytes);
       const event = toEvent(req, url, body, found.route.route, found.params);
-      write(res, await found.route.handler(event));
+      await write(res, await found.route.handler(event));
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         // Answer once the client has finished sending, so it reads a 413 rather than a reset connection.

@@ -14,7 +14,10 @@ export function ensureInstalled() {
   }
 }
 
-const mode = process.argv[2] ?? "start";
+// `npm start -- --graph x` arrives as `launch.mjs --graph x`: only a known first word is a mode.
+const MODES = ["start", "prepare"];
+const mode = MODES.includes(process.argv[2]) ? process.argv[2] : "start";
+const rest = process.argv.slice(MODES.includes(process.argv[2]) ? 3 : 2);
 ensureInstalled();
 const { ensureDynamoDbLocal } = await import("./ensure-deps.mjs");
 ensureDynamoDbLocal();
@@ -22,13 +25,7 @@ if (mode === "prepare") process.exit(0);
 
 const child = spawn(
   process.execPath,
-  [
-    "--openssl-legacy-provider",
-    "--import",
-    "tsx",
-    join(root, "infra/local/main.ts"),
-    ...process.argv.slice(3),
-  ],
+  ["--openssl-legacy-provider", "--import", "tsx", join(root, "infra/local/main.ts"), ...rest],
   {
     cwd: process.cwd(),
     stdio: "inherit",

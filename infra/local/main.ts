@@ -1,3 +1,4 @@
+import { graphConfigArg, serveLocalGraphs } from "../../shared/agent/local-graph.ts";
 import { config } from "../../shared/config.ts";
 import { type Cloud, startCloud } from "./cloud.ts";
 import { StartupError } from "./http-util.ts";
@@ -47,6 +48,21 @@ async function main() {
     `S3 endpoint=${f.s3.endpoint} access_key_id=${f.s3.access_key_id} secret_access_key=${f.s3.secret_access_key} bucket=${f.s3.bucket}`,
   );
   console.log(`Facts for scripts: ${process.env.DATA_DIR ?? ".data"}/local.json — Ctrl-C to stop.`);
+  const graphConfig = graphConfigArg(process.argv.slice(2));
+  if (graphConfig) {
+    console.log(`Loading the graphs of ${graphConfig} as deployment local…`);
+    const { graphs } = await serveLocalGraphs({
+      configPath: graphConfig,
+      tenantId: f.tenant_id,
+      dataDir: process.env.DATA_DIR ?? ".data",
+      log: (line) => console.log(`  ${line}`),
+    }).catch(async (err) => {
+      console.error(`error: the graphs of ${graphConfig} could not be served: ${err?.message ?? err}`);
+      await cloud?.stop();
+      process.exit(1);
+    });
+    console.log(`Agent server  ${f.base_url}/agents/local   (graphs: ${graphs.join(", ")})`);
+  }
 }
 
 main().catch((err) => {

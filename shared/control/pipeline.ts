@@ -128,13 +128,17 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     await installDependencies(configDir, log.line, src);
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
+    // A deployment deleted while it built leaves nothing behind.
+    if (!(await revisionOf(input))) throw new BuildError("The deployment was deleted during the build");
     const count = await uploadArtifact(out, r.artifact_prefix!);
     log.line(`Artifact stored: ${count} files under ${r.artifact_prefix}`);
+    log.line("Build succeeded");
+    await log.close();
     const ok = await transition(r, "AWAITING_DEPLOY", {
       from: ["BUILDING"],
       set: { commit_sha: commit ?? null, built_at: canonicalTime(Date.now()) },
     });
-    log.line(ok ? "Build succeeded" : "Build finished, but the revision moved on meanwhile");
+    if (!ok) log.line("The revision moved on while it was building: this build is not used");
     return true;
   } catch (err) {
     const message =
@@ -142,6 +146,8 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     if (!(err instanceof BuildError))
       logger.error("revision build failed", { revision_id: r.id, error: err });
     log.line(`BUILD FAILED: ${message}`);
+    // The log is complete before the status says so: a client reading it after BUILD_FAILED finds the reason.
+    await log.close();
     await transition(r, "BUILD_FAILED", { set: { error: message } });
     return false;
   } finally {
@@ -179,6 +185,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     if (!(err instanceof DeployError))
       logger.error("revision deploy failed", { revision_id: r.id, error: err });
     log.line(`DEPLOY FAILED: ${message}`);
+    await log.close();
     await transition(r, "DEPLOY_FAILED", { set: { error: message } });
     return { status: "DEPLOY_FAILED" };
   } finally {

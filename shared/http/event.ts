@@ -2,7 +2,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 
 // The only place Lambda event types are named: API Gateway HTTP API (payload v2) in and out.
 export type HttpEvent = APIGatewayProxyEventV2;
-export type HttpResult = APIGatewayProxyStructuredResultV2 & { statusCode: number };
+export type HttpResult = APIGatewayProxyStructuredResultV2 & {
+  statusCode: number;
+  /** A streamed body (SSE): written chunk by chunk as it is produced; `body` is then unused. */
+  stream?: AsyncIterable<string>;
+  /** Called when the client goes away before the stream ended. */
+  onAbort?: () => void;
+};
 
 export function bodyBuffer(event: HttpEvent): Buffer {
   if (event.body === undefined || event.body === null) return Buffer.alloc(0);

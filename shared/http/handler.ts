@@ -50,8 +50,22 @@ export class Reply {
     readonly headers: Record<string, string> = {},
   ) {}
 }
-export const reply = (status: number, body?: unknown, headers?: Record<string, string>) =>
-  new Reply(status, body, headers);
+/** A streamed response (SSE): the gateway writes each chunk as it comes; `onAbort` hears a client leave. */
+export class StreamReply {
+  constructor(
+    readonly body: AsyncIterable<string>,
+    readonly headers: Record<string, string> = {},
+    readonly onAbort?: () => void,
+    readonly status = 200,
+  ) {}
+}
+export const reply = Object.assign(
+  (status: number, body?: unknown, headers?: Record<string, string>) => new Reply(status, body, headers),
+  {
+    stream: (body: AsyncIterable<string>, headers?: Record<string, string>, onAbort?: () => void) =>
+      new StreamReply(body, headers, onAbort),
+  },
+);
 
 function parse(source: string, schema: Schema | undefined, value: unknown, issues: ValidationIssue[]) {
   if (!schema) return undefined;
@@ -75,9 +89,21 @@ function parseJsonBody(event: HttpEvent): unknown {
 }
 
 function toResult(value: unknown): HttpResult {
+  if (value instanceof StreamReply)
+    return {
+      statusCode: value.status,
+      headers: value.headers,
+      body: "",
+      stream: value.body,
+      onAbort: value.onAbort,
+    };
   if (value instanceof Reply) {
     if (value.status === 204 || value.body === undefined)
       return { statusCode: value.status, headers: value.headers, body: "" };
+    // A text body with its own non-JSON content type (an HTML page) is sent as is.
+    const type = value.headers["content-type"];
+    if (typeof value.body === "string" && type && !type.includes("json"))
+      return { statusCode: value.status, headers: value.headers, body: value.body };
     return json(value.status, value.body, value.headers);
   }
   return json(200, value ?? null);

@@ -68,3 +68,36 @@ export function graphRepoFiles(nodes: string[], opts: { prelude?: string; graphI
     ].join("\n"),
   };
 }
+
+/** Deploys a repository through /v2/deployments and waits until its first revision is DEPLOYED. */
+export async function deployRepo(
+  repoDir: string,
+  namePrefix: string,
+  call: (
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: unknown },
+  ) => Promise<any>,
+  headers: Record<string, string>,
+): Promise<{ deploymentId: string; revisionId: string }> {
+  const created = await call("POST", "/v2/deployments", {
+    headers,
+    body: {
+      name: `${namePrefix}-${crypto.randomUUID().slice(0, 8)}`,
+      source: "github",
+      source_config: { repo_url: repoDir, deployment_type: "dev", build_on_push: false },
+      source_revision_config: { repo_ref: "main", langgraph_config_path: "langgraph.json" },
+    },
+  });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
+  const { id, latest_revision_id } = created.json;
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const r = await call("GET", `/v2/deployments/${id}/revisions/${latest_revision_id}`, { headers });
+    if (r.json?.status === "DEPLOYED") return { deploymentId: id, revisionId: latest_revision_id };
+    if (/FAILED|INTERRUPTED/.test(r.json?.status ?? ""))
+      throw new Error(`revision ${r.json.status}: ${r.json.error}`);
+    if (Date.now() > until) throw new Error("the revision did not deploy within 120 s");
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}

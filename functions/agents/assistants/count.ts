@@ -1,0 +1,12 @@
+import { AssistantCountBody, DeploymentParams } from "../../../shared/agent/assistant-api.ts";
+import { countAssistants } from "../../../shared/agent/assistants.ts";
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { defineHandler, z } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: DeploymentParams,
+  body: AssistantCountBody,
+  response: z.number().int(),
+  handle: async ({ tenantId, params, body }) =>
+    countAssistants(await agentDeployment(tenantId, params.deployment_id), body),
+});

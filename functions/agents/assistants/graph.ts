@@ -1,0 +1,15 @@
+import { AssistantParams, XrayQuery } from "../../../shared/agent/assistant-api.ts";
+import { getAssistant, graphOf } from "../../../shared/agent/assistants.ts";
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { drawGraph } from "../../../shared/agent/graph-schemas.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: AssistantParams,
+  query: XrayQuery,
+  handle: async ({ tenantId, params, query }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const a = await getAssistant(d, params.assistant_id);
+    return drawGraph(await graphOf(d, a.graph_id), a.config, query.xray);
+  },
+});

@@ -1,0 +1,15 @@
+import { AssistantParams, RecurseQuery } from "../../../shared/agent/assistant-api.ts";
+import { getAssistant, graphOf } from "../../../shared/agent/assistants.ts";
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { subgraphSchemas } from "../../../shared/agent/graph-schemas.ts";
+import { defineHandler, z } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: AssistantParams.extend({ namespace: z.string().min(1) }),
+  query: RecurseQuery,
+  handle: async ({ tenantId, params, query }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const a = await getAssistant(d, params.assistant_id);
+    return subgraphSchemas(a.graph_id, await graphOf(d, a.graph_id), params.namespace, query.recurse);
+  },
+});

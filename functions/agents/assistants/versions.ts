@@ -1,0 +1,12 @@
+import { AssistantParams, AssistantVersionsBody } from "../../../shared/agent/assistant-api.ts";
+import { Assistant, listVersions } from "../../../shared/agent/assistants.ts";
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { defineHandler, z } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: AssistantParams,
+  body: AssistantVersionsBody,
+  response: z.array(Assistant.omit({ updated_at: true })),
+  handle: async ({ tenantId, params, body }) =>
+    listVersions(await agentDeployment(tenantId, params.deployment_id), params.assistant_id, body),
+});

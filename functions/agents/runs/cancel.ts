@@ -1,0 +1,15 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { cancelQuery, runParams } from "../../../shared/agent/run-api.ts";
+import { cancelRunById } from "../../../shared/agent/runs.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/cancel?wait&action=interrupt|rollback
+export const handler = defineHandler({
+  params: runParams,
+  query: cancelQuery,
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await cancelRunById(d, params.thread_id, params.run_id, query.action, query.wait);
+    return reply(query.wait ? 204 : 202);
+  },
+});

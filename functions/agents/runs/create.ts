@@ -1,0 +1,20 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { runCreate, threadParams } from "../../../shared/agent/run-api.ts";
+import { createRun } from "../../../shared/agent/runs.ts";
+import { kick } from "../../../shared/agent/worker.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/runs: a background run (answers at once, pending).
+export const handler = defineHandler({
+  params: threadParams,
+  body: runCreate,
+  handle: async ({ params, body, tenantId }) => {
+    const run = await createRun(
+      await agentDeployment(tenantId, params.deployment_id),
+      params.thread_id,
+      body,
+      kick,
+    );
+    return reply(200, run, { "content-location": `/threads/${run.thread_id}/runs/${run.run_id}` });
+  },
+});

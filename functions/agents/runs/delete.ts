@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { runParams } from "../../../shared/agent/run-api.ts";
+import { deleteRun } from "../../../shared/agent/runs.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// DELETE /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}: a finished run (an active one → 409).
+export const handler = defineHandler({
+  params: runParams,
+  handle: async ({ params, tenantId }) => {
+    await deleteRun(await agentDeployment(tenantId, params.deployment_id), params.thread_id, params.run_id);
+    return reply(204);
+  },
+});

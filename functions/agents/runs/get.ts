@@ -1,0 +1,11 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { runParams } from "../../../shared/agent/run-api.ts";
+import { getRun } from "../../../shared/agent/runs.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id} (a rolled-back run is gone: 404).
+export const handler = defineHandler({
+  params: runParams,
+  handle: async ({ params, tenantId }) =>
+    getRun(await agentDeployment(tenantId, params.deployment_id), params.thread_id, params.run_id),
+});

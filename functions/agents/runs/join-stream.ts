@@ -1,0 +1,29 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { joinStreamQuery, runParams } from "../../../shared/agent/run-api.ts";
+import { getRun } from "../../../shared/agent/runs.ts";
+import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream: join a run's stream (Last-Event-ID resumes).
+export const handler = defineHandler({
+  params: runParams,
+  query: joinStreamQuery,
+  handle: async ({ params, query, headers, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const run = await getRun(d, params.thread_id, params.run_id);
+    const modes = [query.stream_mode ?? []]
+      .flat()
+      .flatMap((m) => m.split(","))
+      .filter(Boolean);
+    const lastSeq = Number(headers["last-event-id"] ?? 0) || 0;
+    const gone = new AbortController();
+    return reply.stream(
+      runSse(d, run.thread_id, run.run_id, { lastSeq, modes, signal: gone.signal }),
+      streamHeaders(run.thread_id, run.run_id),
+      () => {
+        gone.abort();
+        if (query.cancel_on_disconnect) void onClientGone(d, run.thread_id, run.run_id, true);
+      },
+    );
+  },
+});

@@ -1,0 +1,15 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, runCreate } from "../../../shared/agent/run-api.ts";
+import { createRun } from "../../../shared/agent/runs.ts";
+import { kick } from "../../../shared/agent/worker.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/runs: a stateless background run (on a temporary thread).
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: runCreate,
+  handle: async ({ params, body, tenantId }) => {
+    const run = await createRun(await agentDeployment(tenantId, params.deployment_id), null, body, kick);
+    return reply(200, run, { "content-location": `/runs/${run.run_id}` });
+  },
+});

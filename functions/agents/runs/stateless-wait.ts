@@ -1,0 +1,18 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, runCreate } from "../../../shared/agent/run-api.ts";
+import { createRun } from "../../../shared/agent/runs.ts";
+import { waitRun } from "../../../shared/agent/stream.ts";
+import { kick } from "../../../shared/agent/worker.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/runs/wait: a stateless run; answers its final values.
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: runCreate,
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const run = await createRun(d, null, body, kick);
+    const values = await waitRun(d, run.thread_id, run.run_id);
+    return reply(200, values, { "content-location": `/runs/${run.run_id}` });
+  },
+});

@@ -1,0 +1,18 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { runCreate, threadParams } from "../../../shared/agent/run-api.ts";
+import { createRun } from "../../../shared/agent/runs.ts";
+import { waitRun } from "../../../shared/agent/stream.ts";
+import { kick } from "../../../shared/agent/worker.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/runs/wait: create a run and answer its final values.
+export const handler = defineHandler({
+  params: threadParams,
+  body: runCreate,
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const run = await createRun(d, params.thread_id, body, kick);
+    const values = await waitRun(d, run.thread_id, run.run_id);
+    return reply(200, values, { "content-location": `/threads/${run.thread_id}/runs/${run.run_id}` });
+  },
+});

@@ -1,0 +1,9 @@
+import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
+import { docsPage } from "../../../shared/agent/openapi.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+export const handler = defineHandler({
+  params: DeploymentParams,
+  handle: ({ params }) =>
+    reply(200, docsPage(params.deployment_id), { "content-type": "text/html; charset=utf-8" }),
+});

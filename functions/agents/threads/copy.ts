@@ -1,0 +1,11 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { threadParams } from "../../../shared/agent/run-api.ts";
+import { copyThread } from "../../../shared/agent/threads.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/copy: a new thread with a copy of every checkpoint.
+export const handler = defineHandler({
+  params: threadParams,
+  handle: async ({ params, tenantId }) =>
+    copyThread(await agentDeployment(tenantId, params.deployment_id), params.thread_id),
+});

@@ -1,0 +1,12 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, threadCount } from "../../../shared/agent/run-api.ts";
+import { countThreads } from "../../../shared/agent/threads.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/count
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: threadCount,
+  handle: async ({ params, body, tenantId }) =>
+    countThreads(await agentDeployment(tenantId, params.deployment_id), body),
+});

@@ -1,0 +1,12 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, threadCreate } from "../../../shared/agent/run-api.ts";
+import { createThread } from "../../../shared/agent/threads.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads: create a thread (if_exists raise → 409, do_nothing → the existing one).
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: threadCreate,
+  handle: async ({ params, body, tenantId }) =>
+    createThread(await agentDeployment(tenantId, params.deployment_id), body),
+});

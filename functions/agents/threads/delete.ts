@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deleteThread } from "../../../shared/agent/lifecycle.ts";
+import { threadParams } from "../../../shared/agent/run-api.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// DELETE /agents/{deployment_id}/threads/{thread_id}: cancels its active runs, deletes runs and checkpoints.
+export const handler = defineHandler({
+  params: threadParams,
+  handle: async ({ params, tenantId }) => {
+    await deleteThread(await agentDeployment(tenantId, params.deployment_id), params.thread_id);
+    return reply(204);
+  },
+});

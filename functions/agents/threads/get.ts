@@ -1,0 +1,11 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { threadParams } from "../../../shared/agent/run-api.ts";
+import { getThread } from "../../../shared/agent/threads.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// GET /agents/{deployment_id}/threads/{thread_id}
+export const handler = defineHandler({
+  params: threadParams,
+  handle: async ({ params, tenantId }) =>
+    getThread(await agentDeployment(tenantId, params.deployment_id), params.thread_id),
+});

@@ -1,0 +1,12 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { historyBody, threadParams } from "../../../shared/agent/run-api.ts";
+import { threadHistory } from "../../../shared/agent/state.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/history: past states, newest first (limit, before, metadata).
+export const handler = defineHandler({
+  params: threadParams,
+  body: historyBody,
+  handle: async ({ params, body, tenantId }) =>
+    threadHistory(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+});

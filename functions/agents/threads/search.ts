@@ -1,0 +1,21 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, threadSearch } from "../../../shared/agent/run-api.ts";
+import { searchThreads } from "../../../shared/agent/threads.ts";
+import { defineHandler, reply } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/search: filter by ids, metadata, values, status; sort and page.
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: threadSearch,
+  handle: async ({ params, body, tenantId }) => {
+    const { threads, total } = await searchThreads(
+      await agentDeployment(tenantId, params.deployment_id),
+      body,
+    );
+    const next = body.offset + threads.length;
+    return reply(200, threads, {
+      "x-pagination-total": String(total),
+      ...(next < total ? { "x-pagination-next": String(next) } : {}),
+    });
+  },
+});

@@ -1,0 +1,14 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { stateQuery, threadParams } from "../../../shared/agent/run-api.ts";
+import { threadState } from "../../../shared/agent/state.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// GET /agents/{deployment_id}/threads/{thread_id}/state: the latest state (values, next, tasks, checkpoint, …).
+export const handler = defineHandler({
+  params: threadParams,
+  query: stateQuery,
+  handle: async ({ params, query, tenantId }) =>
+    threadState(await agentDeployment(tenantId, params.deployment_id), params.thread_id, {
+      subgraphs: query.subgraphs,
+    }),
+});

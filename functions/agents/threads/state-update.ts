@@ -1,0 +1,12 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { stateUpdate, threadParams } from "../../../shared/agent/run-api.ts";
+import { updateThreadState } from "../../../shared/agent/state.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/state: update the state as if `as_node` had written it.
+export const handler = defineHandler({
+  params: threadParams,
+  body: stateUpdate,
+  handle: async ({ params, body, tenantId }) =>
+    updateThreadState(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+});

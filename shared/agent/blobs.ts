@@ -1,0 +1,66 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+} from "@aws-sdk/client-s3";
+import { s3 } from "../aws/clients.ts";
+import type { Item } from "../aws/ddb.ts";
+import { config } from "../config.ts";
+
+// Serialized parts of agent state that would not fit a DynamoDB item (400 KB) live in S3, referenced as `<attr>_ref`.
+export const bucket = () => process.env.ARTIFACT_BUCKET ?? config.defaultBucket;
+
+/** A serialized part of an item: stored inline as `attr`, or in S3 at `key` and referenced as `<attr>_ref`. */
+export interface Part {
+  attr: string;
+  bytes: Uint8Array;
+  key: string;
+}
+
+/** Sets the parts on `item`, offloading the largest to S3 until the inline ones total at most `inlineBytes`. */
+export async function placeParts(item: Item, parts: Part[], inlineBytes: number): Promise<void> {
+  let total = parts.reduce((n, p) => n + p.bytes.byteLength, 0);
+  const uploads: Promise<unknown>[] = [];
+  for (const part of [...parts].sort((a, b) => b.bytes.byteLength - a.bytes.byteLength)) {
+    if (total > inlineBytes) {
+      total -= part.bytes.byteLength;
+      item[`${part.attr}_ref`] = part.key;
+      uploads.push(s3().send(new PutObjectCommand({ Bucket: bucket(), Key: part.key, Body: part.bytes })));
+    } else item[part.attr] = part.bytes;
+  }
+  await Promise.all(uploads);
+}
+
+/** The bytes of a part placed by `placeParts`; undefined when the item has neither. */
+export async function readPart(item: Item, attr: string): Promise<Uint8Array | undefined> {
+  if (item[attr] instanceof Uint8Array) return item[attr];
+  const key = item[`${attr}_ref`];
+  if (typeof key !== "string") return undefined;
+  const out = await s3().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+  return out.Body!.transformToByteArray();
+}
+
+/** The S3 keys an item references. */
+export const refsOf = (item: Item): string[] =>
+  Object.entries(item)
+    .filter(([k, v]) => k.endsWith("_ref") && typeof v === "string")
+    .map(([, v]) => v as string);
+
+export async function deleteObjects(keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const out = await s3().send(
+      new DeleteObjectsCommand({
+        Bucket: bucket(),
+        Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+      }),
+    );
+    if (out.Errors?.length)
+      throw new Error(`S3 DeleteObjects failed for ${out.Errors[0].Key}: ${out.Errors[0].Code}`);
+  }
+}
+
+export async function copyObject(from: string, to: string): Promise<void> {
+  const source = `${bucket()}/${from.split("/").map(encodeURIComponent).join("/")}`;
+  await s3().send(new CopyObjectCommand({ Bucket: bucket(), Key: to, CopySource: source }));
+}

@@ -1,0 +1,95 @@
+import { EventEmitter } from "node:events";
+
+// The in-process run broker: every frame a run's worker produces is pushed here (and to the durable event log);
+// streams replay a run's buffer and then follow it live, and waiters are woken the moment the run ends —
+// no polling. A channel outlives its run by a minute for late joiners; after that the durable log answers.
+export interface Frame {
+  seq: number;
+  event: string;
+  data: unknown;
+}
+
+export interface RunOutcome {
+  /** Final run status, or `deleted` for a rolled-back run. */
+  status: string;
+  values?: unknown;
+  error?: { error: string; message: string };
+}
+
+const KEEP_MS = 60_000;
+
+export class RunChannel {
+  readonly frames: Frame[] = [];
+  outcome?: RunOutcome;
+  private readonly bus = new EventEmitter();
+  private readonly ended: Promise<RunOutcome>;
+  private resolveEnd!: (o: RunOutcome) => void;
+
+  constructor(readonly runId: string) {
+    this.bus.setMaxListeners(0);
+    this.ended = new Promise((r) => {
+      this.resolveEnd = r;
+    });
+  }
+
+  push(event: string, data: unknown): Frame {
+    const f = { seq: this.frames.length + 1, event, data };
+    this.frames.push(f);
+    this.bus.emit("frame", f);
+    return f;
+  }
+
+  end(outcome: RunOutcome): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    this.resolveEnd(outcome);
+    this.bus.emit("end");
+    setTimeout(() => {
+      if (channels.get(this.runId) === this) channels.delete(this.runId);
+    }, KEEP_MS).unref();
+  }
+
+  wait(): Promise<RunOutcome> {
+    return this.ended;
+  }
+
+  /** The frames after `afterSeq`, then live ones until the run ends or `signal` aborts. */
+  async *follow(afterSeq: number, signal?: AbortSignal): AsyncGenerator<Frame> {
+    let next = afterSeq + 1;
+    let wake: (() => void) | undefined;
+    const poke = () => wake?.();
+    this.bus.on("frame", poke);
+    this.bus.on("end", poke);
+    signal?.addEventListener("abort", poke);
+    try {
+      for (;;) {
+        while (next <= this.frames.length) yield this.frames[next++ - 1];
+        if (this.outcome || signal?.aborted) return;
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+        wake = undefined;
+      }
+    } finally {
+      this.bus.off("frame", poke);
+      this.bus.off("end", poke);
+      signal?.removeEventListener("abort", poke);
+    }
+  }
+}
+
+const channels = new Map<string, RunChannel>();
+
+export function openChannel(runId: string): RunChannel {
+  let c = channels.get(runId);
+  if (!c) {
+    c = new RunChannel(runId);
+    channels.set(runId, c);
+  }
+  return c;
+}
+
+export const findChannel = (runId: string): RunChannel | undefined => channels.get(runId);
+
+/** Cancellation of runs executing in this process: the AbortController each worker passes to graph.stream. */
+export const controllers = new Map<string, AbortController>();

@@ -1,0 +1,129 @@
+import type { Item } from "../aws/ddb.ts";
+import { copyObject, deleteObjects, refsOf } from "./blobs.ts";
+import { childrenPrefix, nsPrefix, runKey, s3ThreadPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
+import { batchGet, batchWrite, queryAll, queryPages } from "./ddb-batch.ts";
+
+// Whole-thread and whole-run operations of the checkpointer. Each deletes what hangs off a checkpoint before the
+// checkpoint itself, so an interrupted call leaves every remaining checkpoint whole and a retry finishes the job.
+const T = "checkpoints" as const;
+const keyOf = (i: Item) => ({ PK: i.PK, SK: i.SK });
+const isHead = (i: Item) => i.kind === "checkpoint";
+
+/** Deletes items (children before checkpoints) and the S3 objects they reference. */
+async function remove(items: Item[]): Promise<void> {
+  await deleteObjects(items.flatMap(refsOf));
+  await batchWrite(
+    T,
+    items.filter((i) => !isHead(i)).map((i) => ({ delete: keyOf(i) })),
+  );
+  await batchWrite(
+    T,
+    items.filter(isHead).map((i) => ({ delete: keyOf(i) })),
+  );
+}
+
+export async function deleteThread(scope: string, threadId: string): Promise<void> {
+  const items = await queryAll(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": threadPk(scope, threadId) },
+    ProjectionExpression: "PK, SK, kind, checkpoint_ref, metadata_ref, value_ref",
+    ConsistentRead: true,
+  });
+  await remove(items);
+}
+
+/**
+ * Deletes the checkpoints a run wrote (found through GSI1) with their writes, and every channel value they wrote
+ * or pointed to that no remaining checkpoint of the thread points to: a value outlives its checkpoint while a
+ * later checkpoint still reads it. Returns how many checkpoints went.
+ */
+export async function deleteByRunId(scope: string, threadId: string, runId: string): Promise<number> {
+  const heads = await queryAll(T, {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :run",
+    values: { ":run": runKey(scope, threadId, runId) },
+  });
+  if (!heads.length) return 0;
+  const pk = threadPk(scope, threadId);
+  const doomed = new Set(heads.map((h) => h.SK as string));
+  const referenced = (h: Item) =>
+    Object.entries((h.writers ?? {}) as Record<string, string>).map(([ch, w]) =>
+      valueSk(h.checkpoint_ns, w, ch),
+    );
+  const kept = new Set<string>();
+  for (const ns of new Set(heads.map((h) => h.checkpoint_ns as string))) {
+    const others = await queryAll(T, {
+      KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
+      FilterExpression: "kind = :kind",
+      values: { ":pk": pk, ":sk": nsPrefix(ns), ":kind": "checkpoint" },
+      ProjectionExpression: "SK, checkpoint_ns, writers",
+      ConsistentRead: true,
+    });
+    for (const o of others) if (!doomed.has(o.SK)) for (const sk of referenced(o)) kept.add(sk);
+  }
+  const children = (
+    await Promise.all(
+      heads.map((h) =>
+        queryAll(T, {
+          KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
+          values: { ":pk": pk, ":sk": childrenPrefix(h.checkpoint_ns, h.checkpoint_id) },
+          ProjectionExpression: "PK, SK, kind, value_ref",
+          ConsistentRead: true,
+        }),
+      ),
+    )
+  ).flat();
+  // Values the run's checkpoints read from checkpoints already deleted: the run was their last reader.
+  const own = new Set(children.map((c) => c.SK as string));
+  const orphans = [...new Set(heads.flatMap(referenced))].filter((sk) => !own.has(sk) && !kept.has(sk));
+  const found = await batchGet(
+    T,
+    orphans.map((SK) => ({ PK: pk, SK })),
+  );
+  await remove([...children.filter((c) => !kept.has(c.SK)), ...found, ...heads]);
+  return heads.length;
+}
+
+/**
+ * Copies every item of a thread to another thread id: keys, run index and S3 parts move to the new thread;
+ * `retarget` may rewrite a checkpoint item (its metadata names the thread). Checkpoints are written last.
+ */
+export async function copyThread(
+  scope: string,
+  fromThreadId: string,
+  toThreadId: string,
+  retarget: (head: Item) => Promise<Item>,
+): Promise<void> {
+  const from = s3ThreadPrefix(scope, fromThreadId);
+  const to = s3ThreadPrefix(scope, toThreadId);
+  const copyOf = async (item: Item) => {
+    const copy: Item = isHead(item) ? await retarget(item) : { ...item };
+    copy.PK = threadPk(scope, toThreadId);
+    copy.thread_id = toThreadId;
+    if (copy.run_id) copy.GSI1PK = runKey(scope, toThreadId, copy.run_id);
+    for (const [attr, ref] of Object.entries(copy))
+      if (attr.endsWith("_ref") && typeof ref === "string" && ref.startsWith(from)) {
+        copy[attr] = to + ref.slice(from.length);
+        await copyObject(ref, copy[attr]);
+      }
+    return copy;
+  };
+  const heads: Item[] = [];
+  for await (const page of queryPages(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": threadPk(scope, fromThreadId) },
+    ConsistentRead: true,
+  })) {
+    heads.push(...page.filter(isHead));
+    const children = await Promise.all(page.filter((i) => !isHead(i)).map(copyOf));
+    await batchWrite(
+      T,
+      children.map((put) => ({ put })),
+    );
+  }
+  const copies = await Promise.all(heads.map(copyOf));
+  await batchWrite(
+    T,
+    copies.map((put) => ({ put })),
+  );
+}

@@ -1,0 +1,311 @@
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { PutItemCommand } from "@aws-sdk/client-dynamodb";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  copyCheckpoint,
+  getCheckpointId,
+  type PendingWrite,
+  type SerializerProtocol,
+  WRITES_IDX_MAP,
+} from "@langchain/langgraph-checkpoint";
+import { dynamo } from "../aws/clients.ts";
+import { fromItem, getItem, type Item, isConditionFailure, putItem, toItem } from "../aws/ddb.ts";
+import { tableName } from "../tables.ts";
+import { deleteObjects, placeParts } from "./blobs.ts";
+import { copyThread, deleteByRunId, deleteThread } from "./checkpoint-admin.ts";
+import {
+  checkpointSk,
+  runKey,
+  s3PartKey,
+  s3ValueKey,
+  s3WriteKey,
+  threadPk,
+  valueSk,
+  writeSk,
+} from "./checkpoint-keys.ts";
+import {
+  type Entry,
+  type Reading,
+  readMetadata,
+  readTuples,
+  scopeEntries,
+  threadEntries,
+} from "./checkpoint-read.ts";
+import { batchWrite, queryAll } from "./ddb-batch.ts";
+
+// LangGraph's checkpointer on DynamoDB (+ S3 for big parts). A checkpoint item holds the checkpoint without its
+// channel values and a `writers` map (channel → id of the checkpoint that wrote the current value). A put stores
+// only the values of `newVersions`, under its own checkpoint: unchanged channels are never copied, and a fork
+// can never overwrite a sibling's value even when both reach the same channel version.
+const T = "checkpoints" as const;
+const DEFAULT_INLINE_BYTES = 300 * 1024;
+const WRITERS_CACHE = 1000;
+
+export interface DynamoCheckpointSaverOptions {
+  /** `<tenant>#<deployment>`: every key carries it, so deployments never see each other's threads. */
+  scope: string;
+  serde?: SerializerProtocol;
+  /** Serialized parts of one item beyond this many bytes go to S3 (DynamoDB items stop at 400 KB). */
+  inlineBytes?: number;
+}
+
+const threadOf = (config: RunnableConfig): string | undefined => {
+  const t = config.configurable?.thread_id;
+  return t === undefined || t === null || t === "" ? undefined : String(t);
+};
+
+export class DynamoCheckpointSaver extends BaseCheckpointSaver {
+  readonly scope: string;
+  readonly inlineBytes: number;
+  /** Writers maps of recent puts: a run's next put names the previous one as parent, so it needs no read. */
+  private writersCache = new Map<string, Record<string, string>>();
+
+  constructor(options: DynamoCheckpointSaverOptions) {
+    super(options.serde);
+    if (!options.scope) throw new Error("DynamoCheckpointSaver needs a scope");
+    this.scope = options.scope;
+    this.inlineBytes = options.inlineBytes ?? DEFAULT_INLINE_BYTES;
+  }
+
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const thread = threadOf(config);
+    if (thread === undefined) return undefined;
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const pk = threadPk(this.scope, thread);
+    const id = getCheckpointId(config);
+    let entry: Entry | undefined;
+    if (id) {
+      // One query: the checkpoint's key is the prefix of its writes' and values' keys.
+      const items = await queryAll(T, {
+        KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
+        values: { ":pk": pk, ":sk": checkpointSk(ns, id) },
+        ConsistentRead: true,
+      });
+      const mine = items.filter((i) => i.checkpoint_ns === ns && i.checkpoint_id === id);
+      const head = mine.find((i) => i.kind === "checkpoint");
+      if (head) entry = { head, children: mine.filter((i) => i !== head) };
+    } else {
+      for await (const page of threadEntries(pk, ns, undefined, 50)) {
+        entry = page[0];
+        break;
+      }
+    }
+    return entry ? (await readTuples(this.reading(), [entry]))[0] : undefined;
+  }
+
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { filter, before } = options;
+    const thread = threadOf(config);
+    const beforeId = before?.configurable?.checkpoint_id as string | undefined;
+    const onlyId = config.configurable?.checkpoint_id as string | undefined;
+    const onlyNs = config.configurable?.checkpoint_ns as string | undefined;
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    if (remaining <= 0) return;
+    const pages =
+      thread === undefined
+        ? scopeEntries(this.scope)
+        : threadEntries(threadPk(this.scope, thread), onlyNs, beforeId);
+    for await (const page of pages) {
+      const picked: Entry[] = [];
+      for (const entry of page) {
+        const id: string = entry.head.checkpoint_id;
+        if (onlyId && id !== onlyId) continue;
+        if (onlyNs !== undefined && entry.head.checkpoint_ns !== onlyNs) continue;
+        if (beforeId && !(id < beforeId)) continue;
+        if (filter && Object.keys(filter).length) {
+          const metadata = await readMetadata(this.reading(), entry.head);
+          if (!Object.entries(filter).every(([k, v]) => isDeepStrictEqual(metadata[k], v))) continue;
+        }
+        picked.push(entry);
+        if (picked.length >= remaining) break;
+      }
+      for (const tuple of await readTuples(this.reading(), picked)) yield tuple;
+      remaining -= picked.length;
+      if (remaining <= 0) return;
+    }
+  }
+
+  async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const thread = threadOf(config);
+    if (thread === undefined)
+      throw new Error("Cannot put a checkpoint: config.configurable.thread_id is missing");
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const parentId: string | undefined = config.configurable?.checkpoint_id || undefined;
+    const id = checkpoint.id;
+    const pk = threadPk(this.scope, thread);
+    const stored = copyCheckpoint(checkpoint);
+    const values = stored.channel_values;
+    stored.channel_values = {};
+
+    // Unchanged channels keep pointing where the parent's did; changed ones point here (or nowhere, if emptied).
+    const inherited = await this.parentWriters(pk, ns, parentId);
+    const writers: Record<string, string> = {};
+    for (const ch of Object.keys(stored.channel_versions))
+      if (inherited[ch] !== undefined) writers[ch] = inherited[ch];
+    const changed = Object.keys(newVersions).filter((ch) => {
+      if (Object.hasOwn(values, ch)) writers[ch] = id;
+      else delete writers[ch];
+      return Object.hasOwn(values, ch);
+    });
+    const valueItems = await Promise.all(
+      changed.map(async (ch) => {
+        const [type, bytes] = await this.serde.dumpsTyped(values[ch]);
+        const item: Item = { ...this.base(pk, thread, ns, id), SK: valueSk(ns, id, ch), kind: "value" };
+        Object.assign(item, { channel: ch, value_type: type });
+        const key = s3ValueKey(this.scope, thread, ns, id, ch);
+        await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
+        return item;
+      }),
+    );
+    // Values first, the checkpoint last: a reader that finds the checkpoint finds everything it points to.
+    await batchWrite(
+      T,
+      valueItems.map((put) => ({ put })),
+    );
+
+    const [[ctype, cbytes], [mtype, mbytes]] = await Promise.all([
+      this.serde.dumpsTyped(stored),
+      this.serde.dumpsTyped(metadata),
+    ]);
+    const head: Item = {
+      ...this.base(pk, thread, ns, id),
+      SK: checkpointSk(ns, id),
+      kind: "checkpoint",
+      parent_checkpoint_id: parentId,
+      writers,
+      checkpoint_type: ctype,
+      metadata_type: mtype,
+    };
+    const runId = (metadata as Record<string, unknown>).run_id;
+    if (typeof runId === "string" && runId)
+      Object.assign(head, { run_id: runId, GSI1PK: runKey(this.scope, thread, runId), GSI1SK: head.SK });
+    const partKey = (part: "checkpoint" | "metadata") => s3PartKey(this.scope, thread, ns, id, part);
+    await placeParts(
+      head,
+      [
+        { attr: "checkpoint", bytes: cbytes, key: partKey("checkpoint") },
+        { attr: "metadata", bytes: mbytes, key: partKey("metadata") },
+      ],
+      this.inlineBytes,
+    );
+    await putItem(T, head);
+    this.remember(pk, ns, id, writers);
+    return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
+  }
+
+  async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
+    const thread = threadOf(config);
+    if (thread === undefined) throw new Error("Cannot put writes: config.configurable.thread_id is missing");
+    const id: string | undefined = config.configurable?.checkpoint_id;
+    if (!id) throw new Error("Cannot put writes: config.configurable.checkpoint_id is missing");
+    const ns: string = config.configurable?.checkpoint_ns ?? "";
+    const pk = threadPk(this.scope, thread);
+    await Promise.all(
+      writes.map(async ([channel, value], i) => {
+        // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
+        // ordinary writes keep the first copy, so a replayed task cannot change a stored result.
+        const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i;
+        const replace = idx < 0;
+        const [type, bytes] = await this.serde.dumpsTyped(value);
+        const item: Item = {
+          ...this.base(pk, thread, ns, id),
+          SK: writeSk(ns, id, taskId, idx),
+          kind: "write",
+        };
+        Object.assign(item, { task_id: taskId, task_path: taskPath ?? "", idx, channel, value_type: type });
+        // A kept write's object must not be overwritten by a losing duplicate, hence a unique key for those.
+        const key = s3WriteKey(this.scope, thread, ns, id, taskId, idx) + (replace ? "" : `-${randomUUID()}`);
+        await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
+        try {
+          const out = await dynamo().send(
+            new PutItemCommand({
+              TableName: tableName(T),
+              Item: toItem(item),
+              ...(replace
+                ? { ReturnValues: "ALL_OLD" as const }
+                : { ConditionExpression: "attribute_not_exists(SK)" }),
+            }),
+          );
+          const old = out.Attributes ? fromItem(out.Attributes) : undefined;
+          if (old?.value_ref && old.value_ref !== item.value_ref) await deleteObjects([old.value_ref]);
+        } catch (err) {
+          if (!isConditionFailure(err)) throw err;
+          if (item.value_ref) await deleteObjects([item.value_ref]);
+        }
+      }),
+    );
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await deleteThread(this.scope, threadId);
+    this.writersCache.clear();
+  }
+
+  /**
+   * Deletes every checkpoint whose metadata.run_id is `runId` (any namespace), with its writes and the values
+   * only it needed: a rolled-back run leaves no trace. Returns how many checkpoints were deleted.
+   */
+  async deleteByRunId(threadId: string, runId: string): Promise<number> {
+    const n = await deleteByRunId(this.scope, threadId, runId);
+    this.writersCache.clear();
+    return n;
+  }
+
+  /** Copies every checkpoint of a thread (all namespaces, writes, values, S3 parts) to another thread id. */
+  async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    await copyThread(this.scope, fromThreadId, toThreadId, (head) => this.retargetMetadata(head, toThreadId));
+  }
+
+  private reading(): Reading {
+    return { serde: this.serde, firstVersion: () => this.getNextVersion(undefined) };
+  }
+
+  private base(pk: string, thread: string, ns: string, id: string): Item {
+    return { PK: pk, scope: this.scope, thread_id: thread, checkpoint_ns: ns, checkpoint_id: id };
+  }
+
+  /** A copied checkpoint's metadata names its new thread. */
+  private async retargetMetadata(head: Item, toThreadId: string): Promise<Item> {
+    const metadata = await readMetadata(this.reading(), head);
+    if (metadata.thread_id === undefined) return head;
+    const [type, bytes] = await this.serde.dumpsTyped({ ...metadata, thread_id: toThreadId });
+    const out: Item = { ...head, metadata_type: type };
+    delete out.metadata;
+    delete out.metadata_ref;
+    const key = s3PartKey(this.scope, toThreadId, head.checkpoint_ns, head.checkpoint_id, "metadata");
+    const budget = this.inlineBytes - ((out.checkpoint as Uint8Array | undefined)?.byteLength ?? 0);
+    await placeParts(out, [{ attr: "metadata", bytes, key }], budget);
+    return out;
+  }
+
+  private async parentWriters(pk: string, ns: string, parentId?: string): Promise<Record<string, string>> {
+    if (!parentId) return {};
+    const cached = this.writersCache.get(`${pk}\n${ns}\n${parentId}`);
+    if (cached) return cached;
+    const parent = await getItem(T, { PK: pk, SK: checkpointSk(ns, parentId) }, true);
+    return (parent?.writers ?? {}) as Record<string, string>;
+  }
+
+  private remember(pk: string, ns: string, id: string, writers: Record<string, string>) {
+    if (this.writersCache.size >= WRITERS_CACHE)
+      this.writersCache.delete(this.writersCache.keys().next().value!);
+    this.writersCache.set(`${pk}\n${ns}\n${id}`, writers);
+  }
+}

@@ -1,0 +1,64 @@
+import { access, rm } from "node:fs/promises";
+import path from "node:path";
+import { bundleGraphs, installDependencies } from "../deploy/bundle.ts";
+import { readGraphConfig } from "../deploy/graph-config.ts";
+import { smokeTestGraphs } from "../deploy/smoke.ts";
+import { agentDeployment, registerLocalDeployment } from "./context.ts";
+import { deploymentGraphs } from "./graphs.ts";
+import { LOCAL_DEPLOYMENT_ID, setLocalDeploymentState } from "./local-state.ts";
+
+// Local development without a deployment (`npm start -- --graph ./langgraph.json`, or AGENT_GRAPH_CONFIG): the
+// config's graphs are bundled as a build would, then served as deployment `local` of the bootstrap workspace.
+
+/** `--graph <path>` / `--graph=<path>` from the arguments, else AGENT_GRAPH_CONFIG. */
+export function graphConfigArg(argv: string[], env = process.env): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--graph") return argv[i + 1];
+    if (argv[i].startsWith("--graph=")) return argv[i].slice("--graph=".length);
+  }
+  return env.AGENT_GRAPH_CONFIG || undefined;
+}
+
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
+
+export async function serveLocalGraphs(opts: {
+  configPath: string;
+  tenantId: string;
+  dataDir: string;
+  log?: (line: string) => void;
+}): Promise<{ graphs: string[] }> {
+  const log = opts.log ?? (() => {});
+  const configFile = path.resolve(opts.configPath);
+  // The config's folder is the "repository": graph paths resolve inside it, as in a deployment.
+  const repoDir = path.dirname(configFile);
+  setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "loading");
+  try {
+    const { config, configDir } = await readGraphConfig(repoDir, path.basename(configFile));
+    // A graph folder with its own node_modules resolves its own dependencies: install only when missing.
+    if (!(await exists(path.join(configDir, "node_modules"))))
+      await installDependencies(configDir, log, repoDir);
+    const outDir = path.join(path.resolve(opts.dataDir), "local-graph");
+    await rm(outDir, { recursive: true, force: true });
+    const manifest = await bundleGraphs({ repoDir, configDir, config, outDir, log });
+    const graphs = await smokeTestGraphs({ artifactDir: outDir, manifest, env: {} });
+    registerLocalDeployment({
+      tenant_id: opts.tenantId,
+      deployment_id: LOCAL_DEPLOYMENT_ID,
+      revision_id: "local",
+      artifact_dir: outDir,
+      graphs,
+      tracing_project_id: null,
+      secrets: async () => ({}),
+    });
+    await deploymentGraphs(await agentDeployment(opts.tenantId, LOCAL_DEPLOYMENT_ID));
+    setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "ready");
+    return { graphs: graphs.map((g) => g.graph_id) };
+  } catch (err) {
+    setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, undefined);
+    throw err;
+  }
+}

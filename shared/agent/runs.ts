@@ -1,0 +1,265 @@
+import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamo } from "../aws/clients.ts";
+import { conditionalUpdate, getItem, type Item, isConditionFailure, putItem, toItem } from "../aws/ddb.ts";
+import { Conflict, NotFound } from "../errors.ts";
+import { uuidv7 } from "../ids.ts";
+import { tableName } from "../tables.ts";
+import { controllers, findChannel, openChannel } from "./broker.ts";
+import type { AgentDeployment } from "./context.ts";
+import { queryAll } from "./ddb-batch.ts";
+import { deleteEventLog } from "./event-log.ts";
+import { graphFor } from "./run-graph.ts";
+import { bindGraph, createThread, getThreadItem } from "./threads.ts";
+
+// Run records: PK `AGENT#<scope>#RUN#<thread_id>`, SK run_id (UUIDv7, so a thread's runs sort by creation).
+// Every status change is a conditional write on the expected current status; cancellation is the
+// `cancel_action` flag, which the worker honours (in-process at once via the run's AbortController).
+export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export type MultitaskStrategy = "reject" | "rollback" | "interrupt" | "enqueue";
+export const ACTIVE = ["pending", "running"] as const;
+
+export interface RunKwargs {
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  config?: Record<string, any>;
+  context?: Record<string, unknown>;
+  stream_mode: string[];
+  stream_subgraphs?: boolean;
+  interrupt_before?: string[] | "*";
+  interrupt_after?: string[] | "*";
+  checkpoint_id?: string;
+  checkpoint?: Record<string, unknown>;
+  on_disconnect: "cancel" | "continue";
+  on_completion: "delete" | "keep";
+  /** The assistant's config and context when the run was created (the run's own values override them). */
+  assistant_config?: Record<string, any>;
+  assistant_context?: Record<string, unknown>;
+}
+
+export interface Run {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Record<string, unknown>;
+  kwargs: RunKwargs;
+  multitask_strategy: MultitaskStrategy;
+}
+
+export interface RunCreate {
+  assistant_id: string;
+  input?: unknown;
+  command?: RunKwargs["command"];
+  config?: Record<string, any>;
+  context?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  stream_mode?: string | string[];
+  stream_subgraphs?: boolean;
+  interrupt_before?: string[] | "*";
+  interrupt_after?: string[] | "*";
+  multitask_strategy?: MultitaskStrategy;
+  if_not_exists?: "create" | "reject";
+  on_completion?: "delete" | "keep";
+  on_disconnect?: "cancel" | "continue";
+  after_seconds?: number;
+  checkpoint_id?: string;
+  checkpoint?: Record<string, unknown>;
+}
+
+const T = "main" as const;
+export const runPk = (scope: string, threadId: string) => `AGENT#${scope}#RUN#${threadId}`;
+export const runKey = (scope: string, threadId: string, runId: string) => ({
+  PK: runPk(scope, threadId),
+  SK: runId,
+});
+const PRIVATE = ["PK", "SK", "graph_id", "cancel_action", "not_before", "attempt", "stateless"];
+
+export function toRun(item: Item): Run {
+  const out: Item = {};
+  for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
+  return out as Run;
+}
+
+export async function getRunItem(
+  d: AgentDeployment,
+  threadId: string,
+  runId: string,
+): Promise<Item | undefined> {
+  return getItem(T, runKey(d.scope, threadId, runId), true);
+}
+
+export async function getRun(d: AgentDeployment, threadId: string, runId: string): Promise<Run> {
+  const item = await getRunItem(d, threadId, runId);
+  if (!item) throw new NotFound(`Run ${runId} not found`);
+  return toRun(item);
+}
+
+export async function threadRuns(
+  d: AgentDeployment,
+  threadId: string,
+  status?: readonly string[],
+): Promise<Item[]> {
+  const items = await queryAll(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": runPk(d.scope, threadId) },
+    ConsistentRead: true,
+  });
+  return status ? items.filter((i) => status.includes(i.status)) : items;
+}
+
+export async function listRuns(
+  d: AgentDeployment,
+  threadId: string,
+  q: { limit?: number; offset?: number; status?: string },
+): Promise<Run[]> {
+  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread ${threadId} not found`);
+  const items = (await threadRuns(d, threadId, q.status ? [q.status] : undefined)).reverse();
+  const offset = q.offset ?? 0;
+  return items.slice(offset, offset + (q.limit ?? 10)).map(toRun);
+}
+
+const modesOf = (m: RunCreate["stream_mode"]) => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
+
+/**
+ * Creates a run (thread run, or stateless when threadId is null: a temporary thread deleted on completion).
+ * Multitask strategies against the thread's active runs: reject → 409; interrupt/rollback → every older
+ * active run is cancelled with that action (and a run that finds a newer interrupt/rollback run cancels
+ * itself, so concurrent creates leave exactly one survivor); enqueue → waits for its turn.
+ */
+export async function createRun(
+  d: AgentDeployment,
+  threadId: string | null,
+  body: RunCreate,
+  kick: (d: AgentDeployment, threadId: string) => void,
+): Promise<Run> {
+  const rg = await graphFor(d, body.assistant_id);
+  const stateless = threadId === null;
+  const tid = threadId ?? crypto.randomUUID();
+  let thread = stateless ? undefined : await getThreadItem(d, tid);
+  if (!thread) {
+    if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
+    await createThread(d, {
+      thread_id: tid,
+      metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id },
+      if_exists: "do_nothing",
+    });
+    thread = { graph_id: rg.graph_id };
+  }
+  if (thread.graph_id !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
+  const strategy = body.multitask_strategy ?? "enqueue";
+  if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
+    throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
+  const now = new Date().toISOString();
+  const item: Item = {
+    ...runKey(d.scope, tid, uuidv7()),
+    thread_id: tid,
+    assistant_id: rg.assistant_id,
+    graph_id: rg.graph_id,
+    created_at: now,
+    updated_at: now,
+    status: "pending",
+    metadata: body.metadata ?? {},
+    multitask_strategy: strategy,
+    attempt: 1,
+    kwargs: {
+      input: body.input,
+      command: body.command ?? undefined,
+      config: body.config,
+      context: body.context,
+      stream_mode: modesOf(body.stream_mode),
+      stream_subgraphs: body.stream_subgraphs ?? false,
+      interrupt_before: body.interrupt_before,
+      interrupt_after: body.interrupt_after,
+      checkpoint_id: body.checkpoint_id ?? (body.checkpoint?.checkpoint_id as string | undefined),
+      checkpoint: body.checkpoint,
+      on_disconnect: body.on_disconnect ?? (stateless ? "cancel" : "continue"),
+      on_completion: body.on_completion ?? (stateless ? "delete" : "keep"),
+      assistant_config: rg.config,
+      assistant_context: rg.context,
+    },
+  };
+  item.run_id = item.SK;
+  if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
+  openChannel(item.run_id);
+  await putItem(T, item);
+  if (strategy === "interrupt" || strategy === "rollback") {
+    for (const other of await threadRuns(d, tid, ACTIVE)) {
+      if (other.run_id < item.run_id) await cancelRun(d, other, strategy);
+      else if (other.run_id > item.run_id && ["interrupt", "rollback"].includes(other.multitask_strategy))
+        await cancelRun(d, item, other.multitask_strategy);
+    }
+  }
+  kick(d, tid);
+  return toRun(item);
+}
+
+/**
+ * Cancels a run. Pending: rollback deletes it, interrupt marks it interrupted. Running: sets `cancel_action`
+ * and aborts the worker in this process (a worker elsewhere sees the flag between steps); the worker then
+ * stops the graph and finishes the run as interrupted, or deletes it with its checkpoints for a rollback.
+ */
+export async function cancelRun(
+  d: AgentDeployment,
+  run: Item,
+  action: "interrupt" | "rollback",
+  wait = false,
+) {
+  const key = runKey(d.scope, run.thread_id, run.run_id);
+  if (action === "rollback") {
+    try {
+      await dynamo().send(
+        new DeleteItemCommand({
+          TableName: tableName(T),
+          Key: toItem(key),
+          ConditionExpression: "#s = :p",
+          ExpressionAttributeNames: { "#s": "status" },
+          ExpressionAttributeValues: toItem({ ":p": "pending" }),
+        }),
+      );
+      await deleteEventLog(d.scope, run.run_id);
+      openChannel(run.run_id).end({ status: "deleted" });
+      return;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  } else if (
+    await conditionalUpdate(T, key, {
+      set: { status: "interrupted", updated_at: new Date().toISOString() },
+      when: { status: "pending" },
+    })
+  ) {
+    openChannel(run.run_id).end({ status: "interrupted" });
+    return;
+  }
+  const flagged = await conditionalUpdate(T, key, {
+    set: { cancel_action: action, updated_at: new Date().toISOString() },
+    when: { status: "running" },
+  });
+  if (flagged) controllers.get(run.run_id)?.abort(new Error(`run ${action}`));
+  if (wait) await findChannel(run.run_id)?.wait();
+}
+
+export async function cancelRunById(
+  d: AgentDeployment,
+  threadId: string,
+  runId: string,
+  action: "interrupt" | "rollback",
+  wait: boolean,
+): Promise<void> {
+  const item = await getRunItem(d, threadId, runId);
+  if (!item) throw new NotFound(`Run ${runId} not found`);
+  if (!ACTIVE.includes(item.status)) throw new Conflict(`Run ${runId} is not active (status ${item.status})`);
+  await cancelRun(d, item, action, wait);
+}
+
+export async function deleteRun(d: AgentDeployment, threadId: string, runId: string): Promise<void> {
+  const item = await getRunItem(d, threadId, runId);
+  if (!item) throw new NotFound(`Run ${runId} not found`);
+  if (ACTIVE.includes(item.status)) throw new Conflict(`Run ${runId} is still active: cancel it first`);
+  await dynamo().send(
+    new DeleteItemCommand({ TableName: tableName(T), Key: toItem(runKey(d.scope, threadId, runId)) }),
+  );
+  await deleteEventLog(d.scope, runId);
+}

@@ -1,0 +1,124 @@
+import { BadRequest, NotFound } from "../errors.ts";
+import type { AgentDeployment } from "./context.ts";
+import type { CompiledGraphLike } from "./graphs.ts";
+import { graphById } from "./run-graph.ts";
+import { toJson } from "./serialize.ts";
+import { getThreadItem } from "./threads.ts";
+
+// Thread state as the agent API shows it: the graph's own getState/getStateHistory/updateState over the
+// thread's checkpoints, mapped to the ThreadState shape the SDK reads.
+export interface ThreadState {
+  values: unknown;
+  next: string[];
+  tasks: unknown[];
+  checkpoint: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  created_at: string | null;
+  parent_checkpoint: Record<string, unknown> | null;
+  interrupts: unknown[];
+}
+
+const EMPTY: ThreadState = {
+  values: {},
+  next: [],
+  tasks: [],
+  checkpoint: null,
+  metadata: {},
+  created_at: null,
+  parent_checkpoint: null,
+  interrupts: [],
+};
+
+function checkpointOf(config: any): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (!c?.checkpoint_id) return null;
+  return {
+    thread_id: c.thread_id,
+    checkpoint_ns: c.checkpoint_ns ?? "",
+    checkpoint_id: c.checkpoint_id,
+    checkpoint_map: c.checkpoint_map ?? null,
+  };
+}
+
+export function toThreadState(s: any): ThreadState {
+  const tasks = (s.tasks ?? []).map((t: any) => ({
+    id: t.id,
+    name: t.name,
+    error: t.error ? String(t.error?.message ?? t.error) : null,
+    interrupts: toJson(t.interrupts ?? []),
+    checkpoint: t.state?.configurable ? checkpointOf(t.state) : null,
+    state: t.state?.values !== undefined ? toThreadState(t.state) : null,
+    result: t.result === undefined ? undefined : toJson(t.result),
+  }));
+  return {
+    values: toJson(s.values ?? {}),
+    next: s.next ?? [],
+    tasks,
+    checkpoint: checkpointOf(s.config),
+    metadata: (toJson(s.metadata ?? {}) as Record<string, unknown>) ?? {},
+    created_at: s.createdAt ?? null,
+    parent_checkpoint: checkpointOf(s.parentConfig),
+    interrupts: tasks.flatMap((t: { interrupts: unknown }) => t.interrupts as unknown[]),
+  };
+}
+
+async function threadGraph(d: AgentDeployment, threadId: string): Promise<CompiledGraphLike | undefined> {
+  const item = await getThreadItem(d, threadId);
+  if (!item) throw new NotFound(`Thread ${threadId} not found`);
+  return item.graph_id ? graphById(d, item.graph_id) : undefined;
+}
+
+const configFor = (threadId: string, checkpoint: Record<string, unknown> = {}) => ({
+  configurable: { checkpoint_ns: "", ...checkpoint, thread_id: threadId },
+});
+
+export async function threadState(
+  d: AgentDeployment,
+  threadId: string,
+  opts: { checkpoint?: Record<string, unknown>; subgraphs?: boolean } = {},
+): Promise<ThreadState> {
+  const graph = await threadGraph(d, threadId);
+  if (!graph) return EMPTY;
+  const s = await graph.getState(configFor(threadId, opts.checkpoint), {
+    subgraphs: opts.subgraphs ?? false,
+  });
+  return toThreadState(s);
+}
+
+export async function updateThreadState(
+  d: AgentDeployment,
+  threadId: string,
+  input: { values?: unknown; as_node?: string; checkpoint?: Record<string, unknown>; checkpoint_id?: string },
+): Promise<{ checkpoint: Record<string, unknown> | null }> {
+  const graph = await threadGraph(d, threadId);
+  if (!graph) throw new BadRequest("The thread has no graph yet: run it once before updating its state");
+  const checkpoint = {
+    ...(input.checkpoint ?? {}),
+    ...(input.checkpoint_id ? { checkpoint_id: input.checkpoint_id } : {}),
+  };
+  const out = await graph.updateState(configFor(threadId, checkpoint), input.values ?? null, input.as_node);
+  return { checkpoint: checkpointOf(out) };
+}
+
+export async function threadHistory(
+  d: AgentDeployment,
+  threadId: string,
+  opts: {
+    limit?: number;
+    before?: string | Record<string, unknown>;
+    metadata?: Record<string, unknown>;
+    checkpoint?: Record<string, unknown>;
+  },
+): Promise<ThreadState[]> {
+  const graph = await threadGraph(d, threadId);
+  if (!graph) return [];
+  const before = typeof opts.before === "string" ? { checkpoint_id: opts.before } : opts.before;
+  const out: ThreadState[] = [];
+  for await (const s of graph.getStateHistory(configFor(threadId, opts.checkpoint), {
+    limit: opts.limit ?? 10,
+    before: before ? configFor(threadId, before) : undefined,
+    filter: opts.metadata,
+  }))
+    out.push(toThreadState(s));
+  return out;
+}

@@ -1,0 +1,182 @@
+import {
+  conditionalUpdate,
+  deleteItem,
+  getItem,
+  type Item,
+  isConditionFailure,
+  putItem,
+} from "../aws/ddb.ts";
+import { Conflict, NotFound } from "../errors.ts";
+import type { DynamoCheckpointSaver } from "./checkpointer.ts";
+import type { AgentDeployment } from "./context.ts";
+import { queryAll } from "./ddb-batch.ts";
+
+// Thread records of a deployment's agent server: one partition per deployment in the main table (PK
+// `AGENT#<scope>#THREAD`, SK thread_id). The checkpoints themselves live in the checkpoints table; a thread
+// keeps a copy of its last values for search, and `active_run` — the lock that lets one run at a time execute.
+export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;
+
+export interface Thread {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  values: Record<string, unknown> | null;
+  interrupts: Record<string, unknown[]>;
+  config?: Record<string, unknown>;
+  error?: unknown;
+}
+
+const T = "main" as const;
+export const threadPk = (scope: string) => `AGENT#${scope}#THREAD`;
+export const threadKey = (scope: string, threadId: string) => ({ PK: threadPk(scope), SK: threadId });
+const PRIVATE = ["PK", "SK", "active_run", "graph_id"];
+
+export function toThread(item: Item): Thread {
+  const out: Item = {};
+  for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
+  return { values: null, interrupts: {}, metadata: {}, ...out } as Thread;
+}
+
+export async function getThreadItem(d: AgentDeployment, threadId: string): Promise<Item | undefined> {
+  return getItem(T, threadKey(d.scope, threadId), true);
+}
+
+export async function getThread(d: AgentDeployment, threadId: string): Promise<Thread> {
+  const item = await getThreadItem(d, threadId);
+  if (!item) throw new NotFound(`Thread ${threadId} not found`);
+  return toThread(item);
+}
+
+/** Creates a thread; an existing id answers 409 (`raise`) or the existing thread (`do_nothing`). */
+export async function createThread(
+  d: AgentDeployment,
+  input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing" },
+): Promise<Thread> {
+  const now = new Date().toISOString();
+  const threadId = input.thread_id ?? crypto.randomUUID();
+  const metadata = Object.fromEntries(
+    Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
+  );
+  const item: Item = {
+    ...threadKey(d.scope, threadId),
+    thread_id: threadId,
+    created_at: now,
+    updated_at: now,
+    state_updated_at: now,
+    metadata,
+    status: "idle",
+    values: null,
+    interrupts: {},
+  };
+  if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
+  try {
+    await putItem(T, item, { ConditionExpression: "attribute_not_exists(PK)" });
+    return toThread(item);
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+    if (input.if_exists === "do_nothing") return getThread(d, threadId);
+    throw new Conflict(`Thread ${threadId} already exists`);
+  }
+}
+
+export async function patchThread(
+  d: AgentDeployment,
+  threadId: string,
+  metadata: Record<string, unknown> = {},
+): Promise<Thread> {
+  const set: Item = { updated_at: new Date().toISOString() };
+  for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
+  if (!(await conditionalUpdate(T, threadKey(d.scope, threadId), { set })))
+    throw new NotFound(`Thread ${threadId} not found`);
+  return getThread(d, threadId);
+}
+
+export async function deleteThreadRecord(d: AgentDeployment, threadId: string): Promise<void> {
+  await deleteItem(T, threadKey(d.scope, threadId));
+  await (d.checkpointer() as DynamoCheckpointSaver).deleteThread(threadId);
+}
+
+/** Binds a thread to the graph its first run used (the state endpoints need it). */
+export async function bindGraph(d: AgentDeployment, threadId: string, graphId: string, assistantId: string) {
+  await conditionalUpdate(T, threadKey(d.scope, threadId), {
+    set: { graph_id: graphId, "metadata.graph_id": graphId, "metadata.assistant_id": assistantId },
+  });
+}
+
+export interface ThreadQuery {
+  ids?: string[];
+  metadata?: Record<string, unknown>;
+  values?: Record<string, unknown>;
+  status?: ThreadStatus;
+  limit?: number;
+  offset?: number;
+  sort_by?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+  sort_order?: "asc" | "desc";
+}
+
+/** Is every key of `want` deep-equal in `have` (nested objects match as subsets, as jsonb @> does)? */
+export function contains(have: unknown, want: unknown): boolean {
+  if (want === null || typeof want !== "object") return have === want;
+  if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)));
+  if (have === null || typeof have !== "object") return false;
+  return Object.entries(want).every(([k, v]) => contains((have as Item)[k], v));
+}
+
+// One Query over the deployment's thread partition, filtered here: enough for a deployment's thread count;
+// a GSI per status/metadata key would be the step up at scale.
+async function matching(d: AgentDeployment, q: ThreadQuery): Promise<Item[]> {
+  const items = await queryAll(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": threadPk(d.scope) },
+    ConsistentRead: true,
+  });
+  const ids = q.ids ? new Set(q.ids) : undefined;
+  return items.filter(
+    (i) =>
+      (!ids || ids.has(i.thread_id)) &&
+      (!q.status || i.status === q.status) &&
+      (!q.metadata || contains(i.metadata ?? {}, q.metadata)) &&
+      (!q.values || contains(i.values ?? {}, q.values)),
+  );
+}
+
+export async function searchThreads(
+  d: AgentDeployment,
+  q: ThreadQuery,
+): Promise<{ threads: Thread[]; total: number }> {
+  const found = await matching(d, q);
+  const by = q.sort_by ?? "created_at";
+  const dir = (q.sort_order ?? "desc") === "asc" ? 1 : -1;
+  found.sort((a, b) => (String(a[by]) < String(b[by]) ? -dir : String(a[by]) > String(b[by]) ? dir : 0));
+  const offset = q.offset ?? 0;
+  const limit = q.limit ?? 10;
+  return { threads: found.slice(offset, offset + limit).map(toThread), total: found.length };
+}
+
+export async function countThreads(d: AgentDeployment, q: ThreadQuery): Promise<number> {
+  return (await matching(d, q)).length;
+}
+
+/** Copies a thread: a new record with the same metadata and a copy of every checkpoint. */
+export async function copyThread(d: AgentDeployment, threadId: string): Promise<Thread> {
+  const from = await getThreadItem(d, threadId);
+  if (!from) throw new NotFound(`Thread ${threadId} not found`);
+  const now = new Date().toISOString();
+  const toId = crypto.randomUUID();
+  await (d.checkpointer() as DynamoCheckpointSaver).copyThread(threadId, toId);
+  const item: Item = {
+    ...from,
+    ...threadKey(d.scope, toId),
+    thread_id: toId,
+    created_at: now,
+    updated_at: now,
+    status: from.status === "busy" ? "idle" : from.status,
+  };
+  delete item.active_run;
+  await putItem(T, item);
+  return toThread(item);
+}

@@ -1,0 +1,89 @@
+import { existsSync } from "node:fs";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { defaultAssistantId } from "../shared/agent/assistants.ts";
+import { graphConfigArg } from "../shared/agent/local-graph.ts";
+import { waitFor } from "./helpers/export.ts";
+
+// Issue 6 item 9: `npm start -- --graph ./langgraph.json` serves a graph folder as deployment `local`, without
+// a deployment. The folder is the example agent with its own node_modules (its own @langchain/langgraph).
+const EXAMPLE = fileURLToPath(new URL("../examples/agent", import.meta.url));
+
+let tmp: string;
+let platform: RunningPlatform | undefined;
+let client: Client;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(tmpdir(), "local-graph-test-"));
+  const folder = path.join(tmp, "agent");
+  // With the example's node_modules when present (nothing to install); else --graph installs them itself.
+  await cp(EXAMPLE, folder, { recursive: true, verbatimSymlinks: true });
+  platform = await startPlatform(
+    { DYNAMODB_IN_MEMORY: "1" },
+    { args: ["--graph", path.join(folder, "langgraph.json")] },
+  );
+  await waitFor(
+    "the local graphs to load",
+    async () => {
+      if (platform!.child.exitCode != null)
+        throw new Error(`the platform exited with ${platform!.child.exitCode}`);
+      const r = await fetch(`${platform!.base}/agents/local/ok`);
+      return r.status === 200 || undefined;
+    },
+    150_000,
+    200,
+  );
+  expect(existsSync(path.join(folder, "node_modules", "@langchain", "langgraph"))).toBe(true);
+  client = new Client({ apiUrl: `${platform.base}/agents/local`, apiKey: platform.facts.api_key });
+}, 200_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe("--graph: local development without a deployment", () => {
+  it("GET /agents/local/ok answers once the graphs are loaded", async () => {
+    const r = await fetch(`${platform!.base}/agents/local/ok`);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ ok: true });
+  });
+
+  it("the config's graphs serve through the SDK as deployment local, with their default assistants", async () => {
+    const found = await client.assistants.search();
+    expect(found).toEqual([
+      expect.objectContaining({
+        assistant_id: defaultAssistantId("agent"),
+        graph_id: "agent",
+        metadata: { created_by: "system" },
+      }),
+    ]);
+    const g = await client.assistants.getGraph("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
+    expect(g.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["agent", "tools"]));
+    const schemas = await client.assistants.getSchemas(defaultAssistantId("agent"));
+    expect(schemas.state_schema).toMatchObject({ properties: { messages: {} } });
+  });
+
+  it("the local deployment needs the API key", async () => {
+    const r = await fetch(`${platform!.base}/agents/local/assistants/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe("graphConfigArg", () => {
+  it("reads --graph <path>, --graph=<path>, then AGENT_GRAPH_CONFIG", () => {
+    expect(graphConfigArg(["--graph", "a.json"], {})).toBe("a.json");
+    expect(graphConfigArg(["--graph=b.json"], {})).toBe("b.json");
+    expect(graphConfigArg([], { AGENT_GRAPH_CONFIG: "c.json" })).toBe("c.json");
+    expect(graphConfigArg([], {})).toBeUndefined();
+  });
+});

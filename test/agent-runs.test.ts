@@ -1,0 +1,285 @@
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { waitFor } from "./helpers/export.ts";
+import { deployRepo, gitRepo } from "./helpers/repos.ts";
+
+// Issue 6 (threads, runs, streaming, multitask strategies) through the real @langchain/langgraph-sdk Client
+// against a deployed graph repository. `slow` has a 300 ms node so concurrent runs really overlap.
+const GRAPH = `
+import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+export const slow = new StateGraph(State)
+  .addNode("work", async () => { await sleep(300); return { items: ["work"] }; })
+  .addNode("done", async (_s, config) => { config.writer?.({ progress: "done" }); return { items: ["done"] }; })
+  .addEdge(START, "work").addEdge("work", "done").addEdge("done", END).compile();
+export const chat = new StateGraph(MessagesAnnotation)
+  .addNode("reply", async (s) => ({ messages: [await new FakeListChatModel({ responses: ["echo: " + s.messages.at(-1).content] }).invoke(s.messages)] }))
+  .addEdge(START, "reply").addEdge("reply", END).compile();
+export const ask = new StateGraph(State)
+  .addNode("ask", async () => ({ items: ["answer:" + interrupt("what?")] }))
+  .addEdge(START, "ask").addEdge("ask", END).compile();
+`;
+const FILES = {
+  "langgraph.json": JSON.stringify({
+    graphs: { slow: "./src/graph.mjs:slow", chat: "./src/graph.mjs:chat", ask: "./src/graph.mjs:ask" },
+    env: {},
+  }),
+  "src/graph.mjs": GRAPH,
+};
+
+let client: Client;
+let deploymentId: string;
+const repo = gitRepo(FILES);
+afterAll(() => repo.remove());
+
+beforeAll(async () => {
+  ({ deploymentId } = await deployRepo(repo.dir, "runs", call, auth));
+  client = new Client({
+    apiUrl: `${base}/agents/${deploymentId}`,
+    apiKey: facts.api_key,
+    defaultHeaders: { "X-Tenant-Id": facts.tenant_id },
+  });
+});
+
+async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
+  const out: { event: string; data: any }[] = [];
+  for await (const part of stream) out.push(part);
+  return out;
+}
+
+const runningSoon = (threadId: string, runId: string) =>
+  waitFor(
+    "the run to start",
+    async () => (await client.runs.get(threadId, runId)).status === "running",
+    10_000,
+    20,
+  );
+
+describe("threads", () => {
+  it("create, get, patch, search, count, delete", async () => {
+    const t = await client.threads.create({ metadata: { owner: "ann" } });
+    expect(t).toMatchObject({ thread_id: expect.any(String), status: "idle", metadata: { owner: "ann" } });
+    expect((await client.threads.get(t.thread_id)).thread_id).toBe(t.thread_id);
+    const patched = await client.threads.update(t.thread_id, { metadata: { tier: "gold" } });
+    expect(patched.metadata).toMatchObject({ owner: "ann", tier: "gold" });
+    const found = await client.threads.search({ metadata: { tier: "gold" } });
+    expect(found.map((x) => x.thread_id)).toContain(t.thread_id);
+    expect(await client.threads.count({ metadata: { owner: "ann", tier: "gold" } })).toBeGreaterThanOrEqual(
+      1,
+    );
+    await expect(client.threads.create({ threadId: t.thread_id, ifExists: "raise" })).rejects.toThrow(/409/);
+    expect((await client.threads.create({ threadId: t.thread_id, ifExists: "do_nothing" })).thread_id).toBe(
+      t.thread_id,
+    );
+    await client.threads.delete(t.thread_id);
+    await expect(client.threads.get(t.thread_id)).rejects.toThrow(/404/);
+  });
+
+  it("state, state at a checkpoint, update_state, history and copy", async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, "slow", { input: { items: ["in"] } });
+    const state = await client.threads.getState(t.thread_id);
+    expect(state.values).toEqual({ items: ["in", "work", "done"] });
+    expect(state.next).toEqual([]);
+    expect(state.checkpoint.checkpoint_id).toEqual(expect.any(String));
+    const history = await client.threads.getHistory(t.thread_id);
+    expect(history.length).toBeGreaterThanOrEqual(3);
+    expect(history[0].checkpoint.checkpoint_id).toBe(state.checkpoint.checkpoint_id);
+    const earlier = await client.threads.getState(t.thread_id, history[1].checkpoint.checkpoint_id!);
+    expect(earlier.values).toEqual({ items: ["in", "work"] });
+    await client.threads.updateState(t.thread_id, { values: { items: ["edited"] }, asNode: "done" });
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({
+      items: ["in", "work", "done", "edited"],
+    });
+    const copy = await client.threads.copy(t.thread_id);
+    expect(copy.thread_id).not.toBe(t.thread_id);
+    expect((await client.threads.getState(copy.thread_id)).values).toEqual({
+      items: ["in", "work", "done", "edited"],
+    });
+    expect((await client.threads.get(t.thread_id)).values).toEqual({ items: ["in", "work", "done"] });
+  });
+});
+
+describe("runs", () => {
+  it("runs.wait answers the final state; list and get show the run", async () => {
+    const t = await client.threads.create();
+    const values = await client.runs.wait(t.thread_id, "slow", { input: { items: ["a"] } });
+    expect(values).toEqual({ items: ["a", "work", "done"] });
+    const runs = await client.runs.list(t.thread_id);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      status: "success",
+      thread_id: t.thread_id,
+      multitask_strategy: "enqueue",
+    });
+    expect((await client.runs.get(t.thread_id, runs[0].run_id)).status).toBe("success");
+  });
+
+  it("runs.stream yields values, updates, custom, debug and messages-tuple events", async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, "slow", {
+        input: { items: ["s"] },
+        streamMode: ["values", "updates", "custom", "debug"],
+      }),
+    );
+    expect(parts[0].event).toBe("metadata");
+    expect(parts[0].data).toMatchObject({ run_id: expect.any(String) });
+    const of = (e: string) => parts.filter((p) => p.event === e).map((p) => p.data);
+    expect(of("values").at(-1)).toEqual({ items: ["s", "work", "done"] });
+    expect(of("updates")).toEqual([{ work: { items: ["work"] } }, { done: { items: ["done"] } }]);
+    expect(of("custom")).toEqual([{ progress: "done" }]);
+    expect(of("debug").length).toBeGreaterThan(0);
+    const chat = await client.threads.create();
+    const msgs = await collect(
+      client.runs.stream(chat.thread_id, "chat", {
+        input: { messages: [{ role: "user", content: "hi" }] },
+        streamMode: "messages-tuple",
+      }),
+    );
+    const tuples = msgs.filter((p) => p.event === "messages").map((p) => p.data);
+    expect(tuples.length).toBeGreaterThan(0);
+    expect(tuples.map((t) => t[0].content).join("")).toBe("echo: hi");
+    expect(tuples[0][0].type).toMatch(/^ai/i);
+    expect(tuples[0][1]).toMatchObject({ langgraph_node: "reply" });
+  });
+
+  it("an interrupt_before run stops with the thread interrupted and resumes with a command", async () => {
+    const t = await client.threads.create();
+    const first = await client.runs.wait(t.thread_id, "slow", {
+      input: { items: ["i"] },
+      interruptBefore: ["done"],
+    });
+    expect(first).toMatchObject({ items: ["i", "work"] });
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    expect((await client.threads.getState(t.thread_id)).next).toEqual(["done"]);
+    const resumed = await client.runs.wait(t.thread_id, "slow", { command: { resume: "go" } });
+    expect(resumed).toEqual({ items: ["i", "work", "done"] });
+    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
+  });
+
+  it("a run hitting interrupt() resumes with the value of command.resume", async () => {
+    const t = await client.threads.create();
+    const first = (await client.runs.wait(t.thread_id, "ask", { input: { items: [] } })) as any;
+    expect(first.__interrupt__[0].value).toBe("what?");
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    const resumed = await client.runs.wait(t.thread_id, "ask", { command: { resume: "42" } });
+    expect(resumed).toEqual({ items: ["answer:42"] });
+  });
+
+  it("join waits for a background run; join-stream replays it, also after Last-Event-ID", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["j"] },
+      streamMode: ["values", "updates"],
+    });
+    expect(run.status).toBe("pending");
+    expect(await client.runs.join(t.thread_id, run.run_id)).toEqual({ items: ["j", "work", "done"] });
+    const all = await collect(client.runs.joinStream(t.thread_id, run.run_id));
+    expect(all.map((p) => p.event)).toEqual(["metadata", "values", "updates", "values", "updates", "values"]);
+    const rest = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "4" }));
+    expect(rest.map((p) => p.event)).toEqual(["updates", "values"]);
+  });
+
+  it("cancel interrupts a running run within a second and keeps its checkpoints", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "slow", { input: { items: ["c"] } });
+    await runningSoon(t.thread_id, run.run_id);
+    const started = Date.now();
+    await client.runs.cancel(t.thread_id, run.run_id, true, "interrupt");
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("interrupted");
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["c"] });
+  });
+
+  it("stateless runs: wait and stream", async () => {
+    expect(await client.runs.wait(null, "slow", { input: { items: ["x"] } })).toEqual({
+      items: ["x", "work", "done"],
+    });
+    const parts = await collect(client.runs.stream(null, "slow", { input: { items: ["y"] } }));
+    expect(parts.at(-1)).toMatchObject({ event: "values", data: { items: ["y", "work", "done"] } });
+  });
+});
+
+describe("multitask strategies", () => {
+  it("reject answers 409 while a run is active", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "slow", { input: { items: ["1"] } });
+    await expect(
+      client.runs.create(t.thread_id, "slow", { input: { items: ["2"] }, multitaskStrategy: "reject" }),
+    ).rejects.toThrow(/409/);
+    await client.runs.join(t.thread_id, run.run_id);
+  });
+
+  it("enqueue runs one after the other, in order", async () => {
+    const t = await client.threads.create();
+    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    const b = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["b"] },
+      multitaskStrategy: "enqueue",
+    });
+    expect((await client.runs.get(t.thread_id, b.run_id)).status).toBe("pending");
+    expect(await client.runs.join(t.thread_id, b.run_id)).toEqual({
+      items: ["a", "work", "done", "b", "work", "done"],
+    });
+    expect((await client.runs.get(t.thread_id, a.run_id)).status).toBe("success");
+  });
+
+  it("interrupt stops the active run (checkpoints kept) and the new run continues from them", async () => {
+    const t = await client.threads.create();
+    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    await runningSoon(t.thread_id, a.run_id);
+    const b = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["b"] },
+      multitaskStrategy: "interrupt",
+    });
+    expect(await client.runs.join(t.thread_id, b.run_id)).toEqual({ items: ["a", "b", "work", "done"] });
+    expect((await client.runs.get(t.thread_id, a.run_id)).status).toBe("interrupted");
+  });
+
+  it("rollback deletes the running run with its checkpoints; the state holds only the new run's data", async () => {
+    const t = await client.threads.create();
+    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    await runningSoon(t.thread_id, a.run_id);
+    const b = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["b"] },
+      multitaskStrategy: "rollback",
+    });
+    expect(await client.runs.join(t.thread_id, b.run_id)).toEqual({ items: ["b", "work", "done"] });
+    await expect(client.runs.get(t.thread_id, a.run_id)).rejects.toThrow(/404/);
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["b", "work", "done"] });
+    const history = await client.threads.getHistory(t.thread_id, { limit: 100 });
+    expect(history.every((s) => s.metadata?.run_id === b.run_id)).toBe(true);
+  });
+
+  it("concurrent rollbacks: every create is accepted and exactly one run survives", async () => {
+    const t = await client.threads.create();
+    const first = await client.runs.create(t.thread_id, "slow", { input: { items: ["0"] } });
+    await runningSoon(t.thread_id, first.run_id);
+    const created = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) =>
+        client.runs.create(t.thread_id, "slow", {
+          input: { items: [String(i)] },
+          multitaskStrategy: "rollback",
+        }),
+      ),
+    );
+    expect(created).toHaveLength(5);
+    const survivor = await waitFor(
+      "one run to survive",
+      async () => {
+        const runs = await client.runs.list(t.thread_id, { limit: 100 });
+        return runs.length === 1 && runs[0].status === "success" ? runs[0] : undefined;
+      },
+      20_000,
+      100,
+    );
+    const state = await client.threads.getState(t.thread_id);
+    expect((state.values as any).items).toHaveLength(3);
+    expect((state.values as any).items.slice(1)).toEqual(["work", "done"]);
+    expect(created.map((r) => r.run_id)).toContain(survivor.run_id);
+  });
+});
