@@ -69,9 +69,14 @@ export const config = {
     get timeoutSeconds() {
       return int("EXPORT_TIMEOUT_SECONDS", 72 * 3600);
     },
-    /** A Parquet file is closed when its encoded size passes this; memory stays flat per file. */
+    /** A Parquet file is closed when its encoded size passes this. */
     get fileBytes() {
       return int("EXPORT_FILE_BYTES", 32 * 1024 * 1024);
+    },
+    /** Files stream to S3 in multipart parts of this size, so memory holds one part, not a file (S3: ≥ 5 MiB). */
+    get partBytes() {
+      const n = int("EXPORT_PART_BYTES", 8 * 1024 * 1024);
+      return config.localMode ? n : Math.max(n, 5 * 1024 * 1024);
     },
     /** Items per DynamoDB Query page while exporting (0: DynamoDB's 1 MB pages). */
     get pageSize() {

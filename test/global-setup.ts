@@ -15,6 +15,9 @@ export async function setup(project: TestProject) {
   // Limits shrunk so the tests see retries, queues and schedules in seconds (the local cloud reads them).
   process.env.LOCAL_SFN_RETRY_INTERVAL_MS ??= "100";
   process.env.EXPORT_MAX_RUNNING_PER_WORKSPACE ??= "2";
+  // Small multipart parts, so every export test streams its files as multipart uploads.
+  process.env.EXPORT_PART_BYTES ??= "16384";
+  process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,

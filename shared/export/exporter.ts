@@ -1,5 +1,3 @@
-import { Readable } from "node:stream";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { compileFilter } from "../filter/index.ts";
@@ -12,6 +10,7 @@ import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
 import { ParquetFileWriter } from "./parquet.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
+import { StreamedFile } from "./upload.ts";
 
 // One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
 // Parquet files of bounded size. After each file the run records where the next file starts (the shard and
@@ -179,6 +178,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   let cursor: Cursor = run.latest_cursor ? JSON.parse(run.latest_cursor) : { shard: 0 };
   let seq = run.files_count ?? 0;
   let writer = newWriter(exp);
+  let file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
   let pending = cursor.shard < shards ? fetchPage(cursor) : undefined;
   while (pending) {
     const page = await pending;
@@ -190,16 +190,19 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
       if (match && !match({ ...item, ...(await loadFields(item)) } as never)) continue;
       writer.append(await toRow(item, fields));
     }
+    if (writer.pendingBytes >= config.export.partBytes)
+      await toDestination(file, () => file.add(writer.takeParts()));
     cursor = next;
     const finished = cursor.shard >= shards;
     const outOfTime = Date.now() >= stopAt;
     if (writer.bytes >= config.export.fileBytes || finished || outOfTime) {
       if (writer.rows > 0) {
-        const committed = await writeFile(job, run, dest, writer, seq, cursor);
+        const committed = await writeFile(job, run, file, writer, seq, cursor);
         if (!committed)
           return { done: FINAL.has((await getRun(job.tenant_id, job.export_id, job.run_id)).status) };
         seq++;
         writer = newWriter(exp);
+        file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
       } else if (!finished) {
         // Nothing to write yet (filtered out): still move the checkpoint so a resume skips what was read.
         await updateRun(job.tenant_id, job.export_id, run.id, {
@@ -232,40 +235,38 @@ function newWriter(exp: ExportRecord) {
   });
 }
 
-/** Writes one file, then commits it with the cursor after it; false when the commit lost (cancel, another worker). */
+/** Completes one file, then commits it with the cursor after it; false when the commit lost (cancel, another worker). */
 async function writeFile(
   job: PartitionJob,
   run: ExportRunRecord,
-  dest: Awaited<ReturnType<typeof openDestination>>,
+  file: StreamedFile,
   writer: ParquetFileWriter,
   seq: number,
   cursor: Cursor,
 ): Promise<boolean> {
   const current = await getExport(job.tenant_id, job.export_id);
-  if (FINAL.has(current.status)) return false;
-  const file = writer.finishParts();
-  const key = `${run.export_path}/${fileName(seq)}`;
-  try {
-    // Streamed from the encoded parts: no second copy of the file in memory.
-    await dest.client.send(
-      new PutObjectCommand({
-        Bucket: dest.bucket,
-        Key: key,
-        Body: Readable.from(file.parts),
-        ContentLength: file.length,
-        ContentType: "application/vnd.apache.parquet",
-      }),
-    );
-  } catch (err) {
-    throw destinationFailure(err);
+  if (FINAL.has(current.status)) {
+    await file.abort();
+    return false;
   }
+  await toDestination(file, () => file.complete(writer.finishParts().parts));
   return updateRun(job.tenant_id, job.export_id, run.id, {
     set: { latest_cursor: JSON.stringify(cursor) },
-    append: { files: [key] },
+    append: { files: [file.key] },
     add: { rows_written: writer.rows, files_count: 1 },
     when: { files_count: seq },
     notIn: [...FINAL],
   });
+}
+
+/** An upload step; a failure drops the unfinished upload and is classified (destination errors are final). */
+async function toDestination(file: StreamedFile, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (err) {
+    await file.abort();
+    throw destinationFailure(err);
+  }
 }
 
 /** A destination error that retrying cannot fix (credentials, bucket, permissions) becomes a DestinationError. */

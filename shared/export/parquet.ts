@@ -808,6 +808,23 @@ export class ParquetFileWriter {
     return [levels, bits];
   }
 
+  /** Encoded bytes of closed row groups not yet taken by `takeParts`. */
+  get pendingBytes(): number {
+    let n = 0;
+    for (const p of this.parts) n += p.length;
+    return n;
+  }
+
+  /**
+   * The file's next bytes (the closed row groups encoded since the last call), handed out and forgotten, so
+   * an upload can stream a file of any size while only its unsent tail stays in memory.
+   */
+  takeParts(): Buffer[] {
+    const parts = this.parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.length));
+    this.parts = [];
+    return parts;
+  }
+
   /** The whole file (PAR1, row groups, footer, PAR1). */
   async finish(): Promise<Uint8Array> {
     const { parts, length } = this.finishParts();

@@ -1,0 +1,101 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  type S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { config } from "../config.ts";
+import { logger } from "../log.ts";
+
+// One export file on its way to S3: bytes arrive as the writer closes row groups; once a part's worth has
+// gathered it goes out as an UploadPart, so memory holds one part whatever the file's size. Completing the
+// multipart upload is the commit: until then no object exists under the key. A file smaller than one part
+// is a single PutObject.
+
+const CONTENT_TYPE = "application/vnd.apache.parquet";
+
+export class StreamedFile {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private uploadId?: string;
+  private readonly etags: { ETag: string; PartNumber: number }[] = [];
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    readonly key: string,
+    private readonly partBytes = config.export.partBytes,
+  ) {}
+
+  /** Takes the file's next bytes; sends a part when enough have gathered. */
+  async add(parts: Buffer[]): Promise<void> {
+    for (const p of parts) {
+      this.pending.push(p);
+      this.pendingBytes += p.length;
+    }
+    if (this.pendingBytes >= this.partBytes) await this.sendPart();
+  }
+
+  /** Sends the last bytes and makes the object appear. */
+  async complete(last: Buffer[]): Promise<void> {
+    for (const p of last) {
+      this.pending.push(p);
+      this.pendingBytes += p.length;
+    }
+    if (this.uploadId === undefined) {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key,
+          Body: Buffer.concat(this.pending, this.pendingBytes),
+          ContentType: CONTENT_TYPE,
+        }),
+      );
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    if (this.pendingBytes > 0) await this.sendPart();
+    await this.client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.key,
+        UploadId: this.uploadId,
+        MultipartUpload: { Parts: this.etags },
+      }),
+    );
+  }
+
+  /** Drops an unfinished upload (best effort: S3-compatible stores without AbortMultipartUpload keep it). */
+  async abort(): Promise<void> {
+    if (this.uploadId === undefined) return;
+    await this.client
+      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }))
+      .catch((err) => logger.warn("aborting a multipart upload failed", { key: this.key, error: err }));
+  }
+
+  private async sendPart(): Promise<void> {
+    if (this.uploadId === undefined) {
+      const out = await this.client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, ContentType: CONTENT_TYPE }),
+      );
+      this.uploadId = out.UploadId!;
+    }
+    const body = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    const PartNumber = this.etags.length + 1;
+    const out = await this.client.send(
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: this.key,
+        UploadId: this.uploadId,
+        PartNumber,
+        Body: body,
+      }),
+    );
+    this.etags.push({ ETag: out.ETag!, PartNumber });
+  }
+}
