@@ -25,6 +25,13 @@ export const tasks: TaskFunction[] = [
     timeoutSeconds: 900,
     invokedBy: ["platform", "control"],
   },
+  // Deleting a deployment deletes its agent-server data (invoked asynchronously by DELETE /v2/deployments/{id}).
+  {
+    name: "PurgeDeploymentData",
+    handler: "tasks/purge-deployment-data",
+    timeoutSeconds: 900,
+    invokedBy: ["control"],
+  },
   // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
   { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },
   { name: "ExportPartition", handler: "tasks/export-partition", timeoutSeconds: 900, memoryMb: 1024 },

@@ -1,5 +1,6 @@
 import { toItem, transact, updateInput } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
+import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
@@ -97,7 +98,8 @@ export async function redeploy(
 
 /**
  * Stops serving at once (the record goes first), then stops pipelines in flight and removes revisions,
- * artifacts and logs; with deleteTracingProject also the tracing project and its runs.
+ * artifacts and logs; the agent server's threads, checkpoints, assistants and store go through an asynchronous
+ * task; with deleteTracingProject also the tracing project and its runs.
  */
 export async function destroy(tenant: string, id: string, deleteTracingProject: boolean): Promise<void> {
   const d = await getDeployment(tenant, id);
@@ -109,6 +111,7 @@ export async function destroy(tenant: string, id: string, deleteTracingProject: 
       );
     await deleteRevisionRecord(r);
   }
+  await invokeTaskAsync("PurgeDeploymentData", { tenant_id: tenant, deployment_id: id });
   await deletePrefix(`artifacts/${tenant}/${id}/`);
   await deletePrefix(`logs/${tenant}/${id}/`);
   if (deleteTracingProject && d.tracing_project_id)

@@ -1,0 +1,41 @@
+import { deleteThread as deleteCheckpoints } from "./checkpoint-admin.ts";
+import { esc } from "./checkpoint-keys.ts";
+import { batchWrite, queryAll } from "./ddb-batch.ts";
+import { deleteEventLog } from "./event-log.ts";
+import { runPk } from "./runs.ts";
+import { threadPk } from "./threads.ts";
+
+// Deleting a deployment deletes what its agent server stored: every thread with its runs, their event logs and
+// checkpoints, the assistants and the long-term store. Idempotent, so a retried task finishes the job.
+const all = (table: "main" | "checkpoints", pk: string) =>
+  queryAll(table, { KeyConditionExpression: "PK = :pk", values: { ":pk": pk } });
+
+export async function purgeDeploymentData(
+  tenant: string,
+  deploymentId: string,
+): Promise<{ threads: number }> {
+  const scope = `${tenant}#${deploymentId}`;
+  const threads = await all("main", threadPk(scope));
+  for (const t of threads) {
+    const threadId = t.SK as string;
+    const runs = await all("main", runPk(scope, threadId));
+    for (const r of runs) await deleteEventLog(scope, r.SK as string);
+    await batchWrite(
+      "main",
+      runs.map((r) => ({ delete: { PK: r.PK, SK: r.SK } })),
+    );
+    await deleteCheckpoints(scope, threadId);
+    await batchWrite("main", [{ delete: { PK: t.PK, SK: t.SK } }]);
+  }
+  const assistants = await all("main", `AGENT#${scope}#ASSISTANT`);
+  await batchWrite(
+    "main",
+    assistants.map((a) => ({ delete: { PK: a.PK, SK: a.SK } })),
+  );
+  const store = await all("checkpoints", `${esc(scope)}#STORE`);
+  await batchWrite(
+    "checkpoints",
+    store.map((s) => ({ delete: { PK: s.PK, SK: s.SK } })),
+  );
+  return { threads: threads.length };
+}
