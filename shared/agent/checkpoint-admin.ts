@@ -33,18 +33,21 @@ export async function deleteThread(scope: string, threadId: string): Promise<voi
 }
 
 /**
- * Deletes the checkpoints a run wrote (found through GSI1) with their writes, and every channel value they wrote
+ * Deletes the checkpoints a run wrote (marked with the run's key) with their writes, and every channel value they wrote
  * or pointed to that no remaining checkpoint of the thread points to: a value outlives its checkpoint while a
  * later checkpoint still reads it. Returns how many checkpoints went.
  */
 export async function deleteByRunId(scope: string, threadId: string, runId: string): Promise<number> {
+  const pk = threadPk(scope, threadId);
+  // A strongly consistent read of the thread's partition, not the GSI: on DynamoDB a GSI lags, and a rollback
+  // must see the checkpoint its run wrote a moment ago.
   const heads = await queryAll(T, {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :run",
-    values: { ":run": runKey(scope, threadId, runId) },
+    KeyConditionExpression: "PK = :pk",
+    FilterExpression: "GSI1PK = :run",
+    values: { ":pk": pk, ":run": runKey(scope, threadId, runId) },
+    ConsistentRead: true,
   });
   if (!heads.length) return 0;
-  const pk = threadPk(scope, threadId);
   const doomed = new Set(heads.map((h) => h.SK as string));
   const referenced = (h: Item) =>
     Object.entries((h.writers ?? {}) as Record<string, string>).map(([ch, w]) =>
