@@ -10,6 +10,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
+          // Some unit tests load encoders or run esbuild; on a busy 2-core machine 5 s is not enough.
+          testTimeout: 30_000,
         },
       },
       {

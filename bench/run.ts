@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<void>> = {
   startup: async () => (await import("./startup.ts")).startupBench(),
   ingest: async () => (await import("./ingest.ts")).ingestBench(),
   export: async () => (await import("./export.ts")).exportBench(),
+  agent: async () => (await import("./agent.ts")).agentBench(),
   deploy: async () => (await import("./deploy.ts")).deployBench(),
   parquet: async () => {
     await (await import("./parquet.ts")).parquetEncoderBench();
