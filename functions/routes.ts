@@ -13,6 +13,8 @@ export interface Route {
   auth: boolean;
   group: Group;
   summary: string;
+  /** The response is a stream (SSE): in AWS its function streams through a REST API (Lambda response streaming). */
+  stream?: boolean;
 }
 
 export const SELF_HOSTED_PREFIX = "/api-host";
@@ -354,6 +356,12 @@ export const routes: Route[] = [
     ["POST", "/agents/{deployment_id}/threads", "agents/threads/create", "Create a thread"],
     ["POST", "/agents/{deployment_id}/threads/search", "agents/threads/search", "Search threads"],
     ["POST", "/agents/{deployment_id}/threads/count", "agents/threads/count", "Count threads"],
+    [
+      "POST",
+      "/agents/{deployment_id}/threads/prune",
+      "agents/threads/prune",
+      "Prune threads (delete them, or keep only their latest state)",
+    ],
     ["GET", "/agents/{deployment_id}/threads/{thread_id}", "agents/threads/get", "Read a thread"],
     [
       "PATCH",
@@ -386,6 +394,12 @@ export const routes: Route[] = [
       "A thread's state at a checkpoint",
     ],
     [
+      "POST",
+      "/agents/{deployment_id}/threads/{thread_id}/state/checkpoint",
+      "agents/threads/state-checkpoint",
+      "A thread's state at a checkpoint (given as an object)",
+    ],
+    [
       "GET",
       "/agents/{deployment_id}/threads/{thread_id}/history",
       "agents/threads/history-get",
@@ -402,6 +416,13 @@ export const routes: Route[] = [
       "/agents/{deployment_id}/threads/{thread_id}/copy",
       "agents/threads/copy",
       "Copy a thread with its checkpoints",
+    ],
+    [
+      "GET",
+      "/agents/{deployment_id}/threads/{thread_id}/stream",
+      "agents/threads/join-stream",
+      "Join a thread's stream: each of its runs as it happens (SSE)",
+      { stream: true },
     ],
     [
       "POST",
@@ -421,6 +442,7 @@ export const routes: Route[] = [
       "/agents/{deployment_id}/threads/{thread_id}/runs/stream",
       "agents/runs/stream",
       "Create a run and stream it (SSE)",
+      { stream: true },
     ],
     ["GET", "/agents/{deployment_id}/threads/{thread_id}/runs/{run_id}", "agents/runs/get", "Read a run"],
     [
@@ -440,12 +462,19 @@ export const routes: Route[] = [
       "/agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream",
       "agents/runs/join-stream",
       "Join a run's stream (SSE, Last-Event-ID resumes)",
+      { stream: true },
     ],
     [
       "POST",
       "/agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/cancel",
       "agents/runs/cancel",
       "Cancel a run (interrupt or rollback)",
+    ],
+    [
+      "POST",
+      "/agents/{deployment_id}/runs/cancel",
+      "agents/runs/cancel-many",
+      "Cancel runs by thread, ids or status",
     ],
     [
       "POST",
@@ -464,22 +493,30 @@ export const routes: Route[] = [
       "/agents/{deployment_id}/runs/stream",
       "agents/runs/stateless-stream",
       "Run statelessly, streamed (SSE)",
+      { stream: true },
+    ],
+    [
+      "POST",
+      "/agents/{deployment_id}/runs/batch",
+      "agents/runs/batch",
+      "Create several stateless background runs",
     ],
   ]),
   // (end of agent server: threads and runs)
 ];
 
-type RouteTuple = readonly [Method, string, string, string];
+type RouteTuple = readonly [Method, string, string, string, { stream?: boolean }?];
 
-/** Routes of one group that all need auth, written as [method, path, handler, summary]. */
+/** Routes of one group that all need auth, written as [method, path, handler, summary, options?]. */
 function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
-  return list.map(([method, path, handler, summary]) => ({
+  return list.map(([method, path, handler, summary, options]) => ({
     method,
     path,
     handler,
     auth: true,
     group,
     summary,
+    ...(options?.stream ? { stream: true } : {}),
   }));
 }
 

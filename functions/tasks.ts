@@ -15,6 +15,8 @@ export interface TaskFunction {
   invokedBy?: Group[];
   /** Run once when the local cloud starts (re-drives work an earlier process left unfinished). */
   onLocalStart?: boolean;
+  /** With onLocalStart: how often AWS runs it (an EventBridge Scheduler rate; default every 5 minutes). */
+  scheduleRate?: string;
 }
 
 export const tasks: TaskFunction[] = [
@@ -31,6 +33,22 @@ export const tasks: TaskFunction[] = [
     handler: "tasks/purge-deployment-data",
     timeoutSeconds: 900,
     invokedBy: ["control"],
+  },
+  // Agent server: a thread's runs are executed by AgentRunWorker (invoked asynchronously by the agent API
+  // when AGENT_RUN_WORKER=lambda); the sweeper retries runs of dead workers and starts due delayed runs.
+  {
+    name: "AgentRunWorker",
+    handler: "tasks/agent-run-worker",
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+    invokedBy: ["agent"],
+  },
+  {
+    name: "AgentRunSweeper",
+    handler: "tasks/agent-run-sweeper",
+    timeoutSeconds: 300,
+    onLocalStart: true,
+    scheduleRate: "rate(1 minute)",
   },
   // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
   { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },

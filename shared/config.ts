@@ -44,6 +44,10 @@ export const config = {
   get authCacheMs() {
     return int("AUTH_CACHE_MS", 30_000);
   },
+  /** How often an agent run's trace is ingested while the run goes on (and once more at its end). */
+  get agentTraceFlushMs() {
+    return int("AGENT_TRACE_FLUSH_MS", 1000);
+  },
   get logLevel() {
     return (env("LOG_LEVEL") ?? "info") as "debug" | "info" | "warn" | "error";
   },

@@ -147,6 +147,31 @@ describe("runs", () => {
     expect(tuples[0][1]).toMatchObject({ langgraph_node: "reply" });
   });
 
+  it('stream_mode "messages" yields messages/metadata, messages/partial and one messages/complete per message', async () => {
+    const chat = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(chat.thread_id, "chat", {
+        input: { messages: [{ role: "user", content: "yo" }] },
+        streamMode: "messages",
+      }),
+    );
+    const events = parts.map((p) => p.event).filter((e) => e.startsWith("messages"));
+    expect(events[0]).toBe("messages/metadata");
+    expect(events.filter((e) => e === "messages/complete")).toHaveLength(1);
+    expect(events.at(-1)).toBe("messages/complete");
+    const complete = parts.find((p) => p.event === "messages/complete")!.data;
+    expect(complete).toHaveLength(1);
+    expect(complete[0]).toMatchObject({ content: "echo: yo" });
+    expect(complete[0].type).toMatch(/^ai/i);
+    const meta = parts.find((p) => p.event === "messages/metadata")!.data;
+    expect(Object.values(meta)[0]).toMatchObject({ metadata: { langgraph_node: "reply" } });
+    // Partials grow towards the complete message.
+    const partials = parts.filter((p) => p.event === "messages/partial").map((p) => p.data[0].content);
+    for (const text of partials) expect("echo: yo".startsWith(text)).toBe(true);
+    // No raw tuples unless messages-tuple is asked for too.
+    expect(parts.some((p) => p.event === "messages")).toBe(false);
+  });
+
   it("an interrupt_before run stops with the thread interrupted and resumes with a command", async () => {
     const t = await client.threads.create();
     const first = await client.runs.wait(t.thread_id, "slow", {

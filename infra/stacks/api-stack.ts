@@ -1,5 +1,13 @@
-import { CfnOutput, NestedStack, Stack, type StackProps } from "aws-cdk-lib";
-import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
+import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  EndpointType,
+  LambdaIntegration,
+  MethodLoggingLevel,
+  ResponseTransferMode,
+  RestApi,
+  LogGroupLogDestination as RestLogDestination,
+} from "aws-cdk-lib/aws-apigateway";
 import {
   HttpApi,
   HttpMethod,
@@ -26,6 +34,14 @@ import type { WorkflowsStack } from "./workflows-stack.ts";
 
 /** API Gateway's hard limit on routes per HTTP API. */
 export const MAX_HTTP_API_ROUTES = 300;
+/**
+ * Groups served by their own REST API instead of the HTTP API: HTTP APIs cannot stream a Lambda response,
+ * REST APIs can (responseTransferMode STREAM), and the agent server streams runs as SSE. The SDK is pointed
+ * at `<AgentApiUrl>agents/<deployment_id>`.
+ */
+export const REST_GROUPS: ReadonlySet<Group> = new Set(["agent"]);
+/** The agent REST API's stage (part of its URL). */
+export const AGENT_STAGE = "live";
 /** Groups whose handlers start workflows and manage schedules. */
 const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
 /** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files, the agent
@@ -48,7 +64,7 @@ export class ApiStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
-    const mounted = mountedRoutes(props.routes).length;
+    const mounted = mountedRoutes(props.routes.filter((r) => !REST_GROUPS.has(r.group))).length;
     if (mounted > MAX_HTTP_API_ROUTES)
       throw new Error(`${mounted} mounted routes exceed the ${MAX_HTTP_API_ROUTES} routes an HTTP API holds`);
 
@@ -95,6 +111,13 @@ export class ApiStack extends Stack {
         }),
       );
     }
+    const agent = this.groups.get("agent")?.restApi;
+    if (agent)
+      new CfnOutput(this, "AgentApiUrl", {
+        value: agent.url,
+        description:
+          "Base URL of the agent servers: point the LangGraph SDK at <AgentApiUrl>agents/<deployment_id>",
+      });
 
     new CfnOutput(this, "ApiUrl", { value: stage.url, description: "Base URL of the agent platform API" });
   }
@@ -108,8 +131,13 @@ interface ApiGroupStackProps {
   workflows: WorkflowsStack;
 }
 
-/** One API group: a shared least-privilege role, one function per route, one HttpRoute per mounted path. */
+/**
+ * One API group: a shared least-privilege role, one function per route, one HttpRoute per mounted path — or,
+ * for a REST group, its own REST API with one method per route, streaming routes streamed.
+ */
 export class ApiGroupStack extends NestedStack {
+  readonly restApi?: RestApi;
+
   constructor(scope: Construct, id: string, props: ApiGroupStackProps) {
     super(scope, id, { description: `Agent platform API group "${props.group}"` });
     const role = lambdaRole(this, "Role", `Agent platform API handlers of group ${props.group}`);
@@ -123,6 +151,7 @@ export class ApiGroupStack extends NestedStack {
       ...props.workflows.functionEnvironment(this),
     };
 
+    if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -136,9 +165,24 @@ export class ApiGroupStack extends NestedStack {
       const fn = handlerFunction(this, id, {
         handler: route.handler,
         role,
-        environment,
+        environment: route.stream ? { ...environment, LAMBDA_RESPONSE_STREAMING: "1" } : environment,
+        // A stream lasts as long as its run: up to the 15 minutes a streamed REST integration allows.
+        timeout: route.stream ? Duration.minutes(15) : undefined,
         description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
       });
+      if (this.restApi) {
+        this.restApi.root.resourceForPath(route.path).addMethod(
+          route.method,
+          new LambdaIntegration(fn, {
+            proxy: true,
+            allowTestInvoke: false,
+            ...(route.stream
+              ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) }
+              : {}),
+          }),
+        );
+        continue;
+      }
       const integration = new HttpLambdaIntegration(`${id}Integration`, fn);
       for (const mount of mountedRoutes([route])) {
         const suffix =
@@ -157,5 +201,46 @@ export class ApiGroupStack extends NestedStack {
         );
       }
     }
+  }
+
+  /** The REST API of a streaming group: regional, access-logged, errors logged, throttled per stage. */
+  private agentRestApi(): RestApi {
+    const accessLogs = new LogGroup(this, "AccessLogs", { retention: RetentionDays.THREE_MONTHS });
+    const api = new RestApi(this, "AgentApi", {
+      restApiName: "agent-platform-agents",
+      description: "Agent servers (LangGraph API): one Lambda per route, run streams streamed as SSE",
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: AGENT_STAGE,
+        accessLogDestination: new RestLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        throttlingRateLimit: 1000,
+        throttlingBurstLimit: 2000,
+      },
+    });
+    acknowledge(
+      api,
+      "APIG2",
+      "Requests are validated in each Lambda with the route's zod schemas, answering 422 with the API's own error shape.",
+    );
+    acknowledge(
+      api,
+      "APIG3",
+      "No WAF web ACL by default: the API key check and stage throttling guard it; attach a web ACL per account.",
+    );
+    acknowledge(
+      api,
+      "APIG4",
+      "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too.",
+    );
+    acknowledge(api, "COG4", "Clients authenticate with the platform's API keys, not Cognito user pools.");
+    acknowledge(
+      api,
+      "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+      "API Gateway's account-level role for execution logs only writes CloudWatch Logs.",
+    );
+    return api;
   }
 }

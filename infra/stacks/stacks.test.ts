@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/tasks.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
 import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, BUILD_SCRIPT, bundleBuildStep } from "./revision-build.ts";
@@ -77,9 +78,17 @@ describe("platform stacks (manifest as it is)", () => {
     expect(apiFunctions(groups)).toHaveLength(routes.length);
     expect(apiFunctions([s.workflows])).toHaveLength(tasks.length);
     for (const f of apiFunctions(groups)) {
-      expect(f.Properties).toMatchObject({ Architectures: ["arm64"], MemorySize: 512, Timeout: 29 });
+      const streaming = f.Properties.Environment.Variables.LAMBDA_RESPONSE_STREAMING === "1";
+      expect(f.Properties).toMatchObject({
+        Architectures: ["arm64"],
+        MemorySize: 512,
+        Timeout: streaming ? 900 : 29,
+      });
       expect(f.Properties.LoggingConfig.LogGroup).toBeDefined();
     }
+    expect(
+      apiFunctions(groups).filter((f) => f.Properties.Environment.Variables.LAMBDA_RESPONSE_STREAMING),
+    ).toHaveLength(routes.filter((r) => r.stream).length);
   });
 
   it("puts every group in its own nested stack, under 500 resources each", () => {
@@ -92,14 +101,47 @@ describe("platform stacks (manifest as it is)", () => {
     }
   });
 
-  it("has one HttpRoute per mounted path, /api-host twins included", () => {
+  it("has one HttpRoute per mounted path, /api-host twins included, the agent routes aside", () => {
+    const http = mountedRoutes().filter((m) => !REST_GROUPS.has(m.group));
     const keys = resourcesOf(groups, "AWS::ApiGatewayV2::Route").map((r) => r.Properties.RouteKey);
-    expect(keys).toHaveLength(mountedRoutes().length);
-    expect(keys.sort()).toEqual(
-      mountedRoutes()
-        .map((m) => m.routeKey)
-        .sort(),
-    );
+    expect(keys).toHaveLength(http.length);
+    expect(keys.sort()).toEqual(http.map((m) => m.routeKey).sort());
+  });
+
+  it("serves the agent server from a REST API, one method per route, SSE routes streamed", () => {
+    const agent = s.api.groups.get("agent")!;
+    const t = Template.fromStack(agent);
+    const agentRoutes = routes.filter((r) => r.group === "agent");
+    const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
+    expect(methods).toHaveLength(agentRoutes.length);
+    const streamed = methods.filter((m) => m.Properties.Integration.ResponseTransferMode === "STREAM");
+    expect(streamed).toHaveLength(agentRoutes.filter((r) => r.stream).length);
+    expect(streamed.length).toBeGreaterThanOrEqual(3);
+    for (const m of methods) expect(m.Properties.Integration.Type).toBe("AWS_PROXY");
+    // Streamed integrations invoke with InvokeWithResponseStream (the /response-streaming-invocations URI).
+    for (const m of streamed)
+      expect(JSON.stringify(m.Properties.Integration.Uri)).toContain("response-streaming-invocations");
+    t.hasResourceProperties("AWS::ApiGateway::Stage", {
+      StageName: AGENT_STAGE,
+      MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: "ERROR" })]),
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+    expect(Template.fromStack(s.api).findOutputs("AgentApiUrl")).not.toEqual({});
+  });
+
+  it("runs agent runs in the AgentRunWorker function, which the agent group and the tasks may invoke", () => {
+    for (const f of [...apiFunctions(groups), ...apiFunctions([s.workflows])])
+      expect(f.Properties.Environment.Variables.AGENT_RUN_WORKER).toBe("lambda");
+    const invokes = (stack: Stack) =>
+      Object.values(Template.fromStack(stack).findResources("AWS::IAM::Policy"))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement)
+        .filter((st: any) => actionsOf(st).includes("lambda:InvokeFunction"))
+        .map((st: any) => JSON.stringify(st.Resource));
+    expect(invokes(s.api.groups.get("agent")!).join()).toContain("agent-platform-AgentRunWorker");
+    expect(invokes(s.workflows).join()).toContain("agent-platform-AgentRunWorker");
+    Template.fromStack(s.workflows).hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "rate(1 minute)",
+    });
   });
 
   it("gives handlers the data, workflow and runtime environment", () => {

@@ -115,6 +115,8 @@ export class WorkflowsStack extends Stack {
       props.data.grantData(this, role);
       // RevisionDeploy loads artifacts and writes the deploy log.
       props.data.grantArtifacts(this, role, { read: true, write: ["logs/"] });
+      // The run sweeper and the run worker itself invoke AgentRunWorker (a thread's next run, a retried run).
+      this.grantTaskInvoke(this, role, "agent");
       // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
       this.grantOrchestration(
         this,
@@ -165,10 +167,10 @@ export class WorkflowsStack extends Stack {
         });
       }
       if (task.onLocalStart) {
-        // Locally it runs at start-up; in AWS a sweep every 5 minutes catches whatever a lost event left behind.
+        // Locally it runs at start-up; in AWS a periodic sweep catches whatever a lost event left behind.
         new CfnSchedule(this, `${task.name}Schedule`, {
           groupName: SCHEDULE_GROUP,
-          scheduleExpression: "rate(5 minutes)",
+          scheduleExpression: task.scheduleRate ?? "rate(5 minutes)",
           flexibleTimeWindow: { mode: "OFF" },
           target: { arn: fn.functionArn, roleArn: this.schedulerRole.roleArn },
         }).addDependency(this.node.findChild("ScheduleGroup") as CfnScheduleGroup);
@@ -256,6 +258,8 @@ export class WorkflowsStack extends Stack {
       SCHEDULER_ROLE_ARN: schedulerRoleArn,
       SCHEDULER_GROUP: this.scheduleGroupName,
       TASK_ARN_PREFIX: `arn:${Stack.of(scope).partition}:lambda:${Stack.of(scope).region}:${Stack.of(scope).account}:function:`,
+      // Agent runs execute in the AgentRunWorker function, not in the API handler that created them.
+      AGENT_RUN_WORKER: "lambda",
     };
     for (const name of machines) env[stateMachineEnvName(name)] = machineArn(scope, name);
     return env;

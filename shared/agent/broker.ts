@@ -21,6 +21,8 @@ const KEEP_MS = 60_000;
 export class RunChannel {
   readonly frames: Frame[] = [];
   outcome?: RunOutcome;
+  /** Frames numbered before this channel (a retried run's earlier attempts, in the durable log). */
+  private base = 0;
   private readonly bus = new EventEmitter();
   private readonly ended: Promise<RunOutcome>;
   private resolveEnd!: (o: RunOutcome) => void;
@@ -32,8 +34,13 @@ export class RunChannel {
     });
   }
 
+  /** Continues the numbering after `seq` (only before the first frame). */
+  startAfter(seq: number): void {
+    if (!this.frames.length) this.base = seq;
+  }
+
   push(event: string, data: unknown): Frame {
-    const f = { seq: this.frames.length + 1, event, data };
+    const f = { seq: this.base + this.frames.length + 1, event, data };
     this.frames.push(f);
     this.bus.emit("frame", f);
     return f;
@@ -55,7 +62,7 @@ export class RunChannel {
 
   /** The frames after `afterSeq`, then live ones until the run ends or `signal` aborts. */
   async *follow(afterSeq: number, signal?: AbortSignal): AsyncGenerator<Frame> {
-    let next = afterSeq + 1;
+    let next = Math.max(afterSeq, this.base) + 1;
     let wake: (() => void) | undefined;
     const poke = () => wake?.();
     this.bus.on("frame", poke);
@@ -63,7 +70,7 @@ export class RunChannel {
     signal?.addEventListener("abort", poke);
     try {
       for (;;) {
-        while (next <= this.frames.length) yield this.frames[next++ - 1];
+        while (next <= this.base + this.frames.length) yield this.frames[next++ - this.base - 1];
         if (this.outcome || signal?.aborted) return;
         await new Promise<void>((r) => {
           wake = r;

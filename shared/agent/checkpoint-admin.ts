@@ -88,6 +88,37 @@ export async function deleteByRunId(scope: string, threadId: string, runId: stri
 }
 
 /**
+ * Deletes every checkpoint of a thread but the latest of each namespace, with their writes and every value the
+ * kept checkpoints do not read: the thread keeps its latest state and loses its history. Returns how many
+ * checkpoints went. A run writing meanwhile only adds checkpoints after the kept one, which stay.
+ */
+export async function keepLatest(scope: string, threadId: string): Promise<number> {
+  const items = await queryAll(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": threadPk(scope, threadId) },
+    ProjectionExpression:
+      "PK, SK, kind, checkpoint_ns, checkpoint_id, writers, checkpoint_ref, metadata_ref, value_ref",
+    ConsistentRead: true,
+  });
+  const latest = new Map<string, Item>();
+  for (const h of items.filter(isHead)) {
+    const seen = latest.get(h.checkpoint_ns);
+    if (!seen || h.checkpoint_id > seen.checkpoint_id) latest.set(h.checkpoint_ns, h);
+  }
+  const read = new Set(
+    [...latest.values()].flatMap((h) =>
+      Object.entries((h.writers ?? {}) as Record<string, string>).map(([ch, w]) =>
+        valueSk(h.checkpoint_ns, w, ch),
+      ),
+    ),
+  );
+  const keep = (i: Item) => latest.get(i.checkpoint_ns)?.checkpoint_id === i.checkpoint_id || read.has(i.SK);
+  const doomed = items.filter((i) => !keep(i));
+  await remove(doomed);
+  return doomed.filter(isHead).length;
+}
+
+/**
  * Copies every item of a thread to another thread id: keys, run index and S3 parts move to the new thread;
  * `retarget` may rewrite a checkpoint item (its metadata names the thread). Checkpoints are written last.
  */

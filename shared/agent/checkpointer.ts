@@ -19,7 +19,7 @@ import { dynamo } from "../aws/clients.ts";
 import { fromItem, getItem, type Item, isConditionFailure, putItem, toItem } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
-import { copyThread, deleteByRunId, deleteThread } from "./checkpoint-admin.ts";
+import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
 import {
   checkpointSk,
   runKey,
@@ -264,6 +264,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    */
   async deleteByRunId(threadId: string, runId: string): Promise<number> {
     const n = await deleteByRunId(this.scope, threadId, runId);
+    this.writersCache.clear();
+    return n;
+  }
+
+  /** Deletes every checkpoint of a thread but the latest (per namespace). Returns how many were deleted. */
+  async keepLatest(threadId: string): Promise<number> {
+    const n = await keepLatest(this.scope, threadId);
     this.writersCache.clear();
     return n;
   }

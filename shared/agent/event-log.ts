@@ -1,4 +1,4 @@
-import type { Item } from "../aws/ddb.ts";
+import { type Item, queryPage } from "../aws/ddb.ts";
 import type { Frame } from "./broker.ts";
 import { batchWrite, queryAll } from "./ddb-batch.ts";
 
@@ -71,4 +71,17 @@ export async function deleteEventLog(scope: string, runId: string): Promise<void
     T,
     items.map((i) => ({ delete: { PK: i.PK, SK: i.SK } })),
   );
+}
+
+/** The highest seq in a run's durable log (0 when empty): a retried attempt numbers its frames after it. */
+export async function lastEventSeq(scope: string, runId: string): Promise<number> {
+  const { items } = await queryPage(T, {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": pk(scope, runId) },
+    ScanIndexForward: false,
+    Limit: 1,
+    ProjectionExpression: "SK",
+    ConsistentRead: true,
+  });
+  return items.length ? Number(items[0].SK) : 0;
 }

@@ -1,9 +1,9 @@
 import { NotFound } from "../errors.ts";
-import { findChannel } from "./broker.ts";
+import type { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { batchWrite } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { ACTIVE, cancelRun, runKey, threadRuns } from "./runs.ts";
+import { ACTIVE, cancelRun, runEnded, runKey, threadRuns } from "./runs.ts";
 import { deleteThreadRecord, getThreadItem } from "./threads.ts";
 
 // Deleting a thread: its active runs are interrupted (and awaited) first, then runs, events and checkpoints go.
@@ -11,7 +11,7 @@ export async function deleteThread(d: AgentDeployment, threadId: string): Promis
   if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread ${threadId} not found`);
   const active = await threadRuns(d, threadId, ACTIVE);
   await Promise.all(active.map((r) => cancelRun(d, r, "interrupt")));
-  await Promise.all(active.map((r) => findChannel(r.run_id)?.wait()));
+  await Promise.all(active.map((r) => runEnded(d, threadId, r.run_id)));
   const runs = await threadRuns(d, threadId);
   await Promise.all(runs.map((r) => deleteEventLog(d.scope, r.run_id)));
   await batchWrite(
@@ -19,4 +19,29 @@ export async function deleteThread(d: AgentDeployment, threadId: string): Promis
     runs.map((r) => ({ delete: runKey(d.scope, threadId, r.run_id) })),
   );
   await deleteThreadRecord(d, threadId);
+}
+
+/**
+ * Prunes threads: `delete` deletes each as DELETE /threads/{id} does; `keep_latest` keeps each thread and its
+ * latest state but deletes every older checkpoint. Ids of missing threads are skipped. Answers how many were pruned.
+ */
+export async function pruneThreads(
+  d: AgentDeployment,
+  threadIds: string[],
+  strategy: "delete" | "keep_latest",
+): Promise<number> {
+  let pruned = 0;
+  for (const threadId of new Set(threadIds)) {
+    if (!(await getThreadItem(d, threadId))) continue;
+    if (strategy === "keep_latest") await (d.checkpointer() as DynamoCheckpointSaver).keepLatest(threadId);
+    else
+      try {
+        await deleteThread(d, threadId);
+      } catch (err) {
+        if (err instanceof NotFound) continue; // deleted meanwhile
+        throw err;
+      }
+    pruned++;
+  }
+  return pruned;
 }

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { config } from "../config.ts";
+import { endpointUrlProblem } from "../http/ssrf.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
 const id = z.string().min(1).max(128);
@@ -48,6 +50,24 @@ export const historyBody = z.object({
   metadata: obj.optional(),
   checkpoint: obj.optional(),
 });
+export const threadPrune = z.object({
+  thread_ids: z.array(id).max(1000),
+  strategy: z.enum(["delete", "keep_latest"]).default("delete"),
+});
+/** The checkpoint to read a state at; unset fields (the SDK sends nulls) fall back to the latest / root namespace. */
+export const stateAtCheckpoint = z.object({
+  checkpoint: z
+    .object({
+      checkpoint_id: z.string().min(1).nullish(),
+      checkpoint_ns: z.string().nullish(),
+      checkpoint_map: obj.nullish(),
+      thread_id: z.string().nullish(),
+    })
+    .transform(({ thread_id: _, ...c }) =>
+      Object.fromEntries(Object.entries(c).filter(([, v]) => v !== null && v !== undefined)),
+    ),
+  subgraphs: z.boolean().optional(),
+});
 export const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),
   before: z.string().optional(),
@@ -65,6 +85,14 @@ const STREAM_MODES = [
   "checkpoints",
 ] as const;
 const streamMode = z.enum(STREAM_MODES);
+/** A webhook is a caller's URL the platform will call: http(s), no credentials, public (outside local mode). */
+const webhookUrl = z
+  .string()
+  .max(2048)
+  .superRefine((url, ctx) => {
+    const problem = endpointUrlProblem(url, config.localMode, { field: "webhook" });
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
 const nodes = z.union([z.literal("*"), z.array(z.string())]);
 export const runCreate = z.object({
   assistant_id: z.string().min(1),
@@ -87,7 +115,7 @@ export const runCreate = z.object({
   after_seconds: z.number().min(0).optional(),
   checkpoint_id: z.string().optional(),
   checkpoint: obj.optional(),
-  webhook: z.string().optional(),
+  webhook: webhookUrl.optional(),
   feedback_keys: z.array(z.string()).optional(),
   checkpoint_during: z.boolean().optional(),
   durability: z.string().optional(),
@@ -105,3 +133,35 @@ export const joinStreamQuery = z.object({
   stream_mode: z.union([z.string(), z.array(z.string())]).optional(),
   cancel_on_disconnect: bool.optional(),
 });
+
+/** The SDK's `runs.createBatch` sends each payload's camelCase keys as they are: read them as the snake_case fields. */
+function snakeKeys(v: unknown): unknown {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v)) {
+    const snake = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snake === k || !(snake in v)) out[snake] = val;
+  }
+  return out;
+}
+export const runBatch = z.array(z.preprocess(snakeKeys, runCreate)).max(100);
+export const runsCancel = z
+  .object({
+    thread_id: id.nullish(),
+    run_ids: z.array(id).max(1000).nullish(),
+    status: z.enum(["pending", "running", "all"]).nullish(),
+  })
+  .refine((b) => b.thread_id || b.run_ids || b.status, "Give thread_id, run_ids or status");
+const THREAD_STREAM_MODES = ["run_modes", "lifecycle", "state_update"] as const;
+export type ThreadStreamMode = (typeof THREAD_STREAM_MODES)[number];
+const threadStreamModes = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").filter(Boolean) : v),
+  z.array(z.enum(THREAD_STREAM_MODES)),
+);
+/** The SDK sends `stream_mode`, the reference documents `stream_modes`: either (or both) select the events. */
+export const threadStreamQuery = z
+  .object({ stream_mode: threadStreamModes.optional(), stream_modes: threadStreamModes.optional() })
+  .transform((q) => {
+    const modes = [...(q.stream_mode ?? []), ...(q.stream_modes ?? [])];
+    return { modes: modes.length ? modes : (["run_modes"] as typeof modes) };
+  });

@@ -8,6 +8,7 @@ import { controllers, findChannel, openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
+import { ACTIVE_RUNS_PK, remoteWorkers } from "./execution.ts";
 import { graphFor } from "./run-graph.ts";
 import { bindGraph, createThread, getThreadItem } from "./threads.ts";
 
@@ -31,6 +32,8 @@ export interface RunKwargs {
   checkpoint?: Record<string, unknown>;
   on_disconnect: "cancel" | "continue";
   on_completion: "delete" | "keep";
+  /** Called with the run when it finishes (shared/agent/webhook.ts). */
+  webhook?: string;
   /** The assistant's config and context when the run was created (the run's own values override them). */
   assistant_config?: Record<string, any>;
   assistant_context?: Record<string, unknown>;
@@ -66,6 +69,7 @@ export interface RunCreate {
   after_seconds?: number;
   checkpoint_id?: string;
   checkpoint?: Record<string, unknown>;
+  webhook?: string;
 }
 
 const T = "main" as const;
@@ -74,7 +78,19 @@ export const runKey = (scope: string, threadId: string, runId: string) => ({
   PK: runPk(scope, threadId),
   SK: runId,
 });
-const PRIVATE = ["PK", "SK", "graph_id", "cancel_action", "not_before", "attempt", "stateless"];
+const PRIVATE = [
+  "PK",
+  "SK",
+  "GSI1PK",
+  "GSI1SK",
+  "graph_id",
+  "cancel_action",
+  "not_before",
+  "attempt",
+  "stateless",
+  "lease_until",
+  "final_values",
+];
 
 export function toRun(item: Item): Run {
   const out: Item = {};
@@ -132,7 +148,7 @@ export async function createRun(
   d: AgentDeployment,
   threadId: string | null,
   body: RunCreate,
-  kick: (d: AgentDeployment, threadId: string) => void,
+  kick: (d: AgentDeployment, threadId: string) => void | Promise<void>,
 ): Promise<Run> {
   const rg = await graphFor(d, body.assistant_id);
   const stateless = threadId === null;
@@ -163,6 +179,8 @@ export async function createRun(
     metadata: body.metadata ?? {},
     multitask_strategy: strategy,
     attempt: 1,
+    // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
+    GSI1PK: ACTIVE_RUNS_PK,
     kwargs: {
       input: body.input,
       command: body.command ?? undefined,
@@ -176,13 +194,15 @@ export async function createRun(
       checkpoint: body.checkpoint,
       on_disconnect: body.on_disconnect ?? (stateless ? "cancel" : "continue"),
       on_completion: body.on_completion ?? (stateless ? "delete" : "keep"),
+      webhook: body.webhook,
       assistant_config: rg.config,
       assistant_context: rg.context,
     },
   };
   item.run_id = item.SK;
+  item.GSI1SK = `${d.scope}#${tid}#${item.run_id}`;
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
-  openChannel(item.run_id);
+  if (!remoteWorkers()) openChannel(item.run_id);
   await putItem(T, item);
   if (strategy === "interrupt" || strategy === "rollback") {
     for (const other of await threadRuns(d, tid, ACTIVE)) {
@@ -191,7 +211,7 @@ export async function createRun(
         await cancelRun(d, item, other.multitask_strategy);
     }
   }
-  kick(d, tid);
+  await kick(d, tid);
   return toRun(item);
 }
 
@@ -228,6 +248,7 @@ export async function cancelRun(
     await conditionalUpdate(T, key, {
       set: { status: "interrupted", updated_at: new Date().toISOString() },
       when: { status: "pending" },
+      remove: ["GSI1PK", "GSI1SK"],
     })
   ) {
     openChannel(run.run_id).end({ status: "interrupted" });
@@ -237,8 +258,23 @@ export async function cancelRun(
     set: { cancel_action: action, updated_at: new Date().toISOString() },
     when: { status: "running" },
   });
-  if (flagged) controllers.get(run.run_id)?.abort(new Error(`run ${action}`));
-  if (wait) await findChannel(run.run_id)?.wait();
+  // A worker in this process is aborted at once; a worker function polls the flag (execution.ts).
+  if (flagged && !remoteWorkers()) controllers.get(run.run_id)?.abort(new Error(`run ${action}`));
+  if (wait) await runEnded(d, run.thread_id, run.run_id);
+}
+
+/** Resolves when a run is no longer active (or gone): from the broker here, else by polling its record. */
+export async function runEnded(d: AgentDeployment, threadId: string, runId: string): Promise<void> {
+  const channel = remoteWorkers() ? undefined : findChannel(runId);
+  if (channel) {
+    await channel.wait();
+    return;
+  }
+  for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+    const item = await getRunItem(d, threadId, runId);
+    if (!item || !ACTIVE.includes(item.status)) return;
+    await new Promise((r) => setTimeout(r, delay));
+  }
 }
 
 export async function cancelRunById(

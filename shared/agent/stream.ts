@@ -2,6 +2,7 @@ import { NotFound } from "../errors.ts";
 import { type Frame, findChannel, type RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { readEventLog } from "./event-log.ts";
+import { remoteWorkers } from "./execution.ts";
 import { cancelRun, getRunItem } from "./runs.ts";
 import { threadState } from "./state.ts";
 
@@ -9,34 +10,36 @@ import { threadState } from "./state.ts";
 // runs it (event-driven), else from the durable records (another process, or a run finished long ago).
 const FINAL = ["success", "error", "timeout", "interrupted"];
 
-export function sseFrame(f: Frame): string {
-  return `event: ${f.event}\ndata: ${JSON.stringify(f.data ?? null)}\nid: ${f.seq}\n\n`;
+export function sseFrame(f: Frame, id: number | string = f.seq): string {
+  return `event: ${f.event}\ndata: ${JSON.stringify(f.data ?? null)}\nid: ${id}\n\n`;
 }
 
 /** Does a frame pass a join's stream_mode filter (metadata, error and end always do)? */
 function wanted(event: string, modes?: string[]): boolean {
   if (!modes?.length || ["metadata", "error", "end"].includes(event)) return true;
-  return modes.includes(event.split("|")[0]);
+  // "messages/partial|ns" belongs to mode messages; a "messages" tuple frame to messages-tuple.
+  const base = event.split("|")[0];
+  if (base === "messages") return modes.includes("messages-tuple") || modes.includes("messages");
+  return modes.includes(base.split("/")[0]);
 }
 
-/** The SSE text of a run from after `lastSeq` to its end; a closed client aborts `signal`. */
-export async function* runSse(
+/** The frames of a run from after `lastSeq` to its end; a closed client aborts `signal`. */
+export async function* runFrames(
   d: AgentDeployment,
   threadId: string,
   runId: string,
-  opts: { lastSeq?: number; modes?: string[]; signal?: AbortSignal } = {},
-): AsyncGenerator<string> {
-  const channel = findChannel(runId);
+  opts: { lastSeq?: number; signal?: AbortSignal } = {},
+): AsyncGenerator<Frame> {
+  const channel = remoteWorkers() ? undefined : findChannel(runId);
   if (channel) {
-    for await (const f of channel.follow(opts.lastSeq ?? 0, opts.signal))
-      if (wanted(f.event, opts.modes)) yield sseFrame(f);
+    yield* channel.follow(opts.lastSeq ?? 0, opts.signal);
     return;
   }
   // Not running here: replay the durable log (a cross-process live tail would poll it the same way).
   for (let last = opts.lastSeq ?? 0; !opts.signal?.aborted; ) {
     for (const f of await readEventLog(d.scope, runId, last)) {
       last = f.seq;
-      if (wanted(f.event, opts.modes)) yield sseFrame(f);
+      yield f;
     }
     const run = await getRunItem(d, threadId, runId);
     if (!run || FINAL.includes(run.status)) return;
@@ -44,16 +47,31 @@ export async function* runSse(
   }
 }
 
+/** The SSE text of a run from after `lastSeq` to its end, filtered by a join's stream modes. */
+export async function* runSse(
+  d: AgentDeployment,
+  threadId: string,
+  runId: string,
+  opts: { lastSeq?: number; modes?: string[]; signal?: AbortSignal } = {},
+): AsyncGenerator<string> {
+  for await (const f of runFrames(d, threadId, runId, opts))
+    if (wanted(f.event, opts.modes)) yield sseFrame(f);
+}
+
 /** Waits for a run to end and answers its final values (the thread's values when it ended elsewhere). */
 export async function waitRun(d: AgentDeployment, threadId: string, runId: string): Promise<unknown> {
-  const channel = findChannel(runId);
+  const channel = remoteWorkers() ? undefined : findChannel(runId);
   let outcome: RunOutcome | undefined;
   if (channel) outcome = await channel.wait();
   else {
     for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
       const run = await getRunItem(d, threadId, runId);
       if (!run) throw new NotFound(`Run ${runId} not found`);
-      if (FINAL.includes(run.status)) break;
+      if (FINAL.includes(run.status)) {
+        // A worker elsewhere leaves the final values on the run record (when they fit).
+        if (run.final_values !== undefined) outcome = { status: run.status, values: run.final_values };
+        break;
+      }
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -62,13 +80,17 @@ export async function waitRun(d: AgentDeployment, threadId: string, runId: strin
   return (await threadState(d, threadId)).values;
 }
 
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+} as const;
+
 /** The response headers of a run stream: where the SDK reads the run id and reconnects. */
 export function streamHeaders(threadId: string | null, runId: string): Record<string, string> {
   const location = threadId ? `/threads/${threadId}/runs/${runId}` : `/runs/${runId}`;
   return {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    "x-accel-buffering": "no",
+    ...SSE_HEADERS,
     "content-location": location,
     ...(threadId ? { location: `${location}/stream` } : {}),
   };

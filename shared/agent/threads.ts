@@ -126,14 +126,19 @@ export function contains(have: unknown, want: unknown): boolean {
   return Object.entries(want).every(([k, v]) => contains((have as Item)[k], v));
 }
 
-// One Query over the deployment's thread partition, filtered here: enough for a deployment's thread count;
-// a GSI per status/metadata key would be the step up at scale.
-async function matching(d: AgentDeployment, q: ThreadQuery): Promise<Item[]> {
-  const items = await queryAll(T, {
+/** Every thread record of a deployment: one Query over its thread partition. */
+export const threadItems = (d: AgentDeployment, projection?: string): Promise<Item[]> =>
+  queryAll(T, {
     KeyConditionExpression: "PK = :pk",
     values: { ":pk": threadPk(d.scope) },
+    ...(projection ? { ProjectionExpression: projection } : {}),
     ConsistentRead: true,
   });
+
+// Every thread, filtered here: enough for a deployment's thread count; a GSI per status/metadata key would be
+// the step up at scale.
+async function matching(d: AgentDeployment, q: ThreadQuery): Promise<Item[]> {
+  const items = await threadItems(d);
   const ids = q.ids ? new Set(q.ids) : undefined;
   return items.filter(
     (i) =>

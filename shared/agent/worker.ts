@@ -1,33 +1,59 @@
 import { Command } from "@langchain/langgraph";
-import { cancelCodes, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { invokeTaskAsync } from "../aws/invoke.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
 import type { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
-import { deleteEventLog, EventLog } from "./event-log.ts";
+import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
+import { CANCEL_POLL_MS, remoteWorkers, runLeaseMs } from "./execution.ts";
+import { MessagesMode } from "./messages-mode.ts";
 import { afterRunWrites, forgetRunWrites, graphById, withRunTagging } from "./run-graph.ts";
+import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, runKey, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
 import { toThreadState } from "./state.ts";
 import { deleteThreadRecord, getThreadItem, threadKey } from "./threads.ts";
+import { notifyWebhook } from "./webhook.ts";
 
-// Run execution. Locally a worker is an in-process async task; in AWS the API would invoke a worker Lambda
-// asynchronously (InvocationType Event) with {scope, thread_id} and the same `pump` would run there, SSE
-// endpoints being served by Lambda response streaming reading the run's durable event log. One run per
-// thread at a time: claiming a run takes the thread's `active_run` lock in the same transaction that moves
-// the run pending → running; finishing releases it and pumps the thread's next pending run (enqueue).
+// Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
+// (AGENT_RUN_WORKER=lambda, see execution.ts) `kick` invokes the AgentRunWorker function asynchronously with
+// {tenant_id, deployment_id, thread_id}, which runs the same `pump` until the thread has nothing due; SSE
+// endpoints, served by Lambda response streaming, tail the run's durable event log. One run per thread at a
+// time: claiming a run takes the thread's `active_run` lock in the same transaction that moves the run
+// pending → running with a lease; finishing releases it and pumps the thread's next pending run (enqueue).
+// A worker renews its lease while it runs; a run whose lease ran out (its worker died) is put back to
+// pending with attempt + 1 by the sweeper (sweeper.ts) and resumes from its last checkpoint.
 const T = "main" as const;
 const MAX_VALUES_BYTES = 200_000;
 const pumping = new Map<string, Promise<void>>();
 const timers = new Map<string, NodeJS.Timeout>();
+/** How long a remote worker sleeps for a delayed run (after_seconds) before leaving it to the sweeper. */
+const MAX_WORKER_SLEEP_MS = 60_000;
+
+/** Has the thread's next due run started: here (in-process), or by a worker function invoked for it. */
+export async function kick(d: AgentDeployment, threadId: string): Promise<void> {
+  if (!remoteWorkers()) {
+    kickHere(d, threadId);
+    return;
+  }
+  await invokeTaskAsync("AgentRunWorker", {
+    tenant_id: d.tenant_id,
+    deployment_id: d.deployment_id,
+    thread_id: threadId,
+  });
+}
 
 /** Starts the thread's oldest due pending run if the thread is free (serialised per thread in-process). */
-export function kick(d: AgentDeployment, threadId: string): void {
+function kickHere(d: AgentDeployment, threadId: string): void {
   const key = `${d.scope}#${threadId}`;
   const prev = pumping.get(key) ?? Promise.resolve();
   const next = prev
     .then(() => pump(d, threadId))
+    .then((p) => {
+      if (p.wakeInMs !== undefined) later(d, threadId, p.wakeInMs);
+    })
     .catch((err) => logger.error("run pump failed", { thread_id: threadId, error: err }))
     .finally(() => {
       if (pumping.get(key) === next) pumping.delete(key);
@@ -35,27 +61,48 @@ export function kick(d: AgentDeployment, threadId: string): void {
   pumping.set(key, next);
 }
 
-async function pump(d: AgentDeployment, threadId: string): Promise<void> {
+/**
+ * The worker function's loop: runs the thread's due runs one after another until none is due, sleeping for a
+ * delayed run that is due soon (a later one is left to the sweeper).
+ */
+export async function drainThread(d: AgentDeployment, threadId: string, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    const p = await pump(d, threadId);
+    if (p.running) await p.running;
+    else if (p.wakeInMs !== undefined && p.wakeInMs <= Math.min(MAX_WORKER_SLEEP_MS, deadline - Date.now()))
+      await new Promise((r) => setTimeout(r, Math.max(p.wakeInMs ?? 0, 0) + 5));
+    else return;
+  }
+  // Out of time with work left: a fresh invocation carries on.
+  if ((await threadRuns(d, threadId, ["pending"])).length) await kick(d, threadId);
+}
+
+interface Pumped {
+  /** The execution started, if one did. */
+  running?: Promise<void>;
+  /** When the soonest delayed run is due, if nothing was due now. */
+  wakeInMs?: number;
+}
+
+async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const thread = await getThreadItem(d, threadId);
-    if (!thread || thread.active_run) return;
+    if (!thread || thread.active_run) return {};
     const pending = await threadRuns(d, threadId, ["pending"]);
     const now = Date.now();
     const due = pending.filter((r) => !r.not_before || r.not_before <= now);
     if (!due.length) {
       const soonest = Math.min(...pending.map((r) => r.not_before as number));
-      if (Number.isFinite(soonest)) later(d, threadId, soonest - now);
-      return;
+      return Number.isFinite(soonest) ? { wakeInMs: soonest - now } : {};
     }
     const run = due[0];
     const ac = new AbortController();
     controllers.set(run.run_id, ac);
-    if (await claim(d, run)) {
-      void execute(d, run, ac);
-      return;
-    }
+    const lease = await claim(d, run);
+    if (lease) return { running: execute(d, { ...run, lease_until: lease }, ac) };
     controllers.delete(run.run_id);
   }
+  return {};
 }
 
 function later(d: AgentDeployment, threadId: string, ms: number) {
@@ -69,32 +116,85 @@ function later(d: AgentDeployment, threadId: string, ms: number) {
 
 const now = () => new Date().toISOString();
 
-async function claim(d: AgentDeployment, run: Item): Promise<boolean> {
+/** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
+async function claim(d: AgentDeployment, run: Item): Promise<number> {
   const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
     set: { active_run: run.run_id, status: "busy", updated_at: now() },
   });
   lock.ConditionExpression += " AND attribute_not_exists(active_run)";
+  const leaseUntil = Date.now() + runLeaseMs();
   const start = updateInput(T, runKey(d.scope, run.thread_id, run.run_id), {
-    set: { status: "running", updated_at: now() },
+    set: { status: "running", updated_at: now(), lease_until: leaseUntil },
     when: { status: "pending" },
   });
   start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
   try {
     await transact([{ Update: lock }, { Update: start }]);
-    return true;
+    return leaseUntil;
   } catch (err) {
-    if (cancelCodes(err)) return false;
+    if (cancelCodes(err)) return 0;
     throw err;
   }
 }
 
+/**
+ * While a run executes: renews its lease at a third of the lease time, and with remote workers polls the
+ * run's `cancel_action` (an in-process worker is aborted directly by cancelRun).
+ */
+function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => void {
+  const key = runKey(d.scope, run.thread_id, run.run_id);
+  const lease = runLeaseMs();
+  const remote = remoteWorkers();
+  let renewAt = Date.now() + lease / 3;
+  let busy = false;
+  const tick = async () => {
+    if (busy || ac.signal.aborted) return;
+    busy = true;
+    try {
+      if (remote) {
+        const item = await getRunItem(d, run.thread_id, run.run_id);
+        if (!item || item.cancel_action) ac.abort(new Error(`run ${item?.cancel_action ?? "deleted"}`));
+      }
+      if (Date.now() >= renewAt && !ac.signal.aborted) {
+        renewAt = Date.now() + lease / 3;
+        const kept = await conditionalUpdate(T, key, {
+          set: { lease_until: Date.now() + lease },
+          when: { status: "running" },
+        });
+        // Taken back by the sweeper (this worker looked dead): stop, the retry owns the run now.
+        if (!kept) ac.abort(new Error("run lease lost"));
+      }
+    } catch (err) {
+      logger.warn("run watch failed", { run_id: run.run_id, error: err });
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), remote ? CANCEL_POLL_MS : lease / 3);
+  return () => clearInterval(timer);
+}
+
+/**
+ * A retried run (attempt > 1) resumes from the last checkpoint its earlier attempt wrote, so nothing runs
+ * twice; with no checkpoint of its own yet it starts over with its input.
+ */
+async function resumesFromCheckpoint(d: AgentDeployment, run: Item): Promise<boolean> {
+  if ((run.attempt ?? 1) <= 1) return false;
+  const latest = await d
+    .checkpointer()
+    .getTuple({ configurable: { thread_id: run.thread_id, checkpoint_ns: "" } });
+  return (latest?.metadata as Record<string, unknown> | undefined)?.run_id === run.run_id;
+}
+
 /** A stream frame's name: the API's mode name, `|ns` appended for subgraph events. */
 const frameName = (mode: string, ns: string[]) => (ns.length ? `${mode}|${ns.join("|")}` : mode);
-const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages", messages: "messages" };
+const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 
 async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<void> {
   const channel = openChannel(run.run_id);
   const log = new EventLog(d.scope, run.run_id);
+  const unwatch = watchRun(d, run, ac);
+  if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
   const emit = (event: string, data: unknown) => log.add(channel.push(event, data));
   emit("metadata", { run_id: run.run_id, attempt: run.attempt ?? 1 });
   const kw = run.kwargs ?? {};
@@ -140,16 +240,35 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       signal: ac.signal,
     };
     if (config.recursion_limit) config.recursionLimit = config.recursion_limit;
-    const input = kw.command ? new Command(kw.command) : (kw.input ?? null);
+    const resume = await resumesFromCheckpoint(d, run);
+    if (resume) {
+      delete config.configurable.checkpoint_id;
+      delete config.configurable.checkpoint_ns;
+    }
+    const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
+    traceRun(d, run, config);
     // Requested modes map to graph modes (messages-tuple → the graph's [message, metadata] "messages" frames).
+    // "messages" mode turns the same frames into messages/metadata|partial|complete (messages-mode.ts).
+    const tuples = userModes.includes("messages-tuple");
+    const partials = userModes.includes("messages") ? new Map<string, MessagesMode>() : undefined;
     for await (const chunk of await graph.stream(input, config)) {
       const [ns, mode, data] = (config.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
         string[],
         string,
         unknown,
       ];
+      if (mode === "messages" && partials) {
+        const key = ns.join("|");
+        if (!partials.has(key)) partials.set(key, new MessagesMode());
+        const [message, meta] = data as [unknown, unknown];
+        for (const [event, frame] of partials.get(key)!.push(message, meta))
+          emit(frameName(event, ns), frame);
+        if (!tuples) continue;
+      }
       if (userModes.some((m) => (GRAPH_MODE[m] ?? m) === mode)) emit(frameName(mode, ns), toJson(data));
     }
+    for (const [key, m] of partials ?? [])
+      for (const [event, frame] of m.end()) emit(frameName(event, key ? key.split("|") : []), frame);
     const state = toThreadState(await rg.graph.getState({ configurable: { thread_id: run.thread_id } }));
     const interrupted = state.next.length > 0 || state.interrupts.length > 0;
     const values = interrupted
@@ -182,16 +301,26 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
+    unwatch();
     controllers.delete(run.run_id);
     forgetRunWrites(run.run_id);
     channel.end(outcome);
+    const hook = notifyWebhook(d, run, outcome).catch((err) =>
+      logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
+    );
     if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
-    kick(d, run.thread_id);
+    if (!remoteWorkers()) kickHere(d, run.thread_id);
+    await endRunTrace(run.run_id);
+    // A worker function must not return (and be frozen) before its webhook went out.
+    if (remoteWorkers()) await hook;
   }
 }
 
+/** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
+const ENDED = ["lease_until", "GSI1PK", "GSI1SK"];
+
 /** Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile. */
-async function finish(
+export async function finish(
   d: AgentDeployment,
   run: Item,
   outcome: RunOutcome,
@@ -207,9 +336,11 @@ async function finish(
     return { Update: u };
   };
   if (outcome.status !== "cancelled") {
+    const final = remoteWorkers() && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
     const done = updateInput(T, rk, {
-      set: { status: outcome.status, updated_at: now() },
+      set: { status: outcome.status, updated_at: now(), ...(final ? { final_values: outcome.values } : {}) },
       when: { status: "running" },
+      remove: ENDED,
     });
     done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
     try {
@@ -235,6 +366,7 @@ async function finish(
   const done = updateInput(T, rk, {
     set: { status: "interrupted", updated_at: now() },
     when: { status: "running" },
+    remove: ENDED,
   });
   await transact([{ Update: done }, release({ status: "idle" })]);
   return { status: "interrupted" };

@@ -8,6 +8,7 @@ import { HttpError, ValidationFailed, type ValidationIssue } from "../errors.ts"
 import { decodeBody } from "../ingest/body.ts";
 import { type Logger, logger } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
+import { streamingExport, toHttpEvent } from "./lambda-front.ts";
 import { toValidationIssues } from "./validation.ts";
 
 // The handler toolkit: declare schemas for path, query and body, get validated values and the tenant.
@@ -155,11 +156,11 @@ export function defineHandler<
   });
   const handler = ((event: HttpEvent, context?: Partial<Context>) =>
     wrapped(
-      event,
+      toHttpEvent(event),
       (context ?? { awsRequestId: event.requestContext?.requestId }) as Context,
     )) as LambdaHttpHandler;
   handler.spec = spec;
-  return handler;
+  return streamingExport(handler);
 }
 
 export { z };

@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams, runBatch } from "../../../shared/agent/run-api.ts";
+import { createStatelessRuns } from "../../../shared/agent/runs-bulk.ts";
+import { kick } from "../../../shared/agent/worker.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/runs/batch: several stateless background runs in one call (answered in order).
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: runBatch,
+  handle: async ({ params, body, tenantId }) =>
+    createStatelessRuns(await agentDeployment(tenantId, params.deployment_id), body, kick),
+});

@@ -1,0 +1,17 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { pruneThreads } from "../../../shared/agent/lifecycle.ts";
+import { deploymentParams, threadPrune } from "../../../shared/agent/run-api.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/prune: delete threads, or keep only their latest checkpoint.
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: threadPrune,
+  handle: async ({ params, body, tenantId }) => ({
+    pruned_count: await pruneThreads(
+      await agentDeployment(tenantId, params.deployment_id),
+      body.thread_ids,
+      body.strategy,
+    ),
+  }),
+});

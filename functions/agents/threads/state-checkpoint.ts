@@ -1,0 +1,12 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { stateAtCheckpoint, threadParams } from "../../../shared/agent/run-api.ts";
+import { threadState } from "../../../shared/agent/state.ts";
+import { defineHandler } from "../../../shared/http/handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/state/checkpoint: the state at a checkpoint given as an object.
+export const handler = defineHandler({
+  params: threadParams,
+  body: stateAtCheckpoint,
+  handle: async ({ params, body, tenantId }) =>
+    threadState(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+});

@@ -1,0 +1,17 @@
+import { sweepRuns } from "../../shared/agent/sweeper.ts";
+
+// Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a
+// schedule runs it every minute; the local cloud runs it at start-up and then again whenever a lease it saw
+// runs out or a delayed run it saw falls due.
+let timer: NodeJS.Timeout | undefined;
+export const handler = async () => {
+  const result = await sweepRuns();
+  if (!process.env.AWS_LAMBDA_FUNCTION_NAME && result.nextCheck !== undefined) {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => void handler().catch(() => {}),
+      Math.max(result.nextCheck - Date.now(), 0) + 100,
+    ).unref();
+  }
+  return result;
+};

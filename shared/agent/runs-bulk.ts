@@ -1,0 +1,55 @@
+import { NotFound } from "../errors.ts";
+import type { AgentDeployment } from "./context.ts";
+import { graphFor } from "./run-graph.ts";
+import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
+import { getThreadItem, threadItems } from "./threads.ts";
+
+// Operations on many runs at once: a batch of stateless runs (POST /runs/batch) and bulk cancel (POST /runs/cancel).
+
+/**
+ * Creates stateless background runs, answered in the order given. Every assistant is resolved first, so one
+ * unknown assistant creates no run at all.
+ */
+export async function createStatelessRuns(
+  d: AgentDeployment,
+  bodies: RunCreate[],
+  kick: Parameters<typeof createRun>[3],
+): Promise<Run[]> {
+  await Promise.all([...new Set(bodies.map((b) => b.assistant_id))].map((a) => graphFor(d, a)));
+  return Promise.all(bodies.map((b) => createRun(d, null, b, kick)));
+}
+
+export interface RunsCancel {
+  thread_id?: string | null;
+  run_ids?: string[] | null;
+  status?: "pending" | "running" | "all" | null;
+}
+
+/**
+ * Cancels the active runs a filter selects — filters combine: a thread's (a missing thread → 404), the listed
+ * ones, those in a status (`all`, the default, is pending and running). Runs that already finished are left
+ * alone. Without `thread_id` every thread of the deployment is looked at.
+ */
+export async function cancelRuns(
+  d: AgentDeployment,
+  filter: RunsCancel,
+  action: "interrupt" | "rollback",
+  wait: boolean,
+): Promise<void> {
+  const statuses = !filter.status || filter.status === "all" ? ACTIVE : [filter.status];
+  let threadIds: string[];
+  if (filter.thread_id) {
+    if (!(await getThreadItem(d, filter.thread_id)))
+      throw new NotFound(`Thread ${filter.thread_id} not found`);
+    threadIds = [filter.thread_id];
+  } else threadIds = (await threadItems(d, "SK")).map((t) => t.SK as string);
+  const named = filter.run_ids ? new Set(filter.run_ids) : undefined;
+  const runs = (await Promise.all(threadIds.map((t) => threadRuns(d, t, statuses))))
+    .flat()
+    .filter((r) => !named || named.has(r.run_id));
+  // Pending runs first: a running run that ends starts its thread's next pending run.
+  for (const status of ACTIVE) {
+    const batch = runs.filter((r) => r.status === status);
+    await Promise.all(batch.map((r) => cancelRun(d, r, action, wait)));
+  }
+}

@@ -1,0 +1,117 @@
+import { type Item, transact, updateInput } from "../aws/ddb.ts";
+import { HttpError } from "../errors.ts";
+import { logger } from "../log.ts";
+import { type AgentDeployment, agentDeployment } from "./context.ts";
+import { queryAll } from "./ddb-batch.ts";
+import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./execution.ts";
+import { runKey } from "./runs.ts";
+import { threadKey } from "./threads.ts";
+import { finish, kick } from "./worker.ts";
+
+// The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
+// of active runs and re-drives what no worker is doing: a running run whose lease ran out (its worker died)
+// goes back to pending with attempt + 1 — or, after MAX_RUN_ATTEMPTS, fails with a reason; a cancel that
+// reached a dead run is carried out; a pending run that is due gets its thread kicked.
+const T = "main" as const;
+
+export interface SweepResult {
+  retried: number;
+  failed: number;
+  kicked: number;
+  /** When the next lease runs out or delayed run is due (ms epoch), if any. */
+  nextCheck?: number;
+}
+
+/** `AGENT#<tenant>#<deployment>#RUN#<thread>` → the deployment's ids. */
+function idsOf(pk: string): { tenant: string; deployment: string } | undefined {
+  const m = /^AGENT#([^#]+)#(.+)#RUN#[^#]+$/.exec(pk);
+  return m ? { tenant: m[1], deployment: m[2] } : undefined;
+}
+
+export async function sweepRuns(now = Date.now()): Promise<SweepResult> {
+  const out: SweepResult = { retried: 0, failed: 0, kicked: 0 };
+  const soon = (t: number) => {
+    out.nextCheck = Math.min(out.nextCheck ?? t, t);
+  };
+  const items = await queryAll(T, {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": ACTIVE_RUNS_PK },
+  });
+  const deployments = new Map<string, Promise<AgentDeployment | undefined>>();
+  const kicked = new Set<string>();
+  for (const item of items) {
+    const ids = idsOf(item.PK);
+    if (!ids) continue;
+    const key = `${ids.tenant}#${ids.deployment}`;
+    if (!deployments.has(key))
+      deployments.set(
+        key,
+        agentDeployment(ids.tenant, ids.deployment).catch((err) => {
+          // A deleted deployment's runs go with its purge; one not deployed yet waits for the next sweep.
+          if (!(err instanceof HttpError)) logger.warn("run sweep: deployment unavailable", { error: err });
+          return undefined;
+        }),
+      );
+    const d = await deployments.get(key);
+    if (!d) continue;
+    try {
+      if (item.status === "running") {
+        if ((item.lease_until ?? 0) > now) soon(item.lease_until);
+        else if (await recover(d, item)) {
+          if (item.cancel_action) continue;
+          if ((item.attempt ?? 1) >= MAX_RUN_ATTEMPTS) out.failed++;
+          else out.retried++;
+          kicked.add(`${key}#${item.thread_id}`);
+          await kick(d, item.thread_id);
+        }
+      } else if (item.status === "pending") {
+        if (item.not_before && item.not_before > now) soon(item.not_before);
+        else if (!kicked.has(`${key}#${item.thread_id}`)) {
+          kicked.add(`${key}#${item.thread_id}`);
+          out.kicked++;
+          await kick(d, item.thread_id);
+        }
+      }
+    } catch (err) {
+      logger.error("run sweep failed", { run_id: item.run_id, error: err });
+    }
+  }
+  return out;
+}
+
+/** Takes a run back from a dead worker; false when the run moved on meanwhile (its worker was alive). */
+async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
+  if (item.cancel_action) {
+    await finish(d, item, { status: "cancelled" }, {});
+    return true;
+  }
+  const at = new Date().toISOString();
+  const attempt = item.attempt ?? 1;
+  const rk = runKey(d.scope, item.thread_id, item.run_id);
+  const giveUp = attempt >= MAX_RUN_ATTEMPTS;
+  const error = `The run's worker stopped ${attempt} times before the run finished`;
+  const run = updateInput(T, rk, {
+    set: giveUp
+      ? { status: "error", updated_at: at, error: { error: "WorkerLost", message: error } }
+      : { status: "pending", updated_at: at, attempt: attempt + 1 },
+    when: { status: "running", lease_until: item.lease_until },
+    remove: giveUp ? ["lease_until", "GSI1PK", "GSI1SK"] : ["lease_until"],
+  });
+  const thread = updateInput(T, threadKey(d.scope, item.thread_id), {
+    set: giveUp ? { status: "error", error, updated_at: at } : { status: "busy", updated_at: at },
+    when: { active_run: item.run_id },
+    remove: ["active_run"],
+  });
+  try {
+    await transact([{ Update: run }, { Update: thread }]);
+    logger.warn(giveUp ? "run failed: its workers kept dying" : "run retried: its worker stopped", {
+      run_id: item.run_id,
+      attempt,
+    });
+    return true;
+  } catch (err) {
+    logger.warn("run sweep: run moved on", { run_id: item.run_id, error: err });
+    return false;
+  }
+}

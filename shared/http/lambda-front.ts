@@ -1,0 +1,79 @@
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { HttpEvent, HttpResult } from "./event.ts";
+
+// The agent server sits behind an API Gateway REST API in AWS, because REST APIs can stream a Lambda's
+// response (SSE) and HTTP APIs cannot. Its events are payload v1; handlers speak v2, so a v1 event is
+// translated at the door. Streaming routes' functions are wrapped with Lambda's streamifyResponse, which
+// writes the status and headers first (HttpResponseStream.from) and then each chunk as the handler yields it.
+
+/** A v1 (REST API) event as the v2 shape handlers read; a v2 event is returned as is. */
+export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent {
+  if (!("httpMethod" in event) || !event.httpMethod) return event as HttpEvent;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const query = event.queryStringParameters ?? undefined;
+  return {
+    version: "2.0",
+    routeKey: `${event.httpMethod} ${event.resource}`,
+    rawPath: event.path,
+    rawQueryString: new URLSearchParams((query ?? {}) as Record<string, string>).toString(),
+    headers,
+    queryStringParameters: (query ?? undefined) as HttpEvent["queryStringParameters"],
+    pathParameters: (event.pathParameters ?? undefined) as HttpEvent["pathParameters"],
+    body: event.body ?? undefined,
+    isBase64Encoded: event.isBase64Encoded,
+    requestContext: {
+      requestId: event.requestContext?.requestId,
+      domainName: event.requestContext?.domainName,
+      http: { method: event.httpMethod, path: event.path },
+    } as HttpEvent["requestContext"],
+  } as HttpEvent;
+}
+
+/** Lambda's response-streaming globals (present only inside the Node.js Lambda runtime). */
+interface ResponseStream {
+  write(chunk: string | Uint8Array): boolean;
+  end(): void;
+  on(event: "close" | "error", fn: () => void): void;
+}
+interface LambdaGlobals {
+  streamifyResponse(fn: (event: any, stream: ResponseStream, context: any) => Promise<void>): unknown;
+  HttpResponseStream: {
+    from(
+      stream: ResponseStream,
+      meta: { statusCode: number; headers?: Record<string, string> },
+    ): ResponseStream;
+  };
+}
+
+/** Writes a handler's result to a Lambda response stream: status and headers, then the body or each chunk. */
+export async function writeToStream(result: HttpResult, raw: ResponseStream, lambda: LambdaGlobals) {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  const out = lambda.HttpResponseStream.from(raw, { statusCode: result.statusCode, headers });
+  let ended = false;
+  out.on("close", () => {
+    if (!ended) result.onAbort?.();
+  });
+  try {
+    if (result.stream) for await (const chunk of result.stream) out.write(chunk);
+    else if (result.body)
+      out.write(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+  } finally {
+    ended = true;
+    out.end();
+  }
+}
+
+/**
+ * The exported handler of a function whose route streams (LAMBDA_RESPONSE_STREAMING=1, set by the CDK app):
+ * a streamified wrapper inside Lambda, the plain handler anywhere else (the local gateway streams by itself).
+ */
+export function streamingExport<H extends (event: any, context?: any) => Promise<HttpResult>>(handler: H): H {
+  const lambda = (globalThis as { awslambda?: LambdaGlobals }).awslambda;
+  if (process.env.LAMBDA_RESPONSE_STREAMING !== "1" || !lambda) return handler;
+  const streamed = lambda.streamifyResponse(async (event, stream, context) =>
+    writeToStream(await handler(event, context), stream, lambda),
+  );
+  return Object.assign(streamed as H, handler);
+}

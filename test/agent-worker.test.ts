@@ -1,0 +1,198 @@
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { waitFor } from "./helpers/export.ts";
+import { deployRepo, gitRepo } from "./helpers/repos.ts";
+
+// Issue 6, execution as in AWS: with AGENT_RUN_WORKER=lambda the API only records runs and invokes the
+// AgentRunWorker function asynchronously (the local Lambda service); streams and waits read the durable
+// records, cancellation reaches the worker through the run's record. And a platform killed mid-run leaves
+// the run retryable: after the restart the sweeper puts it back to pending with attempt 2, and it resumes
+// from its last checkpoint (its first node does not run twice).
+const GRAPH = `
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+export const quick = new StateGraph(State)
+  .addNode("work", async (_s, config) => { config.writer?.({ progress: "half" }); return { items: ["work"] }; })
+  .addNode("done", async () => ({ items: ["done"] }))
+  .addEdge(START, "work").addEdge("work", "done").addEdge("done", END).compile();
+export const long = new StateGraph(State)
+  .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
+  .addNode("b", async () => { await sleep(4000); return { items: ["b"] }; })
+  .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
+`;
+const FILES = {
+  "langgraph.json": JSON.stringify({
+    graphs: { quick: "./src/graph.mjs:quick", long: "./src/graph.mjs:long" },
+    env: {},
+  }),
+  "src/graph.mjs": GRAPH,
+};
+const ENV = { LOG_LEVEL: "error", AGENT_RUN_WORKER: "lambda", AGENT_RUN_LEASE_MS: "2000" };
+
+let platform: RunningPlatform;
+let client: Client;
+let deploymentId: string;
+const repo = gitRepo(FILES);
+
+function connect(p: RunningPlatform) {
+  const headers = { "X-Api-Key": p.facts.api_key, "X-Tenant-Id": p.facts.tenant_id };
+  const call = async (
+    method: string,
+    path: string,
+    init: { headers?: Record<string, string>; body?: unknown },
+  ) => {
+    const res = await fetch(p.base + path, {
+      method,
+      headers: { "content-type": "application/json", ...init.headers },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const text = await res.text();
+    return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
+  };
+  return { headers, call };
+}
+
+const sdk = (p: RunningPlatform) =>
+  new Client({ apiUrl: `${p.base}/agents/${deploymentId}`, apiKey: p.facts.api_key });
+
+beforeAll(async () => {
+  platform = await startPlatform(ENV);
+  const { headers, call } = connect(platform);
+  ({ deploymentId } = await deployRepo(repo.dir, "worker", call, headers));
+  client = sdk(platform);
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  repo.remove();
+});
+
+async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
+  const out: { event: string; data: any }[] = [];
+  for await (const part of stream) out.push(part);
+  return out;
+}
+
+const whenRunning = (c: Client, threadId: string, runId: string) =>
+  waitFor(
+    "the run to start",
+    async () => (await c.runs.get(threadId, runId)).status === "running",
+    20_000,
+    20,
+  );
+
+describe("runs executed by the worker function", () => {
+  it("runs.wait answers the final values the worker left on the run", async () => {
+    const t = await client.threads.create();
+    const values = await client.runs.wait(t.thread_id, "quick", { input: { items: ["in"] } });
+    expect(values).toEqual({ items: ["in", "work", "done"] });
+    const [run] = await client.runs.list(t.thread_id);
+    expect(run.status).toBe("success");
+    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
+  });
+
+  it("runs.stream tails the run's durable event log: values, updates and custom frames in order", async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, "quick", {
+        input: { items: ["in"] },
+        streamMode: ["values", "updates", "custom"],
+      }),
+    );
+    expect(parts[0].event).toBe("metadata");
+    expect(parts.filter((p) => p.event === "updates").map((p) => Object.keys(p.data)[0])).toEqual([
+      "work",
+      "done",
+    ]);
+    expect(parts.find((p) => p.event === "custom")?.data).toEqual({ progress: "half" });
+    expect(parts.filter((p) => p.event === "values").at(-1)?.data).toEqual({ items: ["in", "work", "done"] });
+  });
+
+  it("a stateless run waits in the worker and its temporary thread is deleted after", async () => {
+    const values = await client.runs.wait(null, "quick", { input: { items: ["s"] } });
+    expect(values).toEqual({ items: ["s", "work", "done"] });
+  });
+
+  it("an interrupt reaches the running worker through the run record, long before its node would end", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "long", { input: { items: ["in"] } });
+    await whenRunning(client, t.thread_id, run.run_id);
+    const t0 = performance.now();
+    await client.runs.cancel(t.thread_id, run.run_id, false, "interrupt");
+    await waitFor(
+      "the run to stop",
+      async () => (await client.runs.get(t.thread_id, run.run_id)).status === "interrupted",
+      10_000,
+      20,
+    );
+    const stoppedMs = performance.now() - t0;
+    // Node b sleeps 4 s: the run stopped well before it could finish on its own (the worker sees the flag
+    // within its 400 ms poll; ~0.8 s from the cancel call to the status seen here), and b wrote nothing.
+    expect(stoppedMs).toBeLessThan(2500);
+    expect((await client.threads.getState(t.thread_id)).values).not.toHaveProperty(
+      "items",
+      expect.arrayContaining(["b"]),
+    );
+    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
+  });
+
+  it("rollback: the first run is deleted with its checkpoints, the thread holds only the second run's data", async () => {
+    const t = await client.threads.create();
+    const first = await client.runs.create(t.thread_id, "long", { input: { items: ["first"] } });
+    await whenRunning(client, t.thread_id, first.run_id);
+    await waitFor(
+      "the first run's checkpoint after node a",
+      async () => ((await client.threads.getState(t.thread_id)).values as any).items?.includes("a"),
+      10_000,
+      20,
+    );
+    const second = await client.runs.create(t.thread_id, "quick", {
+      input: { items: ["second"] },
+      multitaskStrategy: "rollback",
+    });
+    await client.runs.join(t.thread_id, second.run_id);
+    await expect(client.runs.get(t.thread_id, first.run_id)).rejects.toThrow(/404/);
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({
+      items: ["second", "work", "done"],
+    });
+  });
+});
+
+describe("a worker that dies mid-run", () => {
+  it("leaves the run pending with attempt 2 after the restart; it resumes from its last checkpoint", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "long", { input: { items: ["in"] } });
+    await waitFor(
+      "node a's checkpoint",
+      async () => ((await client.threads.getState(t.thread_id)).values as any).items?.includes("a"),
+      20_000,
+      20,
+    );
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("running");
+    await platform.crash({ wholeGroup: true });
+    platform = await startPlatform(ENV, {
+      dataDir: platform.dataDir,
+      port: platform.port,
+      s3Port: platform.s3Port,
+    });
+    client = sdk(platform);
+    const done = await waitFor(
+      "the retried run to finish",
+      async () => {
+        const r = await client.runs.get(t.thread_id, run.run_id);
+        return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
+      },
+      60_000,
+      100,
+    );
+    expect(done.status).toBe("success");
+    // Resumed after node a: a ran once, b once, the input was not applied twice.
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["in", "a", "b"] });
+    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
+    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "0" }));
+    const attempts = frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt);
+    expect(attempts).toEqual([1, 2]);
+  });
+});
