@@ -192,7 +192,7 @@ export async function agentBench() {
     ref = reference.child;
     const theirs = await measure(new Client({ apiUrl: reference.url }));
     console.log(
-      "\nagent: one-node graph, create-thread + runs.wait (platform: DynamoDB Local on disk, every checkpoint persisted)",
+      `\nagent: one-node graph, create-thread + runs.wait (platform: DynamoDB Local ${process.env.DYNAMODB_IN_MEMORY === "1" ? "in memory" : "on disk"}, every checkpoint persisted)`,
     );
     console.log("| server | p50 ms | p95 ms | runs/s (50 clients) | errors |");
     console.log("|---|---|---|---|---|");
