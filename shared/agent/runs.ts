@@ -266,13 +266,19 @@ export async function cancelRun(
 /** Resolves when a run is no longer active (or gone): from the broker here, else by polling its record. */
 export async function runEnded(d: AgentDeployment, threadId: string, runId: string): Promise<void> {
   const channel = remoteWorkers() ? undefined : findChannel(runId);
-  if (channel) {
-    await channel.wait();
-    return;
-  }
+  if (channel) await channel.wait();
+  else await pollRunEnd(d, threadId, runId);
+}
+
+/** Polls a run's record (backing off to 500 ms) until it ends: its final record, or undefined once it is gone. */
+export async function pollRunEnd(
+  d: AgentDeployment,
+  threadId: string,
+  runId: string,
+): Promise<Item | undefined> {
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const item = await getRunItem(d, threadId, runId);
-    if (!item || !ACTIVE.includes(item.status)) return;
+    if (!item || !ACTIVE.includes(item.status)) return item;
     await new Promise((r) => setTimeout(r, delay));
   }
 }

@@ -3,7 +3,7 @@ import { type Frame, findChannel, type RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { readEventLog } from "./event-log.ts";
 import { remoteWorkers } from "./execution.ts";
-import { cancelRun, getRunItem } from "./runs.ts";
+import { cancelRun, getRunItem, pollRunEnd } from "./runs.ts";
 import { threadState } from "./state.ts";
 
 // Serving a run's frames as SSE and waiting for a run's end, from the in-process broker when this process
@@ -64,16 +64,10 @@ export async function waitRun(d: AgentDeployment, threadId: string, runId: strin
   let outcome: RunOutcome | undefined;
   if (channel) outcome = await channel.wait();
   else {
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-      const run = await getRunItem(d, threadId, runId);
-      if (!run) throw new NotFound(`Run ${runId} not found`);
-      if (FINAL.includes(run.status)) {
-        // A worker elsewhere leaves the final values on the run record (when they fit).
-        if (run.final_values !== undefined) outcome = { status: run.status, values: run.final_values };
-        break;
-      }
-      await new Promise((r) => setTimeout(r, delay));
-    }
+    const run = await pollRunEnd(d, threadId, runId);
+    if (!run) throw new NotFound(`Run ${runId} not found`);
+    // A worker elsewhere leaves the final values on the run record (when they fit).
+    if (run.final_values !== undefined) outcome = { status: run.status, values: run.final_values };
   }
   if (outcome?.status === "deleted") throw new NotFound(`Run ${runId} was rolled back`);
   if (outcome?.values !== undefined) return outcome.values;
