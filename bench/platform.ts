@@ -19,6 +19,8 @@ export interface RunningPlatform {
   stop(opts?: { keepData?: boolean }): Promise<void>;
   /** kill -9 of the platform process, as a crash would (with wholeGroup, also its children); the data stays. */
   crash(opts?: { wholeGroup?: boolean }): Promise<void>;
+  /** crash(), then the platform again with the same env, args, data dir and ports: what a restart finds. */
+  crashAndRestart(opts?: { wholeGroup?: boolean }): Promise<RunningPlatform>;
 }
 
 export async function startPlatform(
@@ -66,7 +68,7 @@ export async function startPlatform(
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  return {
+  const platform: RunningPlatform = {
     facts: facts!,
     base,
     readyMs,
@@ -88,7 +90,12 @@ export async function startPlatform(
       // DynamoDB Local's watchdog notices its parent is gone within half a second and stops it.
       await new Promise((r) => setTimeout(r, 1500));
     },
+    async crashAndRestart(crashOpts) {
+      await platform.crash(crashOpts);
+      return startPlatform(env, { ...opts, dataDir, port, s3Port });
+    },
   };
+  return platform;
 }
 
 /** Resident set size of a process in MB, now and at its peak (Linux /proc). */

@@ -2,9 +2,10 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GRAPH_NAMESPACE } from "../shared/agent/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
+import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { newWorkspace } from "./helpers/export.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
+import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6, assistants and system: the real @langchain/langgraph-sdk Client against a deployed graph repo.
 const FILES = {
@@ -39,8 +40,7 @@ const AGENT_ID = "fe096781-5601-53d2-b2f6-0d3403f7e9ca";
 
 beforeAll(async () => {
   repo = gitRepo(FILES);
-  ({ deploymentId } = await deployRepo(repo.dir, "assistants", call, auth));
-  client = new Client({ apiUrl: `${base}/agents/${deploymentId}`, apiKey: facts.api_key });
+  ({ deploymentId, client } = await deployedClient(facts, repo.dir, "assistants"));
 }, 150_000);
 
 afterAll(() => repo?.remove());

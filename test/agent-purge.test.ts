@@ -1,11 +1,11 @@
-import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, expect, it } from "vitest";
 import { threadPk as checkpointPk } from "../shared/agent/checkpoint-keys.ts";
 import { queryAll } from "../shared/agent/ddb-batch.ts";
 import { threadPk } from "../shared/agent/threads.ts";
-import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { deployedClient } from "./helpers/agents.ts";
+import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // DELETE /v2/deployments/{id} also deletes what the deployment's agent server stored.
 const repo = gitRepo(graphRepoFiles(["step"]));
@@ -14,12 +14,7 @@ const items = (table: "main" | "checkpoints", pk: string) =>
   queryAll(table, { KeyConditionExpression: "PK = :pk", values: { ":pk": pk }, ConsistentRead: true });
 
 it("deleting a deployment deletes its threads, runs, checkpoints and assistants", async () => {
-  const { deploymentId } = await deployRepo(repo.dir, "purge", call, auth);
-  const client = new Client({
-    apiUrl: `${base}/agents/${deploymentId}`,
-    apiKey: facts.api_key,
-    defaultHeaders: { "X-Tenant-Id": facts.tenant_id },
-  });
+  const { deploymentId, client } = await deployedClient(facts, repo.dir, "purge");
   const thread = await client.threads.create();
   const out = (await client.runs.wait(thread.thread_id, "agent", { input: { text: "x" } })) as any;
   expect(out.text).toBe("x>step");

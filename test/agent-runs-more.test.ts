@@ -1,9 +1,10 @@
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { deployedClient } from "./helpers/agents.ts";
+import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { type FakeServer, fakeServer, type Seen } from "./helpers/fake-http.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
+import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6, the rest of the threads and runs API (prune, state at a checkpoint object, the thread's stream, bulk
 // cancel, batches of stateless runs, webhooks) through the real @langchain/langgraph-sdk Client. `slow` takes
@@ -41,12 +42,7 @@ afterAll(async () => {
 });
 
 beforeAll(async () => {
-  ({ deploymentId } = await deployRepo(repo.dir, "runs-more", call, auth));
-  client = new Client({
-    apiUrl: `${base}/agents/${deploymentId}`,
-    apiKey: facts.api_key,
-    defaultHeaders: { "X-Tenant-Id": facts.tenant_id },
-  });
+  ({ deploymentId, client } = await deployedClient(facts, repo.dir, "runs-more"));
 });
 
 const agent = (path: string, body?: unknown) =>

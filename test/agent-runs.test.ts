@@ -1,8 +1,9 @@
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { deployedClient } from "./helpers/agents.ts";
+import { facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
+import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6 (threads, runs, streaming, multitask strategies) through the real @langchain/langgraph-sdk Client
 // against a deployed graph repository. `slow` has a 300 ms node so concurrent runs really overlap.
@@ -31,17 +32,11 @@ const FILES = {
 };
 
 let client: Client;
-let deploymentId: string;
 const repo = gitRepo(FILES);
 afterAll(() => repo.remove());
 
 beforeAll(async () => {
-  ({ deploymentId } = await deployRepo(repo.dir, "runs", call, auth));
-  client = new Client({
-    apiUrl: `${base}/agents/${deploymentId}`,
-    apiKey: facts.api_key,
-    defaultHeaders: { "X-Tenant-Id": facts.tenant_id },
-  });
+  ({ client } = await deployedClient(facts, repo.dir, "runs"));
 });
 
 async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
@@ -145,6 +140,29 @@ describe("runs", () => {
     expect(tuples.map((t) => t[0].content).join("")).toBe("echo: hi");
     expect(tuples[0][0].type).toMatch(/^ai/i);
     expect(tuples[0][1]).toMatchObject({ langgraph_node: "reply" });
+  });
+
+  it("stream_mode \"events\" yields the run's LangChain v2 events: graph, nodes and the chat model's tokens", async () => {
+    const chat = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(chat.thread_id, "chat", {
+        input: { messages: [{ role: "user", content: "ev" }] },
+        streamMode: ["events", "values"],
+      }),
+    );
+    const run = parts[0].data.run_id;
+    const events = parts.filter((p) => p.event === "events").map((p) => p.data);
+    expect(events[0]).toMatchObject({ event: "on_chain_start", run_id: run, parent_ids: [] });
+    expect(events.at(-1)).toMatchObject({ event: "on_chain_end", run_id: run });
+    expect(events.at(-1).data.output.messages.at(-1)).toMatchObject({ content: "echo: ev" });
+    const node = events.find((e) => e.event === "on_chain_start" && e.name === "reply");
+    expect(node.metadata).toMatchObject({ langgraph_node: "reply" });
+    const tokens = events.filter((e) => e.event === "on_chat_model_stream").map((e) => e.data.chunk.content);
+    expect(tokens.join("")).toBe("echo: ev");
+    expect(events.some((e) => e.event === "on_chat_model_end")).toBe(true);
+    // values frames still come alongside.
+    const values = parts.filter((p) => p.event === "values");
+    expect(values.at(-1)!.data.messages.at(-1)).toMatchObject({ content: "echo: ev" });
   });
 
   it('stream_mode "messages" yields messages/metadata, messages/partial and one messages/complete per message', async () => {

@@ -1,9 +1,10 @@
-import { Client as AgentClient } from "@langchain/langgraph-sdk";
+import type { Client as AgentClient } from "@langchain/langgraph-sdk";
 import { Client, type Run } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
+import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6: every agent run is traced to its deployment's tracing project through the platform's own
 // ingestion. Runs go through the real @langchain/langgraph-sdk Client; the trace is read back with the real
@@ -49,12 +50,8 @@ const repo = gitRepo(FILES);
 afterAll(() => repo.remove());
 
 beforeAll(async () => {
-  const { deploymentId } = await deployRepo(repo.dir, "tracing", call, auth);
-  agents = new AgentClient({
-    apiUrl: `${base}/agents/${deploymentId}`,
-    apiKey: facts.api_key,
-    defaultHeaders: { "X-Tenant-Id": facts.tenant_id },
-  });
+  const { deploymentId, client } = await deployedClient(facts, repo.dir, "tracing");
+  agents = client;
   projectId = (await call("GET", `/v2/deployments/${deploymentId}`, { headers: auth })).json
     .tracing_project_id;
   expect(projectId).toEqual(expect.any(String));

@@ -1,8 +1,9 @@
-import { Client } from "@langchain/langgraph-sdk";
+import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { agentClient, deployedClient } from "./helpers/agents.ts";
 import { waitFor } from "./helpers/export.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
+import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6, execution as in AWS: with AGENT_RUN_WORKER=lambda the API only records runs and invokes the
 // AgentRunWorker function asynchronously (the local Lambda service); streams and waits read the durable
@@ -36,32 +37,9 @@ let client: Client;
 let deploymentId: string;
 const repo = gitRepo(FILES);
 
-function connect(p: RunningPlatform) {
-  const headers = { "X-Api-Key": p.facts.api_key, "X-Tenant-Id": p.facts.tenant_id };
-  const call = async (
-    method: string,
-    path: string,
-    init: { headers?: Record<string, string>; body?: unknown },
-  ) => {
-    const res = await fetch(p.base + path, {
-      method,
-      headers: { "content-type": "application/json", ...init.headers },
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
-    const text = await res.text();
-    return { status: res.status, text, json: text ? JSON.parse(text) : undefined };
-  };
-  return { headers, call };
-}
-
-const sdk = (p: RunningPlatform) =>
-  new Client({ apiUrl: `${p.base}/agents/${deploymentId}`, apiKey: p.facts.api_key });
-
 beforeAll(async () => {
   platform = await startPlatform(ENV);
-  const { headers, call } = connect(platform);
-  ({ deploymentId } = await deployRepo(repo.dir, "worker", call, headers));
-  client = sdk(platform);
+  ({ deploymentId, client } = await deployedClient(platform.facts, repo.dir, "worker"));
 }, 180_000);
 
 afterAll(async () => {
@@ -171,13 +149,8 @@ describe("a worker that dies mid-run", () => {
       20,
     );
     expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("running");
-    await platform.crash({ wholeGroup: true });
-    platform = await startPlatform(ENV, {
-      dataDir: platform.dataDir,
-      port: platform.port,
-      s3Port: platform.s3Port,
-    });
-    client = sdk(platform);
+    platform = await platform.crashAndRestart({ wholeGroup: true });
+    client = agentClient(platform.facts, deploymentId);
     const done = await waitFor(
       "the retried run to finish",
       async () => {

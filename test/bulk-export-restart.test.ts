@@ -57,12 +57,7 @@ it("killing the platform mid-export and starting it again ends in Completed with
       const files = runs.reduce((n, r) => n + r.metadata.result.exported_files.length, 0);
       return files >= 3;
     });
-    await platform.crash();
-    platform = await startPlatform(env, {
-      dataDir: platform.dataDir,
-      port: platform.port,
-      s3Port: platform.s3Port,
-    });
+    platform = await platform.crashAndRestart();
     api = platformApi(platform);
     const done = await waitFor(
       "the export to finish after the restart",

@@ -13,8 +13,7 @@ afterAll(async () => {
 });
 
 it("a revision in flight when the platform is killed ends DEPLOYED after the restart", async () => {
-  const env = { LOG_LEVEL: "error" };
-  platform = await startPlatform(env);
+  platform = await startPlatform({ LOG_LEVEL: "error" });
   let api = platformApi(platform);
   const created = await api("POST", "/v2/deployments", {
     name: "restart",
@@ -28,12 +27,7 @@ it("a revision in flight when the platform is killed ends DEPLOYED after the res
     ["BUILDING", "AWAITING_DEPLOY", "DEPLOYING"].includes((await api("GET", path)).json.status),
   );
   // The whole process group: a machine going down takes the build's child process with it.
-  await platform.crash({ wholeGroup: true });
-  platform = await startPlatform(env, {
-    dataDir: platform.dataDir,
-    port: platform.port,
-    s3Port: platform.s3Port,
-  });
+  platform = await platform.crashAndRestart({ wholeGroup: true });
   api = platformApi(platform);
   const done = await waitFor(
     "the revision to finish after the restart",

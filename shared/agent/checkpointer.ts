@@ -16,7 +16,7 @@ import {
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, getItem, type Item, isConditionFailure, putItem, toItem } from "../aws/ddb.ts";
+import { fromItem, getItem, type Item, toItem } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
@@ -38,7 +38,8 @@ import {
   scopeEntries,
   threadEntries,
 } from "./checkpoint-read.ts";
-import { batchWrite, queryAll } from "./ddb-batch.ts";
+import { queryAll } from "./ddb-batch.ts";
+import { groupCreate, groupPut } from "./group-write.ts";
 
 // LangGraph's checkpointer on DynamoDB (+ S3 for big parts). A checkpoint item holds the checkpoint without its
 // channel values and a `writers` map (channel → id of the checkpoint that wrote the current value). A put stores
@@ -170,10 +171,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     // Values first, the checkpoint last: a reader that finds the checkpoint finds everything it points to.
-    await batchWrite(
-      T,
-      valueItems.map((put) => ({ put })),
-    );
+    await groupPut(T, valueItems);
 
     const [[ctype, cbytes], [mtype, mbytes]] = await Promise.all([
       this.serde.dumpsTyped(stored),
@@ -200,7 +198,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       ],
       this.inlineBytes,
     );
-    await putItem(T, head);
+    await groupPut(T, [head]);
     this.remember(pk, ns, id, writers);
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
   }
@@ -217,12 +215,11 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (!id) throw new Error("Cannot put writes: config.configurable.checkpoint_id is missing");
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const pk = threadPk(this.scope, thread);
-    await Promise.all(
+    const items = await Promise.all(
       writes.map(async ([channel, value], i) => {
         // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
         // ordinary writes keep the first copy, so a replayed task cannot change a stored result.
         const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i;
-        const replace = idx < 0;
         const [type, bytes] = await this.serde.dumpsTyped(value);
         const item: Item = {
           ...this.base(pk, thread, ns, id),
@@ -231,26 +228,28 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
         };
         Object.assign(item, { task_id: taskId, task_path: taskPath ?? "", idx, channel, value_type: type });
         // A kept write's object must not be overwritten by a losing duplicate, hence a unique key for those.
-        const key = s3WriteKey(this.scope, thread, ns, id, taskId, idx) + (replace ? "" : `-${randomUUID()}`);
+        const key = s3WriteKey(this.scope, thread, ns, id, taskId, idx) + (idx < 0 ? "" : `-${randomUUID()}`);
         await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
-        try {
-          const out = await dynamo().send(
-            new PutItemCommand({
-              TableName: tableName(T),
-              Item: toItem(item),
-              ...(replace
-                ? { ReturnValues: "ALL_OLD" as const }
-                : { ConditionExpression: "attribute_not_exists(SK)" }),
-            }),
-          );
-          const old = out.Attributes ? fromItem(out.Attributes) : undefined;
-          if (old?.value_ref && old.value_ref !== item.value_ref) await deleteObjects([old.value_ref]);
-        } catch (err) {
-          if (!isConditionFailure(err)) throw err;
-          if (item.value_ref) await deleteObjects([item.value_ref]);
-        }
+        return item;
       }),
     );
+    const kept = items.filter((i) => i.idx >= 0);
+    await Promise.all([
+      groupCreate(T, kept).then(async (created) => {
+        const orphans = kept.filter((item, i) => !created[i] && item.value_ref).map((i) => i.value_ref);
+        if (orphans.length) await deleteObjects(orphans);
+      }),
+      ...items.filter((i) => i.idx < 0).map((item) => this.replaceWrite(item)),
+    ]);
+  }
+
+  /** Stores a special-channel write over any earlier one, deleting the object the earlier one left in S3. */
+  private async replaceWrite(item: Item): Promise<void> {
+    const out = await dynamo().send(
+      new PutItemCommand({ TableName: tableName(T), Item: toItem(item), ReturnValues: "ALL_OLD" }),
+    );
+    const old = out.Attributes ? fromItem(out.Attributes) : undefined;
+    if (old?.value_ref && old.value_ref !== item.value_ref) await deleteObjects([old.value_ref]);
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { type DeploymentRecord, getDeploymentRecord, unsealSecrets } from "../control/deployments.ts";
+import { type DeploymentRecord, recentDeploymentRecord, unsealSecrets } from "../control/deployments.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
@@ -70,7 +70,7 @@ export async function agentDeployment(tenantId: string, deploymentId: string): P
     if (local.tenant_id !== tenantId) throw new NotFound("Deployment not found");
     return local;
   }
-  const d = await getDeploymentRecord(tenantId, deploymentId);
+  const d = await recentDeploymentRecord(tenantId, deploymentId);
   if (!d) throw new NotFound("Deployment not found");
   return fromRecord(d);
 }

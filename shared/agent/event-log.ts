@@ -1,6 +1,7 @@
 import { type Item, queryPage } from "../aws/ddb.ts";
 import type { Frame } from "./broker.ts";
 import { batchWrite, queryAll } from "./ddb-batch.ts";
+import { groupPut } from "./group-write.ts";
 
 // The durable log of a run's stream frames (PK `AGENT#<scope>#EVENTS#<run_id>`, SK the zero-padded seq), so a
 // join-stream with Last-Event-ID resumes from any process, also after the in-process broker forgot the run.
@@ -40,14 +41,7 @@ export class EventLog {
     this.timer = undefined;
     const batch = this.pending;
     this.pending = [];
-    this.writing = this.writing.then(() =>
-      batch.length
-        ? batchWrite(
-            T,
-            batch.map((put) => ({ put })),
-          )
-        : undefined,
-    );
+    this.writing = this.writing.then(() => groupPut(T, batch));
     return this.writing;
   }
 }

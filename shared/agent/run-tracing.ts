@@ -7,6 +7,7 @@ import { BaseTracer, type Run } from "@langchain/core/tracers/base";
 import { config as platformConfig } from "../config.ts";
 import { logger } from "../log.ts";
 import type { AgentDeployment } from "./context.ts";
+import { remoteWorkers } from "./execution.ts";
 import { TraceBatch, type TraceBatchOptions } from "./trace-batch.ts";
 import { createBody, endBody } from "./trace-format.ts";
 
@@ -111,14 +112,33 @@ class PlatformTracer extends BaseTracer {
   }
 }
 
-/** The trace of one agent run, or undefined when the deployment has no tracing project. */
+// The runs of a workspace share one batch: every flush ingests whatever all of them traced meanwhile, so a
+// busy server makes one ingestion call a second instead of several per run.
+const tenantBatches = new Map<string, TraceBatch>();
+function tenantBatch(tenant: string): TraceBatch {
+  let b = tenantBatches.get(tenant);
+  if (!b) {
+    b = new TraceBatch(tenant, { flushMs: platformConfig.agentTraceFlushMs });
+    tenantBatches.set(tenant, b);
+  }
+  return b;
+}
+
+/**
+ * The trace of one agent run, or undefined when the deployment has no tracing project. Given options, the
+ * run gets a batch of its own; else it shares its workspace's, and its end leaves the last writes to the
+ * shared timer (a worker function, which may be frozen once it returns, flushes at once).
+ */
 export function startRunTrace(
   d: Pick<AgentDeployment, "tenant_id" | "tracing_project_id">,
   run: TracedRun,
   opts: Partial<TraceBatchOptions> = {},
 ): RunTrace | undefined {
   if (!d.tracing_project_id) return undefined;
-  const batch = new TraceBatch(d.tenant_id, { flushMs: platformConfig.agentTraceFlushMs, ...opts });
+  const own = Object.keys(opts).length > 0;
+  const batch = own
+    ? new TraceBatch(d.tenant_id, { flushMs: platformConfig.agentTraceFlushMs, ...opts })
+    : tenantBatch(d.tenant_id);
   const metadata: Record<string, unknown> = {
     run_id: run.run_id,
     thread_id: run.thread_id,
@@ -140,7 +160,7 @@ export function startRunTrace(
         } catch (err) {
           logger.warn("agent trace: closing open runs failed", { run_id: run.run_id, error: err });
         }
-        await batch.flush();
+        if (own || remoteWorkers()) await batch.flush();
       })();
       return ended;
     },

@@ -1,6 +1,15 @@
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamo } from "../aws/clients.ts";
-import { conditionalUpdate, getItem, type Item, isConditionFailure, putItem, toItem } from "../aws/ddb.ts";
+import {
+  cancelCodes,
+  conditionalUpdate,
+  getItem,
+  type Item,
+  toItem,
+  transact,
+  updateInput,
+} from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { tableName } from "../tables.ts";
@@ -8,9 +17,9 @@ import { controllers, findChannel, openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { ACTIVE_RUNS_PK, remoteWorkers } from "./execution.ts";
+import { ACTIVE_RUNS_PK, remoteWorkers, runLeaseMs } from "./execution.ts";
 import { graphFor } from "./run-graph.ts";
-import { bindGraph, createThread, getThreadItem } from "./threads.ts";
+import { bindGraph, createThread, getThreadItem, threadKey } from "./threads.ts";
 
 // Run records: PK `AGENT#<scope>#RUN#<thread_id>`, SK run_id (UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the
@@ -148,12 +157,15 @@ export async function createRun(
   d: AgentDeployment,
   threadId: string | null,
   body: RunCreate,
-  kick: (d: AgentDeployment, threadId: string) => void | Promise<void>,
+  kick: Kick,
 ): Promise<Run> {
-  const rg = await graphFor(d, body.assistant_id);
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
-  let thread = stateless ? undefined : await getThreadItem(d, tid);
+  const [rg, found] = await Promise.all([
+    graphFor(d, body.assistant_id),
+    stateless ? undefined : getThreadItem(d, tid),
+  ]);
+  let thread = found;
   if (!thread) {
     if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
     await createThread(d, {
@@ -163,10 +175,8 @@ export async function createRun(
     });
     thread = { graph_id: rg.graph_id };
   }
-  if (thread.graph_id !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
+  const bind = thread.graph_id !== rg.graph_id;
   const strategy = body.multitask_strategy ?? "enqueue";
-  if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
-    throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
   const now = new Date().toISOString();
   const item: Item = {
     ...runKey(d.scope, tid, uuidv7()),
@@ -203,7 +213,26 @@ export async function createRun(
   item.GSI1SK = `${d.scope}#${tid}#${item.run_id}`;
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
   if (!remoteWorkers()) openChannel(item.run_id);
-  await putItem(T, item);
+  // With the worker in this process, a free thread with nothing queued starts the run in the same write that
+  // stores it: no other run is active or waiting, so every multitask strategy agrees.
+  if (
+    kick.startClaimed &&
+    !remoteWorkers() &&
+    !item.not_before &&
+    !thread.active_run &&
+    !(thread.queued > 0)
+  ) {
+    const started = await storeStarted(d, item, bind ? rg : undefined);
+    if (started) {
+      kick.startClaimed(d, started);
+      // Answered as created, as the reference answers every new run (it starts a moment later there).
+      return toRun(item);
+    }
+  }
+  if (bind) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
+  if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
+    throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
+  await storePending(d, item);
   if (strategy === "interrupt" || strategy === "rollback") {
     for (const other of await threadRuns(d, tid, ACTIVE)) {
       if (other.run_id < item.run_id) await cancelRun(d, other, strategy);
@@ -213,6 +242,91 @@ export async function createRun(
   }
   await kick(d, tid);
   return toRun(item);
+}
+
+/**
+ * Starts runs. `kick` has the thread's next due run started (here or by a worker function); `startClaimed`,
+ * when the worker runs in this process, executes a run `createRun` stored already running with the lock.
+ */
+export interface Kick {
+  (d: AgentDeployment, threadId: string): void | Promise<void>;
+  startClaimed?: (d: AgentDeployment, run: Item) => void;
+}
+
+/**
+ * Stores a new run as running and takes the thread's lock, in one transaction that holds only while the
+ * thread is free and has no queued run; undefined when it is not (the run then queues as pending).
+ */
+async function storeStarted(
+  d: AgentDeployment,
+  item: Item,
+  bind?: { graph_id: string; assistant_id: string },
+): Promise<Item | undefined> {
+  const now = new Date().toISOString();
+  const run = { ...item, status: "running", lease_until: Date.now() + runLeaseMs() };
+  const lock = updateInput(T, threadKey(d.scope, item.thread_id), {
+    set: {
+      active_run: item.run_id,
+      status: "busy",
+      updated_at: now,
+      ...(bind
+        ? {
+            graph_id: bind.graph_id,
+            "metadata.graph_id": bind.graph_id,
+            "metadata.assistant_id": bind.assistant_id,
+          }
+        : {}),
+    },
+    absent: ["active_run"],
+    atMost: { queued: 0 },
+  });
+  try {
+    await transact([{ Put: { TableName: tableName(T), Item: toItem(run) } }, { Update: lock }]);
+    return run;
+  } catch (err) {
+    if (cancelCodes(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Stores a new pending run and counts it in the thread's `queued` (see worker.ts). */
+async function storePending(d: AgentDeployment, item: Item): Promise<void> {
+  const count = updateInput(T, threadKey(d.scope, item.thread_id), { add: { queued: 1 } });
+  try {
+    await transact([{ Put: { TableName: tableName(T), Item: toItem(item) } }, { Update: count }]);
+  } catch (err) {
+    if (cancelCodes(err)) throw new NotFound(`Thread ${item.thread_id} not found`);
+    throw err;
+  }
+}
+
+/**
+ * A pending run leaves the queue (deleted, or marked interrupted) with the thread's `queued` count; false
+ * when the run was no longer pending. A thread already gone only loses the run.
+ */
+async function leaveQueue(
+  d: AgentDeployment,
+  run: Item,
+  op:
+    | { Delete: NonNullable<TransactWriteItem["Delete"]> }
+    | { Update: NonNullable<TransactWriteItem["Update"]> },
+): Promise<boolean> {
+  const uncount = updateInput(T, threadKey(d.scope, run.thread_id), { add: { queued: -1 } });
+  try {
+    await transact([op, { Update: uncount }]);
+    return true;
+  } catch (err) {
+    const codes = cancelCodes(err);
+    if (!codes) throw err;
+    if (codes[0] === "ConditionalCheckFailed") return false;
+  }
+  try {
+    await transact([op]);
+    return true;
+  } catch (err) {
+    if (cancelCodes(err)) return false;
+    throw err;
+  }
 }
 
 /**
@@ -228,27 +342,27 @@ export async function cancelRun(
 ) {
   const key = runKey(d.scope, run.thread_id, run.run_id);
   if (action === "rollback") {
-    try {
-      await dynamo().send(
-        new DeleteItemCommand({
-          TableName: tableName(T),
-          Key: toItem(key),
-          ConditionExpression: "#s = :p",
-          ExpressionAttributeNames: { "#s": "status" },
-          ExpressionAttributeValues: toItem({ ":p": "pending" }),
-        }),
-      );
+    const removed = await leaveQueue(d, run, {
+      Delete: {
+        TableName: tableName(T),
+        Key: toItem(key),
+        ConditionExpression: "#s = :p",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: toItem({ ":p": "pending" }),
+      },
+    });
+    if (removed) {
       await deleteEventLog(d.scope, run.run_id);
       openChannel(run.run_id).end({ status: "deleted" });
       return;
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
     }
   } else if (
-    await conditionalUpdate(T, key, {
-      set: { status: "interrupted", updated_at: new Date().toISOString() },
-      when: { status: "pending" },
-      remove: ["GSI1PK", "GSI1SK"],
+    await leaveQueue(d, run, {
+      Update: updateInput(T, key, {
+        set: { status: "interrupted", updated_at: new Date().toISOString() },
+        when: { status: "pending" },
+        remove: ["GSI1PK", "GSI1SK"],
+      }),
     })
   ) {
     openChannel(run.run_id).end({ status: "interrupted" });

@@ -102,6 +102,8 @@ async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
     set: giveUp ? { status: "error", error, updated_at: at } : { status: "busy", updated_at: at },
     when: { active_run: item.run_id },
     remove: ["active_run"],
+    // Back in the queue: counted like any pending run (worker.ts).
+    ...(giveUp ? {} : { add: { queued: 1 } }),
   });
   try {
     await transact([{ Update: run }, { Update: thread }]);

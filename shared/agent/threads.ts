@@ -33,7 +33,7 @@ export interface Thread {
 const T = "main" as const;
 export const threadPk = (scope: string) => `AGENT#${scope}#THREAD`;
 export const threadKey = (scope: string, threadId: string) => ({ PK: threadPk(scope), SK: threadId });
-const PRIVATE = ["PK", "SK", "active_run", "graph_id"];
+const PRIVATE = ["PK", "SK", "active_run", "graph_id", "queued"];
 
 export function toThread(item: Item): Thread {
   const out: Item = {};
@@ -182,6 +182,7 @@ export async function copyThread(d: AgentDeployment, threadId: string): Promise<
     status: from.status === "busy" ? "idle" : from.status,
   };
   delete item.active_run;
+  delete item.queued;
   await putItem(T, item);
   return toThread(item);
 }

@@ -7,11 +7,12 @@ import { controllers, openChannel, type RunOutcome } from "./broker.ts";
 import type { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
+import { attachEventsMode } from "./events-mode.ts";
 import { CANCEL_POLL_MS, remoteWorkers, runLeaseMs } from "./execution.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { afterRunWrites, forgetRunWrites, graphById, withRunTagging } from "./run-graph.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
-import { getRunItem, runKey, threadRuns } from "./runs.ts";
+import { getRunItem, type Kick, runKey, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
 import { toThreadState } from "./state.ts";
 import { deleteThreadRecord, getThreadItem, threadKey } from "./threads.ts";
@@ -25,6 +26,9 @@ import { notifyWebhook } from "./webhook.ts";
 // pending → running with a lease; finishing releases it and pumps the thread's next pending run (enqueue).
 // A worker renews its lease while it runs; a run whose lease ran out (its worker died) is put back to
 // pending with attempt + 1 by the sweeper (sweeper.ts) and resumes from its last checkpoint.
+// A thread counts its pending runs in `queued`: the write that stores a pending run adds one, claiming or
+// cancelling it takes one off. So a new run on a free thread with nothing queued is stored already running
+// (runs.ts `storeStarted`), and a finished run releases a thread with nothing queued without a look for more.
 const T = "main" as const;
 const MAX_VALUES_BYTES = 200_000;
 const pumping = new Map<string, Promise<void>>();
@@ -33,7 +37,7 @@ const timers = new Map<string, NodeJS.Timeout>();
 const MAX_WORKER_SLEEP_MS = 60_000;
 
 /** Has the thread's next due run started: here (in-process), or by a worker function invoked for it. */
-export async function kick(d: AgentDeployment, threadId: string): Promise<void> {
+export const kick: Kick = async (d, threadId) => {
   if (!remoteWorkers()) {
     kickHere(d, threadId);
     return;
@@ -43,7 +47,15 @@ export async function kick(d: AgentDeployment, threadId: string): Promise<void> 
     deployment_id: d.deployment_id,
     thread_id: threadId,
   });
-}
+};
+// A run createRun stored already running (the thread was free) executes here at once, in-process only.
+kick.startClaimed = (d, run) => {
+  const ac = new AbortController();
+  controllers.set(run.run_id, ac);
+  void execute(d, run, ac).then((more) => {
+    if (more) kickHere(d, run.thread_id);
+  });
+};
 
 /** Starts the thread's oldest due pending run if the thread is free (serialised per thread in-process). */
 function kickHere(d: AgentDeployment, threadId: string): void {
@@ -53,6 +65,9 @@ function kickHere(d: AgentDeployment, threadId: string): void {
     .then(() => pump(d, threadId))
     .then((p) => {
       if (p.wakeInMs !== undefined) later(d, threadId, p.wakeInMs);
+      p.running?.then((more) => {
+        if (more) kickHere(d, threadId);
+      });
     })
     .catch((err) => logger.error("run pump failed", { thread_id: threadId, error: err }))
     .finally(() => {
@@ -68,8 +83,9 @@ function kickHere(d: AgentDeployment, threadId: string): void {
 export async function drainThread(d: AgentDeployment, threadId: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
     const p = await pump(d, threadId);
-    if (p.running) await p.running;
-    else if (p.wakeInMs !== undefined && p.wakeInMs <= Math.min(MAX_WORKER_SLEEP_MS, deadline - Date.now()))
+    if (p.running) {
+      if (!(await p.running)) return;
+    } else if (p.wakeInMs !== undefined && p.wakeInMs <= Math.min(MAX_WORKER_SLEEP_MS, deadline - Date.now()))
       await new Promise((r) => setTimeout(r, Math.max(p.wakeInMs ?? 0, 0) + 5));
     else return;
   }
@@ -78,8 +94,8 @@ export async function drainThread(d: AgentDeployment, threadId: string, deadline
 }
 
 interface Pumped {
-  /** The execution started, if one did. */
-  running?: Promise<void>;
+  /** The execution started, if one did; it resolves to whether the thread may have more runs queued. */
+  running?: Promise<boolean>;
   /** When the soonest delayed run is due, if nothing was due now. */
   wakeInMs?: number;
 }
@@ -89,6 +105,13 @@ async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
     const thread = await getThreadItem(d, threadId);
     if (!thread || thread.active_run) return {};
     const pending = await threadRuns(d, threadId, ["pending"]);
+    // The queued count only ever errs high (a pending run is counted in the write that stores it); mend it.
+    if (!pending.length && thread.queued > 0)
+      await conditionalUpdate(T, threadKey(d.scope, threadId), {
+        set: { queued: 0 },
+        when: { queued: thread.queued },
+        absent: ["active_run"],
+      });
     const now = Date.now();
     const due = pending.filter((r) => !r.not_before || r.not_before <= now);
     if (!due.length) {
@@ -120,8 +143,9 @@ const now = () => new Date().toISOString();
 async function claim(d: AgentDeployment, run: Item): Promise<number> {
   const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
     set: { active_run: run.run_id, status: "busy", updated_at: now() },
+    add: { queued: -1 },
+    absent: ["active_run"],
   });
-  lock.ConditionExpression += " AND attribute_not_exists(active_run)";
   const leaseUntil = Date.now() + runLeaseMs();
   const start = updateInput(T, runKey(d.scope, run.thread_id, run.run_id), {
     set: { status: "running", updated_at: now(), lease_until: leaseUntil },
@@ -190,7 +214,8 @@ async function resumesFromCheckpoint(d: AgentDeployment, run: Item): Promise<boo
 const frameName = (mode: string, ns: string[]) => (ns.length ? `${mode}|${ns.join("|")}` : mode);
 const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 
-async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<void> {
+/** Runs a claimed run to its end; answers whether the thread may have more runs queued. */
+async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<boolean> {
   const channel = openChannel(run.run_id);
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
@@ -200,6 +225,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   const kw = run.kwargs ?? {};
   let outcome: RunOutcome;
   let threadSet: Item = {};
+  let more = true;
   try {
     const base = await graphById(d, run.graph_id);
     const rg = {
@@ -247,6 +273,9 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
     const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
     traceRun(d, run, config);
+    // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
+    if (userModes.includes("events"))
+      attachEventsMode(config, { runId: run.run_id, input, emit: (e) => emit("events", e) });
     // Requested modes map to graph modes (messages-tuple → the graph's [message, metadata] "messages" frames).
     // "messages" mode turns the same frames into messages/metadata|partial|complete (messages-mode.ts).
     const tuples = userModes.includes("messages-tuple");
@@ -297,7 +326,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   }
   try {
     await log.flush();
-    outcome = await finish(d, run, outcome, threadSet);
+    ({ outcome, more } = await finish(d, run, outcome, threadSet));
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
@@ -309,29 +338,34 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
     );
     if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
-    if (!remoteWorkers()) kickHere(d, run.thread_id);
     await endRunTrace(run.run_id);
     // A worker function must not return (and be frozen) before its webhook went out.
     if (remoteWorkers()) await hook;
   }
+  return more;
 }
 
 /** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
 const ENDED = ["lease_until", "GSI1PK", "GSI1SK"];
 
-/** Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile. */
+/**
+ * Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile.
+ * `more` says whether the thread may have queued runs to start next: the release first tries on the
+ * condition that the thread's `queued` count is zero, so a thread with nothing waiting needs no look.
+ */
 export async function finish(
   d: AgentDeployment,
   run: Item,
   outcome: RunOutcome,
   threadSet: Item,
-): Promise<RunOutcome> {
+): Promise<{ outcome: RunOutcome; more: boolean }> {
   const rk = runKey(d.scope, run.thread_id, run.run_id);
-  const release = (set: Item) => {
+  const release = (set: Item, idle = false) => {
     const u = updateInput(T, threadKey(d.scope, run.thread_id), {
       set: { ...set, updated_at: now() },
       when: { active_run: run.run_id },
       remove: ["active_run", ...(set.status === "error" ? [] : ["error"])],
+      ...(idle ? { atMost: { queued: 0 } } : {}),
     });
     return { Update: u };
   };
@@ -343,11 +377,16 @@ export async function finish(
       remove: ENDED,
     });
     done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
-    try {
-      await transact([{ Update: done }, release(threadSet)]);
-      return outcome;
-    } catch (err) {
-      if (!cancelCodes(err)) throw err;
+    for (const idle of [true, false]) {
+      try {
+        await transact([{ Update: done }, release(threadSet, idle)]);
+        return { outcome, more: !idle };
+      } catch (err) {
+        const codes = cancelCodes(err);
+        if (!codes) throw err;
+        // The run's own condition failed: a cancel arrived.
+        if (codes[0] === "ConditionalCheckFailed") break;
+      }
     }
   }
   const action = (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
@@ -361,7 +400,7 @@ export async function finish(
       release({ status: "idle", state_updated_at: now() }),
     ]);
     await deleteEventLog(d.scope, run.run_id);
-    return { status: "deleted" };
+    return { outcome: { status: "deleted" }, more: true };
   }
   const done = updateInput(T, rk, {
     set: { status: "interrupted", updated_at: now() },
@@ -369,7 +408,7 @@ export async function finish(
     remove: ENDED,
   });
   await transact([{ Update: done }, release({ status: "idle" })]);
-  return { status: "interrupted" };
+  return { outcome: { status: "interrupted" }, more: true };
 }
 
 async function deleteStatelessThread(d: AgentDeployment, threadId: string): Promise<void> {

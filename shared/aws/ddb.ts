@@ -99,6 +99,10 @@ export interface ConditionalUpdate {
   in?: Record<string, readonly unknown[]>;
   /** Conditions: attribute is none of the values. */
   notIn?: Record<string, readonly unknown[]>;
+  /** Conditions: attribute is missing or at most the number. */
+  atMost?: Record<string, number>;
+  /** Conditions: attribute is missing. */
+  absent?: string[];
 }
 
 /** The UpdateItem input (also a transaction's Update) for a conditional update of an existing item. */
@@ -129,6 +133,8 @@ export function updateInput(table: TableId, key: Item, u: ConditionalUpdate) {
   for (const [k, vs] of Object.entries(u.in ?? {})) conds.push(`${name(k)} IN (${vs.map(value).join(", ")})`);
   for (const [k, vs] of Object.entries(u.notIn ?? {}))
     if (vs.length) conds.push(`NOT (${name(k)} IN (${vs.map(value).join(", ")}))`);
+  for (const [k, v] of Object.entries(u.atMost ?? {})) conds.push(`NOT (${name(k)} > ${value(v)})`);
+  for (const k of u.absent ?? []) conds.push(`attribute_not_exists(${name(k)})`);
   const removes = (u.remove ?? []).map(name);
   const expr = [
     sets.length ? `SET ${sets.join(", ")}` : "",

@@ -219,6 +219,32 @@ export async function getDeploymentRecord(tenant: string, id: string): Promise<D
   return item as DeploymentRecord | undefined;
 }
 
+// Agent-server calls read their deployment on every request. A record read within the last second serves
+// them (at most a second stale in another process; this process forgets it when it changes the record).
+const RECENT_MS = 1000;
+const recent = new Map<string, { at: number; record: DeploymentRecord }>();
+
+/** The deployment record as read at most a second ago (routing of agent-server calls). */
+export async function recentDeploymentRecord(
+  tenant: string,
+  id: string,
+): Promise<DeploymentRecord | undefined> {
+  const key = `${tenant}#${id}`;
+  const hit = recent.get(key);
+  if (hit && Date.now() - hit.at < RECENT_MS) return hit.record;
+  const record = await getDeploymentRecord(tenant, id);
+  if (record) {
+    if (recent.size > 1000) recent.clear();
+    recent.set(key, { at: Date.now(), record });
+  } else recent.delete(key);
+  return record;
+}
+
+/** Drops this process's recent copy of a deployment record it just changed. */
+export function forgetDeploymentRecord(tenant: string, id: string): void {
+  recent.delete(`${tenant}#${id}`);
+}
+
 export async function getDeployment(tenant: string, id: string): Promise<DeploymentRecord> {
   const d = await getDeploymentRecord(tenant, id);
   if (!d) throw new NotFound("Deployment not found");
@@ -405,6 +431,8 @@ export async function updateDeployment(
     if (err?.name === "TransactionCanceledException")
       throw new Conflict("The deployment changed while it was being updated: retry");
     throw err;
+  } finally {
+    forgetDeploymentRecord(tenant, id);
   }
   return { deployment: (await getDeploymentRecord(tenant, id))!, revisionId };
 }
@@ -413,4 +441,5 @@ export async function updateDeployment(
 export async function removeDeployment(d: DeploymentRecord): Promise<void> {
   await deleteItem("main", { PK: keys.namePk(d.tenant_id), SK: d.name });
   await deleteItem("main", { PK: keys.pk(d.tenant_id), SK: d.id });
+  forgetDeploymentRecord(d.tenant_id, d.id);
 }

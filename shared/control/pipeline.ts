@@ -14,6 +14,7 @@ import { materializeArtifact, uploadArtifact } from "./artifacts.ts";
 import {
   type DeploymentRecord,
   keys as deploymentKeys,
+  forgetDeploymentRecord,
   getDeploymentRecord,
   unsealSecrets,
 } from "./deployments.ts";
@@ -221,6 +222,7 @@ async function activate(r: RevisionRecord, d: DeploymentRecord, graphs: unknown[
         ),
       },
     ]);
+    forgetDeploymentRecord(d.tenant_id, d.id);
     return "DEPLOYED";
   } catch (err: any) {
     if (err?.name !== "TransactionCanceledException") throw err;

@@ -1,5 +1,6 @@
 import { inject } from "vitest";
 import { resetClients } from "../../shared/aws/clients.ts";
+import { callAt } from "./http.ts";
 
 // Test workers reach the shared local cloud over HTTP, and its AWS parts through the same env as handlers.
 export const facts = inject("cloud");
@@ -22,22 +23,4 @@ resetClients();
 export const base = facts.base_url;
 export const auth = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
 
-export async function call(
-  method: string,
-  path: string,
-  init: { headers?: Record<string, string>; body?: unknown; raw?: string | Uint8Array } = {},
-) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
-    body: init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
-  });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers };
-}
+export const call = callAt(base);
