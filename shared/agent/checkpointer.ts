@@ -8,15 +8,18 @@ import {
   type Checkpoint,
   type CheckpointListOptions,
   type CheckpointMetadata,
+  type CheckpointPendingWrite,
   type CheckpointTuple,
+  compareWritesSortKeys,
   copyCheckpoint,
   getCheckpointId,
   type PendingWrite,
   type SerializerProtocol,
   WRITES_IDX_MAP,
+  writesSortKey,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, getItem, type Item, toItem } from "../aws/ddb.ts";
+import { fromItem, getItem, type Item, toItem, transact } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
@@ -48,6 +51,23 @@ import { groupCreate, groupPut } from "./group-write.ts";
 const T = "checkpoints" as const;
 const DEFAULT_INLINE_BYTES = 300 * 1024;
 const WRITERS_CACHE = 1000;
+/** DynamoDB's limits of one TransactWriteItems call (100 items, 4 MB), with room for keys and attributes. */
+const MAX_TRANSACT_ITEMS = 100;
+const MAX_TRANSACT_BYTES = 3_500_000;
+const inlineBytesOf = (item: Item) =>
+  Object.values(item).reduce<number>((n, v) => n + (v instanceof Uint8Array ? v.byteLength : 64), 0);
+
+/** A task write as kept for a tracked thread: [task, channel, value, task path]. */
+type KeptWrite = [string, string, unknown, string];
+/** What a tracked thread wrote in a namespace (see `track`): its latest checkpoint as put, and task writes. */
+interface Latest {
+  id?: string;
+  checkpoint?: Checkpoint;
+  metadata?: CheckpointMetadata;
+  parentId?: string;
+  /** checkpoint id → `<task>\n<idx>` → write. A checkpoint's writes may come before its put. */
+  writes: Map<string, Map<string, KeptWrite>>;
+}
 
 export interface DynamoCheckpointSaverOptions {
   /** `<tenant>#<deployment>`: every key carries it, so deployments never see each other's threads. */
@@ -67,6 +87,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   readonly inlineBytes: number;
   /** Writers maps of recent puts: a run's next put names the previous one as parent, so it needs no read. */
   private writersCache = new Map<string, Record<string, string>>();
+  /** Threads whose run executes here → their latest checkpoint per namespace (see `track`). */
+  private latest = new Map<string, Map<string, Latest>>();
 
   constructor(options: DynamoCheckpointSaverOptions) {
     super(options.serde);
@@ -81,6 +103,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const pk = threadPk(this.scope, thread);
     const id = getCheckpointId(config);
+    const mine = this.latest.get(thread)?.get(ns);
+    if (mine?.id && (!id || id === mine.id)) return this.latestTuple(thread, ns, mine);
     let entry: Entry | undefined;
     if (id) {
       // One query: the checkpoint's key is the prefix of its writes' and values' keys.
@@ -170,9 +194,6 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
         return item;
       }),
     );
-    // Values first, the checkpoint last: a reader that finds the checkpoint finds everything it points to.
-    await groupPut(T, valueItems);
-
     const [[ctype, cbytes], [mtype, mbytes]] = await Promise.all([
       this.serde.dumpsTyped(stored),
       this.serde.dumpsTyped(metadata),
@@ -198,9 +219,32 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       ],
       this.inlineBytes,
     );
-    await groupPut(T, [head]);
+    await this.store(valueItems, head);
     this.remember(pk, ns, id, writers);
+    const mine = this.tracked(thread, ns);
+    if (mine) {
+      // The values a read would find: those of the channels the checkpoint points to.
+      const kept: Record<string, unknown> = {};
+      for (const ch of Object.keys(writers)) if (Object.hasOwn(values, ch)) kept[ch] = values[ch];
+      Object.assign(mine, { id, checkpoint: { ...checkpoint, channel_values: kept }, metadata, parentId });
+    }
+
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
+  }
+
+  /**
+   * A reader that finds a checkpoint must find every value it points to. Usually the values and the
+   * checkpoint fit one transaction (one request, all or nothing); else the values go first, the checkpoint last.
+   */
+  private async store(values: Item[], head: Item): Promise<void> {
+    const items = [...values, head];
+    const bytes = items.reduce((n, i) => n + inlineBytesOf(i), 0);
+    if (items.length <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
+      await transact(items.map((i) => ({ Put: { TableName: tableName(T), Item: toItem(i) } })));
+      return;
+    }
+    await groupPut(T, values);
+    await groupPut(T, [head]);
   }
 
   async putWrites(
@@ -215,6 +259,16 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (!id) throw new Error("Cannot put writes: config.configurable.checkpoint_id is missing");
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const pk = threadPk(this.scope, thread);
+    const mine = this.tracked(thread, ns);
+    if (mine) {
+      const kept = mine.writes.get(id) ?? new Map<string, KeptWrite>();
+      mine.writes.set(id, kept);
+      writes.forEach(([channel, value], i) => {
+        const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i;
+        const key = `${taskId}\n${idx}`;
+        if (idx < 0 || !kept.has(key)) kept.set(key, [taskId, channel, value, taskPath ?? ""]);
+      });
+    }
     const items = await Promise.all(
       writes.map(async ([channel, value], i) => {
         // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
@@ -243,6 +297,53 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     ]);
   }
 
+  /**
+   * While a run executes on `thread` in this process (it holds the thread's lock, so it is the thread's only
+   * writer), the saver keeps the latest checkpoint it put per namespace with its writes: reading the state
+   * right after the run needs no query. `untrack` ends it; deleting checkpoints forgets it.
+   */
+  track(thread: string): void {
+    this.latest.set(thread, new Map());
+  }
+
+  untrack(thread: string): void {
+    this.latest.delete(thread);
+  }
+
+  private tracked(thread: string, ns: string): Latest | undefined {
+    const byNs = this.latest.get(thread);
+    if (!byNs) return undefined;
+    let l = byNs.get(ns);
+    if (!l) {
+      l = { writes: new Map() };
+      byNs.set(ns, l);
+    }
+    return l;
+  }
+
+  /** A tracked latest checkpoint as a tuple, its values copied through the serializer as a read would. */
+  private async latestTuple(thread: string, ns: string, l: Latest): Promise<CheckpointTuple> {
+    const copy = async (v: unknown) => this.serde.loadsTyped(...(await this.serde.dumpsTyped(v)));
+    const values: Record<string, unknown> = {};
+    for (const [ch, v] of Object.entries(l.checkpoint!.channel_values)) values[ch] = await copy(v);
+    const writes = [...(l.writes.get(l.id!) ?? new Map<string, KeptWrite>()).entries()]
+      .map(([key, w]) => ({ w, sort: writesSortKey(w[3], w[0], Number(key.split("\n")[1])) }))
+      .sort((a, b) => compareWritesSortKeys(a.sort, b.sort));
+    const pendingWrites: CheckpointPendingWrite[] = [];
+    for (const { w } of writes) pendingWrites.push([w[0], w[1], await copy(w[2])]);
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: l.id } },
+      checkpoint: { ...copyCheckpoint(l.checkpoint!), channel_values: values },
+      metadata: (await copy(l.metadata)) as CheckpointMetadata,
+      pendingWrites,
+    };
+    if (l.parentId)
+      tuple.parentConfig = {
+        configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: l.parentId },
+      };
+    return tuple;
+  }
+
   /** Stores a special-channel write over any earlier one, deleting the object the earlier one left in S3. */
   private async replaceWrite(item: Item): Promise<void> {
     const out = await dynamo().send(
@@ -255,6 +356,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     await deleteThread(this.scope, threadId);
     this.writersCache.clear();
+    this.latest.get(threadId)?.clear();
   }
 
   /**
@@ -264,6 +366,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async deleteByRunId(threadId: string, runId: string): Promise<number> {
     const n = await deleteByRunId(this.scope, threadId, runId);
     this.writersCache.clear();
+    this.latest.get(threadId)?.clear();
     return n;
   }
 
@@ -271,6 +374,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async keepLatest(threadId: string): Promise<number> {
     const n = await keepLatest(this.scope, threadId);
     this.writersCache.clear();
+    this.latest.get(threadId)?.clear();
     return n;
   }
 

@@ -3,17 +3,28 @@ import type { Frame } from "./broker.ts";
 import { batchWrite, queryAll } from "./ddb-batch.ts";
 import { groupPut } from "./group-write.ts";
 
-// The durable log of a run's stream frames (PK `AGENT#<scope>#EVENTS#<run_id>`, SK the zero-padded seq), so a
-// join-stream with Last-Event-ID resumes from any process, also after the in-process broker forgot the run.
-// Writes are batched off the run's hot path; `flush` is awaited before the run's final status is written.
+// The durable log of a run's stream frames (PK `AGENT#<scope>#EVENTS#<run_id>`), so a join-stream with
+// Last-Event-ID resumes from any process, also after the in-process broker forgot the run. Frames are written
+// in chunks off the run's hot path: one item per flush holding its frames (`frames`, JSON), SK the zero-padded
+// seq of its last frame, so `SK > after` finds every chunk with a frame after `after`. (Items of one frame,
+// with `event` and `data`, are read too.) `flush` is awaited before the run's final status is written.
 const T = "main" as const;
 const TTL_S = 7 * 24 * 3600;
 const MAX_DATA = 300_000;
+/** A chunk item stays well inside DynamoDB's 400 KB. */
+const MAX_CHUNK = 350_000;
 const pk = (scope: string, runId: string) => `AGENT#${scope}#EVENTS#${runId}`;
 const sk = (seq: number) => String(seq).padStart(10, "0");
 
+interface Stored {
+  seq: number;
+  event: string;
+  /** The frame's data as JSON. */
+  data: string;
+}
+
 export class EventLog {
-  private pending: Item[] = [];
+  private pending: Stored[] = [];
   private writing: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
 
@@ -25,13 +36,7 @@ export class EventLog {
   add(f: Frame): void {
     let data = JSON.stringify(f.data ?? null);
     if (data.length > MAX_DATA) data = JSON.stringify({ truncated: true });
-    this.pending.push({
-      PK: pk(this.scope, this.runId),
-      SK: sk(f.seq),
-      event: f.event,
-      data,
-      expires_at: Math.floor(Date.now() / 1000) + TTL_S,
-    });
+    this.pending.push({ seq: f.seq, event: f.event, data });
     this.timer ??= setTimeout(() => void this.flush().catch(() => {}), 25);
   }
 
@@ -39,10 +44,34 @@ export class EventLog {
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.pending;
+    const items = this.chunks(this.pending);
     this.pending = [];
-    this.writing = this.writing.then(() => groupPut(T, batch));
+    this.writing = this.writing.then(() => groupPut(T, items));
     return this.writing;
+  }
+
+  private chunks(frames: Stored[]): Item[] {
+    const items: Item[] = [];
+    let chunk: Stored[] = [];
+    let size = 0;
+    const close = () => {
+      if (!chunk.length) return;
+      items.push({
+        PK: pk(this.scope, this.runId),
+        SK: sk(chunk[chunk.length - 1].seq),
+        frames: JSON.stringify(chunk),
+        expires_at: Math.floor(Date.now() / 1000) + TTL_S,
+      });
+      chunk = [];
+      size = 0;
+    };
+    for (const f of frames) {
+      if (size + f.data.length > MAX_CHUNK) close();
+      chunk.push(f);
+      size += f.data.length + f.event.length + 32;
+    }
+    close();
+    return items;
   }
 }
 
@@ -52,7 +81,14 @@ export async function readEventLog(scope: string, runId: string, afterSeq = 0): 
     values: { ":pk": pk(scope, runId), ":after": sk(afterSeq) },
     ConsistentRead: true,
   });
-  return items.map((i) => ({ seq: Number(i.SK), event: i.event, data: JSON.parse(i.data) }));
+  const stored: Stored[] = items.flatMap((i) =>
+    typeof i.frames === "string"
+      ? (JSON.parse(i.frames) as Stored[])
+      : [{ seq: Number(i.SK), event: i.event, data: i.data }],
+  );
+  return stored
+    .filter((f) => f.seq > afterSeq)
+    .map((f) => ({ seq: f.seq, event: f.event, data: JSON.parse(f.data) }));
 }
 
 export async function deleteEventLog(scope: string, runId: string): Promise<void> {

@@ -217,6 +217,7 @@ const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 /** Runs a claimed run to its end; answers whether the thread may have more runs queued. */
 async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<boolean> {
   const channel = openChannel(run.run_id);
+  const saver = d.checkpointer() as Partial<DynamoCheckpointSaver>;
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
   if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
@@ -273,6 +274,8 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
     const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
     traceRun(d, run, config);
+    // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
+    saver.track?.(run.thread_id);
     // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
     if (userModes.includes("events"))
       attachEventsMode(config, { runId: run.run_id, input, emit: (e) => emit("events", e) });
@@ -330,6 +333,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
+    saver.untrack?.(run.thread_id);
     unwatch();
     controllers.delete(run.run_id);
     forgetRunWrites(run.run_id);
