@@ -50,6 +50,19 @@ export class EventLog {
     return this.writing;
   }
 
+  /**
+   * Hands over what is not written yet, as items, once earlier writes are done: the caller stores them in
+   * its own write (the run's final transaction), so a short run's frames cost no request of their own.
+   */
+  async take(): Promise<Item[]> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+    const items = this.chunks(this.pending);
+    this.pending = [];
+    return items;
+  }
+
   private chunks(frames: Stored[]): Item[] {
     const items: Item[] = [];
     let chunk: Stored[] = [];

@@ -161,21 +161,7 @@ export async function createRun(
 ): Promise<Run> {
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
-  const [rg, found] = await Promise.all([
-    graphFor(d, body.assistant_id),
-    stateless ? undefined : getThreadItem(d, tid),
-  ]);
-  let thread = found;
-  if (!thread) {
-    if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
-    await createThread(d, {
-      thread_id: tid,
-      metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id },
-      if_exists: "do_nothing",
-    });
-    thread = { graph_id: rg.graph_id };
-  }
-  const bind = thread.graph_id !== rg.graph_id;
+  const rg = await graphFor(d, body.assistant_id);
   const strategy = body.multitask_strategy ?? "enqueue";
   const now = new Date().toISOString();
   const item: Item = {
@@ -214,22 +200,28 @@ export async function createRun(
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
   if (!remoteWorkers()) openChannel(item.run_id);
   // With the worker in this process, a free thread with nothing queued starts the run in the same write that
-  // stores it: no other run is active or waiting, so every multitask strategy agrees.
-  if (
-    kick.startClaimed &&
-    !remoteWorkers() &&
-    !item.not_before &&
-    !thread.active_run &&
-    !(thread.queued > 0)
-  ) {
-    const started = await storeStarted(d, item, bind ? rg : undefined);
-    if (started) {
-      kick.startClaimed(d, started);
-      // Answered as created, as the reference answers every new run (it starts a moment later there).
-      return toRun(item);
-    }
+  // stores it: no other run is active or waiting, so every multitask strategy agrees. (The write's conditions
+  // check the thread; any other case takes the general way below.)
+  const fast = kick.startClaimed !== undefined && !remoteWorkers() && !item.not_before;
+  const startNow = async () => {
+    const started = fast ? await storeStarted(d, item, rg) : undefined;
+    if (started) kick.startClaimed!(d, started);
+    return started !== undefined;
+  };
+  // Answered as created, as the reference answers every new run (it starts a moment later there).
+  if (!stateless && (await startNow())) return toRun(item);
+  let thread = stateless ? undefined : await getThreadItem(d, tid);
+  if (!thread) {
+    if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
+    await createThread(d, {
+      thread_id: tid,
+      metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id },
+      if_exists: "do_nothing",
+    });
+    if (await startNow()) return toRun(item);
+    thread = { graph_id: rg.graph_id };
   }
-  if (bind) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
+  if (thread.graph_id !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
   if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
     throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
   await storePending(d, item);
@@ -255,31 +247,34 @@ export interface Kick {
 
 /**
  * Stores a new run as running and takes the thread's lock, in one transaction that holds only while the
- * thread is free and has no queued run; undefined when it is not (the run then queues as pending).
+ * thread exists, is free, has no queued run and is bound to the run's graph or to none (a first run binds
+ * it, as bindGraph does); undefined when it does not (the run then takes the general way).
  */
 async function storeStarted(
   d: AgentDeployment,
   item: Item,
-  bind?: { graph_id: string; assistant_id: string },
+  rg: { graph_id: string; assistant_id: string },
 ): Promise<Item | undefined> {
-  const now = new Date().toISOString();
   const run = { ...item, status: "running", lease_until: Date.now() + runLeaseMs() };
-  const lock = updateInput(T, threadKey(d.scope, item.thread_id), {
-    set: {
-      active_run: item.run_id,
-      status: "busy",
-      updated_at: now,
-      ...(bind
-        ? {
-            graph_id: bind.graph_id,
-            "metadata.graph_id": bind.graph_id,
-            "metadata.assistant_id": bind.assistant_id,
-          }
-        : {}),
-    },
-    absent: ["active_run"],
-    atMost: { queued: 0 },
-  });
+  const lock = {
+    TableName: tableName(T),
+    Key: toItem(threadKey(d.scope, item.thread_id)),
+    UpdateExpression:
+      "SET active_run = :run, #status = :busy, updated_at = :now, graph_id = :g, #md.graph_id = :g, " +
+      "#md.assistant_id = if_not_exists(#md.assistant_id, :a)",
+    ConditionExpression:
+      "attribute_exists(PK) AND attribute_not_exists(active_run) AND NOT (queued > :zero) AND " +
+      "(attribute_not_exists(graph_id) OR graph_id = :g)",
+    ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
+    ExpressionAttributeValues: toItem({
+      ":run": item.run_id,
+      ":busy": "busy",
+      ":now": new Date().toISOString(),
+      ":g": rg.graph_id,
+      ":a": rg.assistant_id,
+      ":zero": 0,
+    }),
+  };
   try {
     await transact([{ Put: { TableName: tableName(T), Item: toItem(run) } }, { Update: lock }]);
     return run;

@@ -35,15 +35,17 @@ export async function* runFrames(
     yield* channel.follow(opts.lastSeq ?? 0, opts.signal);
     return;
   }
-  // Not running here: replay the durable log (a cross-process live tail would poll it the same way).
-  for (let last = opts.lastSeq ?? 0; !opts.signal?.aborted; ) {
+  // Not running here: replay the durable log (a cross-process live tail would poll it the same way). A run's
+  // last frames are stored with its final status, so one more read after seeing that status gets them.
+  for (let last = opts.lastSeq ?? 0, ended = false; !opts.signal?.aborted; ) {
     for (const f of await readEventLog(d.scope, runId, last)) {
       last = f.seq;
       yield f;
     }
+    if (ended) return;
     const run = await getRunItem(d, threadId, runId);
-    if (!run || FINAL.includes(run.status)) return;
-    await new Promise((r) => setTimeout(r, 200));
+    ended = !run || FINAL.includes(run.status);
+    if (!ended) await new Promise((r) => setTimeout(r, 200));
   }
 }
 

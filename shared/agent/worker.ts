@@ -9,6 +9,7 @@ import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
 import { CANCEL_POLL_MS, remoteWorkers, runLeaseMs } from "./execution.ts";
+import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { afterRunWrites, forgetRunWrites, graphById, withRunTagging } from "./run-graph.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
@@ -328,8 +329,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
   }
   try {
-    await log.flush();
-    ({ outcome, more } = await finish(d, run, outcome, threadSet));
+    ({ outcome, more } = await finish(d, run, outcome, threadSet, await log.take()));
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
@@ -349,6 +349,10 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   return more;
 }
 
+/** Frames that may join the run's final transaction (DynamoDB: 100 items, 4 MB a transaction). */
+const MAX_FRAME_ITEMS = 20;
+const MAX_FRAME_BYTES = 2_000_000;
+
 /** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
 const ENDED = ["lease_until", "GSI1PK", "GSI1SK"];
 
@@ -362,8 +366,14 @@ export async function finish(
   run: Item,
   outcome: RunOutcome,
   threadSet: Item,
+  frames: Item[] = [],
 ): Promise<{ outcome: RunOutcome; more: boolean }> {
   const rk = runKey(d.scope, run.thread_id, run.run_id);
+  // The run's last stream frames ride in the final transaction when they fit (else they go first).
+  const bytes = frames.reduce((n, f) => n + String(f.frames ?? "").length, 0);
+  let ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
+  if (!ride.length) await groupPut(T, frames);
+  const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
   const release = (set: Item, idle = false) => {
     const u = updateInput(T, threadKey(d.scope, run.thread_id), {
       set: { ...set, updated_at: now() },
@@ -383,7 +393,7 @@ export async function finish(
     done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
     for (const idle of [true, false]) {
       try {
-        await transact([{ Update: done }, release(threadSet, idle)]);
+        await transact([{ Update: done }, release(threadSet, idle), ...framePuts()]);
         return { outcome, more: !idle };
       } catch (err) {
         const codes = cancelCodes(err);
@@ -393,6 +403,8 @@ export async function finish(
       }
     }
   }
+  await groupPut(T, ride);
+  ride = [];
   const action = (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
   if (action === "rollback") {
     // The run's checkpoints go before its record, so nobody sees a deleted run's state.
