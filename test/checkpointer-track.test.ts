@@ -16,7 +16,7 @@ async function bothReads(saver: DynamoCheckpointSaver, thread: string, run: () =
   await run();
   const config = { configurable: { thread_id: thread } };
   const tracked = await saver.getTuple(config);
-  saver.untrack(thread);
+  await saver.untrack(thread);
   const stored = await saver.getTuple(config);
   return { tracked, stored };
 }
@@ -76,7 +76,63 @@ describe("DynamoCheckpointSaver.track", () => {
     (first!.checkpoint.channel_values.messages as unknown[]).length = 0;
     const second = await saver.getTuple({ configurable: { thread_id: thread } });
     expect((second!.checkpoint.channel_values.messages as unknown[]).length).toBe(4);
-    saver.untrack(thread);
+    await saver.untrack(thread);
+  });
+
+  it("stores a failed superstep's successful writes when the run settles, so a retry skips that task", async () => {
+    let okCalls = 0;
+    let fail = true;
+    const g = new StateGraph(State)
+      .addNode("ok", () => {
+        okCalls++;
+        return { items: ["ok"] };
+      })
+      .addNode("boom", () => {
+        if (fail) throw new Error("boom");
+        return { items: ["boom"] };
+      })
+      .addEdge(START, "ok")
+      .addEdge(START, "boom")
+      .addEdge("ok", END)
+      .addEdge("boom", END)
+      .compile({ checkpointer: saver });
+    const thread = randomUUID();
+    const config = { configurable: { thread_id: thread } };
+    saver.track(thread);
+    await expect(g.invoke({ items: [] }, config)).rejects.toThrow("boom");
+    await saver.untrack(thread);
+    const stored = await saver.getTuple(config);
+    expect(
+      stored?.pendingWrites?.some(([, channel, value]) => channel === "items" && String(value) === "ok"),
+    ).toBe(true);
+    fail = false;
+    expect((await g.invoke(null, config)).items.sort()).toEqual(["boom", "ok"]);
+    expect(okCalls).toBe(1);
+  });
+
+  it("a replayed task's write that was stored before keeps the first copy; the checkpoint is still stored", async () => {
+    const thread = randomUUID();
+    const cp = (id: string) => ({
+      v: 4,
+      id,
+      ts: new Date().toISOString(),
+      channel_values: { items: [id] },
+      channel_versions: { items: 1 },
+      versions_seen: {},
+    });
+    const first = await saver.put(
+      { configurable: { thread_id: thread, checkpoint_ns: "" } },
+      cp("1"),
+      { source: "loop", step: 0, parents: {} },
+      { items: 1 },
+    );
+    await saver.putWrites(first, [["items", ["first"]]], "task-1");
+    saver.track(thread);
+    await saver.putWrites(first, [["items", ["replayed"]]], "task-1");
+    const second = await saver.put(first, cp("2"), { source: "loop", step: 1, parents: {} }, { items: 2 });
+    await saver.untrack(thread);
+    expect((await saver.getTuple(second))?.checkpoint.id).toBe("2");
+    expect((await saver.getTuple(first))?.pendingWrites).toEqual([["task-1", "items", ["first"]]]);
   });
 
   it("forgets a thread's latest checkpoint when checkpoints are deleted", async () => {
@@ -90,6 +146,6 @@ describe("DynamoCheckpointSaver.track", () => {
     await g.invoke({ items: [] }, { configurable: { thread_id: thread } });
     await saver.deleteThread(thread);
     expect(await saver.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
-    saver.untrack(thread);
+    await saver.untrack(thread);
   });
 });

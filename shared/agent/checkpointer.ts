@@ -19,7 +19,8 @@ import {
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, getItem, type Item, toItem, transact } from "../aws/ddb.ts";
+import { cancelCodes, fromItem, getItem, type Item, toItem, transact } from "../aws/ddb.ts";
+import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
@@ -89,6 +90,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   private writersCache = new Map<string, Record<string, string>>();
   /** Threads whose run executes here → their latest checkpoint per namespace (see `track`). */
   private latest = new Map<string, Map<string, Latest>>();
+  /** Task writes of tracked threads not stored yet: they ride in the thread's next checkpoint transaction. */
+  private deferred = new Map<string, Item[]>();
 
   constructor(options: DynamoCheckpointSaverOptions) {
     super(options.serde);
@@ -219,7 +222,9 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       ],
       this.inlineBytes,
     );
-    await this.store(valueItems, head);
+    const writes = this.deferred.get(thread) ?? [];
+    this.deferred.delete(thread);
+    await this.store(valueItems, head, writes);
     this.remember(pk, ns, id, writers);
     const mine = this.tracked(thread, ns);
     if (mine) {
@@ -236,15 +241,40 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * A reader that finds a checkpoint must find every value it points to. Usually the values and the
    * checkpoint fit one transaction (one request, all or nothing); else the values go first, the checkpoint last.
    */
-  private async store(values: Item[], head: Item): Promise<void> {
+  private async store(values: Item[], head: Item, writes: Item[] = []): Promise<void> {
     const items = [...values, head];
-    const bytes = items.reduce((n, i) => n + inlineBytesOf(i), 0);
-    if (items.length <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
-      await transact(items.map((i) => ({ Put: { TableName: tableName(T), Item: toItem(i) } })));
+    const bytes = [...items, ...writes].reduce((n, i) => n + inlineBytesOf(i), 0);
+    if (items.length + writes.length <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
+      try {
+        await transact([
+          ...items.map((i) => ({ Put: { TableName: tableName(T), Item: toItem(i) } })),
+          ...writes.map((i) => ({
+            Put: {
+              TableName: tableName(T),
+              Item: toItem(i),
+              ConditionExpression: "attribute_not_exists(SK)",
+            },
+          })),
+        ]);
+        return;
+      } catch (err) {
+        if (!writes.length || !cancelCodes(err)?.includes("ConditionalCheckFailed")) throw err;
+      }
+      // A replayed task's write was stored before: the writes one by one, then the checkpoint alone.
+      await this.createWrites(writes);
+      await this.store(values, head);
       return;
     }
+    await this.createWrites(writes);
     await groupPut(T, values);
     await groupPut(T, [head]);
+  }
+
+  /** Stores task writes where none is stored yet (the first copy wins), dropping a losing copy's S3 object. */
+  private async createWrites(writes: Item[]): Promise<void> {
+    const created = await groupCreate(T, writes);
+    const orphans = writes.filter((item, i) => !created[i] && item.value_ref).map((i) => i.value_ref);
+    if (orphans.length) await deleteObjects(orphans);
   }
 
   async putWrites(
@@ -288,26 +318,40 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const kept = items.filter((i) => i.idx >= 0);
-    await Promise.all([
-      groupCreate(T, kept).then(async (created) => {
-        const orphans = kept.filter((item, i) => !created[i] && item.value_ref).map((i) => i.value_ref);
-        if (orphans.length) await deleteObjects(orphans);
-      }),
-      ...items.filter((i) => i.idx < 0).map((item) => this.replaceWrite(item)),
-    ]);
+    const replaced = items.filter((i) => i.idx < 0).map((item) => this.replaceWrite(item));
+    if (this.latest.has(thread)) {
+      // A tracked thread's ordinary writes ride in its next checkpoint's transaction (or `settle`).
+      this.deferred.set(thread, [...(this.deferred.get(thread) ?? []), ...kept]);
+      await Promise.all(replaced);
+      return;
+    }
+    await Promise.all([this.createWrites(kept), ...replaced]);
   }
 
   /**
    * While a run executes on `thread` in this process (it holds the thread's lock, so it is the thread's only
    * writer), the saver keeps the latest checkpoint it put per namespace with its writes: reading the state
-   * right after the run needs no query. `untrack` ends it; deleting checkpoints forgets it.
+   * right after the run needs no query. Its ordinary task writes are stored with the next checkpoint (one
+   * transaction for both) or by `settle`; a crash in between loses only writes the retried run redoes from
+   * the last checkpoint. `untrack` ends it; deleting checkpoints forgets it.
    */
   track(thread: string): void {
     this.latest.set(thread, new Map());
   }
 
-  untrack(thread: string): void {
+  /** Ends tracking; resolves once writes still held are stored (errors are logged). */
+  untrack(thread: string): Promise<void> {
     this.latest.delete(thread);
+    return this.settle(thread).catch((err) =>
+      logger.error("checkpoint writes could not be stored", { thread_id: thread, error: err }),
+    );
+  }
+
+  /** Stores the task writes a tracked thread still holds (its run calls this before it ends). */
+  async settle(thread: string): Promise<void> {
+    const writes = this.deferred.get(thread) ?? [];
+    this.deferred.delete(thread);
+    if (writes.length) await this.createWrites(writes);
   }
 
   private tracked(thread: string, ns: string): Latest | undefined {
@@ -356,6 +400,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async deleteThread(threadId: string): Promise<void> {
     await deleteThread(this.scope, threadId);
     this.writersCache.clear();
+    this.deferred.delete(threadId);
     this.latest.get(threadId)?.clear();
   }
 
@@ -366,6 +411,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async deleteByRunId(threadId: string, runId: string): Promise<number> {
     const n = await deleteByRunId(this.scope, threadId, runId);
     this.writersCache.clear();
+    this.deferred.delete(threadId);
     this.latest.get(threadId)?.clear();
     return n;
   }
@@ -374,6 +420,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   async keepLatest(threadId: string): Promise<number> {
     const n = await keepLatest(this.scope, threadId);
     this.writersCache.clear();
+    this.deferred.delete(threadId);
     this.latest.get(threadId)?.clear();
     return n;
   }

@@ -329,11 +329,12 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
   }
   try {
+    await saver.settle?.(run.thread_id);
     ({ outcome, more } = await finish(d, run, outcome, threadSet, await log.take()));
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
-    saver.untrack?.(run.thread_id);
+    void saver.untrack?.(run.thread_id);
     unwatch();
     controllers.delete(run.run_id);
     forgetRunWrites(run.run_id);
