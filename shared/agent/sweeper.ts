@@ -83,7 +83,7 @@ export async function sweepRuns(now = Date.now()): Promise<SweepResult> {
 /** Takes a run back from a dead worker; false when the run moved on meanwhile (its worker was alive). */
 async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
   if (item.cancel_action) {
-    await finish(d, item, { status: "cancelled" }, {});
+    await finish(d, item, { status: "cancelled" }, {}, [], item.cancel_action);
     return true;
   }
   const at = new Date().toISOString();

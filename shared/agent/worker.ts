@@ -329,8 +329,13 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
   }
   try {
-    await saver.settle?.(run.thread_id);
-    ({ outcome, more } = await finish(d, run, outcome, threadSet, await log.take()));
+    // Side by side: the run's held writes, its last frames, and (when it was cancelled) which cancel it was.
+    const [, frames, record] = await Promise.all([
+      saver.settle?.(run.thread_id),
+      log.take(),
+      outcome.status === "cancelled" ? getRunItem(d, run.thread_id, run.run_id) : undefined,
+    ]);
+    ({ outcome, more } = await finish(d, run, outcome, threadSet, frames, record?.cancel_action));
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
@@ -368,11 +373,12 @@ export async function finish(
   outcome: RunOutcome,
   threadSet: Item,
   frames: Item[] = [],
+  cancelAction?: string,
 ): Promise<{ outcome: RunOutcome; more: boolean }> {
   const rk = runKey(d.scope, run.thread_id, run.run_id);
   // The run's last stream frames ride in the final transaction when they fit (else they go first).
   const bytes = frames.reduce((n, f) => n + String(f.frames ?? "").length, 0);
-  let ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
+  const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
   if (!ride.length) await groupPut(T, frames);
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
   const release = (set: Item, idle = false) => {
@@ -404,9 +410,8 @@ export async function finish(
       }
     }
   }
-  await groupPut(T, ride);
-  ride = [];
-  const action = (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
+  const action =
+    cancelAction ?? (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
   if (action === "rollback") {
     // The run's checkpoints go before its record, so nobody sees a deleted run's state.
     await afterRunWrites(run.run_id, () =>
@@ -424,7 +429,7 @@ export async function finish(
     when: { status: "running" },
     remove: ENDED,
   });
-  await transact([{ Update: done }, release({ status: "idle" })]);
+  await transact([{ Update: done }, release({ status: "idle" }), ...framePuts()]);
   return { outcome: { status: "interrupted" }, more: true };
 }
 
