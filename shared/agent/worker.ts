@@ -329,13 +329,17 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     }
   }
   try {
-    // Side by side: the run's held writes, its last frames, and (when it was cancelled) which cancel it was.
+    // Side by side: the run's held writes and its last frames. Which cancel stopped it is the abort's
+    // reason (cancelRun here, or the record the worker polled); read from the record only if it says not.
+    const cancel = /^run (interrupt|rollback)$/.exec(
+      (ac.signal.reason as Error | undefined)?.message ?? "",
+    )?.[1];
     const [, frames, record] = await Promise.all([
       saver.settle?.(run.thread_id),
       log.take(),
-      outcome.status === "cancelled" ? getRunItem(d, run.thread_id, run.run_id) : undefined,
+      outcome.status === "cancelled" && !cancel ? getRunItem(d, run.thread_id, run.run_id) : undefined,
     ]);
-    ({ outcome, more } = await finish(d, run, outcome, threadSet, frames, record?.cancel_action));
+    ({ outcome, more } = await finish(d, run, outcome, threadSet, frames, cancel ?? record?.cancel_action));
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
