@@ -290,7 +290,9 @@ async function storePending(d: AgentDeployment, item: Item): Promise<void> {
   try {
     await transact([{ Put: { TableName: tableName(T), Item: toItem(item) } }, { Update: count }]);
   } catch (err) {
-    if (cancelCodes(err)) throw new NotFound(`Thread ${item.thread_id} not found`);
+    // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
+    if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
+      throw new NotFound(`Thread ${item.thread_id} not found`);
     throw err;
   }
 }
