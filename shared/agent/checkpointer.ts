@@ -58,8 +58,14 @@ const MAX_TRANSACT_BYTES = 3_500_000;
 const inlineBytesOf = (item: Item) =>
   Object.values(item).reduce<number>((n, v) => n + (v instanceof Uint8Array ? v.byteLength : 64), 0);
 
-/** A task write as kept for a tracked thread: [task, channel, value, task path]. */
-type KeptWrite = [string, string, unknown, string];
+/** A task write as kept for a tracked thread. */
+interface KeptWrite {
+  task: string;
+  channel: string;
+  value: unknown;
+  path: string;
+  idx: number;
+}
 /** What a tracked thread wrote in a namespace (see `track`): its latest checkpoint as put, and task writes. */
 interface Latest {
   id?: string;
@@ -289,21 +295,25 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (!id) throw new Error("Cannot put writes: config.configurable.checkpoint_id is missing");
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const pk = threadPk(this.scope, thread);
+    // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
+    // ordinary writes keep the first copy, so a replayed task cannot change a stored result.
+    const indexed = writes.map(([channel, value], i) => ({
+      channel,
+      value,
+      idx: Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i,
+    }));
     const mine = this.tracked(thread, ns);
     if (mine) {
       const kept = mine.writes.get(id) ?? new Map<string, KeptWrite>();
       mine.writes.set(id, kept);
-      writes.forEach(([channel, value], i) => {
-        const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i;
+      for (const { channel, value, idx } of indexed) {
         const key = `${taskId}\n${idx}`;
-        if (idx < 0 || !kept.has(key)) kept.set(key, [taskId, channel, value, taskPath ?? ""]);
-      });
+        if (idx < 0 || !kept.has(key))
+          kept.set(key, { task: taskId, channel, value, path: taskPath ?? "", idx });
+      }
     }
     const items = await Promise.all(
-      writes.map(async ([channel, value], i) => {
-        // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
-        // ordinary writes keep the first copy, so a replayed task cannot change a stored result.
-        const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel] : i;
+      indexed.map(async ({ channel, value, idx }) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
         const item: Item = {
           ...this.base(pk, thread, ns, id),
@@ -370,11 +380,11 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const copy = async (v: unknown) => this.serde.loadsTyped(...(await this.serde.dumpsTyped(v)));
     const values: Record<string, unknown> = {};
     for (const [ch, v] of Object.entries(l.checkpoint!.channel_values)) values[ch] = await copy(v);
-    const writes = [...(l.writes.get(l.id!) ?? new Map<string, KeptWrite>()).entries()]
-      .map(([key, w]) => ({ w, sort: writesSortKey(w[3], w[0], Number(key.split("\n")[1])) }))
+    const writes = [...(l.writes.get(l.id!)?.values() ?? [])]
+      .map((w) => ({ w, sort: writesSortKey(w.path, w.task, w.idx) }))
       .sort((a, b) => compareWritesSortKeys(a.sort, b.sort));
     const pendingWrites: CheckpointPendingWrite[] = [];
-    for (const { w } of writes) pendingWrites.push([w[0], w[1], await copy(w[2])]);
+    for (const { w } of writes) pendingWrites.push([w.task, w.channel, await copy(w.value)]);
     const tuple: CheckpointTuple = {
       config: { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: l.id } },
       checkpoint: { ...copyCheckpoint(l.checkpoint!), channel_values: values },
@@ -399,9 +409,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
 
   async deleteThread(threadId: string): Promise<void> {
     await deleteThread(this.scope, threadId);
-    this.writersCache.clear();
-    this.deferred.delete(threadId);
-    this.latest.get(threadId)?.clear();
+    this.forget(threadId);
   }
 
   /**
@@ -410,24 +418,27 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    */
   async deleteByRunId(threadId: string, runId: string): Promise<number> {
     const n = await deleteByRunId(this.scope, threadId, runId);
-    this.writersCache.clear();
-    this.deferred.delete(threadId);
-    this.latest.get(threadId)?.clear();
+    this.forget(threadId);
     return n;
   }
 
   /** Deletes every checkpoint of a thread but the latest (per namespace). Returns how many were deleted. */
   async keepLatest(threadId: string): Promise<number> {
     const n = await keepLatest(this.scope, threadId);
-    this.writersCache.clear();
-    this.deferred.delete(threadId);
-    this.latest.get(threadId)?.clear();
+    this.forget(threadId);
     return n;
   }
 
   /** Copies every checkpoint of a thread (all namespaces, writes, values, S3 parts) to another thread id. */
   async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
     await copyThread(this.scope, fromThreadId, toThreadId, (head) => this.retargetMetadata(head, toThreadId));
+  }
+
+  /** After checkpoints of a thread were deleted: nothing remembered of it may be used or written. */
+  private forget(threadId: string): void {
+    this.writersCache.clear();
+    this.deferred.delete(threadId);
+    this.latest.get(threadId)?.clear();
   }
 
   private reading(): Reading {

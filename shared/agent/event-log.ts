@@ -7,7 +7,8 @@ import { groupPut } from "./group-write.ts";
 // Last-Event-ID resumes from any process, also after the in-process broker forgot the run. Frames are written
 // in chunks off the run's hot path: one item per flush holding its frames (`frames`, JSON), SK the zero-padded
 // seq of its last frame, so `SK > after` finds every chunk with a frame after `after`. (Items of one frame,
-// with `event` and `data`, are read too.) `flush` is awaited before the run's final status is written.
+// with `event` and `data`, are read too.) At its end a run `take`s the frames not yet written and stores them
+// in the transaction that writes its final status.
 const T = "main" as const;
 const TTL_S = 7 * 24 * 3600;
 const MAX_DATA = 300_000;
@@ -42,10 +43,7 @@ export class EventLog {
 
   /** Writes everything added so far. */
   flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const items = this.chunks(this.pending);
-    this.pending = [];
+    const items = this.drain();
     this.writing = this.writing.then(() => groupPut(T, items));
     return this.writing;
   }
@@ -55,9 +53,15 @@ export class EventLog {
    * its own write (the run's final transaction), so a short run's frames cost no request of their own.
    */
   async take(): Promise<Item[]> {
+    const items = this.drain();
+    await this.writing;
+    return items;
+  }
+
+  /** The frames added so far, as chunk items, leaving none pending (and no flush timer). */
+  private drain(): Item[] {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.writing;
     const items = this.chunks(this.pending);
     this.pending = [];
     return items;
