@@ -1,6 +1,6 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { type FakeServer, fakeServer, type Seen } from "./helpers/fake-http.ts";
@@ -48,12 +48,6 @@ beforeAll(async () => {
 const agent = (path: string, body?: unknown) =>
   call(body === undefined ? "GET" : "POST", `/agents/${deploymentId}${path}`, { headers: auth, body });
 
-async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
-  const out: { event: string; data: any }[] = [];
-  for await (const part of stream) out.push(part);
-  return out;
-}
-
 type Part = { id?: string; event: string; data: any };
 /** Reads a never-ending stream until `ends` runs have ended, then leaves (a stuck stream fails after 20 s). */
 async function untilEnds(open: (signal: AbortSignal) => AsyncIterable<Part>, ends: number): Promise<Part[]> {
@@ -73,10 +67,9 @@ async function untilEnds(open: (signal: AbortSignal) => AsyncIterable<Part>, end
 }
 
 const statusOf = async (threadId: string, runId: string) => (await client.runs.get(threadId, runId)).status;
-const runningSoon = (threadId: string, runId: string) =>
-  waitFor("the run to start", async () => (await statusOf(threadId, runId)) === "running", 10_000, 20);
+const runningSoon = (threadId: string, runId: string) => runStatusSoon(client, threadId, runId, "running");
 const statusSoon = (threadId: string, runId: string, status: string) =>
-  waitFor(`the run to be ${status}`, async () => (await statusOf(threadId, runId)) === status, 10_000, 50);
+  runStatusSoon(client, threadId, runId, status, 10_000, 50);
 
 async function hook(answer: (req: Seen, n: number) => number = () => 200): Promise<FakeServer> {
   let n = 0;

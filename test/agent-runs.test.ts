@@ -1,6 +1,6 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
@@ -39,19 +39,7 @@ beforeAll(async () => {
   ({ client } = await deployedClient(facts, repo.dir, "runs"));
 });
 
-async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
-  const out: { event: string; data: any }[] = [];
-  for await (const part of stream) out.push(part);
-  return out;
-}
-
-const runningSoon = (threadId: string, runId: string) =>
-  waitFor(
-    "the run to start",
-    async () => (await client.runs.get(threadId, runId)).status === "running",
-    10_000,
-    20,
-  );
+const runningSoon = (threadId: string, runId: string) => runStatusSoon(client, threadId, runId, "running");
 
 describe("threads", () => {
   it("create, get, patch, search, count, delete", async () => {

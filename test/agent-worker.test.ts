@@ -1,7 +1,7 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { agentClient, deployedClient } from "./helpers/agents.ts";
+import { agentClient, collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
 
@@ -47,19 +47,8 @@ afterAll(async () => {
   repo.remove();
 });
 
-async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
-  const out: { event: string; data: any }[] = [];
-  for await (const part of stream) out.push(part);
-  return out;
-}
-
 const whenRunning = (c: Client, threadId: string, runId: string) =>
-  waitFor(
-    "the run to start",
-    async () => (await c.runs.get(threadId, runId)).status === "running",
-    20_000,
-    20,
-  );
+  runStatusSoon(c, threadId, runId, "running", 20_000);
 
 describe("runs executed by the worker function", () => {
   it("runs.wait answers the final values the worker left on the run", async () => {

@@ -1,5 +1,6 @@
 import { Client } from "@langchain/langgraph-sdk";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
+import { waitFor } from "./export.ts";
 import { callAt } from "./http.ts";
 import { deployRepo } from "./repos.ts";
 
@@ -26,3 +27,26 @@ export async function deployedClient(
   const { deploymentId } = await deployRepo(repoDir, namePrefix, callAt(facts.base_url), headers);
   return { deploymentId, client: agentClient(facts, deploymentId) };
 }
+
+/** Every part of an SDK stream, in order. */
+export async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
+  const out: { event: string; data: any }[] = [];
+  for await (const part of stream) out.push(part);
+  return out;
+}
+
+/** Waits until a run has `status` (as runs.get answers it), polling every `everyMs`. */
+export const runStatusSoon = (
+  client: Client,
+  threadId: string,
+  runId: string,
+  status: string,
+  timeoutMs = 10_000,
+  everyMs = 20,
+) =>
+  waitFor(
+    `the run to be ${status}`,
+    async () => (await client.runs.get(threadId, runId)).status === status,
+    timeoutMs,
+    everyMs,
+  );
