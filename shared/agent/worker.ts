@@ -53,9 +53,12 @@ export const kick: Kick = async (d, threadId) => {
 kick.startClaimed = (d, run) => {
   const ac = new AbortController();
   controllers.set(run.run_id, ac);
-  void execute(d, run, ac).then((more) => {
-    if (more) kickHere(d, run.thread_id);
-  });
+  void execute(d, run, ac).then(kickAgainIf(d, run.thread_id));
+};
+
+/** After a run here: pumps its thread again when it may have runs queued. */
+const kickAgainIf = (d: AgentDeployment, threadId: string) => (more: boolean) => {
+  if (more) kickHere(d, threadId);
 };
 
 /** Starts the thread's oldest due pending run if the thread is free (serialised per thread in-process). */
@@ -66,9 +69,7 @@ function kickHere(d: AgentDeployment, threadId: string): void {
     .then(() => pump(d, threadId))
     .then((p) => {
       if (p.wakeInMs !== undefined) later(d, threadId, p.wakeInMs);
-      p.running?.then((more) => {
-        if (more) kickHere(d, threadId);
-      });
+      p.running?.then(kickAgainIf(d, threadId));
     })
     .catch((err) => logger.error("run pump failed", { thread_id: threadId, error: err }))
     .finally(() => {
