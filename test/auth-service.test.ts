@@ -334,8 +334,11 @@ describe("callback failures", () => {
   it("bad, unknown, other-provider or already used state is a 400", async () => {
     const p = await createProvider();
     const { q } = await startFlow(p.provider_id);
-    const [t, , s] = q.state.split(".");
-    for (const state of ["", "garbage", `${t}.${UNKNOWN}.${s}`, `${q.state.slice(0, -1)}A`]) {
+    const [t, flow, s] = q.state.split(".");
+    // A tampered signature: its first character changed (the last one's low bits are base64 padding, so
+    // changing it may leave the signature's bytes as they were).
+    const tampered = `${t}.${flow}.${s[0] === "A" ? "B" : "A"}${s.slice(1)}`;
+    for (const state of ["", "garbage", `${t}.${UNKNOWN}.${s}`, tampered]) {
       const r = await callback(p.provider_id, { code: "c", state });
       expect(r.status, state).toBe(400);
       expect(r.json.detail).toMatch(/state/);
