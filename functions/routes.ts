@@ -520,6 +520,12 @@ function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
   }));
 }
 
+/**
+ * Routes a deployment's own runtime serves (the authenticated agent-server routes: they read the deployment's
+ * data or run its code). The platform's router checks the API key and forwards them; it never handles them.
+ */
+export const servedByRuntime = (r: Route): boolean => r.group === "agent" && r.auth;
+
 export interface MountedRoute extends Route {
   /** The concrete path this copy answers on (the route's path, or its /api-host twin). */
   mountPath: string;

@@ -9,6 +9,66 @@ const int = (name: string, fallback: number): number => {
   return Number.isFinite(n) ? n : fallback;
 };
 
+/**
+ * The environment names the platform reads or sets for itself. A deployment's secrets and its langgraph.json
+ * env may not use them: they would change how the platform (or the deployment's runtime) behaves, or reach
+ * a credential. Prefixes end in `_`; NODE_ENV stays the graph's own.
+ */
+export const RESERVED_ENV = {
+  prefixes: [
+    "PLATFORM_",
+    "TABLE_",
+    "AGENT_",
+    "EXPORT_",
+    "KMS_",
+    "AWS_",
+    "LAMBDA_",
+    "STATE_MACHINE_",
+    "TASK_",
+    "SCHEDULER_",
+    "LOCAL_",
+    "BUILD_",
+    "AUTH_",
+    "DYNAMODB_",
+    "S3_",
+    "NODE_",
+    "LD_",
+    "DYLD_",
+    "NPM_CONFIG_",
+  ],
+  names: [
+    "PATH",
+    "HOME",
+    "TMPDIR",
+    "PORT",
+    "HOST",
+    "DATA_DIR",
+    "MAX_BODY_BYTES",
+    "LOG_LEVEL",
+    "PUBLIC_BASE_URL",
+    "ARTIFACT_BUCKET",
+    "RUN_SHARDS",
+    "RUN_FIELD_INLINE_BYTES",
+    "TENANT_ID",
+    "DEPLOYMENT_ID",
+    "REVISION_ID",
+    "_HANDLER",
+  ],
+  allowed: ["NODE_ENV"],
+} as const;
+
+/** Why an environment name is the platform's own, or undefined when a deployment may set it. */
+export function reservedEnvName(name: string): string | undefined {
+  const upper = name.toUpperCase();
+  if ((RESERVED_ENV.allowed as readonly string[]).includes(upper)) return undefined;
+  if ((RESERVED_ENV.names as readonly string[]).includes(upper))
+    return `${name} is reserved: the platform sets it`;
+  const prefix = RESERVED_ENV.prefixes.find((p) => upper.startsWith(p));
+  return prefix
+    ? `${name} is reserved: names starting with ${prefix} are the platform's settings`
+    : undefined;
+}
+
 export const config = {
   get region() {
     return env("AWS_REGION") ?? "us-east-1";

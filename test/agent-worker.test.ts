@@ -22,10 +22,18 @@ export const long = new StateGraph(State)
   .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
   .addNode("b", async () => { await sleep(4000); return { items: ["b"] }; })
   .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
+// Its first pass through "stall" freezes the whole runtime process for 5 s (no lease renewal, no timers).
+let stalls = 0;
+const freeze = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+export const stall = new StateGraph(State)
+  .addNode("first", async () => ({ items: ["first"] }))
+  .addNode("stall", async () => { if (stalls++ === 0) freeze(5000); return { items: ["stall"] }; })
+  .addNode("last", async () => ({ items: ["last"] }))
+  .addEdge(START, "first").addEdge("first", "stall").addEdge("stall", "last").addEdge("last", END).compile();
 `;
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { quick: "./src/graph.mjs:quick", long: "./src/graph.mjs:long" },
+    graphs: { quick: "./src/graph.mjs:quick", long: "./src/graph.mjs:long", stall: "./src/graph.mjs:stall" },
     env: {},
   }),
   "src/graph.mjs": GRAPH,
@@ -124,6 +132,31 @@ describe("runs executed by the worker function", () => {
     expect((await client.threads.getState(t.thread_id)).values).toEqual({
       items: ["second", "work", "done"],
     });
+  });
+});
+
+describe("lease fencing", () => {
+  it("a worker paused past its lease can no longer write, finish or release: the retry owns the run", async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "stall", { input: { items: ["in"] } });
+    const done = await waitFor(
+      "the run to finish",
+      async () => {
+        const r = await client.runs.get(t.thread_id, run.run_id);
+        return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
+      },
+      60_000,
+      100,
+    );
+    expect(done.status).toBe("success");
+    // The paused attempt's "stall" checkpoint was refused (fenced on its attempt): the retry resumed after
+    // "first" and its own pass wrote "stall" once.
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({
+      items: ["in", "first", "stall", "last"],
+    });
+    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
+    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "0" }));
+    expect(frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt)).toEqual([1, 2]);
   });
 });
 

@@ -28,6 +28,7 @@ export async function setup(project: TestProject) {
   });
   project.provide("cloud", cloud.facts);
   project.provide("env", { ...process.env } as Record<string, string>);
+  project.provide("dataDir", dataDir);
 }
 
 export async function teardown() {
@@ -39,5 +40,6 @@ declare module "vitest" {
   export interface ProvidedContext {
     cloud: LocalFacts;
     env: Record<string, string>;
+    dataDir: string;
   }
 }

@@ -1,3 +1,4 @@
+import { runLeaseMs } from "../../shared/agent/execution.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 
 // Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a
@@ -6,12 +7,11 @@ import { sweepRuns } from "../../shared/agent/sweeper.ts";
 let timer: NodeJS.Timeout | undefined;
 export const handler = async () => {
   const result = await sweepRuns();
-  if (!process.env.AWS_LAMBDA_FUNCTION_NAME && result.nextCheck !== undefined) {
+  if (!process.env.AWS_LAMBDA_FUNCTION_NAME) {
+    // Again when a lease it saw runs out, and at least once a lease period (a lease taken after this sweep).
+    const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + runLeaseMs());
     clearTimeout(timer);
-    timer = setTimeout(
-      () => void handler().catch(() => {}),
-      Math.max(result.nextCheck - Date.now(), 0) + 100,
-    ).unref();
+    timer = setTimeout(() => void handler().catch(() => {}), Math.max(next - Date.now(), 0) + 100).unref();
   }
   return result;
 };

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTask, taskByName, tasks } from "../../functions/tasks.ts";
+import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
@@ -12,6 +13,7 @@ import { Gateway } from "./gateway.ts";
 import { freePort, StartupError } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
+import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
@@ -48,6 +50,7 @@ export interface Cloud {
   lambda: LocalLambda;
   scheduler: LocalScheduler;
   gateway: Gateway;
+  runtimes: LocalRuntimes;
   startupMs: number;
   stop(): Promise<void>;
 }
@@ -154,7 +157,16 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     resetClients();
 
-    const gateway = new Gateway();
+    // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
+    let baseUrl = "";
+    const runtimes = new LocalRuntimes({ dataDir, host, baseUrl: () => baseUrl });
+    setRuntimeHost(runtimes);
+    runtimes.prepare();
+    stops.push(() => runtimes.stopAll());
+    const gateway = new Gateway({
+      forward: runtimes.forward,
+      internal: { "/__platform/runtime-traces": (req, res) => runtimes.ingestTraces(req, res) },
+    });
     await gateway.load();
     const port = opts.port ?? 8080;
     const boundPort = await gateway.listen(port, host).catch((err) => {
@@ -163,6 +175,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         : err;
     });
     stops.push(() => gateway.close());
+    baseUrl = `http://${host}:${boundPort}`;
     scheduler.start();
     stops.push(
       () => scheduler.stop(),
@@ -185,7 +198,16 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
     // Work an earlier process left unfinished (exports mid-run) is re-driven now, in the background.
     for (const t of tasks.filter((x) => x.onLocalStart)) void lambda.invoke(t.name, {}, true);
-    return { facts, sfn, lambda, scheduler, gateway, startupMs: performance.now() - started, stop: stopAll };
+    return {
+      facts,
+      sfn,
+      lambda,
+      scheduler,
+      gateway,
+      runtimes,
+      startupMs: performance.now() - started,
+      stop: stopAll,
+    };
   } catch (err) {
     await stopAll();
     throw err;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { loadHandler } from "../../functions/load.ts";
-import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { config } from "../../shared/config.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
@@ -13,8 +13,27 @@ interface CompiledRoute {
   route: MountedRoute;
   regex: RegExp;
   names: string[];
-  handler: LambdaHttpHandler;
+  /** The handler, or none for a route a deployment's runtime serves (the request is forwarded there). */
+  handler?: LambdaHttpHandler;
   staticScore: number;
+}
+
+/** Hands a request to a deployment's runtime (infra/local/runtimes.ts); it answers on `res` itself. */
+export type Forwarder = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  route: MountedRoute,
+  params: Record<string, string>,
+) => Promise<void>;
+
+export interface GatewayOptions {
+  /** The routes to mount (default: all of the manifest). */
+  routes?: MountedRoute[];
+  loader?: (route: MountedRoute) => Promise<LambdaHttpHandler>;
+  /** When set, routes a deployment's runtime serves are forwarded to it, not handled here. */
+  forward?: Forwarder;
+  /** Platform-internal POST endpoints (runtimes calling back), by exact path. */
+  internal?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
 }
 
 export function compilePath(path: string): { regex: RegExp; names: string[] } {
@@ -39,6 +58,7 @@ function toEvent(
   body: Buffer,
   route: MountedRoute | undefined,
   params: Record<string, string>,
+  tenantId?: string,
 ): HttpEvent {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
@@ -70,6 +90,8 @@ function toEvent(
         userAgent: headers["user-agent"] ?? "",
       },
       requestId,
+      // What an HTTP API Lambda authorizer passes on: the workspace the platform's router authenticated.
+      ...(tenantId ? { authorizer: { lambda: { tenant_id: tenantId } } } : {}),
       routeKey: route?.routeKey ?? "$default",
       stage: "$default",
       time: new Date(now).toISOString(),
@@ -99,7 +121,7 @@ async function writeStream(res: ServerResponse, result: HttpResult & { stream: A
   }
 }
 
-function write(res: ServerResponse, result: HttpResult) {
+export function write(res: ServerResponse, result: HttpResult) {
   if (result.stream) return writeStream(res, result as HttpResult & { stream: AsyncIterable<string> });
   const headers: Record<string, string | number | boolean> = { ...(result.headers ?? {}) };
   const body =
@@ -112,7 +134,7 @@ function write(res: ServerResponse, result: HttpResult) {
   res.end(body);
 }
 
-const jsonResult = (statusCode: number, body: unknown): HttpResult => ({
+export const jsonResult = (statusCode: number, body: unknown): HttpResult => ({
   statusCode,
   headers: { "content-type": "application/json" },
   body: JSON.stringify(body),
@@ -122,9 +144,13 @@ export class Gateway {
   private compiled: CompiledRoute[] = [];
   server?: Server;
 
+  constructor(private readonly opts: GatewayOptions = {}) {}
+
   async load(): Promise<void> {
-    const list = mountedRoutes();
-    const handlers = await Promise.all(list.map((r) => loadHandler(r)));
+    const list = this.opts.routes ?? mountedRoutes();
+    const loader = this.opts.loader ?? loadHandler;
+    const forwarded = (r: MountedRoute) => this.opts.forward !== undefined && servedByRuntime(r);
+    const handlers = await Promise.all(list.map((r) => (forwarded(r) ? undefined : loader(r))));
     this.compiled = list
       .map((route, i) => ({
         route,
@@ -152,20 +178,25 @@ export class Gateway {
     return pathMatched ? 405 : 404;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Answers a request; `tenantId` is the workspace a router already authenticated (in a runtime). */
+  async handle(req: IncomingMessage, res: ServerResponse, tenantId?: string): Promise<void> {
     try {
       const url = requestUrl(req.url);
       if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
       // A declared body over the limit is refused before anything else reads it.
       if (Number(req.headers["content-length"] ?? 0) > config.maxBodyBytes) throw new BodyTooLarge();
+      const internal = req.method === "POST" ? this.opts.internal?.[url.pathname] : undefined;
+      if (internal) return await internal(req, res);
       const found = this.match(req.method ?? "GET", url.pathname);
       if (typeof found === "number") {
         req.resume();
         return write(res, jsonResult(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" }));
       }
+      const handler = found.route.handler;
+      if (!handler) return await this.opts.forward!(req, res, found.route.route, found.params);
       const body = await readBody(req, config.maxBodyBytes);
-      const event = toEvent(req, url, body, found.route.route, found.params);
-      await write(res, await found.route.handler(event));
+      const event = toEvent(req, url, body, found.route.route, found.params, tenantId);
+      await write(res, await handler(event));
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         // Answer once the client has finished sending, so it reads a 413 rather than a reset connection.

@@ -173,16 +173,18 @@ export async function getAssistant(d: AgentDeployment, id: string): Promise<Assi
   return a;
 }
 
-/** A run's `assistant_id`: an assistant id, or a graph id meaning that graph's default assistant. Unknown → 404. */
-export async function resolveAssistant(
-  d: AgentDeployment,
-  assistantIdOrGraphId: string,
-): Promise<{ assistant: Assistant; graph: CompiledGraphLike }> {
+/**
+ * A run's `assistant_id`: an assistant id, or a graph id meaning that graph's default assistant. Unknown → 404;
+ * an assistant of a graph the active revision no longer serves → 404 too. Checked against the deployment's
+ * record: no graph code is loaded for it.
+ */
+export async function resolveAssistant(d: AgentDeployment, assistantIdOrGraphId: string): Promise<Assistant> {
   const id = graphIds(d).includes(assistantIdOrGraphId)
     ? defaultAssistantId(assistantIdOrGraphId)
     : assistantIdOrGraphId;
   const assistant = await getAssistant(d, id);
-  return { assistant, graph: await graphOf(d, assistant.graph_id) };
+  assertGraph(d, assistant.graph_id);
+  return assistant;
 }
 
 /** The loaded graph of a graph id of the deployment (404 when the active revision does not serve it). */

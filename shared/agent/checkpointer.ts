@@ -89,6 +89,33 @@ const threadOf = (config: RunnableConfig): string | undefined => {
   return t === undefined || t === null || t === "" ? undefined : String(t);
 };
 
+/**
+ * Lease fencing: the run (its record in the main table) and the attempt that executes it. A worker that stalled
+ * past its lease, whose run was retried meanwhile (attempt + 1), can no longer store a checkpoint.
+ */
+export interface RunFence {
+  key: { PK: string; SK: string };
+  attempt: number;
+}
+
+/** The run moved on to another attempt (or ended): this worker's writes are refused. */
+export class LeaseLost extends Error {
+  override name = "LeaseLost";
+  constructor(fence: RunFence) {
+    super(`run ${fence.key.SK}: attempt ${fence.attempt} no longer owns the run`);
+  }
+}
+
+const fenceCheck = (fence: RunFence) => ({
+  ConditionCheck: {
+    TableName: tableName("main"),
+    Key: toItem(fence.key),
+    ConditionExpression: "#s = :running AND attempt = :attempt",
+    ExpressionAttributeNames: { "#s": "status" },
+    ExpressionAttributeValues: toItem({ ":running": "running", ":attempt": fence.attempt }),
+  },
+});
+
 export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   readonly scope: string;
   readonly inlineBytes: number;
@@ -98,6 +125,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   private latest = new Map<string, Map<string, Latest>>();
   /** Task writes of tracked threads not stored yet: they ride in the thread's next checkpoint transaction. */
   private deferred = new Map<string, Item[]>();
+  /** A tracked thread's fence: its checkpoints are stored only while the run's attempt still owns the run. */
+  private fences = new Map<string, RunFence>();
 
   constructor(options: DynamoCheckpointSaverOptions) {
     super(options.serde);
@@ -230,7 +259,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     );
     const writes = this.deferred.get(thread) ?? [];
     this.deferred.delete(thread);
-    await this.store(valueItems, head, writes);
+    await this.store(valueItems, head, writes, this.fences.get(thread));
     this.remember(pk, ns, id, writers);
     const mine = this.tracked(thread, ns);
     if (mine) {
@@ -247,12 +276,14 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * A reader that finds a checkpoint must find every value it points to. Usually the values and the
    * checkpoint fit one transaction (one request, all or nothing); else the values go first, the checkpoint last.
    */
-  private async store(values: Item[], head: Item, writes: Item[] = []): Promise<void> {
+  private async store(values: Item[], head: Item, writes: Item[] = [], fence?: RunFence): Promise<void> {
     const items = [...values, head];
     const bytes = [...items, ...writes].reduce((n, i) => n + inlineBytesOf(i), 0);
-    if (items.length + writes.length <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
+    const fenced = fence ? 1 : 0;
+    if (items.length + writes.length + fenced <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
       try {
         await transact([
+          ...(fence ? [fenceCheck(fence)] : []),
           ...items.map((i) => ({ Put: { TableName: tableName(T), Item: toItem(i) } })),
           ...writes.map((i) => ({
             Put: {
@@ -264,11 +295,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
         ]);
         return;
       } catch (err) {
-        if (!writes.length || !cancelCodes(err)?.includes("ConditionalCheckFailed")) throw err;
+        const codes = cancelCodes(err);
+        if (fence && codes?.[0] === "ConditionalCheckFailed") throw new LeaseLost(fence);
+        if (!writes.length || !codes?.includes("ConditionalCheckFailed")) throw err;
       }
       // A replayed task's write was stored before: the writes one by one, then the checkpoint alone.
       await this.createWrites(writes);
-      await this.store(values, head);
+      await this.store(values, head, [], fence);
       return;
     }
     await this.createWrites(writes);
@@ -345,13 +378,15 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * transaction for both) or by `settle`; a crash in between loses only writes the retried run redoes from
    * the last checkpoint. `untrack` ends it; deleting checkpoints forgets it.
    */
-  track(thread: string): void {
+  track(thread: string, fence?: RunFence): void {
     this.latest.set(thread, new Map());
+    if (fence) this.fences.set(thread, fence);
   }
 
   /** Ends tracking; resolves once writes still held are stored (errors are logged). */
   untrack(thread: string): Promise<void> {
     this.latest.delete(thread);
+    this.fences.delete(thread);
     return this.settle(thread).catch((err) =>
       logger.error("checkpoint writes could not be stored", { thread_id: thread, error: err }),
     );

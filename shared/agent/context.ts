@@ -1,30 +1,34 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { type DeploymentRecord, recentDeploymentRecord, unsealSecrets } from "../control/deployments.ts";
+import { type DeploymentRecord, recentDeploymentRecord } from "../control/deployments.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
+import type { LoadedGraph } from "./graphs.ts";
 import { DynamoStore } from "./store.ts";
 
-// The deployment an agent-server request addresses (`/agents/{deployment_id}/…`): it must belong to the
-// caller's workspace (else 404) and have a deployed revision (else 503). Everything the agent server stores
-// is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
+// The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
+// stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
+// Two kinds of process hold one:
+// - the deployment's own runtime (runtime/serve.ts) serves exactly one deployment; only it has `loadGraphs`,
+//   so only it ever imports the deployment's code;
+// - platform processes (the run sweeper, the purge) act on a deployment's records only: no graphs.
 export interface AgentDeployment {
   tenant_id: string;
   deployment_id: string;
   /** `<tenant>#<deployment>`: the prefix of every key the agent server writes. */
   scope: string;
   revision_id: string;
-  /** Where the built graphs are: an artifact prefix in S3, or a local folder (`npm start -- --graph`). */
-  artifact_prefix?: string;
-  artifact_dir?: string;
   graphs: GraphInfo[];
   tracing_project_id: string | null;
-  secrets(): Promise<Record<string, string>>;
-  checkpointer(): BaseCheckpointSaver;
+  checkpointer(): DynamoCheckpointSaver;
   store(): BaseStore;
+  /** The deployment's compiled graphs: set only inside its runtime. */
+  loadGraphs?: () => Promise<Map<string, LoadedGraph>>;
 }
 
-const savers = new Map<string, { checkpointer: BaseCheckpointSaver; store: BaseStore }>();
+export type DeploymentData = Omit<AgentDeployment, "checkpointer" | "store" | "scope" | "loadGraphs">;
+
+const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
 function durable(scope: string) {
   let s = savers.get(scope);
   if (!s) {
@@ -34,37 +38,60 @@ function durable(scope: string) {
   return s;
 }
 
-const locals = new Map<string, AgentDeployment>();
-
-/** Serves graphs without a deployment record (local development: `npm start -- --graph langgraph.json`). */
-export function registerLocalDeployment(d: Omit<AgentDeployment, "checkpointer" | "store" | "scope">): void {
+/** The records side of a deployment: its scope, checkpointer and store. */
+export function withStorage(d: DeploymentData): AgentDeployment {
   const scope = `${d.tenant_id}#${d.deployment_id}`;
-  locals.set(d.deployment_id, {
+  return {
     ...d,
     scope,
-    checkpointer: () => durable(scope).checkpointer,
-    store: () => durable(scope).store,
-  });
-}
-
-export function fromRecord(d: DeploymentRecord): AgentDeployment {
-  if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
-  const scope = `${d.tenant_id}#${d.id}`;
-  return {
-    tenant_id: d.tenant_id,
-    deployment_id: d.id,
-    scope,
-    revision_id: d.active_revision_id,
-    artifact_prefix: (d as DeploymentRecord & { active_artifact_prefix?: string }).active_artifact_prefix,
-    graphs: (d.graphs ?? []) as GraphInfo[],
-    tracing_project_id: d.tracing_project_id ?? null,
-    secrets: () => unsealSecrets(d),
     checkpointer: () => durable(scope).checkpointer,
     store: () => durable(scope).store,
   };
 }
 
+/** The saver and store graphs get attached (typed as LangGraph's, whichever copy the bundle brings). */
+export const graphStorage = (d: AgentDeployment) => ({
+  checkpointer: d.checkpointer() as BaseCheckpointSaver,
+  store: d.store(),
+});
+
+// Deployments without a record: `npm start -- --graph` serves deployment `local` of the bootstrap workspace.
+const locals = new Map<string, AgentDeployment & { artifact_dir: string }>();
+/** A deployment served from a local folder of bundled graphs (its runtime imports them from there). */
+export function registerLocalDeployment(d: DeploymentData & { artifact_dir: string }): void {
+  locals.set(d.deployment_id, { ...withStorage(d), artifact_dir: d.artifact_dir });
+}
+export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
+
+// Inside a runtime: the one deployment this process serves.
+let served: AgentDeployment | undefined;
+export function serveDeployment(d: AgentDeployment): void {
+  served = d;
+}
+/** The deployment this process serves, when it is a deployment's runtime. */
+export const servedDeployment = () => served;
+
+export function fromRecord(d: DeploymentRecord): AgentDeployment {
+  if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
+  return withStorage({
+    tenant_id: d.tenant_id,
+    deployment_id: d.id,
+    revision_id: d.active_revision_id,
+    graphs: (d.graphs ?? []) as GraphInfo[],
+    tracing_project_id: d.tracing_project_id ?? null,
+  });
+}
+
+/**
+ * The deployment of a request: in a runtime, its own deployment (any other id is a 404 — a runtime never acts
+ * for another deployment); in a platform process, the deployment's records.
+ */
 export async function agentDeployment(tenantId: string, deploymentId: string): Promise<AgentDeployment> {
+  if (served) {
+    if (served.tenant_id !== tenantId || served.deployment_id !== deploymentId)
+      throw new NotFound("Deployment not found");
+    return served;
+  }
   const local = locals.get(deploymentId);
   if (local) {
     if (local.tenant_id !== tenantId) throw new NotFound("Deployment not found");

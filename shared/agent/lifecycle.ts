@@ -1,5 +1,4 @@
 import { NotFound } from "../errors.ts";
-import type { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { batchWrite } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
@@ -33,7 +32,7 @@ export async function pruneThreads(
   let pruned = 0;
   for (const threadId of new Set(threadIds)) {
     if (!(await getThreadItem(d, threadId))) continue;
-    if (strategy === "keep_latest") await (d.checkpointer() as DynamoCheckpointSaver).keepLatest(threadId);
+    if (strategy === "keep_latest") await d.checkpointer().keepLatest(threadId);
     else
       try {
         await deleteThread(d, threadId);

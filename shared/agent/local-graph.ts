@@ -3,12 +3,13 @@ import path from "node:path";
 import { bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { readGraphConfig } from "../deploy/graph-config.ts";
 import { smokeTestGraphs } from "../deploy/smoke.ts";
-import { agentDeployment, registerLocalDeployment } from "./context.ts";
-import { deploymentGraphs } from "./graphs.ts";
+import { registerLocalDeployment } from "./context.ts";
 import { LOCAL_DEPLOYMENT_ID, setLocalDeploymentState } from "./local-state.ts";
+import { runtimeHost } from "./runtime/host.ts";
 
 // Local development without a deployment (`npm start -- --graph ./langgraph.json`, or AGENT_GRAPH_CONFIG): the
-// config's graphs are bundled as a build would, then served as deployment `local` of the bootstrap workspace.
+// config's graphs are bundled as a build would, then served as deployment `local` of the bootstrap workspace, by a
+// runtime of its own like every deployment.
 
 /** `--graph <path>` / `--graph=<path>` from the arguments, else AGENT_GRAPH_CONFIG. */
 export function graphConfigArg(argv: string[], env = process.env): string | undefined {
@@ -52,9 +53,9 @@ export async function serveLocalGraphs(opts: {
       artifact_dir: outDir,
       graphs,
       tracing_project_id: null,
-      secrets: async () => ({}),
     });
-    await deploymentGraphs(await agentDeployment(opts.tenantId, LOCAL_DEPLOYMENT_ID));
+    // Served like any deployment: by its own runtime, started now so the first request finds it ready.
+    await runtimeHost().activated(opts.tenantId, LOCAL_DEPLOYMENT_ID);
     setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "ready");
     return { graphs: graphs.map((g) => g.graph_id) };
   } catch (err) {

@@ -6,18 +6,17 @@ import type { CompiledGraphLike } from "./graphs.ts";
 export interface RunGraph {
   assistant_id: string;
   graph_id: string;
-  graph: CompiledGraphLike;
   /** The assistant's own config and context; a run's values override them. */
   config: Record<string, any>;
   context: Record<string, unknown>;
 }
 
+/** The assistant and graph a run addresses, from the records (the graph itself is loaded when the run executes). */
 export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string): Promise<RunGraph> {
-  const { assistant, graph } = await resolveAssistant(d, assistantIdOrGraphId);
+  const assistant = await resolveAssistant(d, assistantIdOrGraphId);
   return {
     assistant_id: assistant.assistant_id,
     graph_id: assistant.graph_id,
-    graph,
     config: (assistant.config ?? {}) as Record<string, any>,
     context: (assistant.context ?? {}) as Record<string, unknown>,
   };

@@ -17,7 +17,7 @@ import { controllers, findChannel, openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { ACTIVE_RUNS_PK, remoteWorkers, runLeaseMs } from "./execution.ts";
+import { ACTIVE_RUNS_PK, currentWorkerId, remoteWorkers, runLeaseMs } from "./execution.ts";
 import { graphFor } from "./run-graph.ts";
 import { bindGraph, createThread, getThreadItem, threadKey } from "./threads.ts";
 
@@ -98,6 +98,7 @@ const PRIVATE = [
   "attempt",
   "stateless",
   "lease_until",
+  "worker",
   "final_values",
 ];
 
@@ -255,12 +256,18 @@ async function storeStarted(
   item: Item,
   rg: { graph_id: string; assistant_id: string },
 ): Promise<Item | undefined> {
-  const run = { ...item, status: "running", lease_until: Date.now() + runLeaseMs() };
+  const run = {
+    ...item,
+    status: "running",
+    lease_until: Date.now() + runLeaseMs(),
+    worker: currentWorkerId(),
+  };
   const lock = {
     TableName: tableName(T),
     Key: toItem(threadKey(d.scope, item.thread_id)),
     UpdateExpression:
-      "SET active_run = :run, #status = :busy, updated_at = :now, graph_id = :g, #md.graph_id = :g, " +
+      "SET active_run = :run, active_attempt = :attempt, #status = :busy, updated_at = :now, graph_id = :g, " +
+      "#md.graph_id = :g, " +
       "#md.assistant_id = if_not_exists(#md.assistant_id, :a)",
     ConditionExpression:
       "attribute_exists(PK) AND attribute_not_exists(active_run) AND NOT (queued > :zero) AND " +
@@ -268,6 +275,7 @@ async function storeStarted(
     ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
     ExpressionAttributeValues: toItem({
       ":run": item.run_id,
+      ":attempt": item.attempt ?? 1,
       ":busy": "busy",
       ":now": new Date().toISOString(),
       ":g": rg.graph_id,

@@ -5,8 +5,9 @@ import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./execution.ts";
 import { runKey } from "./runs.ts";
+import { runtimeHost } from "./runtime/host.ts";
 import { threadKey } from "./threads.ts";
-import { finish, kick } from "./worker.ts";
+import { finish } from "./worker.ts";
 
 // The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
 // of active runs and re-drives what no worker is doing: a running run whose lease ran out (its worker died)
@@ -28,7 +29,16 @@ function idsOf(pk: string): { tenant: string; deployment: string } | undefined {
   return m ? { tenant: m[1], deployment: m[2] } : undefined;
 }
 
-export async function sweepRuns(now = Date.now()): Promise<SweepResult> {
+/**
+ * `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
+ * running runs are taken back at once instead of when their leases run out.
+ */
+export async function sweepRuns(
+  now = Date.now(),
+  opts: { only?: { tenant: string; deployment: string }; deadWorker?: string } = {},
+): Promise<SweepResult> {
+  const kick = (d: AgentDeployment, threadId: string) =>
+    runtimeHost().kick(d.tenant_id, d.deployment_id, threadId);
   const out: SweepResult = { retried: 0, failed: 0, kicked: 0 };
   const soon = (t: number) => {
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
@@ -43,6 +53,7 @@ export async function sweepRuns(now = Date.now()): Promise<SweepResult> {
   for (const item of items) {
     const ids = idsOf(item.PK);
     if (!ids) continue;
+    if (opts.only && (ids.tenant !== opts.only.tenant || ids.deployment !== opts.only.deployment)) continue;
     const key = `${ids.tenant}#${ids.deployment}`;
     if (!deployments.has(key))
       deployments.set(
@@ -57,7 +68,8 @@ export async function sweepRuns(now = Date.now()): Promise<SweepResult> {
     if (!d) continue;
     try {
       if (item.status === "running") {
-        if ((item.lease_until ?? 0) > now) soon(item.lease_until);
+        const dead = opts.deadWorker !== undefined && item.worker === opts.deadWorker;
+        if (!dead && (item.lease_until ?? 0) > now) soon(item.lease_until);
         else if (await recover(d, item)) {
           if (item.cancel_action) continue;
           if ((item.attempt ?? 1) >= MAX_RUN_ATTEMPTS) out.failed++;
@@ -96,12 +108,12 @@ async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
       ? { status: "error", updated_at: at, error: { error: "WorkerLost", message: error } }
       : { status: "pending", updated_at: at, attempt: attempt + 1 },
     when: { status: "running", lease_until: item.lease_until },
-    remove: giveUp ? ["lease_until", "GSI1PK", "GSI1SK"] : ["lease_until"],
+    remove: giveUp ? ["lease_until", "worker", "GSI1PK", "GSI1SK"] : ["lease_until", "worker"],
   });
   const thread = updateInput(T, threadKey(d.scope, item.thread_id), {
     set: giveUp ? { status: "error", error, updated_at: at } : { status: "busy", updated_at: at },
     when: { active_run: item.run_id },
-    remove: ["active_run"],
+    remove: ["active_run", "active_attempt"],
     // Back in the queue: counted like any pending run (worker.ts).
     ...(giveUp ? {} : { add: { queued: 1 } }),
   });

@@ -7,7 +7,6 @@ import {
   putItem,
 } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
-import type { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 
@@ -33,7 +32,7 @@ export interface Thread {
 const T = "main" as const;
 export const threadPk = (scope: string) => `AGENT#${scope}#THREAD`;
 export const threadKey = (scope: string, threadId: string) => ({ PK: threadPk(scope), SK: threadId });
-const PRIVATE = ["PK", "SK", "active_run", "graph_id", "queued"];
+const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
 
 export function toThread(item: Item): Thread {
   const out: Item = {};
@@ -97,7 +96,7 @@ export async function patchThread(
 
 export async function deleteThreadRecord(d: AgentDeployment, threadId: string): Promise<void> {
   await deleteItem(T, threadKey(d.scope, threadId));
-  await (d.checkpointer() as DynamoCheckpointSaver).deleteThread(threadId);
+  await d.checkpointer().deleteThread(threadId);
 }
 
 /** Binds a thread to the graph its first run used (the state endpoints need it). */
@@ -172,7 +171,7 @@ export async function copyThread(d: AgentDeployment, threadId: string): Promise<
   if (!from) throw new NotFound(`Thread ${threadId} not found`);
   const now = new Date().toISOString();
   const toId = crypto.randomUUID();
-  await (d.checkpointer() as DynamoCheckpointSaver).copyThread(threadId, toId);
+  await d.checkpointer().copyThread(threadId, toId);
   const item: Item = {
     ...from,
     ...threadKey(d.scope, toId),

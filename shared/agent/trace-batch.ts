@@ -13,6 +13,12 @@ export interface TraceBatchOptions {
   ingest?: typeof ingestBatch;
 }
 
+// Where traces go: the platform's ingestion in a platform process; a runtime sends them to the platform.
+let defaultIngest: typeof ingestBatch = ingestBatch;
+export function sendTracesTo(ingest: typeof ingestBatch): void {
+  defaultIngest = ingest;
+}
+
 export class TraceBatch {
   private posts = new Map<string, RunBody>();
   private patches = new Map<string, RunBody>();
@@ -24,7 +30,7 @@ export class TraceBatch {
     private readonly tenant: string,
     private readonly opts: TraceBatchOptions,
   ) {
-    this.ingest = opts.ingest ?? ingestBatch;
+    this.ingest = opts.ingest ?? defaultIngest;
   }
 
   create(body: RunBody & { id: string }): void {

@@ -1,19 +1,19 @@
 import { Command } from "@langchain/langgraph";
 import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
-import { invokeTaskAsync } from "../aws/invoke.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
-import type { DynamoCheckpointSaver } from "./checkpointer.ts";
+import { LeaseLost } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
-import { CANCEL_POLL_MS, remoteWorkers, runLeaseMs } from "./execution.ts";
+import { CANCEL_POLL_MS, currentWorkerId, remoteWorkers, runLeaseMs } from "./execution.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { afterRunWrites, forgetRunWrites, graphById, withRunTagging } from "./run-graph.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, runKey, threadRuns } from "./runs.ts";
+import { invokeSelf } from "./runtime/self-invoke.ts";
 import { toJson } from "./serialize.ts";
 import { toThreadState } from "./state.ts";
 import { deleteThreadRecord, getThreadItem, threadKey } from "./threads.ts";
@@ -43,7 +43,8 @@ export const kick: Kick = async (d, threadId) => {
     kickHere(d, threadId);
     return;
   }
-  await invokeTaskAsync("AgentRunWorker", {
+  await invokeSelf({
+    kind: "drain",
     tenant_id: d.tenant_id,
     deployment_id: d.deployment_id,
     thread_id: threadId,
@@ -140,17 +141,21 @@ function later(d: AgentDeployment, threadId: string, ms: number) {
 }
 
 const now = () => new Date().toISOString();
+const LEASE_LOST = "run lease lost";
+const leaseLost = (ac: AbortController) => (ac.signal.reason as Error | undefined)?.message === LEASE_LOST;
+/** The attempt a worker executes: its lease, writes and release are fenced on it. */
+const attemptOf = (run: Item): number => run.attempt ?? 1;
 
 /** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
 async function claim(d: AgentDeployment, run: Item): Promise<number> {
   const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
-    set: { active_run: run.run_id, status: "busy", updated_at: now() },
+    set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: now() },
     add: { queued: -1 },
     absent: ["active_run"],
   });
   const leaseUntil = Date.now() + runLeaseMs();
   const start = updateInput(T, runKey(d.scope, run.thread_id, run.run_id), {
-    set: { status: "running", updated_at: now(), lease_until: leaseUntil },
+    set: { status: "running", updated_at: now(), lease_until: leaseUntil, worker: currentWorkerId() },
     when: { status: "pending" },
   });
   start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
@@ -185,10 +190,10 @@ function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => voi
         renewAt = Date.now() + lease / 3;
         const kept = await conditionalUpdate(T, key, {
           set: { lease_until: Date.now() + lease },
-          when: { status: "running" },
+          when: { status: "running", attempt: attemptOf(run) },
         });
         // Taken back by the sweeper (this worker looked dead): stop, the retry owns the run now.
-        if (!kept) ac.abort(new Error("run lease lost"));
+        if (!kept) ac.abort(new Error(LEASE_LOST));
       }
     } catch (err) {
       logger.warn("run watch failed", { run_id: run.run_id, error: err });
@@ -219,7 +224,7 @@ const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 /** Runs a claimed run to its end; answers whether the thread may have more runs queued. */
 async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<boolean> {
   const channel = openChannel(run.run_id);
-  const saver = d.checkpointer() as Partial<DynamoCheckpointSaver>;
+  const saver = d.checkpointer();
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
   if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
@@ -277,7 +282,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
     traceRun(d, run, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
-    saver.track?.(run.thread_id);
+    saver.track(run.thread_id, { key: runKey(d.scope, run.thread_id, run.run_id), attempt: attemptOf(run) });
     // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
     if (userModes.includes("events"))
       attachEventsMode(config, { runId: run.run_id, input, emit: (e) => emit("events", e) });
@@ -320,6 +325,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       state_updated_at: now(),
     };
   } catch (err) {
+    if (err instanceof LeaseLost) ac.abort(new Error(LEASE_LOST));
     if (ac.signal.aborted) outcome = { status: "cancelled" };
     else {
       const e = err as Error;
@@ -336,7 +342,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       (ac.signal.reason as Error | undefined)?.message ?? "",
     )?.[1];
     const [, frames, record] = await Promise.all([
-      saver.settle?.(run.thread_id),
+      saver.settle(run.thread_id),
       log.take(),
       outcome.status === "cancelled" && !cancel ? getRunItem(d, run.thread_id, run.run_id) : undefined,
     ]);
@@ -344,19 +350,24 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   } catch (err) {
     logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
-    void saver.untrack?.(run.thread_id);
     unwatch();
-    controllers.delete(run.run_id);
-    forgetRunWrites(run.run_id);
-    channel.end(outcome);
-    const hook = notifyWebhook(d, run, outcome).catch((err) =>
-      logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
-    );
-    if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
-    await endRunTrace(run.run_id);
-    // A worker function must not return (and be frozen) before its webhook went out.
-    if (remoteWorkers()) await hook;
+    if (controllers.get(run.run_id) === ac) controllers.delete(run.run_id);
   }
+  // This worker stalled past its lease and the run was retried: the retry owns its stream, thread and hooks.
+  if (leaseLost(ac)) {
+    logger.warn("run lease lost: this attempt stops", { run_id: run.run_id, attempt: attemptOf(run) });
+    return false;
+  }
+  void saver.untrack(run.thread_id);
+  forgetRunWrites(run.run_id);
+  channel.end(outcome);
+  const hook = notifyWebhook(d, run, outcome).catch((err) =>
+    logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
+  );
+  if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
+  await endRunTrace(run.run_id);
+  // A worker function must not return (and be frozen) before its webhook went out.
+  if (remoteWorkers()) await hook;
   return more;
 }
 
@@ -365,7 +376,7 @@ const MAX_FRAME_ITEMS = 20;
 const MAX_FRAME_BYTES = 2_000_000;
 
 /** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
-const ENDED = ["lease_until", "GSI1PK", "GSI1SK"];
+const ENDED = ["lease_until", "worker", "GSI1PK", "GSI1SK"];
 
 /**
  * Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile.
@@ -386,11 +397,12 @@ export async function finish(
   const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
   if (!ride.length) await groupPut(T, frames);
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
+  // Fenced on the attempt: a worker whose run was retried meanwhile releases nothing of the retry's.
   const release = (set: Item, idle = false) => {
     const u = updateInput(T, threadKey(d.scope, run.thread_id), {
       set: { ...set, updated_at: now() },
-      when: { active_run: run.run_id },
-      remove: ["active_run", ...(set.status === "error" ? [] : ["error"])],
+      when: { active_run: run.run_id, active_attempt: attemptOf(run) },
+      remove: ["active_run", "active_attempt", ...(set.status === "error" ? [] : ["error"])],
       ...(idle ? { atMost: { queued: 0 } } : {}),
     });
     return { Update: u };
@@ -399,7 +411,7 @@ export async function finish(
     const final = remoteWorkers() && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
     const done = updateInput(T, rk, {
       set: { status: outcome.status, updated_at: now(), ...(final ? { final_values: outcome.values } : {}) },
-      when: { status: "running" },
+      when: { status: "running", attempt: attemptOf(run) },
       remove: ENDED,
     });
     done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
@@ -419,9 +431,7 @@ export async function finish(
     cancelAction ?? (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
   if (action === "rollback") {
     // The run's checkpoints go before its record, so nobody sees a deleted run's state.
-    await afterRunWrites(run.run_id, () =>
-      (d.checkpointer() as DynamoCheckpointSaver).deleteByRunId(run.thread_id, run.run_id),
-    );
+    await afterRunWrites(run.run_id, () => d.checkpointer().deleteByRunId(run.thread_id, run.run_id));
     await transact([
       { Delete: { TableName: tableName(T), Key: toItem(rk) } },
       release({ status: "idle", state_updated_at: now() }),
@@ -431,7 +441,7 @@ export async function finish(
   }
   const done = updateInput(T, rk, {
     set: { status: "interrupted", updated_at: now() },
-    when: { status: "running" },
+    when: { status: "running", attempt: attemptOf(run) },
     remove: ENDED,
   });
   await transact([{ Update: done }, release({ status: "idle" }), ...framePuts()]);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { deleteItem, getItem, type Item, queryPage, toItem, transact, updateInput } from "../aws/ddb.ts";
-import { config } from "../config.ts";
+import { config, reservedEnvName } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
@@ -40,15 +40,15 @@ export const DEPLOYMENT_STATUSES = [
 export const SOURCES = ["github", "gitsource"] as const;
 export const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
 
-/** Names the child process of a graph may not be given: they would change how the platform runs it. */
-const RESERVED_ENV = /^(AWS_|LD_|NODE_OPTIONS$|PATH$|HOME$|NODE_PATH$|DYLD_)/;
-
 const Secret = z.object({
   name: z
     .string()
     .max(256)
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a secret name is an environment variable name")
-    .refine((n) => !RESERVED_ENV.test(n), "this environment variable name is reserved by the platform"),
+    .superRefine((n, ctx) => {
+      const reserved = reservedEnvName(n);
+      if (reserved) ctx.addIssue({ code: "custom", message: reserved });
+    }),
   value: z.string().max(65_536),
 });
 const Secrets = z

@@ -1,3 +1,4 @@
+import { runtimeHost } from "../agent/runtime/host.ts";
 import { toItem, transact, updateInput } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
@@ -104,6 +105,11 @@ export async function redeploy(
 export async function destroy(tenant: string, id: string, deleteTracingProject: boolean): Promise<void> {
   const d = await getDeployment(tenant, id);
   await removeDeployment(d);
+  await runtimeHost()
+    .remove(tenant, id)
+    .catch((err) =>
+      logger.warn("removing a deleted deployment's runtime failed", { deployment_id: id, error: err }),
+    );
   for (const r of await allRevisions(tenant, id)) {
     if (!TERMINAL.includes(r.status) && r.execution_arn)
       await stopExecution(r.execution_arn, "The deployment was deleted").catch((err) =>

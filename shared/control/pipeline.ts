@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runtimeHost } from "../agent/runtime/host.ts";
 import { transact, updateInput } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
@@ -179,6 +180,13 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
     const status = await activate(r, d, graphs);
     log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
+    // Its runtime takes over now (the previous one finishes its runs), so the first request finds it warm.
+    if (status === "DEPLOYED")
+      await runtimeHost()
+        .activated(r.tenant_id, r.deployment_id)
+        .catch((err) =>
+          logger.warn("starting the revision's runtime failed", { revision_id: r.id, error: err }),
+        );
     return { status };
   } catch (err) {
     const message =

@@ -5,7 +5,7 @@ import { build, type Message } from "esbuild";
 import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run, toolEnv } from "./exec.ts";
-import { BuildError, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
+import { BuildError, checkEnvNames, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
@@ -224,5 +224,7 @@ async function graphEnv(
     return {};
   }
   if (!real) throw new BuildError(`env file ${config.env} points outside the repository`);
-  return parseDotenv(await readFile(real, "utf8"));
+  const env = parseDotenv(await readFile(real, "utf8"));
+  checkEnvNames(Object.keys(env), `env file ${config.env}`);
+  return env;
 }

@@ -36,7 +36,7 @@ describe("graph config", () => {
     const config = parse({
       graphs: { agent: "./src/agent.ts:graph" },
       dependencies: ["."],
-      env: { MODEL: "scripted", PORT: 8080 },
+      env: { MODEL: "scripted", MAX_TOKENS: 8080 },
       node_version: 20,
       description: { agent: "The agent", other: "not a graph" },
       dockerfile_lines: [],
@@ -45,7 +45,7 @@ describe("graph config", () => {
       http: { cors: {} },
     });
     expect(config.graphs).toEqual({ agent: "./src/agent.ts:graph" });
-    expect(config.env).toEqual({ MODEL: "scripted", PORT: "8080" });
+    expect(config.env).toEqual({ MODEL: "scripted", MAX_TOKENS: "8080" });
     expect(config.node_version).toBe("20");
     expect(config.description).toEqual({ agent: "The agent" });
     expect(config.dependencies).toEqual(["."]);
@@ -93,6 +93,26 @@ describe("graph config", () => {
 
   it("an env file outside the repository is a BuildError", () => {
     expect(problem('{"graphs": {"a": "./a.ts:g"}, "env": "../.env"}')).toMatch(/env file .* outside/);
+  });
+
+  it("env may not set the platform's own settings: the build fails naming the variable", () => {
+    for (const name of [
+      "PLATFORM_LOCAL",
+      "AWS_SECRET_ACCESS_KEY",
+      "NODE_OPTIONS",
+      "TABLE_MAIN",
+      "PATH",
+      "agent_run_worker",
+    ])
+      expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { [name]: "x" } })), name).toMatch(
+        new RegExp(`env: ${name} is reserved`),
+      );
+    expect(
+      parse({ graphs: { a: "./a.ts:g" }, env: { NODE_ENV: "production", OPENAI_API_KEY: "k" } }).env,
+    ).toEqual({
+      NODE_ENV: "production",
+      OPENAI_API_KEY: "k",
+    });
   });
 
   it("graph ids become file names: separators and dot names are refused", () => {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { reservedEnvName } from "../config.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
@@ -116,16 +117,21 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
       if (id in graphs && typeof d === "string") descriptions[id] = d;
   if (typeof env === "string" && !repoRelative(configDir, env))
     throw new BuildError(`graph config ${configPath}: env file ${env} is outside the repository`);
-  if (env && typeof env === "object")
-    for (const name of Object.keys(env))
-      if (!ENV_NAME.test(name))
-        throw new BuildError(
-          `graph config ${configPath}: env: ${JSON.stringify(name)} is not a variable name`,
-        );
+  if (env && typeof env === "object") checkEnvNames(Object.keys(env), `graph config ${configPath}: env`);
   const out: GraphConfig = { ...rest, graphs };
   if (env !== undefined) out.env = env;
   if (Object.keys(descriptions).length) out.description = descriptions;
   return out;
+}
+
+/** A langgraph.json env (the object or its .env file) names only variables a deployment may set. */
+export function checkEnvNames(names: string[], where: string): void {
+  for (const name of names) {
+    if (!ENV_NAME.test(name))
+      throw new BuildError(`${where}: ${JSON.stringify(name)} is not a variable name`);
+    const reserved = reservedEnvName(name);
+    if (reserved) throw new BuildError(`${where}: ${reserved}`);
+  }
 }
 
 /**

@@ -36,7 +36,7 @@ export async function make(config: { configurable?: Record<string, unknown> }) {
 const key = process.env.OPENAI_API_KEY;
 if (!key) throw new Error("OPENAI_API_KEY is not set");
 if (key === "sk-wrong") throw new Error("rejected key " + key);
-const label = process.env.NODE_LABEL ?? "unlabelled";
+const label = process.env.GRAPH_LABEL ?? "unlabelled";
 const leaked = process.env.AWS_SECRET_ACCESS_KEY === undefined ? "isolated" : "leaked";
 export const graph = new StateGraph(MessagesAnnotation)
   .addNode(label, () => ({}))
@@ -71,7 +71,7 @@ beforeAll(async () => {
   }
   await writeFile(
     path.join(repo, "langgraph.json"),
-    JSON.stringify({ graphs: GRAPHS, env: { NODE_LABEL: "labelled" } }),
+    JSON.stringify({ graphs: GRAPHS, env: { GRAPH_LABEL: "labelled" } }),
   );
   const { config, configDir } = await readGraphConfig(repo, "langgraph.json");
   artifactDir = path.join(tmp, "artifact");

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor } from "./exec.ts";
 import { isWithin } from "./paths.ts";
+import { sandboxFlags } from "./sandbox.ts";
 
-// The deploy step's smoke test: each bundled graph is imported in a child process whose environment is only
-// the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
+// The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
+// only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
 
 /** A deploy failure whose message is written to the revision's deploy log as is. */
 export class DeployError extends Error {
@@ -91,14 +94,17 @@ export async function smokeTestGraphs(opts: {
   // Deployment secrets must not show up in a message, even when a graph puts one into an error.
   const redact = redactor(Object.values(opts.env));
   const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
-  for (const name of ["PATH", "HOME"]) if (process.env[name] !== undefined) env[name] = process.env[name]!;
   Object.assign(env, opts.manifest.env ?? {}, opts.env);
-
-  const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, "--", JSON.stringify(jobs)], {
-    cwd: artifactDir,
-    env,
-    stdio: ["ignore", "pipe", "pipe", "pipe"],
-  });
+  // The graph's code runs sandboxed like in its runtime: it reads its artifact, writes a scratch folder only.
+  const scratch = await mkdtemp(path.join(tmpdir(), "smoke-"));
+  Object.assign(env, { TMPDIR: scratch, HOME: scratch });
+  const sandbox = sandboxFlags({ read: [artifactDir, scratch], write: [scratch] });
+  const child = spawn(
+    process.execPath,
+    [...sandbox, "--input-type=module", "-e", CHILD, "--", JSON.stringify(jobs)],
+    { cwd: artifactDir, env, stdio: ["ignore", "pipe", "pipe", "pipe"] },
+  );
+  child.on("close", () => void rm(scratch, { recursive: true, force: true }));
   const nodes = new Map<string, string[]>();
   const failures: string[] = [];
   let current: string | undefined;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { routeForKey } from "../../functions/routes.ts";
 import { authenticate } from "../auth/api-keys.ts";
 import { config } from "../config.ts";
-import { HttpError, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
 import { type Logger, logger } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
@@ -110,6 +110,26 @@ function toResult(value: unknown): HttpResult {
   return json(200, value ?? null);
 }
 
+type TenantResolver = (event: HttpEvent) => Promise<string>;
+let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
+
+/** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
+export const routerTenant = (event: HttpEvent): string | undefined =>
+  (event.requestContext as { authorizer?: { lambda?: { tenant_id?: unknown } } }).authorizer?.lambda
+    ?.tenant_id as string | undefined;
+
+/**
+ * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
+ * runtime can read no key) and passes the workspace on; a request without one is refused.
+ */
+export function trustRouterTenant(): void {
+  resolveTenant = async (event) => {
+    const tenant = routerTenant(event);
+    if (!tenant) throw new Unauthorized();
+    return tenant;
+  };
+}
+
 export type LambdaHttpHandler = ((event: HttpEvent, context?: Partial<Context>) => Promise<HttpResult>) & {
   spec: HandlerSpec<any, any, any>;
 };
@@ -125,7 +145,7 @@ export function defineHandler<
     const headers = event.headers ?? {};
     const route = routeForKey(event.routeKey);
     // Auth runs before anything looks at the input: a bad key is a 401 whatever else is wrong.
-    const tenantId = route?.auth === false ? "" : await authenticate(headers);
+    const tenantId = route?.auth === false ? "" : await resolveTenant(event);
     const issues: ValidationIssue[] = [];
     const body = spec.body && !spec.rawBody ? parseJsonBody(event) : undefined;
     const ctx = {

@@ -22,9 +22,10 @@ export async function deployedClient(
   facts: Platform,
   repoDir: string,
   namePrefix: string,
+  secrets: { name: string; value: string }[] = [],
 ): Promise<{ deploymentId: string; client: Client }> {
   const headers = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
-  const { deploymentId } = await deployRepo(repoDir, namePrefix, callAt(facts.base_url), headers);
+  const { deploymentId } = await deployRepo(repoDir, namePrefix, callAt(facts.base_url), headers, secrets);
   return { deploymentId, client: agentClient(facts, deploymentId) };
 }
 

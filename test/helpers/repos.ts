@@ -79,10 +79,12 @@ export async function deployRepo(
     init: { headers?: Record<string, string>; body?: unknown },
   ) => Promise<any>,
   headers: Record<string, string>,
+  secrets: { name: string; value: string }[] = [],
 ): Promise<{ deploymentId: string; revisionId: string }> {
   const created = await call("POST", "/v2/deployments", {
     headers,
     body: {
+      secrets,
       name: `${namePrefix}-${crypto.randomUUID().slice(0, 8)}`,
       source: "github",
       source_config: { repo_url: repoDir, deployment_type: "dev", build_on_push: false },

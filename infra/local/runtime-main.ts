@@ -1,0 +1,128 @@
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { loadRuntimeHandler } from "../../functions/load.ts";
+import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
+import { controllers } from "../../shared/agent/broker.ts";
+import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
+import { type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { drainThread, kick } from "../../shared/agent/worker.ts";
+import { logger } from "../../shared/log.ts";
+import type { IngestResult } from "../../shared/runs/store.ts";
+import { Gateway, jsonResult, write } from "./gateway.ts";
+import { readBody } from "./http-util.ts";
+import { type LocalRuntimeStart, ROUTER_TENANT_HEADER, RUNTIME_TOKEN_HEADER } from "./runtime-protocol.ts";
+
+// A deployment's runtime on the local cloud: a child process of the platform (runtimes.ts starts it under
+// Node's permission model), serving that one deployment. What it is told arrives on stdin, not in its
+// environment: the token that proves a request came from the platform's router, its port, where traces go.
+// It exits when its parent goes away (stdin closes) and, on SIGTERM, once its runs have ended.
+const DRAIN_MS = 30_000;
+
+/** The first line on stdin; stdin stays open, and its end means the platform is gone. */
+function readStart(): Promise<LocalRuntimeStart> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const nl = text.indexOf("\n");
+      if (nl < 0) return;
+      process.stdin.off("data", onData);
+      try {
+        resolve(JSON.parse(text.slice(0, nl)) as LocalRuntimeStart);
+      } catch (err) {
+        reject(err);
+      }
+    };
+    process.stdin.on("data", onData);
+    process.stdin.on("end", () => {
+      if (!text.includes("\n")) reject(new Error("the runtime was not told what to serve"));
+      process.exit(0);
+    });
+  });
+}
+
+async function main() {
+  const start = await readStart();
+  const expected = Buffer.from(start.token);
+  const trusted = (req: IncomingMessage) => {
+    const got = Buffer.from(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""));
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  };
+  const sendTraces = async (
+    _tenant: string,
+    posts: unknown[],
+    patches: { id: string; body: unknown }[],
+  ): Promise<IngestResult> => {
+    const res = await fetch(start.trace_url, {
+      method: "POST",
+      headers: { "content-type": "application/json", [RUNTIME_TOKEN_HEADER]: start.token },
+      body: JSON.stringify({ posts, patches }),
+    });
+    if (!res.ok) throw new Error(`trace ingestion answered ${res.status}`);
+    return (await res.json()) as IngestResult;
+  };
+  const d = startRuntime(start.runtime, sendTraces);
+  // AGENT_RUN_WORKER=lambda: runs go through the Lambda executor's path, played in this process.
+  invokeSelfLocally((e) => drainThread(d, e.thread_id, Date.now() + 15 * 60_000));
+  const gateway = new Gateway({
+    routes: mountedRoutes().filter(servedByRuntime),
+    loader: loadRuntimeHandler,
+  });
+  await gateway.load();
+  let draining = false;
+
+  const internal = async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    if (path === "/__runtime/health") {
+      await d.loadGraphs!();
+      return write(res, jsonResult(200, { ok: true, pid: process.pid }));
+    }
+    if (path === "/__runtime/kick" && req.method === "POST") {
+      const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
+      if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));
+      if (!draining) await kick(d, thread_id);
+      return write(res, jsonResult(202, { kicked: !draining }));
+    }
+    return write(res, jsonResult(404, { detail: "Not Found" }));
+  };
+
+  const server = createServer((req, res) => {
+    if (!trusted(req)) {
+      req.resume();
+      return write(res, jsonResult(403, { detail: "Requests reach a runtime through the platform only" }));
+    }
+    const tenant = String(req.headers[ROUTER_TENANT_HEADER] ?? "");
+    delete req.headers[RUNTIME_TOKEN_HEADER];
+    delete req.headers[ROUTER_TENANT_HEADER];
+    const path = (req.url ?? "/").split("?")[0];
+    const answer = path.startsWith("/__runtime/")
+      ? internal(req, res, path)
+      : gateway.handle(req, res, tenant || undefined);
+    answer.catch((err) => {
+      logger.error("runtime request failed", { error: err });
+      if (!res.headersSent) write(res, jsonResult(500, { error: "internal", request_id: null }));
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(start.port, start.host, resolve));
+  // The graphs load now, so the first request finds them ready.
+  d.loadGraphs!().catch((err) => logger.error("the deployment's graphs failed to load", { error: err }));
+
+  // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
+  // A newer revision took over: no new runs here; the running ones finish (or are retried from their last
+  // checkpoint by the new runtime after DRAIN_MS).
+  process.on("SIGTERM", () => {
+    draining = true;
+    const deadline = Date.now() + DRAIN_MS;
+    const check = () => {
+      if (controllers.size === 0 || Date.now() > deadline) process.exit(0);
+      setTimeout(check, 100);
+    };
+    check();
+  });
+}
+
+main().catch((err) => {
+  console.error(`agent runtime failed to start: ${err?.message ?? err}`);
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
+
+// Between the local cloud and a deployment's runtime child process (runtimes.ts ↔ runtime-main.ts).
+export interface LocalRuntimeStart {
+  runtime: RuntimeConfig;
+  token: string;
+  host: string;
+  port: number;
+  /** The platform's endpoint for this runtime's traces (its tracing project only). */
+  trace_url: string;
+}
+
+/** Header names the router uses; a request without the token is refused. */
+export const RUNTIME_TOKEN_HEADER = "x-runtime-token";
+export const ROUTER_TENANT_HEADER = "x-router-tenant";

@@ -1,0 +1,378 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { join, resolve } from "node:path";
+import type { MountedRoute } from "../../functions/routes.ts";
+import { localDeployment } from "../../shared/agent/context.ts";
+import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
+import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
+import { sweepRuns } from "../../shared/agent/sweeper.ts";
+import { authenticate } from "../../shared/auth/api-keys.ts";
+import { materializeArtifact } from "../../shared/control/artifacts.ts";
+import { recentDeploymentRecord, unsealSecrets } from "../../shared/control/deployments.ts";
+import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
+import { sandboxFlags } from "../../shared/deploy/sandbox.ts";
+import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { json } from "../../shared/http/event.ts";
+import { logger } from "../../shared/log.ts";
+import { ingestBatch } from "../../shared/runs/ingest.ts";
+import { jsonResult, write } from "./gateway.ts";
+import { freePort, readBody } from "./http-util.ts";
+import { bundleRuntime } from "./runtime-bundle.ts";
+import { type LocalRuntimeStart, ROUTER_TENANT_HEADER, RUNTIME_TOKEN_HEADER } from "./runtime-protocol.ts";
+import { RUNTIME_S3_KEY } from "./s3.ts";
+
+// The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
+// use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
+// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The gateway
+// authenticates each agent-server request (platform code) and forwards it here.
+//
+// Isolation of a child: its environment is the deployment's secrets and langgraph.json env plus the non-secret
+// settings it needs (no platform credential: DynamoDB Local and s3rver take its own dummy keys); what it is told
+// (its router token, port) comes on stdin; Node's permission model lets it read only the runtime bundle and its
+// revision's artifact, write only its own scratch folder, and start no process or worker thread.
+export interface RuntimeSpec {
+  config: RuntimeConfig;
+  /** The deployment's secrets and langgraph.json env. */
+  env: Record<string, string>;
+}
+
+interface Running {
+  key: string;
+  spec: RuntimeSpec;
+  child: ChildProcess;
+  port: number;
+  token: string;
+  agent: Agent;
+  ready: Promise<void>;
+  startedAt: number;
+  /** Spawn → first health answer (graphs imported). */
+  coldStartMs?: number;
+  stopping?: boolean;
+}
+
+/** The settings a local runtime gets besides the deployment's own variables (never a secret of the platform). */
+const PASSED_SETTINGS = [
+  "AWS_REGION",
+  "AWS_ENDPOINT_URL_DYNAMODB",
+  "AWS_ENDPOINT_URL_S3",
+  "TABLE_PREFIX",
+  "TABLE_MAIN",
+  "TABLE_RUNS",
+  "TABLE_CHECKPOINTS",
+  "PLATFORM_LOCAL",
+  "PLATFORM_BUCKET",
+  "AGENT_RUN_WORKER",
+  "AGENT_RUN_LEASE_MS",
+  "AGENT_TRACE_FLUSH_MS",
+  "LOG_LEVEL",
+];
+
+export class LocalRuntimes implements RuntimeHost {
+  private readonly current = new Map<string, Running>();
+  /** Runtime tokens → the deployment they stand for (trace ingestion). */
+  private readonly byToken = new Map<string, Running>();
+  private stopped = false;
+
+  constructor(private readonly opts: { dataDir: string; host: string; baseUrl: () => string }) {}
+
+  /** The runtime bundle is built in the background at start-up, so the first deployment does not wait. */
+  prepare(): void {
+    void bundleRuntime(this.runtimeDir).catch((err: unknown) =>
+      logger.error("runtime bundle failed", { error: err }),
+    );
+  }
+
+  private get runtimeDir() {
+    return join(resolve(this.opts.dataDir), "runtime");
+  }
+
+  /** What the deployment's active revision needs to run: 404 for another workspace's, 503 when none is live. */
+  private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec & { artifact: string }> {
+    const local = localDeployment(deploymentId);
+    if (local) {
+      if (local.tenant_id !== tenant) throw new NotFound("Deployment not found");
+      const dir = local.artifact_dir;
+      const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = local;
+      return {
+        artifact: dir,
+        config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
+        env: manifestEnv(dir),
+      };
+    }
+    const d = await recentDeploymentRecord(tenant, deploymentId);
+    if (!d) throw new NotFound("Deployment not found");
+    const prefix = (d as { active_artifact_prefix?: string }).active_artifact_prefix;
+    if (!d.active_revision_id || !prefix)
+      throw new ServiceUnavailable("The deployment has no deployed revision yet");
+    const key = `${deploymentId}@${d.active_revision_id}`;
+    const running = this.current.get(deploymentId);
+    if (running?.key === key) return { ...running.spec, artifact: running.spec.config.artifact_dir };
+    const dir = await materializeArtifact(prefix);
+    return {
+      artifact: dir,
+      config: {
+        tenant_id: d.tenant_id,
+        deployment_id: d.id,
+        revision_id: d.active_revision_id,
+        graphs: (d.graphs ?? []) as RuntimeConfig["graphs"],
+        tracing_project_id: d.tracing_project_id ?? null,
+        artifact_dir: dir,
+      },
+      env: { ...manifestEnv(dir), ...(await unsealSecrets(d)) },
+    };
+  }
+
+  /** The deployment's runtime for its active revision: started when missing, the older one retired. */
+  async ensure(tenant: string, deploymentId: string): Promise<Running> {
+    if (this.stopped) throw new ServiceUnavailable("The local cloud is stopping");
+    const spec = await this.specFor(tenant, deploymentId);
+    const key = `${deploymentId}@${spec.config.revision_id}`;
+    let r = this.current.get(deploymentId);
+    if (r?.key !== key || r.child.exitCode !== null || r.child.signalCode !== null) {
+      if (r && r.key !== key) this.retire(r);
+      r = await this.start(key, spec);
+      this.current.set(deploymentId, r);
+    }
+    await r.ready;
+    return r;
+  }
+
+  private async start(key: string, spec: RuntimeSpec): Promise<Running> {
+    const bundle = await bundleRuntime(this.runtimeDir);
+    const { deployment_id } = spec.config;
+    const scratch = join(this.runtimeDir, "scratch", `${deployment_id}-${randomUUID().slice(0, 8)}`);
+    mkdirSync(scratch, { recursive: true });
+    const settings: Record<string, string> = {
+      NODE_ENV: "production",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      AWS_ACCESS_KEY_ID: RUNTIME_S3_KEY.id,
+      AWS_SECRET_ACCESS_KEY: RUNTIME_S3_KEY.secret,
+      TMPDIR: scratch,
+      HOME: scratch,
+    };
+    for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
+    const env = { ...spec.env, ...settings };
+    const port = await freePort(this.opts.host);
+    const token = randomBytes(32).toString("hex");
+    const workerId = randomUUID();
+    const config = { ...spec.config, worker_id: workerId };
+    const child = spawn(
+      process.execPath,
+      [
+        ...sandboxFlags({ read: [bundle.dir, spec.config.artifact_dir, scratch], write: [scratch] }),
+        "--openssl-legacy-provider",
+        bundle.file,
+      ],
+      { cwd: spec.config.artifact_dir, env, stdio: ["pipe", "inherit", "inherit"] },
+    );
+    const start: LocalRuntimeStart = {
+      runtime: config,
+      token,
+      host: this.opts.host,
+      port,
+      trace_url: `${this.opts.baseUrl()}/__platform/runtime-traces`,
+    };
+    child.stdin!.write(`${JSON.stringify(start)}\n`);
+    child.stdin!.on("error", () => {});
+    const r: Running = {
+      key,
+      spec,
+      child,
+      port,
+      token,
+      agent: new Agent({ keepAlive: true, maxSockets: 256 }),
+      ready: Promise.resolve(),
+      startedAt: performance.now(),
+    };
+    r.ready = this.waitReady(r);
+    r.ready.catch(() => this.retire(r));
+    this.byToken.set(token, r);
+    child.on("exit", (code, signal) => {
+      this.byToken.delete(token);
+      r.agent.destroy();
+      rmSync(scratch, { recursive: true, force: true });
+      if (this.current.get(deployment_id) === r) this.current.delete(deployment_id);
+      if (r.stopping || this.stopped) return;
+      logger.warn("agent runtime exited", { deployment_id, code, signal });
+      // Its runs are retried now (from their last checkpoint), which starts a runtime again.
+      void sweepRuns(Date.now(), {
+        only: { tenant: spec.config.tenant_id, deployment: deployment_id },
+        deadWorker: workerId,
+      }).catch((err) => logger.error("retrying a crashed runtime's runs failed", { error: err }));
+    });
+    return r;
+  }
+
+  private async waitReady(r: Running): Promise<void> {
+    for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
+      if (r.child.exitCode !== null || r.child.signalCode !== null)
+        throw new ServiceUnavailable("The deployment's runtime exited while starting");
+      const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
+      if (res?.status === 200) {
+        r.coldStartMs = performance.now() - r.startedAt;
+        return;
+      }
+      if (res && res.status !== 404)
+        throw new ServiceUnavailable(`The deployment's runtime answered ${res.status}`);
+      if (performance.now() - r.startedAt > 120_000)
+        throw new ServiceUnavailable("The deployment's runtime did not start within 120 s");
+      await new Promise((done) => setTimeout(done, delay));
+    }
+  }
+
+  /** A request of the platform's own to a runtime. */
+  private call(r: Running, method: string, path: string, body?: unknown) {
+    return new Promise<{ status: number; body: string }>((done, fail) => {
+      const req = request(
+        {
+          host: this.opts.host,
+          port: r.port,
+          method,
+          path,
+          agent: r.agent,
+          headers: { [RUNTIME_TOKEN_HEADER]: r.token, "content-type": "application/json" },
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c) => {
+            text += c;
+          });
+          res.on("end", () => done({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on("error", fail);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  }
+
+  /** The gateway's forwarder: the API key is checked here, then the request goes to the runtime as it came. */
+  forward = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    _route: MountedRoute,
+    params: Record<string, string>,
+  ): Promise<void> => {
+    let r: Running;
+    let tenant: string;
+    try {
+      const headers = req.headers as Record<string, string | undefined>;
+      tenant = await authenticate(headers);
+      r = await this.ensure(tenant, params.deployment_id);
+    } catch (err) {
+      req.resume();
+      if (err instanceof HttpError) return write(res, json(err.status, err.body()));
+      throw err;
+    }
+    const headers = { ...req.headers, [RUNTIME_TOKEN_HEADER]: r.token, [ROUTER_TENANT_HEADER]: tenant };
+    await new Promise<void>((done) => {
+      const upstream = request(
+        { host: this.opts.host, port: r.port, method: req.method, path: req.url, headers, agent: r.agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
+          answer.pipe(res);
+          answer.on("end", done);
+          answer.on("error", () => {
+            res.destroy();
+            done();
+          });
+        },
+      );
+      // A client that leaves ends the runtime's side too (a stream with on_disconnect=cancel cancels its run).
+      res.on("close", () => {
+        if (!res.writableFinished) upstream.destroy();
+        done();
+      });
+      upstream.on("error", (err) => {
+        if (!res.headersSent)
+          write(res, jsonResult(502, { detail: `The deployment's runtime failed: ${err.message}` }));
+        else res.destroy();
+        done();
+      });
+      req.pipe(upstream);
+    });
+  };
+
+  async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {
+    const r = await this.ensure(tenantId, deploymentId);
+    const res = await this.call(r, "POST", "/__runtime/kick", { thread_id: threadId });
+    if (res.status !== 202) throw new Error(`the runtime refused a kick: ${res.status} ${res.body}`);
+  }
+
+  async activated(tenantId: string, deploymentId: string): Promise<void> {
+    await this.ensure(tenantId, deploymentId);
+  }
+
+  async remove(_tenantId: string, deploymentId: string): Promise<void> {
+    const r = this.current.get(deploymentId);
+    this.current.delete(deploymentId);
+    if (r) await this.kill(r);
+  }
+
+  /** The runtime answering for a deployment now, if one runs (benchmarks read its cold start and pid). */
+  running(deploymentId: string): { pid?: number; coldStartMs?: number } | undefined {
+    const r = this.current.get(deploymentId);
+    return r ? { pid: r.child.pid, coldStartMs: r.coldStartMs } : undefined;
+  }
+
+  /** A newer revision took over: the old runtime finishes its runs (SIGTERM drains) and exits. */
+  private retire(r: Running): void {
+    r.stopping = true;
+    r.child.kill("SIGTERM");
+    setTimeout(() => r.child.kill("SIGKILL"), 40_000).unref();
+  }
+
+  private async kill(r: Running): Promise<void> {
+    r.stopping = true;
+    if (r.child.exitCode !== null || r.child.signalCode !== null) return;
+    const gone = new Promise((done) => r.child.once("exit", done));
+    r.child.kill("SIGKILL");
+    await gone;
+  }
+
+  /**
+   * Traces a runtime sends (`POST /__platform/runtime-traces`, its token in the header): ingested into its
+   * deployment's tracing project, whatever project the runs name; a deployment without one sends nothing.
+   */
+  async ingestTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const token = String(req.headers[RUNTIME_TOKEN_HEADER] ?? "");
+    const r = [...this.byToken.entries()].find(([t]) => sameToken(t, token))?.[1];
+    const body = await readBody(req, 50 * 1024 * 1024);
+    if (!r) return write(res, jsonResult(403, { detail: "Unknown runtime" }));
+    const { tenant_id, tracing_project_id } = r.spec.config;
+    if (!tracing_project_id) return write(res, jsonResult(403, { detail: "The deployment is not traced" }));
+    let parsed: { posts?: unknown[]; patches?: { id: string; body: unknown }[] };
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      return write(res, jsonResult(422, { detail: [{ loc: ["body"], msg: "JSON", type: "json_invalid" }] }));
+    }
+    const project = (run: unknown) => {
+      const { session_name: _n, ...rest } = (run ?? {}) as Record<string, unknown>;
+      return { ...rest, session_id: tracing_project_id };
+    };
+    const result = await ingestBatch(
+      tenant_id,
+      (parsed.posts ?? []).map(project),
+      (parsed.patches ?? []).map((p) => ({ id: p.id, body: project(p.body) })),
+    );
+    return write(res, jsonResult(200, result));
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.current.values()].map((r) => this.kill(r)));
+    this.current.clear();
+  }
+}
+
+const sameToken = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+function manifestEnv(dir: string): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
+  return manifest.env ?? {};
+}

@@ -1,0 +1,44 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { ArtifactManifest } from "../../deploy/bundle.ts";
+import type { CompiledGraphLike, LoadedGraph } from "../graphs.ts";
+
+// Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).
+
+const isCompiled = (g: any): g is CompiledGraphLike =>
+  g != null &&
+  typeof g.invoke === "function" &&
+  (typeof g.getGraphAsync === "function" || typeof g.getGraph === "function");
+const isBuilder = (g: any) => g != null && typeof g === "object" && typeof g.compile === "function";
+
+/** A graph export as the LangGraph API server accepts it: compiled, a builder to compile, or a factory. */
+export async function resolveGraphExport(value: unknown): Promise<CompiledGraphLike> {
+  let g: any = value;
+  if (typeof g === "function" && !isCompiled(g)) g = await g({ configurable: {} });
+  g = await g;
+  if (!isCompiled(g) && isBuilder(g)) g = await g.compile();
+  if (!isCompiled(g)) throw new Error("the export is not a LangGraph graph");
+  return g;
+}
+
+/**
+ * Imports every graph of the artifact in `dir`. The graphs' environment (langgraph.json env and the
+ * deployment's secrets) is the runtime process's own, set when it was started.
+ */
+export async function loadArtifactGraphs(
+  dir: string,
+  attach: { checkpointer: BaseCheckpointSaver; store: BaseStore },
+): Promise<Map<string, LoadedGraph>> {
+  const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
+  const out = new Map<string, LoadedGraph>();
+  for (const [graphId, entry] of Object.entries(manifest.graphs)) {
+    const mod = await import(pathToFileURL(join(dir, entry.file)).href);
+    const graph = await resolveGraphExport(mod[entry.export_name]);
+    graph.checkpointer = attach.checkpointer;
+    graph.store = attach.store;
+    out.set(graphId, { graph_id: graphId, graph, description: entry.description });
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+import type { GraphInfo } from "../../deploy/smoke.ts";
+import { trustRouterTenant } from "../../http/handler.ts";
+import type { ingestBatch } from "../../runs/ingest.ts";
+import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from "../context.ts";
+import { setWorkerId } from "../execution.ts";
+import type { LoadedGraph } from "../graphs.ts";
+import { sendTracesTo } from "../trace-batch.ts";
+import { loadArtifactGraphs } from "./load-graphs.ts";
+
+// A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)
+// that imports the deployment's graphs and executes its runs. It serves that deployment only, takes the
+// workspace from the platform's router (which checked the API key), and sends its traces to the platform.
+
+/** What a runtime is told when it starts (non-secret; the deployment's secrets are its environment). */
+export interface RuntimeConfig {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  graphs: GraphInfo[];
+  tracing_project_id: string | null;
+  /** Where the revision's bundles are (a local folder; the function's code in AWS). */
+  artifact_dir: string;
+  /** Names this runtime's claims on runs (a crashed runtime's runs are retried at once). */
+  worker_id?: string;
+}
+
+export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): AgentDeployment {
+  const d = withStorage({
+    tenant_id: cfg.tenant_id,
+    deployment_id: cfg.deployment_id,
+    revision_id: cfg.revision_id,
+    graphs: cfg.graphs,
+    tracing_project_id: cfg.tracing_project_id,
+  });
+  let loaded: Promise<Map<string, LoadedGraph>> | undefined;
+  d.loadGraphs = () => {
+    if (!loaded) {
+      loaded = loadArtifactGraphs(cfg.artifact_dir, graphStorage(d));
+      loaded.catch(() => {
+        loaded = undefined;
+      });
+    }
+    return loaded;
+  };
+  if (cfg.worker_id) setWorkerId(cfg.worker_id);
+  serveDeployment(d);
+  trustRouterTenant();
+  sendTracesTo(traces);
+  return d;
+}

@@ -1,0 +1,221 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
+import { agentClient, deployedClient } from "./helpers/agents.ts";
+import { call, facts } from "./helpers/cloud.ts";
+import { gitRepo } from "./helpers/repos.ts";
+
+// Issue 13: a deployment's code runs in its own runtime, never in a platform process, and cannot reach another
+// deployment. A hostile graph, deployed beside a normal one (and a normal one in another workspace), tries at
+// import time and inside a node to (a) read secrets and platform credentials from its environment, (c) write
+// into the other deployment's files, read the platform's files, start processes, and (d) patch globals and
+// prototypes. (b), reading another deployment's data with the runtime's credentials, is proven on the runtime's
+// IAM policy in AWS (infra): DynamoDB Local enforces no IAM, so locally the runtime simply holds none of the
+// platform's credentials.
+const SECRET_A = `secret-a-${crypto.randomUUID()}`;
+const SECRET_B = `secret-b-${crypto.randomUUID()}`;
+const SECRET_C = `secret-c-${crypto.randomUUID()}`;
+const ARTIFACTS = join(tmpdir(), "agent-platform-artifacts");
+
+const NORMAL = `
+import { Annotation, START, StateGraph } from "@langchain/langgraph";
+const State = Annotation.Root({ seen: Annotation() });
+export const graph = new StateGraph(State)
+  .addNode("look", () => ({ seen: {
+    pid: process.pid,
+    secret: process.env.MY_SECRET ?? null,
+    objectMarker: ({}).hostile_marker ?? null,
+    globalMarker: globalThis.hostile_marker ?? null,
+    randomPatched: Math.random() === 0.42,
+  } }))
+  .addEdge(START, "look").compile();
+`;
+
+// Every attempt is recorded, never thrown, so the graph loads and answers whatever is refused.
+const HOSTILE = `
+import { Annotation, START, StateGraph } from "@langchain/langgraph";
+import * as fs from "node:fs";
+import { execSync } from "node:child_process";
+const attempt = (fn) => { try { return { ok: true, value: fn() }; } catch (e) { return { ok: false, error: String(e?.code ?? e) }; } };
+function breakOut(where) {
+  const targets = JSON.parse(process.env.TARGETS);
+  return {
+    where,
+    pid: process.pid,
+    ppid: process.ppid,
+    env: { ...process.env },
+    writeOther: attempt(() => fs.writeFileSync(targets.otherArtifact + "/manifest.json", "{}")),
+    dropOther: attempt(() => fs.writeFileSync(targets.otherArtifact + "/evil.mjs", "export const x = 1")),
+    readOther: attempt(() => fs.readFileSync(targets.otherArtifact + "/manifest.json", "utf8")),
+    readPlatformKey: attempt(() => fs.readFileSync(targets.credentials, "utf8")),
+    readParentEnv: attempt(() => fs.readFileSync("/proc/" + process.ppid + "/environ", "utf8")),
+    listArtifacts: attempt(() => fs.readdirSync(targets.artifacts)),
+    spawn: attempt(() => execSync("id").toString()),
+  };
+}
+const atImport = breakOut("import");
+// Patched for everyone in this process: prototypes and globals.
+Object.defineProperty(Object.prototype, "hostile_marker", { value: "patched", writable: true, configurable: true });
+globalThis.hostile_marker = "patched";
+Math.random = () => 0.42;
+const State = Annotation.Root({ report: Annotation() });
+export const graph = new StateGraph(State)
+  .addNode("attack", () => ({ report: { atImport, inNode: breakOut("node") } }))
+  .addEdge(START, "attack").compile();
+`;
+
+const repo = (graph: string) =>
+  gitRepo({
+    "langgraph.json": JSON.stringify({ graphs: { agent: "./src/graph.mjs:graph" }, env: { GRAPH_ENV: "1" } }),
+    "src/graph.mjs": graph,
+  });
+
+const repos = { normal: repo(NORMAL), hostile: repo(HOSTILE), other: repo(NORMAL) };
+let normal: { deploymentId: string; client: Client };
+let hostile: { deploymentId: string; client: Client };
+let other: { deploymentId: string; client: Client };
+let otherFacts: typeof facts;
+
+/** The folder a deployment's revision artifact was materialized into (the runtime imports it from there). */
+const artifactOf = (deploymentId: string) => {
+  const dir = readdirSync(ARTIFACTS).find((d) => d.includes(deploymentId) && !d.includes("."));
+  if (!dir) throw new Error(`no artifact folder for ${deploymentId}`);
+  return join(ARTIFACTS, dir);
+};
+
+async function runOnce(client: Client): Promise<any> {
+  const t = await client.threads.create();
+  return client.runs.wait(t.thread_id, "agent", { input: {} });
+}
+
+beforeAll(async () => {
+  // A second workspace with its own key.
+  const tenant = newTenantId();
+  const key = newApiKey();
+  await ensureTenant(tenant, "Other workspace");
+  await storeApiKey(key, [tenant]);
+  otherFacts = { ...facts, tenant_id: tenant, api_key: key };
+  normal = await deployedClient(facts, repos.normal.dir, "iso-normal", [
+    { name: "MY_SECRET", value: SECRET_A },
+  ]);
+  other = await deployedClient(otherFacts, repos.other.dir, "iso-other", [
+    { name: "MY_SECRET", value: SECRET_C },
+  ]);
+  // The normal deployment has served a run (its runtime is up) before the hostile one arrives.
+  await runOnce(normal.client);
+  const targets = {
+    otherArtifact: artifactOf(normal.deploymentId),
+    artifacts: ARTIFACTS,
+    credentials: join(inject("dataDir"), "credentials.json"),
+  };
+  hostile = await deployedClient(facts, repos.hostile.dir, "iso-hostile", [
+    { name: "MY_SECRET", value: SECRET_B },
+    { name: "TARGETS", value: JSON.stringify(targets) },
+  ]);
+}, 240_000);
+
+afterAll(() => {
+  for (const r of Object.values(repos)) r.remove();
+});
+
+describe("a deployment's code runs in its own runtime", () => {
+  let report: { atImport: any; inNode: any };
+  beforeAll(async () => {
+    report = ((await runOnce(hostile.client)) as { report: typeof report }).report;
+  }, 120_000);
+
+  it("runs in a process of its own: not the platform's, not the other deployment's", async () => {
+    const seen = ((await runOnce(normal.client)) as { seen: { pid: number } }).seen;
+    for (const r of [report.atImport, report.inNode]) {
+      expect(r.pid).not.toBe(facts.pid);
+      expect(r.pid).not.toBe(seen.pid);
+      expect(r.ppid).toBe(facts.pid);
+    }
+  });
+
+  it("(a) its environment holds its own secrets and langgraph.json env only: no other deployment's, no platform credential", () => {
+    for (const { env } of [report.atImport, report.inNode]) {
+      expect(env.MY_SECRET).toBe(SECRET_B);
+      expect(env.GRAPH_ENV).toBe("1");
+      const all = JSON.stringify(env);
+      for (const foreign of [SECRET_A, SECRET_C, facts.api_key, otherFacts.api_key])
+        expect(all).not.toContain(foreign);
+      // The platform's own credentials and control settings are not there.
+      expect(env.AWS_ACCESS_KEY_ID).not.toBe(process.env.AWS_ACCESS_KEY_ID);
+      expect(env.AWS_SECRET_ACCESS_KEY).not.toBe(process.env.AWS_SECRET_ACCESS_KEY);
+      for (const name of [
+        "PLATFORM_API_KEY",
+        "PLATFORM_TENANT_ID",
+        "KMS_KEY_ID",
+        "TASK_ARN_PREFIX",
+        "DATA_DIR",
+      ])
+        expect(env[name]).toBeUndefined();
+      for (const name of Object.keys(env)) {
+        expect(name).not.toMatch(/^(AWS_ENDPOINT_URL_(KMS|SFN|LAMBDA|SCHEDULER)|STATE_MACHINE_)/);
+      }
+    }
+  });
+
+  it("(c) cannot write into the other deployment's files, read them, read the platform's, or start a process", () => {
+    for (const r of [report.atImport, report.inNode]) {
+      for (const a of [
+        "writeOther",
+        "dropOther",
+        "readOther",
+        "readPlatformKey",
+        "readParentEnv",
+        "listArtifacts",
+      ])
+        expect(r[a], a).toMatchObject({ ok: false, error: "ERR_ACCESS_DENIED" });
+      expect(r.spawn.ok).toBe(false);
+    }
+    const dir = artifactOf(normal.deploymentId);
+    expect(existsSync(join(dir, "evil.mjs"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).graphs.agent).toBeDefined();
+  });
+
+  it("(d) its patched globals and prototypes do not reach the other deployment's runs", async () => {
+    const seen = ((await runOnce(normal.client)) as { seen: Record<string, unknown> }).seen;
+    expect(seen).toMatchObject({
+      secret: SECRET_A,
+      objectMarker: null,
+      globalMarker: null,
+      randomPatched: false,
+    });
+    const theirs = ((await runOnce(other.client)) as { seen: Record<string, unknown> }).seen;
+    expect(theirs).toMatchObject({ secret: SECRET_C, objectMarker: null, globalMarker: null });
+  });
+
+  it("a deployment is reached only with its own workspace's key", async () => {
+    const foreign = agentClient(otherFacts, hostile.deploymentId);
+    await expect(foreign.threads.create()).rejects.toThrow(/404/);
+    const r = await call("POST", `/agents/${normal.deploymentId}/threads`, { body: {} });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe("reserved names", () => {
+  it("a secret may not set a platform setting: 422 naming the field", async () => {
+    const headers = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
+    for (const name of [
+      "PLATFORM_LOCAL",
+      "AWS_ACCESS_KEY_ID",
+      "NODE_OPTIONS",
+      "TABLE_MAIN",
+      "AGENT_RUN_WORKER",
+      "PATH",
+    ]) {
+      const r = await call("PATCH", `/v2/deployments/${normal.deploymentId}`, {
+        headers,
+        body: { secrets: [{ name, value: "x" }] },
+      });
+      expect(r.status, name).toBe(422);
+      expect(r.json.detail[0].loc).toEqual(["body", "secrets", 0, "name"]);
+      expect(r.json.detail[0].msg).toContain(name);
+    }
+  });
+});
