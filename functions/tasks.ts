@@ -34,15 +34,10 @@ export const tasks: TaskFunction[] = [
     timeoutSeconds: 900,
     invokedBy: ["control"],
   },
-  // Agent server: a thread's runs are executed by AgentRunWorker (invoked asynchronously by the agent API
-  // when AGENT_RUN_WORKER=lambda); the sweeper retries runs of dead workers and starts due delayed runs.
-  {
-    name: "AgentRunWorker",
-    handler: "tasks/agent-run-worker",
-    timeoutSeconds: 900,
-    memoryMb: 1024,
-    invokedBy: ["agent"],
-  },
+  // Agent server: runs execute in each deployment's own runtime (in AWS its function, see
+  // shared/agent/runtime); the sweeper retries runs of dead runtimes and starts due delayed runs; runtimes send
+  // their traces to AgentTraceIngest, which files them under their deployment's project.
+  { name: "AgentTraceIngest", handler: "tasks/agent-trace-ingest", timeoutSeconds: 60 },
   {
     name: "AgentRunSweeper",
     handler: "tasks/agent-run-sweeper",

@@ -7,6 +7,7 @@ import type { MountedRoute } from "../../functions/routes.ts";
 import { localDeployment } from "../../shared/agent/context.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
+import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { authenticate } from "../../shared/auth/api-keys.ts";
 import { materializeArtifact } from "../../shared/control/artifacts.ts";
@@ -16,7 +17,6 @@ import { sandboxFlags } from "../../shared/deploy/sandbox.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { logger } from "../../shared/log.ts";
-import { ingestBatch } from "../../shared/runs/ingest.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { freePort, readBody } from "./http-util.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
@@ -350,14 +350,11 @@ export class LocalRuntimes implements RuntimeHost {
     } catch {
       return write(res, jsonResult(422, { detail: [{ loc: ["body"], msg: "JSON", type: "json_invalid" }] }));
     }
-    const project = (run: unknown) => {
-      const { session_name: _n, ...rest } = (run ?? {}) as Record<string, unknown>;
-      return { ...rest, session_id: tracing_project_id };
-    };
-    const result = await ingestBatch(
+    const result = await ingestDeploymentTraces(
       tenant_id,
-      (parsed.posts ?? []).map(project),
-      (parsed.patches ?? []).map((p) => ({ id: p.id, body: project(p.body) })),
+      tracing_project_id,
+      parsed.posts ?? [],
+      parsed.patches ?? [],
     );
     return write(res, jsonResult(200, result));
   }

@@ -26,7 +26,9 @@ import {
   type Route,
   routeId,
   SELF_HOSTED_PREFIX,
+  servedByRuntime,
 } from "../../functions/routes.ts";
+import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -42,13 +44,14 @@ export const MAX_HTTP_API_ROUTES = 300;
 export const REST_GROUPS: ReadonlySet<Group> = new Set(["agent"]);
 /** The agent REST API's stage (part of its URL). */
 export const AGENT_STAGE = "live";
+/** Groups whose handlers reach deployments' runtimes (route to them, remove them). */
+const RUNTIME_GROUPS: ReadonlySet<Group> = new Set(["agent", "control"]);
 /** Groups whose handlers start workflows and manage schedules. */
 const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
-/** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files, the agent
- * server loads artifacts. */
+/** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files (agent
+ * servers' code is in their own runtime functions). */
 const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
   control: { read: true, delete: true },
-  agent: { read: true },
 };
 
 export interface ApiStackProps extends StackProps {
@@ -149,9 +152,24 @@ export class ApiGroupStack extends NestedStack {
     const environment = {
       ...props.data.functionEnvironment(this),
       ...props.workflows.functionEnvironment(this),
+      ...(RUNTIME_GROUPS.has(props.group) ? runtimeEnvironment(this, props.data) : {}),
     };
+    // The agent group's router invokes deployments' runtimes; the control plane removes a deleted one's.
+    if (props.group === "agent") grantRuntimes(this, role, { invoke: true });
+    if (props.group === "control") grantRuntimes(this, role, { remove: true });
 
     if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
+    // Routes a deployment's runtime serves all go to one router (platform code: the API key is checked there),
+    // which streams each request through the runtime function of the deployment's active revision.
+    const router = props.routes.some(servedByRuntime)
+      ? handlerFunction(this, "AgentRouter", {
+          handler: "agents/router",
+          role,
+          environment,
+          timeout: Duration.minutes(15),
+          description: "Routes agent-server requests to each deployment's runtime function",
+        })
+      : undefined;
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -162,6 +180,18 @@ export class ApiGroupStack extends NestedStack {
         );
       seen.set(id, route);
 
+      if (router && servedByRuntime(route)) {
+        this.restApi!.root.resourceForPath(route.path).addMethod(
+          route.method,
+          new LambdaIntegration(router, {
+            proxy: true,
+            allowTestInvoke: false,
+            responseTransferMode: ResponseTransferMode.STREAM,
+            timeout: Duration.minutes(15),
+          }),
+        );
+        continue;
+      }
       const fn = handlerFunction(this, id, {
         handler: route.handler,
         role,

@@ -74,11 +74,14 @@ describe("platform stacks (manifest as it is)", () => {
     groups = [...s.api.groups.values()];
   }, 120_000);
 
-  it("has one Lambda per route and per task", () => {
-    expect(apiFunctions(groups)).toHaveLength(routes.length);
+  it("has one Lambda per route and per task; runtime-served routes share the agent router", () => {
+    const runtimeServed = routes.filter((r) => r.group === "agent" && r.auth).length;
+    expect(apiFunctions(groups)).toHaveLength(routes.length - runtimeServed + 1);
     expect(apiFunctions([s.workflows])).toHaveLength(tasks.length);
     for (const f of apiFunctions(groups)) {
-      const streaming = f.Properties.Environment.Variables.LAMBDA_RESPONSE_STREAMING === "1";
+      const streaming =
+        f.Properties.Environment.Variables.LAMBDA_RESPONSE_STREAMING === "1" ||
+        String(f.Properties.Description).includes("Routes agent-server requests");
       expect(f.Properties).toMatchObject({
         Architectures: ["arm64"],
         MemorySize: 512,
@@ -86,9 +89,10 @@ describe("platform stacks (manifest as it is)", () => {
       });
       expect(f.Properties.LoggingConfig.LogGroup).toBeDefined();
     }
+    // Streamed routes are all runtime-served: the router streams them (no per-route streaming function).
     expect(
       apiFunctions(groups).filter((f) => f.Properties.Environment.Variables.LAMBDA_RESPONSE_STREAMING),
-    ).toHaveLength(routes.filter((r) => r.stream).length);
+    ).toHaveLength(routes.filter((r) => r.stream && !(r.group === "agent" && r.auth)).length);
   });
 
   it("puts every group in its own nested stack, under 500 resources each", () => {
@@ -108,14 +112,15 @@ describe("platform stacks (manifest as it is)", () => {
     expect(keys.sort()).toEqual(http.map((m) => m.routeKey).sort());
   });
 
-  it("serves the agent server from a REST API, one method per route, SSE routes streamed", () => {
+  it("serves the agent server from a REST API, one method per route, runtime routes streamed", () => {
     const agent = s.api.groups.get("agent")!;
     const t = Template.fromStack(agent);
     const agentRoutes = routes.filter((r) => r.group === "agent");
     const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
     expect(methods).toHaveLength(agentRoutes.length);
     const streamed = methods.filter((m) => m.Properties.Integration.ResponseTransferMode === "STREAM");
-    expect(streamed).toHaveLength(agentRoutes.filter((r) => r.stream).length);
+    // Every route a runtime serves is streamed through the router (SSE among them).
+    expect(streamed).toHaveLength(agentRoutes.filter((r) => r.auth).length);
     expect(streamed.length).toBeGreaterThanOrEqual(3);
     for (const m of methods) expect(m.Properties.Integration.Type).toBe("AWS_PROXY");
     // Streamed integrations invoke with InvokeWithResponseStream (the /response-streaming-invocations URI).
@@ -129,16 +134,58 @@ describe("platform stacks (manifest as it is)", () => {
     expect(Template.fromStack(s.api).findOutputs("AgentApiUrl")).not.toEqual({});
   });
 
-  it("runs agent runs in the AgentRunWorker function, which the agent group and the tasks may invoke", () => {
+  it("routes every runtime-served agent route through one streaming router; runtimes are managed by pattern only", () => {
+    const agent = s.api.groups.get("agent")!;
+    const t = Template.fromStack(agent);
+    const router = Object.entries(t.findResources("AWS::Lambda::Function")).find(([, f]) =>
+      String(f.Properties.Description).includes("Routes agent-server requests"),
+    );
+    expect(router).toBeDefined();
+    const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
+    const runtimeRoutes = routes.filter((r) => r.group === "agent" && r.auth);
+    const viaRouter = methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(router![0]));
+    expect(viaRouter).toHaveLength(runtimeRoutes.length);
+    for (const m of viaRouter) expect(m.Properties.Integration.ResponseTransferMode).toBe("STREAM");
+    const statements = (stack: Stack) =>
+      Object.values(Template.fromStack(stack).findResources("AWS::IAM::Policy")).flatMap(
+        (p) => p.Properties.PolicyDocument.Statement,
+      );
+    const touching = (stack: Stack, prefix: string) =>
+      statements(stack).filter((st: any) => actionsOf(st).some((a: string) => a.startsWith(prefix)));
+    // The router may invoke runtimes, nothing more of Lambda.
+    for (const st of touching(agent, "lambda:")) {
+      expect(actionsOf(st)).toEqual(["lambda:InvokeFunction"]);
+      expect(JSON.stringify(st.Resource)).toContain("agent-rt-*");
+    }
+    // The tasks (deploy step) manage runtime functions and roles under their patterns only, and pass those
+    // roles to Lambda only.
+    const iamStatements = touching(s.workflows, "iam:").filter(
+      (st: any) =>
+        !actionsOf(st).includes("iam:PassRole") || JSON.stringify(st.Resource).includes("agent-runtime"),
+    );
+    expect(iamStatements.length).toBeGreaterThan(0);
+    for (const st of touching(s.workflows, "iam:")) {
+      const resource = JSON.stringify(st.Resource);
+      if (actionsOf(st).includes("iam:PassRole") && resource.includes("SchedulerRole")) continue;
+      expect(resource).toContain("agent-runtime/agent-rt-*");
+      if (actionsOf(st).includes("iam:PassRole"))
+        expect(st.Condition.StringEquals["iam:PassedToService"]).toBe("lambda.amazonaws.com");
+    }
+    for (const st of touching(s.workflows, "lambda:").filter((x: any) =>
+      actionsOf(x).includes("lambda:CreateFunction"),
+    ))
+      expect(JSON.stringify(st.Resource)).toContain("agent-rt-*");
+    // The runtime layer exists, and the deploy step is told about it and the account's runtime scope.
+    Template.fromStack(s.workflows).resourceCountIs("AWS::Lambda::LayerVersion", 1);
+    const deployFn = apiFunctions([s.workflows]).find((f) =>
+      String(f.Properties.Description).includes("RevisionDeploy"),
+    )!;
+    expect(Object.keys(deployFn.Properties.Environment.Variables)).toEqual(
+      expect.arrayContaining(["AGENT_RUNTIME_LAYER_ARN", "PLATFORM_RUNTIME_SCOPE", "AGENT_TRACE_FUNCTION"]),
+    );
+    // No platform function executes runs any more.
     for (const f of [...apiFunctions(groups), ...apiFunctions([s.workflows])])
-      expect(f.Properties.Environment.Variables.AGENT_RUN_WORKER).toBe("lambda");
-    const invokes = (stack: Stack) =>
-      Object.values(Template.fromStack(stack).findResources("AWS::IAM::Policy"))
-        .flatMap((p) => p.Properties.PolicyDocument.Statement)
-        .filter((st: any) => actionsOf(st).includes("lambda:InvokeFunction"))
-        .map((st: any) => JSON.stringify(st.Resource));
-    expect(invokes(s.api.groups.get("agent")!).join()).toContain("agent-platform-AgentRunWorker");
-    expect(invokes(s.workflows).join()).toContain("agent-platform-AgentRunWorker");
+      expect(f.Properties.Environment.Variables.AGENT_RUN_WORKER).toBeUndefined();
     Template.fromStack(s.workflows).hasResourceProperties("AWS::Scheduler::Schedule", {
       ScheduleExpression: "rate(1 minute)",
     });
@@ -460,7 +507,7 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
-  it("gives control, task and agent handlers the artifact bucket, with only the access each needs", () => {
+  it("gives control and task handlers the artifact bucket, with only the access each needs; agent handlers none", () => {
     const withArtifacts = (stacks: Stack[]) => {
       const fns = apiFunctions(stacks);
       expect(fns.length).toBeGreaterThan(0);
@@ -479,17 +526,16 @@ describe("platform stacks (manifest as it is)", () => {
     expect(control).toContain("s3:GetObject*");
     expect(control).toContain("s3:DeleteObject*");
     expect(control).not.toContain("s3:PutObject");
-    const agent = actions(s.api.groups.get("agent")!);
-    expect(agent).toContain("s3:GetObject*");
-    expect(agent).not.toContain("s3:PutObject");
-    expect(agent).not.toContain("s3:DeleteObject*");
-    // Task functions read artifacts and write the deploy log, under logs/ only.
+    // Agent-server code runs in each deployment's function: the agent group reads no artifact.
+    expect(actions(s.api.groups.get("agent")!).size).toBe(0);
+    // Task functions read artifacts and write the deploy log and runtime code, under logs/ and runtimes/ only.
     const taskRole = s.workflows.node.findChild("TaskRole") as IConstruct;
     const tasksArtifacts = statementsOf(s.workflows, logicalId(taskRole)).filter((st) =>
       JSON.stringify(st.Resource).includes("ArtifactBucketArn"),
     );
     const taskPuts = tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject"));
     expect(JSON.stringify(taskPuts)).toContain("/logs/*");
+    expect(JSON.stringify(taskPuts)).toContain("/runtimes/*");
     expect(JSON.stringify(taskPuts)).not.toContain("/artifacts/*");
     expect(tasksArtifacts.flatMap(actionsOf)).not.toContain("s3:DeleteObject*");
     for (const g of ["platform", "export", "system"] as const) {

@@ -12,6 +12,7 @@ import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunc
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/tasks.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -113,10 +114,17 @@ export class WorkflowsStack extends Stack {
     if (props.tasks.length > 0) {
       const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
       props.data.grantData(this, role);
-      // RevisionDeploy loads artifacts and writes the deploy log.
-      props.data.grantArtifacts(this, role, { read: true, write: ["logs/"] });
-      // The run sweeper and the run worker itself invoke AgentRunWorker (a thread's next run, a retried run).
-      this.grantTaskInvoke(this, role, "agent");
+      // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code.
+      props.data.grantArtifacts(this, role, { read: true, write: ["logs/", "runtimes/"] });
+      // RevisionDeploy publishes each deployment's runtime function with its own role; the run sweeper
+      // invokes runtimes (a retried or delayed run); the deployment purge removes them.
+      const layer = runtimeLayer(this);
+      grantRuntimes(this, role, {
+        deploy: true,
+        invoke: true,
+        remove: true,
+        layerArn: layer.layerVersionArn,
+      });
       // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
       this.grantOrchestration(
         this,
@@ -130,6 +138,8 @@ export class WorkflowsStack extends Stack {
           machines.map((m) => m.name),
           this.schedulerRole.roleArn,
         ),
+        ...runtimeEnvironment(this, props.data),
+        AGENT_RUNTIME_LAYER_ARN: layer.layerVersionArn,
       };
       for (const task of props.tasks) {
         this.taskFunctions.set(
@@ -258,8 +268,6 @@ export class WorkflowsStack extends Stack {
       SCHEDULER_ROLE_ARN: schedulerRoleArn,
       SCHEDULER_GROUP: this.scheduleGroupName,
       TASK_ARN_PREFIX: `arn:${Stack.of(scope).partition}:lambda:${Stack.of(scope).region}:${Stack.of(scope).account}:function:`,
-      // Agent runs execute in the AgentRunWorker function, not in the API handler that created them.
-      AGENT_RUN_WORKER: "lambda",
     };
     for (const name of machines) env[stateMachineEnvName(name)] = machineArn(scope, name);
     return env;

@@ -348,7 +348,8 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     ]);
     ({ outcome, more } = await finish(d, run, outcome, threadSet, frames, cancel ?? record?.cancel_action));
   } catch (err) {
-    logger.error("run finalisation failed", { run_id: run.run_id, error: err });
+    // A worker that lost its lease is refused by every fenced write: expected, the retry finishes the run.
+    if (!leaseLost(ac)) logger.error("run finalisation failed", { run_id: run.run_id, error: err });
   } finally {
     unwatch();
     if (controllers.get(run.run_id) === ac) controllers.delete(run.run_id);

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { IAMClient } from "@aws-sdk/client-iam";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { LambdaClient } from "@aws-sdk/client-lambda";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -34,6 +35,8 @@ export const s3 = () =>
 export const kms = () => once("kms", () => new KMSClient(base("kms")));
 export const sfn = () => once("sfn", () => new SFNClient(base("sfn")));
 export const lambda = () => once("lambda", () => new LambdaClient(base("lambda")));
+/** IAM: the deploy step gives each deployment's runtime its own role (AWS only; no local endpoint). */
+export const iam = () => once("iam", () => new IAMClient({ region: config.region }));
 export const scheduler = () => once("scheduler", () => new SchedulerClient(base("scheduler")));
 
 /** Drops cached clients, e.g. after the local cloud changed endpoints in this process. */

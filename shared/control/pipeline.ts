@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeHost } from "../agent/runtime/host.ts";
+import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/runtime/lambda-host.ts";
 import { transact, updateInput } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
@@ -176,9 +177,40 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     log.line(`Loading the artifact ${r.artifact_prefix}`);
     const dir = await materializeArtifact(r.artifact_prefix!);
     const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
-    const graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: await unsealSecrets(d) });
+    const secrets = await unsealSecrets(d);
+    // Locally the graphs are checked in a sandboxed child process; in AWS in the revision's own function.
+    let graphs = lambdaRuntimes()
+      ? Object.entries(manifest.graphs).map(([graph_id, g]) => ({
+          graph_id,
+          export_name: g.export_name,
+          nodes: [],
+        }))
+      : await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
+    let runtime: { version: string; token_hash: string } | undefined;
+    if (lambdaRuntimes()) {
+      // AWS: the revision's own runtime function version, checked by loading its graphs there.
+      const out = await deployRuntime(
+        {
+          tenant_id: r.tenant_id,
+          deployment_id: r.deployment_id,
+          revision_id: r.id,
+          artifact_dir: dir,
+          env: { ...manifest.env, ...secrets },
+          graphs,
+          tracing_project_id: d.tracing_project_id ?? null,
+        },
+        log.line,
+      );
+      ({ graphs } = out);
+      runtime = { version: out.version, token_hash: out.token_hash };
+    }
     for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
-    const status = await activate(r, d, graphs);
+    const previous = (d as { active_runtime_version?: string }).active_runtime_version;
+    const status = await activate(r, d, graphs, runtime);
+    if (runtime && status === "DEPLOYED")
+      await pruneRuntimeVersions(r.deployment_id, [runtime.version, ...(previous ? [previous] : [])]).catch(
+        (err) => logger.warn("pruning runtime versions failed", { error: err }),
+      );
     log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
     // Its runtime takes over now (the previous one finishes its runs), so the first request finds it warm.
     if (status === "DEPLOYED")
@@ -202,13 +234,23 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
   }
 }
 
-async function activate(r: RevisionRecord, d: DeploymentRecord, graphs: unknown[]): Promise<RevisionStatus> {
+async function activate(
+  r: RevisionRecord,
+  d: DeploymentRecord,
+  graphs: unknown[],
+  runtime?: { version: string; token_hash: string },
+): Promise<RevisionStatus> {
   const at = canonicalTime(Date.now())!;
   try {
     await transact([
       {
         Update: updateInput("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
-          set: { status: "DEPLOYED", graphs, updated_at: at },
+          set: {
+            status: "DEPLOYED",
+            graphs,
+            updated_at: at,
+            ...(runtime ? { runtime_version: runtime.version, runtime_token_hash: runtime.token_hash } : {}),
+          },
           append: { status_history: [{ status: "DEPLOYED", at }] },
           remove: ["GSI1PK", "GSI1SK"],
           when: { status: "DEPLOYING" },
@@ -223,6 +265,8 @@ async function activate(r: RevisionRecord, d: DeploymentRecord, graphs: unknown[
               active_revision_id: r.id,
               active_artifact_prefix: r.artifact_prefix,
               graphs,
+              // The router invokes this version from now on (AWS): switched with the active revision.
+              ...(runtime ? { active_runtime_version: runtime.version } : {}),
               updated_at: at,
             },
             when: { latest_revision_id: r.id },

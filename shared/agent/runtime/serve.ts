@@ -48,3 +48,16 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
   sendTracesTo(traces);
   return d;
 }
+
+/** The nodes of each graph (what the deploy step checks and records, as its smoke test did). */
+export async function graphNodes(d: AgentDeployment): Promise<{ graph_id: string; nodes: string[] }[]> {
+  const out: { graph_id: string; nodes: string[] }[] = [];
+  for (const [graphId, { graph }] of await d.loadGraphs!()) {
+    const drawn = graph.getGraphAsync ? await graph.getGraphAsync() : graph.getGraph?.();
+    const nodes = Object.values(drawn?.nodes ?? {})
+      .map((n) => String((n as { id?: unknown }).id))
+      .filter((id) => id !== "__start__" && id !== "__end__");
+    out.push({ graph_id: graphId, nodes });
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
+import { authenticate } from "../../shared/auth/api-keys.ts";
+import { lambda } from "../../shared/aws/clients.ts";
+import { recentDeploymentRecord } from "../../shared/control/deployments.ts";
+import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { type HttpEvent, json } from "../../shared/http/event.ts";
+import { toHttpEvent } from "../../shared/http/lambda-front.ts";
+import { logger } from "../../shared/log.ts";
+
+// The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
+// agent-server route here. Platform code checks the API key and that the deployment is the workspace's and
+// live, then streams the request through the runtime function version that serves the active revision
+// (switched in the same transaction as the active revision, so the previous one serves until then). The
+// runtime never sees a key; this function never runs a deployment's code.
+interface ResponseStream {
+  write(chunk: string | Uint8Array): boolean;
+  end(): void;
+}
+interface LambdaGlobals {
+  streamifyResponse(fn: (event: any, stream: ResponseStream) => Promise<void>): unknown;
+  HttpResponseStream: {
+    from(
+      stream: ResponseStream,
+      meta: { statusCode: number; headers?: Record<string, string> },
+    ): ResponseStream;
+  };
+}
+
+/** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
+export async function runtimeTarget(tenant: string, deploymentId: string) {
+  const d = await recentDeploymentRecord(tenant, deploymentId);
+  if (!d) throw new NotFound("Deployment not found");
+  const version = (d as { active_runtime_version?: string }).active_runtime_version;
+  if (!d.active_revision_id || !version)
+    throw new ServiceUnavailable("The deployment has no deployed revision yet");
+  return { FunctionName: runtimeFunctionName(d.id), Qualifier: version };
+}
+
+async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream, aws: LambdaGlobals) {
+  const event = toHttpEvent(raw);
+  const fail = (status: number, body: unknown) => {
+    const s = aws.HttpResponseStream.from(out, {
+      statusCode: status,
+      headers: { "content-type": "application/json" },
+    });
+    s.write(JSON.stringify(body));
+    s.end();
+  };
+  let target: { FunctionName: string; Qualifier: string };
+  let tenant: string;
+  try {
+    tenant = await authenticate(event.headers ?? {});
+    target = await runtimeTarget(tenant, event.pathParameters?.deployment_id ?? "");
+  } catch (err) {
+    if (err instanceof HttpError) return fail(err.status, err.body());
+    throw err;
+  }
+  const payload: RuntimeEvent = { kind: "http", tenant_id: tenant, event };
+  const res = await lambda().send(
+    new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
+  );
+  let buffered = Buffer.alloc(0);
+  let body: ResponseStream | undefined;
+  for await (const part of res.EventStream ?? []) {
+    if (part.PayloadChunk?.Payload) {
+      const bytes = Buffer.from(part.PayloadChunk.Payload);
+      if (body) {
+        body.write(bytes);
+        continue;
+      }
+      buffered = Buffer.concat([buffered, bytes]);
+      const split = splitPrelude(buffered);
+      if (!split) continue;
+      body = aws.HttpResponseStream.from(out, split.prelude);
+      if (split.rest.length) body.write(split.rest);
+    }
+    if (part.InvokeComplete?.ErrorCode) {
+      logger.error("agent runtime failed", { error: part.InvokeComplete.ErrorDetails, ...target });
+      if (!body) return fail(502, { detail: "The deployment's runtime failed" });
+    }
+  }
+  if (!body) return fail(502, { detail: "The deployment's runtime answered nothing" });
+  body.end();
+}
+
+const aws = (globalThis as { awslambda?: LambdaGlobals }).awslambda;
+export const handler = aws
+  ? aws.streamifyResponse((event, stream) => route(event, stream, aws))
+  : async () =>
+      json(501, { detail: "The router runs in AWS Lambda; the local cloud's gateway routes itself" });

@@ -1,0 +1,104 @@
+import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { drainThread } from "../../shared/agent/worker.ts";
+import { lambda } from "../../shared/aws/clients.ts";
+import { json } from "../../shared/http/event.ts";
+import { logger } from "../../shared/log.ts";
+import type { IngestResult } from "../../shared/runs/store.ts";
+import { loadRuntimeHandler } from "../load.ts";
+import { routeForKey, servedByRuntime } from "../routes.ts";
+
+// A deployment's runtime in AWS: the code of its own Lambda function (this module is the function's layer; the
+// function's zip holds the revision's bundles and a one-line entry re-exporting this handler). The platform's
+// router invokes it for each agent-server request after checking the API key; it invokes itself
+// asynchronously to execute a thread's runs (the Lambda executor); the deploy step invokes {kind: "health"}
+// on a new version before it goes live. Its role reaches only its deployment's data (runtime/policy.ts).
+interface ResponseStream {
+  write(chunk: string | Uint8Array): boolean;
+  end(): void;
+  on(event: "close" | "error", fn: () => void): void;
+}
+type Streamify = (fn: (event: RuntimeEvent, stream: ResponseStream) => Promise<void>) => unknown;
+
+const settings = JSON.parse(process.env.AGENT_RUNTIME_CONFIG ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
+const token = process.env.AGENT_RUNTIME_TOKEN ?? "";
+
+/** Traces go to the platform's AgentTraceIngest function, which files them under this deployment's project. */
+async function sendTraces(
+  _tenant: string,
+  posts: unknown[],
+  patches: { id: string; body: unknown }[],
+): Promise<IngestResult> {
+  const out = await lambda().send(
+    new InvokeCommand({
+      FunctionName: process.env.AGENT_TRACE_FUNCTION,
+      Payload: Buffer.from(
+        JSON.stringify({
+          tenant_id: settings.tenant_id,
+          deployment_id: settings.deployment_id,
+          revision_id: settings.revision_id,
+          token,
+          posts,
+          patches,
+        }),
+      ),
+    }),
+  );
+  if (out.FunctionError)
+    throw new Error(`trace ingestion failed: ${Buffer.from(out.Payload ?? []).toString()}`);
+  return JSON.parse(Buffer.from(out.Payload ?? []).toString()) as IngestResult;
+}
+
+const d = startRuntime(
+  { ...settings, artifact_dir: process.env.LAMBDA_TASK_ROOT ?? process.cwd() },
+  sendTraces,
+);
+
+export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
+  if (e.kind === "drain") {
+    await drainThread(d, e.thread_id, Date.now() + 14 * 60_000);
+    return out.end();
+  }
+  if (e.kind === "health") {
+    const graphs = await graphNodes(d);
+    out.write(preludeOf(json(200, graphs)));
+    out.write(JSON.stringify(graphs));
+    return out.end();
+  }
+  const route = routeForKey(e.event.routeKey);
+  if (!route || !servedByRuntime(route)) {
+    out.write(preludeOf(json(404, { detail: "Not Found" })));
+    return out.end();
+  }
+  const handler = await loadRuntimeHandler(route);
+  const event = {
+    ...e.event,
+    requestContext: { ...e.event.requestContext, authorizer: { lambda: { tenant_id: e.tenant_id } } },
+  } as typeof e.event;
+  const result = await handler(event);
+  out.write(preludeOf(result));
+  let ended = false;
+  out.on("close", () => {
+    if (!ended) result.onAbort?.();
+  });
+  try {
+    if (result.stream) for await (const chunk of result.stream) out.write(chunk);
+    else if (result.body)
+      out.write(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
+  } finally {
+    ended = true;
+    out.end();
+  }
+}
+
+const streamify = (globalThis as { awslambda?: { streamifyResponse: Streamify } }).awslambda
+  ?.streamifyResponse;
+export const handler = streamify
+  ? streamify((e, stream) =>
+      answer(e, stream).catch((err) => {
+        logger.error("runtime invocation failed", { error: err });
+        throw err;
+      }),
+    )
+  : answer;

@@ -1,0 +1,27 @@
+import { timingSafeEqual } from "node:crypto";
+import { tokenHash } from "../../shared/agent/runtime/lambda-host.ts";
+import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
+import { getDeploymentRecord } from "../../shared/control/deployments.ts";
+import { getRevisionRecord } from "../../shared/control/revisions.ts";
+import { Forbidden } from "../../shared/errors.ts";
+
+// Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which
+// revision's runtime sent them (its hash was stored on the revision at deploy), and the runs are filed under
+// that deployment's tracing project only.
+export const handler = async (event: {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  token: string;
+  posts?: unknown[];
+  patches?: { id: string; body: unknown }[];
+}) => {
+  const revision = await getRevisionRecord(event.tenant_id, event.deployment_id, event.revision_id);
+  const expected = (revision as { runtime_token_hash?: string } | undefined)?.runtime_token_hash;
+  const given = tokenHash(String(event.token ?? ""));
+  if (!expected || !timingSafeEqual(Buffer.from(expected), Buffer.from(given)))
+    throw new Forbidden("Unknown runtime");
+  const d = await getDeploymentRecord(event.tenant_id, event.deployment_id);
+  if (!d?.tracing_project_id) return { accepted: [], errors: [] };
+  return ingestDeploymentTraces(event.tenant_id, d.tracing_project_id, event.posts ?? [], event.patches ?? []);
+};

@@ -1,0 +1,305 @@
+import { createHash, randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import {
+  CreateRoleCommand,
+  DeleteRoleCommand,
+  DeleteRolePolicyCommand,
+  GetRoleCommand,
+  PutRolePolicyCommand,
+} from "@aws-sdk/client-iam";
+import {
+  CreateFunctionCommand,
+  DeleteFunctionCommand,
+  GetFunctionCommand,
+  InvokeCommand,
+  ListVersionsByFunctionCommand,
+  PublishVersionCommand,
+  UpdateFunctionCodeCommand,
+  UpdateFunctionConfigurationCommand,
+  waitUntilFunctionActiveV2,
+  waitUntilFunctionUpdatedV2,
+} from "@aws-sdk/client-lambda";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { artifactBucket } from "../../control/revisions.ts";
+import type { GraphInfo } from "../../deploy/smoke.ts";
+import { DeployError } from "../../deploy/smoke.ts";
+import { zip } from "../../deploy/zip.ts";
+import { logger } from "../../log.ts";
+import { tableName } from "../../tables.ts";
+import type { RuntimeHost } from "./host.ts";
+import { splitPrelude } from "./lambda-protocol.ts";
+import {
+  RUNTIME_ROLE_PATH,
+  type RuntimeScope,
+  runtimeFunctionName,
+  runtimePolicy,
+  runtimeTrustPolicy,
+} from "./policy.ts";
+import type { RuntimeConfig } from "./serve.ts";
+
+// A deployment's runtime in AWS: a Lambda function of its own (agent-rt-<deployment>), with a role of its own
+// (runtime/policy.ts). The deploy step publishes a version per revision — code: the revision's bundles plus a
+// one-line entry into the platform's runtime layer; environment: the deployment's secrets and langgraph.json env
+// (encrypted at rest by Lambda) and non-secret settings — checks it by invoking {kind: "health"}, and the
+// activation transaction makes that version the one the router invokes. Deleting the deployment deletes both.
+
+/** What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE) and the runtime layer. */
+type PlatformScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
+const platformScope = (): PlatformScope | undefined =>
+  process.env.PLATFORM_RUNTIME_SCOPE ? JSON.parse(process.env.PLATFORM_RUNTIME_SCOPE) : undefined;
+
+/** Is this platform deployed to AWS with per-deployment runtime functions? */
+export const lambdaRuntimes = (): boolean => Boolean(process.env.PLATFORM_RUNTIME_SCOPE);
+
+/** Lambda's limit on a function's environment variables, in bytes of names and values. */
+export const MAX_ENV_BYTES = 4096;
+const ENTRY = 'export { handler } from "/opt/nodejs/agent-runtime.mjs";\n';
+
+export interface RuntimeDeploy {
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  artifact_dir: string;
+  /** The deployment's secrets and its langgraph.json env. */
+  env: Record<string, string>;
+  graphs: GraphInfo[];
+  tracing_project_id: string | null;
+}
+
+/** The environment of a runtime function: its own variables, then the settings the platform gives it. */
+export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<string, string> {
+  const config: Omit<RuntimeConfig, "artifact_dir"> = {
+    tenant_id: r.tenant_id,
+    deployment_id: r.deployment_id,
+    revision_id: r.revision_id,
+    graphs: r.graphs.map((g) => ({ ...g, nodes: [] })),
+    tracing_project_id: r.tracing_project_id,
+  };
+  const env: Record<string, string> = {
+    ...r.env,
+    AGENT_RUNTIME_CONFIG: JSON.stringify(config),
+    AGENT_RUNTIME_TOKEN: token,
+    AGENT_TRACE_FUNCTION: process.env.AGENT_TRACE_FUNCTION ?? "",
+    AGENT_RUN_WORKER: "lambda",
+    TABLE_MAIN: tableName("main"),
+    TABLE_CHECKPOINTS: tableName("checkpoints"),
+    PLATFORM_BUCKET: process.env.PLATFORM_BUCKET ?? "",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+  };
+  const bytes = Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
+  if (bytes > MAX_ENV_BYTES)
+    throw new DeployError(
+      `the deployment's secrets and langgraph.json env take ${bytes} bytes with the runtime's settings; a Lambda function's environment holds ${MAX_ENV_BYTES}`,
+    );
+  return env;
+}
+
+async function filesOf(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await filesOf(path)));
+    else if (e.isFile()) out.push(path);
+  }
+  return out;
+}
+
+/** The function's code: the revision's bundles and the entry into the runtime layer, as a zip in S3. */
+async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: string }> {
+  const entries = await Promise.all(
+    (await filesOf(r.artifact_dir)).map(async (path) => ({
+      name: relative(r.artifact_dir, path).split(sep).join("/"),
+      data: await readFile(path),
+    })),
+  );
+  entries.push({ name: "index.mjs", data: Buffer.from(ENTRY) });
+  const key = `runtimes/${r.tenant_id}/${r.deployment_id}/${r.revision_id}.zip`;
+  await s3().send(new PutObjectCommand({ Bucket: artifactBucket(), Key: key, Body: zip(entries) }));
+  return { S3Bucket: artifactBucket(), S3Key: key };
+}
+
+const notFound = (err: unknown) =>
+  ["ResourceNotFoundException", "NoSuchEntityException", "NoSuchEntity"].includes((err as Error)?.name);
+
+async function ensureRole(scope: RuntimeScope): Promise<string> {
+  const RoleName = runtimeFunctionName(scope.deployment_id);
+  let arn: string;
+  try {
+    arn = (await iam().send(new GetRoleCommand({ RoleName }))).Role!.Arn!;
+  } catch (err) {
+    if (!notFound(err)) throw err;
+    const created = await iam().send(
+      new CreateRoleCommand({
+        RoleName,
+        Path: RUNTIME_ROLE_PATH,
+        Description: `Agent runtime of deployment ${scope.deployment_id}: its own data only`,
+        AssumeRolePolicyDocument: JSON.stringify(runtimeTrustPolicy(scope.account)),
+      }),
+    );
+    arn = created.Role!.Arn!;
+  }
+  await iam().send(
+    new PutRolePolicyCommand({
+      RoleName,
+      PolicyName: "runtime",
+      PolicyDocument: JSON.stringify(runtimePolicy(scope)),
+    }),
+  );
+  return arn;
+}
+
+/** Retries what a freshly created role makes Lambda refuse for a few seconds (IAM is eventually consistent). */
+async function whileRolePropagates<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const propagating =
+        (err as Error)?.name === "InvalidParameterValueException" && /role/i.test((err as Error).message);
+      if (!propagating || attempt >= 12) throw err;
+      await new Promise((r) => setTimeout(r, 2500));
+    }
+  }
+}
+
+/**
+ * Publishes the revision's runtime as a new version of the deployment's function and checks it loads every
+ * graph. Answers the version (made live by the activation transaction), the hash of the runtime's trace token,
+ * and the graphs with their nodes.
+ */
+export async function deployRuntime(
+  r: RuntimeDeploy,
+  log: (line: string) => void,
+): Promise<{ version: string; token_hash: string; graphs: GraphInfo[] }> {
+  const platform = platformScope();
+  if (!platform) throw new Error("PLATFORM_RUNTIME_SCOPE is not set");
+  const scope: RuntimeScope = { ...platform, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
+  const FunctionName = runtimeFunctionName(r.deployment_id);
+  const token = randomBytes(32).toString("hex");
+  const Environment = { Variables: runtimeEnvironment(r, token) };
+  if (!process.env.AGENT_RUNTIME_LAYER_ARN) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
+  const Layers = [process.env.AGENT_RUNTIME_LAYER_ARN];
+  const Role = await ensureRole(scope);
+  log(`Runtime role ${Role}: this deployment's data only`);
+  const Code = await uploadCode(r);
+  const client = lambda();
+  const waiter = { client, maxWaitTime: 300 };
+  let exists = true;
+  await client.send(new GetFunctionCommand({ FunctionName })).catch((err) => {
+    if (!notFound(err)) throw err;
+    exists = false;
+  });
+  if (!exists) {
+    await whileRolePropagates(() =>
+      client.send(
+        new CreateFunctionCommand({
+          FunctionName,
+          Role,
+          Runtime: "nodejs22.x",
+          Architectures: ["arm64"],
+          Handler: "index.handler",
+          Code,
+          Layers,
+          Environment,
+          Timeout: 900,
+          MemorySize: 1024,
+          Description: `Agent runtime of deployment ${r.deployment_id}`,
+        }),
+      ),
+    );
+    await waitUntilFunctionActiveV2(waiter, { FunctionName });
+  } else {
+    await client.send(new UpdateFunctionCodeCommand({ FunctionName, ...Code }));
+    await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
+    await whileRolePropagates(() =>
+      client.send(new UpdateFunctionConfigurationCommand({ FunctionName, Role, Layers, Environment })),
+    );
+    await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
+  }
+  const { Version } = await client.send(
+    new PublishVersionCommand({ FunctionName, Description: `revision ${r.revision_id}` }),
+  );
+  log(`Runtime ${FunctionName} version ${Version} published`);
+  const health = await client.send(
+    new InvokeCommand({
+      FunctionName,
+      Qualifier: Version,
+      Payload: Buffer.from(JSON.stringify({ kind: "health" })),
+    }),
+  );
+  const answer = Buffer.from(health.Payload ?? []);
+  if (health.FunctionError)
+    throw new DeployError(`the runtime failed to load the graphs: ${answer.toString()}`);
+  const split = splitPrelude(answer);
+  if (!split || split.prelude.statusCode !== 200)
+    throw new DeployError(`the runtime's health check answered ${split?.prelude.statusCode ?? "nothing"}`);
+  const nodes = JSON.parse(split.rest.toString("utf8")) as { graph_id: string; nodes: string[] }[];
+  const graphs = r.graphs.map((g) => ({
+    ...g,
+    nodes: nodes.find((n) => n.graph_id === g.graph_id)?.nodes ?? [],
+  }));
+  return { version: Version!, token_hash: tokenHash(token), graphs };
+}
+
+export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Deletes the function's versions other than those still serving or about to (code storage is limited). */
+export async function pruneRuntimeVersions(deploymentId: string, keep: string[]): Promise<void> {
+  const FunctionName = runtimeFunctionName(deploymentId);
+  let Marker: string | undefined;
+  do {
+    const page = await lambda().send(new ListVersionsByFunctionCommand({ FunctionName, Marker }));
+    for (const v of page.Versions ?? [])
+      if (v.Version && v.Version !== "$LATEST" && !keep.includes(v.Version))
+        await lambda()
+          .send(new DeleteFunctionCommand({ FunctionName, Qualifier: v.Version }))
+          .catch((err) => logger.warn("deleting an old runtime version failed", { error: err }));
+    Marker = page.NextMarker;
+  } while (Marker);
+}
+
+/** The RuntimeHost of platform functions in AWS. */
+export function lambdaRuntimeHost(
+  activeVersion: (tenant: string, deployment: string) => Promise<string | undefined>,
+): RuntimeHost {
+  return {
+    async kick(tenantId, deploymentId, threadId) {
+      const version = await activeVersion(tenantId, deploymentId);
+      if (!version) return;
+      await lambda().send(
+        new InvokeCommand({
+          FunctionName: runtimeFunctionName(deploymentId),
+          Qualifier: version,
+          InvocationType: "Event",
+          Payload: Buffer.from(
+            JSON.stringify({
+              kind: "drain",
+              tenant_id: tenantId,
+              deployment_id: deploymentId,
+              thread_id: threadId,
+            }),
+          ),
+        }),
+      );
+    },
+    // The activation transaction switched the version the router invokes: nothing to start.
+    async activated() {},
+    async remove(_tenantId, deploymentId) {
+      const name = runtimeFunctionName(deploymentId);
+      await lambda()
+        .send(new DeleteFunctionCommand({ FunctionName: name }))
+        .catch((err) => {
+          if (!notFound(err)) throw err;
+        });
+      for (const call of [
+        () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
+        () => iam().send(new DeleteRoleCommand({ RoleName: name })),
+      ])
+        await call().catch((err) => {
+          if (!notFound(err)) throw err;
+        });
+    },
+  };
+}
