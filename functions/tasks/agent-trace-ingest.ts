@@ -23,5 +23,10 @@ export const handler = async (event: {
     throw new Forbidden("Unknown runtime");
   const d = await getDeploymentRecord(event.tenant_id, event.deployment_id);
   if (!d?.tracing_project_id) return { accepted: [], errors: [] };
-  return ingestDeploymentTraces(event.tenant_id, d.tracing_project_id, event.posts ?? [], event.patches ?? []);
+  return ingestDeploymentTraces(
+    event.tenant_id,
+    d.tracing_project_id,
+    event.posts ?? [],
+    event.patches ?? [],
+  );
 };

@@ -4,7 +4,7 @@ import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
-import { type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
