@@ -1,15 +1,17 @@
 import "./polyfill.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTask, taskByName, tasks } from "../../functions/tasks.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
+import { countingRequests, requestStats } from "../../shared/aws/request-stats.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, startDynamoDb } from "./dynamodb.ts";
-import { Gateway } from "./gateway.ts";
+import { Gateway, jsonResult, write } from "./gateway.ts";
 import { freePort, StartupError } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
@@ -165,7 +167,16 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
       forward: runtimes.forward,
-      internal: { "/__platform/runtime-traces": (req, res) => runtimes.ingestTraces(req, res) },
+      internal: {
+        "/__platform/runtime-traces": (req, res) => runtimes.ingestTraces(req, res),
+        // Diagnostics mode only (benchmarks): this process's DynamoDB and S3 request counts.
+        ...(countingRequests()
+          ? {
+              "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
+                write(res, jsonResult(200, { pid: process.pid, requests: requestStats() })),
+            }
+          : {}),
+      },
     });
     await gateway.load();
     const port = opts.port ?? 8080;

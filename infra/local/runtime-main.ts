@@ -6,6 +6,7 @@ import { controllers } from "../../shared/agent/broker.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
+import { countingRequests, requestStats } from "../../shared/aws/request-stats.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -76,6 +77,8 @@ async function main() {
       await d.loadGraphs!();
       return write(res, jsonResult(200, { ok: true, pid: process.pid }));
     }
+    if (path === "/__runtime/stats" && countingRequests())
+      return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));
     if (path === "/__runtime/kick" && req.method === "POST") {
       const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
       if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
@@ -10,6 +10,7 @@ import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { authenticate } from "../../shared/auth/api-keys.ts";
+import { countingRequests } from "../../shared/aws/request-stats.ts";
 import { materializeArtifact } from "../../shared/control/artifacts.ts";
 import { recentDeploymentRecord, unsealSecrets } from "../../shared/control/deployments.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
@@ -67,6 +68,7 @@ const PASSED_SETTINGS = [
   "AGENT_RUN_LEASE_MS",
   "AGENT_TRACE_FLUSH_MS",
   "LOG_LEVEL",
+  "PLATFORM_COUNT_REQUESTS",
 ];
 
 export class LocalRuntimes implements RuntimeHost {
@@ -212,6 +214,7 @@ export class LocalRuntimes implements RuntimeHost {
       const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
       if (res?.status === 200) {
         r.coldStartMs = performance.now() - r.startedAt;
+        if (countingRequests()) this.describe(r);
         return;
       }
       if (res && res.status !== 404)
@@ -220,6 +223,26 @@ export class LocalRuntimes implements RuntimeHost {
         throw new ServiceUnavailable("The deployment's runtime did not start within 120 s");
       await new Promise((done) => setTimeout(done, delay));
     }
+  }
+
+  /**
+   * Diagnostics mode (PLATFORM_COUNT_REQUESTS=1, benchmarks): where a runtime listens, its token, pid and cold
+   * start, in DATA_DIR/runtime/<deployment>.json (the platform's data folder, which no runtime can read).
+   */
+  private describe(r: Running): void {
+    const { deployment_id } = r.spec.config;
+    writeFileSync(
+      join(this.runtimeDir, `${deployment_id}.json`),
+      JSON.stringify({
+        deployment_id,
+        port: r.port,
+        token: r.token,
+        tenant_id: r.spec.config.tenant_id,
+        pid: r.child.pid,
+        cold_start_ms: r.coldStartMs,
+      }),
+      { mode: 0o600 },
+    );
   }
 
   /** A request of the platform's own to a runtime. */

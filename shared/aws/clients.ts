@@ -6,6 +6,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { config } from "../config.ts";
+import { counted, dynamoCounter, s3Counter } from "./request-stats.ts";
 
 // One lazily created client per service, pointed at the local cloud when its endpoint is set.
 const cache = new Map<string, unknown>();
@@ -19,11 +20,10 @@ const base = (service: Parameters<typeof config.endpoint>[0]) => ({
 });
 
 export const dynamo = () =>
-  once("dynamodb", () => new DynamoDBClient({ ...base("dynamodb"), maxAttempts: 5 }));
+  once("dynamodb", () => counted(new DynamoDBClient({ ...base("dynamodb"), maxAttempts: 5 }), dynamoCounter));
 export const s3 = () =>
-  once(
-    "s3",
-    () =>
+  once("s3", () =>
+    counted(
       new S3Client({
         ...base("s3"),
         forcePathStyle: config.endpoint("s3") !== undefined,
@@ -31,6 +31,8 @@ export const s3 = () =>
         requestChecksumCalculation: "WHEN_REQUIRED",
         responseChecksumValidation: "WHEN_REQUIRED",
       }),
+      s3Counter,
+    ),
   );
 export const kms = () => once("kms", () => new KMSClient(base("kms")));
 export const sfn = () => once("sfn", () => new SFNClient(base("sfn")));

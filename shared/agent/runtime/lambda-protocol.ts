@@ -31,7 +31,16 @@ export function splitPrelude(buffered: Buffer): { prelude: Prelude; rest: Buffer
     return undefined;
   }
   const prelude = JSON.parse(buffered.subarray(0, nl).toString("utf8")) as Prelude;
-  if (!Number.isInteger(prelude.statusCode) || typeof prelude.headers !== "object" || !prelude.headers)
+  const { statusCode, headers } = (prelude ?? {}) as Partial<Prelude>;
+  if (
+    !Number.isInteger(statusCode) ||
+    statusCode! < 100 ||
+    statusCode! > 599 ||
+    typeof headers !== "object" ||
+    !headers ||
+    Array.isArray(headers) ||
+    Object.values(headers).some((v) => typeof v !== "string")
+  )
     throw new Error("the runtime's prelude is malformed");
   return { prelude, rest: buffered.subarray(nl + 1) };
 }

@@ -1,0 +1,65 @@
+// Request accounting for cost estimates (npm run bench -- agent): with PLATFORM_COUNT_REQUESTS=1 every DynamoDB
+// call asks for its consumed capacity and every call to DynamoDB and S3 is counted, per process. Off by default.
+export interface RequestStats {
+  dynamodb: {
+    requests: number;
+    read_units: number;
+    write_units: number;
+    /** Per command: requests and units. */
+    commands: Record<string, { requests: number; units: number }>;
+  };
+  s3: { requests: number; puts: number; gets: number };
+}
+
+const stats: RequestStats = {
+  dynamodb: { requests: 0, read_units: 0, write_units: 0, commands: {} },
+  s3: { requests: 0, puts: 0, gets: 0 },
+};
+export const requestStats = (): RequestStats => structuredClone(stats);
+export const countingRequests = () => process.env.PLATFORM_COUNT_REQUESTS === "1";
+
+type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
+type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
+type Middleware = (next: Handler, context: { commandName?: string }) => Handler;
+const READS = /^(Get|BatchGet|Query|Scan|TransactGet)/;
+
+/** A DynamoDB client middleware (initialize step): ReturnConsumedCapacity TOTAL on each call, units added up. */
+export const dynamoCounter: Middleware = (next, context) => async (args) => {
+  args.input.ReturnConsumedCapacity ??= "TOTAL";
+  const out = await next(args);
+  stats.dynamodb.requests++;
+  const read = READS.test(context.commandName ?? "");
+  const consumed = out.output.ConsumedCapacity as Capacity | Capacity[] | undefined;
+  const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  const each = list.map((c) => c.CapacityUnits ?? (c.ReadCapacityUnits ?? 0) + (c.WriteCapacityUnits ?? 0));
+  // DynamoDB Local repeats a whole transaction's units under each table it touches; DynamoDB splits them. A
+  // transaction's units are counted once, as the largest entry (exact on DynamoDB for one-table transactions).
+  const units = /^Transact/.test(context.commandName ?? "")
+    ? Math.max(0, ...each)
+    : each.reduce((a, b) => a + b, 0);
+  if (read) stats.dynamodb.read_units += units;
+  else stats.dynamodb.write_units += units;
+  const name = context.commandName ?? "?";
+  const c = (stats.dynamodb.commands[name] ??= { requests: 0, units: 0 });
+  c.requests++;
+  c.units += units;
+  return out;
+};
+
+/** An S3 client middleware counting requests (PUT-class and GET-class are priced apart). */
+export const s3Counter: Middleware = (next, context) => async (args) => {
+  const out = await next(args);
+  stats.s3.requests++;
+  if (/^(Put|Copy|Create|Upload|Complete|List)/.test(context.commandName ?? "")) stats.s3.puts++;
+  else stats.s3.gets++;
+  return out;
+};
+
+/** Adds the counters to a client when PLATFORM_COUNT_REQUESTS=1. */
+export function counted<C extends { middlewareStack: { add(m: any, o: any): void } }>(
+  client: C,
+  counter: Middleware,
+): C {
+  if (countingRequests()) client.middlewareStack.add(counter, { step: "initialize", name: "countRequests" });
+  return client;
+}
