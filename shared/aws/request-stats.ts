@@ -40,9 +40,8 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
   if (read) stats.dynamodb.read_units += units;
   else stats.dynamodb.write_units += units;
   const name = context.commandName ?? "?";
-  const c = (stats.dynamodb.commands[name] ??= { requests: 0, units: 0 });
-  c.requests++;
-  c.units += units;
+  const c = stats.dynamodb.commands[name] ?? { requests: 0, units: 0 };
+  stats.dynamodb.commands[name] = { requests: c.requests + 1, units: c.units + units };
   return out;
 };
 
