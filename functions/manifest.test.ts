@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { mountedRoutes, routeId, routes } from "./routes.ts";
+import { AGENT_ENTRY_POINTS, mountedRoutes, routeId, routes } from "./routes.ts";
 import { tasks } from "./tasks.ts";
 
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
@@ -21,7 +21,11 @@ function handlerModules(dir = DIR): string[] {
 }
 
 describe("function manifest", () => {
-  const referenced = new Set([...routes.map((r) => r.handler), ...tasks.map((t) => t.handler)]);
+  const referenced = new Set([
+    ...routes.map((r) => r.handler),
+    ...tasks.map((t) => t.handler),
+    ...Object.values(AGENT_ENTRY_POINTS),
+  ]);
 
   it("references every handler module under functions/", () => {
     const orphans = handlerModules().filter((h) => !referenced.has(h));

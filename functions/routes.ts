@@ -521,6 +521,12 @@ function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
 }
 
 /**
+ * Entry points that are neither a route's handler nor a task: in AWS, the router in front of deployments'
+ * runtimes, and a deployment's runtime itself (the platform's runtime layer).
+ */
+export const AGENT_ENTRY_POINTS = { router: "agents/router", runtime: "agents/runtime" } as const;
+
+/**
  * Routes a deployment's own runtime serves (the authenticated agent-server routes: they read the deployment's
  * data or run its code). The platform's router checks the API key and forwards them; it never handles them.
  */

@@ -63,7 +63,10 @@ async function list(props: Parameters<Client["listRuns"]>[0]): Promise<Run[]> {
   return out;
 }
 
-/** The agent run's trace once all of it is ingested: the root ended, the llm run with it. */
+/**
+ * The agent run's trace once all of it is ingested: the root ended, the llm run with it, and the root listed
+ * among the project's roots (the project's run times are widened just after its runs are stored).
+ */
 const traceOf = (runId: string) =>
   waitFor(
     "the agent run's trace",
@@ -71,7 +74,9 @@ const traceOf = (runId: string) =>
       const runs = await list({ projectId, traceId: runId });
       const root = runs.find((r) => r.id === runId);
       const llm = runs.find((r) => r.run_type === "llm");
-      return root?.end_time && llm?.end_time ? runs : undefined;
+      if (!root?.end_time || !llm?.end_time) return undefined;
+      const roots = await list({ projectId, isRoot: true });
+      return roots.some((r) => r.id === runId) ? runs : undefined;
     },
     20_000,
   );

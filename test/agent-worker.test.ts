@@ -55,6 +55,18 @@ afterAll(async () => {
   repo.remove();
 });
 
+/** The run once it ended (success, error or interrupted), within a minute. */
+const runEnd = (c: Client, threadId: string, runId: string) =>
+  waitFor(
+    "the run to end",
+    async () => {
+      const r = await c.runs.get(threadId, runId);
+      return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
+    },
+    60_000,
+    100,
+  );
+
 const whenRunning = (c: Client, threadId: string, runId: string) =>
   runStatusSoon(c, threadId, runId, "running", 20_000);
 
@@ -139,15 +151,7 @@ describe("lease fencing", () => {
   it("a worker paused past its lease can no longer write, finish or release: the retry owns the run", async () => {
     const t = await client.threads.create();
     const run = await client.runs.create(t.thread_id, "stall", { input: { items: ["in"] } });
-    const done = await waitFor(
-      "the run to finish",
-      async () => {
-        const r = await client.runs.get(t.thread_id, run.run_id);
-        return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
-      },
-      60_000,
-      100,
-    );
+    const done = await runEnd(client, t.thread_id, run.run_id);
     expect(done.status).toBe("success");
     // The paused attempt's "stall" checkpoint was refused (fenced on its attempt): the retry resumed after
     // "first" and its own pass wrote "stall" once.
@@ -173,15 +177,7 @@ describe("a worker that dies mid-run", () => {
     expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("running");
     platform = await platform.crashAndRestart({ wholeGroup: true });
     client = agentClient(platform.facts, deploymentId);
-    const done = await waitFor(
-      "the retried run to finish",
-      async () => {
-        const r = await client.runs.get(t.thread_id, run.run_id);
-        return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
-      },
-      60_000,
-      100,
-    );
+    const done = await runEnd(client, t.thread_id, run.run_id);
     expect(done.status).toBe("success");
     // Resumed after node a: a ran once, b once, the input was not applied twice.
     expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["in", "a", "b"] });

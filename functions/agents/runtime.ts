@@ -4,6 +4,7 @@ import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent
 import { drainThread } from "../../shared/agent/worker.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { json } from "../../shared/http/event.ts";
+import { type ResponseStream, writeBody } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { loadRuntimeHandler } from "../load.ts";
@@ -14,11 +15,6 @@ import { routeForKey, servedByRuntime } from "../routes.ts";
 // router invokes it for each agent-server request after checking the API key; it invokes itself
 // asynchronously to execute a thread's runs (the Lambda executor); the deploy step invokes {kind: "health"}
 // on a new version before it goes live. Its role reaches only its deployment's data (runtime/policy.ts).
-interface ResponseStream {
-  write(chunk: string | Uint8Array): boolean;
-  end(): void;
-  on(event: "close" | "error", fn: () => void): void;
-}
 type Streamify = (fn: (event: RuntimeEvent, stream: ResponseStream) => Promise<void>) => unknown;
 
 const settings = JSON.parse(process.env.AGENT_RUNTIME_CONFIG ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
@@ -78,18 +74,7 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
   } as typeof e.event;
   const result = await handler(event);
   out.write(preludeOf(result));
-  let ended = false;
-  out.on("close", () => {
-    if (!ended) result.onAbort?.();
-  });
-  try {
-    if (result.stream) for await (const chunk of result.stream) out.write(chunk);
-    else if (result.body)
-      out.write(result.isBase64Encoded ? Buffer.from(result.body, "base64") : result.body);
-  } finally {
-    ended = true;
-    out.end();
-  }
+  await writeBody(result, out);
 }
 
 const streamify = (globalThis as { awslambda?: { streamifyResponse: Streamify } }).awslambda

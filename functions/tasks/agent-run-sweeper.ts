@@ -1,4 +1,4 @@
-import { runLeaseMs } from "../../shared/agent/execution.ts";
+import { runLeaseMs } from "../../shared/agent/run-settings.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 
 // Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a

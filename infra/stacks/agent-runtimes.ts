@@ -4,6 +4,7 @@ import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { Construct, IConstruct } from "constructs";
 import { buildSync } from "esbuild";
+import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
 import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -15,7 +16,7 @@ import { ROOT, RUNTIME } from "./node-function.ts";
 // invoke and remove those functions and their roles. The functions and roles themselves are made at deploy
 // time (one per deployment), so this app only names them by pattern: agent-rt-<deployment>, roles under
 // /agent-runtime/.
-export const RUNTIME_ENTRY = join(ROOT, "functions", "agents", "runtime.ts");
+export const RUNTIME_ENTRY = join(ROOT, "functions", `${AGENT_ENTRY_POINTS.runtime}.ts`);
 const TRACE_TASK = "AgentTraceIngest";
 
 /** The runtime's layer content: /opt/nodejs/agent-runtime.mjs, one ESM file. */

@@ -21,6 +21,7 @@ import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import {
+  AGENT_ENTRY_POINTS,
   type Group,
   mountedRoutes,
   type Route,
@@ -163,7 +164,7 @@ export class ApiGroupStack extends NestedStack {
     // which streams each request through the runtime function of the deployment's active revision.
     const router = props.routes.some(servedByRuntime)
       ? handlerFunction(this, "AgentRouter", {
-          handler: "agents/router",
+          handler: AGENT_ENTRY_POINTS.router,
           role,
           environment,
           timeout: Duration.minutes(15),

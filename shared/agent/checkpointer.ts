@@ -106,6 +106,15 @@ export class LeaseLost extends Error {
   }
 }
 
+/** A run's config metadata as checkpoint metadata: plain values, LangSmith's and LangGraph's internals left out. */
+function runMetadata(config: RunnableConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(config.metadata ?? {}))
+    if (!k.startsWith("ls_") && !k.startsWith("__") && ["string", "number", "boolean"].includes(typeof v))
+      out[k] = v;
+  return out;
+}
+
 const fenceCheck = (fence: RunFence) => ({
   ConditionCheck: {
     TableName: tableName("main"),
@@ -127,6 +136,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   private deferred = new Map<string, Item[]>();
   /** A tracked thread's fence: its checkpoints are stored only while the run's attempt still owns the run. */
   private fences = new Map<string, RunFence>();
+  /** Writes of runs executing here, still in flight (see `afterRunWrites`). */
+  private inflight = new Map<string, { pending: Set<Promise<unknown>>; started: number }>();
 
   constructor(options: DynamoCheckpointSaverOptions) {
     super(options.serde);
@@ -195,7 +206,70 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  async put(
+  /**
+   * While a run executes on a tracked thread, its checkpoints record the run's metadata (run_id, graph_id, …:
+   * LangGraph.js keeps a run's config metadata out of checkpoint metadata; the reference server, and
+   * `deleteByRunId`, need it there), and its writes are followed until they land (`afterRunWrites`).
+   */
+  put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    const run = this.runOf(config);
+    const tagged = run ? ({ ...runMetadata(config), ...metadata } as CheckpointMetadata) : metadata;
+    return this.follow(run, this.storeCheckpoint(config, checkpoint, tagged, newVersions));
+  }
+
+  putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath?: string,
+  ): Promise<void> {
+    return this.follow(this.runOf(config), this.storeWrites(config, writes, taskId, taskPath));
+  }
+
+  /** The run a config belongs to, when it executes on a thread tracked here. */
+  private runOf(config: RunnableConfig): string | undefined {
+    const thread = threadOf(config);
+    if (thread === undefined || !this.latest.has(thread)) return undefined;
+    const runId = config.metadata?.run_id ?? config.configurable?.run_id;
+    return typeof runId === "string" ? runId : undefined;
+  }
+
+  private follow<T>(runId: string | undefined, p: Promise<T>): Promise<T> {
+    if (!runId) return p;
+    const entry = this.inflight.get(runId) ?? { pending: new Set<Promise<unknown>>(), started: 0 };
+    this.inflight.set(runId, entry);
+    entry.started++;
+    entry.pending.add(p);
+    const done = () => entry.pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /**
+   * Runs `step` once the run's writes settled, again while more started meanwhile: an aborted graph.stream
+   * returns before its last puts land, and a rollback must delete those too.
+   */
+  async afterRunWrites(runId: string, step: () => Promise<unknown>): Promise<void> {
+    for (let round = 0; round < 10; round++) {
+      const w = this.inflight.get(runId);
+      const seen = w?.started ?? 0;
+      while (w?.pending.size) await Promise.allSettled([...w.pending]);
+      await step();
+      await new Promise((r) => setTimeout(r, 50));
+      if ((this.inflight.get(runId)?.started ?? 0) === seen) break;
+    }
+  }
+
+  forgetRun(runId: string): void {
+    this.inflight.delete(runId);
+  }
+
+  private async storeCheckpoint(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
@@ -316,7 +390,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (orphans.length) await deleteObjects(orphans);
   }
 
-  async putWrites(
+  private async storeWrites(
     config: RunnableConfig,
     writes: PendingWrite[],
     taskId: string,
@@ -381,6 +455,17 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   track(thread: string, fence?: RunFence): void {
     this.latest.set(thread, new Map());
     if (fence) this.fences.set(thread, fence);
+  }
+
+  /**
+   * A worker that lost its run to a retry drops what it tracked, storing nothing it held — unless a retry in
+   * this process tracks the thread already (its fence replaced this one).
+   */
+  abandon(thread: string, fence: RunFence): void {
+    if (this.fences.get(thread) !== fence) return;
+    this.latest.delete(thread);
+    this.fences.delete(thread);
+    this.deferred.delete(thread);
   }
 
   /** Ends tracking; resolves once writes still held are stored (errors are logged). */

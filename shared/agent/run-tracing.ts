@@ -7,7 +7,7 @@ import { BaseTracer, type Run } from "@langchain/core/tracers/base";
 import { config as platformConfig } from "../config.ts";
 import { logger } from "../log.ts";
 import type { AgentDeployment } from "./context.ts";
-import { remoteWorkers } from "./execution.ts";
+import { executor } from "./executor.ts";
 import { TraceBatch, type TraceBatchOptions } from "./trace-batch.ts";
 import { createBody, endBody } from "./trace-format.ts";
 
@@ -160,7 +160,7 @@ export function startRunTrace(
         } catch (err) {
           logger.warn("agent trace: closing open runs failed", { run_id: run.run_id, error: err });
         }
-        if (own || remoteWorkers()) await batch.flush();
+        if (own || executor().settlesBeforeReturn) await batch.flush();
       })();
       return ended;
     },

@@ -1,6 +1,6 @@
 import { NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
-import { graphFor } from "./run-graph.ts";
+import { graphFor } from "./run-assistant.ts";
 import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
 import { getThreadItem, threadItems } from "./threads.ts";
 

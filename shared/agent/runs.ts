@@ -1,25 +1,18 @@
-import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamo } from "../aws/clients.ts";
-import {
-  cancelCodes,
-  conditionalUpdate,
-  getItem,
-  type Item,
-  toItem,
-  transact,
-  updateInput,
-} from "../aws/ddb.ts";
+import { conditionalUpdate, getItem, type Item, toItem, updateInput } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { tableName } from "../tables.ts";
-import { controllers, findChannel, openChannel } from "./broker.ts";
+import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { ACTIVE_RUNS_PK, currentWorkerId, remoteWorkers, runLeaseMs } from "./execution.ts";
-import { graphFor } from "./run-graph.ts";
-import { bindGraph, createThread, getThreadItem, threadKey } from "./threads.ts";
+import { type CancelAction, executor } from "./executor.ts";
+import { graphFor } from "./run-assistant.ts";
+import { ACTIVE_RUNS_PK } from "./run-settings.ts";
+import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
+import { bindGraph, createThread, getThreadItem } from "./threads.ts";
 
 // Run records: PK `AGENT#<scope>#RUN#<thread_id>`, SK run_id (UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the
@@ -199,11 +192,11 @@ export async function createRun(
   item.run_id = item.SK;
   item.GSI1SK = `${d.scope}#${tid}#${item.run_id}`;
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
-  if (!remoteWorkers()) openChannel(item.run_id);
+  executor().open(item.run_id);
   // With the worker in this process, a free thread with nothing queued starts the run in the same write that
   // stores it: no other run is active or waiting, so every multitask strategy agrees. (The write's conditions
   // check the thread; any other case takes the general way below.)
-  const fast = kick.startClaimed !== undefined && !remoteWorkers() && !item.not_before;
+  const fast = kick.startClaimed !== undefined && executor().startsClaimedRuns && !item.not_before;
   const startNow = async () => {
     const started = fast ? await storeStarted(d, item, rg) : undefined;
     if (started) kick.startClaimed!(d, started);
@@ -247,104 +240,11 @@ export interface Kick {
 }
 
 /**
- * Stores a new run as running and takes the thread's lock, in one transaction that holds only while the
- * thread exists, is free, has no queued run and is bound to the run's graph or to none (a first run binds
- * it, as bindGraph does); undefined when it does not (the run then takes the general way).
- */
-async function storeStarted(
-  d: AgentDeployment,
-  item: Item,
-  rg: { graph_id: string; assistant_id: string },
-): Promise<Item | undefined> {
-  const run = {
-    ...item,
-    status: "running",
-    lease_until: Date.now() + runLeaseMs(),
-    worker: currentWorkerId(),
-  };
-  const lock = {
-    TableName: tableName(T),
-    Key: toItem(threadKey(d.scope, item.thread_id)),
-    UpdateExpression:
-      "SET active_run = :run, active_attempt = :attempt, #status = :busy, updated_at = :now, graph_id = :g, " +
-      "#md.graph_id = :g, " +
-      "#md.assistant_id = if_not_exists(#md.assistant_id, :a)",
-    ConditionExpression:
-      "attribute_exists(PK) AND attribute_not_exists(active_run) AND NOT (queued > :zero) AND " +
-      "(attribute_not_exists(graph_id) OR graph_id = :g)",
-    ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
-    ExpressionAttributeValues: toItem({
-      ":run": item.run_id,
-      ":attempt": item.attempt ?? 1,
-      ":busy": "busy",
-      ":now": new Date().toISOString(),
-      ":g": rg.graph_id,
-      ":a": rg.assistant_id,
-      ":zero": 0,
-    }),
-  };
-  try {
-    await transact([{ Put: { TableName: tableName(T), Item: toItem(run) } }, { Update: lock }]);
-    return run;
-  } catch (err) {
-    if (cancelCodes(err)) return undefined;
-    throw err;
-  }
-}
-
-/** Stores a new pending run and counts it in the thread's `queued` (see worker.ts). */
-async function storePending(d: AgentDeployment, item: Item): Promise<void> {
-  const count = updateInput(T, threadKey(d.scope, item.thread_id), { add: { queued: 1 } });
-  try {
-    await transact([{ Put: { TableName: tableName(T), Item: toItem(item) } }, { Update: count }]);
-  } catch (err) {
-    // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
-    if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
-      throw new NotFound(`Thread ${item.thread_id} not found`);
-    throw err;
-  }
-}
-
-/**
- * A pending run leaves the queue (deleted, or marked interrupted) with the thread's `queued` count; false
- * when the run was no longer pending. A thread already gone only loses the run.
- */
-async function leaveQueue(
-  d: AgentDeployment,
-  run: Item,
-  op:
-    | { Delete: NonNullable<TransactWriteItem["Delete"]> }
-    | { Update: NonNullable<TransactWriteItem["Update"]> },
-): Promise<boolean> {
-  const uncount = updateInput(T, threadKey(d.scope, run.thread_id), { add: { queued: -1 } });
-  try {
-    await transact([op, { Update: uncount }]);
-    return true;
-  } catch (err) {
-    const codes = cancelCodes(err);
-    if (!codes) throw err;
-    if (codes[0] === "ConditionalCheckFailed") return false;
-  }
-  try {
-    await transact([op]);
-    return true;
-  } catch (err) {
-    if (cancelCodes(err)) return false;
-    throw err;
-  }
-}
-
-/**
  * Cancels a run. Pending: rollback deletes it, interrupt marks it interrupted. Running: sets `cancel_action`
  * and aborts the worker in this process (a worker elsewhere sees the flag between steps); the worker then
  * stops the graph and finishes the run as interrupted, or deletes it with its checkpoints for a rollback.
  */
-export async function cancelRun(
-  d: AgentDeployment,
-  run: Item,
-  action: "interrupt" | "rollback",
-  wait = false,
-) {
+export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAction, wait = false) {
   const key = runKey(d.scope, run.thread_id, run.run_id);
   if (action === "rollback") {
     const removed = await leaveQueue(d, run, {
@@ -377,14 +277,14 @@ export async function cancelRun(
     set: { cancel_action: action, updated_at: new Date().toISOString() },
     when: { status: "running" },
   });
-  // A worker in this process is aborted at once; a worker function polls the flag (execution.ts).
-  if (flagged && !remoteWorkers()) controllers.get(run.run_id)?.abort(new Error(`run ${action}`));
+  // A worker in this process is aborted at once; a worker function polls the flag (executor.ts).
+  if (flagged) executor().abort(run.run_id, action);
   if (wait) await runEnded(d, run.thread_id, run.run_id);
 }
 
 /** Resolves when a run is no longer active (or gone): from the broker here, else by polling its record. */
 export async function runEnded(d: AgentDeployment, threadId: string, runId: string): Promise<void> {
-  const channel = remoteWorkers() ? undefined : findChannel(runId);
+  const channel = executor().live(runId);
   if (channel) await channel.wait();
   else await pollRunEnd(d, threadId, runId);
 }

@@ -1,7 +1,7 @@
 import { BadRequest, NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
 import type { CompiledGraphLike } from "./graphs.ts";
-import { graphById } from "./run-graph.ts";
+import { graphById } from "./run-assistant.ts";
 import { toJson } from "./serialize.ts";
 import { getThreadItem } from "./threads.ts";
 

@@ -1,8 +1,8 @@
 import { NotFound } from "../errors.ts";
-import { type Frame, findChannel, type RunOutcome } from "./broker.ts";
+import type { Frame, RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { readEventLog } from "./event-log.ts";
-import { remoteWorkers } from "./execution.ts";
+import { executor } from "./executor.ts";
 import { cancelRun, getRunItem, pollRunEnd } from "./runs.ts";
 import { threadState } from "./state.ts";
 
@@ -30,7 +30,7 @@ export async function* runFrames(
   runId: string,
   opts: { lastSeq?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<Frame> {
-  const channel = remoteWorkers() ? undefined : findChannel(runId);
+  const channel = executor().live(runId);
   if (channel) {
     yield* channel.follow(opts.lastSeq ?? 0, opts.signal);
     return;
@@ -62,7 +62,7 @@ export async function* runSse(
 
 /** Waits for a run to end and answers its final values (the thread's values when it ended elsewhere). */
 export async function waitRun(d: AgentDeployment, threadId: string, runId: string): Promise<unknown> {
-  const channel = remoteWorkers() ? undefined : findChannel(runId);
+  const channel = executor().live(runId);
   let outcome: RunOutcome | undefined;
   if (channel) outcome = await channel.wait();
   else {

@@ -3,10 +3,10 @@ import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { queryAll } from "./ddb-batch.ts";
-import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./execution.ts";
+import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./run-settings.ts";
 import { runKey } from "./runs.ts";
 import { runtimeHost } from "./runtime/host.ts";
-import { threadKey } from "./threads.ts";
+import { unlockForRetry } from "./thread-lock.ts";
 import { finish } from "./worker.ts";
 
 // The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
@@ -110,15 +110,8 @@ async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
     when: { status: "running", lease_until: item.lease_until },
     remove: giveUp ? ["lease_until", "worker", "GSI1PK", "GSI1SK"] : ["lease_until", "worker"],
   });
-  const thread = updateInput(T, threadKey(d.scope, item.thread_id), {
-    set: giveUp ? { status: "error", error, updated_at: at } : { status: "busy", updated_at: at },
-    when: { active_run: item.run_id },
-    remove: ["active_run", "active_attempt"],
-    // Back in the queue: counted like any pending run (worker.ts).
-    ...(giveUp ? {} : { add: { queued: 1 } }),
-  });
   try {
-    await transact([{ Update: run }, { Update: thread }]);
+    await transact([{ Update: run }, unlockForRetry(d, item, at, giveUp ? error : undefined)]);
     logger.warn(giveUp ? "run failed: its workers kept dying" : "run retried: its worker stopped", {
       run_id: item.run_id,
       attempt,

@@ -1,6 +1,6 @@
 import { type Item, queryPage } from "../aws/ddb.ts";
 import type { AgentDeployment } from "./context.ts";
-import type { ThreadStreamMode } from "./run-api.ts";
+import type { ThreadStreamMode } from "./run-schemas.ts";
 import { getRunItem, runPk, threadRuns } from "./runs.ts";
 import { threadState } from "./state.ts";
 import { runFrames, sseFrame } from "./stream.ts";

@@ -7,20 +7,21 @@ import { LeaseLost } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
-import { CANCEL_POLL_MS, currentWorkerId, remoteWorkers, runLeaseMs } from "./execution.ts";
+import { abortReason, executor, RunAborted } from "./executor.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
-import { afterRunWrites, forgetRunWrites, graphById, withRunTagging } from "./run-graph.ts";
+import { graphById } from "./run-assistant.ts";
+import { CANCEL_POLL_MS, runLeaseMs } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, runKey, threadRuns } from "./runs.ts";
-import { invokeSelf } from "./runtime/self-invoke.ts";
 import { toJson } from "./serialize.ts";
 import { toThreadState } from "./state.ts";
-import { deleteThreadRecord, getThreadItem, threadKey } from "./threads.ts";
+import { attemptOf, claim, mendQueued, release } from "./thread-lock.ts";
+import { deleteThreadRecord, getThreadItem } from "./threads.ts";
 import { notifyWebhook } from "./webhook.ts";
 
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
-// (AGENT_RUN_WORKER=lambda, see execution.ts) `kick` invokes the AgentRunWorker function asynchronously with
+// (AGENT_RUN_WORKER=lambda, see executor.ts) `kick` invokes the runtime's own function asynchronously with
 // {tenant_id, deployment_id, thread_id}, which runs the same `pump` until the thread has nothing due; SSE
 // endpoints, served by Lambda response streaming, tail the run's durable event log. One run per thread at a
 // time: claiming a run takes the thread's `active_run` lock in the same transaction that moves the run
@@ -38,18 +39,7 @@ const timers = new Map<string, NodeJS.Timeout>();
 const MAX_WORKER_SLEEP_MS = 60_000;
 
 /** Has the thread's next due run started: here (in-process), or by a worker function invoked for it. */
-export const kick: Kick = async (d, threadId) => {
-  if (!remoteWorkers()) {
-    kickHere(d, threadId);
-    return;
-  }
-  await invokeSelf({
-    kind: "drain",
-    tenant_id: d.tenant_id,
-    deployment_id: d.deployment_id,
-    thread_id: threadId,
-  });
-};
+export const kick: Kick = (d, threadId) => executor().dispatch(d, threadId, () => kickHere(d, threadId));
 // A run createRun stored already running (the thread was free) executes here at once, in-process only.
 kick.startClaimed = (d, run) => {
   const ac = new AbortController();
@@ -109,12 +99,7 @@ async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
     if (!thread || thread.active_run) return {};
     const pending = await threadRuns(d, threadId, ["pending"]);
     // The queued count only ever errs high (a pending run is counted in the write that stores it); mend it.
-    if (!pending.length && thread.queued > 0)
-      await conditionalUpdate(T, threadKey(d.scope, threadId), {
-        set: { queued: 0 },
-        when: { queued: thread.queued },
-        absent: ["active_run"],
-      });
+    if (!pending.length && thread.queued > 0) await mendQueued(d, threadId, thread.queued);
     const now = Date.now();
     const due = pending.filter((r) => !r.not_before || r.not_before <= now);
     if (!due.length) {
@@ -124,7 +109,7 @@ async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
     const run = due[0];
     const ac = new AbortController();
     controllers.set(run.run_id, ac);
-    const lease = await claim(d, run);
+    const lease = await claim(d, run, runKey(d.scope, run.thread_id, run.run_id));
     if (lease) return { running: execute(d, { ...run, lease_until: lease }, ac) };
     controllers.delete(run.run_id);
   }
@@ -141,32 +126,7 @@ function later(d: AgentDeployment, threadId: string, ms: number) {
 }
 
 const now = () => new Date().toISOString();
-const LEASE_LOST = "run lease lost";
-const leaseLost = (ac: AbortController) => (ac.signal.reason as Error | undefined)?.message === LEASE_LOST;
-/** The attempt a worker executes: its lease, writes and release are fenced on it. */
-const attemptOf = (run: Item): number => run.attempt ?? 1;
-
-/** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
-async function claim(d: AgentDeployment, run: Item): Promise<number> {
-  const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
-    set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: now() },
-    add: { queued: -1 },
-    absent: ["active_run"],
-  });
-  const leaseUntil = Date.now() + runLeaseMs();
-  const start = updateInput(T, runKey(d.scope, run.thread_id, run.run_id), {
-    set: { status: "running", updated_at: now(), lease_until: leaseUntil, worker: currentWorkerId() },
-    when: { status: "pending" },
-  });
-  start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
-  try {
-    await transact([{ Update: lock }, { Update: start }]);
-    return leaseUntil;
-  } catch (err) {
-    if (cancelCodes(err)) return 0;
-    throw err;
-  }
-}
+const leaseLost = (ac: AbortController) => abortReason(ac.signal) === "lease-lost";
 
 /**
  * While a run executes: renews its lease at a third of the lease time, and with remote workers polls the
@@ -175,7 +135,7 @@ async function claim(d: AgentDeployment, run: Item): Promise<number> {
 function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => void {
   const key = runKey(d.scope, run.thread_id, run.run_id);
   const lease = runLeaseMs();
-  const remote = remoteWorkers();
+  const remote = executor().pollsCancel;
   let renewAt = Date.now() + lease / 3;
   let busy = false;
   const tick = async () => {
@@ -184,7 +144,7 @@ function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => voi
     try {
       if (remote) {
         const item = await getRunItem(d, run.thread_id, run.run_id);
-        if (!item || item.cancel_action) ac.abort(new Error(`run ${item?.cancel_action ?? "deleted"}`));
+        if (!item || item.cancel_action) ac.abort(new RunAborted(item?.cancel_action ?? "deleted"));
       }
       if (Date.now() >= renewAt && !ac.signal.aborted) {
         renewAt = Date.now() + lease / 3;
@@ -193,7 +153,7 @@ function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => voi
           when: { status: "running", attempt: attemptOf(run) },
         });
         // Taken back by the sweeper (this worker looked dead): stop, the retry owns the run now.
-        if (!kept) ac.abort(new Error(LEASE_LOST));
+        if (!kept) ac.abort(new RunAborted("lease-lost"));
       }
     } catch (err) {
       logger.warn("run watch failed", { run_id: run.run_id, error: err });
@@ -225,6 +185,7 @@ const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<boolean> {
   const channel = openChannel(run.run_id);
   const saver = d.checkpointer();
+  const fence = { key: runKey(d.scope, run.thread_id, run.run_id), attempt: attemptOf(run) };
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
   if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
@@ -243,7 +204,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       config: kw.assistant_config ?? {},
       context: kw.assistant_context ?? {},
     };
-    const graph = withRunTagging(base);
+    const graph = base;
     const userModes: string[] = kw.stream_mode ?? ["values"];
     const graphModes = [
       ...new Set([...userModes.map((m) => GRAPH_MODE[m] ?? m).filter((m) => m !== "events"), "values"]),
@@ -282,7 +243,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
     traceRun(d, run, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
-    saver.track(run.thread_id, { key: runKey(d.scope, run.thread_id, run.run_id), attempt: attemptOf(run) });
+    saver.track(run.thread_id, fence);
     // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
     if (userModes.includes("events"))
       attachEventsMode(config, { runId: run.run_id, input, emit: (e) => emit("events", e) });
@@ -325,7 +286,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       state_updated_at: now(),
     };
   } catch (err) {
-    if (err instanceof LeaseLost) ac.abort(new Error(LEASE_LOST));
+    if (err instanceof LeaseLost) ac.abort(new RunAborted("lease-lost"));
     if (ac.signal.aborted) outcome = { status: "cancelled" };
     else {
       const e = err as Error;
@@ -338,9 +299,8 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   try {
     // Side by side: the run's held writes and its last frames. Which cancel stopped it is the abort's
     // reason (cancelRun here, or the record the worker polled); read from the record only if it says not.
-    const cancel = /^run (interrupt|rollback)$/.exec(
-      (ac.signal.reason as Error | undefined)?.message ?? "",
-    )?.[1];
+    const reason = abortReason(ac.signal);
+    const cancel = reason === "interrupt" || reason === "rollback" ? reason : undefined;
     const [, frames, record] = await Promise.all([
       saver.settle(run.thread_id),
       log.take(),
@@ -357,10 +317,11 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   // This worker stalled past its lease and the run was retried: the retry owns its stream, thread and hooks.
   if (leaseLost(ac)) {
     logger.warn("run lease lost: this attempt stops", { run_id: run.run_id, attempt: attemptOf(run) });
+    saver.abandon(run.thread_id, fence);
     return false;
   }
   void saver.untrack(run.thread_id);
-  forgetRunWrites(run.run_id);
+  saver.forgetRun(run.run_id);
   channel.end(outcome);
   const hook = notifyWebhook(d, run, outcome).catch((err) =>
     logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
@@ -368,7 +329,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
   if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
   await endRunTrace(run.run_id);
   // A worker function must not return (and be frozen) before its webhook went out.
-  if (remoteWorkers()) await hook;
+  if (executor().settlesBeforeReturn) await hook;
   return more;
 }
 
@@ -398,18 +359,10 @@ export async function finish(
   const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
   if (!ride.length) await groupPut(T, frames);
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
-  // Fenced on the attempt: a worker whose run was retried meanwhile releases nothing of the retry's.
-  const release = (set: Item, idle = false) => {
-    const u = updateInput(T, threadKey(d.scope, run.thread_id), {
-      set: { ...set, updated_at: now() },
-      when: { active_run: run.run_id, active_attempt: attemptOf(run) },
-      remove: ["active_run", "active_attempt", ...(set.status === "error" ? [] : ["error"])],
-      ...(idle ? { atMost: { queued: 0 } } : {}),
-    });
-    return { Update: u };
-  };
+  const unlock = (set: Item, idle = false) => release(d, run, set, idle);
   if (outcome.status !== "cancelled") {
-    const final = remoteWorkers() && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
+    const final =
+      executor().settlesBeforeReturn && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
     const done = updateInput(T, rk, {
       set: { status: outcome.status, updated_at: now(), ...(final ? { final_values: outcome.values } : {}) },
       when: { status: "running", attempt: attemptOf(run) },
@@ -418,7 +371,7 @@ export async function finish(
     done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
     for (const idle of [true, false]) {
       try {
-        await transact([{ Update: done }, release(threadSet, idle), ...framePuts()]);
+        await transact([{ Update: done }, unlock(threadSet, idle), ...framePuts()]);
         return { outcome, more: !idle };
       } catch (err) {
         const codes = cancelCodes(err);
@@ -432,10 +385,11 @@ export async function finish(
     cancelAction ?? (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
   if (action === "rollback") {
     // The run's checkpoints go before its record, so nobody sees a deleted run's state.
-    await afterRunWrites(run.run_id, () => d.checkpointer().deleteByRunId(run.thread_id, run.run_id));
+    const saver = d.checkpointer();
+    await saver.afterRunWrites(run.run_id, () => saver.deleteByRunId(run.thread_id, run.run_id));
     await transact([
       { Delete: { TableName: tableName(T), Key: toItem(rk) } },
-      release({ status: "idle", state_updated_at: now() }),
+      unlock({ status: "idle", state_updated_at: now() }),
     ]);
     await deleteEventLog(d.scope, run.run_id);
     return { outcome: { status: "deleted" }, more: true };
@@ -445,7 +399,7 @@ export async function finish(
     when: { status: "running", attempt: attemptOf(run) },
     remove: ENDED,
   });
-  await transact([{ Update: done }, release({ status: "idle" }), ...framePuts()]);
+  await transact([{ Update: done }, unlock({ status: "idle" }), ...framePuts()]);
   return { outcome: { status: "interrupted" }, more: true };
 }
 

@@ -9,7 +9,8 @@ import { artifactBucket } from "./revisions.ts";
 // A revision's build artifact: the bundled graphs and their manifest, as objects under the revision's prefix
 // in the artifact bucket. Deploy steps and agent servers materialize it into a local folder once.
 
-async function files(dir: string): Promise<string[]> {
+/** Every file below `dir`, as paths. */
+export async function files(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, e.name);

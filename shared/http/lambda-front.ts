@@ -31,7 +31,7 @@ export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent 
 }
 
 /** Lambda's response-streaming globals (present only inside the Node.js Lambda runtime). */
-interface ResponseStream {
+export interface ResponseStream {
   write(chunk: string | Uint8Array): boolean;
   end(): void;
   on(event: "close" | "error", fn: () => void): void;
@@ -50,7 +50,11 @@ interface LambdaGlobals {
 export async function writeToStream(result: HttpResult, raw: ResponseStream, lambda: LambdaGlobals) {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
-  const out = lambda.HttpResponseStream.from(raw, { statusCode: result.statusCode, headers });
+  await writeBody(result, lambda.HttpResponseStream.from(raw, { statusCode: result.statusCode, headers }));
+}
+
+/** A result's body to a stream, chunk by chunk for a streamed one; a client that leaves early aborts it. */
+export async function writeBody(result: HttpResult, out: ResponseStream): Promise<void> {
   let ended = false;
   out.on("close", () => {
     if (!ended) result.onAbort?.();

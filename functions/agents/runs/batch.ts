@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams, runBatch } from "../../../shared/agent/run-api.ts";
+import { deploymentParams, runBatch } from "../../../shared/agent/run-schemas.ts";
 import { createStatelessRuns } from "../../../shared/agent/runs-bulk.ts";
 import { kick } from "../../../shared/agent/worker.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";

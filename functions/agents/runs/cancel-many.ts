@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { cancelQuery, deploymentParams, runsCancel } from "../../../shared/agent/run-api.ts";
+import { cancelQuery, deploymentParams, runsCancel } from "../../../shared/agent/run-schemas.ts";
 import { cancelRuns } from "../../../shared/agent/runs-bulk.ts";
 import { defineHandler, reply } from "../../../shared/http/handler.ts";
 

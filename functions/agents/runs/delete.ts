@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { runParams } from "../../../shared/agent/run-api.ts";
+import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteRun } from "../../../shared/agent/runs.ts";
 import { defineHandler, reply } from "../../../shared/http/handler.ts";
 

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { runParams } from "../../../shared/agent/run-api.ts";
+import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

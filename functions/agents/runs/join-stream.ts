@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { joinStreamQuery, runParams } from "../../../shared/agent/run-api.ts";
+import { joinStreamQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
 import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
 import { defineHandler, reply } from "../../../shared/http/handler.ts";

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { runList, threadParams } from "../../../shared/agent/run-api.ts";
+import { runList, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { listRuns } from "../../../shared/agent/runs.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

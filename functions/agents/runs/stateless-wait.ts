@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams, runCreate } from "../../../shared/agent/run-api.ts";
+import { deploymentParams, runCreate } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
 import { waitRun } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams, threadCount } from "../../../shared/agent/run-api.ts";
+import { deploymentParams, threadCount } from "../../../shared/agent/run-schemas.ts";
 import { countThreads } from "../../../shared/agent/threads.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

@@ -1,6 +1,6 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deleteThread } from "../../../shared/agent/lifecycle.ts";
-import { threadParams } from "../../../shared/agent/run-api.ts";
+import { threadParams } from "../../../shared/agent/run-schemas.ts";
+import { deleteThread } from "../../../shared/agent/thread-delete.ts";
 import { defineHandler, reply } from "../../../shared/http/handler.ts";
 
 // DELETE /agents/{deployment_id}/threads/{thread_id}: cancels its active runs, deletes runs and checkpoints.

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { threadParams } from "../../../shared/agent/run-api.ts";
+import { threadParams } from "../../../shared/agent/run-schemas.ts";
 import { getThread } from "../../../shared/agent/threads.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { historyQuery, threadParams } from "../../../shared/agent/run-api.ts";
+import { historyQuery, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadHistory } from "../../../shared/agent/state.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

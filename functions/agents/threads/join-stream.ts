@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { threadParams, threadStreamQuery } from "../../../shared/agent/run-api.ts";
+import { threadParams, threadStreamQuery } from "../../../shared/agent/run-schemas.ts";
 import { SSE_HEADERS } from "../../../shared/agent/stream.ts";
 import { threadSse } from "../../../shared/agent/thread-stream.ts";
 import { getThread } from "../../../shared/agent/threads.ts";

@@ -1,6 +1,6 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { pruneThreads } from "../../../shared/agent/lifecycle.ts";
-import { deploymentParams, threadPrune } from "../../../shared/agent/run-api.ts";
+import { deploymentParams, threadPrune } from "../../../shared/agent/run-schemas.ts";
+import { pruneThreads } from "../../../shared/agent/thread-delete.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 
 // POST /agents/{deployment_id}/threads/prune: delete threads, or keep only their latest checkpoint.

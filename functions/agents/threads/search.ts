@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams, threadSearch } from "../../../shared/agent/run-api.ts";
+import { deploymentParams, threadSearch } from "../../../shared/agent/run-schemas.ts";
 import { searchThreads } from "../../../shared/agent/threads.ts";
 import { defineHandler, reply } from "../../../shared/http/handler.ts";
 

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { checkpointParams, stateQuery } from "../../../shared/agent/run-api.ts";
+import { checkpointParams, stateQuery } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { stateAtCheckpoint, threadParams } from "../../../shared/agent/run-api.ts";
+import { stateAtCheckpoint, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

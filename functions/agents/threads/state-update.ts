@@ -1,5 +1,5 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { stateUpdate, threadParams } from "../../../shared/agent/run-api.ts";
+import { stateUpdate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { updateThreadState } from "../../../shared/agent/state.ts";
 import { defineHandler } from "../../../shared/http/handler.ts";
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { readFile } from "node:fs/promises";
+import { relative, sep } from "node:path";
 import {
   CreateRoleCommand,
   DeleteRoleCommand,
@@ -22,6 +22,7 @@ import {
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { files } from "../../control/artifacts.ts";
 import { artifactBucket } from "../../control/revisions.ts";
 import type { GraphInfo } from "../../deploy/smoke.ts";
 import { DeployError } from "../../deploy/smoke.ts";
@@ -96,20 +97,10 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
   return env;
 }
 
-async function filesOf(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await filesOf(path)));
-    else if (e.isFile()) out.push(path);
-  }
-  return out;
-}
-
 /** The function's code: the revision's bundles and the entry into the runtime layer, as a zip in S3. */
 async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: string }> {
   const entries = await Promise.all(
-    (await filesOf(r.artifact_dir)).map(async (path) => ({
+    (await files(r.artifact_dir)).map(async (path) => ({
       name: relative(r.artifact_dir, path).split(sep).join("/"),
       data: await readFile(path),
     })),
@@ -233,7 +224,7 @@ export async function deployRuntime(
   if (health.FunctionError)
     throw new DeployError(`the runtime failed to load the graphs: ${answer.toString()}`);
   const split = splitPrelude(answer);
-  if (!split || split.prelude.statusCode !== 200)
+  if (split?.prelude.statusCode !== 200)
     throw new DeployError(`the runtime's health check answered ${split?.prelude.statusCode ?? "nothing"}`);
   const nodes = JSON.parse(split.rest.toString("utf8")) as { graph_id: string; nodes: string[] }[];
   const graphs = r.graphs.map((g) => ({

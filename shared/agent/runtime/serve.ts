@@ -2,8 +2,8 @@ import type { GraphInfo } from "../../deploy/smoke.ts";
 import { trustRouterTenant } from "../../http/handler.ts";
 import type { ingestBatch } from "../../runs/ingest.ts";
 import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from "../context.ts";
-import { setWorkerId } from "../execution.ts";
 import type { LoadedGraph } from "../graphs.ts";
+import { setWorkerId } from "../run-settings.ts";
 import { sendTracesTo } from "../trace-batch.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 

@@ -1,11 +1,4 @@
-// Where runs execute. Locally (the default) a run is an in-process task of the API's own process, and its
-// streams and waiters are fed by the in-process broker. With AGENT_RUN_WORKER=lambda (set by the CDK app, and
-// usable locally to exercise that path) a run is executed by the AgentRunWorker function, invoked
-// asynchronously; API handlers then read the run's durable records (event log, run item) and cancellation
-// reaches the worker through the run's `cancel_action` flag, which it polls.
-
-/** Are runs executed by a separate worker function (AWS), rather than in this process? */
-export const remoteWorkers = (): boolean => process.env.AGENT_RUN_WORKER === "lambda";
+// Settings of run execution (where runs execute: executor.ts).
 
 /**
  * How long a claimed run stays owned by its worker without a renewal. A worker renews at a third of it; a run

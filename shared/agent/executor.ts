@@ -1,0 +1,74 @@
+import { controllers, findChannel, openChannel, type RunChannel } from "./broker.ts";
+import type { AgentDeployment } from "./context.ts";
+import { invokeSelf } from "./runtime/self-invoke.ts";
+
+// Where a deployment's runs execute — always inside that deployment's runtime, in one of two ways:
+// - `process` (a local runtime, long-lived): in the runtime process that took the request. Streams follow the
+//   in-process broker, waiters wake when the run ends, a cancel aborts the run directly, and a run on a free
+//   thread starts in the same write that stores it.
+// - `lambda` (AWS; AGENT_RUN_WORKER=lambda locally): in an asynchronous invocation of the runtime's function.
+//   The invocation that took the request shares no memory with it: streams and waits read the durable event log
+//   and run record, a cancel reaches the run through the record (the worker polls it), the final values are
+//   left on the record, and traces and the webhook go out before the worker's invocation returns.
+
+/** Why a run was stopped: a user's cancel, its deletion, or the loss of its lease to a retry. */
+export type CancelAction = "interrupt" | "rollback";
+export class RunAborted extends Error {
+  override name = "RunAborted";
+  constructor(readonly reason: CancelAction | "deleted" | "lease-lost") {
+    super(`run ${reason}`);
+  }
+}
+/** The reason a run's AbortController was aborted with, if it was one of ours. */
+export const abortReason = (signal: AbortSignal) =>
+  signal.reason instanceof RunAborted ? signal.reason.reason : undefined;
+
+export interface RunExecutor {
+  readonly kind: "process" | "lambda";
+  /** Has the thread's next due run started: `here` starts it in this process. */
+  dispatch(d: AgentDeployment, threadId: string, here: () => void): Promise<void>;
+  /** Can a run stored already running (its thread was free) execute here at once? */
+  readonly startsClaimedRuns: boolean;
+  /** The live channel of a run executing in this process, which streams and waits follow. */
+  live(runId: string): RunChannel | undefined;
+  /** Opens a new run's live channel (only where runs execute in this process). */
+  open(runId: string): void;
+  /** Stops a run executing in this process; elsewhere the worker sees its record's cancel flag. */
+  abort(runId: string, reason: CancelAction): void;
+  /** Does the worker poll its run's record for cancels? */
+  readonly pollsCancel: boolean;
+  /** Is everything a run sends out (final values on its record, traces, webhook) done before its worker returns? */
+  readonly settlesBeforeReturn: boolean;
+}
+
+const inProcess: RunExecutor = {
+  kind: "process",
+  dispatch: async (_d, _threadId, here) => here(),
+  startsClaimedRuns: true,
+  live: findChannel,
+  open: (runId) => void openChannel(runId),
+  abort: (runId, reason) => controllers.get(runId)?.abort(new RunAborted(reason)),
+  pollsCancel: false,
+  settlesBeforeReturn: false,
+};
+
+const functionInvocations: RunExecutor = {
+  kind: "lambda",
+  dispatch: (d, threadId) =>
+    invokeSelf({
+      kind: "drain",
+      tenant_id: d.tenant_id,
+      deployment_id: d.deployment_id,
+      thread_id: threadId,
+    }),
+  startsClaimedRuns: false,
+  live: () => undefined,
+  open: () => {},
+  abort: () => {},
+  pollsCancel: true,
+  settlesBeforeReturn: true,
+};
+
+/** The executor of this runtime (its setting does not change while it runs). */
+export const executor = (): RunExecutor =>
+  process.env.AGENT_RUN_WORKER === "lambda" ? functionInvocations : inProcess;

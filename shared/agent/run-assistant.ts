@@ -1,0 +1,27 @@
+import { graphOf, resolveAssistant } from "./assistants.ts";
+import type { AgentDeployment } from "./context.ts";
+import type { CompiledGraphLike } from "./graphs.ts";
+
+// The graph a run or a thread's state call addresses: `assistant_id` is an assistant id or a graph id.
+export interface RunGraph {
+  assistant_id: string;
+  graph_id: string;
+  /** The assistant's own config and context; a run's values override them. */
+  config: Record<string, any>;
+  context: Record<string, unknown>;
+}
+
+/** The assistant and graph a run addresses, from the records (the graph itself is loaded when the run executes). */
+export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string): Promise<RunGraph> {
+  const assistant = await resolveAssistant(d, assistantIdOrGraphId);
+  return {
+    assistant_id: assistant.assistant_id,
+    graph_id: assistant.graph_id,
+    config: (assistant.config ?? {}) as Record<string, any>,
+    context: (assistant.context ?? {}) as Record<string, unknown>,
+  };
+}
+
+/** The graph of a thread (bound by its first run). */
+export const graphById = (d: AgentDeployment, graphId: string): Promise<CompiledGraphLike> =>
+  graphOf(d, graphId);

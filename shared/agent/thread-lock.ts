@@ -1,0 +1,169 @@
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { NotFound } from "../errors.ts";
+import { tableName } from "../tables.ts";
+import type { AgentDeployment } from "./context.ts";
+import { currentWorkerId, runLeaseMs } from "./run-settings.ts";
+import { threadKey } from "./threads.ts";
+
+// The thread lock and queue: one run executes per thread at a time. Every write of the protocol is here.
+// - A thread holds `active_run` (+ `active_attempt`, for fencing) while a run executes; claiming a run takes
+//   it in the same transaction that moves the run pending → running with a lease; finishing releases it.
+// - A thread counts its pending runs in `queued`: the write that stores a pending run adds one, claiming or
+//   cancelling it takes one off, the sweeper's retry adds one back. So a new run on a free thread with nothing
+//   queued is stored already running (`storeStarted`), and a finished run releases a thread with nothing queued
+//   without a look for more (`release` with `idle`). The count only ever errs high; `mendQueued` fixes it.
+const T = "main" as const;
+const now = () => new Date().toISOString();
+/** The attempt a worker executes: its lease, writes and release are fenced on it. */
+export const attemptOf = (run: Item): number => run.attempt ?? 1;
+
+/**
+ * Stores a new run as running and takes the thread's lock, in one transaction that holds only while the
+ * thread exists, is free, has no queued run and is bound to the run's graph or to none (a first run binds
+ * it, as bindGraph does); undefined when it does not (the run then takes the general way).
+ */
+export async function storeStarted(
+  d: AgentDeployment,
+  item: Item,
+  rg: { graph_id: string; assistant_id: string },
+): Promise<Item | undefined> {
+  const run = {
+    ...item,
+    status: "running",
+    lease_until: Date.now() + runLeaseMs(),
+    worker: currentWorkerId(),
+  };
+  const lock = {
+    TableName: tableName(T),
+    Key: toItem(threadKey(d.scope, item.thread_id)),
+    UpdateExpression:
+      "SET active_run = :run, active_attempt = :attempt, #status = :busy, updated_at = :now, graph_id = :g, " +
+      "#md.graph_id = :g, " +
+      "#md.assistant_id = if_not_exists(#md.assistant_id, :a)",
+    ConditionExpression:
+      "attribute_exists(PK) AND attribute_not_exists(active_run) AND NOT (queued > :zero) AND " +
+      "(attribute_not_exists(graph_id) OR graph_id = :g)",
+    ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
+    ExpressionAttributeValues: toItem({
+      ":run": item.run_id,
+      ":attempt": item.attempt ?? 1,
+      ":busy": "busy",
+      ":now": new Date().toISOString(),
+      ":g": rg.graph_id,
+      ":a": rg.assistant_id,
+      ":zero": 0,
+    }),
+  };
+  try {
+    await transact([{ Put: { TableName: tableName(T), Item: toItem(run) } }, { Update: lock }]);
+    return run;
+  } catch (err) {
+    if (cancelCodes(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Stores a new pending run and counts it in the thread's `queued` (see worker.ts). */
+export async function storePending(d: AgentDeployment, item: Item): Promise<void> {
+  const count = updateInput(T, threadKey(d.scope, item.thread_id), { add: { queued: 1 } });
+  try {
+    await transact([{ Put: { TableName: tableName(T), Item: toItem(item) } }, { Update: count }]);
+  } catch (err) {
+    // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
+    if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
+      throw new NotFound(`Thread ${item.thread_id} not found`);
+    throw err;
+  }
+}
+
+/**
+ * A pending run leaves the queue (deleted, or marked interrupted) with the thread's `queued` count; false
+ * when the run was no longer pending. A thread already gone only loses the run.
+ */
+export async function leaveQueue(
+  d: AgentDeployment,
+  run: Item,
+  op:
+    | { Delete: NonNullable<TransactWriteItem["Delete"]> }
+    | { Update: NonNullable<TransactWriteItem["Update"]> },
+): Promise<boolean> {
+  const uncount = updateInput(T, threadKey(d.scope, run.thread_id), { add: { queued: -1 } });
+  try {
+    await transact([op, { Update: uncount }]);
+    return true;
+  } catch (err) {
+    const codes = cancelCodes(err);
+    if (!codes) throw err;
+    if (codes[0] === "ConditionalCheckFailed") return false;
+  }
+  try {
+    await transact([op]);
+    return true;
+  } catch (err) {
+    if (cancelCodes(err)) return false;
+    throw err;
+  }
+}
+
+/** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
+export async function claim(d: AgentDeployment, run: Item, rk: { PK: string; SK: string }): Promise<number> {
+  const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
+    set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: now() },
+    add: { queued: -1 },
+    absent: ["active_run"],
+  });
+  const leaseUntil = Date.now() + runLeaseMs();
+  const start = updateInput(T, rk, {
+    set: { status: "running", updated_at: now(), lease_until: leaseUntil, worker: currentWorkerId() },
+    when: { status: "pending" },
+  });
+  start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
+  try {
+    await transact([{ Update: lock }, { Update: start }]);
+    return leaseUntil;
+  } catch (err) {
+    if (cancelCodes(err)) return 0;
+    throw err;
+  }
+}
+
+/** Sets the thread's pending-run count back to zero when none is pending (it only ever errs high). */
+export async function mendQueued(d: AgentDeployment, threadId: string, counted: number): Promise<void> {
+  await conditionalUpdate(T, threadKey(d.scope, threadId), {
+    set: { queued: 0 },
+    when: { queued: counted },
+    absent: ["active_run"],
+  });
+}
+
+/**
+ * The thread's release by the run's own attempt (fenced: a worker whose run was retried releases nothing of
+ * the retry's). With `idle`, it holds only while nothing is queued, so the thread needs no look for more.
+ */
+export function release(d: AgentDeployment, run: Item, set: Item, idle = false): TransactWriteItem {
+  const u = updateInput(T, threadKey(d.scope, run.thread_id), {
+    set: { ...set, updated_at: now() },
+    when: { active_run: run.run_id, active_attempt: attemptOf(run) },
+    remove: ["active_run", "active_attempt", ...(set.status === "error" ? [] : ["error"])],
+    ...(idle ? { atMost: { queued: 0 } } : {}),
+  });
+  return { Update: u };
+}
+
+/** The sweeper's side: a dead worker's run leaves the thread free, counted as queued again unless it failed. */
+export function unlockForRetry(
+  d: AgentDeployment,
+  item: Item,
+  at: string,
+  failure?: string,
+): TransactWriteItem {
+  return {
+    Update: updateInput(T, threadKey(d.scope, item.thread_id), {
+      set: failure ? { status: "error", error: failure, updated_at: at } : { status: "busy", updated_at: at },
+      when: { active_run: item.run_id },
+      remove: ["active_run", "active_attempt"],
+      ...(failure ? {} : { add: { queued: 1 } }),
+    }),
+  };
+}
