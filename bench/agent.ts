@@ -198,6 +198,7 @@ interface Counts {
     requests: number;
     read_units: number;
     write_units: number;
+    billed_write_units: number;
     commands?: Record<string, { requests: number; units: number }>;
   };
   s3: { requests: number; puts: number; gets: number };
@@ -214,7 +215,7 @@ const perRun = (a: Sample, b: Sample, runs: number) => ({
   cpuMs: ((b.cpu - a.cpu) * 1000) / Math.max(runs, 1),
   runtimeCpuMs: (((b.runtimeCpu ?? 0) - (a.runtimeCpu ?? 0)) * 1000) / Math.max(runs, 1),
   platformWru: b.platformCounts
-    ? (b.platformCounts.dynamodb.write_units - a.platformCounts!.dynamodb.write_units) / runs
+    ? (b.platformCounts.dynamodb.billed_write_units - a.platformCounts!.dynamodb.billed_write_units) / runs
     : 0,
   platformRequests: b.platformCounts
     ? (b.platformCounts.dynamodb.requests - a.platformCounts!.dynamodb.requests) / runs
@@ -222,7 +223,8 @@ const perRun = (a: Sample, b: Sample, runs: number) => ({
   dynamodb: b.counts && {
     requests: (b.counts.dynamodb.requests - a.counts!.dynamodb.requests) / runs,
     rru: (b.counts.dynamodb.read_units - a.counts!.dynamodb.read_units) / runs,
-    wru: (b.counts.dynamodb.write_units - a.counts!.dynamodb.write_units) / runs,
+    wru: (b.counts.dynamodb.billed_write_units - a.counts!.dynamodb.billed_write_units) / runs,
+    localWru: (b.counts.dynamodb.write_units - a.counts!.dynamodb.write_units) / runs,
   },
   s3: b.counts && {
     puts: (b.counts.s3.puts - a.counts!.s3.puts) / runs,
@@ -235,6 +237,7 @@ const add = (a: Counts, b: Counts): Counts => ({
     requests: a.dynamodb.requests + b.dynamodb.requests,
     read_units: a.dynamodb.read_units + b.dynamodb.read_units,
     write_units: a.dynamodb.write_units + b.dynamodb.write_units,
+    billed_write_units: a.dynamodb.billed_write_units + b.dynamodb.billed_write_units,
   },
   s3: { requests: a.s3.requests + b.s3.requests, puts: a.s3.puts + b.s3.puts, gets: a.s3.gets + b.s3.gets },
 });
@@ -355,7 +358,7 @@ function awsCost(r: Awaited<ReturnType<typeof measurePlatform>>) {
     "API Gateway (2 REST requests)": 2 * PRICE.restRequest,
     "Lambda requests (2 router + 2 runtime + 1 drain + 1 trace)": 6 * PRICE.lambdaRequest,
     [`Lambda duration (${fmt(gbSeconds, 3)} GB-s)`]: gbSeconds * PRICE.lambdaGbSecond,
-    [`DynamoDB (${fmt(d.wru, 1)} WRU + ${fmt(d.rru, 1)} RRU, ${fmt(d.requests, 1)} requests; of which trace ingestion and the gateway ${fmt(r.perRun.platformWru, 1)} WRU, ${fmt(r.perRun.platformRequests, 1)} requests)`]:
+    [`DynamoDB (${fmt(d.wru, 1)} WRU by DynamoDB's rules — DynamoDB Local reported ${fmt(d.localWru, 1)} — + ${fmt(d.rru, 1)} RRU, ${fmt(d.requests, 1)} requests; of which trace ingestion and the gateway ${fmt(r.perRun.platformWru, 1)} WRU, ${fmt(r.perRun.platformRequests, 1)} requests)`]:
       d.wru * PRICE.wru + d.rru * PRICE.rru,
     [`S3 (${fmt(s3.puts, 2)} PUT + ${fmt(s3.gets, 2)} GET)`]: s3.puts * PRICE.s3Put + s3.gets * PRICE.s3Get,
   };

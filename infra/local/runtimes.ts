@@ -160,10 +160,16 @@ export class LocalRuntimes implements RuntimeHost {
     const token = randomBytes(32).toString("hex");
     const workerId = randomUUID();
     const config = { ...spec.config, worker_id: workerId };
+    // Diagnostics: PLATFORM_RUNTIME_PROFILE=<folder> writes each runtime's CPU profile there when it exits.
+    const profile = process.env.PLATFORM_RUNTIME_PROFILE;
     const child = spawn(
       process.execPath,
       [
-        ...sandboxFlags({ read: [bundle.dir, spec.config.artifact_dir, scratch], write: [scratch] }),
+        ...sandboxFlags({
+          read: [bundle.dir, spec.config.artifact_dir, scratch],
+          write: [scratch, ...(profile ? [profile] : [])],
+        }),
+        ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
         "--openssl-legacy-provider",
         bundle.file,
       ],
@@ -352,7 +358,8 @@ export class LocalRuntimes implements RuntimeHost {
     r.stopping = true;
     if (r.child.exitCode !== null || r.child.signalCode !== null) return;
     const gone = new Promise((done) => r.child.once("exit", done));
-    r.child.kill("SIGKILL");
+    // A profiled runtime gets to write its profile (SIGTERM: it exits once its runs ended).
+    r.child.kill(process.env.PLATFORM_RUNTIME_PROFILE ? "SIGTERM" : "SIGKILL");
     await gone;
   }
 

@@ -1,3 +1,5 @@
+import { writeUnits } from "./write-units.ts";
+
 // Request accounting for cost estimates (npm run bench -- agent): with PLATFORM_COUNT_REQUESTS=1 every DynamoDB
 // call asks for its consumed capacity and every call to DynamoDB and S3 is counted, per process. Off by default.
 export interface RequestStats {
@@ -5,6 +7,8 @@ export interface RequestStats {
     requests: number;
     read_units: number;
     write_units: number;
+    /** Write units by DynamoDB's billing rules, worked out from the requests (write-units.ts). */
+    billed_write_units: number;
     /** Per command: requests and units. */
     commands: Record<string, { requests: number; units: number }>;
   };
@@ -12,7 +16,7 @@ export interface RequestStats {
 }
 
 const stats: RequestStats = {
-  dynamodb: { requests: 0, read_units: 0, write_units: 0, commands: {} },
+  dynamodb: { requests: 0, read_units: 0, write_units: 0, billed_write_units: 0, commands: {} },
   s3: { requests: 0, puts: 0, gets: 0 },
 };
 export const requestStats = (): RequestStats => structuredClone(stats);
@@ -38,7 +42,10 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
     ? Math.max(0, ...each)
     : each.reduce((a, b) => a + b, 0);
   if (read) stats.dynamodb.read_units += units;
-  else stats.dynamodb.write_units += units;
+  else {
+    stats.dynamodb.write_units += units;
+    stats.dynamodb.billed_write_units += writeUnits(context.commandName ?? "", args.input) ?? units;
+  }
   const name = context.commandName ?? "?";
   const c = stats.dynamodb.commands[name] ?? { requests: 0, units: 0 };
   stats.dynamodb.commands[name] = { requests: c.requests + 1, units: c.units + units };
