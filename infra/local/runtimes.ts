@@ -160,16 +160,16 @@ export class LocalRuntimes implements RuntimeHost {
     const token = randomBytes(32).toString("hex");
     const workerId = randomUUID();
     const config = { ...spec.config, worker_id: workerId };
-    // Diagnostics: PLATFORM_RUNTIME_PROFILE=<folder> writes each runtime's CPU profile there when it exits.
+    // Diagnostics: PLATFORM_RUNTIME_PROFILE=<folder> writes each runtime's CPU profile there when it exits. Node's
+    // permission model refuses the profiler's write, so a profiled runtime runs without the sandbox.
     const profile = process.env.PLATFORM_RUNTIME_PROFILE;
+    if (profile) logger.warn("profiling agent runtimes: they run without the sandbox", { folder: profile });
     const child = spawn(
       process.execPath,
       [
-        ...sandboxFlags({
-          read: [bundle.dir, spec.config.artifact_dir, scratch],
-          write: [scratch, ...(profile ? [profile] : [])],
-        }),
-        ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []),
+        ...(profile
+          ? ["--cpu-prof", `--cpu-prof-dir=${profile}`]
+          : sandboxFlags({ read: [bundle.dir, spec.config.artifact_dir, scratch], write: [scratch] })),
         "--openssl-legacy-provider",
         bundle.file,
       ],
