@@ -73,6 +73,8 @@ const PASSED_SETTINGS = [
 
 export class LocalRuntimes implements RuntimeHost {
   private readonly current = new Map<string, Running>();
+  /** Runtimes being started, by `<deployment>@<revision>`. */
+  private readonly starting = new Map<string, Promise<Running>>();
   /** Runtime tokens → the deployment they stand for (trace ingestion). */
   private readonly byToken = new Map<string, Running>();
   private stopped = false;
@@ -133,9 +135,19 @@ export class LocalRuntimes implements RuntimeHost {
     const key = `${deploymentId}@${spec.config.revision_id}`;
     let r = this.current.get(deploymentId);
     if (r?.key !== key || r.child.exitCode !== null || r.child.signalCode !== null) {
-      if (r && r.key !== key) this.retire(r);
-      r = await this.start(key, spec);
-      this.current.set(deploymentId, r);
+      // One start per revision, however many requests arrive while it starts.
+      let starting = this.starting.get(key);
+      if (!starting) {
+        if (r && r.key !== key) this.retire(r);
+        starting = this.start(key, spec).then((started) => {
+          this.current.set(deploymentId, started);
+          return started;
+        });
+        const settle = () => this.starting.delete(key);
+        starting.then(settle, settle);
+        this.starting.set(key, starting);
+      }
+      r = await starting;
     }
     await r.ready;
     return r;

@@ -23,6 +23,10 @@ export class RunChannel {
   outcome?: RunOutcome;
   /** Frames numbered before this channel (a retried run's earlier attempts, in the durable log). */
   private base = 0;
+  /** The last frame number before this channel's first: earlier ones are in the durable log only. */
+  get numberedAfter(): number {
+    return this.base;
+  }
   private readonly bus = new EventEmitter();
   private readonly ended: Promise<RunOutcome>;
   private resolveEnd!: (o: RunOutcome) => void;

@@ -32,7 +32,15 @@ export async function* runFrames(
 ): AsyncGenerator<Frame> {
   const channel = executor().live(runId);
   if (channel) {
-    yield* channel.follow(opts.lastSeq ?? 0, opts.signal);
+    // A retried run's earlier attempts streamed elsewhere (or before a crash): their frames come from the log.
+    let last = opts.lastSeq ?? 0;
+    if (last < channel.numberedAfter)
+      for (const f of await readEventLog(d.scope, runId, last)) {
+        if (f.seq > channel.numberedAfter) break;
+        last = f.seq;
+        yield f;
+      }
+    yield* channel.follow(last, opts.signal);
     return;
   }
   // Not running here: replay the durable log (a cross-process live tail would poll it the same way). A run's
