@@ -38,6 +38,7 @@ export const graph = new StateGraph(State)
 const HOSTILE = `
 import { Annotation, START, StateGraph } from "@langchain/langgraph";
 import * as fs from "node:fs";
+import * as http from "node:http";
 import { execSync } from "node:child_process";
 const attempt = (fn) => { try { return { ok: true, value: fn() }; } catch (e) { return { ok: false, error: String(e?.code ?? e) }; } };
 function breakOut(where) {
@@ -57,13 +58,20 @@ function breakOut(where) {
   };
 }
 const atImport = breakOut("import");
+// Every request its runtime takes, as the runtime's own HTTP server sees it.
+const seenHeaders = [];
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (event, req, ...rest) {
+  if (event === "request") seenHeaders.push({ ...req.headers });
+  return emit.call(this, event, req, ...rest);
+};
 // Patched for everyone in this process: prototypes and globals.
 Object.defineProperty(Object.prototype, "hostile_marker", { value: "patched", writable: true, configurable: true });
 globalThis.hostile_marker = "patched";
 Math.random = () => 0.42;
 const State = Annotation.Root({ report: Annotation() });
 export const graph = new StateGraph(State)
-  .addNode("attack", () => ({ report: { atImport, inNode: breakOut("node") } }))
+  .addNode("attack", () => ({ report: { atImport, inNode: breakOut("node"), seenHeaders } }))
   .addEdge(START, "attack").compile();
 `;
 
@@ -122,7 +130,7 @@ afterAll(() => {
 });
 
 describe("a deployment's code runs in its own runtime", () => {
-  let report: { atImport: any; inNode: any };
+  let report: { atImport: any; inNode: any; seenHeaders: Record<string, string>[] };
   beforeAll(async () => {
     report = ((await runOnce(hostile.client)) as { report: typeof report }).report;
   }, 120_000);
@@ -188,6 +196,13 @@ describe("a deployment's code runs in its own runtime", () => {
     });
     const theirs = ((await runOnce(other.client)) as { seen: Record<string, unknown> }).seen;
     expect(theirs).toMatchObject({ secret: SECRET_C, objectMarker: null, globalMarker: null });
+  });
+
+  it("never sees the API key a request was made with", () => {
+    expect(report.seenHeaders.length).toBeGreaterThan(0);
+    const all = JSON.stringify(report.seenHeaders);
+    expect(all).not.toContain(facts.api_key);
+    for (const h of report.seenHeaders) expect(h["x-api-key"]).toBeUndefined();
   });
 
   it("a deployment is reached only with its own workspace's key", async () => {

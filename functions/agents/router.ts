@@ -2,7 +2,7 @@ import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
-import { authenticate } from "../../shared/auth/api-keys.ts";
+import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { recentDeploymentRecord } from "../../shared/control/deployments.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
@@ -58,7 +58,12 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     if (err instanceof HttpError) return fail(err.status, err.body());
     throw err;
   }
-  const payload: RuntimeEvent = { kind: "http", tenant_id: tenant, event };
+  // The runtime gets the request without the API key that authenticated it.
+  const payload: RuntimeEvent = {
+    kind: "http",
+    tenant_id: tenant,
+    event: { ...event, headers: withoutApiKey(event.headers ?? {}) },
+  };
   const res = await lambda().send(
     new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
   );

@@ -9,7 +9,7 @@ import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
-import { authenticate } from "../../shared/auth/api-keys.ts";
+import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { countingRequests } from "../../shared/aws/request-stats.ts";
 import { materializeArtifact } from "../../shared/control/artifacts.ts";
 import { recentDeploymentRecord, unsealSecrets } from "../../shared/control/deployments.ts";
@@ -307,7 +307,11 @@ export class LocalRuntimes implements RuntimeHost {
       if (err instanceof HttpError) return write(res, json(err.status, err.body()));
       throw err;
     }
-    const headers = { ...req.headers, [RUNTIME_TOKEN_HEADER]: r.token, [ROUTER_TENANT_HEADER]: tenant };
+    const headers = {
+      ...withoutApiKey(req.headers),
+      [RUNTIME_TOKEN_HEADER]: r.token,
+      [ROUTER_TENANT_HEADER]: tenant,
+    };
     await new Promise<void>((done) => {
       const upstream = request(
         { host: this.opts.host, port: r.port, method: req.method, path: req.url, headers, agent: r.agent },

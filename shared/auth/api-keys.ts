@@ -63,6 +63,19 @@ export function apiKeyFrom(headers: Record<string, string | undefined>): string 
   return m?.[1]?.trim() || undefined;
 }
 
+/**
+ * The request's headers without the platform API key it was authenticated with (`X-Api-Key`, or an
+ * `Authorization: Bearer` carrying it): what a deployment's runtime is given, so its code never sees a key.
+ */
+export function withoutApiKey<H extends Record<string, string | string[] | undefined>>(headers: H): H {
+  const key = apiKeyFrom(headers as Record<string, string | undefined>);
+  const out = { ...headers };
+  delete out["x-api-key"];
+  const auth = out.authorization;
+  if (typeof auth === "string" && key && auth.trim().endsWith(key)) delete out.authorization;
+  return out;
+}
+
 /** The workspace a request acts on: 401 unknown key, 403 key not bound to the tenant, 400 ambiguous. */
 export async function authenticate(headers: Record<string, string | undefined>): Promise<string> {
   const key = apiKeyFrom(headers);
