@@ -83,6 +83,8 @@ export class LocalRuntimes implements RuntimeHost {
 
   /** The runtime bundle is built in the background at start-up, so the first deployment does not wait. */
   prepare(): void {
+    // Scratch folders a killed platform's runtimes left behind.
+    rmSync(join(this.runtimeDir, "scratch"), { recursive: true, force: true });
     void bundleRuntime(this.runtimeDir).catch((err: unknown) =>
       logger.error("runtime bundle failed", { error: err }),
     );
