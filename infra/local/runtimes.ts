@@ -95,14 +95,13 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /** What the deployment's active revision needs to run: 404 for another workspace's, 503 when none is live. */
-  private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec & { artifact: string }> {
+  private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec> {
     const local = localDeployment(deploymentId);
     if (local) {
       if (local.tenant_id !== tenant) throw new NotFound("Deployment not found");
       const dir = local.artifact_dir;
       const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = local;
       return {
-        artifact: dir,
         config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
         env: manifestEnv(dir),
       };
@@ -114,10 +113,9 @@ export class LocalRuntimes implements RuntimeHost {
       throw new ServiceUnavailable("The deployment has no deployed revision yet");
     const key = `${deploymentId}@${d.active_revision_id}`;
     const running = this.current.get(deploymentId);
-    if (running?.key === key) return { ...running.spec, artifact: running.spec.config.artifact_dir };
+    if (running?.key === key) return running.spec;
     const dir = await materializeArtifact(prefix);
     return {
-      artifact: dir,
       config: {
         tenant_id: d.tenant_id,
         deployment_id: d.id,
