@@ -199,7 +199,7 @@ interface Counts {
     read_units: number;
     write_units: number;
     billed_write_units: number;
-    commands?: Record<string, { requests: number; units: number }>;
+    commands?: Record<string, { requests: number; units: number; billed: number }>;
   };
   s3: { requests: number; puts: number; gets: number };
 }

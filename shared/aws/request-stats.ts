@@ -9,8 +9,8 @@ export interface RequestStats {
     write_units: number;
     /** Write units by DynamoDB's billing rules, worked out from the requests (write-units.ts). */
     billed_write_units: number;
-    /** Per command: requests and units. */
-    commands: Record<string, { requests: number; units: number }>;
+    /** Per command: requests, units as the store reported them, and billed write units. */
+    commands: Record<string, { requests: number; units: number; billed: number }>;
   };
   s3: { requests: number; puts: number; gets: number };
 }
@@ -41,14 +41,15 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
   const units = /^Transact/.test(context.commandName ?? "")
     ? Math.max(0, ...each)
     : each.reduce((a, b) => a + b, 0);
+  const billed = read ? 0 : (writeUnits(context.commandName ?? "", args.input) ?? units);
   if (read) stats.dynamodb.read_units += units;
   else {
     stats.dynamodb.write_units += units;
-    stats.dynamodb.billed_write_units += writeUnits(context.commandName ?? "", args.input) ?? units;
+    stats.dynamodb.billed_write_units += billed;
   }
   const name = context.commandName ?? "?";
-  const c = stats.dynamodb.commands[name] ?? { requests: 0, units: 0 };
-  stats.dynamodb.commands[name] = { requests: c.requests + 1, units: c.units + units };
+  const c = stats.dynamodb.commands[name] ?? { requests: 0, units: 0, billed: 0 };
+  stats.dynamodb.commands[name] = { requests: c.requests + 1, units: c.units + units, billed: c.billed + billed };
   return out;
 };
 
