@@ -49,7 +49,11 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
   }
   const name = context.commandName ?? "?";
   const c = stats.dynamodb.commands[name] ?? { requests: 0, units: 0, billed: 0 };
-  stats.dynamodb.commands[name] = { requests: c.requests + 1, units: c.units + units, billed: c.billed + billed };
+  stats.dynamodb.commands[name] = {
+    requests: c.requests + 1,
+    units: c.units + units,
+    billed: c.billed + billed,
+  };
   return out;
 };
 
