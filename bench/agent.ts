@@ -319,11 +319,13 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
       };
     };
     const measured = await measure(client, sample);
-    if (process.env.BENCH_AGENT_VERBOSE)
+    if (process.env.BENCH_AGENT_VERBOSE) {
+      const { runtimeCounts, platformCounts } = await sample();
       console.log(
-        JSON.stringify((await sample()).runtimeCounts?.dynamodb.commands),
-        JSON.stringify((await sample()).platformCounts?.dynamodb.commands),
+        JSON.stringify(runtimeCounts?.dynamodb.commands),
+        JSON.stringify(platformCounts?.dynamodb.commands),
       );
+    }
     return { ...measured, direct, coldStartMs: runtime.cold_start_ms };
   } finally {
     await platform.stop();

@@ -1,6 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
-import { tokenHash } from "../../shared/agent/runtime/lambda-host.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
+import { secretMatches } from "../../shared/auth/oauth-protocol.ts";
 import { getDeploymentRecord } from "../../shared/control/deployments.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
 import { Forbidden } from "../../shared/errors.ts";
@@ -18,9 +17,7 @@ export const handler = async (event: {
 }) => {
   const revision = await getRevisionRecord(event.tenant_id, event.deployment_id, event.revision_id);
   const expected = (revision as { runtime_token_hash?: string } | undefined)?.runtime_token_hash;
-  const given = tokenHash(String(event.token ?? ""));
-  if (!expected || !timingSafeEqual(Buffer.from(expected), Buffer.from(given)))
-    throw new Forbidden("Unknown runtime");
+  if (!secretMatches(String(event.token ?? ""), expected)) throw new Forbidden("Unknown runtime");
   const d = await getDeploymentRecord(event.tenant_id, event.deployment_id);
   if (!d?.tracing_project_id) return { accepted: [], errors: [] };
   return ingestDeploymentTraces(

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
@@ -6,6 +5,7 @@ import { controllers } from "../../shared/agent/broker.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
+import { secretHash, secretMatches } from "../../shared/auth/oauth-protocol.ts";
 import { countingRequests, requestStats } from "../../shared/aws/request-stats.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
@@ -44,11 +44,9 @@ function readStart(): Promise<LocalRuntimeStart> {
 
 async function main() {
   const start = await readStart();
-  const expected = Buffer.from(start.token);
-  const trusted = (req: IncomingMessage) => {
-    const got = Buffer.from(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""));
-    return got.length === expected.length && timingSafeEqual(got, expected);
-  };
+  const expected = secretHash(start.token);
+  const trusted = (req: IncomingMessage) =>
+    secretMatches(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""), expected);
   const sendTraces = async (
     _tenant: string,
     posts: unknown[],

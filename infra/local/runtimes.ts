@@ -1,15 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
-import { localDeployment } from "../../shared/agent/context.ts";
+import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
+import { secretHash } from "../../shared/auth/oauth-protocol.ts";
 import { countingRequests } from "../../shared/aws/request-stats.ts";
 import { materializeArtifact } from "../../shared/control/artifacts.ts";
 import { recentDeploymentRecord, unsealSecrets } from "../../shared/control/deployments.ts";
@@ -75,7 +76,7 @@ export class LocalRuntimes implements RuntimeHost {
   private readonly current = new Map<string, Running>();
   /** Runtimes being started, by `<deployment>@<revision>`. */
   private readonly starting = new Map<string, Promise<Running>>();
-  /** Runtime tokens → the deployment they stand for (trace ingestion). */
+  /** Hashes of runtime tokens → the runtime they stand for (trace ingestion). */
   private readonly byToken = new Map<string, Running>();
   private stopped = false;
 
@@ -97,34 +98,21 @@ export class LocalRuntimes implements RuntimeHost {
   /** What the deployment's active revision needs to run: 404 for another workspace's, 503 when none is live. */
   private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec> {
     const local = localDeployment(deploymentId);
-    if (local) {
-      if (local.tenant_id !== tenant) throw new NotFound("Deployment not found");
-      const dir = local.artifact_dir;
-      const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = local;
-      return {
-        config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
-        env: manifestEnv(dir),
-      };
-    }
-    const d = await recentDeploymentRecord(tenant, deploymentId);
-    if (!d) throw new NotFound("Deployment not found");
-    const prefix = (d as { active_artifact_prefix?: string }).active_artifact_prefix;
-    if (!d.active_revision_id || !prefix)
+    const d = local ? undefined : await recentDeploymentRecord(tenant, deploymentId);
+    if ((local && local.tenant_id !== tenant) || (!local && !d)) throw new NotFound("Deployment not found");
+    const revision = local?.revision_id ?? d?.active_revision_id;
+    const prefix = (d as { active_artifact_prefix?: string } | undefined)?.active_artifact_prefix;
+    if (!revision || (!local && !prefix))
       throw new ServiceUnavailable("The deployment has no deployed revision yet");
-    const key = `${deploymentId}@${d.active_revision_id}`;
+    // The revision that runs already: nothing to read again.
     const running = this.current.get(deploymentId);
-    if (running?.key === key) return running.spec;
-    const dir = await materializeArtifact(prefix);
+    if (running?.key === `${deploymentId}@${revision}`) return running.spec;
+    const dir = local ? local.artifact_dir : await materializeArtifact(prefix!);
+    const source = local ?? fromRecord(d!);
+    const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = source;
     return {
-      config: {
-        tenant_id: d.tenant_id,
-        deployment_id: d.id,
-        revision_id: d.active_revision_id,
-        graphs: (d.graphs ?? []) as RuntimeConfig["graphs"],
-        tracing_project_id: d.tracing_project_id ?? null,
-        artifact_dir: dir,
-      },
-      env: { ...manifestEnv(dir), ...(await unsealSecrets(d)) },
+      config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
+      env: { ...manifestEnv(dir), ...(d ? await unsealSecrets(d) : {}) },
     };
   }
 
@@ -208,9 +196,9 @@ export class LocalRuntimes implements RuntimeHost {
     };
     r.ready = this.waitReady(r);
     r.ready.catch(() => this.retire(r));
-    this.byToken.set(token, r);
+    this.byToken.set(secretHash(token), r);
     child.on("exit", (code, signal) => {
-      this.byToken.delete(token);
+      this.byToken.delete(secretHash(token));
       r.agent.destroy();
       rmSync(scratch, { recursive: true, force: true });
       if (this.current.get(deployment_id) === r) this.current.delete(deployment_id);
@@ -357,12 +345,6 @@ export class LocalRuntimes implements RuntimeHost {
     if (r) await this.kill(r);
   }
 
-  /** The runtime answering for a deployment now, if one runs (benchmarks read its cold start and pid). */
-  running(deploymentId: string): { pid?: number; coldStartMs?: number } | undefined {
-    const r = this.current.get(deploymentId);
-    return r ? { pid: r.child.pid, coldStartMs: r.coldStartMs } : undefined;
-  }
-
   /** A newer revision took over: the old runtime finishes its runs (SIGTERM drains) and exits. */
   private retire(r: Running): void {
     r.stopping = true;
@@ -385,7 +367,7 @@ export class LocalRuntimes implements RuntimeHost {
    */
   async ingestTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const token = String(req.headers[RUNTIME_TOKEN_HEADER] ?? "");
-    const r = [...this.byToken.entries()].find(([t]) => sameToken(t, token))?.[1];
+    const r = this.byToken.get(secretHash(token));
     const body = await readBody(req, 50 * 1024 * 1024);
     if (!r) return write(res, jsonResult(403, { detail: "Unknown runtime" }));
     const { tenant_id, tracing_project_id } = r.spec.config;
@@ -411,9 +393,6 @@ export class LocalRuntimes implements RuntimeHost {
     this.current.clear();
   }
 }
-
-const sameToken = (a: string, b: string) =>
-  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 function manifestEnv(dir: string): Record<string, string> {
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;

@@ -68,8 +68,6 @@ let served: AgentDeployment | undefined;
 export function serveDeployment(d: AgentDeployment): void {
   served = d;
 }
-/** The deployment this process serves, when it is a deployment's runtime. */
-export const servedDeployment = () => served;
 
 export function fromRecord(d: DeploymentRecord): AgentDeployment {
   if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");

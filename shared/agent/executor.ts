@@ -24,7 +24,6 @@ export const abortReason = (signal: AbortSignal) =>
   signal.reason instanceof RunAborted ? signal.reason.reason : undefined;
 
 export interface RunExecutor {
-  readonly kind: "process" | "lambda";
   /** Has the thread's next due run started: `here` starts it in this process. */
   dispatch(d: AgentDeployment, threadId: string, here: () => void): Promise<void>;
   /** Can a run stored already running (its thread was free) execute here at once? */
@@ -42,7 +41,6 @@ export interface RunExecutor {
 }
 
 const inProcess: RunExecutor = {
-  kind: "process",
   dispatch: async (_d, _threadId, here) => here(),
   startsClaimedRuns: true,
   live: findChannel,
@@ -53,7 +51,6 @@ const inProcess: RunExecutor = {
 };
 
 const functionInvocations: RunExecutor = {
-  kind: "lambda",
   dispatch: (d, threadId) =>
     invokeSelf({
       kind: "drain",

@@ -8,7 +8,7 @@ import { executionStatus, startNamedExecution, stopExecution } from "../aws/exec
 import { config } from "../config.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { BuildError, readGraphConfig } from "../deploy/graph-config.ts";
-import { DeployError, smokeTestGraphs } from "../deploy/smoke.ts";
+import { DeployError, type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { logger } from "../log.ts";
 import { canonicalTime } from "../runs/time.ts";
@@ -178,17 +178,11 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     const dir = await materializeArtifact(r.artifact_prefix!);
     const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
     const secrets = await unsealSecrets(d);
-    // Locally the graphs are checked in a sandboxed child process; in AWS in the revision's own function.
-    let graphs = lambdaRuntimes()
-      ? Object.entries(manifest.graphs).map(([graph_id, g]) => ({
-          graph_id,
-          export_name: g.export_name,
-          nodes: [],
-        }))
-      : await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
+    // Locally the graphs are checked in a sandboxed child process; in AWS in the revision's own function
+    // version, which the activation makes live.
+    let graphs: GraphInfo[];
     let runtime: { version: string; token_hash: string } | undefined;
     if (lambdaRuntimes()) {
-      // AWS: the revision's own runtime function version, checked by loading its graphs there.
       const out = await deployRuntime(
         {
           tenant_id: r.tenant_id,
@@ -196,14 +190,18 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
           revision_id: r.id,
           artifact_dir: dir,
           env: { ...manifest.env, ...secrets },
-          graphs,
+          graphs: Object.entries(manifest.graphs).map(([graph_id, g]) => ({
+            graph_id,
+            export_name: g.export_name,
+            nodes: [],
+          })),
           tracing_project_id: d.tracing_project_id ?? null,
         },
         log.line,
       );
-      ({ graphs } = out);
+      graphs = out.graphs;
       runtime = { version: out.version, token_hash: out.token_hash };
-    }
+    } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
     for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
     const previous = (d as { active_runtime_version?: string }).active_runtime_version;
     const status = await activate(r, d, graphs, runtime);

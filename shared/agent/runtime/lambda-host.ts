@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import {
@@ -21,6 +21,7 @@ import {
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { secretHash } from "../../auth/oauth-protocol.ts";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
 import { files } from "../../control/artifacts.ts";
 import { artifactBucket } from "../../control/revisions.ts";
@@ -231,10 +232,8 @@ export async function deployRuntime(
     ...g,
     nodes: nodes.find((n) => n.graph_id === g.graph_id)?.nodes ?? [],
   }));
-  return { version: Version!, token_hash: tokenHash(token), graphs };
+  return { version: Version!, token_hash: secretHash(token), graphs };
 }
-
-export const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** Deletes the function's versions other than those still serving or about to (code storage is limited). */
 export async function pruneRuntimeVersions(deploymentId: string, keep: string[]): Promise<void> {
