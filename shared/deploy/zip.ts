@@ -19,31 +19,25 @@ export function zip(entries: ZipEntry[]): Buffer {
     const name = Buffer.from(e.name.replace(/\\/g, "/"), "utf8");
     const packed = deflateRawSync(e.data);
     const crc = crc32(e.data);
-    const local = Buffer.alloc(30);
+    // The local header and the central directory entry share a run of fields (from "version needed" on).
+    const shared = (buf: Buffer, at: number) => {
+      buf.writeUInt16LE(20, at); // version needed
+      buf.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+      buf.writeUInt16LE(8, at + 4); // deflate
+      buf.writeUInt16LE(DOS_TIME, at + 6);
+      buf.writeUInt16LE(DOS_DATE, at + 8);
+      buf.writeUInt32LE(crc, at + 10);
+      buf.writeUInt32LE(packed.length, at + 14);
+      buf.writeUInt32LE(e.data.length, at + 18);
+      buf.writeUInt16LE(name.length, at + 22);
+      return buf;
+    };
+    const local = shared(Buffer.alloc(30), 4);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(8, 8); // deflate
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
     locals.push(local, name, packed);
-    const dir = Buffer.alloc(46);
+    const dir = shared(Buffer.alloc(46), 6);
     dir.writeUInt32LE(0x02014b50, 0);
     dir.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix
-    dir.writeUInt16LE(20, 6);
-    dir.writeUInt16LE(0x0800, 8);
-    dir.writeUInt16LE(8, 10);
-    dir.writeUInt16LE(DOS_TIME, 12);
-    dir.writeUInt16LE(DOS_DATE, 14);
-    dir.writeUInt32LE(crc, 16);
-    dir.writeUInt32LE(packed.length, 20);
-    dir.writeUInt32LE(e.data.length, 24);
-    dir.writeUInt16LE(name.length, 28);
     dir.writeUInt32LE((0o100644 << 16) >>> 0, 38); // a regular file, rw-r--r--
     dir.writeUInt32LE(offset, 42);
     central.push(dir, name);
