@@ -200,6 +200,7 @@ interface Counts {
     write_units: number;
     billed_write_units: number;
     commands?: Record<string, { requests: number; units: number; billed: number }>;
+    shapes?: Record<string, number>;
   };
   s3: { requests: number; puts: number; gets: number };
 }
@@ -244,7 +245,11 @@ const add = (a: Counts, b: Counts): Counts => ({
 
 /** The graph deployed through /v2 on a fresh platform, then measured; the platform is stopped after. */
 async function measurePlatform(dir: string, env: Record<string, string>) {
-  const platform = await startPlatform({ LOG_LEVEL: "warn", PLATFORM_COUNT_REQUESTS: "1", ...env });
+  const platform = await startPlatform({
+    LOG_LEVEL: "warn",
+    PLATFORM_COUNT_REQUESTS: process.env.BENCH_AGENT_VERBOSE ? "shapes" : "1",
+    ...env,
+  });
   try {
     const headers = {
       "x-api-key": platform.facts.api_key,
@@ -320,11 +325,18 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
     };
     const measured = await measure(client, sample);
     if (process.env.BENCH_AGENT_VERBOSE) {
+      // What the writes are made of, per run (every run this platform served: 3 × LATENCY_RUNS + 16 + the
+      // measured ones): the runtime's, then the platform's (trace ingestion, gateway).
       const { runtimeCounts, platformCounts } = await sample();
-      console.log(
-        JSON.stringify(runtimeCounts?.dynamodb.commands),
-        JSON.stringify(platformCounts?.dynamodb.commands),
-      );
+      for (const [who, counts] of [
+        ["runtime", runtimeCounts],
+        ["platform", platformCounts],
+      ] as const) {
+        console.log(`${who}: ${JSON.stringify(counts?.dynamodb.commands)}`);
+        const shapes = Object.entries(counts?.dynamodb.shapes ?? {}).sort((a, b) => b[1] - a[1]);
+        for (const [shape, n] of shapes.filter(([, n]) => n >= measured.runs / 10))
+          console.log(`  ${fmt(n / (measured.runs + 3 * LATENCY_RUNS + 16), 2)} per run: ${shape}`);
+      }
     }
     return { ...measured, direct, coldStartMs: runtime.cold_start_ms };
   } finally {

@@ -41,14 +41,14 @@ export const TABLES = {
   /**
    * Agent server state (shared/agent). A thread is one partition, PK `<scope>#T#<thread>`: SK `C#<ns>#<id>` a
    * checkpoint, `C#<ns>#<id>#W#<task>#<idx>` its pending writes, `C#<ns>#<id>#V#<channel>` the channel values it
-   * wrote. Store items: PK `<scope>#STORE`, SK `<label>:…<label>:.<key>`. GSI1, on checkpoints of a run only:
-   * `<scope>#T#<thread>#<run_id>` → the checkpoint's SK, so a rollback finds exactly what the run wrote.
+   * wrote. Store items: PK `<scope>#STORE`, SK `<label>:…<label>:.<key>`. No index: a rollback finds what a run
+   * wrote by its checkpoints' `run_id` in a consistent read of the thread's partition.
    */
   checkpoints: {
     id: "checkpoints",
     partitionKey: "PK",
     sortKey: "SK",
-    indexes: [{ name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" }],
+    indexes: [],
   },
 } as const satisfies Record<string, TableDef>;
 

@@ -40,7 +40,10 @@ describe("LangGraph checkpoint validation suite", () => {
 });
 
 // Our own rules, on top of the suite.
-const newSaver = (scope = `tenant-${randomUUID()}#deployment`) => new DynamoCheckpointSaver({ scope });
+const newSaver = (scope = `tenant-${randomUUID()}#deployment`, inlineValueBytes?: number) =>
+  new DynamoCheckpointSaver({ scope, inlineValueBytes });
+/** A saver that keeps every channel value in an item of its own (the layout large values get). */
+const itemSaver = () => newSaver(undefined, 0);
 const cfg = (thread_id: string, checkpoint_ns = "") => ({ configurable: { thread_id, checkpoint_ns } });
 const rows = (saver: DynamoCheckpointSaver, thread: string) =>
   queryAll("checkpoints", {
@@ -95,7 +98,7 @@ describe("DynamoCheckpointSaver", () => {
   });
 
   it("keeps channel values, writes and metadata over the item budget in S3 and reads them back", async () => {
-    const saver = newSaver();
+    const saver = itemSaver();
     const thread = randomUUID();
     const big = "x".repeat(450 * 1024);
     const config = await step(saver, cfg(thread), { big, small: 1 }, { note: "m".repeat(350 * 1024) });
@@ -115,8 +118,32 @@ describe("DynamoCheckpointSaver", () => {
     for (const i of items) for (const r of refsOf(i)) expect(await exists(r)).toBe(false);
   });
 
-  it("stores only changed channels and reads the others from the checkpoint that wrote them", async () => {
+  it("keeps small values in the checkpoint item, inherits them, and gives large ones items of their own", async () => {
     const saver = newSaver();
+    const thread = randomUUID();
+    const long = "v".repeat(200);
+    const c1 = await step(saver, cfg(thread), { a: 1, b: "small", c: long });
+    const c2 = await step(saver, c1, { b: "changed" });
+    const c3 = await step(saver, c2, {});
+    expect((await saver.getTuple(c3))?.checkpoint.channel_values).toEqual({ a: 1, b: "changed", c: long });
+    expect((await saver.getTuple(c1))?.checkpoint.channel_values).toEqual({ a: 1, b: "small", c: long });
+    const items = await rows(saver, thread);
+    // One value item (c, over the inline size); the small ones ride in every checkpoint that holds them.
+    expect(items.filter((i) => i.kind === "value").map((v) => v.channel)).toEqual(["c"]);
+    const heads = items.filter((i) => i.kind === "checkpoint");
+    expect(heads.map((h) => Object.keys(h.inline ?? {}).sort())).toEqual([
+      ["a", "b"],
+      ["a", "b"],
+      ["a", "b"],
+    ]);
+    expect(heads.map((h) => Object.keys(h.writers))).toEqual([["c"], ["c"], ["c"]]);
+    // A fresh saver (no cache of parents) inherits the parent's inline values from the stored item.
+    const c4 = await step(newSaver(saver.scope), c3, { a: 2 });
+    expect((await saver.getTuple(c4))?.checkpoint.channel_values).toEqual({ a: 2, b: "changed", c: long });
+  });
+
+  it("stores only changed channels and reads the others from the checkpoint that wrote them", async () => {
+    const saver = itemSaver();
     const thread = randomUUID();
     const c1 = await step(saver, cfg(thread), { a: 1, b: 1 });
     const c2 = await step(saver, c1, { b: 2 });
@@ -177,7 +204,7 @@ describe("DynamoCheckpointSaver", () => {
   });
 
   it("deleteByRunId removes exactly the run's checkpoints, writes and values", async () => {
-    const saver = newSaver();
+    const saver = itemSaver();
     const thread = randomUUID();
     const big = (c: string) => c.repeat(350 * 1024);
     // Run A: two checkpoints. Run B: two in the root namespace (one writes a big value) and one in a subgraph.

@@ -1,6 +1,6 @@
 import type { Item } from "../aws/ddb.ts";
 import { copyObject, deleteObjects, refsOf } from "./blobs.ts";
-import { childrenPrefix, nsPrefix, runKey, s3ThreadPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
+import { childrenPrefix, nsPrefix, s3ThreadPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
 import { batchGet, batchWrite, queryAll, queryPages } from "./ddb-batch.ts";
 
 // Whole-thread and whole-run operations of the checkpointer. Each deletes what hangs off a checkpoint before the
@@ -39,12 +39,12 @@ export async function deleteThread(scope: string, threadId: string): Promise<voi
  */
 export async function deleteByRunId(scope: string, threadId: string, runId: string): Promise<number> {
   const pk = threadPk(scope, threadId);
-  // A strongly consistent read of the thread's partition, not the GSI: on DynamoDB a GSI lags, and a rollback
-  // must see the checkpoint its run wrote a moment ago.
+  // A strongly consistent read of the thread's partition (no index: on DynamoDB an index lags, and a rollback
+  // must see the checkpoint its run wrote a moment ago).
   const heads = await queryAll(T, {
     KeyConditionExpression: "PK = :pk",
-    FilterExpression: "GSI1PK = :run",
-    values: { ":pk": pk, ":run": runKey(scope, threadId, runId) },
+    FilterExpression: "kind = :kind AND run_id = :run",
+    values: { ":pk": pk, ":kind": "checkpoint", ":run": runId },
     ConsistentRead: true,
   });
   if (!heads.length) return 0;
@@ -134,7 +134,9 @@ export async function copyThread(
     const copy: Item = isHead(item) ? await retarget(item) : { ...item };
     copy.PK = threadPk(scope, toThreadId);
     copy.thread_id = toThreadId;
-    if (copy.run_id) copy.GSI1PK = runKey(scope, toThreadId, copy.run_id);
+    // Heads of earlier versions carried an index key of their thread; the index is gone.
+    delete copy.GSI1PK;
+    delete copy.GSI1SK;
     for (const [attr, ref] of Object.entries(copy))
       if (attr.endsWith("_ref") && typeof ref === "string" && ref.startsWith(from)) {
         copy[attr] = to + ref.slice(from.length);

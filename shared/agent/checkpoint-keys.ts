@@ -16,10 +16,6 @@ export const writeSk = (ns: string, id: string, task: string, idx: number) =>
 export const valueSk = (ns: string, id: string, channel: string) =>
   `${childrenPrefix(ns, id)}V#${esc(channel)}`;
 
-/** GSI1 key of a checkpoint written by a run, so a rollback finds exactly that run's checkpoints. */
-export const runKey = (scope: string, thread: string, runId: string) =>
-  `${threadPk(scope, thread)}#${esc(runId)}`;
-
 // S3 keys: checkpoints/<scope>/<thread>/<ns>/<checkpoint id>/…, each segment URI-encoded ("%" is an empty one).
 const seg = (s: string) => (s === "" ? "%" : encodeURIComponent(s));
 export const s3ThreadPrefix = (scope: string, thread: string) => `checkpoints/${seg(scope)}/${seg(thread)}/`;

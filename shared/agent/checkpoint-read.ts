@@ -14,11 +14,17 @@ import { dynamo } from "../aws/clients.ts";
 import { fromItem, type Item, toItem } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { readPart } from "./blobs.ts";
-import { checkpointSk, childrenPrefix, nsPrefix, valueSk } from "./checkpoint-keys.ts";
+import { checkpointSk, childrenPrefix, nsPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
 import { batchGet, queryAll, queryPages } from "./ddb-batch.ts";
 
 // The read side of the checkpointer: finding checkpoint items and turning them into LangGraph's tuples.
 const T = "checkpoints" as const;
+
+/** A small channel value stored in its checkpoint item: serializer type and bytes. */
+export interface InlineValue {
+  t: string;
+  v: Uint8Array;
+}
 
 /** A checkpoint item and, when already read, the writes and values stored under it. */
 export interface Entry {
@@ -81,9 +87,8 @@ export async function* scopeEntries(scope: string): AsyncGenerator<Entry[]> {
     const out = await dynamo().send(
       new ScanCommand({
         TableName: tableName(T),
-        FilterExpression: "#scope = :scope AND kind = :kind",
-        ExpressionAttributeNames: { "#scope": "scope" },
-        ExpressionAttributeValues: toItem({ ":scope": scope, ":kind": "checkpoint" }),
+        FilterExpression: "begins_with(PK, :threads) AND kind = :kind",
+        ExpressionAttributeValues: toItem({ ":threads": threadPk(scope, ""), ":kind": "checkpoint" }),
         ExclusiveStartKey: start,
         ConsistentRead: true,
       }),
@@ -120,6 +125,8 @@ export async function readTuples(r: Reading, entries: Entry[]): Promise<Checkpoi
       );
       const own = new Map(children.filter((c) => c.kind === "value").map((c) => [c.channel as string, c]));
       const values: Record<string, unknown> = {};
+      for (const [ch, { t, v }] of Object.entries((head.inline ?? {}) as Record<string, InlineValue>))
+        values[ch] = await r.serde.loadsTyped(t, v);
       for (const [ch, writer] of Object.entries(writersOf(head))) {
         const item = writer === id ? own.get(ch) : inherited.get(keyOf(head.PK, valueSk(ns, writer, ch)));
         if (item) values[ch] = await loadValue(r, item);

@@ -26,7 +26,6 @@ import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
 import {
   checkpointSk,
-  runKey,
   s3PartKey,
   s3ValueKey,
   s3WriteKey,
@@ -36,6 +35,7 @@ import {
 } from "./checkpoint-keys.ts";
 import {
   type Entry,
+  type InlineValue,
   type Reading,
   readMetadata,
   readTuples,
@@ -57,6 +57,19 @@ const MAX_TRANSACT_ITEMS = 100;
 const MAX_TRANSACT_BYTES = 3_500_000;
 const inlineBytesOf = (item: Item) =>
   Object.values(item).reduce<number>((n, v) => n + (v instanceof Uint8Array ? v.byteLength : 64), 0);
+
+/**
+ * Channel values this small are stored in the checkpoint item (`inline`, every checkpoint repeating them: a
+ * pointer to a value item costs about as much), up to the total; larger ones in value items of their own.
+ */
+const DEFAULT_INLINE_VALUE_BYTES = 128;
+const INLINE_TOTAL_BYTES = 512;
+
+/** Where a checkpoint's channel values are: in value items of the checkpoints that wrote them, or inline. */
+interface ValueRefs {
+  writers: Record<string, string>;
+  inline: Record<string, InlineValue>;
+}
 
 /** A task write as kept for a tracked thread. */
 interface KeptWrite {
@@ -82,6 +95,8 @@ export interface DynamoCheckpointSaverOptions {
   serde?: SerializerProtocol;
   /** Serialized parts of one item beyond this many bytes go to S3 (DynamoDB items stop at 400 KB). */
   inlineBytes?: number;
+  /** Channel values up to this many bytes are kept in the checkpoint item (default 128; 0: never). */
+  inlineValueBytes?: number;
 }
 
 const threadOf = (config: RunnableConfig): string | undefined => {
@@ -128,8 +143,9 @@ const fenceCheck = (fence: RunFence) => ({
 export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   readonly scope: string;
   readonly inlineBytes: number;
+  readonly inlineValueBytes: number;
   /** Writers maps of recent puts: a run's next put names the previous one as parent, so it needs no read. */
-  private writersCache = new Map<string, Record<string, string>>();
+  private writersCache = new Map<string, ValueRefs>();
   /** Threads whose run executes here → their latest checkpoint per namespace (see `track`). */
   private latest = new Map<string, Map<string, Latest>>();
   /** Task writes of tracked threads not stored yet: they ride in the thread's next checkpoint transaction. */
@@ -144,6 +160,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (!options.scope) throw new Error("DynamoCheckpointSaver needs a scope");
     this.scope = options.scope;
     this.inlineBytes = options.inlineBytes ?? DEFAULT_INLINE_BYTES;
+    this.inlineValueBytes = options.inlineValueBytes ?? DEFAULT_INLINE_VALUE_BYTES;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -286,24 +303,37 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const values = stored.channel_values;
     stored.channel_values = {};
 
-    // Unchanged channels keep pointing where the parent's did; changed ones point here (or nowhere, if emptied).
-    const inherited = await this.parentWriters(pk, ns, parentId);
+    // Small values ride in the checkpoint item itself. Other unchanged channels keep pointing where the parent's
+    // did; changed ones point here (or nowhere, if emptied).
+    const parent = await this.parentRefs(pk, ns, parentId);
+    const inline: Record<string, InlineValue> = {};
+    let inlineTotal = 0;
     const writers: Record<string, string> = {};
-    for (const ch of Object.keys(stored.channel_versions))
-      if (inherited[ch] !== undefined) writers[ch] = inherited[ch];
-    const changed = Object.keys(newVersions).filter((ch) => {
-      if (Object.hasOwn(values, ch)) writers[ch] = id;
-      else delete writers[ch];
-      return Object.hasOwn(values, ch);
-    });
-    const valueItems = await Promise.all(
-      changed.map(async (ch) => {
+    const valueItems: Item[] = [];
+    const isNew = new Set(Object.keys(newVersions));
+    await Promise.all(
+      Object.keys(stored.channel_versions).map(async (ch) => {
+        if (!isNew.has(ch)) {
+          if (parent.writers[ch] !== undefined) writers[ch] = parent.writers[ch];
+          else if (parent.inline[ch]) inline[ch] = parent.inline[ch];
+          return;
+        }
+        if (!Object.hasOwn(values, ch)) return; // emptied by this step
         const [type, bytes] = await this.serde.dumpsTyped(values[ch]);
+        if (
+          bytes.byteLength <= this.inlineValueBytes &&
+          inlineTotal + bytes.byteLength <= INLINE_TOTAL_BYTES
+        ) {
+          inlineTotal += bytes.byteLength;
+          inline[ch] = { t: type, v: bytes };
+          return;
+        }
+        writers[ch] = id;
         const item: Item = { ...this.base(pk, thread, ns, id), SK: valueSk(ns, id, ch), kind: "value" };
         Object.assign(item, { channel: ch, value_type: type });
         const key = s3ValueKey(this.scope, thread, ns, id, ch);
         await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
-        return item;
+        valueItems.push(item);
       }),
     );
     const [[ctype, cbytes], [mtype, mbytes]] = await Promise.all([
@@ -316,12 +346,12 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       kind: "checkpoint",
       parent_checkpoint_id: parentId,
       writers,
+      ...(Object.keys(inline).length ? { inline } : {}),
       checkpoint_type: ctype,
       metadata_type: mtype,
     };
     const runId = (metadata as Record<string, unknown>).run_id;
-    if (typeof runId === "string" && runId)
-      Object.assign(head, { run_id: runId, GSI1PK: runKey(this.scope, thread, runId), GSI1SK: head.SK });
+    if (typeof runId === "string" && runId) head.run_id = runId;
     const partKey = (part: "checkpoint" | "metadata") => s3PartKey(this.scope, thread, ns, id, part);
     await placeParts(
       head,
@@ -334,12 +364,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const writes = this.deferred.get(thread) ?? [];
     this.deferred.delete(thread);
     await this.store(valueItems, head, writes, this.fences.get(thread));
-    this.remember(pk, ns, id, writers);
+    this.remember(pk, ns, id, { writers, inline });
     const mine = this.tracked(thread, ns);
     if (mine) {
       // The values a read would find: those of the channels the checkpoint points to.
       const kept: Record<string, unknown> = {};
-      for (const ch of Object.keys(writers)) if (Object.hasOwn(values, ch)) kept[ch] = values[ch];
+      for (const ch of [...Object.keys(writers), ...Object.keys(inline)])
+        if (Object.hasOwn(values, ch)) kept[ch] = values[ch];
       Object.assign(mine, { id, checkpoint: { ...checkpoint, channel_values: kept }, metadata, parentId });
     }
 
@@ -566,7 +597,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   }
 
   private base(pk: string, thread: string, ns: string, id: string): Item {
-    return { PK: pk, scope: this.scope, thread_id: thread, checkpoint_ns: ns, checkpoint_id: id };
+    return { PK: pk, thread_id: thread, checkpoint_ns: ns, checkpoint_id: id };
   }
 
   /** A copied checkpoint's metadata names its new thread. */
@@ -583,17 +614,17 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     return out;
   }
 
-  private async parentWriters(pk: string, ns: string, parentId?: string): Promise<Record<string, string>> {
-    if (!parentId) return {};
+  private async parentRefs(pk: string, ns: string, parentId?: string): Promise<ValueRefs> {
+    if (!parentId) return { writers: {}, inline: {} };
     const cached = this.writersCache.get(`${pk}\n${ns}\n${parentId}`);
     if (cached) return cached;
     const parent = await getItem(T, { PK: pk, SK: checkpointSk(ns, parentId) }, true);
-    return (parent?.writers ?? {}) as Record<string, string>;
+    return { writers: parent?.writers ?? {}, inline: parent?.inline ?? {} };
   }
 
-  private remember(pk: string, ns: string, id: string, writers: Record<string, string>) {
+  private remember(pk: string, ns: string, id: string, refs: ValueRefs) {
     if (this.writersCache.size >= WRITERS_CACHE)
       this.writersCache.delete(this.writersCache.keys().next().value!);
-    this.writersCache.set(`${pk}\n${ns}\n${id}`, writers);
+    this.writersCache.set(`${pk}\n${ns}\n${id}`, refs);
   }
 }

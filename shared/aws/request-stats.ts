@@ -1,7 +1,8 @@
-import { writeUnits } from "./write-units.ts";
+import { itemBytes, writeUnits } from "./write-units.ts";
 
 // Request accounting for cost estimates (npm run bench -- agent): with PLATFORM_COUNT_REQUESTS=1 every DynamoDB
-// call asks for its consumed capacity and every call to DynamoDB and S3 is counted, per process. Off by default.
+// call asks for its consumed capacity and every call to DynamoDB and S3 is counted, per process (=shapes: and
+// each write's shape). Off by default.
 export interface RequestStats {
   dynamodb: {
     requests: number;
@@ -11,16 +12,18 @@ export interface RequestStats {
     billed_write_units: number;
     /** Per command: requests, units as the store reported them, and billed write units. */
     commands: Record<string, { requests: number; units: number; billed: number }>;
+    /** Writes by shape (PLATFORM_COUNT_REQUESTS=shapes). */
+    shapes: Record<string, number>;
   };
   s3: { requests: number; puts: number; gets: number };
 }
 
 const stats: RequestStats = {
-  dynamodb: { requests: 0, read_units: 0, write_units: 0, billed_write_units: 0, commands: {} },
+  dynamodb: { requests: 0, read_units: 0, write_units: 0, billed_write_units: 0, commands: {}, shapes: {} },
   s3: { requests: 0, puts: 0, gets: 0 },
 };
 export const requestStats = (): RequestStats => structuredClone(stats);
-export const countingRequests = () => process.env.PLATFORM_COUNT_REQUESTS === "1";
+export const countingRequests = () => ["1", "shapes"].includes(process.env.PLATFORM_COUNT_REQUESTS ?? "");
 
 type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
 type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
@@ -54,8 +57,34 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
     units: c.units + units,
     billed: c.billed + billed,
   };
+  if (process.env.PLATFORM_COUNT_REQUESTS === "shapes") countShapes(name, args.input);
   return out;
 };
+
+/**
+ * PLATFORM_COUNT_REQUESTS=shapes also counts the writes by shape, to see what a cost is made of: a transaction as
+ * its items (operation, table, sort key with ids as `*`, size), a batch write's items one by one.
+ */
+function countShapes(command: string, input: Record<string, any>) {
+  const sk = (item: Record<string, any> = {}) => String(item.SK?.S ?? "").replace(/[0-9a-f-]{8,}/g, "*");
+  const shapes: string[] = [];
+  if (command === "TransactWriteItemsCommand")
+    shapes.push(
+      (input.TransactItems as Record<string, any>[])
+        .map((t) => {
+          const [op, body] = Object.entries(t)[0] as [string, Record<string, any>];
+          const size = body.Item ? ` ${itemBytes(body.Item)} B` : "";
+          return `${op} ${body.TableName} ${sk(body.Item ?? body.Key)}${size}`;
+        })
+        .join(" + "),
+    );
+  if (command === "BatchWriteItemCommand")
+    for (const [table, reqs] of Object.entries(input.RequestItems as Record<string, any[]>))
+      for (const r of reqs)
+        if (r.PutRequest)
+          shapes.push(`BatchPut ${table} ${sk(r.PutRequest.Item)} ${itemBytes(r.PutRequest.Item)} B`);
+  for (const shape of shapes) stats.dynamodb.shapes[shape] = (stats.dynamodb.shapes[shape] ?? 0) + 1;
+}
 
 /** An S3 client middleware counting requests (PUT-class and GET-class are priced apart). */
 export const s3Counter: Middleware = (next, context) => async (args) => {
@@ -66,7 +95,7 @@ export const s3Counter: Middleware = (next, context) => async (args) => {
   return out;
 };
 
-/** Adds the counters to a client when PLATFORM_COUNT_REQUESTS=1. */
+/** Adds the counters to a client when PLATFORM_COUNT_REQUESTS is set. */
 export function counted<C extends { middlewareStack: { add(m: any, o: any): void } }>(
   client: C,
   counter: Middleware,

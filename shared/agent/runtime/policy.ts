@@ -86,7 +86,7 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
         Sid: "OwnCheckpointsAndStore",
         Effect: "Allow",
         Action: DATA_ACTIONS,
-        Resource: [s.tables.checkpoints, `${s.tables.checkpoints}/index/GSI1`],
+        Resource: [s.tables.checkpoints],
         Condition: leading(prefixes.checkpoints),
       },
       {
