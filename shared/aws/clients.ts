@@ -10,8 +10,17 @@ import { counted, dynamoCounter, s3Counter } from "./request-stats.ts";
 
 // One lazily created client per service, pointed at the local cloud when its endpoint is set.
 const cache = new Map<string, unknown>();
-function once<T>(key: string, make: () => T): T {
-  if (!cache.has(key)) cache.set(key, make());
+function once<T extends { middlewareStack: { remove(name: string): boolean } }>(
+  key: string,
+  make: () => T,
+): T {
+  if (!cache.has(key)) {
+    const client = make();
+    // The SDK's logger step filters every input and output for sensitive members even with no logger to write
+    // to (its default logger is a no-op): work on every call that nothing here reads.
+    client.middlewareStack.remove("loggerMiddleware");
+    cache.set(key, client);
+  }
   return cache.get(key) as T;
 }
 const base = (service: Parameters<typeof config.endpoint>[0]) => ({
