@@ -14,7 +14,6 @@ import { queryAll } from "./ddb-batch.ts";
 // `AGENT#<scope>#THREAD`, SK thread_id). The checkpoints themselves live in the checkpoints table; a thread
 // keeps a copy of its last values for search, and `active_run` — the lock that lets one run at a time execute.
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
-export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;
 
 export interface Thread {
   thread_id: string;

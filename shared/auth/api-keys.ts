@@ -5,12 +5,6 @@ import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
 
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
 // to one or more workspaces (tenants). The plain key exists only in the caller's hands.
-export interface ApiKeyRecord {
-  tenants: string[];
-  key_prefix: string;
-  created_at: string;
-}
-
 export const hashApiKey = (key: string) => createHash("sha256").update(key, "utf8").digest("hex");
 const keyPk = (hash: string) => `APIKEY#${hash}`;
 

@@ -10,7 +10,7 @@ import {
   toItem,
   transact,
 } from "../aws/ddb.ts";
-import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { FilterParseError, parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
@@ -321,10 +321,6 @@ export async function childrenOf(tenant: string, parentId: string): Promise<stri
     lastKey = page.lastKey;
   } while (lastKey);
   return ids;
-}
-
-export function ensureNotFinal(record: ExportRecord) {
-  if (FINAL.has(record.status)) throw new Conflict(`Bulk export is already ${record.status}`);
 }
 
 /** The export as the API shows it (for the OpenAPI document). */

@@ -6,7 +6,7 @@ import { authenticate } from "../auth/api-keys.ts";
 import { config } from "../config.ts";
 import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
-import { type Logger, logger } from "../log.ts";
+import { logger } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { streamingExport, toHttpEvent } from "./lambda-front.ts";
 import { toValidationIssues } from "./validation.ts";
@@ -40,7 +40,6 @@ export interface RequestContext<P, Q, B> {
   headers: Record<string, string | undefined>;
   raw: Buffer;
   event: HttpEvent;
-  log: Logger;
 }
 
 /** A response with a status other than 200 or extra headers. */
@@ -141,7 +140,6 @@ export function defineHandler<
 >(spec: HandlerSpec<P, Q, B>): LambdaHttpHandler {
   const core = async (event: HttpEvent, context: Context): Promise<HttpResult> => {
     const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? "local";
-    const log = logger.child({ request_id: requestId, route: event.routeKey });
     const headers = event.headers ?? {};
     const route = routeForKey(event.routeKey);
     // Auth runs before anything looks at the input: a bad key is a 401 whatever else is wrong.
@@ -157,7 +155,6 @@ export function defineHandler<
       headers,
       raw: spec.rawBody ? bodyBuffer(event) : Buffer.alloc(0),
       event,
-      log,
     } as RequestContext<Out<P>, Out<Q>, Out<B>>;
     if (issues.length) throw new ValidationFailed(issues);
     return toResult(await spec.handle(ctx));

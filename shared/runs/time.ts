@@ -29,5 +29,3 @@ function fromMs(ms: number, micros: number): string | undefined {
 
 /** The UTC day (YYYY-MM-DD) of a canonical time: the export partition. */
 export const dayOf = (canonical: string) => canonical.slice(0, 10);
-
-export const timeMs = (canonical: string) => Date.parse(`${canonical.slice(0, 23)}Z`);
