@@ -21,9 +21,12 @@ function normalizeOffset(off: string | undefined): string {
 }
 
 function fromMs(ms: number, micros: number): string | undefined {
-  const d = new Date(Math.floor(ms));
+  let whole = Math.floor(ms);
+  let extra = micros || Math.round((ms - whole) * 1000);
+  // A fraction within half a microsecond of the next millisecond rounds into it, not to a fourth digit.
+  if (extra === 1000) [whole, extra] = [whole + 1, 0];
+  const d = new Date(whole);
   if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9999) return undefined;
-  const extra = micros || Math.round((ms - Math.floor(ms)) * 1000);
   return `${d.toISOString().slice(0, 23)}${String(extra).padStart(3, "0")}Z`;
 }
 
