@@ -19,98 +19,47 @@ export interface Route {
 
 export const SELF_HOSTED_PREFIX = "/api-host";
 
+interface RouteOptions {
+  /** false: answered without an API key (health, documents, a redirect whose own state authenticates it). */
+  auth?: false;
+  stream?: true;
+}
+type RouteTuple = readonly [Method, string, string, string, RouteOptions?];
+/** A route that needs no API key. */
+const PUBLIC: RouteOptions = { auth: false };
+
+/** Routes of one group, each written as [method, path, handler, summary, options?]: with auth unless it says not. */
+function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
+  return list.map(([method, path, handler, summary, options]) => ({
+    method,
+    path,
+    handler,
+    auth: options?.auth ?? true,
+    group,
+    summary,
+    ...(options?.stream ? { stream: true } : {}),
+  }));
+}
+
 export const routes: Route[] = [
-  { method: "GET", path: "/ok", handler: "system/ok", auth: false, group: "system", summary: "Health check" },
-  {
-    method: "GET",
-    path: "/openapi.json",
-    handler: "system/openapi",
-    auth: false,
-    group: "system",
-    summary: "OpenAPI document",
-  },
-  {
-    method: "GET",
-    path: "/api/v1/info",
-    handler: "platform/info",
-    auth: false,
-    group: "platform",
-    summary: "Server info and ingestion limits",
-  },
-  // — trace projects (sessions) —
-  {
-    method: "POST",
-    path: "/api/v1/sessions",
-    handler: "sessions/create",
-    auth: true,
-    group: "platform",
-    summary: "Create a tracing project",
-  },
-  {
-    method: "GET",
-    path: "/api/v1/sessions",
-    handler: "sessions/list",
-    auth: true,
-    group: "platform",
-    summary: "List tracing projects",
-  },
-  {
-    method: "GET",
-    path: "/api/v1/sessions/{session_id}",
-    handler: "sessions/get",
-    auth: true,
-    group: "platform",
-    summary: "Read a tracing project",
-  },
-  {
-    method: "PATCH",
-    path: "/api/v1/sessions/{session_id}",
-    handler: "sessions/update",
-    auth: true,
-    group: "platform",
-    summary: "Update a tracing project",
-  },
-  {
-    method: "DELETE",
-    path: "/api/v1/sessions/{session_id}",
-    handler: "sessions/delete",
-    auth: true,
-    group: "platform",
-    summary: "Delete a tracing project",
-  },
-  // — model price map —
-  {
-    method: "GET",
-    path: "/api/v1/model-price-map",
-    handler: "model-price-map/list",
-    auth: true,
-    group: "platform",
-    summary: "List the model price map",
-  },
-  {
-    method: "POST",
-    path: "/api/v1/model-price-map",
-    handler: "model-price-map/create",
-    auth: true,
-    group: "platform",
-    summary: "Add a model price entry",
-  },
-  {
-    method: "PUT",
-    path: "/api/v1/model-price-map/{id}",
-    handler: "model-price-map/update",
-    auth: true,
-    group: "platform",
-    summary: "Replace a model price entry",
-  },
-  {
-    method: "DELETE",
-    path: "/api/v1/model-price-map/{id}",
-    handler: "model-price-map/delete",
-    auth: true,
-    group: "platform",
-    summary: "Delete a model price entry",
-  },
+  ...grouped("system", [
+    ["GET", "/ok", "system/ok", "Health check", PUBLIC],
+    ["GET", "/openapi.json", "system/openapi", "OpenAPI document", PUBLIC],
+  ]),
+  ...grouped("platform", [
+    ["GET", "/api/v1/info", "platform/info", "Server info and ingestion limits", PUBLIC],
+    // — trace projects (sessions) —
+    ["POST", "/api/v1/sessions", "sessions/create", "Create a tracing project"],
+    ["GET", "/api/v1/sessions", "sessions/list", "List tracing projects"],
+    ["GET", "/api/v1/sessions/{session_id}", "sessions/get", "Read a tracing project"],
+    ["PATCH", "/api/v1/sessions/{session_id}", "sessions/update", "Update a tracing project"],
+    ["DELETE", "/api/v1/sessions/{session_id}", "sessions/delete", "Delete a tracing project"],
+    // — model price map —
+    ["GET", "/api/v1/model-price-map", "model-price-map/list", "List the model price map"],
+    ["POST", "/api/v1/model-price-map", "model-price-map/create", "Add a model price entry"],
+    ["PUT", "/api/v1/model-price-map/{id}", "model-price-map/update", "Replace a model price entry"],
+    ["DELETE", "/api/v1/model-price-map/{id}", "model-price-map/delete", "Delete a model price entry"],
+  ]),
   // — runs —
   ...grouped("platform", [
     ["POST", "/api/v1/runs", "runs/create", "Create a run"],
@@ -254,27 +203,25 @@ export const routes: Route[] = [
       "auth/tokens-exists",
       "Whether the caller has an OAuth token for a provider",
     ],
+    // The provider redirects the user's browser here: no API key; the flow's `state` authenticates it.
+    [
+      "GET",
+      "/v2/auth/callback/{provider_id}",
+      "auth/callback",
+      "OAuth redirect target: exchanges the code for a token",
+      PUBLIC,
+    ],
   ]),
-  // The provider redirects the user's browser here: no API key; the flow's `state` authenticates it.
-  {
-    method: "GET",
-    path: "/v2/auth/callback/{provider_id}",
-    handler: "auth/callback",
-    auth: false,
-    group: "control",
-    summary: "OAuth redirect target: exchanges the code for a token",
-  },
   // — agent server (per deployment) —
-  {
-    method: "GET",
-    path: "/agents/{deployment_id}/ok",
-    handler: "agents/ok",
-    auth: false,
-    group: "agent",
-    summary: "Health of a deployment's agent server (answers once a revision is deployed)",
-  },
-  // — agent server: assistants and system —
   ...grouped("agent", [
+    [
+      "GET",
+      "/agents/{deployment_id}/ok",
+      "agents/ok",
+      "Health of a deployment's agent server (answers once a revision is deployed)",
+      PUBLIC,
+    ],
+    // — agent server: assistants and system —
     ["POST", "/agents/{deployment_id}/assistants", "agents/assistants/create", "Create an assistant"],
     ["POST", "/agents/{deployment_id}/assistants/search", "agents/assistants/search", "Search assistants"],
     ["POST", "/agents/{deployment_id}/assistants/count", "agents/assistants/count", "Count assistants"],
@@ -333,23 +280,21 @@ export const routes: Route[] = [
       "Make a version the assistant's current one",
     ],
     ["GET", "/agents/{deployment_id}/info", "agents/system/info", "Agent server info and flags"],
+    [
+      "GET",
+      "/agents/{deployment_id}/openapi.json",
+      "agents/system/openapi",
+      "OpenAPI document of the agent server",
+      PUBLIC,
+    ],
+    [
+      "GET",
+      "/agents/{deployment_id}/docs",
+      "agents/system/docs",
+      "Reference documentation of the agent server (HTML)",
+      PUBLIC,
+    ],
   ]),
-  {
-    method: "GET",
-    path: "/agents/{deployment_id}/openapi.json",
-    handler: "agents/system/openapi",
-    auth: false,
-    group: "agent",
-    summary: "OpenAPI document of the agent server",
-  },
-  {
-    method: "GET",
-    path: "/agents/{deployment_id}/docs",
-    handler: "agents/system/docs",
-    auth: false,
-    group: "agent",
-    summary: "Reference documentation of the agent server (HTML)",
-  },
   // (end of agent server: assistants and system)
   // — agent server: threads and runs —
   ...grouped("agent", [
@@ -504,21 +449,6 @@ export const routes: Route[] = [
   ]),
   // (end of agent server: threads and runs)
 ];
-
-type RouteTuple = readonly [Method, string, string, string, { stream?: boolean }?];
-
-/** Routes of one group that all need auth, written as [method, path, handler, summary, options?]. */
-function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
-  return list.map(([method, path, handler, summary, options]) => ({
-    method,
-    path,
-    handler,
-    auth: true,
-    group,
-    summary,
-    ...(options?.stream ? { stream: true } : {}),
-  }));
-}
 
 /**
  * Entry points that are neither a route's handler nor a task: in AWS, the router in front of deployments'

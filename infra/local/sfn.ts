@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { StateMachine } from "aws-local-stepfunctions";
 import { logger } from "../../shared/log.ts";
+import { renderAsl } from "../asl.ts";
 
 // The local Step Functions: runs the very ASL files CDK deploys. `${NameFunctionArn}` placeholders
 // become local function ARNs, and every Task state calls the mapped handler in-process.
@@ -39,7 +40,9 @@ function taskStates(def: any, out: [string, string][] = []): [string, string][] 
 }
 
 export function loadDefinition(file: string): any {
-  const text = readFileSync(file, "utf8").replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) => functionArn(n));
+  const text = renderAsl(readFileSync(file, "utf8")).replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) =>
+    functionArn(n),
+  );
   return JSON.parse(text);
 }
 

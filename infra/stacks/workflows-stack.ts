@@ -12,6 +12,7 @@ import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunc
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/tasks.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { renderAsl } from "../asl.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
@@ -26,6 +27,8 @@ export interface AslFile {
   /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
   name: string;
   path: string;
+  /** The file's text with the settings written in (infra/asl.ts); the ARN placeholders are left. */
+  text: string;
   /** Task names referenced as ${<Name>FunctionArn}. */
   tasks: string[];
   /** Every other ${<Placeholder>} (resources such as ${RevisionBuildProjectName}). */
@@ -45,11 +48,13 @@ export function aslFiles(dir: string): AslFile[] {
     .sort()
     .map((f) => {
       const path = join(dir, f);
-      const all = placeholdersOf(readFileSync(path, "utf8"));
+      const text = renderAsl(readFileSync(path, "utf8"));
+      const all = placeholdersOf(text);
       const task = (p: string) => /^\w+FunctionArn$/.test(p);
       return {
         name: basename(f, ".asl.json"),
         path,
+        text,
         tasks: all.filter(task).map((p) => p.slice(0, -"FunctionArn".length)),
         resources: all.filter((p) => !task(p)),
       };
@@ -222,7 +227,7 @@ export class WorkflowsStack extends Stack {
     const logs = new LogGroup(this, `${asl.name}Logs`, { retention: RetentionDays.THREE_MONTHS });
     const sm = new StateMachine(this, asl.name, {
       stateMachineName: stateMachineName(asl.name),
-      definitionBody: DefinitionBody.fromFile(asl.path),
+      definitionBody: DefinitionBody.fromString(asl.text),
       definitionSubstitutions: substitutions,
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
       tracingEnabled: true,
