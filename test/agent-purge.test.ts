@@ -1,7 +1,7 @@
 import { afterAll, expect, it } from "vitest";
 import { threadPk as checkpointPk } from "../shared/agent/checkpoint-keys.ts";
-import { queryAll } from "../shared/agent/ddb-batch.ts";
 import { threadPk } from "../shared/agent/threads.ts";
+import { queryAll } from "../shared/aws/ddb.ts";
 import { deployedClient } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";

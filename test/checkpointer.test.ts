@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { queryAll } from "../shared/aws/ddb.ts";
 import "./helpers/cloud.ts";
 import { randomUUID } from "node:crypto";
 import { HeadObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
@@ -15,7 +16,6 @@ import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpo
 import { bucket, refsOf } from "../shared/agent/blobs.ts";
 import { threadPk } from "../shared/agent/checkpoint-keys.ts";
 import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
-import { queryAll } from "../shared/agent/ddb-batch.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import type { Item } from "../shared/aws/ddb.ts";
 

@@ -5,6 +5,7 @@ import {
   getItem,
   type Item,
   isConditionFailure,
+  queryAll,
   queryPage,
   toItem,
   transact,
@@ -197,20 +198,13 @@ export async function graphOf(d: AgentDeployment, graphId: string): Promise<Comp
 /** Every current assistant of the deployment (versions left out). */
 async function allAssistants(d: AgentDeployment): Promise<Assistant[]> {
   await ensureDefaultAssistants(d);
-  const out: Assistant[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      FilterExpression: "kind = :kind",
-      values: { ":pk": pk(d), ":kind": "assistant" },
-      ExclusiveStartKey: start ? toItem(start) : undefined,
-      ConsistentRead: true,
-    });
-    out.push(...page.items.map(toAssistant));
-    start = page.lastKey;
-  } while (start);
-  return out;
+  const items = await queryAll("main", {
+    KeyConditionExpression: "PK = :pk",
+    FilterExpression: "kind = :kind",
+    values: { ":pk": pk(d), ":kind": "assistant" },
+    ConsistentRead: true,
+  });
+  return items.map(toAssistant);
 }
 
 /** JSON containment, as the reference's metadata filter: every key of `filter` is in `value` with that value. */
@@ -331,20 +325,12 @@ const pickWritable = (a: Assistant): Item => {
   return rest;
 };
 
-async function versionItems(d: AgentDeployment, id: string): Promise<Item[]> {
-  const out: Item[] = [];
-  let start: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-      values: { ":pk": pk(d), ":prefix": `${id}#V#` },
-      ExclusiveStartKey: start ? toItem(start) : undefined,
-      ConsistentRead: true,
-    });
-    out.push(...page.items);
-    start = page.lastKey;
-  } while (start);
-  return out;
+function versionItems(d: AgentDeployment, id: string): Promise<Item[]> {
+  return queryAll("main", {
+    KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
+    values: { ":pk": pk(d), ":prefix": `${id}#V#` },
+    ConsistentRead: true,
+  });
 }
 
 async function latestVersion(d: AgentDeployment, id: string): Promise<number> {

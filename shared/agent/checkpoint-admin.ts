@@ -1,7 +1,8 @@
+import { batchGet, batchWrite } from "../aws/batch.ts";
 import type { Item } from "../aws/ddb.ts";
+import { queryAll, queryPages } from "../aws/ddb.ts";
 import { copyObject, deleteObjects, refsOf } from "./blobs.ts";
 import { childrenPrefix, nsPrefix, s3ThreadPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
-import { batchGet, batchWrite, queryAll, queryPages } from "./ddb-batch.ts";
 
 // Whole-thread and whole-run operations of the checkpointer. Each deletes what hangs off a checkpoint before the
 // checkpoint itself, so an interrupted call leaves every remaining checkpoint whole and a retry finishes the job.

@@ -10,12 +10,12 @@ import {
   TASKS,
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
+import { batchGet } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, type Item, toItem } from "../aws/ddb.ts";
+import { fromItem, type Item, queryAll, queryPages, toItem } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { readPart } from "./blobs.ts";
 import { checkpointSk, childrenPrefix, nsPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
-import { batchGet, queryAll, queryPages } from "./ddb-batch.ts";
 
 // The read side of the checkpointer: finding checkpoint items and turning them into LangGraph's tuples.
 const T = "checkpoints" as const;

@@ -19,7 +19,7 @@ import {
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { cancelCodes, fromItem, getItem, type Item, toItem, transact } from "../aws/ddb.ts";
+import { cancelCodes, fromItem, getItem, type Item, queryAll, toItem, transact } from "../aws/ddb.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
@@ -42,7 +42,6 @@ import {
   scopeEntries,
   threadEntries,
 } from "./checkpoint-read.ts";
-import { queryAll } from "./ddb-batch.ts";
 import { groupCreate, groupPut } from "./group-write.ts";
 
 // LangGraph's checkpointer on DynamoDB (+ S3 for big parts). A checkpoint item holds the checkpoint without its

@@ -1,6 +1,6 @@
-import { type Item, queryPage } from "../aws/ddb.ts";
+import { batchWrite } from "../aws/batch.ts";
+import { type Item, queryAll, queryPage } from "../aws/ddb.ts";
 import type { Frame } from "./broker.ts";
-import { batchWrite, queryAll } from "./ddb-batch.ts";
 import { groupPut } from "./group-write.ts";
 
 // The durable log of a run's stream frames (PK `AGENT#<scope>#EVENTS#<run_id>`), so a join-stream with

@@ -1,6 +1,7 @@
+import { batchWrite } from "../aws/batch.ts";
+import { queryAll } from "../aws/ddb.ts";
 import { deleteThread as deleteCheckpoints } from "./checkpoint-admin.ts";
 import { esc } from "./checkpoint-keys.ts";
-import { batchWrite, queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { runPk } from "./runs.ts";
 import { threadPk } from "./threads.ts";

@@ -1,12 +1,11 @@
 import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamo } from "../aws/clients.ts";
-import { conditionalUpdate, getItem, type Item, toItem, updateInput } from "../aws/ddb.ts";
+import { conditionalUpdate, getItem, type Item, queryAll, toItem, updateInput } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { tableName } from "../tables.ts";
 import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
-import { queryAll } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import { graphFor } from "./run-assistant.ts";

@@ -13,11 +13,10 @@ import {
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { getItem, type Item as Row, toItem } from "../aws/ddb.ts";
+import { getItem, queryPages, type Item as Row, toItem } from "../aws/ddb.ts";
 import { PayloadTooLarge } from "../errors.ts";
 import { tableName } from "../tables.ts";
 import { esc } from "./checkpoint-keys.ts";
-import { queryPages } from "./ddb-batch.ts";
 import { matchesFilter, matchesNamespace } from "./store-match.ts";
 
 // LangGraph's long-term memory store on DynamoDB. One partition per scope, PK `<scope>#STORE`; SK is each label

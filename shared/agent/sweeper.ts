@@ -1,8 +1,7 @@
-import { type Item, transact, updateInput } from "../aws/ddb.ts";
+import { type Item, queryAll, transact, updateInput } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
-import { queryAll } from "./ddb-batch.ts";
 import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./run-settings.ts";
 import { runKey } from "./runs.ts";
 import { runtimeHost } from "./runtime/host.ts";

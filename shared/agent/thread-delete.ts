@@ -1,6 +1,6 @@
+import { batchWrite } from "../aws/batch.ts";
 import { NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
-import { batchWrite } from "./ddb-batch.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { ACTIVE, cancelRun, runEnded, runKey, threadRuns } from "./runs.ts";
 import { deleteThreadRecord, getThreadItem } from "./threads.ts";

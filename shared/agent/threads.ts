@@ -5,10 +5,10 @@ import {
   type Item,
   isConditionFailure,
   putItem,
+  queryAll,
 } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
-import { queryAll } from "./ddb-batch.ts";
 
 // Thread records of a deployment's agent server: one partition per deployment in the main table (PK
 // `AGENT#<scope>#THREAD`, SK thread_id). The checkpoints themselves live in the checkpoints table; a thread

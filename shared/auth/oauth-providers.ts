@@ -6,8 +6,7 @@ import {
   type Item,
   isConditionFailure,
   putItem,
-  queryPage,
-  toItem,
+  queryAll,
   updateReturning,
 } from "../aws/ddb.ts";
 import { config } from "../config.ts";
@@ -213,18 +212,9 @@ export async function createProvider(tenantId: string, body: ProviderCreateIn): 
 }
 
 export async function listProviders(tenantId: string): Promise<Provider[]> {
-  const out: Provider[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": pk(tenantId) },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...page.items.map(toProvider));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  return (
+    await queryAll("main", { KeyConditionExpression: "PK = :pk", values: { ":pk": pk(tenantId) } })
+  ).map(toProvider);
 }
 
 export async function updateProvider(

@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { cancelCodes, deleteItem, getItem, type Item, queryPage, toItem, transact } from "../aws/ddb.ts";
+import {
+  cancelCodes,
+  deleteItem,
+  getItem,
+  type Item,
+  queryAll,
+  queryPage,
+  toItem,
+  transact,
+} from "../aws/ddb.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
@@ -143,18 +152,10 @@ async function tokenItems(tenantId: string, providerId?: string, userId?: string
     const one = await getItem("main", { PK: tokenPk(tenantId), SK: tokenSk(providerId, userId) });
     return one ? [one] : [];
   }
-  const out: Item[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: providerId ? "PK = :pk AND begins_with(SK, :sk)" : "PK = :pk",
-      values: { ":pk": tokenPk(tenantId), ...(providerId ? { ":sk": `${providerId}#` } : {}) },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...page.items);
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  return queryAll("main", {
+    KeyConditionExpression: providerId ? "PK = :pk AND begins_with(SK, :sk)" : "PK = :pk",
+    values: { ":pk": tokenPk(tenantId), ...(providerId ? { ":sk": `${providerId}#` } : {}) },
+  });
 }
 
 /** Whether the workspace (or one user in it) holds a usable token for the provider. */

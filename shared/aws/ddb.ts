@@ -40,10 +40,15 @@ export async function deleteItem(table: TableId, key: Item): Promise<void> {
   await dynamo().send(new DeleteItemCommand({ TableName: tableName(table), Key: toItem(key) }));
 }
 
-/** One page of a query; `values` are plain JS and marshalled here. */
+/** A query's input without the table; `values` are plain JS and marshalled here. */
+export type QueryInput = Omit<QueryCommandInput, "TableName" | "ExpressionAttributeValues"> & {
+  values?: Item;
+};
+
+/** One page of a query. */
 export async function queryPage(
   table: TableId,
-  input: Omit<QueryCommandInput, "TableName" | "ExpressionAttributeValues"> & { values?: Item },
+  input: QueryInput,
 ): Promise<{ items: Item[]; lastKey?: Item }> {
   const { values, ...rest } = input;
   const out = await dynamo().send(
@@ -57,6 +62,34 @@ export async function queryPage(
     items: (out.Items ?? []).map(fromItem),
     lastKey: out.LastEvaluatedKey ? fromItem(out.LastEvaluatedKey) : undefined,
   };
+}
+
+/**
+ * Every page of a query, in order; each page is read when the one before has been taken, so a caller that
+ * breaks off reads no further. A `Limit` function is asked before each page (read no more than still wanted).
+ */
+export async function* queryPages(
+  table: TableId,
+  input: Omit<QueryInput, "ExclusiveStartKey" | "Limit"> & { Limit?: number | (() => number) },
+): AsyncGenerator<Item[]> {
+  const { Limit, ...rest } = input;
+  let start: Item | undefined;
+  do {
+    const page = await queryPage(table, {
+      ...rest,
+      Limit: typeof Limit === "function" ? Limit() : Limit,
+      ExclusiveStartKey: start ? toItem(start) : undefined,
+    });
+    yield page.items;
+    start = page.lastKey;
+  } while (start);
+}
+
+/** Every item a query matches. */
+export async function queryAll(table: TableId, input: Parameters<typeof queryPages>[1]): Promise<Item[]> {
+  const all: Item[] = [];
+  for await (const items of queryPages(table, input)) all.push(...items);
+  return all;
 }
 
 export function isConditionFailure(err: unknown): boolean {

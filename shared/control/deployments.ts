@@ -1,6 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deleteItem, getItem, type Item, queryPage, toItem, transact, updateInput } from "../aws/ddb.ts";
+import {
+  deleteItem,
+  getItem,
+  type Item,
+  queryAll,
+  queryPage,
+  toItem,
+  transact,
+  updateInput,
+} from "../aws/ddb.ts";
 import { config, reservedEnvName } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
@@ -357,17 +366,10 @@ export async function listDeployments(
   tenant: string,
   q: DeploymentQuery,
 ): Promise<{ resources: DeploymentRecord[]; offset: number }> {
-  const all: DeploymentRecord[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": keys.pk(tenant) },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    all.push(...(page.items as DeploymentRecord[]));
-    lastKey = page.lastKey;
-  } while (lastKey);
+  const all = (await queryAll("main", {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": keys.pk(tenant) },
+  })) as DeploymentRecord[];
   const needle = q.name_contains?.toLowerCase();
   const ids = q.deployment_ids ? new Set(q.deployment_ids) : undefined;
   const matching = all

@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
-import { deleteItem, getItem, type Item, putItem, queryPage, toItem } from "../aws/ddb.ts";
+import { deleteItem, getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
@@ -109,18 +109,9 @@ export async function createIntegration(tenantId: string, body: IntegrationCreat
 }
 
 export async function listIntegrations(tenantId: string): Promise<Integration[]> {
-  const out: Integration[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": pk(tenantId) },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...page.items.map(toIntegration));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  return (
+    await queryAll("main", { KeyConditionExpression: "PK = :pk", values: { ":pk": pk(tenantId) } })
+  ).map(toIntegration);
 }
 
 export async function deleteIntegration(tenantId: string, integrationId: string): Promise<void> {

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { cancelCodes, getItem, type Item, queryPage, toItem, transact, updateReturning } from "../aws/ddb.ts";
+import {
+  cancelCodes,
+  getItem,
+  type Item,
+  queryPages,
+  toItem,
+  transact,
+  updateReturning,
+} from "../aws/ddb.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { canonicalTime } from "../runs/time.ts";
@@ -128,18 +136,15 @@ export async function listListeners(
 ): Promise<{ resources: Listener[]; offset: number }> {
   const want = q.offset + q.limit;
   const items: Item[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": keys.pk(tenantId) },
-      ScanIndexForward: false,
-      Limit: Math.min(want - items.length, 1000),
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    items.push(...page.items);
-    lastKey = page.lastKey;
-  } while (lastKey && items.length < want);
+  for await (const page of queryPages("main", {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": keys.pk(tenantId) },
+    ScanIndexForward: false,
+    Limit: () => Math.min(want - items.length, 1000),
+  })) {
+    items.push(...page);
+    if (items.length >= want) break;
+  }
   const resources = items.slice(q.offset, want).map(toListener);
   return { resources, offset: q.offset + resources.length };
 }

@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
-import { conditionalUpdate, deleteItem, getItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
+import { conditionalUpdate, deleteItem, getItem, type Item, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound } from "../errors.ts";
@@ -167,20 +167,12 @@ export async function getRevision(tenant: string, deployment: string, id: string
 
 /** Every revision of a deployment, newest first (ids are time-ordered). */
 export async function allRevisions(tenant: string, deployment: string): Promise<RevisionRecord[]> {
-  const out: RevisionRecord[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :rev)",
-      values: { ":pk": revisionKey(tenant, deployment, "").PK, ":rev": "REV#" },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...(page.items as RevisionRecord[]));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  return (await queryAll("main", {
+    KeyConditionExpression: "PK = :pk AND begins_with(SK, :rev)",
+    values: { ":pk": revisionKey(tenant, deployment, "").PK, ":rev": "REV#" },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  })) as RevisionRecord[];
 }
 
 export async function listRevisions(
@@ -223,19 +215,11 @@ export async function deleteRevisionRecord(r: RevisionRecord): Promise<void> {
 
 /** Revisions of every tenant whose pipeline has not ended. */
 export async function inFlightRevisions(): Promise<RevisionRecord[]> {
-  const out: RevisionRecord[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk",
-      values: { ":pk": INFLIGHT_PK },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...(page.items as RevisionRecord[]));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  return (await queryAll("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": INFLIGHT_PK },
+  })) as RevisionRecord[];
 }
 
 // — logs —

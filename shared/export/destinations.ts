@@ -3,7 +3,7 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { z } from "zod";
-import { getItem, type Item, putItem, queryPage, toItem } from "../aws/ddb.ts";
+import { getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { BadRequest, NotFound, ValidationFailed, validationError } from "../errors.ts";
@@ -436,20 +436,13 @@ export async function getDestination(tenant: string, id: string): Promise<Destin
 
 /** The workspace's destinations, newest first. */
 export async function listDestinations(tenant: string): Promise<Destination[]> {
-  const out: Destination[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk",
-      values: { ":pk": listPk(tenant) },
-      ScanIndexForward: false,
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...page.items.map(toDestination));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return out;
+  const items = await queryAll("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": listPk(tenant) },
+    ScanIndexForward: false,
+  });
+  return items.map(toDestination);
 }
 
 /**

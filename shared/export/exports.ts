@@ -6,7 +6,8 @@ import {
   conditionalUpdate,
   getItem,
   type Item,
-  queryPage,
+  queryAll,
+  queryPages,
   toItem,
   transact,
 } from "../aws/ddb.ts";
@@ -262,24 +263,20 @@ export async function listExports(
   opts: { limit: number; offset: number; status?: string },
 ): Promise<BulkExport[]> {
   const out: BulkExport[] = [];
-  let lastKey: Item | undefined;
   let skipped = 0;
-  do {
-    const page = await queryPage("main", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk",
-      values: { ":pk": keys.listPk(tenant) },
-      ScanIndexForward: false,
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    for (const item of page.items) {
+  for await (const items of queryPages("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": keys.listPk(tenant) },
+    ScanIndexForward: false,
+  })) {
+    for (const item of items) {
       if (opts.status && item.status !== opts.status) continue;
       if (skipped++ < opts.offset) continue;
       out.push(toWire(item));
       if (out.length >= opts.limit) return out;
     }
-    lastKey = page.lastKey;
-  } while (lastKey);
+  }
   return out;
 }
 
@@ -309,18 +306,11 @@ export function updateExportFields(
 
 /** Exports spawned by a scheduled export, in window order. */
 export async function childrenOf(tenant: string, parentId: string): Promise<string[]> {
-  const ids: string[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :c)",
-      values: { ":pk": keys.runsPk(tenant, parentId), ":c": "CHILD#" },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    ids.push(...page.items.map((i) => i.id as string));
-    lastKey = page.lastKey;
-  } while (lastKey);
-  return ids;
+  const items = await queryAll("main", {
+    KeyConditionExpression: "PK = :pk AND begins_with(SK, :c)",
+    values: { ":pk": keys.runsPk(tenant, parentId), ":c": "CHILD#" },
+  });
+  return items.map((i) => i.id as string);
 }
 
 /** The export as the API shows it (for the OpenAPI document). */

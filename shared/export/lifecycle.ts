@@ -1,7 +1,7 @@
 import { TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { CreateScheduleCommand, DeleteScheduleCommand } from "@aws-sdk/client-scheduler";
 import { dynamo, scheduler } from "../aws/clients.ts";
-import { cancelCodes, deleteItem, type Item, queryPage, toItem } from "../aws/ddb.ts";
+import { cancelCodes, deleteItem, type Item, queryPage, queryPages, toItem } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
@@ -193,14 +193,11 @@ export async function sweep(): Promise<{ redriven: string[]; finalized: string[]
   const redriven: string[] = [];
   const finalized: string[] = [];
   const tenants = new Set<string>();
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": keys.activePk },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    for (const marker of page.items) {
+  for await (const markers of queryPages("main", {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": keys.activePk },
+  })) {
+    for (const marker of markers) {
       const tenant = marker.tenant_id as string;
       tenants.add(tenant);
       const exp = await getExportRecord(tenant, marker.id);
@@ -229,8 +226,7 @@ export async function sweep(): Promise<{ redriven: string[]; finalized: string[]
         finalized.push(exp.id);
       }
     }
-    lastKey = page.lastKey;
-  } while (lastKey);
+  }
   for (const tenant of tenants) await launchQueued(tenant);
   return { redriven, finalized };
 }

@@ -1,13 +1,5 @@
 import { z } from "zod";
-import {
-  conditionalUpdate,
-  getItem,
-  type Item,
-  isConditionFailure,
-  putItem,
-  queryPage,
-  toItem,
-} from "../aws/ddb.ts";
+import { conditionalUpdate, getItem, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { FINAL, keys, runIdOf } from "./exports.ts";
@@ -110,18 +102,11 @@ export async function getRun(tenant: string, exportId: string, runId: string): P
 }
 
 export async function listRuns(tenant: string, exportId: string): Promise<ExportRunRecord[]> {
-  const out: ExportRunRecord[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const page = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk AND begins_with(SK, :r)",
-      values: { ":pk": keys.runsPk(tenant, exportId), ":r": "RUN#" },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-      ConsistentRead: true,
-    });
-    out.push(...(page.items as ExportRunRecord[]));
-    lastKey = page.lastKey;
-  } while (lastKey);
+  const out = (await queryAll("main", {
+    KeyConditionExpression: "PK = :pk AND begins_with(SK, :r)",
+    values: { ":pk": keys.runsPk(tenant, exportId), ":r": "RUN#" },
+    ConsistentRead: true,
+  })) as ExportRunRecord[];
   return out.sort((a, b) => (a.start_time < b.start_time ? -1 : 1));
 }
 

@@ -2,15 +2,7 @@ import { randomUUID } from "node:crypto";
 import { BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
 import { dynamo } from "../aws/clients.ts";
-import {
-  deleteItem,
-  getItem,
-  type Item,
-  isConditionFailure,
-  putItem,
-  queryPage,
-  toItem,
-} from "../aws/ddb.ts";
+import { deleteItem, getItem, type Item, isConditionFailure, putItem, queryAll, toItem } from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
@@ -161,19 +153,15 @@ async function batchWrite(requests: WriteRequest[]): Promise<void> {
 
 export async function listPrices(tenant: string): Promise<StoredPrice[]> {
   await seed(tenant);
-  const out: StoredPrice[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const res = await queryPage("main", {
-      KeyConditionExpression: "PK = :pk",
-      values: { ":pk": pk(tenant) },
-      ConsistentRead: true,
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...res.items.filter((i) => i.SK !== SEEDED).map(toPrice));
-    lastKey = res.lastKey;
-  } while (lastKey);
-  const entries = out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+  const items = await queryAll("main", {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": pk(tenant) },
+    ConsistentRead: true,
+  });
+  const entries = items
+    .filter((i) => i.SK !== SEEDED)
+    .map(toPrice)
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   if (cache.size > 10_000) cache.clear();
   cache.set(tenant, { entries, until: Date.now() + CACHE_MS });
   return entries;

@@ -11,7 +11,7 @@ import {
   getItem,
   type Item,
   isConditionFailure,
-  queryPage,
+  queryPages,
   toItem,
   transact,
 } from "../aws/ddb.ts";
@@ -218,18 +218,15 @@ export async function listProjects(tenant: string, q: ProjectQuery): Promise<Pro
   }
   // GSI1 keeps the tenant's projects in creation order; read newest first until the page is full.
   const out: Project[] = [];
-  let lastKey: Item | undefined;
-  do {
-    const res = await queryPage("main", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk",
-      values: { ":pk": listPk(tenant) },
-      ScanIndexForward: false,
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-    });
-    out.push(...res.items.map(toProject).filter(keep));
-    lastKey = res.lastKey;
-  } while (lastKey && out.length < q.offset + q.limit);
+  for await (const items of queryPages("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": listPk(tenant) },
+    ScanIndexForward: false,
+  })) {
+    out.push(...items.map(toProject).filter(keep));
+    if (out.length >= q.offset + q.limit) break;
+  }
   return out.slice(q.offset, q.offset + q.limit);
 }
 
