@@ -1,6 +1,7 @@
 // A .env file named by the graph config's `env`: KEY=VALUE lines, `export ` prefixes, # comments, and single
 // or double quoted values (double quotes understand \n, \r, \t, \" and \\; quoted values may span lines).
-const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/;
+// The `s` flag: a line is everything between line feeds, so a lone CR or a U+2028 in a value is part of it.
+const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$/s;
 const ESCAPES: Record<string, string> = { n: "\n", r: "\r", t: "\t", '"': '"', "\\": "\\" };
 
 export function parseDotenv(text: string): Record<string, string> {
@@ -20,7 +21,7 @@ export function parseDotenv(text: string): Record<string, string> {
       body = end === -1 ? body : body.slice(0, end);
       value = quote === '"' ? body.replace(/\\([nrt"\\])/g, (_, c: string) => ESCAPES[c]!) : body;
     } else {
-      value = value.replace(/\s+#.*$/, "").trim();
+      value = value.replace(/\s+#.*$/s, "").trim();
     }
     if (key !== "__proto__") out[key] = value;
   }
