@@ -1,5 +1,6 @@
-import { BatchWriteItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { batchWrite } from "../shared/aws/batch.ts";
 import { dynamo, resetClients } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
 import { toRow } from "../shared/export/exporter.ts";
@@ -54,15 +55,9 @@ async function load(tenant: string, session: string, day: string, n: number) {
         for (let i = from; i < Math.min(from + 25, n); i++) {
           const r = run(i, day);
           const { item, content } = await buildPostItem(tenant, session, r as never, receivedAt);
-          items.push({ PutRequest: { Item: toItem({ ...item, ...deriveFields(content as never, []) }) } });
+          items.push({ put: { ...item, ...deriveFields(content as never, []) } });
         }
-        let pending = items;
-        while (pending.length) {
-          const out = await dynamo().send(
-            new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
-          );
-          pending = (out.UnprocessedItems?.[tableName("runs")] ?? []) as typeof pending;
-        }
+        await batchWrite("runs", items);
       }
     }),
   );

@@ -4,6 +4,7 @@ import {
   type TransactWriteItem,
   type WriteRequest,
 } from "@aws-sdk/client-dynamodb";
+import { untilProcessed } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
 import { cancelCodes, type Item, isConditionFailure, toItem, transact } from "../aws/ddb.ts";
 import { type TableId, tableName } from "../tables.ts";
@@ -17,8 +18,6 @@ import { type TableId, tableName } from "../tables.ts";
 // whatever arrives meanwhile rides in the next one. Each caller's promise settles when all its items are
 // stored, so "values first, then the checkpoint that points to them" still holds by awaiting in order.
 const MAX_IN_FLIGHT = 2;
-const MAX_ATTEMPTS = 10;
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt)));
 
 interface Waiter {
   table: string;
@@ -83,11 +82,8 @@ class Lane {
 
 const keyOf = (table: string, item: Item) => `${table}\n${item.PK}\n${item.SK}`;
 
-const puts = new Lane(25, async (batch) => {
-  let pending: Waiter[] = batch;
-  for (let attempt = 0; pending.length; attempt++) {
-    if (attempt >= MAX_ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
-    if (attempt) await backoff(attempt);
+const puts = new Lane(25, (batch) =>
+  untilProcessed("BatchWriteItem", "items", batch, async (pending) => {
     const byTable: Record<string, WriteRequest[]> = {};
     for (const w of pending) {
       byTable[w.table] ??= [];
@@ -99,9 +95,9 @@ const puts = new Lane(25, async (batch) => {
       for (const r of reqs)
         if (r.PutRequest?.Item) left.add(`${table}\n${r.PutRequest.Item.PK?.S}\n${r.PutRequest.Item.SK?.S}`);
     for (const w of pending) if (!left.has(w.key)) settle(w, undefined, true);
-    pending = pending.filter((w) => left.has(w.key));
-  }
-});
+    return pending.filter((w) => left.has(w.key));
+  }),
+);
 
 const createOnly = (w: Waiter): TransactWriteItem => ({
   Put: {

@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { dynamo } from "../aws/clients.ts";
-import { deleteItem, getItem, type Item, isConditionFailure, putItem, queryAll, toItem } from "../aws/ddb.ts";
+import { batchWrite } from "../aws/batch.ts";
+import { deleteItem, getItem, type Item, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
-import { tableName } from "../tables.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
 import type { PriceEntry } from "./prices.ts";
 
@@ -115,9 +113,10 @@ async function seed(tenant: string): Promise<void> {
     return;
   }
   const now = new Date().toISOString();
-  const writes: WriteRequest[] = DEFAULT_PRICE_MAP.map((entry) => ({
-    PutRequest: {
-      Item: toItem({
+  await batchWrite(
+    "main",
+    DEFAULT_PRICE_MAP.map((entry) => ({
+      put: {
         PK: pk(tenant),
         SK: entry.id,
         id: entry.id,
@@ -125,10 +124,9 @@ async function seed(tenant: string): Promise<void> {
         tenant_id: tenant,
         created_at: now,
         updated_at: now,
-      }),
-    },
-  }));
-  for (let i = 0; i < writes.length; i += 25) await batchWrite(writes.slice(i, i + 25));
+      },
+    })),
+  );
   // Concurrent seeders write the same ids, so losing this race changes nothing.
   await putItem(
     "main",
@@ -138,17 +136,6 @@ async function seed(tenant: string): Promise<void> {
     if (!isConditionFailure(err)) throw err;
   });
   seeded.add(tenant);
-}
-
-async function batchWrite(requests: WriteRequest[]): Promise<void> {
-  let pending = requests;
-  for (let attempt = 0; pending.length; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    const out = await dynamo().send(
-      new BatchWriteItemCommand({ RequestItems: { [tableName("main")]: pending } }),
-    );
-    pending = out.UnprocessedItems?.[tableName("main")] ?? [];
-  }
 }
 
 export async function listPrices(tenant: string): Promise<StoredPrice[]> {

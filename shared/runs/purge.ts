@@ -1,9 +1,8 @@
-import { BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
-import { dynamo, s3 } from "../aws/clients.ts";
-import { queryPage, toItem } from "../aws/ddb.ts";
+import { batchWrite } from "../aws/batch.ts";
+import { s3 } from "../aws/clients.ts";
+import { queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { tableName } from "../tables.ts";
 import { partitionKey, RUN_SHARDS } from "./store.ts";
 import { dayOf } from "./time.ts";
 
@@ -38,10 +37,11 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
             .filter(([k, v]) => k.endsWith("_ref") && typeof v === "string")
             .map(([, v]) => v as string),
         );
-        await deleteKeys(
+        await batchWrite(
+          "runs",
           page.items.flatMap((i) => [
-            { PK: i.PK, SK: "run" },
-            { PK: i.PK, SK: "patch" },
+            { delete: { PK: i.PK, SK: "run" } },
+            { delete: { PK: i.PK, SK: "patch" } },
           ]),
         );
         if (refs.length)
@@ -56,17 +56,4 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
     }
   }
   return deleted;
-}
-
-async function deleteKeys(keys: { PK: string; SK: string }[]) {
-  for (let i = 0; i < keys.length; i += 25) {
-    let pending: WriteRequest[] = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: toItem(k) } }));
-    for (let attempt = 0; pending.length; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-      const out = await dynamo().send(
-        new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
-      );
-      pending = out.UnprocessedItems?.[tableName("runs")] ?? [];
-    }
-  }
 }

@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetItemCommand,
-  BatchWriteItemCommand,
-  type KeysAndAttributes,
-  UpdateItemCommand,
-  type WriteRequest,
-} from "@aws-sdk/client-dynamodb";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { batchGet, batchWrite } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
 import { fromItem, getItem, isConditionFailure, toItem } from "../aws/ddb.ts";
 import type { ValidationIssue } from "../errors.ts";
@@ -80,44 +75,6 @@ export async function buildPostItem(tenant: string, sessionId: string, run: RunC
   return { item, content: { ...content, run_type: run.run_type, start_time: start, end_time: end } };
 }
 
-async function batchWrite(requests: WriteRequest[]): Promise<void> {
-  const chunks: WriteRequest[][] = [];
-  for (let i = 0; i < requests.length; i += 25) chunks.push(requests.slice(i, i + 25));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending: WriteRequest[] = chunk;
-      for (let attempt = 0; pending.length; attempt++) {
-        if (attempt > 8) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed`);
-        if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-        const out: { UnprocessedItems?: Record<string, WriteRequest[]> } = await dynamo().send(
-          new BatchWriteItemCommand({ RequestItems: { [tableName("runs")]: pending } }),
-        );
-        pending = out.UnprocessedItems?.[tableName("runs")] ?? [];
-      }
-    }),
-  );
-}
-
-/** Items that exist among the keys (consistent reads), 100 keys per call. */
-async function batchGet(keys: Record<string, string>[], projection?: string): Promise<Record<string, any>[]> {
-  const found: Record<string, any>[] = [];
-  for (let i = 0; i < keys.length; i += 100) {
-    let req: KeysAndAttributes | undefined = {
-      Keys: keys.slice(i, i + 100).map((k) => toItem(k)),
-      ConsistentRead: true,
-      ...(projection ? { ProjectionExpression: projection } : {}),
-    };
-    for (let attempt = 0; req?.Keys?.length; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-      const out: { Responses?: Record<string, any[]>; UnprocessedKeys?: Record<string, KeysAndAttributes> } =
-        await dynamo().send(new BatchGetItemCommand({ RequestItems: { [tableName("runs")]: req } }));
-      found.push(...(out.Responses?.[tableName("runs")] ?? []).map(fromItem));
-      req = out.UnprocessedKeys?.[tableName("runs")];
-    }
-  }
-  return found;
-}
-
 function issue(
   kind: string,
   index: number,
@@ -173,13 +130,21 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
   const existing = new Set(
     (
       await batchGet(
+        "runs",
         ids.map((id) => runKey(tenant, id, "run")),
-        "id",
+        { projection: "id" },
       )
     ).map((i) => i.id as string),
   );
-  await batchWrite([...byId.values()].map((b) => ({ PutRequest: { Item: toItem(b.item) } })));
-  const patches = await batchGet(ids.map((id) => runKey(tenant, id, "patch")));
+  await batchWrite(
+    "runs",
+    [...byId.values()].map((b) => ({ put: b.item })),
+    { parallel: true },
+  );
+  const patches = await batchGet(
+    "runs",
+    ids.map((id) => runKey(tenant, id, "patch")),
+  );
   await Promise.all(patches.map((p) => applyToRun(tenant, p.id, p, prices)));
   await countNewRuns(
     tenant,
