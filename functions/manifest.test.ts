@@ -8,7 +8,7 @@ import { tasks } from "./tasks.ts";
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
 // everything it names must exist, or the CDK app would deploy a broken function or silently drop one.
 const DIR = dirname(fileURLToPath(import.meta.url));
-const NOT_HANDLERS = new Set(["routes.ts", "tasks.ts", "load.ts"]);
+const NOT_HANDLERS = new Set(["routes.ts", "tasks.ts", "load.ts", "handler.ts"]);
 
 function handlerModules(dir = DIR): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -1,3 +1,5 @@
+import { SELF_HOSTED_PREFIX } from "../shared/config.ts";
+
 // THE route manifest: every HTTP endpoint as data. The local gateway, the CDK API (one Lambda per
 // route) and the OpenAPI document are generated from this list; nothing else declares a route.
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -16,8 +18,6 @@ export interface Route {
   /** The response is a stream (SSE): in AWS its function streams through a REST API (Lambda response streaming). */
   stream?: boolean;
 }
-
-export const SELF_HOSTED_PREFIX = "/api-host";
 
 interface RouteOptions {
   /** false: answered without an API key (health, documents, a redirect whose own state authenticates it). */

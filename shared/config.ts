@@ -14,6 +14,9 @@ const int = (name: string, fallback: number): number => {
  * env may not use them: they would change how the platform (or the deployment's runtime) behaves, or reach
  * a credential. Prefixes end in `_`; NODE_ENV stays the graph's own.
  */
+/** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
+export const SELF_HOSTED_PREFIX = "/api-host";
+
 export const RESERVED_ENV = {
   prefixes: [
     "PLATFORM_",

@@ -1,7 +1,7 @@
 import { AuthenticateBody, AuthResult, authenticate } from "../../shared/auth/oauth-flow.ts";
 import { callbackUrl } from "../../shared/auth/oauth-protocol.ts";
 import { config } from "../../shared/config.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   body: AuthenticateBody,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CallbackQuery, handleCallback } from "../../shared/auth/oauth-flow.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // No API key: the browser arrives from the provider, and the flow's single-use state authenticates it.
 export const handler = defineHandler({

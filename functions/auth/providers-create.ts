@@ -1,5 +1,5 @@
 import { createProvider, ProviderCreate, ProviderOut } from "../../shared/auth/oauth-providers.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // 200 as the established API answers; 409 when the workspace already has that provider_id.
 export const handler = defineHandler({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getProvider, ProviderOut } from "../../shared/auth/oauth-providers.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ provider_id: z.string().min(1).max(256) }),

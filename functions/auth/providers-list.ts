@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listProviders, ProviderOut } from "../../shared/auth/oauth-providers.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   response: z.array(ProviderOut),

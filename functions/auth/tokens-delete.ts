@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteToken } from "../../shared/auth/oauth-tokens.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ token_id: z.uuid() }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { hasToken } from "../../shared/auth/oauth-tokens.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // True only for a token that still works: not expired, or renewable with its refresh token.
 export const handler = defineHandler({

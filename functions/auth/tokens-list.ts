@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listTokens, TokenOut } from "../../shared/auth/oauth-tokens.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // Metadata only: token values never leave through a listing.
 export const handler = defineHandler({

@@ -7,7 +7,7 @@ import {
   validateCreate,
 } from "../../shared/export/exports.ts";
 import { launchQueued, spawnDue } from "../../shared/export/lifecycle.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // A one-off export is queued and started when a running slot of the workspace is free; a scheduled one
 // (interval_hours) spawns its windows as they come due, those already past at once and in order.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BulkExportOut, getExport, toWire } from "../../shared/export/exports.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ export_id: z.uuid() }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BulkExportOut, listExports, STATUSES } from "../../shared/export/exports.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qInt } from "../../shared/http/query.ts";
+import { defineHandler } from "../handler.ts";
 
 // Newest first. The spec shows no pagination; limit/offset and status are accepted as users expect.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getExport } from "../../shared/export/exports.ts";
 import { ExportRunOut, getRun, runWire } from "../../shared/export/runs.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ export_id: z.uuid(), run_id: z.uuid() }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { childrenOf, getExport } from "../../shared/export/exports.ts";
 import { ExportRunOut, listRuns, runWire } from "../../shared/export/runs.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // The runs of every export a scheduled export spawned, in window order.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BulkExportOut, toWire } from "../../shared/export/exports.ts";
 import { cancelExport } from "../../shared/export/lifecycle.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // The one change an export accepts: {"status": "Cancelled"} (any case).
 export const handler = defineHandler({

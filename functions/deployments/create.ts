@@ -1,6 +1,6 @@
 import { DeploymentCreate, DeploymentOut, toWire } from "../../shared/control/deployments.ts";
 import { createAndLaunch } from "../../shared/control/manage.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 // 201 with the deployment; latest_revision_id is its first revision, whose pipeline has started.
 export const handler = defineHandler({

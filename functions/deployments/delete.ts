@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { destroy } from "../../shared/control/manage.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
 import { qBool } from "../../shared/http/query.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ deployment_id: z.uuid() }),

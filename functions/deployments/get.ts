@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DeploymentOut, getDeployment, toWire } from "../../shared/control/deployments.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ deployment_id: z.uuid() }),

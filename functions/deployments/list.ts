@@ -5,8 +5,8 @@ import {
   listDeployments,
   toWire,
 } from "../../shared/control/deployments.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qCsv, qInt } from "../../shared/http/query.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   query: z.looseObject({

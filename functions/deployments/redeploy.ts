@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DeploymentOut, toWire } from "../../shared/control/deployments.ts";
 import { redeploy } from "../../shared/control/manage.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // Answers with the deployment, whose latest_revision_id is the new revision deploying that source again.
 export const handler = defineHandler({

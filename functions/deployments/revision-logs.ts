@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getRevision, readLog } from "../../shared/control/revisions.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // The build and deploy logs as text (each line time-stamped); empty until that phase has started.
 export const handler = defineHandler({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getRevision, RevisionOut, revisionWire } from "../../shared/control/revisions.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ deployment_id: z.uuid(), revision_id: z.uuid() }),

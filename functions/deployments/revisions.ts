@@ -6,8 +6,8 @@ import {
   RevisionOut,
   revisionWire,
 } from "../../shared/control/revisions.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qInt } from "../../shared/http/query.ts";
+import { defineHandler } from "../handler.ts";
 
 // Newest first.
 export const handler = defineHandler({

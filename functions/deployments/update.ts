@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DeploymentOut, DeploymentPatch, toWire } from "../../shared/control/deployments.ts";
 import { updateAndLaunch } from "../../shared/control/manage.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // source_config fields merge, secrets are replaced, and a source_revision_config starts a new revision.
 export const handler = defineHandler({

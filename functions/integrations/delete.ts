@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteIntegration } from "../../shared/control/integrations.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ integration_id: z.uuid() }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InstallationOut, listIntegrations } from "../../shared/control/integrations.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   response: z.array(InstallationOut),

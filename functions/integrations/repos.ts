@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { integrationRepositories, RepositoryOut } from "../../shared/control/integrations.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 // The API host's failures answer 502 with what went wrong; an unknown integration is a 404.
 export const handler = defineHandler({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { deleteListener } from "../../shared/control/listeners.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ listener_id: z.uuid() }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ListenerOut, requireListener } from "../../shared/control/listeners.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ listener_id: z.uuid() }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ListenerList, listListeners } from "../../shared/control/listeners.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qInt } from "../../shared/http/query.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   query: z.looseObject({ limit: qInt(1, 100).optional(), offset: qInt(0, 1_000_000).optional() }),

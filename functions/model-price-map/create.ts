@@ -1,5 +1,5 @@
-import { defineHandler } from "../../shared/http/handler.ts";
 import { createPrice, PriceInput, StoredPrice } from "../../shared/llm/price-store.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   body: PriceInput,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { deletePrice } from "../../shared/llm/price-store.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ id: z.string().min(1).max(200) }),

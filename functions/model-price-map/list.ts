@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { listPrices, StoredPrice } from "../../shared/llm/price-store.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   response: z.array(StoredPrice),

@@ -1,4 +1,4 @@
-import { defineHandler } from "../../shared/http/handler.ts";
 import { serverInfo } from "../../shared/platform/info.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({ handle: () => serverInfo() });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValidationFailed } from "../../shared/errors.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
 import { ingestBatch } from "../../shared/runs/ingest.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   body: z.looseObject({ post: z.array(z.unknown()).default([]), patch: z.array(z.unknown()).default([]) }),

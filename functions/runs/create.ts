@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValidationFailed } from "../../shared/errors.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
 import { ingestPosts } from "../../shared/runs/store.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   body: z.record(z.string(), z.unknown()),

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { NotFound } from "../../shared/errors.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { getRunItem } from "../../shared/runs/store.ts";
 import { toWire } from "../../shared/runs/wire.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ run_id: z.string().uuid() }),

@@ -1,6 +1,6 @@
 import { ValidationFailed } from "../../shared/errors.ts";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
 import { ingestMultipart } from "../../shared/runs/ingest.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({
   rawBody: true,

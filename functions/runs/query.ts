@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { queryRuns } from "../../shared/runs/query.ts";
+import { defineHandler } from "../handler.ts";
 
 const ids = z.union([
   z

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qBool } from "../../shared/http/query.ts";
 import { createProject, Project, ProjectCreate } from "../../shared/projects/projects.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   query: z.looseObject({ upsert: qBool().optional() }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineHandler, reply } from "../../shared/http/handler.ts";
 import { deleteProjectWithRuns } from "../../shared/projects/projects.ts";
+import { defineHandler, reply } from "../handler.ts";
 
 // LangSmith answers a project deletion with 202: the project is gone at once, its runs shortly after (an
 // asynchronous task deletes them).

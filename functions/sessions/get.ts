@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { getProject, Project } from "../../shared/projects/projects.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ session_id: z.uuid() }),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { qCsv, qInt } from "../../shared/http/query.ts";
 import { listProjects, Project } from "../../shared/projects/projects.ts";
+import { defineHandler } from "../handler.ts";
 
 // Other LangSmith filters (reference_free, sort_by, dataset_version, …) are accepted and not applied.
 export const handler = defineHandler({

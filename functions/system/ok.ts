@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineHandler } from "../../shared/http/handler.ts";
+import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
   response: z.object({ ok: z.literal(true) }),

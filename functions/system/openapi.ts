@@ -1,6 +1,6 @@
 import { config } from "../../shared/config.ts";
-import { defineHandler } from "../../shared/http/handler.ts";
 import { openApiDocument } from "../../shared/http/openapi.ts";
+import { defineHandler } from "../handler.ts";
 import { loadHandler } from "../load.ts";
 import { routes } from "../routes.ts";
 

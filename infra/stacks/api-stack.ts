@@ -26,9 +26,9 @@ import {
   mountedRoutes,
   type Route,
   routeId,
-  SELF_HOSTED_PREFIX,
   servedByRuntime,
 } from "../../functions/routes.ts";
+import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge } from "./nag.ts";

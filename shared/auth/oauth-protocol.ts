@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { SELF_HOSTED_PREFIX } from "../../functions/routes.ts";
+import { SELF_HOSTED_PREFIX } from "../config.ts";
 
 // The pure parts of the OAuth 2.0 authorization-code flow (RFC 6749, PKCE RFC 7636): the state we hand out
 // and read back, the URLs we build, and the token endpoint's answer. Everything here that reads untrusted

@@ -2,14 +2,17 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineHandler } from "./handler.ts";
-import { httpEvent } from "./test-events.ts";
+import { httpEvent, okIsPublic } from "./test-events.ts";
 
-const h = defineHandler({
-  params: z.object({ id: z.string().max(10) }).partial(),
-  query: z.object({ n: z.coerce.number().int().optional(), flag: z.enum(["a", "b"]).optional() }),
-  body: z.object({ name: z.string(), nested: z.object({ v: z.array(z.number()) }).optional() }),
-  handle: ({ body }) => ({ ok: body.name.length }),
-});
+const h = defineHandler(
+  {
+    params: z.object({ id: z.string().max(10) }).partial(),
+    query: z.object({ n: z.coerce.number().int().optional(), flag: z.enum(["a", "b"]).optional() }),
+    body: z.object({ name: z.string(), nested: z.object({ v: z.array(z.number()) }).optional() }),
+    handle: ({ body }) => ({ ok: body.name.length }),
+  },
+  okIsPublic,
+);
 
 describe("handler toolkit fuzz", () => {
   it("arbitrary query, path, headers and body never give a 5xx and always give a JSON body", async () => {

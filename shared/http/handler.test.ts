@@ -2,15 +2,18 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { NotFound } from "../errors.ts";
 import { defineHandler, reply } from "./handler.ts";
-import { httpEvent } from "./test-events.ts";
+import { httpEvent, okIsPublic } from "./test-events.ts";
 
-// "GET /ok" is a route without auth, so these tests need no credentials store.
-const echo = defineHandler({
-  params: z.object({ id: z.string().uuid() }).partial(),
-  query: z.object({ limit: z.coerce.number().int().max(100).optional() }),
-  body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }),
-  handle: ({ body, query }) => reply(201, { name: body.name, limit: query.limit ?? null }),
-});
+// "GET /ok" is a route without auth (okIsPublic), so these tests need no credentials store.
+const echo = defineHandler(
+  {
+    params: z.object({ id: z.string().uuid() }).partial(),
+    query: z.object({ limit: z.coerce.number().int().max(100).optional() }),
+    body: z.object({ name: z.string(), tags: z.array(z.string()).optional() }),
+    handle: ({ body, query }) => reply(201, { name: body.name, limit: query.limit ?? null }),
+  },
+  okIsPublic,
+);
 
 describe("handler toolkit", () => {
   it("valid input reaches the handler and its reply sets the status", async () => {
@@ -57,11 +60,14 @@ describe("handler toolkit", () => {
   });
 
   it("a named error maps to its status with a detail message", async () => {
-    const h = defineHandler({
-      handle: () => {
-        throw new NotFound("Deployment not found");
+    const h = defineHandler(
+      {
+        handle: () => {
+          throw new NotFound("Deployment not found");
+        },
       },
-    });
+      okIsPublic,
+    );
     const r = await h(httpEvent({}));
     expect(r.statusCode).toBe(404);
     expect(JSON.parse(r.body!)).toEqual({ detail: "Deployment not found" });
@@ -73,11 +79,14 @@ describe("handler toolkit", () => {
       writes.push(String(s));
       return true;
     });
-    const h = defineHandler({
-      handle: () => {
-        throw new Error("kaboom secret-internal");
+    const h = defineHandler(
+      {
+        handle: () => {
+          throw new Error("kaboom secret-internal");
+        },
       },
-    });
+      okIsPublic,
+    );
     const r = await h(httpEvent({}));
     spy.mockRestore();
     expect(r.statusCode).toBe(500);
@@ -94,7 +103,7 @@ describe("handler toolkit", () => {
   });
 
   it("204 replies have no body", async () => {
-    const h = defineHandler({ handle: () => reply(204) });
+    const h = defineHandler({ handle: () => reply(204) }, okIsPublic);
     const r = await h(httpEvent({}));
     expect(r.statusCode).toBe(204);
     expect(r.body).toBe("");

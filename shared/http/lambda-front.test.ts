@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineHandler, reply } from "./handler.ts";
 import { toHttpEvent, writeToStream } from "./lambda-front.ts";
+import { okIsPublic } from "./test-events.ts";
 
 // The REST API front of the agent server: v1 events reach v2 handlers, and streaming routes write their
 // status, headers and chunks through Lambda's response stream (the runtime's `awslambda` global is the one
@@ -67,11 +68,14 @@ describe("REST (v1) events", () => {
   });
 
   it("fuzz: any v1 event gives a 4xx or a 2xx from a validating handler, never a 5xx", async () => {
-    const h = defineHandler({
-      params: z.object({ id: z.string().max(8) }),
-      body: z.object({ n: z.number() }),
-      handle: ({ body }) => ({ n: body.n }),
-    });
+    const h = defineHandler(
+      {
+        params: z.object({ id: z.string().max(8) }),
+        body: z.object({ n: z.number() }),
+        handle: ({ body }) => ({ n: body.n }),
+      },
+      okIsPublic,
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 12 })),
@@ -143,9 +147,12 @@ describe("response streaming", () => {
     const r = recorder();
     process.env.LAMBDA_RESPONSE_STREAMING = "1";
     (globalThis as any).awslambda = r.lambda;
-    const h: any = defineHandler({
-      handle: () => reply.stream(sse(), { "content-type": "text/event-stream" }),
-    });
+    const h: any = defineHandler(
+      {
+        handle: () => reply.stream(sse(), { "content-type": "text/event-stream" }),
+      },
+      okIsPublic,
+    );
     expect(h.streamified).toBe(true);
     await h(v1({ httpMethod: "GET", resource: "/ok", path: "/ok" }), r.stream, {});
     expect(r.metas).toEqual([{ statusCode: 200, headers: { "content-type": "text/event-stream" } }]);
@@ -157,10 +164,13 @@ describe("response streaming", () => {
     const r = recorder();
     process.env.LAMBDA_RESPONSE_STREAMING = "1";
     (globalThis as any).awslambda = r.lambda;
-    const h: any = defineHandler({
-      body: z.object({ n: z.number() }),
-      handle: () => reply.stream(sse()),
-    });
+    const h: any = defineHandler(
+      {
+        body: z.object({ n: z.number() }),
+        handle: () => reply.stream(sse()),
+      },
+      okIsPublic,
+    );
     await h(v1({ httpMethod: "GET", resource: "/ok", path: "/ok", body: '{"n":"x"}' }), r.stream, {});
     expect((r.metas[0] as any).statusCode).toBe(422);
     expect(JSON.parse(String(r.writes[0])).detail[0].loc).toEqual(["body", "n"]);

@@ -41,3 +41,6 @@ export function httpEvent(init: {
     isBase64Encoded: init.base64 ?? false,
   };
 }
+
+/** What the route manifest says of these tests' default route: "GET /ok" needs no API key, every other one does. */
+export const okIsPublic = (routeKey: string): boolean => routeKey !== "GET /ok";

@@ -1,7 +1,7 @@
 import { AssistantParams } from "../../../shared/agent/assistant-api.ts";
 import { deleteAssistant } from "../../../shared/agent/assistants.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { defineHandler, reply, z } from "../../../shared/http/handler.ts";
+import { defineHandler, reply, z } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,

@@ -2,7 +2,7 @@ import { AssistantParams } from "../../../shared/agent/assistant-api.ts";
 import { getAssistant, graphOf } from "../../../shared/agent/assistants.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { graphSchemas } from "../../../shared/agent/graph-schemas.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,

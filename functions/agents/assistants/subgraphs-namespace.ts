@@ -2,7 +2,7 @@ import { AssistantParams, RecurseQuery } from "../../../shared/agent/assistant-a
 import { getAssistant, graphOf } from "../../../shared/agent/assistants.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { subgraphSchemas } from "../../../shared/agent/graph-schemas.ts";
-import { defineHandler, z } from "../../../shared/http/handler.ts";
+import { defineHandler, z } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams.extend({ namespace: z.string().min(1) }),

@@ -1,7 +1,7 @@
 import { AssistantParams, AssistantPatchBody } from "../../../shared/agent/assistant-api.ts";
 import { Assistant, updateAssistant } from "../../../shared/agent/assistants.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,

@@ -1,7 +1,7 @@
 import { AssistantParams, AssistantVersionsBody } from "../../../shared/agent/assistant-api.ts";
 import { Assistant, listVersions } from "../../../shared/agent/assistants.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
-import { defineHandler, z } from "../../../shared/http/handler.ts";
+import { defineHandler, z } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,

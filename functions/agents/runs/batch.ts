@@ -2,7 +2,7 @@ import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, runBatch } from "../../../shared/agent/run-schemas.ts";
 import { createStatelessRuns } from "../../../shared/agent/runs-bulk.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/batch: several stateless background runs in one call (answered in order).
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { cancelQuery, deploymentParams, runsCancel } from "../../../shared/agent/run-schemas.ts";
 import { cancelRuns } from "../../../shared/agent/runs-bulk.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/cancel?wait&action=interrupt|rollback: cancel a thread's, listed or all
 // pending/running runs.

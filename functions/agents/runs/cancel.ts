@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { cancelQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { cancelRunById } from "../../../shared/agent/runs.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/cancel?wait&action=interrupt|rollback
 export const handler = defineHandler({

@@ -2,7 +2,7 @@ import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runCreate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/runs: a background run (answers at once, pending).
 export const handler = defineHandler({

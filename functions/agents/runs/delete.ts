@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteRun } from "../../../shared/agent/runs.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // DELETE /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}: a finished run (an active one → 409).
 export const handler = defineHandler({

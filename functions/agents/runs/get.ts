@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id} (a rolled-back run is gone: 404).
 export const handler = defineHandler({

@@ -2,7 +2,7 @@ import { agentDeployment } from "../../../shared/agent/context.ts";
 import { joinStreamQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
 import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream: join a run's stream (Last-Event-ID resumes).
 export const handler = defineHandler({

@@ -2,7 +2,7 @@ import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
 import { waitRun } from "../../../shared/agent/stream.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/join: waits for the run; its final values.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runList, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { listRuns } from "../../../shared/agent/runs.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs: newest first.
 export const handler = defineHandler({

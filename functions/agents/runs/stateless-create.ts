@@ -2,7 +2,7 @@ import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, runCreate } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs: a stateless background run (on a temporary thread).
 export const handler = defineHandler({

@@ -3,7 +3,7 @@ import { deploymentParams, runCreate } from "../../../shared/agent/run-schemas.t
 import { createRun } from "../../../shared/agent/runs.ts";
 import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/stream: a stateless run streamed as SSE.
 export const handler = defineHandler({

@@ -3,7 +3,7 @@ import { deploymentParams, runCreate } from "../../../shared/agent/run-schemas.t
 import { createRun } from "../../../shared/agent/runs.ts";
 import { waitRun } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/wait: a stateless run; answers its final values.
 export const handler = defineHandler({

@@ -3,7 +3,7 @@ import { runCreate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
 import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/runs/stream: create a run and stream it as SSE.
 export const handler = defineHandler({

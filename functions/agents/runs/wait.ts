@@ -3,7 +3,7 @@ import { runCreate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
 import { waitRun } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/runs/wait: create a run and answer its final values.
 export const handler = defineHandler({

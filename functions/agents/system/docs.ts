@@ -1,6 +1,6 @@
 import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
 import { docsPage } from "../../../shared/agent/openapi.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: DeploymentParams,

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { config } from "../../../shared/config.ts";
-import { defineHandler, z } from "../../../shared/http/handler.ts";
+import { defineHandler, z } from "../../handler.ts";
 
 const langgraphVersion = (): string | undefined => {
   try {

@@ -1,8 +1,8 @@
 import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
 import { agentOpenApiDocument } from "../../../shared/agent/openapi.ts";
 import { config } from "../../../shared/config.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
 import type { DocRoute } from "../../../shared/http/openapi.ts";
+import { defineHandler } from "../../handler.ts";
 import { loadHandler } from "../../load.ts";
 import { routes } from "../../routes.ts";
 

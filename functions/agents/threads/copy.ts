@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams } from "../../../shared/agent/run-schemas.ts";
 import { copyThread } from "../../../shared/agent/threads.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/copy: a new thread with a copy of every checkpoint.
 export const handler = defineHandler({

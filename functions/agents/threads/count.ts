@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadCount } from "../../../shared/agent/run-schemas.ts";
 import { countThreads } from "../../../shared/agent/threads.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/count
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadCreate } from "../../../shared/agent/run-schemas.ts";
 import { createThread } from "../../../shared/agent/threads.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads: create a thread (if_exists raise → 409, do_nothing → the existing one).
 export const handler = defineHandler({

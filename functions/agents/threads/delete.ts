@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteThread } from "../../../shared/agent/thread-delete.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // DELETE /agents/{deployment_id}/threads/{thread_id}: cancels its active runs, deletes runs and checkpoints.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams } from "../../../shared/agent/run-schemas.ts";
 import { getThread } from "../../../shared/agent/threads.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { historyQuery, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadHistory } from "../../../shared/agent/state.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/history?limit&before
 export const handler = defineHandler({

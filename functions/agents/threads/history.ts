@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { historyBody, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadHistory } from "../../../shared/agent/state.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/history: past states, newest first (limit, before, metadata).
 export const handler = defineHandler({

@@ -3,7 +3,7 @@ import { threadParams, threadStreamQuery } from "../../../shared/agent/run-schem
 import { SSE_HEADERS } from "../../../shared/agent/stream.ts";
 import { threadSse } from "../../../shared/agent/thread-stream.ts";
 import { getThread } from "../../../shared/agent/threads.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/stream: every run of the thread as it happens (SSE), until
 // the client leaves; Last-Event-ID resumes (ids `<run_id>:<seq>`), `-` replays the thread's stored runs.

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadPrune } from "../../../shared/agent/run-schemas.ts";
 import { pruneThreads } from "../../../shared/agent/thread-delete.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/prune: delete threads, or keep only their latest checkpoint.
 export const handler = defineHandler({

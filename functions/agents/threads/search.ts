@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadSearch } from "../../../shared/agent/run-schemas.ts";
 import { searchThreads } from "../../../shared/agent/threads.ts";
-import { defineHandler, reply } from "../../../shared/http/handler.ts";
+import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/search: filter by ids, metadata, values, status; sort and page.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { checkpointParams, stateQuery } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/state/{checkpoint_id}: the state at one checkpoint.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { stateAtCheckpoint, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/state/checkpoint: the state at a checkpoint given as an object.
 export const handler = defineHandler({

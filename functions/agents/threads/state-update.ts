@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { stateUpdate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { updateThreadState } from "../../../shared/agent/state.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/state: update the state as if `as_node` had written it.
 export const handler = defineHandler({

@@ -1,7 +1,7 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams, threadPatch } from "../../../shared/agent/run-schemas.ts";
 import { patchThread } from "../../../shared/agent/threads.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // PATCH /agents/{deployment_id}/threads/{thread_id}: merge metadata.
 export const handler = defineHandler({

@@ -1,5 +1,5 @@
 import { createDestination, DestinationCreate, DestinationOut } from "../../../shared/export/destinations.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 // Answers 200 with the destination (credentials_keys names the stored fields; values are never returned).
 export const handler = defineHandler({

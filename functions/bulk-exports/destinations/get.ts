@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DestinationOut, getDestination } from "../../../shared/export/destinations.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: z.object({ destination_id: z.uuid() }),

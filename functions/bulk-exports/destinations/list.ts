@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DestinationOut, listDestinations } from "../../../shared/export/destinations.ts";
-import { defineHandler } from "../../../shared/http/handler.ts";
+import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   response: z.array(DestinationOut),
