@@ -11,6 +11,7 @@ import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
 import { ParquetFileWriter } from "./parquet.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
 import { StreamedFile } from "./upload.ts";
+import { EXPORT_ERRORS, FINAL_RUN_ERRORS } from "./workflow.ts";
 
 // One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
 // Parquet files of bounded size. After each file the run records where the next file starts (the shard and
@@ -28,15 +29,16 @@ interface Cursor {
   key?: Record<string, unknown>;
 }
 
-/** Errors the state machine must not retry (its Retry lists these names with MaxAttempts 0). */
+/** Errors the state machine must not retry (FINAL_RUN_ERRORS: its Retry lists them with MaxAttempts 0). */
 export class ExportTimedOut extends Error {
-  override name = "ExportTimedOut";
+  override name = EXPORT_ERRORS.timedOut;
 }
 export class RetriesExhausted extends Error {
-  override name = "RetriesExhausted";
+  override name = EXPORT_ERRORS.retriesExhausted;
 }
+/** One attempt of a run took too long: retried like any other failure. */
 export class RunTimedOut extends Error {
-  override name = "RunTimedOut";
+  override name = EXPORT_ERRORS.runTimedOut;
 }
 
 const JSON_COLUMNS = new Set<ExportField>(["inputs", "outputs", "extra", "events"]);
@@ -280,7 +282,7 @@ function destinationFailure(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
 
-const NOT_RETRIED = new Set(["DestinationError", "ExportTimedOut", "RetriesExhausted"]);
+const NOT_RETRIED = new Set(FINAL_RUN_ERRORS);
 
 /**
  * The ExportPartition task: one invocation of `exportPartition`, with each failure recorded on the run as
@@ -294,7 +296,7 @@ export async function runPartition(job: PartitionJob, budgetMs = config.export.c
     const err = raw instanceof Error ? raw : new Error(String(raw));
     const run = await getRun(job.tenant_id, job.export_id, job.run_id);
     const message = `${err.name}: ${err.message}`;
-    if (err.name === "ExportTimedOut") throw err;
+    if (err.name === EXPORT_ERRORS.timedOut) throw err;
     const final = NOT_RETRIED.has(err.name) || (run.retry_number ?? 0) >= config.export.maxRetries;
     await recordFailure(job.tenant_id, run, message, final);
     logger.warn("export run attempt failed", { ...job, attempt: run.retry_number, error: message, final });

@@ -21,6 +21,7 @@ import {
   updateExportFields,
 } from "./exports.ts";
 import { finishOpenRuns, listRuns, recordFailure } from "./runs.ts";
+import { TIMEOUT_ERRORS } from "./workflow.ts";
 
 // How exports move: a queue per workspace in front of a bounded set of running slots, one Step Functions
 // execution per running export, finalization from the state machine (or from the execution's end event),
@@ -133,8 +134,6 @@ export interface Failure {
   Cause?: string;
 }
 
-const TIMEOUT_ERRORS = new Set(["ExportTimedOut", "States.Timeout", "TIMED_OUT"]);
-
 /** The end of an export: its status from its runs (or from the failure that stopped it). */
 export async function finalize(tenant: string, id: string, failure?: Failure): Promise<string> {
   const exp = await getExport(tenant, id);
@@ -144,7 +143,7 @@ export async function finalize(tenant: string, id: string, failure?: Failure): P
   }
   const runs = await listRuns(tenant, id);
   let status: "Completed" | "Failed" | "TimedOut";
-  if (failure && TIMEOUT_ERRORS.has(failure.Error ?? "")) status = "TimedOut";
+  if (failure && TIMEOUT_ERRORS.includes(failure.Error ?? "")) status = "TimedOut";
   else if (failure || runs.some((r) => r.status !== "Completed")) status = "Failed";
   else status = "Completed";
   if (status !== "Completed")
