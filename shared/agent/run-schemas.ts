@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { config } from "../config.ts";
-import { endpointUrlProblem } from "../http/ssrf.ts";
+import { endpointUrlProblem } from "../outbound/ssrf.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
 const id = z.string().min(1).max(128);

@@ -1,6 +1,6 @@
 import type { Item } from "../aws/ddb.ts";
-import { outboundRequest, UpstreamError } from "../http/outbound.ts";
 import { logger } from "../log.ts";
+import { outboundRequest, UpstreamError } from "../outbound/request.ts";
 import type { RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { ACTIVE, getRunItem, toRun } from "./runs.ts";

@@ -12,7 +12,7 @@ import {
 import { config } from "../config.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
-import { endpointProblem, endpointUrlProblem } from "../http/ssrf.ts";
+import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
 import { canonicalTime } from "../runs/time.ts";
 import type { ClientCredentials } from "./oauth-client.ts";
 import { deleteProviderTokens } from "./oauth-tokens.ts";

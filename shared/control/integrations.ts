@@ -4,8 +4,8 @@ import { deleteItem, getItem, type Item, putItem, queryAll } from "../aws/ddb.ts
 import { config } from "../config.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
-import { endpointProblem, endpointUrlProblem } from "../http/ssrf.ts";
 import { uuidv7 } from "../ids.ts";
+import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { type GitHubRepository, listInstallationRepositories } from "./github.ts";
 

@@ -1,7 +1,7 @@
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { endpointProblem } from "../http/ssrf.ts";
+import { endpointProblem } from "../outbound/ssrf.ts";
 import { type LogLine, redactor, run, toolEnv } from "./exec.ts";
 import { BuildError } from "./graph-config.ts";
 

@@ -7,12 +7,18 @@ import { getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { BadRequest, NotFound, ValidationFailed, validationError } from "../errors.ts";
-import { endpointProblem, endpointUrlProblem, publicOnlyLookup } from "../http/ssrf.ts";
 import { logger } from "../log.ts";
+import { endpointProblem, endpointUrlProblem, publicOnlyLookup } from "../outbound/ssrf.ts";
 import { canonicalTime } from "../runs/time.ts";
+import { EXPORT_ERRORS } from "./workflow.ts";
 
-// The SSRF guard lives in shared/http/ssrf.ts (one guard for every outbound URL); re-exported for callers here.
-export { endpointProblem, endpointUrlProblem, isInternalAddress, publicOnlyLookup } from "../http/ssrf.ts";
+// The SSRF guard lives in shared/outbound/ssrf.ts (one guard for every outbound URL); re-exported for callers here.
+export {
+  endpointProblem,
+  endpointUrlProblem,
+  isInternalAddress,
+  publicOnlyLookup,
+} from "../outbound/ssrf.ts";
 
 // Export destinations: an S3 (or S3-compatible) bucket and prefix, with credentials sealed by KMS envelope
 // encryption (write-only: only their field names are ever shown). Creation proves write access by writing a
@@ -23,7 +29,7 @@ const listPk = (tenant: string) => `T#${tenant}#BULKEXPORTDESTS`;
 
 /** Errors the export must not retry: the destination itself is wrong (credentials, bucket, permissions). */
 export class DestinationError extends Error {
-  override name = "DestinationError";
+  override name = EXPORT_ERRORS.destination;
 }
 
 // — create body —

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { outboundRequest, UpstreamError } from "./outbound.ts";
+import { outboundRequest, UpstreamError } from "./request.ts";
 
 // Outbound calls: any status comes back as an answer; what is not an answer is an UpstreamError.
 let server: Server;
