@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { StateMachine } from "aws-local-stepfunctions";
 import { logger } from "../../shared/log.ts";
-import { renderAsl } from "../asl.ts";
+import { renderAsl } from "../state-machines/render.ts";
 
 // The local Step Functions: runs the very ASL files CDK deploys. `${NameFunctionArn}` placeholders
 // become local function ARNs, and every Task state calls the mapped handler in-process.

@@ -335,7 +335,7 @@ describe("platform stacks (manifest as it is)", () => {
       "ExportPartitionFunctionArn",
       "ExportPlanFunctionArn",
     ]);
-    // The definition deployed: the settings written in from config (infra/asl.ts), the ARNs left to CloudFormation.
+    // The definition deployed: the settings written in from config (infra/state-machines/render.ts), the ARNs left to CloudFormation.
     const asl = JSON.parse(machine.Properties.DefinitionString);
     expect(asl.TimeoutSeconds).toBe(72 * 3600);
     expect(asl.States.Runs).toMatchObject({ Type: "Map", MaxConcurrencyPath: "$.plan.max_concurrency" });

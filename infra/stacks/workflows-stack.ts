@@ -12,7 +12,7 @@ import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunc
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/tasks.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
-import { renderAsl } from "../asl.ts";
+import { renderAsl } from "../state-machines/render.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
@@ -27,7 +27,7 @@ export interface AslFile {
   /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
   name: string;
   path: string;
-  /** The file's text with the settings written in (infra/asl.ts); the ARN placeholders are left. */
+  /** The file's text with the settings written in (infra/state-machines/render.ts); the ARN placeholders are left. */
   text: string;
   /** Task names referenced as ${<Name>FunctionArn}. */
   tasks: string[];

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { FINAL_RUN_ERRORS } from "../shared/export/workflow.ts";
-import { renderAsl } from "./asl.ts";
+import { FINAL_RUN_ERRORS } from "../../shared/export/workflow.ts";
+import { renderAsl } from "./render.ts";
 
 const exportAsl = () =>
-  JSON.parse(renderAsl(readFileSync("infra/state-machines/bulk-export.asl.json", "utf8")));
+  JSON.parse(renderAsl(readFileSync(new URL("./bulk-export.asl.json", import.meta.url), "utf8")));
 const partitionRetry = (asl: any) => asl.States.Runs.ItemProcessor.States.ExportPartition.Retry;
 
 describe("renderAsl", () => {

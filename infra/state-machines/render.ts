@@ -1,4 +1,4 @@
-import { exportWorkflowSettings } from "../shared/export/workflow.ts";
+import { exportWorkflowSettings } from "../../shared/export/workflow.ts";
 
 // Settings in the state machines' ASL: where a file has a whole JSON string "${Name}" naming a setting, the value
 // itself (a number, a list) is written in, from the same config the tasks read. Done before anything else reads
