@@ -10,6 +10,8 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
+          // Micro-benchmarks (`*.bench.ts`) sit beside the code too; only `vitest bench` runs them.
+          benchmark: { include: ["shared/**/*.bench.ts", "functions/**/*.bench.ts", "infra/**/*.bench.ts"] },
           // Some unit tests load encoders or run esbuild; on a busy 2-core machine 5 s is not enough.
           testTimeout: 30_000,
         },
@@ -18,6 +20,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
+          // No benchmarks here: the default pattern would run the unit ones again, after starting a local cloud.
+          benchmark: { include: [] },
           globalSetup: ["test/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
