@@ -1,4 +1,5 @@
 import { config } from "./config.ts";
+import { isoNow } from "./time.ts";
 
 // Structured JSON logs with a correlation id. Values under secret-looking keys are never written.
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
@@ -24,7 +25,7 @@ export class Logger {
     if (LEVELS[level] < LEVELS[config.logLevel]) return;
     const line = {
       level,
-      time: new Date().toISOString(),
+      time: isoNow(),
       msg,
       ...this.fields,
       ...(redact(extra ?? {}) as object),

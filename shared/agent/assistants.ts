@@ -14,6 +14,7 @@ import {
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv5 } from "../ids.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 import { type CompiledGraphLike, deploymentGraphs } from "./graphs.ts";
 
@@ -118,7 +119,7 @@ export interface AssistantCreate {
 
 export async function createAssistant(d: AgentDeployment, body: AssistantCreate): Promise<Assistant> {
   assertGraph(d, body.graph_id);
-  const now = new Date().toISOString();
+  const now = isoNow();
   const id = body.assistant_id ?? crypto.randomUUID();
   const a: Assistant = {
     assistant_id: id,
@@ -276,7 +277,7 @@ export async function updateAssistant(
     const current = await getAssistant(d, id);
     const latest = await latestVersion(d, id);
     const version = Math.max(latest, current.version) + 1;
-    const now = new Date().toISOString();
+    const now = isoNow();
     const next: Assistant = {
       ...current,
       graph_id: patch.graph_id ?? current.graph_id,
@@ -364,7 +365,7 @@ export async function setLatestVersion(d: AgentDeployment, id: string, version: 
   const item = await getItem("main", { PK: pk(d), SK: versionSk(id, version) }, true);
   if (!item) throw new NotFound(`Version ${version} of assistant "${id}" not found`);
   const v = toAssistant(item);
-  const next: Assistant = { ...v, created_at: current.created_at, updated_at: new Date().toISOString() };
+  const next: Assistant = { ...v, created_at: current.created_at, updated_at: isoNow() };
   const written = await conditionalUpdate(
     "main",
     { PK: pk(d), SK: id },

@@ -6,6 +6,7 @@ import type {
 import { BaseTracer, type Run } from "@langchain/core/tracers/base";
 import { config as platformConfig } from "../config.ts";
 import { logger } from "../log.ts";
+import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 import { executor } from "./executor.ts";
 import { TraceBatch, type TraceBatchOptions } from "./trace-batch.ts";
@@ -70,7 +71,7 @@ class PlatformTracer extends BaseTracer {
     const run = this.getRunById(runId);
     if (run?.run_type !== "llm") return super.handleLLMNewToken(token, idx, runId, parentRunId, tags, fields);
     if (!run.events.some((e) => e.name === "new_token"))
-      run.events.push({ name: "new_token", time: new Date().toISOString(), kwargs: { token } });
+      run.events.push({ name: "new_token", time: isoNow(), kwargs: { token } });
     return run;
   }
 

@@ -4,6 +4,7 @@ import { conditionalUpdate, getItem, type Item, queryAll, toItem, updateInput } 
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog } from "./event-log.ts";
@@ -156,7 +157,7 @@ export async function createRun(
   const tid = threadId ?? crypto.randomUUID();
   const rg = await graphFor(d, body.assistant_id);
   const strategy = body.multitask_strategy ?? "enqueue";
-  const now = new Date().toISOString();
+  const now = isoNow();
   const item: Item = {
     ...runKey(d.scope, tid, uuidv7()),
     thread_id: tid,
@@ -263,7 +264,7 @@ export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAct
   } else if (
     await leaveQueue(d, run, {
       Update: updateInput(T, key, {
-        set: { status: "interrupted", updated_at: new Date().toISOString() },
+        set: { status: "interrupted", updated_at: isoNow() },
         when: { status: "pending" },
         remove: ["GSI1PK", "GSI1SK"],
       }),
@@ -273,7 +274,7 @@ export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAct
     return;
   }
   const flagged = await conditionalUpdate(T, key, {
-    set: { cancel_action: action, updated_at: new Date().toISOString() },
+    set: { cancel_action: action, updated_at: isoNow() },
     when: { status: "running" },
   });
   // A worker in this process is aborted at once; a worker function polls the flag (executor.ts).

@@ -16,6 +16,7 @@ import { dynamo } from "../aws/clients.ts";
 import { getItem, queryPages, type Item as Row, toItem } from "../aws/ddb.ts";
 import { PayloadTooLarge } from "../errors.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 import { esc } from "./checkpoint-keys.ts";
 import { matchesFilter, matchesNamespace } from "./store-match.ts";
 
@@ -93,7 +94,7 @@ export class DynamoStore extends BaseStore {
     }
     const value = JSON.stringify(op.value);
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new PayloadTooLarge(MAX_VALUE_BYTES);
-    const now = new Date().toISOString();
+    const now = isoNow();
     await dynamo().send(
       new UpdateItemCommand({
         TableName: tableName(T),

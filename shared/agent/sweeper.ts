@@ -1,6 +1,7 @@
 import { type Item, queryAll, transact, updateInput } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
+import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./run-settings.ts";
 import { runKey } from "./runs.ts";
@@ -97,7 +98,7 @@ async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
     await finish(d, item, { status: "cancelled" }, {}, [], item.cancel_action);
     return true;
   }
-  const at = new Date().toISOString();
+  const at = isoNow();
   const attempt = item.attempt ?? 1;
   const rk = runKey(d.scope, item.thread_id, item.run_id);
   const giveUp = attempt >= MAX_RUN_ATTEMPTS;

@@ -2,6 +2,7 @@ import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 import { currentWorkerId, runLeaseMs } from "./run-settings.ts";
 import { threadKey } from "./threads.ts";
@@ -14,7 +15,6 @@ import { threadKey } from "./threads.ts";
 //   queued is stored already running (`storeStarted`), and a finished run releases a thread with nothing queued
 //   without a look for more (`release` with `idle`). The count only ever errs high; `mendQueued` fixes it.
 const T = "main" as const;
-const now = () => new Date().toISOString();
 /** The attempt a worker executes: its lease, writes and release are fenced on it. */
 export const attemptOf = (run: Item): number => run.attempt ?? 1;
 
@@ -49,7 +49,7 @@ export async function storeStarted(
       ":run": item.run_id,
       ":attempt": item.attempt ?? 1,
       ":busy": "busy",
-      ":now": new Date().toISOString(),
+      ":now": isoNow(),
       ":g": rg.graph_id,
       ":a": rg.assistant_id,
       ":zero": 0,
@@ -109,13 +109,13 @@ export async function leaveQueue(
 /** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
 export async function claim(d: AgentDeployment, run: Item, rk: { PK: string; SK: string }): Promise<number> {
   const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
-    set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: now() },
+    set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: isoNow() },
     add: { queued: -1 },
     absent: ["active_run"],
   });
   const leaseUntil = Date.now() + runLeaseMs();
   const start = updateInput(T, rk, {
-    set: { status: "running", updated_at: now(), lease_until: leaseUntil, worker: currentWorkerId() },
+    set: { status: "running", updated_at: isoNow(), lease_until: leaseUntil, worker: currentWorkerId() },
     when: { status: "pending" },
   });
   start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
@@ -143,7 +143,7 @@ export async function mendQueued(d: AgentDeployment, threadId: string, counted: 
  */
 export function release(d: AgentDeployment, run: Item, set: Item, idle = false): TransactWriteItem {
   const u = updateInput(T, threadKey(d.scope, run.thread_id), {
-    set: { ...set, updated_at: now() },
+    set: { ...set, updated_at: isoNow() },
     when: { active_run: run.run_id, active_attempt: attemptOf(run) },
     remove: ["active_run", "active_attempt", ...(set.status === "error" ? [] : ["error"])],
     ...(idle ? { atMost: { queued: 0 } } : {}),

@@ -8,6 +8,7 @@ import {
   queryAll,
 } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
+import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 
 // Thread records of a deployment's agent server: one partition per deployment in the main table (PK
@@ -54,7 +55,7 @@ export async function createThread(
   d: AgentDeployment,
   input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing" },
 ): Promise<Thread> {
-  const now = new Date().toISOString();
+  const now = isoNow();
   const threadId = input.thread_id ?? crypto.randomUUID();
   const metadata = Object.fromEntries(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
@@ -86,7 +87,7 @@ export async function patchThread(
   threadId: string,
   metadata: Record<string, unknown> = {},
 ): Promise<Thread> {
-  const set: Item = { updated_at: new Date().toISOString() };
+  const set: Item = { updated_at: isoNow() };
   for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
   if (!(await conditionalUpdate(T, threadKey(d.scope, threadId), { set })))
     throw new NotFound(`Thread ${threadId} not found`);
@@ -168,7 +169,7 @@ export async function countThreads(d: AgentDeployment, q: ThreadQuery): Promise<
 export async function copyThread(d: AgentDeployment, threadId: string): Promise<Thread> {
   const from = await getThreadItem(d, threadId);
   if (!from) throw new NotFound(`Thread ${threadId} not found`);
-  const now = new Date().toISOString();
+  const now = isoNow();
   const toId = crypto.randomUUID();
   await d.checkpointer().copyThread(threadId, toId);
   const item: Item = {

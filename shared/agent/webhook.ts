@@ -1,6 +1,7 @@
 import type { Item } from "../aws/ddb.ts";
 import { logger } from "../log.ts";
 import { outboundRequest, UpstreamError } from "../outbound/request.ts";
+import { isoNow } from "../time.ts";
 import type { RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { ACTIVE, getRunItem, toRun } from "./runs.ts";
@@ -31,7 +32,7 @@ export async function notifyWebhook(d: AgentDeployment, run: Item, outcome: RunO
     ...toRun(item),
     values,
     ...(outcome.error ? { error: outcome.error.message } : {}),
-    webhook_sent_at: new Date().toISOString(),
+    webhook_sent_at: isoNow(),
   });
   const failure = await deliver(url, body);
   if (failure)

@@ -2,6 +2,7 @@ import { Command } from "@langchain/langgraph";
 import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
 import { LeaseLost } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -125,7 +126,6 @@ function later(d: AgentDeployment, threadId: string, ms: number) {
   );
 }
 
-const now = () => new Date().toISOString();
 const leaseLost = (ac: AbortController) => abortReason(ac.signal) === "lease-lost";
 
 /**
@@ -283,7 +283,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
           .filter((t) => t.interrupts.length)
           .map((t) => [t.id, t.interrupts]),
       ),
-      state_updated_at: now(),
+      state_updated_at: isoNow(),
     };
   } catch (err) {
     if (err instanceof LeaseLost) ac.abort(new RunAborted("lease-lost"));
@@ -293,7 +293,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       const error = { error: e?.name ?? "Error", message: e?.message ?? String(err) };
       emit("error", error);
       outcome = { status: "error", error, values: { __error__: error } };
-      threadSet = { status: "error", error: error.message, state_updated_at: now() };
+      threadSet = { status: "error", error: error.message, state_updated_at: isoNow() };
     }
   }
   try {
@@ -364,7 +364,11 @@ export async function finish(
     const final =
       executor().settlesBeforeReturn && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
     const done = updateInput(T, rk, {
-      set: { status: outcome.status, updated_at: now(), ...(final ? { final_values: outcome.values } : {}) },
+      set: {
+        status: outcome.status,
+        updated_at: isoNow(),
+        ...(final ? { final_values: outcome.values } : {}),
+      },
       when: { status: "running", attempt: attemptOf(run) },
       remove: ENDED,
     });
@@ -389,13 +393,13 @@ export async function finish(
     await saver.afterRunWrites(run.run_id, () => saver.deleteByRunId(run.thread_id, run.run_id));
     await transact([
       { Delete: { TableName: tableName(T), Key: toItem(rk) } },
-      unlock({ status: "idle", state_updated_at: now() }),
+      unlock({ status: "idle", state_updated_at: isoNow() }),
     ]);
     await deleteEventLog(d.scope, run.run_id);
     return { outcome: { status: "deleted" }, more: true };
   }
   const done = updateInput(T, rk, {
-    set: { status: "interrupted", updated_at: now() },
+    set: { status: "interrupted", updated_at: isoNow() },
     when: { status: "running", attempt: attemptOf(run) },
     remove: ENDED,
   });

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { getItem, putItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
+import { isoNow } from "../time.ts";
 
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
 // to one or more workspaces (tenants). The plain key exists only in the caller's hands.
@@ -19,14 +20,14 @@ export async function storeApiKey(key: string, tenants: string[]): Promise<void>
     SK: "APIKEY",
     tenants,
     key_prefix: key.slice(0, 12),
-    created_at: new Date().toISOString(),
+    created_at: isoNow(),
   });
 }
 
 export async function ensureTenant(tenantId: string, name: string): Promise<void> {
   await putItem(
     "main",
-    { PK: `TENANT#${tenantId}`, SK: "TENANT", id: tenantId, name, created_at: new Date().toISOString() },
+    { PK: `TENANT#${tenantId}`, SK: "TENANT", id: tenantId, name, created_at: isoNow() },
     { ConditionExpression: "attribute_not_exists(PK)" },
   ).catch((err) => {
     if (err?.name !== "ConditionalCheckFailedException") throw err;

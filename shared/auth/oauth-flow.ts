@@ -4,7 +4,7 @@ import { conditionalUpdate, getItem, type Item, putItem, transact, updateInput }
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { BadGateway, BadRequest, NotFound } from "../errors.ts";
 import { logger } from "../log.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { exchangeCode, printable, refreshGrant, TokenEndpointError } from "./oauth-client.ts";
 import {
   authorizationUrl,
@@ -37,7 +37,6 @@ const verifierContext = (tenant: string, authId: string) => ({
 });
 export const FLOW_TTL_SECONDS = 600;
 const epoch = () => Math.floor(Date.now() / 1000);
-const now = () => canonicalTime(Date.now())!;
 
 export const AuthenticateBody = z.looseObject({
   provider: ProviderId,
@@ -136,8 +135,8 @@ export async function authenticate(
     state_hash: secretHash(secret),
     ...(verifier ? { verifier_sealed: await seal(verifier, verifierContext(tenantId, authId)) } : {}),
     status: "pending",
-    created_at: now(),
-    updated_at: now(),
+    created_at: canonicalNow(),
+    updated_at: canonicalNow(),
     expires_at: epoch() + FLOW_TTL_SECONDS,
   });
   const url = authorizationUrl({
@@ -170,7 +169,7 @@ async function failFlow(flow: Item, from: string, error: string): Promise<void> 
   await conditionalUpdate(
     "main",
     { PK: flow.PK, SK: flow.SK },
-    { set: { status: "failed", error, updated_at: now() }, when: { status: from } },
+    { set: { status: "failed", error, updated_at: canonicalNow() }, when: { status: from } },
   );
 }
 
@@ -202,7 +201,7 @@ export async function handleCallback(
   const claimed = await conditionalUpdate(
     "main",
     { PK: flow.PK, SK: flow.SK },
-    { set: { status: "exchanging", updated_at: now() }, when: { status: "pending" } },
+    { set: { status: "exchanging", updated_at: canonicalNow() }, when: { status: "pending" } },
   );
   if (!claimed) throw new BadRequest(BAD_STATE);
   const tenantId: string = flow.tenant_id;
@@ -236,7 +235,7 @@ export async function handleCallback(
             set: {
               status: "completed",
               token_id: token.id,
-              updated_at: now(),
+              updated_at: canonicalNow(),
               expires_at: epoch() + FLOW_TTL_SECONDS,
             },
             remove: ["verifier_sealed"],

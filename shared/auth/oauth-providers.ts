@@ -13,7 +13,7 @@ import { config } from "../config.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import type { ClientCredentials } from "./oauth-client.ts";
 import { deleteProviderTokens } from "./oauth-tokens.ts";
 
@@ -188,7 +188,7 @@ export async function createProvider(tenantId: string, body: ProviderCreateIn): 
     throw new ValidationFailed([missingSecret()]);
   await checkTokenUrl(body.token_url);
   const id = randomUUID();
-  const at = canonicalTime(Date.now())!;
+  const at = canonicalNow();
   const item: Item = {
     PK: pk(tenantId),
     SK: body.provider_id,
@@ -232,7 +232,7 @@ export async function updateProvider(
   if (method !== "none" && !patch.client_secret && !current.client_secret_sealed)
     throw new ValidationFailed([missingSecret()]);
   if (patch.token_url) await checkTokenUrl(patch.token_url);
-  const set: Item = { updated_at: canonicalTime(Date.now())! };
+  const set: Item = { updated_at: canonicalNow() };
   // null means "not given" (the established API sends nulls), except scopes: null clears them.
   for (const f of FIELDS)
     if (patch[f] !== undefined && (patch[f] !== null || f === "scopes")) set[f] = patch[f];

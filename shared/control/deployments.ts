@@ -15,8 +15,8 @@ import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
 import { newRevisionItem, type RevisionConfig } from "./revisions.ts";
@@ -31,7 +31,6 @@ export const keys = {
   namePk: (tenant: string) => `T#${tenant}#DEPLOYMENTNAME`,
   byIdPk: (id: string) => `DEPLOYMENT#${id}`,
 };
-const now = () => canonicalTime(Date.now())!;
 export const secretsContext = (tenant: string, id: string) => ({
   tenant_id: tenant,
   deployment_id: id,
@@ -289,7 +288,7 @@ export async function createDeployment(
   await checkReferences(tenant, body.source_config, true);
   const id = randomUUID();
   const revisionId = uuidv7();
-  const at = now();
+  const at = canonicalNow();
   const revisionConfig = mergeRevisionConfig(undefined, body.source_revision_config);
   const deployment: DeploymentRecord = {
     id,
@@ -396,7 +395,7 @@ export async function updateDeployment(
   const current = await getDeployment(tenant, id);
   const sourceConfig = { ...current.source_config, ...(patch.source_config ?? {}) };
   if (patch.source_config) await checkReferences(tenant, sourceConfig, false);
-  const at = now();
+  const at = canonicalNow();
   const set: Item = { source_config: sourceConfig, updated_at: at };
   const remove: string[] = [];
   if (patch.secrets) {

@@ -6,7 +6,7 @@ import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { type GitHubRepository, listInstallationRepositories } from "./github.ts";
 
 // Source-code integrations (spec A, v1): on a self-hosted platform, a GitHub (or GitHub Enterprise) access
@@ -93,7 +93,7 @@ export async function createIntegration(tenantId: string, body: IntegrationCreat
   const problem = await endpointProblem(body.api_url, config.localMode, undefined, apiUrlRules);
   if (problem) throw validationError(["body", "api_url"], problem);
   const id = uuidv7();
-  const at = canonicalTime(Date.now())!;
+  const at = canonicalNow();
   const integration: Integration = {
     id,
     // GitHub App installations have numeric ids; a token registered here gets one of its own.

@@ -10,8 +10,8 @@ import {
 } from "../aws/ddb.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 
 // Listeners (spec A, v2): a self-hosted compute cluster (Kubernetes) that runs deployments.
 //   record   PK T#<tenant>#LISTENER         SK <id>           (uuidv7: the sort key lists newest first)
@@ -20,7 +20,6 @@ const keys = {
   pk: (tenant: string) => `T#${tenant}#LISTENER`,
   computePk: (tenant: string) => `T#${tenant}#LISTENERCOMPUTE`,
 };
-const now = () => canonicalTime(Date.now())!;
 
 /** A Kubernetes namespace name: an RFC 1123 label. */
 const Namespace = z
@@ -94,7 +93,7 @@ export async function requireListener(tenantId: string, listenerId: string): Pro
 }
 
 export async function createListener(tenantId: string, body: ListenerCreateIn): Promise<Listener> {
-  const at = now();
+  const at = canonicalNow();
   const listener: Listener = {
     id: uuidv7(),
     tenant_id: tenantId,
@@ -160,7 +159,7 @@ export async function updateListener(
       ["body", "compute_id"],
       "compute_id cannot be changed once the listener is created",
     );
-  const set: Item = { updated_at: now() };
+  const set: Item = { updated_at: canonicalNow() };
   if (patch.compute_config !== undefined)
     set.compute_config = { k8s_namespaces: patch.compute_config?.k8s_namespaces ?? null };
   if (patch.version !== undefined) set.version = patch.version;

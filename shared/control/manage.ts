@@ -6,8 +6,8 @@ import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
 import { deleteProjectWithRuns } from "../projects/projects.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 import {
   createDeployment,
   type DeploymentCreate,
@@ -58,7 +58,7 @@ export async function redeploy(
   const d = await getDeployment(tenant, deploymentId);
   const source = await getRevision(tenant, deploymentId, revisionId);
   const id = uuidv7();
-  const at = canonicalTime(Date.now())!;
+  const at = canonicalNow();
   const reuse = Boolean(source.built_at && source.artifact_prefix);
   const item = newRevisionItem(tenant, deploymentId, id, source.source, source.source_revision_config, at, {
     redeploy_of: source.id,

@@ -11,7 +11,7 @@ import { BuildError, readGraphConfig } from "../deploy/graph-config.ts";
 import { DeployError, type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { logger } from "../log.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { materializeArtifact, uploadArtifact } from "./artifacts.ts";
 import {
   type DeploymentRecord,
@@ -139,7 +139,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     await log.close();
     const ok = await transition(r, "AWAITING_DEPLOY", {
       from: ["BUILDING"],
-      set: { commit_sha: commit ?? null, built_at: canonicalTime(Date.now()) },
+      set: { commit_sha: commit ?? null, built_at: canonicalNow() },
     });
     if (!ok) log.line("The revision moved on while it was building: this build is not used");
     return true;
@@ -238,7 +238,7 @@ async function activate(
   graphs: unknown[],
   runtime?: { version: string; token_hash: string },
 ): Promise<RevisionStatus> {
-  const at = canonicalTime(Date.now())!;
+  const at = canonicalNow();
   try {
     await transact([
       {

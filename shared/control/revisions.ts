@@ -10,7 +10,7 @@ import { conditionalUpdate, deleteItem, getItem, type Item, queryAll } from "../
 import { config } from "../config.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound } from "../errors.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow, isoNow } from "../time.ts";
 
 // Revisions of a deployment and how their status moves (compat-notes "Control plane"):
 //   QUEUED → AWAITING_BUILD → BUILDING → AWAITING_DEPLOY → DEPLOYING → DEPLOYED
@@ -76,7 +76,6 @@ export const revisionKey = (tenant: string, deployment: string, id: string) => (
   PK: `T#${tenant}#DEPLOYMENT#${deployment}`,
   SK: `REV#${id}`,
 });
-const now = () => canonicalTime(Date.now())!;
 
 export function newRevisionItem(
   tenant: string,
@@ -194,7 +193,7 @@ export async function transition(
   to: RevisionStatus,
   opts: { from?: readonly RevisionStatus[]; set?: Item } = {},
 ): Promise<boolean> {
-  const at = now();
+  const at = canonicalNow();
   return conditionalUpdate("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
     set: { status: to, updated_at: at, ...opts.set },
     append: { status_history: [{ status: to, at }] },
@@ -205,7 +204,7 @@ export async function transition(
 
 export async function setRevisionFields(r: RevisionRecord, set: Item): Promise<void> {
   await conditionalUpdate("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
-    set: { ...set, updated_at: now() },
+    set: { ...set, updated_at: canonicalNow() },
   });
 }
 
@@ -242,7 +241,7 @@ export class RevisionLog {
   ) {}
 
   readonly line = (text: string): void => {
-    for (const l of text.split(/\r?\n/)) if (l.trim()) this.lines.push(`${new Date().toISOString()} ${l}`);
+    for (const l of text.split(/\r?\n/)) if (l.trim()) this.lines.push(`${isoNow()} ${l}`);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       void this.flush();

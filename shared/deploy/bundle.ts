@@ -2,6 +2,7 @@ import { access, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
+import { isoNow } from "../time.ts";
 import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run, toolEnv } from "./exec.ts";
@@ -199,7 +200,7 @@ export async function bundleGraphs(opts: {
 
   manifest.env = await graphEnv(config, repoDir, configRel, log);
   if (config.node_version) manifest.node_version = config.node_version;
-  manifest.built_at = new Date().toISOString();
+  manifest.built_at = isoNow();
   await mkdir(opts.outDir, { recursive: true });
   await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

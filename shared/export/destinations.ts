@@ -9,7 +9,7 @@ import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { BadRequest, NotFound, ValidationFailed, validationError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { endpointProblem, endpointUrlProblem, publicOnlyLookup } from "../outbound/ssrf.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { EXPORT_ERRORS } from "./workflow.ts";
 
 // The SSRF guard lives in shared/outbound/ssrf.ts (one guard for every outbound URL); re-exported for callers here.
@@ -342,7 +342,7 @@ export async function createDestination(tenant: string, body: DestinationCreateI
       },
     ]);
   const id = randomUUID();
-  const now = canonicalTime(Date.now())!;
+  const now = canonicalNow();
   const destination: Destination = {
     id,
     tenant_id: tenant,

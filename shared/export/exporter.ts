@@ -4,7 +4,7 @@ import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
 import { partitionKey, RUN_SHARDS } from "../runs/store.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { classifyS3Error, DestinationError, openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
@@ -131,13 +131,13 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
     throw new ExportTimedOut(`The export exceeded its timeout of ${config.export.timeoutSeconds} s`);
   if (run.status !== "Running") {
     await updateRun(job.tenant_id, job.export_id, run.id, {
-      set: { status: "Running", attempt_started_at: canonicalTime(Date.now()) },
+      set: { status: "Running", attempt_started_at: canonicalNow() },
       notIn: [...FINAL],
     });
     run = await getRun(job.tenant_id, job.export_id, job.run_id);
   }
   const attemptEnd =
-    Date.parse(run.attempt_started_at ?? canonicalTime(Date.now())!) + config.export.runTimeoutSeconds * 1000;
+    Date.parse(run.attempt_started_at ?? canonicalNow()) + config.export.runTimeoutSeconds * 1000;
   if (attemptEnd <= Date.now())
     throw new RunTimedOut(`The run exceeded its timeout of ${config.export.runTimeoutSeconds} s`);
   // Stop at a file boundary when the invocation's budget, the attempt or the export runs out; the next call
@@ -220,7 +220,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   await updateRun(job.tenant_id, job.export_id, run.id, {
     set: {
       status: "Completed",
-      finished_at: canonicalTime(Date.now()),
+      finished_at: canonicalNow(),
       latest_cursor: JSON.stringify(cursor),
     },
     notIn: [...FINAL],

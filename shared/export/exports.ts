@@ -17,6 +17,7 @@ import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 import { getDestination } from "./destinations.ts";
 import { EXPORT_FIELDS } from "./fields.ts";
 
@@ -173,14 +174,12 @@ export async function validateCreate(tenant: string, body: ExportCreateIn): Prom
   if (issues.length) throw new ValidationFailed(issues);
 }
 
-const now = () => canonicalTime(Date.now())!;
-
 /** Writes a new export: Created and queued, or IntervalScheduled for a scheduled export. Idempotent on id. */
 export async function putExport(
   tenant: string,
   input: ExportCreateIn & { id?: string; source_bulk_export_id?: string | null; created_at?: string },
 ): Promise<ExportRecord> {
-  const created = input.created_at ?? now();
+  const created = input.created_at ?? canonicalNow();
   const scheduled = input.interval_hours != null && !input.source_bulk_export_id;
   const record: ExportRecord = {
     id: input.id ?? randomUUID(),
@@ -287,7 +286,7 @@ export function setStatus(
   from: readonly string[],
   to: ExportStatus,
 ): Promise<boolean> {
-  const at = now();
+  const at = canonicalNow();
   return conditionalUpdate("main", keys.export(tenant, id), {
     set: { status: to, updated_at: at, ...(FINAL.has(to) ? { finished_at: at } : {}) },
     in: { status: from },

@@ -9,6 +9,7 @@ import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 import {
   childIdOf,
   type ExportRecord,
@@ -27,7 +28,6 @@ import { TIMEOUT_ERRORS } from "./workflow.ts";
 // execution per running export, finalization from the state machine (or from the execution's end event),
 // cancellation, the sweeper that re-drives what a stopped process left behind, and scheduled spawning.
 export const MACHINE = "bulk-export";
-const now = () => canonicalTime(Date.now())!;
 
 /** Starts queued exports of a workspace, oldest first, while running slots are free. */
 export async function launchQueued(tenant: string): Promise<void> {
@@ -56,7 +56,7 @@ export async function launchQueued(tenant: string): Promise<void> {
 /** One transaction: a free slot, Created → Running, the queue entry gone. */
 async function takeSlot(tenant: string, exp: ExportRecord, q: Item): Promise<"ok" | "full" | "gone"> {
   const TableName = tableName("main");
-  const at = now();
+  const at = canonicalNow();
   try {
     await dynamo().send(
       new TransactWriteItemsCommand({
@@ -269,7 +269,7 @@ export async function spawnDue(tenant: string, parentId: string): Promise<string
     await updateExportFields(
       tenant,
       parentId,
-      { next_window_start: end, updated_at: now() },
+      { next_window_start: end, updated_at: canonicalNow() },
       { next_window_start: start },
     );
   }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { conditionalUpdate, getItem, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalNow } from "../time.ts";
 import { FINAL, keys, runIdOf } from "./exports.ts";
 
 // Export runs: one per UTC day of an export. Each records its checkpoint (cursor, files, rows) after every
@@ -28,8 +28,6 @@ export interface ExportRunRecord {
   latest_cursor: string | null;
   attempt_started_at?: string;
 }
-
-const now = () => canonicalTime(Date.now())!;
 
 export function runWire(r: ExportRunRecord) {
   return {
@@ -65,7 +63,7 @@ export async function ensureRun(
   window: { start_time: string; end_time: string; prefix: string; export_path: string },
 ): Promise<string> {
   const id = runIdOf(exportId, day);
-  const at = now();
+  const at = canonicalNow();
   const record: ExportRunRecord = {
     id,
     bulk_export_id: exportId,
@@ -128,7 +126,7 @@ export function updateRun(
   opts: UpdateOpts,
 ): Promise<boolean> {
   return conditionalUpdate("main", keys.run(tenant, exportId, runId), {
-    set: { updated_at: now(), ...opts.set },
+    set: { updated_at: canonicalNow(), ...opts.set },
     add: opts.add,
     append: opts.append,
     when: opts.when,
@@ -150,7 +148,7 @@ export async function recordFailure(
   return updateRun(tenant, run.bulk_export_id, run.id, {
     set: {
       [`errors.retry_${n}`]: message.slice(0, 2000),
-      ...(final ? { status: "Failed", finished_at: now() } : { attempt_started_at: now() }),
+      ...(final ? { status: "Failed", finished_at: canonicalNow() } : { attempt_started_at: canonicalNow() }),
     },
     ...(final ? {} : { add: { retry_number: 1 } }),
     when: { retry_number: n },
@@ -164,7 +162,7 @@ export async function finishOpenRuns(tenant: string, exportId: string, status: s
     if (FINAL.has(r.status)) continue;
     const hasErrors = Object.keys(r.errors ?? {}).length > 0;
     await updateRun(tenant, exportId, r.id, {
-      set: { status: hasErrors && withErrors ? withErrors : status, finished_at: now() },
+      set: { status: hasErrors && withErrors ? withErrors : status, finished_at: canonicalNow() },
       notIn: [...FINAL],
     });
   }

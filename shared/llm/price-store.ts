@@ -4,6 +4,7 @@ import { batchWrite } from "../aws/batch.ts";
 import { deleteItem, getItem, type Item, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
+import { isoNow } from "../time.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
 import type { PriceEntry } from "./prices.ts";
 
@@ -112,7 +113,7 @@ async function seed(tenant: string): Promise<void> {
     seeded.add(tenant);
     return;
   }
-  const now = new Date().toISOString();
+  const now = isoNow();
   await batchWrite(
     "main",
     DEFAULT_PRICE_MAP.map((entry) => ({
@@ -156,7 +157,7 @@ export async function listPrices(tenant: string): Promise<StoredPrice[]> {
 
 export async function createPrice(tenant: string, body: PriceInput): Promise<StoredPrice> {
   await seed(tenant); // so a first write is not followed by the defaults appearing on their own
-  const now = new Date().toISOString();
+  const now = isoNow();
   const id = randomUUID();
   const price = { id, ...fields(body), tenant_id: tenant, created_at: now, updated_at: now };
   await putItem("main", { PK: pk(tenant), SK: id, ...price });
@@ -168,7 +169,7 @@ export async function updatePrice(tenant: string, id: string, body: PriceInput):
   await seed(tenant);
   const current = await getItem("main", { PK: pk(tenant), SK: id }, true);
   if (!current || id === SEEDED) throw new NotFound("Price entry not found");
-  const price = { ...toPrice(current), ...fields(body), updated_at: new Date().toISOString() };
+  const price = { ...toPrice(current), ...fields(body), updated_at: isoNow() };
   try {
     await putItem(
       "main",

@@ -19,6 +19,7 @@ import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { isoNow } from "../time.ts";
 
 // Tracing projects ("sessions" on the LangSmith wire). A record item per project plus a name item whose
 // conditional put makes names unique per tenant; both are written in one transaction.
@@ -135,7 +136,7 @@ function forget(tenant: string, project: Pick<Project, "id" | "name">): void {
 }
 
 export async function createProject(tenant: string, input: NewProject): Promise<Project> {
-  const now = new Date().toISOString();
+  const now = isoNow();
   const project: Project = {
     id: input.id ?? randomUUID(),
     name: input.name,
@@ -232,7 +233,7 @@ export async function listProjects(tenant: string, q: ProjectQuery): Promise<Pro
 
 export async function updateProject(tenant: string, id: string, patch: ProjectPatch): Promise<Project> {
   const current = await getProject(tenant, id);
-  const fields: Record<string, unknown> = { updated_at: new Date().toISOString() };
+  const fields: Record<string, unknown> = { updated_at: isoNow() };
   if (patch.name !== undefined) fields.name = patch.name;
   if (patch.description !== undefined) fields.description = patch.description;
   if (patch.extra !== undefined) fields.extra = patch.extra;

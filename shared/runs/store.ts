@@ -7,6 +7,7 @@ import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
 import { tableName } from "../tables.ts";
+import { canonicalNow } from "../time.ts";
 import { deriveFields } from "./derive.ts";
 import { lineageOf } from "./lineage.ts";
 import { INLINE_LIMIT, JSON_FIELDS, type JsonField, loadFields, storeField } from "./payloads.ts";
@@ -97,7 +98,7 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
     else errors.push(...issue(kind, i, parsed.error, (r as { id?: unknown })?.id));
   });
   if (!valid.length) return { accepted: [], errors };
-  const receivedAt = canonicalTime(Date.now())!;
+  const receivedAt = canonicalNow();
   const prices = await priceEntriesFor(tenant);
   // One project lookup per distinct session in the batch.
   const sessions = new Map<string, Promise<string>>();
@@ -259,7 +260,7 @@ export async function ingestPatches(
   const errors: ValidationIssue[] = [];
   const accepted: string[] = [];
   const prices = await priceEntriesFor(tenant);
-  const version = canonicalTime(Date.now())!.replace(/\W/g, "");
+  const version = canonicalNow().replace(/\W/g, "");
   await Promise.all(
     raw.map(async ({ id, body }, i) => {
       const parsed = RunPatch.safeParse(body);
