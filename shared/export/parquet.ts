@@ -2,6 +2,7 @@ import { gzipSync } from "node:zlib";
 import snappy from "snappyjs";
 import { canonicalTime } from "../runs/time.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "./fields.ts";
+import { Sink } from "./sink.ts";
 import { CompactWriter, CT } from "./thrift.ts";
 import { zstdCompress } from "./zstd.ts";
 
@@ -149,37 +150,6 @@ const ENCODING_RLE = 3;
 const PAGE_DATA = 0;
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
-
-// — a growable byte buffer (a Node Buffer, for its fast UTF-8 writes) —
-class Sink {
-  buf: Buffer;
-  pos = 0;
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-  ensure(n: number) {
-    if (this.pos + n > this.buf.length) this.grow(n);
-  }
-  private grow(n: number) {
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-  /** Gives up the buffer (views of it stay valid) and starts a new one of the same capacity. */
-  detach() {
-    this.buf = Buffer.allocUnsafe(this.buf.length);
-    this.pos = 0;
-  }
-  varint(n: number) {
-    this.ensure(10);
-    let v = n;
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.pos++] = v;
-  }
-}
 
 /** A growable array of small integers (levels, booleans). */
 class Bytes {

@@ -1,3 +1,5 @@
+import { Sink } from "./sink.ts";
+
 // A writer for Thrift's compact protocol: the subset Parquet's page headers and file footer use (i32, i64,
 // bool, binary/string, structs, lists). Field headers carry the delta from the previous field id of the same
 // struct, so callers must write fields in increasing id order within a struct.
@@ -18,48 +20,26 @@ export const CT = {
 const utf8 = new TextEncoder();
 
 export class CompactWriter {
-  private buf = new Uint8Array(256);
-  private pos = 0;
+  private out = new Sink(256);
   /** Last field id of each open struct, innermost last. */
   private lastIds: number[] = [0];
 
   get length(): number {
-    return this.pos;
+    return this.out.pos;
   }
 
   /** The bytes written so far (a copy, so the writer can be dropped or reused). */
   bytes(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-
-  private ensure(n: number) {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
+    return this.out.copy();
   }
 
   private byte(b: number) {
-    this.ensure(1);
-    this.buf[this.pos++] = b;
-  }
-
-  /** Unsigned LEB128 of a non-negative integer up to 2^53. */
-  private varint(n: number) {
-    this.ensure(10);
-    let v = n;
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.buf[this.pos++] = v;
+    this.out.byte(b);
   }
 
   /** Zigzag then varint (i16/i32/i64 values; exact for |n| < 2^52). */
   private zigzag(n: number) {
-    this.varint(n >= 0 ? n * 2 : -n * 2 - 1);
+    this.out.varint(n >= 0 ? n * 2 : -n * 2 - 1);
   }
 
   private fieldHeader(id: number, type: number) {
@@ -126,7 +106,7 @@ export class CompactWriter {
     if (size < 15) this.byte((size << 4) | elemType);
     else {
       this.byte(0xf0 | elemType);
-      this.varint(size);
+      this.out.varint(size);
     }
     return this;
   }
@@ -160,9 +140,7 @@ export class CompactWriter {
   }
 
   private rawBinary(v: Uint8Array) {
-    this.varint(v.length);
-    this.ensure(v.length);
-    this.buf.set(v, this.pos);
-    this.pos += v.length;
+    this.out.varint(v.length);
+    this.out.write(v);
   }
 }
