@@ -19,7 +19,7 @@ import { tableName } from "../tables.ts";
 import { canonicalNow } from "../time.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
-import { newRevisionItem, type RevisionConfig } from "./revisions.ts";
+import { newRevisionItem, type RevisionConfig, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
 
 // Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions.
 //   record  PK T#<tenant>#DEPLOYMENT      SK <id>     GSI1 DEPLOYMENT#<id> / DEPLOYMENT (lookup by id alone,
@@ -103,20 +103,13 @@ export const DeploymentPatch = z.looseObject({
 });
 export type DeploymentPatch = z.output<typeof DeploymentPatch>;
 
-const WireRevisionConfig = z.object({
-  repo_ref: z.string().nullable(),
-  graph_config_path: z.string(),
-  langgraph_config_path: z.string(),
-  image_uri: z.string().nullable(),
-});
-
 export const DeploymentOut = z.object({
   id: z.string(),
   tenant_id: z.string(),
   name: z.string(),
   source: z.string(),
   source_config: z.record(z.string(), z.unknown()),
-  source_revision_config: WireRevisionConfig,
+  source_revision_config: RevisionConfigOut,
   secrets: z.array(z.object({ name: z.string() })),
   latest_revision_id: z.string(),
   active_revision_id: z.string().nullable(),
@@ -147,19 +140,13 @@ export interface DeploymentRecord {
 }
 
 export function toWire(d: DeploymentRecord): DeploymentOut {
-  const rc = d.source_revision_config;
   return {
     id: d.id,
     tenant_id: d.tenant_id,
     name: d.name,
     source: d.source,
     source_config: stripNulls(d.source_config),
-    source_revision_config: {
-      repo_ref: rc.repo_ref ?? null,
-      graph_config_path: rc.graph_config_path,
-      langgraph_config_path: rc.graph_config_path,
-      image_uri: rc.image_uri ?? null,
-    },
+    source_revision_config: revisionConfigWire(d.source_revision_config),
     secrets: d.secret_names.map((name) => ({ name })),
     latest_revision_id: d.latest_revision_id,
     active_revision_id: d.active_revision_id ?? null,

@@ -104,17 +104,27 @@ export function newRevisionItem(
   return { ...revisionKey(tenant, deployment, id), GSI1PK: INFLIGHT_PK, GSI1SK: id, ...record };
 }
 
+/** A revision config as the API shows it (on a deployment and on each of its revisions). */
+export const RevisionConfigOut = z.object({
+  repo_ref: z.string().nullable(),
+  graph_config_path: z.string(),
+  langgraph_config_path: z.string(),
+  image_uri: z.string().nullable(),
+});
+
+export const revisionConfigWire = (rc: RevisionConfig): z.output<typeof RevisionConfigOut> => ({
+  repo_ref: rc.repo_ref ?? null,
+  graph_config_path: rc.graph_config_path,
+  langgraph_config_path: rc.graph_config_path,
+  image_uri: rc.image_uri ?? null,
+});
+
 export const RevisionOut = z.object({
   id: z.string(),
   deployment_id: z.string(),
   status: z.enum(REVISION_STATUSES),
   source: z.string(),
-  source_revision_config: z.object({
-    repo_ref: z.string().nullable(),
-    graph_config_path: z.string(),
-    langgraph_config_path: z.string(),
-    image_uri: z.string().nullable(),
-  }),
+  source_revision_config: RevisionConfigOut,
   status_history: z.array(z.object({ status: z.string(), at: z.string() })),
   error: z.string().nullable(),
   commit_sha: z.string().nullable(),
@@ -127,18 +137,12 @@ export const RevisionOut = z.object({
 export type RevisionOut = z.output<typeof RevisionOut>;
 
 export function revisionWire(r: RevisionRecord): RevisionOut {
-  const rc = r.source_revision_config;
   return {
     id: r.id,
     deployment_id: r.deployment_id,
     status: r.status,
     source: r.source,
-    source_revision_config: {
-      repo_ref: rc.repo_ref ?? null,
-      graph_config_path: rc.graph_config_path,
-      langgraph_config_path: rc.graph_config_path,
-      image_uri: rc.image_uri ?? null,
-    },
+    source_revision_config: revisionConfigWire(r.source_revision_config),
     status_history: r.status_history ?? [],
     error: r.error ?? null,
     commit_sha: r.commit_sha ?? null,
