@@ -1,10 +1,12 @@
 import { z } from "zod";
 import {
+  CREATE_ONLY,
   cancelCodes,
   conditionalUpdate,
   getItem,
   type Item,
   isConditionFailure,
+  putInput,
   queryAll,
   queryPage,
   toItem,
@@ -135,19 +137,8 @@ export async function createAssistant(d: AgentDeployment, body: AssistantCreate)
   };
   try {
     await transact([
-      {
-        Put: {
-          TableName: tableName("main"),
-          Item: toItem({ PK: pk(d), SK: id, kind: "assistant", ...a }),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      },
-      {
-        Put: {
-          TableName: tableName("main"),
-          Item: toItem({ PK: pk(d), SK: versionSk(id, 1), kind: "version", ...a }),
-        },
-      },
+      { Put: putInput("main", { PK: pk(d), SK: id, kind: "assistant", ...a }, CREATE_ONLY) },
+      { Put: putInput("main", { PK: pk(d), SK: versionSk(id, 1), kind: "version", ...a }) },
     ]);
     return a;
   } catch (err) {
@@ -293,11 +284,11 @@ export async function updateAssistant(
     try {
       await transact([
         {
-          Put: {
-            TableName: tableName("main"),
-            Item: toItem({ PK: pk(d), SK: versionSk(id, version), kind: "version", ...next }),
-            ConditionExpression: "attribute_not_exists(PK)",
-          },
+          Put: putInput(
+            "main",
+            { PK: pk(d), SK: versionSk(id, version), kind: "version", ...next },
+            CREATE_ONLY,
+          ),
         },
         {
           Update: updateInput(

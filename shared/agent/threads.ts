@@ -1,4 +1,5 @@
 import {
+  CREATE_ONLY,
   conditionalUpdate,
   deleteItem,
   getItem,
@@ -73,7 +74,7 @@ export async function createThread(
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
   try {
-    await putItem(T, item, { ConditionExpression: "attribute_not_exists(PK)" });
+    await putItem(T, item, CREATE_ONLY);
     return toThread(item);
   } catch (err) {
     if (!isConditionFailure(err)) throw err;

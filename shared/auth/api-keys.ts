@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { getItem, putItem } from "../aws/ddb.ts";
+import { CREATE_ONLY, getItem, putItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
 import { isoNow } from "../time.ts";
@@ -28,7 +28,7 @@ export async function ensureTenant(tenantId: string, name: string): Promise<void
   await putItem(
     "main",
     { PK: `TENANT#${tenantId}`, SK: "TENANT", id: tenantId, name, created_at: isoNow() },
-    { ConditionExpression: "attribute_not_exists(PK)" },
+    CREATE_ONLY,
   ).catch((err) => {
     if (err?.name !== "ConditionalCheckFailedException") throw err;
   });

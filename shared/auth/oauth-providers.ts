@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
+  CREATE_ONLY,
   deleteItem,
   getItem,
   type Item,
@@ -203,7 +204,7 @@ export async function createProvider(tenantId: string, body: ProviderCreateIn): 
       : {}),
   };
   try {
-    await putItem("main", item, { ConditionExpression: "attribute_not_exists(PK)" });
+    await putItem("main", item, CREATE_ONLY);
   } catch (err) {
     if (isConditionFailure(err)) throw new Conflict(`An OAuth provider '${body.provider_id}' already exists`);
     throw err;

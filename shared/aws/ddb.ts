@@ -28,12 +28,24 @@ export async function getItem(table: TableId, key: Item, consistent = false): Pr
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
+/** The condition of a put that only creates: no item has the key yet. */
+export const CREATE_ONLY = { ConditionExpression: "attribute_not_exists(PK)" } as const;
+
+/** The PutItem input (also a transaction's Put); `extra` adds a condition (`CREATE_ONLY`) and the like. */
+export function putInput(
+  table: TableId,
+  item: Item,
+  extra: Omit<PutItemCommandInput, "TableName" | "Item"> = {},
+) {
+  return { TableName: tableName(table), Item: toItem(item), ...extra };
+}
+
 export async function putItem(
   table: TableId,
   item: Item,
   extra: Omit<PutItemCommandInput, "TableName" | "Item"> = {},
 ): Promise<void> {
-  await dynamo().send(new PutItemCommand({ TableName: tableName(table), Item: toItem(item), ...extra }));
+  await dynamo().send(new PutItemCommand(putInput(table, item, extra)));
 }
 
 export async function deleteItem(table: TableId, key: Item): Promise<void> {

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { conditionalUpdate, getItem, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
+import {
+  CREATE_ONLY,
+  conditionalUpdate,
+  getItem,
+  isConditionFailure,
+  putItem,
+  queryAll,
+} from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
 import { canonicalNow } from "../time.ts";
 import { FINAL, keys, runIdOf } from "./exports.ts";
@@ -82,11 +89,7 @@ export async function ensureRun(
     latest_cursor: null,
   };
   try {
-    await putItem(
-      "main",
-      { ...keys.run(tenant, exportId, id), ...record },
-      { ConditionExpression: "attribute_not_exists(PK)" },
-    );
+    await putItem("main", { ...keys.run(tenant, exportId, id), ...record }, CREATE_ONLY);
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
   }

@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { batchWrite } from "../aws/batch.ts";
-import { deleteItem, getItem, type Item, isConditionFailure, putItem, queryAll } from "../aws/ddb.ts";
+import {
+  CREATE_ONLY,
+  deleteItem,
+  getItem,
+  type Item,
+  isConditionFailure,
+  putItem,
+  queryAll,
+} from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { canonicalTime } from "../runs/time.ts";
 import { isoNow } from "../time.ts";
@@ -129,11 +137,7 @@ async function seed(tenant: string): Promise<void> {
     })),
   );
   // Concurrent seeders write the same ids, so losing this race changes nothing.
-  await putItem(
-    "main",
-    { PK: pk(tenant), SK: SEEDED, created_at: now },
-    { ConditionExpression: "attribute_not_exists(PK)" },
-  ).catch((err) => {
+  await putItem("main", { PK: pk(tenant), SK: SEEDED, created_at: now }, CREATE_ONLY).catch((err) => {
     if (!isConditionFailure(err)) throw err;
   });
   seeded.add(tenant);

@@ -7,10 +7,12 @@ import {
 import { z } from "zod";
 import { dynamo } from "../aws/clients.ts";
 import {
+  CREATE_ONLY,
   cancelCodes,
   getItem,
   type Item,
   isConditionFailure,
+  putInput,
   queryPages,
   toItem,
   transact,
@@ -155,22 +157,15 @@ export async function createProject(tenant: string, input: NewProject): Promise<
   // Run times are left out rather than null so recordRuns can test them with attribute_not_exists.
   const { first_run_start_time, last_run_start_time, ...stored } = project;
   const record = { ...recordKey(tenant, project.id), GSI1PK: listPk(tenant), GSI1SK: `${now}#${project.id}` };
-  const TableName = tableName("main");
   try {
     await transact([
+      { Put: putInput("main", { ...record, ...stored }, CREATE_ONLY) },
       {
-        Put: {
-          TableName,
-          Item: toItem({ ...record, ...stored }),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      },
-      {
-        Put: {
-          TableName,
-          Item: toItem({ ...nameKey(tenant, project.name), id: project.id, name: project.name }),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
+        Put: putInput(
+          "main",
+          { ...nameKey(tenant, project.name), id: project.id, name: project.name },
+          CREATE_ONLY,
+        ),
       },
     ]);
   } catch (err) {
@@ -275,13 +270,7 @@ function renameItems(tenant: string, current: Project, name: string, update: Upd
         ExpressionAttributeValues: toItem({ ":id": current.id }),
       },
     },
-    {
-      Put: {
-        TableName,
-        Item: toItem({ ...nameKey(tenant, name), id: current.id, name }),
-        ConditionExpression: "attribute_not_exists(PK)",
-      },
-    },
+    { Put: putInput("main", { ...nameKey(tenant, name), id: current.id, name }, CREATE_ONLY) },
   ] satisfies TransactWriteItem[];
 }
 
