@@ -1,4 +1,5 @@
 import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
+import type { z } from "zod";
 import { dynamo } from "../aws/clients.ts";
 import { conditionalUpdate, getItem, type Item, queryAll, toItem, updateInput } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
@@ -10,6 +11,7 @@ import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import { graphFor } from "./run-assistant.ts";
+import type { runCreate } from "./run-schemas.ts";
 import { ACTIVE_RUNS_PK } from "./run-settings.ts";
 import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "./threads.ts";
@@ -53,26 +55,8 @@ export interface Run {
   multitask_strategy: MultitaskStrategy;
 }
 
-export interface RunCreate {
-  assistant_id: string;
-  input?: unknown;
-  command?: RunKwargs["command"];
-  config?: Record<string, any>;
-  context?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  stream_mode?: string | string[];
-  stream_subgraphs?: boolean;
-  interrupt_before?: string[] | "*";
-  interrupt_after?: string[] | "*";
-  multitask_strategy?: MultitaskStrategy;
-  if_not_exists?: "create" | "reject";
-  on_completion?: "delete" | "keep";
-  on_disconnect?: "cancel" | "continue";
-  after_seconds?: number;
-  checkpoint_id?: string;
-  checkpoint?: Record<string, unknown>;
-  webhook?: string;
-}
+/** A run-create body as validated (`runCreate` in run-schemas.ts is its one definition). */
+export type RunCreate = z.output<typeof runCreate>;
 
 const T = "main" as const;
 export const runPk = (scope: string, threadId: string) => `AGENT#${scope}#RUN#${threadId}`;
