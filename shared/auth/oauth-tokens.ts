@@ -6,6 +6,7 @@ import {
   deleteItem,
   getItem,
   type Item,
+  putInput,
   queryAll,
   queryPage,
   toItem,
@@ -128,7 +129,7 @@ export async function tokenPut(
     created_at: t.created_at ?? at,
     updated_at: at,
   };
-  return { put: { Put: { TableName: tableName("main"), Item: toItem(item) } }, token: toToken(item) };
+  return { put: { Put: putInput("main", item) }, token: toToken(item) };
 }
 
 export async function saveToken(tenantId: string, t: TokenInput): Promise<Token> {

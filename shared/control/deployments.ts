@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import {
+  CREATE_ONLY,
   deleteItem,
   getItem,
   type Item,
+  putInput,
   queryAll,
   queryPage,
-  toItem,
   transact,
   updateInput,
 } from "../aws/ddb.ts";
@@ -15,7 +16,6 @@ import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
-import { tableName } from "../tables.ts";
 import { canonicalNow } from "../time.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
@@ -294,29 +294,11 @@ export async function createDeployment(
     created_at: at,
     updated_at: at,
   };
-  const TableName = tableName("main");
   try {
     await transact([
-      {
-        Put: {
-          TableName,
-          Item: toItem({ PK: keys.namePk(tenant), SK: body.name, deployment_id: id }),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      },
-      {
-        Put: {
-          TableName,
-          Item: toItem(stored(deployment)),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
-      },
-      {
-        Put: {
-          TableName,
-          Item: toItem(newRevisionItem(tenant, id, revisionId, body.source, revisionConfig, at)),
-        },
-      },
+      { Put: putInput("main", { PK: keys.namePk(tenant), SK: body.name, deployment_id: id }, CREATE_ONLY) },
+      { Put: putInput("main", stored(deployment), CREATE_ONLY) },
+      { Put: putInput("main", newRevisionItem(tenant, id, revisionId, body.source, revisionConfig, at)) },
     ]);
   } catch (err: any) {
     if (
@@ -399,10 +381,7 @@ export async function updateDeployment(
     set.source_revision_config = revisionConfig;
     set.latest_revision_id = revisionId;
     items.push({
-      Put: {
-        TableName: tableName("main"),
-        Item: toItem(newRevisionItem(tenant, id, revisionId, current.source, revisionConfig, at)),
-      },
+      Put: putInput("main", newRevisionItem(tenant, id, revisionId, current.source, revisionConfig, at)),
     });
   }
   // The deployment must still be there and unchanged in its latest revision, or two PATCHes raced.

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import {
+  CREATE_ONLY,
   cancelCodes,
   getItem,
   type Item,
+  putInput,
   queryPages,
   toItem,
   transact,
@@ -107,18 +109,13 @@ export async function createListener(tenantId: string, body: ListenerCreateIn): 
   try {
     await transact([
       {
-        Put: {
-          TableName: tableName("main"),
-          Item: toItem({ PK: keys.computePk(tenantId), SK: listener.compute_id, listener_id: listener.id }),
-          ConditionExpression: "attribute_not_exists(PK)",
-        },
+        Put: putInput(
+          "main",
+          { PK: keys.computePk(tenantId), SK: listener.compute_id, listener_id: listener.id },
+          CREATE_ONLY,
+        ),
       },
-      {
-        Put: {
-          TableName: tableName("main"),
-          Item: toItem({ PK: keys.pk(tenantId), SK: listener.id, ...listener }),
-        },
-      },
+      { Put: putInput("main", { PK: keys.pk(tenantId), SK: listener.id, ...listener }) },
     ]);
   } catch (err) {
     if (cancelCodes(err)?.[0] === "ConditionalCheckFailed")

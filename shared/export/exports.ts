@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
 import {
+  CREATE_ONLY,
   cancelCodes,
   conditionalUpdate,
   getItem,
   type Item,
+  putInput,
   queryAll,
   queryPages,
-  toItem,
   transact,
 } from "../aws/ddb.ts";
 import { NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
@@ -16,7 +17,6 @@ import { FilterParseError, parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
 import { canonicalTime } from "../runs/time.ts";
-import { tableName } from "../tables.ts";
 import { canonicalNow } from "../time.ts";
 import { getDestination } from "./destinations.ts";
 import { EXPORT_FIELDS } from "./fields.ts";
@@ -201,41 +201,32 @@ export async function putExport(
     source_bulk_export_id: input.source_bulk_export_id ?? null,
     ...(scheduled ? { next_window_start: input.start_time } : {}),
   };
-  const TableName = tableName("main");
   const items: TransactWriteItem[] = [
     {
-      Put: {
-        TableName,
-        Item: toItem({
+      Put: putInput(
+        "main",
+        {
           ...keys.export(tenant, record.id),
           GSI1PK: keys.listPk(tenant),
           GSI1SK: `${created}#${record.id}`,
           ...record,
-        }),
-        ConditionExpression: "attribute_not_exists(PK)",
-      },
+        },
+        CREATE_ONLY,
+      ),
     },
   ];
   if (!scheduled) {
     items.push(
-      { Put: { TableName, Item: toItem({ ...keys.queue(tenant, record), id: record.id }) } },
-      {
-        Put: {
-          TableName,
-          Item: toItem({ ...keys.active(tenant, record.id), tenant_id: tenant, id: record.id }),
-        },
-      },
+      { Put: putInput("main", { ...keys.queue(tenant, record), id: record.id }) },
+      { Put: putInput("main", { ...keys.active(tenant, record.id), tenant_id: tenant, id: record.id }) },
     );
   }
   if (record.source_bulk_export_id)
     items.push({
-      Put: {
-        TableName,
-        Item: toItem({
-          ...keys.child(tenant, record.source_bulk_export_id, record.start_time, record.id),
-          id: record.id,
-        }),
-      },
+      Put: putInput("main", {
+        ...keys.child(tenant, record.source_bulk_export_id, record.start_time, record.id),
+        id: record.id,
+      }),
     });
   try {
     await transact(items);
