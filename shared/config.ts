@@ -9,14 +9,14 @@ const int = (name: string, fallback: number): number => {
   return Number.isFinite(n) ? n : fallback;
 };
 
+/** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
+export const SELF_HOSTED_PREFIX = "/api-host";
+
 /**
  * The environment names the platform reads or sets for itself. A deployment's secrets and its langgraph.json
  * env may not use them: they would change how the platform (or the deployment's runtime) behaves, or reach
  * a credential. Prefixes end in `_`; NODE_ENV stays the graph's own.
  */
-/** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
-export const SELF_HOSTED_PREFIX = "/api-host";
-
 export const RESERVED_ENV = {
   prefixes: [
     "PLATFORM_",
@@ -89,6 +89,19 @@ export const config = {
   get defaultBucket() {
     return env("PLATFORM_BUCKET") ?? "agent-platform";
   },
+  /** Where revision artifacts and agent state's large parts live (the platform bucket unless set apart). */
+  get artifactBucket() {
+    return env("ARTIFACT_BUCKET") ?? config.defaultBucket;
+  },
+  /** A table's name when set for it alone (TABLE_MAIN, …; the deployment runtimes get theirs this way). */
+  tableName(id: string): string | undefined {
+    return env(`TABLE_${id.toUpperCase()}`);
+  },
+  /** Benchmarks: count DynamoDB and S3 requests ("1"), and each write's shape ("shapes"). */
+  get countRequests(): "1" | "shapes" | undefined {
+    const v = env("PLATFORM_COUNT_REQUESTS");
+    return v === "1" || v === "shapes" ? v : undefined;
+  },
   /** Endpoint overrides for the local cloud; unset in AWS. */
   endpoint(service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler"): string | undefined {
     return env(`AWS_ENDPOINT_URL_${service.toUpperCase()}`);
@@ -113,6 +126,82 @@ export const config = {
   },
   get logLevel() {
     return (env("LOG_LEVEL") ?? "info") as "debug" | "info" | "warn" | "error";
+  },
+  /** Wiring the CDK app (and the local cloud) sets: where tasks, state machines and schedules are. */
+  wiring: {
+    /** `arn:aws:lambda:<region>:<account>:function:`, for the task functions' ARNs. */
+    get taskArnPrefix() {
+      return env("TASK_ARN_PREFIX");
+    },
+    stateMachineArn(name: string): string | undefined {
+      return env(`STATE_MACHINE_${name.toUpperCase().replace(/\W/g, "_")}_ARN`);
+    },
+    get schedulerGroup() {
+      return env("SCHEDULER_GROUP") ?? "agent-platform";
+    },
+    get schedulerRoleArn() {
+      return env("SCHEDULER_ROLE_ARN") ?? "arn:aws:iam::000000000000:role/local-scheduler";
+    },
+    /** Streaming routes' functions answer through Lambda response streaming ("1", set by the CDK app). */
+    get responseStreaming() {
+      return env("LAMBDA_RESPONSE_STREAMING") === "1";
+    },
+  },
+  /** What the Lambda runtime says of the function this code runs in (unset outside Lambda). */
+  lambda: {
+    get functionName() {
+      return env("AWS_LAMBDA_FUNCTION_NAME");
+    },
+    get functionVersion() {
+      return env("AWS_LAMBDA_FUNCTION_VERSION");
+    },
+    get taskRoot() {
+      return env("LAMBDA_TASK_ROOT");
+    },
+  },
+  /** The agent server's settings, and what a deployment's runtime is told at deploy. */
+  agent: {
+    /** A running agent run's lease: renewed while it runs, retried by the sweeper when it runs out. */
+    get runLeaseMs() {
+      return int("AGENT_RUN_LEASE_MS", 30_000);
+    },
+    /** "lambda": runs execute in invocations of the runtime's function (AWS), else in the runtime process. */
+    get runWorker() {
+      return env("AGENT_RUN_WORKER");
+    },
+    /** AWS: the account facts per-deployment runtime functions are created with (JSON; set by the CDK app). */
+    get runtimeScope() {
+      return env("PLATFORM_RUNTIME_SCOPE");
+    },
+    get runtimeLayerArn() {
+      return env("AGENT_RUNTIME_LAYER_ARN");
+    },
+    /** The platform function a runtime sends its traces to. */
+    get traceFunction() {
+      return env("AGENT_TRACE_FUNCTION");
+    },
+    /** In a deployment's runtime function: its settings (JSON) and the token it proves itself with. */
+    get runtimeConfig() {
+      return env("AGENT_RUNTIME_CONFIG");
+    },
+    get runtimeToken() {
+      return env("AGENT_RUNTIME_TOKEN");
+    },
+  },
+  /** Trace runs' storage. */
+  runs: {
+    /** Shards of a project-day's runs (write spread; an export reads them all). */
+    get shards() {
+      return int("RUN_SHARDS", 4);
+    },
+    /** A run field larger than this goes to S3, referenced from the run's item. */
+    get fieldInlineBytes() {
+      return int("RUN_FIELD_INLINE_BYTES", 48 * 1024);
+    },
+  },
+  /** Where the build step keeps dependency trees between builds (unset: no cache). */
+  get buildCacheDir() {
+    return env("BUILD_CACHE_DIR");
   },
   /** Bulk export limits (spec B, "Limits"); tests shrink them. */
   export: {

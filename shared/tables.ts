@@ -55,7 +55,7 @@ export const TABLES = {
 export type TableId = keyof typeof TABLES;
 
 export function tableName(id: TableId): string {
-  return process.env[`TABLE_${id.toUpperCase()}`] ?? `${config.tablePrefix}${id}`;
+  return config.tableName(id) ?? `${config.tablePrefix}${id}`;
 }
 
 export function tableEnvName(id: TableId): string {

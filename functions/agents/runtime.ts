@@ -3,6 +3,7 @@ import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread } from "../../shared/agent/worker.ts";
 import { lambda } from "../../shared/aws/clients.ts";
+import { config } from "../../shared/config.ts";
 import { json } from "../../shared/http/event.ts";
 import { type ResponseStream, writeBody } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
@@ -17,8 +18,8 @@ import { routeForKey, servedByRuntime } from "../routes.ts";
 // on a new version before it goes live. Its role reaches only its deployment's data (runtime/policy.ts).
 type Streamify = (fn: (event: RuntimeEvent, stream: ResponseStream) => Promise<void>) => unknown;
 
-const settings = JSON.parse(process.env.AGENT_RUNTIME_CONFIG ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
-const token = process.env.AGENT_RUNTIME_TOKEN ?? "";
+const settings = JSON.parse(config.agent.runtimeConfig ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
+const token = config.agent.runtimeToken ?? "";
 
 /** Traces go to the platform's AgentTraceIngest function, which files them under this deployment's project. */
 async function sendTraces(
@@ -28,7 +29,7 @@ async function sendTraces(
 ): Promise<IngestResult> {
   const out = await lambda().send(
     new InvokeCommand({
-      FunctionName: process.env.AGENT_TRACE_FUNCTION,
+      FunctionName: config.agent.traceFunction,
       Payload: Buffer.from(
         JSON.stringify({
           tenant_id: settings.tenant_id,
@@ -46,10 +47,7 @@ async function sendTraces(
   return JSON.parse(Buffer.from(out.Payload ?? []).toString()) as IngestResult;
 }
 
-const d = startRuntime(
-  { ...settings, artifact_dir: process.env.LAMBDA_TASK_ROOT ?? process.cwd() },
-  sendTraces,
-);
+const d = startRuntime({ ...settings, artifact_dir: config.lambda.taskRoot ?? process.cwd() }, sendTraces);
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {

@@ -1,5 +1,6 @@
 import { runLeaseMs } from "../../shared/agent/run-settings.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
+import { config } from "../../shared/config.ts";
 
 // Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a
 // schedule runs it every minute; the local cloud runs it at start-up and then again whenever a lease it saw
@@ -7,7 +8,7 @@ import { sweepRuns } from "../../shared/agent/sweeper.ts";
 let timer: NodeJS.Timeout | undefined;
 export const handler = async () => {
   const result = await sweepRuns();
-  if (!process.env.AWS_LAMBDA_FUNCTION_NAME) {
+  if (!config.lambda.functionName) {
     // Again when a lease it saw runs out, and at least once a lease period (a lease taken after this sweep).
     const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + runLeaseMs());
     clearTimeout(timer);

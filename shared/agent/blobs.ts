@@ -9,7 +9,7 @@ import type { Item } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 
 // Serialized parts of agent state that would not fit a DynamoDB item (400 KB) live in S3, referenced as `<attr>_ref`.
-export const bucket = () => process.env.ARTIFACT_BUCKET ?? config.defaultBucket;
+export const bucket = () => config.artifactBucket;
 
 /** A serialized part of an item: stored inline as `attr`, or in S3 at `key` and referenced as `<attr>_ref`. */
 export interface Part {

@@ -1,3 +1,4 @@
+import { config } from "../config.ts";
 import { controllers, findChannel, openChannel, type RunChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { invokeSelf } from "./runtime/self-invoke.ts";
@@ -68,4 +69,4 @@ const functionInvocations: RunExecutor = {
 
 /** The executor of this runtime (its setting does not change while it runs). */
 export const executor = (): RunExecutor =>
-  process.env.AGENT_RUN_WORKER === "lambda" ? functionInvocations : inProcess;
+  config.agent.runWorker === "lambda" ? functionInvocations : inProcess;

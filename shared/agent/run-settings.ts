@@ -1,10 +1,12 @@
+import { config } from "../config.ts";
+
 // Settings of run execution (where runs execute: executor.ts).
 
 /**
  * How long a claimed run stays owned by its worker without a renewal. A worker renews at a third of it; a run
  * whose lease ran out is taken back by the sweeper (pending again, attempt + 1).
  */
-export const runLeaseMs = (): number => Number(process.env.AGENT_RUN_LEASE_MS ?? 30_000);
+export const runLeaseMs = (): number => config.agent.runLeaseMs;
 
 /** How often a remote worker looks for a cancellation of its run (the issue asks for under a second). */
 export const CANCEL_POLL_MS = 400;

@@ -1,3 +1,4 @@
+import { config } from "../config.ts";
 import { itemBytes, writeUnits } from "./write-units.ts";
 
 // Request accounting for cost estimates (npm run bench -- agent): with PLATFORM_COUNT_REQUESTS=1 every DynamoDB
@@ -23,7 +24,7 @@ const stats: RequestStats = {
   s3: { requests: 0, puts: 0, gets: 0 },
 };
 export const requestStats = (): RequestStats => structuredClone(stats);
-export const countingRequests = () => ["1", "shapes"].includes(process.env.PLATFORM_COUNT_REQUESTS ?? "");
+export const countingRequests = () => config.countRequests !== undefined;
 
 type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
 type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
@@ -57,7 +58,7 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
     units: c.units + units,
     billed: c.billed + billed,
   };
-  if (process.env.PLATFORM_COUNT_REQUESTS === "shapes") countShapes(name, args.input);
+  if (config.countRequests === "shapes") countShapes(name, args.input);
   return out;
 };
 

@@ -228,7 +228,7 @@ export async function inFlightRevisions(): Promise<RevisionRecord[]> {
 // — logs —
 
 export type LogKind = "build" | "deploy";
-export const artifactBucket = () => process.env.ARTIFACT_BUCKET ?? config.defaultBucket;
+export const artifactBucket = () => config.artifactBucket;
 const logKey = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">, kind: LogKind) =>
   `logs/${r.tenant_id}/${r.deployment_id}/${r.id}/${kind}.log`;
 

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { access, cp, link, mkdir, readdir, readFile, readlink, rename, rm, symlink } from "node:fs/promises";
 import path from "node:path";
+import { config } from "../config.ts";
 import type { LogLine } from "./exec.ts";
 
 // The build's dependency cache (BUILD_CACHE_DIR): node_modules trees keyed by package.json + lockfile. Trees
@@ -20,7 +21,7 @@ export async function cacheEntry(
   pkgDir: string,
   lockName: string | undefined,
 ): Promise<string | undefined> {
-  const root = process.env.BUILD_CACHE_DIR;
+  const root = config.buildCacheDir;
   if (!root) return undefined;
   const hash = createHash("sha256");
   // Native and platform-specific packages differ by OS, CPU and Node ABI; the command decides the tree too.

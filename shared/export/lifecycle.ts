@@ -285,14 +285,14 @@ async function scheduleSpawn(tenant: string, parent: ExportRecord, windowEnd: st
     await scheduler().send(
       new CreateScheduleCommand({
         Name: name,
-        GroupName: process.env.SCHEDULER_GROUP ?? "agent-platform",
+        GroupName: config.wiring.schedulerGroup,
         ScheduleExpression: `at(${at})`,
         ScheduleExpressionTimezone: "UTC",
         FlexibleTimeWindow: { Mode: "OFF" },
         ActionAfterCompletion: "DELETE",
         Target: {
           Arn: taskArn("ExportSpawn"),
-          RoleArn: process.env.SCHEDULER_ROLE_ARN ?? "arn:aws:iam::000000000000:role/local-scheduler",
+          RoleArn: config.wiring.schedulerRoleArn,
           Input: JSON.stringify({ tenant_id: tenant, export_id: parent.id }),
           RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 86_400 },
         },
@@ -308,9 +308,7 @@ async function scheduleSpawn(tenant: string, parent: ExportRecord, windowEnd: st
 
 async function deleteSchedule(name: string) {
   await scheduler()
-    .send(
-      new DeleteScheduleCommand({ Name: name, GroupName: process.env.SCHEDULER_GROUP ?? "agent-platform" }),
-    )
+    .send(new DeleteScheduleCommand({ Name: name, GroupName: config.wiring.schedulerGroup }))
     .catch((err: any) => {
       if (err?.name !== "ResourceNotFoundException" && err?.code !== "ResourceNotFoundException") throw err;
     });

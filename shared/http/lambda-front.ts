@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { config } from "../config.ts";
 import type { HttpEvent, HttpResult } from "./event.ts";
 
 // The agent server sits behind an API Gateway REST API in AWS, because REST APIs can stream a Lambda's
@@ -75,7 +76,7 @@ export async function writeBody(result: HttpResult, out: ResponseStream): Promis
  */
 export function streamingExport<H extends (event: any, context?: any) => Promise<HttpResult>>(handler: H): H {
   const lambda = (globalThis as { awslambda?: LambdaGlobals }).awslambda;
-  if (process.env.LAMBDA_RESPONSE_STREAMING !== "1" || !lambda) return handler;
+  if (!config.wiring.responseStreaming || !lambda) return handler;
   const streamed = lambda.streamifyResponse(async (event, stream, context) =>
     writeToStream(await handler(event, context), stream, lambda),
   );

@@ -5,7 +5,7 @@ import { config } from "../config.ts";
 // Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
 export const JSON_FIELDS = ["inputs", "outputs", "extra", "events", "serialized", "error"] as const;
 export type JsonField = (typeof JSON_FIELDS)[number];
-export const INLINE_LIMIT = () => Number(process.env.RUN_FIELD_INLINE_BYTES ?? 48 * 1024);
+export const INLINE_LIMIT = () => config.runs.fieldInlineBytes;
 
 const keyOf = (tenant: string, runId: string, field: JsonField, version: string) =>
   `payloads/${tenant}/runs/${runId}/${field}-${version}.json`;

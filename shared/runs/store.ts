@@ -3,6 +3,7 @@ import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
 import { fromItem, getItem, isConditionFailure, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
@@ -18,7 +19,7 @@ import { canonicalTime, dayOf } from "./time.ts";
 // same item). Patches are kept in a durable patch record as well as applied to the run; a post re-applies
 // any patch record after writing, and a patch applies itself only when the run exists — each side writes
 // first and checks the other after, so a patch that arrives before its post is never lost.
-export const RUN_SHARDS = () => Number(process.env.RUN_SHARDS ?? 4);
+export const RUN_SHARDS = () => config.runs.shards;
 const runKey = (tenant: string, id: string, sk: "run" | "patch") => ({ PK: `${tenant}#${id}`, SK: sk });
 
 export function shardOf(id: string): number {

@@ -23,6 +23,7 @@ import {
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { secretHash } from "../../auth/oauth-protocol.ts";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { config } from "../../config.ts";
 import { files } from "../../control/artifacts.ts";
 import { artifactBucket } from "../../control/revisions.ts";
 import type { GraphInfo } from "../../deploy/smoke.ts";
@@ -49,11 +50,13 @@ import type { RuntimeConfig } from "./serve.ts";
 
 /** What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE) and the runtime layer. */
 type PlatformScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
-const platformScope = (): PlatformScope | undefined =>
-  process.env.PLATFORM_RUNTIME_SCOPE ? JSON.parse(process.env.PLATFORM_RUNTIME_SCOPE) : undefined;
+const platformScope = (): PlatformScope | undefined => {
+  const scope = config.agent.runtimeScope;
+  return scope ? JSON.parse(scope) : undefined;
+};
 
 /** Is this platform deployed to AWS with per-deployment runtime functions? */
-export const lambdaRuntimes = (): boolean => Boolean(process.env.PLATFORM_RUNTIME_SCOPE);
+export const lambdaRuntimes = (): boolean => Boolean(config.agent.runtimeScope);
 
 /** Lambda's limit on a function's environment variables, in bytes of names and values. */
 export const MAX_ENV_BYTES = 4096;
@@ -72,7 +75,7 @@ export interface RuntimeDeploy {
 
 /** The environment of a runtime function: its own variables, then the settings the platform gives it. */
 export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<string, string> {
-  const config: Omit<RuntimeConfig, "artifact_dir"> = {
+  const settings: Omit<RuntimeConfig, "artifact_dir"> = {
     tenant_id: r.tenant_id,
     deployment_id: r.deployment_id,
     revision_id: r.revision_id,
@@ -81,14 +84,14 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
   };
   const env: Record<string, string> = {
     ...r.env,
-    AGENT_RUNTIME_CONFIG: JSON.stringify(config),
+    AGENT_RUNTIME_CONFIG: JSON.stringify(settings),
     AGENT_RUNTIME_TOKEN: token,
-    AGENT_TRACE_FUNCTION: process.env.AGENT_TRACE_FUNCTION ?? "",
+    AGENT_TRACE_FUNCTION: config.agent.traceFunction ?? "",
     AGENT_RUN_WORKER: "lambda",
     TABLE_MAIN: tableName("main"),
     TABLE_CHECKPOINTS: tableName("checkpoints"),
-    PLATFORM_BUCKET: process.env.PLATFORM_BUCKET ?? "",
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    PLATFORM_BUCKET: config.defaultBucket,
+    LOG_LEVEL: config.logLevel,
   };
   const bytes = Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
   if (bytes > MAX_ENV_BYTES)
@@ -171,8 +174,9 @@ export async function deployRuntime(
   const FunctionName = runtimeFunctionName(r.deployment_id);
   const token = randomBytes(32).toString("hex");
   const Environment = { Variables: runtimeEnvironment(r, token) };
-  if (!process.env.AGENT_RUNTIME_LAYER_ARN) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
-  const Layers = [process.env.AGENT_RUNTIME_LAYER_ARN];
+  const layer = config.agent.runtimeLayerArn;
+  if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
+  const Layers = [layer];
   const Role = await ensureRole(scope);
   log(`Runtime role ${Role}: this deployment's data only`);
   const Code = await uploadCode(r);

@@ -1,5 +1,6 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { lambda } from "../../aws/clients.ts";
+import { config } from "../../config.ts";
 import { logger } from "../../log.ts";
 
 // The Lambda executor's kick: a runtime in AWS runs a thread's due runs in an asynchronous invocation of its own
@@ -19,7 +20,7 @@ export function invokeSelfLocally(fn: (e: DrainEvent) => Promise<void>): void {
 }
 
 export async function invokeSelf(e: DrainEvent): Promise<void> {
-  const name = process.env.AWS_LAMBDA_FUNCTION_NAME;
+  const name = config.lambda.functionName;
   if (!name && localInvoke) {
     const run = localInvoke;
     setImmediate(() => void run(e).catch((err) => logger.error("run drain failed", { error: err })));
@@ -29,7 +30,7 @@ export async function invokeSelf(e: DrainEvent): Promise<void> {
   await lambda().send(
     new InvokeCommand({
       FunctionName: name,
-      Qualifier: process.env.AWS_LAMBDA_FUNCTION_VERSION,
+      Qualifier: config.lambda.functionVersion,
       InvocationType: "Event",
       Payload: Buffer.from(JSON.stringify(e)),
     }),
