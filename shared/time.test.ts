@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalTime } from "./runs/time.ts";
-import { canonicalFromMs, canonicalNow, isoNow } from "./time.ts";
+import { canonicalFromMs, canonicalNow, canonicalTime, isoNow } from "./time.ts";
 
 describe("clock", () => {
   it("answers now in the two forms: Date's ISO (ms) and the canonical run time (µs)", () => {

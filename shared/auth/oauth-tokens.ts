@@ -14,8 +14,8 @@ import {
 } from "../aws/ddb.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound } from "../errors.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
+import { canonicalTime } from "../time.ts";
 import type { TokenGrant } from "./oauth-client.ts";
 
 // OAuth tokens obtained through the auth service: one per workspace, provider and user (user_id null: the

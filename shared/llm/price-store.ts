@@ -11,8 +11,7 @@ import {
   queryAll,
 } from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
-import { canonicalTime } from "../runs/time.ts";
-import { isoNow } from "../time.ts";
+import { canonicalTime, isoNow } from "../time.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
 import type { PriceEntry } from "./prices.ts";
 

@@ -19,9 +19,8 @@ import {
 } from "../aws/ddb.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
-import { isoNow } from "../time.ts";
+import { canonicalTime, isoNow } from "../time.ts";
 
 // Tracing projects ("sessions" on the LangSmith wire). A record item per project plus a name item whose
 // conditional put makes names unique per tenant; both are written in one transaction.

@@ -1,5 +1,5 @@
 import { firstTokenTime, type PriceEntry, summarizeLlmRun } from "../llm/index.ts";
-import { canonicalTime } from "./time.ts";
+import { canonicalTime } from "../time.ts";
 
 // Fields computed from a run's merged content: status, time to first token, and for llm runs the
 // normalized messages, tokens and costs (with the prices in force when the run was logged).

@@ -3,8 +3,8 @@ import { batchWrite } from "../aws/batch.ts";
 import { s3 } from "../aws/clients.ts";
 import { queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
+import { dayOf } from "../time.ts";
 import { partitionKey, RUN_SHARDS } from "./store.ts";
-import { dayOf } from "./time.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
 // run items with their patch records and the payloads they offloaded to S3. Idempotent, so a retried

@@ -2,9 +2,9 @@ import { queryPage, toItem } from "../aws/ddb.ts";
 import { validationError } from "../errors.ts";
 import { compileFilter, FilterParseError } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
+import { canonicalTime, dayOf } from "../time.ts";
 import { loadFields } from "./payloads.ts";
 import { getRunItem, partitionKey, RUN_SHARDS } from "./store.ts";
-import { canonicalTime, dayOf } from "./time.ts";
 import { toWire } from "./wire.ts";
 
 // Reading runs: by trace (in dotted order) or by project, newest first, filtered with the filter language.

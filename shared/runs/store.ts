@@ -8,12 +8,11 @@ import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
 import { tableName } from "../tables.ts";
-import { canonicalNow } from "../time.ts";
+import { canonicalNow, canonicalTime, dayOf } from "../time.ts";
 import { deriveFields } from "./derive.ts";
 import { lineageOf } from "./lineage.ts";
 import { INLINE_LIMIT, JSON_FIELDS, type JsonField, loadFields, storeField } from "./payloads.ts";
 import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
-import { canonicalTime, dayOf } from "./time.ts";
 
 // The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
 // same item). Patches are kept in a durable patch record as well as applied to the run; a post re-applies
