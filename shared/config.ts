@@ -17,7 +17,7 @@ export const SELF_HOSTED_PREFIX = "/api-host";
  * env may not use them: they would change how the platform (or the deployment's runtime) behaves, or reach
  * a credential. Prefixes end in `_`; NODE_ENV stays the graph's own.
  */
-export const RESERVED_ENV = {
+const RESERVED_ENV = {
   prefixes: [
     "PLATFORM_",
     "TABLE_",

@@ -30,7 +30,7 @@ interface LambdaGlobals {
 }
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
-export async function runtimeTarget(tenant: string, deploymentId: string) {
+async function runtimeTarget(tenant: string, deploymentId: string) {
   const d = await recentDeploymentRecord(tenant, deploymentId);
   if (!d) throw new NotFound("Deployment not found");
   const version = (d as { active_runtime_version?: string }).active_runtime_version;

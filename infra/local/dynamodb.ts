@@ -19,7 +19,7 @@ export interface LocalDynamo {
   stop(): Promise<void>;
 }
 
-export function checkJava(): void {
+function checkJava(): void {
   const r = spawnSync("java", ["-version"], { stdio: "ignore" });
   if (r.error || r.status !== 0) {
     throw new StartupError(

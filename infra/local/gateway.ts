@@ -36,7 +36,7 @@ export interface GatewayOptions {
   internal?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
 }
 
-export function compilePath(path: string): { regex: RegExp; names: string[] } {
+function compilePath(path: string): { regex: RegExp; names: string[] } {
   const names: string[] = [];
   const pattern = path
     .split("/")

@@ -11,7 +11,7 @@ const PK = "LOCAL#SCHEDULES";
 
 export type FireTarget = (target: { Arn: string; Input?: string }) => Promise<void>;
 
-export function nextFireTime(expression: string, tz: string | undefined, from: number): number | undefined {
+function nextFireTime(expression: string, tz: string | undefined, from: number): number | undefined {
   const at = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);
   if (at) {
     if (tz && tz !== "UTC")

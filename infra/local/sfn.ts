@@ -39,7 +39,7 @@ function taskStates(def: any, out: [string, string][] = []): [string, string][] 
   return out;
 }
 
-export function loadDefinition(file: string): any {
+function loadDefinition(file: string): any {
   const text = renderAsl(readFileSync(file, "utf8")).replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) =>
     functionArn(n),
   );

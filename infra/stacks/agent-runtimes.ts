@@ -16,7 +16,7 @@ import { ROOT, RUNTIME } from "./node-function.ts";
 // invoke and remove those functions and their roles. The functions and roles themselves are made at deploy
 // time (one per deployment), so this app only names them by pattern: agent-rt-<deployment>, roles under
 // /agent-runtime/.
-export const RUNTIME_ENTRY = join(ROOT, "functions", `${AGENT_ENTRY_POINTS.runtime}.ts`);
+const RUNTIME_ENTRY = join(ROOT, "functions", `${AGENT_ENTRY_POINTS.runtime}.ts`);
 const TRACE_TASK = "AgentTraceIngest";
 
 /** The runtime's layer content: /opt/nodejs/agent-runtime.mjs, one ESM file. */

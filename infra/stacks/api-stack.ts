@@ -36,7 +36,7 @@ import { handlerFunction, lambdaRole } from "./node-function.ts";
 import type { WorkflowsStack } from "./workflows-stack.ts";
 
 /** API Gateway's hard limit on routes per HTTP API. */
-export const MAX_HTTP_API_ROUTES = 300;
+const MAX_HTTP_API_ROUTES = 300;
 /**
  * Groups served by their own REST API instead of the HTTP API: HTTP APIs cannot stream a Lambda response,
  * REST APIs can (responseTransferMode STREAM), and the agent server streams runs as SSE. The SDK is pointed
@@ -139,7 +139,7 @@ interface ApiGroupStackProps {
  * One API group: a shared least-privilege role, one function per route, one HttpRoute per mounted path — or,
  * for a REST group, its own REST API with one method per route, streaming routes streamed.
  */
-export class ApiGroupStack extends NestedStack {
+class ApiGroupStack extends NestedStack {
   readonly restApi?: RestApi;
 
   constructor(scope: Construct, id: string, props: ApiGroupStackProps) {

@@ -20,7 +20,7 @@ import type { Construct, IConstruct } from "constructs";
 import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/tables.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
-export const KEY_ALIAS = "alias/agent-platform";
+const KEY_ALIAS = "alias/agent-platform";
 
 /** The data resources as seen from another stack (imported through this stack's named exports). */
 export interface DataRefs {

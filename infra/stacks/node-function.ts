@@ -10,7 +10,7 @@ import type { Construct } from "constructs";
 import { acknowledge } from "./nag.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const FUNCTIONS_DIR = join(ROOT, "functions");
+const FUNCTIONS_DIR = join(ROOT, "functions");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
 
 export const RUNTIME = Runtime.NODEJS_22_X;

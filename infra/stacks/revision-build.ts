@@ -12,7 +12,7 @@ import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 import { ROOT } from "./node-function.ts";
 
 /** The build step the local cloud runs in a child process (infra/local/codebuild.ts). */
-export const BUILD_ENTRY = join(ROOT, "infra", "build", "revision-build.ts");
+const BUILD_ENTRY = join(ROOT, "infra", "build", "revision-build.ts");
 /** The bundled build step inside the project's source. */
 export const BUILD_SCRIPT = "revision-build.mjs";
 export const BUILD_PROJECT_NAME = "agent-platform-revision-build";

@@ -19,9 +19,9 @@ import { acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import { RevisionBuild } from "./revision-build.ts";
 
-export const SCHEDULE_GROUP = "agent-platform";
+const SCHEDULE_GROUP = "agent-platform";
 /** State machines get fixed names (agent-platform-<file>) so other stacks can build their ARNs. */
-export const stateMachineName = (name: string) => `agent-platform-${name}`;
+const stateMachineName = (name: string) => `agent-platform-${name}`;
 
 export interface AslFile {
   /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
@@ -41,7 +41,7 @@ export function placeholdersOf(text: string): string[] {
 }
 
 /** Every infra/state-machines/*.asl.json (none when the folder is missing), with its placeholders. */
-export function aslFiles(dir: string): AslFile[] {
+function aslFiles(dir: string): AslFile[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".asl.json"))
@@ -68,7 +68,7 @@ interface ResourceSubstitution {
 }
 
 /** The env var a handler reads a state machine's ARN from; matches the local cloud's naming. */
-export function stateMachineEnvName(name: string): string {
+function stateMachineEnvName(name: string): string {
   return `STATE_MACHINE_${name.toUpperCase().replace(/\W/g, "_")}_ARN`;
 }
 

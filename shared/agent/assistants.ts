@@ -79,7 +79,7 @@ function toAssistant(item: Item): Assistant {
 }
 
 /** The graph ids the deployment's active revision serves. */
-export const graphIds = (d: AgentDeployment): string[] => d.graphs.map((g) => g.graph_id);
+const graphIds = (d: AgentDeployment): string[] => d.graphs.map((g) => g.graph_id);
 
 function assertGraph(d: AgentDeployment, graphId: string) {
   if (!graphIds(d).includes(graphId)) throw new NotFound(`Graph "${graphId}" not found`);
@@ -87,7 +87,7 @@ function assertGraph(d: AgentDeployment, graphId: string) {
 
 // Default assistants are written once per process and revision (conditional put: an existing one is kept).
 const ensured = new Map<string, Promise<void>>();
-export function ensureDefaultAssistants(d: AgentDeployment): Promise<void> {
+function ensureDefaultAssistants(d: AgentDeployment): Promise<void> {
   const key = `${d.scope}#${d.revision_id}`;
   let p = ensured.get(key);
   if (!p) {

@@ -51,7 +51,7 @@ const nameOf = (run: Run): string => {
   return run.name ?? s?.name ?? s?.id?.at(-1) ?? "Unnamed";
 };
 
-export class EventsMode extends BaseTracer {
+class EventsMode extends BaseTracer {
   name = "event_stream_tracer";
   lc_prefer_streaming = true;
   private readonly runs = new Map<string, RunInfo>();
@@ -262,7 +262,7 @@ export class EventsMode extends BaseTracer {
 }
 
 /** The callback handler that reports a graph run as `events` frames: add it to the graph call's callbacks. */
-export function eventsCallback(emit: (data: StreamEventV2) => void, options?: EventsModeOptions): EventsMode {
+function eventsCallback(emit: (data: StreamEventV2) => void, options?: EventsModeOptions): EventsMode {
   return new EventsMode(emit, options);
 }
 

@@ -2,7 +2,7 @@ import { type DocRoute, openApiDocument } from "../http/openapi.ts";
 
 // The agent server's own OpenAPI document: the manifest's "agent" routes with paths relative to one
 // deployment (`/agents/{deployment_id}` becomes the server URL), as the reference server documents itself.
-export const AGENT_PREFIX = "/agents/{deployment_id}";
+const AGENT_PREFIX = "/agents/{deployment_id}";
 
 export function agentOpenApiDocument(version: string, deploymentId: string, list: DocRoute[]) {
   const agentRoutes = list

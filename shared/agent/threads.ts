@@ -35,7 +35,7 @@ export const threadPk = (scope: string) => `AGENT#${scope}#THREAD`;
 export const threadKey = (scope: string, threadId: string) => ({ PK: threadPk(scope), SK: threadId });
 const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
 
-export function toThread(item: Item): Thread {
+function toThread(item: Item): Thread {
   const out: Item = {};
   for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
   return { values: null, interrupts: {}, metadata: {}, ...out } as Thread;

@@ -50,7 +50,7 @@ async function tenantsOfKey(key: string): Promise<string[] | undefined> {
 }
 
 /** Headers are lower-cased (API Gateway v2 does so). */
-export function apiKeyFrom(headers: Record<string, string | undefined>): string | undefined {
+function apiKeyFrom(headers: Record<string, string | undefined>): string | undefined {
   const key = headers["x-api-key"]?.trim();
   if (key) return key;
   const auth = headers.authorization?.trim();

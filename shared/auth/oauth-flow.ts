@@ -35,7 +35,7 @@ const verifierContext = (tenant: string, authId: string) => ({
   tenant_id: tenant,
   record: `oauth-flow/${authId}`,
 });
-export const FLOW_TTL_SECONDS = 600;
+const FLOW_TTL_SECONDS = 600;
 const epoch = () => Math.floor(Date.now() / 1000);
 
 export const AuthenticateBody = z.looseObject({

@@ -25,7 +25,7 @@ import { deleteProviderTokens } from "./oauth-tokens.ts";
 const pk = (tenant: string) => `T#${tenant}#OAUTHPROVIDER`;
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `oauth-provider/${id}` });
 
-export const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 export const ProviderId = z
   .string()
   .regex(PROVIDER_ID, "provider_id may hold letters, digits, '_', '.', '-'");
@@ -35,7 +35,7 @@ export const Scope = z
   .min(1)
   .max(256)
   .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "a scope is printable ASCII without spaces, '\"' or '\\'");
-export const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
+const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
 const CHALLENGE_METHODS = ["S256", "plain"] as const;
 const tokenUrlRules = { field: "token_url", httpsOnly: true };
 

@@ -75,7 +75,7 @@ const stored = (tenantId: string, item: Item): StoredToken => ({
 });
 
 /** Usable: not expired, or renewable with its refresh token. */
-export function isUsable(t: Token, now = Date.now()): boolean {
+function isUsable(t: Token, now = Date.now()): boolean {
   return t.has_refresh_token || !t.expires_at || Date.parse(t.expires_at) > now;
 }
 

@@ -31,7 +31,7 @@ export const keys = {
   namePk: (tenant: string) => `T#${tenant}#DEPLOYMENTNAME`,
   byIdPk: (id: string) => `DEPLOYMENT#${id}`,
 };
-export const secretsContext = (tenant: string, id: string) => ({
+const secretsContext = (tenant: string, id: string) => ({
   tenant_id: tenant,
   deployment_id: id,
   purpose: "deployment-secrets",
@@ -46,7 +46,7 @@ export const DEPLOYMENT_STATUSES = [
 ] as const;
 /** The spec writes `gitsource`; the established API's value for a git repository is `github`. */
 export const SOURCES = ["github", "gitsource"] as const;
-export const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
+const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
 
 const Secret = z.object({
   name: z
@@ -66,7 +66,7 @@ const Secrets = z
 
 const nullishString = (max: number) => z.string().max(max).nullish();
 
-export const SourceConfig = z.looseObject({
+const SourceConfig = z.looseObject({
   integration_id: nullishString(128),
   repo_url: nullishString(2048),
   deployment_type: z.enum(DEPLOYMENT_TYPES).nullish(),
@@ -79,7 +79,7 @@ export const SourceConfig = z.looseObject({
 export type SourceConfig = z.output<typeof SourceConfig>;
 
 /** `graph_config_path` (spec) and `langgraph_config_path` (existing clients) name the same thing. */
-export const SourceRevisionConfig = z.looseObject({
+const SourceRevisionConfig = z.looseObject({
   repo_ref: z.string().min(1).max(255).nullish(),
   graph_config_path: z.string().min(1).max(1024).nullish(),
   langgraph_config_path: z.string().min(1).max(1024).nullish(),
@@ -162,7 +162,7 @@ const stripNulls = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /** The revision config a new revision builds: the given fields over the current ones. */
-export function mergeRevisionConfig(current: RevisionConfig | undefined, given: SourceRevisionConfigIn = {}) {
+function mergeRevisionConfig(current: RevisionConfig | undefined, given: SourceRevisionConfigIn = {}) {
   const { langgraph_config_path, graph_config_path, repo_ref, image_uri } = given;
   return {
     repo_ref: repo_ref ?? current?.repo_ref ?? null,
@@ -189,7 +189,7 @@ async function checkReferences(tenant: string, sc: SourceConfig, creating: boole
 }
 
 /** Repositories come over https; the local cloud also builds file:// URLs and filesystem paths. */
-export function repoUrlProblem(url: string, local: boolean): string | undefined {
+function repoUrlProblem(url: string, local: boolean): string | undefined {
   if (/^https:\/\//i.test(url)) {
     try {
       const u = new URL(url);

@@ -15,7 +15,7 @@ import { type GitHubRepository, listInstallationRepositories } from "./github.ts
 //   record  PK T#<tenant>#INTEGRATION  SK <id>   (uuidv7: the sort key lists oldest first)
 const pk = (tenant: string) => `T#${tenant}#INTEGRATION`;
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `integration/${id}` });
-export const DEFAULT_API_URL = "https://api.github.com";
+const DEFAULT_API_URL = "https://api.github.com";
 
 const apiUrlRules = { field: "api_url", httpsOnly: true };
 

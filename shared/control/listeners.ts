@@ -28,7 +28,7 @@ const Namespace = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "k8s namespace must be an RFC 1123 label");
 
-export const ComputeConfig = z.looseObject({
+const ComputeConfig = z.looseObject({
   k8s_namespaces: z
     .array(Namespace)
     .max(100)

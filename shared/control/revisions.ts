@@ -42,7 +42,7 @@ export const TERMINAL: readonly RevisionStatus[] = [
   "SKIPPED",
   "INTERRUPTED",
 ];
-export const INFLIGHT_PK = "REVISIONS#INFLIGHT";
+const INFLIGHT_PK = "REVISIONS#INFLIGHT";
 
 export interface RevisionConfig {
   repo_ref: string | null;

@@ -26,7 +26,7 @@ const MAX_BOUNDARY = 200;
 const SINGLE_HEADERS = new Set(["content-disposition", "content-type", "content-length"]);
 
 /** The boundary parameter of a multipart/form-data Content-Type. */
-export function boundaryOf(contentType: string): string {
+function boundaryOf(contentType: string): string {
   const parsed = parseHeaderParams(contentType);
   if (typeof parsed === "string") throw new MalformedBody(`Malformed Content-Type: ${parsed}`);
   if (parsed.value.toLowerCase() !== "multipart/form-data") {

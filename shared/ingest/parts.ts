@@ -5,7 +5,7 @@ import type { Part } from "./multipart.ts";
 // feedback.<id>, attachment.<run_id>.<name>. Big run fields travel as parts of their own.
 
 /** Run fields the SDKs split out of the run JSON into `<kind>.<run_id>.<field>` parts. */
-export const RUN_FIELD_PARTS = ["inputs", "outputs", "events", "extra", "error", "serialized"] as const;
+const RUN_FIELD_PARTS = ["inputs", "outputs", "events", "extra", "error", "serialized"] as const;
 
 export interface Attachment {
   runId: string;

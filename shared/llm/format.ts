@@ -112,7 +112,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], prefix: Proper
 
 // Tool results must answer a call made earlier in the conversation; raw values are walked so this
 // also reports on lists that failed schema validation.
-export function checkToolCallLinks(messages: readonly unknown[], label: (index: number) => string): string[] {
+function checkToolCallLinks(messages: readonly unknown[], label: (index: number) => string): string[] {
   const errors: string[] = [];
   const seen = new Set<string>();
   messages.forEach((message, i) => {

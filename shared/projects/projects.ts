@@ -187,7 +187,7 @@ export async function getProject(tenant: string, id: string): Promise<Project> {
   return toProject(item);
 }
 
-export async function findProjectByName(tenant: string, name: string): Promise<Project | undefined> {
+async function findProjectByName(tenant: string, name: string): Promise<Project | undefined> {
   // Consistent reads: a creator that lost a race must see the winner it collided with.
   const ref = await getItem("main", nameKey(tenant, name), true);
   if (!ref) return undefined;
@@ -274,7 +274,7 @@ function renameItems(tenant: string, current: Project, name: string, update: Upd
 }
 
 /** Removes the project and frees its name. Its runs are deleted by the runs store, which owns run data. */
-export async function deleteProject(tenant: string, id: string): Promise<Project> {
+async function deleteProject(tenant: string, id: string): Promise<Project> {
   const project = await getProject(tenant, id);
   const TableName = tableName("main");
   try {

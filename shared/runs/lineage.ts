@@ -8,7 +8,7 @@ export interface Lineage {
   is_root: boolean;
 }
 
-export function parseDottedOrder(dotted: string): { time: string; id: string }[] | undefined {
+function parseDottedOrder(dotted: string): { time: string; id: string }[] | undefined {
   const out: { time: string; id: string }[] = [];
   for (const seg of dotted.split(".")) {
     const m = SEGMENT.exec(seg);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 // What the langsmith SDKs send for a run. Extra fields (child_runs, serialized, …) are accepted as they are.
-export const RUN_TYPES = ["tool", "chain", "llm", "retriever", "embedding", "prompt", "parser"] as const;
+const RUN_TYPES = ["tool", "chain", "llm", "retriever", "embedding", "prompt", "parser"] as const;
 const time = z.union([z.string(), z.number()]);
 const json = z.unknown();
 

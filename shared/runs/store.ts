@@ -21,7 +21,7 @@ import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema
 export const RUN_SHARDS = () => config.runs.shards;
 const runKey = (tenant: string, id: string, sk: "run" | "patch") => ({ PK: `${tenant}#${id}`, SK: sk });
 
-export function shardOf(id: string): number {
+function shardOf(id: string): number {
   let h = 0;
   for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
   return h % RUN_SHARDS();

@@ -59,7 +59,7 @@ const platformScope = (): PlatformScope | undefined => {
 export const lambdaRuntimes = (): boolean => Boolean(config.agent.runtimeScope);
 
 /** Lambda's limit on a function's environment variables, in bytes of names and values. */
-export const MAX_ENV_BYTES = 4096;
+const MAX_ENV_BYTES = 4096;
 const ENTRY = 'export { handler } from "/opt/nodejs/agent-runtime.mjs";\n';
 
 export interface RuntimeDeploy {

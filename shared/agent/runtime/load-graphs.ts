@@ -14,7 +14,7 @@ const isCompiled = (g: any): g is CompiledGraphLike =>
 const isBuilder = (g: any) => g != null && typeof g === "object" && typeof g.compile === "function";
 
 /** A graph export as the LangGraph API server accepts it: compiled, a builder to compile, or a factory. */
-export async function resolveGraphExport(value: unknown): Promise<CompiledGraphLike> {
+async function resolveGraphExport(value: unknown): Promise<CompiledGraphLike> {
   let g: any = value;
   if (typeof g === "function" && !isCompiled(g)) g = await g({ configurable: {} });
   g = await g;
