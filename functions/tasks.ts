@@ -1,4 +1,5 @@
 import { TASK_FUNCTION_PREFIX } from "../shared/aws/tasks.ts";
+import { withLogContext } from "../shared/log.ts";
 import type { Group } from "./routes.ts";
 
 // Non-HTTP functions: workflow tasks (ASL Task states name them as ${<name>FunctionArn}), async workers
@@ -71,6 +72,47 @@ export const tasks: TaskFunction[] = [
 ];
 
 export type TaskHandler = (event: any) => Promise<unknown>;
+
+/** The ids a task's input names (tenant_id, export_id, run_id, deployment_id, ...): what its log lines carry. */
+function inputIds(input: unknown): Record<string, string | number> {
+  const ids: Record<string, string | number> = {};
+  if (!input || typeof input !== "object") return ids;
+  for (const [k, v] of Object.entries(input))
+    if (k.endsWith("_id") && (typeof v === "string" || typeof v === "number")) ids[k] = v;
+  return ids;
+}
+
+/** What a "Step Functions Execution Status Change" event says of its execution: the ARN and its input's ids. */
+function executionIds(event: unknown): Record<string, string | number> {
+  const detail = (event as { detail?: { executionArn?: unknown; input?: unknown } } | null)?.detail;
+  if (typeof detail?.executionArn !== "string") return {};
+  let input: unknown;
+  try {
+    input = typeof detail.input === "string" ? JSON.parse(detail.input) : undefined;
+  } catch {}
+  return { execution_arn: detail.executionArn, ...inputIds(input) };
+}
+
+/**
+ * A task's exported handler (the one named `name` in the manifest above): every line logged while it runs,
+ * from any module, carries the task's name, the invocation's id (in AWS) and the ids its input names.
+ */
+export function defineTask<E = void, R = unknown>(
+  name: string,
+  fn: (event: E) => Promise<R> | R,
+): ((event: E, context?: { awsRequestId?: string }) => Promise<R>) & { task: string } {
+  const handler = async (event: E, context?: { awsRequestId?: string }) =>
+    withLogContext(
+      {
+        task: name,
+        ...(context?.awsRequestId ? { request_id: context.awsRequestId } : {}),
+        ...inputIds(event),
+        ...executionIds(event),
+      },
+      () => fn(event),
+    );
+  return Object.assign(handler, { task: name });
+}
 
 export async function loadTask(task: Pick<TaskFunction, "handler">): Promise<TaskHandler> {
   const mod = (await import(`./${task.handler}.ts`)) as { handler?: TaskHandler };

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { config } from "./config.ts";
 import { isoNow } from "./time.ts";
 
@@ -16,34 +17,79 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
+// The log context of the invocation being handled, as Powertools' logger keeps one: the fields every line
+// carries while a request (request_id, route, tenant_id) or a task (task, its input's ids) is handled, from
+// whichever module writes it. Work an invocation starts (a promise it leaves running, a stream read after it
+// returned, when bound) keeps its context; each invocation gets its own, so concurrent ones never mix.
+type LogFields = Record<string, unknown>;
+const invocation = new AsyncLocalStorage<LogFields>();
+
+/** Runs `fn` in a fresh log context holding `fields` (nothing of an enclosing context: an invocation's own). */
+export function withLogContext<T>(fields: LogFields, fn: () => T): T {
+  return invocation.run({ ...fields }, fn);
+}
+
+/** Adds fields to the current log context (the tenant once authenticated); outside one it does nothing. */
+export function appendLogContext(fields: LogFields): void {
+  const current = invocation.getStore();
+  if (current) Object.assign(current, fields);
+}
+
+/** The current log context's fields (empty outside one). */
+export function logContext(): Readonly<LogFields> {
+  return invocation.getStore() ?? {};
+}
+
+/** `fn`, run in the current log context whoever calls it later (a callback another context fires). */
+export function bindLogContext<F extends (...args: any[]) => unknown>(fn: F): F {
+  return AsyncLocalStorage.bind(fn);
+}
+
+/** An async iterable whose reads run in the current log context, whoever reads it (a streamed response). */
+export function streamInLogContext<T>(source: AsyncIterable<T>): AsyncIterable<T> {
+  const inContext = AsyncLocalStorage.snapshot();
+  return {
+    [Symbol.asyncIterator]() {
+      const it = inContext(() => source[Symbol.asyncIterator]());
+      return {
+        next: (...args: [] | [unknown]) => inContext(() => it.next(...args)),
+        return: (value?: unknown) =>
+          inContext(() => (it.return ? it.return(value) : Promise.resolve({ done: true as const, value }))),
+        throw: (err?: unknown) => inContext(() => (it.throw ? it.throw(err) : Promise.reject(err))),
+      } as AsyncIterator<T>;
+    },
+  };
+}
+
 export class Logger {
-  constructor(private readonly fields: Record<string, unknown> = {}) {}
-  child(fields: Record<string, unknown>): Logger {
+  constructor(private readonly fields: LogFields = {}) {}
+  child(fields: LogFields): Logger {
     return new Logger({ ...this.fields, ...fields });
   }
-  private write(level: Level, msg: string, extra?: Record<string, unknown>) {
+  private write(level: Level, msg: string, extra?: LogFields) {
     if (LEVELS[level] < LEVELS[config.logLevel]) return;
     const line = {
       level,
       time: isoNow(),
       msg,
       ...this.fields,
+      ...(redact(logContext()) as object),
       ...(redact(extra ?? {}) as object),
     };
     (level === "error" || level === "warn" ? process.stderr : process.stdout).write(
       `${JSON.stringify(line)}\n`,
     );
   }
-  debug(msg: string, extra?: Record<string, unknown>) {
+  debug(msg: string, extra?: LogFields) {
     this.write("debug", msg, extra);
   }
-  info(msg: string, extra?: Record<string, unknown>) {
+  info(msg: string, extra?: LogFields) {
     this.write("info", msg, extra);
   }
-  warn(msg: string, extra?: Record<string, unknown>) {
+  warn(msg: string, extra?: LogFields) {
     this.write("warn", msg, extra);
   }
-  error(msg: string, extra?: Record<string, unknown>) {
+  error(msg: string, extra?: LogFields) {
     this.write("error", msg, extra);
   }
 }

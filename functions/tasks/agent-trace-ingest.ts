@@ -3,18 +3,21 @@ import { secretMatches } from "../../shared/auth/oauth-protocol.ts";
 import { getDeploymentRecord } from "../../shared/control/deployments.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
 import { Forbidden } from "../../shared/errors.ts";
+import { defineTask } from "../tasks.ts";
 
 // Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which
 // revision's runtime sent them (its hash was stored on the revision at deploy), and the runs are filed under
 // that deployment's tracing project only.
-export const handler = async (event: {
+interface TraceBatch {
   tenant_id: string;
   deployment_id: string;
   revision_id: string;
   token: string;
   posts?: unknown[];
   patches?: { id: string; body: unknown }[];
-}) => {
+}
+
+export const handler = defineTask("AgentTraceIngest", async (event: TraceBatch) => {
   const revision = await getRevisionRecord(event.tenant_id, event.deployment_id, event.revision_id);
   const expected = (revision as { runtime_token_hash?: string } | undefined)?.runtime_token_hash;
   if (!secretMatches(String(event.token ?? ""), expected)) throw new Forbidden("Unknown runtime");
@@ -26,4 +29,4 @@ export const handler = async (event: {
     event.posts ?? [],
     event.patches ?? [],
   );
-};
+});

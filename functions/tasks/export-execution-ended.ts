@@ -1,5 +1,6 @@
 import { getExportRecord } from "../../shared/export/exports.ts";
 import { finalize } from "../../shared/export/lifecycle.ts";
+import { defineTask } from "../tasks.ts";
 
 // "Step Functions Execution Status Change" for the bulk-export machine (an EventBridge rule in AWS, a hook
 // locally): an execution that timed out, failed or was aborted without reaching its Finalize step still
@@ -8,7 +9,7 @@ interface Ended {
   detail: { executionArn: string; status: string; input?: string; cause?: string; error?: string };
 }
 
-export const handler = async (event: Ended) => {
+export const handler = defineTask("ExportExecutionEnded", async (event: Ended) => {
   const { status, executionArn } = event.detail;
   if (status === "SUCCEEDED" || status === "RUNNING") return { ignored: status };
   const input = JSON.parse(event.detail.input ?? "{}") as { tenant_id?: string; export_id?: string };
@@ -20,4 +21,4 @@ export const handler = async (event: Ended) => {
   return {
     status: await finalize(input.tenant_id, input.export_id, { Error: error, Cause: event.detail.cause }),
   };
-};
+});

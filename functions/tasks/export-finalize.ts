@@ -1,6 +1,10 @@
 import { type Failure, finalize } from "../../shared/export/lifecycle.ts";
+import { defineTask } from "../tasks.ts";
 
 // The state machine's last step: the export's final status from its runs (or the failure that ended it).
-export const handler = async (input: { tenant_id: string; export_id: string; failure?: Failure }) => ({
-  status: await finalize(input.tenant_id, input.export_id, input.failure),
-});
+export const handler = defineTask(
+  "ExportFinalize",
+  async (input: { tenant_id: string; export_id: string; failure?: Failure }) => ({
+    status: await finalize(input.tenant_id, input.export_id, input.failure),
+  }),
+);

@@ -4,10 +4,11 @@ import { exportPath } from "../../shared/export/exporter.ts";
 import { getExport } from "../../shared/export/exports.ts";
 import { ensureRun } from "../../shared/export/runs.ts";
 import { canonicalTime } from "../../shared/runs/time.ts";
+import { defineTask } from "../tasks.ts";
 
 // Plan: one export run per UTC day in [start_time, end_time). Runs already planned are kept (a re-driven
 // execution plans again and resumes each run from its checkpoint).
-export const handler = async (input: { tenant_id: string; export_id: string }) => {
+export const handler = defineTask("ExportPlan", async (input: { tenant_id: string; export_id: string }) => {
   const exp = await getExport(input.tenant_id, input.export_id);
   if (exp.status !== "Running") return { runs: [], max_concurrency: 1 };
   const { root } = await openDestination(input.tenant_id, exp.bulk_export_destination_id);
@@ -24,4 +25,4 @@ export const handler = async (input: { tenant_id: string; export_id: string }) =
     runs.push({ tenant_id: input.tenant_id, export_id: exp.id, run_id });
   }
   return { runs, max_concurrency: Math.max(1, config.export.maxConcurrentRuns) };
-};
+});

@@ -1,4 +1,5 @@
 import { sweep } from "../../shared/export/lifecycle.ts";
+import { defineTask } from "../tasks.ts";
 
 // Re-drives unfinished exports (local start-up; a rate schedule in AWS) and drains the queues.
-export const handler = async () => sweep();
+export const handler = defineTask("ExportSweeper", async () => sweep());

@@ -1,4 +1,7 @@
 import { type PurgeJob, purgeProjectRuns } from "../../shared/runs/purge.ts";
+import { defineTask } from "../tasks.ts";
 
 // Invoked asynchronously when a tracing project is deleted: deletes its runs.
-export const handler = async (job: PurgeJob) => ({ deleted: await purgeProjectRuns(job) });
+export const handler = defineTask("PurgeProjectRuns", async (job: PurgeJob) => ({
+  deleted: await purgeProjectRuns(job),
+}));

@@ -1,5 +1,6 @@
 import { fail, type PipelineInput } from "../../shared/control/pipeline.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
+import { defineTask } from "../tasks.ts";
 
 // "Step Functions Execution Status Change" for the revision machine: an execution that failed, timed out or
 // was aborted before its revision reached a final status leaves the revision failed, with the reason.
@@ -7,7 +8,7 @@ interface Ended {
   detail: { executionArn: string; status: string; input?: string; cause?: string; error?: string };
 }
 
-export const handler = async (event: Ended) => {
+export const handler = defineTask("RevisionExecutionEnded", async (event: Ended) => {
   const { status, executionArn } = event.detail;
   if (status === "SUCCEEDED" || status === "RUNNING") return { ignored: status };
   const input = JSON.parse(event.detail.input ?? "{}") as Partial<PipelineInput>;
@@ -15,4 +16,4 @@ export const handler = async (event: Ended) => {
   const r = await getRevisionRecord(input.tenant_id, input.deployment_id, input.revision_id);
   if (!r || r.execution_arn !== executionArn) return { ignored: "stale" };
   return fail(input as PipelineInput, event.detail.error ?? status, event.detail.cause);
-};
+});

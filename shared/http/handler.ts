@@ -5,7 +5,7 @@ import { authenticate } from "../auth/api-keys.ts";
 import { config } from "../config.ts";
 import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
-import { logger } from "../log.ts";
+import { appendLogContext, bindLogContext, logger, streamInLogContext, withLogContext } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { streamingExport, toHttpEvent } from "./lambda-front.ts";
 import { toValidationIssues } from "./validation.ts";
@@ -88,13 +88,15 @@ function parseJsonBody(event: HttpEvent): unknown {
 }
 
 function toResult(value: unknown): HttpResult {
+  // A stream is read after the handler returned (by the gateway or Lambda's response stream): its chunks are
+  // still produced in the request's log context.
   if (value instanceof StreamReply)
     return {
       statusCode: value.status,
       headers: value.headers,
       body: "",
-      stream: value.body,
-      onAbort: value.onAbort,
+      stream: streamInLogContext(value.body),
+      onAbort: value.onAbort && bindLogContext(value.onAbort),
     };
   if (value instanceof Reply) {
     if (value.status === 204 || value.body === undefined)
@@ -149,6 +151,7 @@ export function defineHandler<
     const headers = event.headers ?? {};
     // Auth runs before anything looks at the input: a bad key is a 401 whatever else is wrong.
     const tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
+    if (tenantId) appendLogContext({ tenant_id: tenantId });
     const issues: ValidationIssue[] = [];
     const body = spec.body && !spec.rawBody ? parseJsonBody(event) : undefined;
     const ctx = {
@@ -172,15 +175,18 @@ export function defineHandler<
         request.response = json(err.status, err.body());
         return;
       }
-      logger.error("unhandled error", { request_id: requestId, route: request.event?.routeKey, error: err });
+      logger.error("unhandled error", { error: err });
       request.response = json(500, { error: "internal", request_id: requestId });
     },
   });
-  const handler = ((event: HttpEvent, context?: Partial<Context>) =>
-    wrapped(
-      toHttpEvent(event),
-      (context ?? { awsRequestId: event.requestContext?.requestId }) as Context,
-    )) as LambdaHttpHandler;
+  const handler = ((event: HttpEvent, context?: Partial<Context>) => {
+    const http = toHttpEvent(event);
+    // Every line logged while this request is handled, from any module, carries its id and route.
+    const requestId = http.requestContext?.requestId ?? context?.awsRequestId ?? "local";
+    return withLogContext({ request_id: requestId, route: http.routeKey }, () =>
+      wrapped(http, (context ?? { awsRequestId: http.requestContext?.requestId }) as Context),
+    );
+  }) as LambdaHttpHandler;
   handler.spec = spec;
   return streamingExport(handler);
 }
