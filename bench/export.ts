@@ -5,7 +5,7 @@ import { dynamo, resetClients } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
 import { toRow } from "../shared/export/exporter.ts";
 import { EXPORT_FIELDS } from "../shared/export/fields.ts";
-import { ParquetFileWriter } from "../shared/export/parquet.ts";
+import { ParquetFileWriter } from "../shared/export/parquet/writer.ts";
 import { deriveFields } from "../shared/runs/derive.ts";
 import { buildPostItem, partitionKey, RUN_SHARDS } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";

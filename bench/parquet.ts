@@ -3,12 +3,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "../shared/export/fields.ts";
-import { type Compression, type FormatVersion, ParquetFileWriter } from "../shared/export/parquet.ts";
+import type { Compression } from "../shared/export/parquet/codecs.ts";
+import type { FormatVersion } from "../shared/export/parquet/columns.ts";
+import { ParquetFileWriter } from "../shared/export/parquet/writer.ts";
 import { zstdBackend } from "../shared/export/zstd.ts";
 
 // The Parquet encoder alone, over realistic exported runs (all 29 fields, ~1 KB each: inputs/outputs JSON,
 // tags, parent ids, timestamps): rows/s of each candidate writer that is installed, then of the chosen one
-// (shared/export/parquet.ts) per format version and codec. Run: node --import tsx bench/parquet.ts [rows]
+// (shared/export/parquet/) per format version and codec. Run: node --import tsx bench/parquet.ts [rows]
 // Candidates not in this repo's node_modules are also looked for under $PARQUET_BENCH_NODE_MODULES (a
 // scratch install), and skipped when absent. Every candidate writes v1-shaped files (lists as JSON text,
 // microsecond timestamps), uncompressed, 10,000-row groups, from the same ExportRow objects, and its time
@@ -342,7 +344,7 @@ const existing: Candidate = {
   },
 };
 
-const CHOSEN = "shared/export/parquet.ts (chosen)";
+const CHOSEN = "shared/export/parquet/ (chosen)";
 const candidates: Candidate[] = [
   { name: CHOSEN, load: async () => own("v1", "none") },
   existing,

@@ -8,7 +8,7 @@ import { canonicalNow } from "../time.ts";
 import { classifyS3Error, DestinationError, openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
-import { ParquetFileWriter } from "./parquet.ts";
+import { ParquetFileWriter } from "./parquet/writer.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
 import { StreamedFile } from "./upload.ts";
 import { EXPORT_ERRORS, FINAL_RUN_ERRORS } from "./workflow.ts";

@@ -1,7 +1,9 @@
 import { bench, describe } from "vitest";
 import { benchRows } from "../../bench/parquet.ts";
 import { EXPORT_FIELDS } from "./fields.ts";
-import { type Compression, type FormatVersion, ParquetFileWriter } from "./parquet.ts";
+import type { Compression } from "./parquet/codecs.ts";
+import type { FormatVersion } from "./parquet/columns.ts";
+import { ParquetFileWriter } from "./parquet/writer.ts";
 
 // Micro-benchmarks of the Parquet writer over 10k synthetic exported runs (all 29 fields, ~1 KB each, the
 // rows of bench/parquet.ts): the column builders alone (append, no row group closed), then whole files.

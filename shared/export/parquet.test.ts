@@ -4,13 +4,10 @@ import { join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "./fields.ts";
-import {
-  type Compression,
-  type FormatVersion,
-  PAGE_BYTES,
-  ParquetFileWriter,
-  parquetColumns,
-} from "./parquet.ts";
+import type { Compression } from "./parquet/codecs.ts";
+import { PAGE_BYTES } from "./parquet/column-builder.ts";
+import { type FormatVersion, parquetColumns } from "./parquet/columns.ts";
+import { ParquetFileWriter } from "./parquet/writer.ts";
 import { wasmZstd, zstdBackend, zstdCompress } from "./zstd.ts";
 
 // The writer's files read back by DuckDB: every value of every column (nulls, empty lists, unicode, the
