@@ -1,13 +1,9 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toValidationIssues } from "../http/validation.ts";
-import {
-  classifyS3Error,
-  DestinationCreate,
-  endpointProblem,
-  endpointUrlProblem,
-  isInternalAddress,
-} from "./destinations.ts";
+import { endpointProblem, endpointUrlProblem, isInternalAddress } from "../outbound/ssrf.ts";
+import { DestinationCreate } from "./destination-schemas.ts";
+import { classifyS3Error } from "./s3-errors.ts";
 
 // Untrusted input: endpoint URLs, addresses DNS may answer with, destination bodies, SDK errors. Arbitrary
 // values give a verdict, never a throw; no rendering of an internal IPv4 address gets through.

@@ -1,17 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { toValidationIssues } from "../http/validation.ts";
 import {
-  classifyS3Error,
-  DestinationCreate,
-  destinationRoot,
   endpointProblem,
   endpointUrlProblem,
   isInternalAddress,
-  isValidBucketName,
   publicOnlyLookup,
-  writeTestFailure,
-  writeTestKey,
-} from "./destinations.ts";
+} from "../outbound/ssrf.ts";
+import { destinationRoot, writeTestFailure, writeTestKey } from "./destination-client.ts";
+import { DestinationCreate, isValidBucketName } from "./destination-schemas.ts";
+import { classifyS3Error } from "./s3-errors.ts";
 
 // Outside local mode unless a test says otherwise: the SSRF rules apply.
 beforeEach(() => {

@@ -5,11 +5,12 @@ import { logger } from "../log.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
 import { partitionKey, RUN_SHARDS } from "../runs/store.ts";
 import { canonicalNow } from "../time.ts";
-import { classifyS3Error, DestinationError, openDestination } from "./destinations.ts";
+import { DestinationError, openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
+import { classifyS3Error } from "./s3-errors.ts";
 import { StreamedFile } from "./upload.ts";
 import { EXPORT_ERRORS, FINAL_RUN_ERRORS } from "./workflow.ts";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { DestinationOut, listDestinations } from "../../../shared/export/destinations.ts";
+import { DestinationOut } from "../../../shared/export/destination-schemas.ts";
+import { listDestinations } from "../../../shared/export/destinations.ts";
 import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({

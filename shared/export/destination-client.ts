@@ -1,0 +1,138 @@
+import { randomUUID } from "node:crypto";
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { config } from "../config.ts";
+import { BadRequest } from "../errors.ts";
+import { logger } from "../log.ts";
+import { publicOnlyLookup } from "../outbound/ssrf.ts";
+import type { Destination } from "./destination-schemas.ts";
+import { classifyS3Error, DESTINATION_MESSAGES } from "./s3-errors.ts";
+
+// Talking to a destination's bucket: the key root exports write under, an S3 client for the destination
+// (for the creation check, or for an export's writes), and the creation check itself, which proves write
+// access by writing a test object under `<root>/tmp/`, then deleting it; when the key may not delete, the
+// object stays there.
+
+/** The key prefix exports write under: the prefix, led by the bucket name when include_bucket_in_prefix. */
+export function destinationRoot(cfg: Destination["config"]): string {
+  return [cfg.include_bucket_in_prefix ? cfg.bucket_name : "", cfg.prefix].filter(Boolean).join("/");
+}
+
+/** Where the creation write test puts its object (under `tmp/`, where it stays when deleting is not allowed). */
+export function writeTestKey(cfg: Destination["config"], id: string = randomUUID()): string {
+  const root = destinationRoot(cfg);
+  return `${root ? `${root}/` : ""}tmp/.agent-platform-write-test-${id}`;
+}
+
+/** A destination's credentials, unsealed: access_key_id, secret_access_key, and session_token when given. */
+export type Credentials = Record<string, string>;
+
+/** An S3 client for a destination: "check" for the creation write test (fails fast), "export" for its writes. */
+export function destinationClient(
+  cfg: Destination["config"],
+  creds: Credentials | undefined,
+  purpose: "check" | "export",
+) {
+  const check = purpose === "check";
+  // Outside local mode, sockets to a custom endpoint refuse host names resolving to internal addresses.
+  const agents =
+    cfg.endpoint_url && !config.localMode
+      ? {
+          httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
+          httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
+        }
+      : {};
+  return new S3Client({
+    region: cfg.region ?? config.region,
+    ...(cfg.endpoint_url
+      ? { endpoint: cfg.endpoint_url, forcePathStyle: true }
+      : { followRegionRedirects: !cfg.region }),
+    ...(creds
+      ? {
+          credentials: {
+            accessKeyId: creds.access_key_id,
+            secretAccessKey: creds.secret_access_key,
+            ...(creds.session_token ? { sessionToken: creds.session_token } : {}),
+          },
+        }
+      : {}),
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    // Creation fails fast on a dead endpoint (short timeouts, one retry). An export's writes are not retried
+    // by the SDK: a failed write is retried by the state machine (30 s fixed) and recorded on the run as
+    // retry_<n>, as the spec describes. requestTimeout is an idle-socket timeout, so it does not cap uploads.
+    maxAttempts: check ? 2 : 1,
+    requestHandler: {
+      connectionTimeout: check ? 5_000 : 30_000,
+      requestTimeout: check ? 10_000 : 300_000,
+      throwOnRequestTimeout: true,
+      ...agents,
+    },
+  });
+}
+
+/** The 400 a failed write test answers with: the spec's message, or what went wrong for a transient fault. */
+export function writeTestFailure(err: unknown): BadRequest {
+  const c = classifyS3Error(err);
+  if (c.kind !== "retryable") return new BadRequest(c.message);
+  const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  // No answer in time (timeouts, resets): the endpoint is not usable as it stands.
+  if (status === undefined) return new BadRequest(DESTINATION_MESSAGES.endpoint);
+  return new BadRequest(`Could not write the test object (HTTP ${status}, ${c.message}); try again`);
+}
+
+/**
+ * Writes a test object and deletes it. Deleting is optional on the key: when it fails (AccessDenied or
+ * anything else) the object stays under `<root>/tmp/`, and creation still succeeds.
+ */
+export async function checkWriteAccess(
+  tenant: string,
+  cfg: Destination["config"],
+  creds: Credentials | undefined,
+) {
+  const client = destinationClient(cfg, creds, "check");
+  const key = writeTestKey(cfg);
+  try {
+    let etag: string | undefined;
+    try {
+      const out = await client.send(
+        new PutObjectCommand({
+          Bucket: cfg.bucket_name,
+          Key: key,
+          Body: "agent platform destination write test\n",
+          ContentType: "text/plain",
+        }),
+      );
+      etag = out.ETag;
+    } catch (err) {
+      const failure = writeTestFailure(err);
+      logger.info("destination write test failed", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+        detail: failure.message,
+        error: (err as Error)?.name,
+        status: (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode,
+      });
+      throw failure;
+    }
+    // Every S3 PutObject answer carries an ETag; a 200 without one came from something else.
+    if (!etag) {
+      logger.info("destination write test: answer without ETag", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+      });
+      throw new BadRequest(DESTINATION_MESSAGES.endpoint);
+    }
+    await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key })).catch((err) =>
+      logger.info("destination write test object left in place", {
+        tenant_id: tenant,
+        bucket: cfg.bucket_name,
+        key,
+        error: (err as Error)?.name,
+      }),
+    );
+  } finally {
+    client.destroy();
+  }
+}
