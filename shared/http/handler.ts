@@ -1,19 +1,28 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { z } from "zod";
-import { authenticate } from "../auth/api-keys.ts";
-import { config } from "../config.ts";
-import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
-import { decodeBody } from "../ingest/body.ts";
-import { appendLogContext, bindLogContext, logger, streamInLogContext, withLogContext } from "../log.ts";
+import { withLogContext } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { streamingExport, toHttpEvent } from "./lambda-front.ts";
-import { toValidationIssues } from "./validation.ts";
+import {
+  auth,
+  httpErrorHandler,
+  type Input,
+  jsonBodyParser,
+  logContext,
+  type NeedsAuth,
+  type Out,
+  requestIdOf,
+  type Schema,
+  type ToolkitContext,
+  validator,
+} from "./middlewares.ts";
 
-// The handler toolkit: declare schemas for path, query and body, get validated values and the tenant.
-export type Schema = z.ZodType;
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+export { routerTenant, trustRouterTenant } from "./middlewares.ts";
+export type { NeedsAuth, Schema };
 
+// The handler toolkit: declare schemas for path, query and body, get validated values and the tenant. The
+// work is done by middy middlewares (middlewares.ts); the handler sees only its typed RequestContext.
 export interface HandlerSpec<
   P extends Schema | undefined,
   Q extends Schema | undefined,
@@ -66,37 +75,14 @@ export const reply = Object.assign(
   },
 );
 
-function parse(source: string, schema: Schema | undefined, value: unknown, issues: ValidationIssue[]) {
-  if (!schema) return undefined;
-  const r = schema.safeParse(value);
-  if (r.success) return r.data;
-  issues.push(...toValidationIssues(source, r.error));
-  return undefined;
-}
-
-function parseJsonBody(event: HttpEvent): unknown {
-  // Compressed JSON (the SDKs gzip when /info allows it) is decoded with the same size cap.
-  const raw = decodeBody(bodyBuffer(event), event.headers ?? {}, config.maxBodyBytes);
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch (err) {
-    throw new ValidationFailed([
-      { loc: ["body"], msg: `JSON decode error: ${(err as Error).message}`, type: "json_invalid" },
-    ]);
-  }
-}
-
 function toResult(value: unknown): HttpResult {
-  // A stream is read after the handler returned (by the gateway or Lambda's response stream): its chunks are
-  // still produced in the request's log context.
   if (value instanceof StreamReply)
     return {
       statusCode: value.status,
       headers: value.headers,
       body: "",
-      stream: streamInLogContext(value.body),
-      onAbort: value.onAbort && bindLogContext(value.onAbort),
+      stream: value.body,
+      onAbort: value.onAbort,
     };
   if (value instanceof Reply) {
     if (value.status === 204 || value.body === undefined)
@@ -110,34 +96,11 @@ function toResult(value: unknown): HttpResult {
   return json(200, value ?? null);
 }
 
-type TenantResolver = (event: HttpEvent) => Promise<string>;
-let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
-
-/** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
-export const routerTenant = (event: HttpEvent): string | undefined =>
-  (event.requestContext as { authorizer?: { lambda?: { tenant_id?: unknown } } }).authorizer?.lambda
-    ?.tenant_id as string | undefined;
-
-/**
- * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
- * runtime can read no key) and passes the workspace on; a request without one is refused.
- */
-export function trustRouterTenant(): void {
-  resolveTenant = async (event) => {
-    const tenant = routerTenant(event);
-    if (!tenant) throw new Unauthorized();
-    return tenant;
-  };
-}
-
-/**
- * Whether the route a request came by needs an API key: the route manifest's `auth`, which the functions layer
- * passes in (functions/handler.ts); this toolkit never reads the manifest. Unknown routes need one.
- */
-export type NeedsAuth = (routeKey: string) => boolean;
+/** Without the route manifest's word, every route needs an API key. */
 const everyRoute: NeedsAuth = () => true;
 
 export type LambdaHttpHandler = ((event: HttpEvent, context?: Partial<Context>) => Promise<HttpResult>) & {
+  /** Whatever its schemas (`handle` takes its own RequestContext, so no narrower type holds them all). */
   spec: HandlerSpec<any, any, any>;
 };
 
@@ -146,49 +109,37 @@ export function defineHandler<
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>, needsAuth: NeedsAuth = everyRoute): LambdaHttpHandler {
-  const core = async (event: HttpEvent, context: Context): Promise<HttpResult> => {
-    const requestId = event.requestContext?.requestId ?? context.awsRequestId ?? "local";
-    const headers = event.headers ?? {};
-    // Auth runs before anything looks at the input: a bad key is a 401 whatever else is wrong.
-    const tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
-    if (tenantId) appendLogContext({ tenant_id: tenantId });
-    const issues: ValidationIssue[] = [];
-    const body = spec.body && !spec.rawBody ? parseJsonBody(event) : undefined;
-    const ctx = {
-      params: parse("path", spec.params, event.pathParameters ?? {}, issues),
-      query: parse("query", spec.query, event.queryStringParameters ?? {}, issues),
-      body: parse("body", spec.body, body ?? (spec.rawBody ? undefined : {}), issues),
-      tenantId,
-      requestId,
-      headers,
+  type In = Input<Out<P>, Out<Q>, Out<B>>;
+  const core = async (event: HttpEvent, context: ToolkitContext<In>): Promise<HttpResult> => {
+    // The validator ran before: input is set.
+    const { params, query, body } = context.input!;
+    const ctx: RequestContext<Out<P>, Out<Q>, Out<B>> = {
+      params,
+      query,
+      body,
+      tenantId: context.tenantId ?? "",
+      requestId: requestIdOf(event, context),
+      headers: event.headers ?? {},
       raw: spec.rawBody ? bodyBuffer(event) : Buffer.alloc(0),
       event,
-    } as RequestContext<Out<P>, Out<Q>, Out<B>>;
-    if (issues.length) throw new ValidationFailed(issues);
+    };
     return toResult(await spec.handle(ctx));
   };
-  const wrapped = middy(core as any, { timeoutEarlyInMillis: 0 }).use({
-    onError: (request) => {
-      const err = request.error;
-      const requestId = request.event?.requestContext?.requestId ?? "local";
-      if (err instanceof HttpError) {
-        request.response = json(err.status, err.body());
-        return;
-      }
-      logger.error("unhandled error", { error: err });
-      request.response = json(500, { error: "internal", request_id: requestId });
-    },
-  });
-  const handler = ((event: HttpEvent, context?: Partial<Context>) => {
-    const http = toHttpEvent(event);
-    // Every line logged while this request is handled, from any module, carries its id and route.
-    const requestId = http.requestContext?.requestId ?? context?.awsRequestId ?? "local";
-    return withLogContext({ request_id: requestId, route: http.routeKey }, () =>
-      wrapped(http, (context ?? { awsRequestId: http.requestContext?.requestId }) as Context),
-    );
-  }) as LambdaHttpHandler;
-  handler.spec = spec;
-  return streamingExport(handler);
+  const wrapped = middy<HttpEvent, HttpResult, Error, ToolkitContext<In>>(core, {
+    timeoutEarlyInMillis: 0,
+  }).use([
+    logContext(),
+    httpErrorHandler(),
+    auth(needsAuth),
+    ...(spec.body && !spec.rawBody ? [jsonBodyParser()] : []),
+    validator(spec),
+  ]);
+  // The log context lives as long as this call: logContext() fills it, and every line logged meanwhile, from
+  // any module, carries it. Outside Lambda (the local gateway, tests) there is no context to pass: middy reads
+  // nothing of it with timeoutEarlyInMillis 0, and the middlewares only add their findings to it.
+  const handler = (event: HttpEvent, context?: Partial<Context>) =>
+    withLogContext({}, () => wrapped(toHttpEvent(event), { ...context } as ToolkitContext<In>));
+  return streamingExport(Object.assign(handler, { spec }));
 }
 
 export { z };

@@ -1,0 +1,187 @@
+import type { MiddlewareObj } from "@middy/core";
+import type { Context } from "aws-lambda";
+import type { z } from "zod";
+import { authenticate } from "../auth/api-keys.ts";
+import { config } from "../config.ts";
+import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { decodeBody } from "../ingest/body.ts";
+import { appendLogContext, bindLogContext, logger, streamInLogContext } from "../log.ts";
+import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
+import { toValidationIssues } from "./validation.ts";
+
+// The handler toolkit's middy middlewares, small local ones in the style of middy's own packages
+// (http-json-body-parser, validator, http-error-handler). defineHandler uses them in this order: logContext,
+// httpErrorHandler, auth, jsonBodyParser (routes with a JSON body), validator. The event is left as it came;
+// what a middleware finds goes on the invocation's context (as middy's packages do with `setToContext`), from
+// which defineHandler builds the handler's RequestContext.
+export type Schema = z.ZodType;
+export type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** A request's path parameters, query and body once validated. */
+export interface Input<P = unknown, Q = unknown, B = unknown> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** The Lambda context with what the middlewares found. */
+export interface ToolkitContext<I extends Input = Input> extends Context {
+  /** auth: the workspace, always from the credentials; "" on a public route. */
+  tenantId?: string;
+  /** jsonBodyParser: the decoded JSON body; undefined when the request has none. */
+  jsonBody?: unknown;
+  /** validator: the validated input. */
+  input?: I;
+}
+
+type Middleware<I extends Input = Input> = MiddlewareObj<HttpEvent, HttpResult, Error, ToolkitContext<I>>;
+
+/** The request's id: API Gateway's, else the invocation's. */
+export const requestIdOf = (event: HttpEvent, context: Partial<Context>): string =>
+  event.requestContext?.requestId ?? context.awsRequestId ?? "local";
+
+/**
+ * Names the request in the log context: its id and route key. The context itself is opened around the whole
+ * invocation by defineHandler (AsyncLocalStorage runs a function; a middleware's hooks cannot wrap the rest of
+ * the chain). A streamed response is read after the handler returned: its chunks are still produced in it.
+ */
+export function logContext(): Middleware {
+  return {
+    before: ({ event, context }) => {
+      appendLogContext({ request_id: requestIdOf(event, context), route: event.routeKey });
+    },
+    after: (request) => {
+      const response = request.response;
+      if (!response?.stream) return;
+      request.response = {
+        ...response,
+        stream: streamInLogContext(response.stream),
+        onAbort: response.onAbort && bindLogContext(response.onAbort),
+      };
+    },
+  };
+}
+
+/**
+ * Errors to responses: an HttpError to its status and body; anything else to a 500 naming the request id,
+ * with the error and its stack written to the log and never sent.
+ */
+export function httpErrorHandler(): Middleware {
+  return {
+    onError: (request) => {
+      const err = request.error;
+      if (err instanceof HttpError) {
+        request.response = json(err.status, err.body());
+        return;
+      }
+      logger.error("unhandled error", { error: err });
+      request.response = json(500, {
+        error: "internal",
+        request_id: requestIdOf(request.event, request.context),
+      });
+    },
+  };
+}
+
+type TenantResolver = (event: HttpEvent) => Promise<string>;
+let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
+
+/** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
+export const routerTenant = (event: HttpEvent): string | undefined =>
+  (event.requestContext as { authorizer?: { lambda?: { tenant_id?: unknown } } }).authorizer?.lambda
+    ?.tenant_id as string | undefined;
+
+/**
+ * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
+ * runtime can read no key) and passes the workspace on; a request without one is refused.
+ */
+export function trustRouterTenant(): void {
+  resolveTenant = async (event) => {
+    const tenant = routerTenant(event);
+    if (!tenant) throw new Unauthorized();
+    return tenant;
+  };
+}
+
+/**
+ * Whether the route a request came by needs an API key: the route manifest's `auth`, which the functions layer
+ * passes in (functions/handler.ts); this toolkit never reads the manifest. Unknown routes need one.
+ */
+export type NeedsAuth = (routeKey: string) => boolean;
+
+/**
+ * Resolves the tenant unless the route is public, and adds it to the log context. Used before anything looks
+ * at the input: a bad key is a 401 whatever else is wrong with the request.
+ */
+export function auth(needsAuth: NeedsAuth): Middleware {
+  return {
+    before: async ({ event, context }) => {
+      context.tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
+      if (context.tenantId) appendLogContext({ tenant_id: context.tenantId });
+    },
+  };
+}
+
+/**
+ * Decodes the JSON body (compressed JSON too, the SDKs gzip when /info allows it, with the same size cap);
+ * malformed JSON is a 422 at loc ["body"].
+ */
+export function jsonBodyParser(): Middleware {
+  return {
+    before: ({ event, context }) => {
+      const raw = decodeBody(bodyBuffer(event), event.headers ?? {}, config.maxBodyBytes);
+      if (raw.length === 0) return;
+      try {
+        context.jsonBody = JSON.parse(raw.toString("utf8"));
+      } catch (err) {
+        throw new ValidationFailed([
+          { loc: ["body"], msg: `JSON decode error: ${(err as Error).message}`, type: "json_invalid" },
+        ]);
+      }
+    },
+  };
+}
+
+/** A value as its schema outputs it (undefined without a schema); a failure's issues are added to `issues`. */
+function parse(
+  source: string,
+  schema: Schema | undefined,
+  value: unknown,
+  issues: ValidationIssue[],
+): unknown {
+  if (!schema) return undefined;
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  issues.push(...toValidationIssues(source, r.error));
+  return undefined;
+}
+
+/**
+ * Validates the path parameters, query and body against the route's schemas; all issues of every source are
+ * reported together (HTTPValidationError, 422). A route reading its raw body validates its body schema, if
+ * any, against nothing; a JSON route's empty body is `{}`.
+ */
+export function validator<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+>(schemas: {
+  params?: P;
+  query?: Q;
+  body?: B;
+  rawBody?: boolean;
+}): Middleware<Input<Out<P>, Out<Q>, Out<B>>> {
+  return {
+    before: ({ event, context }) => {
+      const issues: ValidationIssue[] = [];
+      const input = {
+        params: parse("path", schemas.params, event.pathParameters ?? {}, issues),
+        query: parse("query", schemas.query, event.queryStringParameters ?? {}, issues),
+        body: parse("body", schemas.body, schemas.rawBody ? undefined : (context.jsonBody ?? {}), issues),
+      };
+      if (issues.length) throw new ValidationFailed(issues);
+      // Every value parsed: each is what its schema outputs (undefined where the route has none).
+      context.input = input as Input<Out<P>, Out<Q>, Out<B>>;
+    },
+  };
+}
