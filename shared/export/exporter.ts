@@ -1,9 +1,8 @@
-import { queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
-import { partitionKey, RUN_SHARDS } from "../runs/store.ts";
+import { type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
 import { canonicalNow } from "../time.ts";
 import { DestinationError, openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
@@ -23,11 +22,6 @@ export interface PartitionJob {
   tenant_id: string;
   export_id: string;
   run_id: string;
-}
-
-interface Cursor {
-  shard: number;
-  key?: Record<string, unknown>;
 }
 
 /** Errors the state machine must not retry (FINAL_RUN_ERRORS: its Retry lists them with MaxAttempts 0). */
@@ -148,47 +142,26 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   const fields = (exp.export_fields as ExportField[] | null) ?? [...EXPORT_FIELDS];
   const match = exp.filter ? compileFilter(exp.filter) : undefined;
   const dest = await openDestination(job.tenant_id, exp.bulk_export_destination_id);
-  const shards = RUN_SHARDS();
-  const lower = run.start_time;
-  const upper = run.end_time;
-  const projection = match ? undefined : attributesFor(fields);
-
-  const fetchPage = (c: Cursor) => {
-    const names: Record<string, string> = {};
-    const projectionExpression = projection
-      ?.map((a, i) => {
-        names[`#p${i}`] = a;
-        return `#p${i}`;
-      })
-      .join(", ");
-    return queryPage("runs", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
-      values: {
-        ":pk": partitionKey(job.tenant_id, exp.session_id, run.day, c.shard),
-        ":lo": lower,
-        // Sort keys are `<start>#<id>`: a run starting exactly at end_time sorts after `<end_time>`.
-        ":hi": upper,
-      },
-      ExclusiveStartKey: c.key ? toItem(c.key) : undefined,
-      ...(config.export.pageSize ? { Limit: config.export.pageSize } : {}),
-      ...(projectionExpression
-        ? { ProjectionExpression: projectionExpression, ExpressionAttributeNames: names }
-        : {}),
-    });
+  // The run's day of the project, in [start_time, end_time): one starting exactly at end_time is the next day's.
+  const read = {
+    tenant: job.tenant_id,
+    session: exp.session_id,
+    day: run.day,
+    lower: run.start_time,
+    upper: run.end_time,
+    attributes: match ? undefined : attributesFor(fields),
+    limit: config.export.pageSize || undefined,
   };
 
-  let cursor: Cursor = run.latest_cursor ? JSON.parse(run.latest_cursor) : { shard: 0 };
+  let cursor: DayCursor = run.latest_cursor ? JSON.parse(run.latest_cursor) : { shard: 0 };
   let seq = run.files_count ?? 0;
   let writer = newWriter(exp);
   let file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
-  let pending = cursor.shard < shards ? fetchPage(cursor) : undefined;
+  let pending = dayReadDone(cursor) ? undefined : readDayPage(read, cursor);
   while (pending) {
     const page = await pending;
-    const next: Cursor = page.lastKey
-      ? { shard: cursor.shard, key: page.lastKey }
-      : { shard: cursor.shard + 1 };
-    pending = next.shard < shards ? fetchPage(next) : undefined; // overlap the next read with this encode
+    const next = page.next;
+    pending = page.done ? undefined : readDayPage(read, next); // overlap the next read with this encode
     for (const item of page.items) {
       if (match && !match({ ...item, ...(await loadFields(item)) } as never)) continue;
       writer.append(await toRow(item, fields));
@@ -196,7 +169,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
     if (writer.pendingBytes >= config.export.partBytes)
       await toDestination(file, () => file.add(writer.takeParts()));
     cursor = next;
-    const finished = cursor.shard >= shards;
+    const finished = page.done;
     const outOfTime = Date.now() >= stopAt;
     if (writer.bytes >= config.export.fileBytes || finished || outOfTime) {
       if (writer.rows > 0) {
@@ -245,7 +218,7 @@ async function writeFile(
   file: StreamedFile,
   writer: ParquetFileWriter,
   seq: number,
-  cursor: Cursor,
+  cursor: DayCursor,
 ): Promise<boolean> {
   const current = await getExport(job.tenant_id, job.export_id);
   if (FINAL.has(current.status)) {

@@ -161,3 +161,61 @@ async function queryTrace(tenant: string, q: RunQuery, match: (r: Record<string,
   } while (lastKey && runs.length < q.limit);
   return { runs, cursors: { next: lastKey ? encode(lastKey) : null } };
 }
+
+// — one project-day, shard after shard (the bulk export's read) —
+
+/** Where a read of one project-day goes on: the shard, and DynamoDB's last key in it (none at its start). */
+export interface DayCursor {
+  shard: number;
+  key?: Record<string, unknown>;
+}
+
+/** The runs of one project-day that started in [lower, upper) (canonical times). */
+export interface DayRead {
+  tenant: string;
+  session: string;
+  day: string;
+  lower: string;
+  upper: string;
+  /** The stored attributes to read (all when absent). */
+  attributes?: readonly string[];
+  /** Items per page at the most (DynamoDB's page size when absent). */
+  limit?: number;
+}
+
+/** True when a read from `cursor` has nothing left: every shard has been read. */
+export const dayReadDone = (cursor: DayCursor): boolean => cursor.shard >= RUN_SHARDS();
+
+/**
+ * One page of a project-day's runs from `cursor`: the shards in turn, each in start order. `next` is where
+ * the following page starts (a checkpoint to store), `done` says the day has been read to its end.
+ */
+export async function readDayPage(
+  read: DayRead,
+  cursor: DayCursor,
+): Promise<{ items: Record<string, any>[]; next: DayCursor; done: boolean }> {
+  const names: Record<string, string> = {};
+  const projection = read.attributes
+    ?.map((a, i) => {
+      names[`#p${i}`] = a;
+      return `#p${i}`;
+    })
+    .join(", ");
+  const page = await queryPage("runs", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
+    values: {
+      ":pk": partitionKey(read.tenant, read.session, read.day, cursor.shard),
+      ":lo": read.lower,
+      // Sort keys are `<start>#<id>`: a run starting exactly at `upper` sorts after `<upper>`.
+      ":hi": read.upper,
+    },
+    ExclusiveStartKey: cursor.key ? toItem(cursor.key) : undefined,
+    ...(read.limit ? { Limit: read.limit } : {}),
+    ...(projection ? { ProjectionExpression: projection, ExpressionAttributeNames: names } : {}),
+  });
+  const next: DayCursor = page.lastKey
+    ? { shard: cursor.shard, key: page.lastKey }
+    : { shard: cursor.shard + 1 };
+  return { items: page.items, next, done: dayReadDone(next) };
+}
