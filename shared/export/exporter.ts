@@ -90,26 +90,6 @@ export async function toRow(item: Record<string, any>, fields: readonly ExportFi
   return row;
 }
 
-/** Hive-style directory of a day (spec B "Output layout"; v2_beta has resource=runs in place of runs). */
-export function exportPath(
-  root: string,
-  exp: Pick<ExportRecord, "id" | "tenant_id" | "session_id" | "format_version">,
-  day: string,
-) {
-  const [y, m, d] = day.split("-");
-  const dir = [
-    root,
-    `export_id=${exp.id}`,
-    `tenant_id=${exp.tenant_id}`,
-    `session_id=${exp.session_id}`,
-    exp.format_version === "v2_beta" ? "resource=runs" : "runs",
-    `year=${y}`,
-    `month=${m}`,
-    `day=${d}`,
-  ];
-  return dir.filter(Boolean).join("/");
-}
-
 const fileName = (seq: number) => `part-${String(seq).padStart(5, "0")}.parquet`;
 
 /**
