@@ -1,4 +1,7 @@
-// Named errors; their HTTP status lives here and nowhere else.
+import { EXPORT_ERRORS } from "./export/workflow.ts";
+
+// Named errors: the HTTP errors, whose status lives here and nowhere else, and the bulk export's errors, whose
+// names are the ones the export state machine's Retry and Catch match (shared/export/workflow.ts).
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -74,4 +77,22 @@ export function validationError(
   type = "value_error",
 ): ValidationFailed {
   return new ValidationFailed([{ loc, msg, type }]);
+}
+
+// — bulk export —
+
+/** Errors the export must not retry: the destination itself is wrong (credentials, bucket, permissions). */
+export class DestinationError extends Error {
+  override name = EXPORT_ERRORS.destination;
+}
+/** Errors the state machine must not retry (FINAL_RUN_ERRORS: its Retry lists them with MaxAttempts 0). */
+export class ExportTimedOut extends Error {
+  override name = EXPORT_ERRORS.timedOut;
+}
+export class RetriesExhausted extends Error {
+  override name = EXPORT_ERRORS.retriesExhausted;
+}
+/** One attempt of a run took too long: retried like any other failure. */
+export class RunTimedOut extends Error {
+  override name = EXPORT_ERRORS.runTimedOut;
 }

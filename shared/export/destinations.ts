@@ -3,7 +3,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
-import { NotFound, ValidationFailed, validationError } from "../errors.ts";
+import { DestinationError, NotFound, ValidationFailed, validationError } from "../errors.ts";
 import { endpointProblem } from "../outbound/ssrf.ts";
 import { canonicalNow } from "../time.ts";
 import {
@@ -13,7 +13,6 @@ import {
   destinationRoot,
 } from "./destination-client.ts";
 import type { Destination, DestinationCreateIn } from "./destination-schemas.ts";
-import { EXPORT_ERRORS } from "./workflow.ts";
 
 // Export destinations: an S3 (or S3-compatible) bucket and prefix, with credentials sealed by KMS envelope
 // encryption (write-only: only their field names are ever shown). Creation proves write access first (see
@@ -21,11 +20,6 @@ import { EXPORT_ERRORS } from "./workflow.ts";
 //   record  PK T#<tenant>#BULKEXPORTDEST  SK <id>   GSI1 T#<tenant>#BULKEXPORTDESTS / <created>#<id>
 const pk = (tenant: string) => `T#${tenant}#BULKEXPORTDEST`;
 const listPk = (tenant: string) => `T#${tenant}#BULKEXPORTDESTS`;
-
-/** Errors the export must not retry: the destination itself is wrong (credentials, bucket, permissions). */
-export class DestinationError extends Error {
-  override name = EXPORT_ERRORS.destination;
-}
 
 const sealContext = (tenant: string, id: string) => ({
   tenant_id: tenant,

@@ -1,10 +1,11 @@
 import { config } from "../config.ts";
+import { DestinationError, ExportTimedOut, RetriesExhausted, RunTimedOut } from "../errors.ts";
 import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
 import { type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
 import { canonicalNow } from "../time.ts";
-import { DestinationError, openDestination } from "./destinations.ts";
+import { openDestination } from "./destinations.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";
@@ -22,18 +23,6 @@ export interface PartitionJob {
   tenant_id: string;
   export_id: string;
   run_id: string;
-}
-
-/** Errors the state machine must not retry (FINAL_RUN_ERRORS: its Retry lists them with MaxAttempts 0). */
-export class ExportTimedOut extends Error {
-  override name = EXPORT_ERRORS.timedOut;
-}
-export class RetriesExhausted extends Error {
-  override name = EXPORT_ERRORS.retriesExhausted;
-}
-/** One attempt of a run took too long: retried like any other failure. */
-export class RunTimedOut extends Error {
-  override name = EXPORT_ERRORS.runTimedOut;
 }
 
 const JSON_COLUMNS = new Set<ExportField>(["inputs", "outputs", "extra", "events"]);
