@@ -1,7 +1,6 @@
-import { EXPORT_ERRORS } from "./export/workflow.ts";
-
 // Named errors: the HTTP errors, whose status lives here and nowhere else, and the bulk export's errors, whose
-// names are the ones the export state machine's Retry and Catch match (shared/export/workflow.ts).
+// names are the ones the export state machine's Retry and Catch match (EXPORT_ERRORS; shared/export/workflow.ts
+// writes them into the state machine). A base module: imports nothing.
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -80,6 +79,14 @@ export function validationError(
 }
 
 // — bulk export —
+
+/** The names of the export's errors, as the export state machine matches them. */
+export const EXPORT_ERRORS = {
+  destination: "DestinationError",
+  timedOut: "ExportTimedOut",
+  retriesExhausted: "RetriesExhausted",
+  runTimedOut: "RunTimedOut",
+} as const;
 
 /** Errors the export must not retry: the destination itself is wrong (credentials, bucket, permissions). */
 export class DestinationError extends Error {

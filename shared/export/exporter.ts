@@ -1,5 +1,5 @@
 import { config } from "../config.ts";
-import { DestinationError, ExportTimedOut, RetriesExhausted, RunTimedOut } from "../errors.ts";
+import { DestinationError, EXPORT_ERRORS, ExportTimedOut, RetriesExhausted, RunTimedOut } from "../errors.ts";
 import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
@@ -12,7 +12,7 @@ import { ParquetFileWriter } from "./parquet/writer.ts";
 import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 import { StreamedFile } from "./upload.ts";
-import { EXPORT_ERRORS, FINAL_RUN_ERRORS } from "./workflow.ts";
+import { FINAL_RUN_ERRORS } from "./workflow.ts";
 
 // One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
 // Parquet files of bounded size. After each file the run records where the next file starts (the shard and

@@ -16,8 +16,7 @@ import { NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { FilterParseError, parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
-import { canonicalTime } from "../runs/time.ts";
-import { canonicalNow } from "../time.ts";
+import { canonicalNow, canonicalTime } from "../time.ts";
 import { getDestination } from "./destinations.ts";
 import { EXPORT_FIELDS } from "./fields.ts";
 

@@ -7,9 +7,8 @@ import { taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
 import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
-import { canonicalTime } from "../runs/time.ts";
 import { tableName } from "../tables.ts";
-import { canonicalNow } from "../time.ts";
+import { canonicalNow, canonicalTime } from "../time.ts";
 import {
   childIdOf,
   type ExportRecord,

@@ -1,5 +1,5 @@
 import { config } from "../config.ts";
-import { canonicalTime } from "../runs/time.ts";
+import { canonicalTime } from "../time.ts";
 import { openDestination } from "./destinations.ts";
 import type { PartitionJob } from "./exporter.ts";
 import { type ExportRecord, getExport } from "./exports.ts";

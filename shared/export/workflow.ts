@@ -1,13 +1,9 @@
 import { config } from "../config.ts";
+import { EXPORT_ERRORS } from "../errors.ts";
 
-// What the export state machine (infra/state-machines/bulk-export.asl.json) and its tasks agree on: the names of
-// the errors its Retry and Catch match, and the settings written into it where it says "${Name}".
-export const EXPORT_ERRORS = {
-  destination: "DestinationError",
-  timedOut: "ExportTimedOut",
-  retriesExhausted: "RetriesExhausted",
-  runTimedOut: "RunTimedOut",
-} as const;
+// What the export state machine (infra/state-machines/bulk-export.asl.json) and its tasks agree on: the lists of
+// error names (EXPORT_ERRORS, shared/errors.ts) its Retry and Catch match, and the settings written into it where
+// it says "${Name}".
 
 /** A run that fails with one of these is not retried: the state machine's Retry skips them. */
 export const FINAL_RUN_ERRORS: readonly string[] = [

@@ -1,4 +1,4 @@
-import { canonicalTime } from "../../runs/time.ts";
+import { canonicalTime } from "../../time.ts";
 import type { ExportField } from "../fields.ts";
 
 // An exported value as the value its Parquet column stores: timestamps as epoch microseconds, integers,
