@@ -15,8 +15,13 @@ beforeEach(() => {
   vi.spyOn(process.stdout, "write").mockImplementation(capture);
   vi.spyOn(process.stderr, "write").mockImplementation(capture);
 });
+// Info lines are what these tests read, whatever LOG_LEVEL the run has (the integration setup lowers it).
+beforeEach(() => {
+  vi.stubEnv("LOG_LEVEL", "info");
+});
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
 });
 
 const logged = (msg: string) => lines.find((l) => l.msg === msg);

@@ -1,6 +1,6 @@
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { withLogContext } from "../log.ts";
 import type { HttpEvent, HttpResult } from "./event.ts";
@@ -16,8 +16,13 @@ import {
 import { httpEvent, okIsPublic } from "./test-events.ts";
 
 // The toolkit's middlewares compose like middy's own: each does one thing and hands on what it found.
+// Info lines are what these tests read, whatever LOG_LEVEL the run has (the integration setup lowers it).
+beforeEach(() => {
+  vi.stubEnv("LOG_LEVEL", "info");
+});
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.unstubAllEnvs();
 });
 
 describe("handler middlewares", () => {
