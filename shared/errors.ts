@@ -1,6 +1,6 @@
-// Named errors: the HTTP errors, whose status lives here and nowhere else, and the bulk export's errors, whose
-// names are the ones the export state machine's Retry and Catch match (EXPORT_ERRORS; shared/export/workflow.ts
-// writes them into the state machine). A base module: imports nothing.
+// Named errors, all in one place: the HTTP errors (whose status lives here and nowhere else), the domains' own
+// errors, and the bulk export's errors, whose names the export state machine's Retry and Catch match
+// (EXPORT_ERRORS; shared/export/workflow.ts writes them into the state machine). A base module: imports nothing.
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -102,4 +102,99 @@ export class RetriesExhausted extends Error {
 /** One attempt of a run took too long: retried like any other failure. */
 export class RunTimedOut extends Error {
   override name = EXPORT_ERRORS.runTimedOut;
+}
+
+// — request bodies (decoding failures carry an HTTP status, so an uncaught one still answers 4xx, never 500) —
+
+/** The body, after decompression, is larger than the limit (a gzip bomb stops here). */
+export class BodyTooLarge extends HttpError {
+  constructor(readonly limitBytes: number) {
+    super(413, `Request body exceeds the limit of ${limitBytes} bytes after decompression`);
+  }
+}
+
+/** A Content-Encoding this server does not decode. */
+export class UnsupportedEncoding extends HttpError {
+  constructor(readonly encoding: string) {
+    super(
+      415,
+      `Unsupported Content-Encoding "${clip(encoding)}": send gzip, x-gzip, deflate, br or identity`,
+    );
+  }
+}
+
+/** A body that cannot be decoded: corrupt compression or broken multipart framing. */
+export class MalformedBody extends HttpError {
+  constructor(
+    message: string,
+    /** 0-based index of the multipart part at fault, when there is one. */
+    readonly partIndex?: number,
+  ) {
+    super(400, message);
+  }
+}
+
+/** Client-sent text quoted in an error message, cut short so a message never echoes a whole header. */
+export const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+// — OAuth token endpoints —
+
+/** What went wrong at the token endpoint: `rejected` (it refused the grant) or not usable at all. */
+export class TokenEndpointError extends Error {
+  override name = "TokenEndpointError";
+  constructor(
+    message: string,
+    readonly rejected: boolean,
+  ) {
+    super(message);
+  }
+}
+
+// — outbound calls —
+
+/** A call to a URL a user configured failed: refused, timed out, too large, or redirected. */
+export class UpstreamError extends Error {
+  override name = "UpstreamError";
+}
+
+// — building and deploying a revision —
+
+/** A build failure whose message is written to the revision's build log as is. */
+export class BuildError extends Error {
+  override name = "BuildError";
+}
+/** A deploy failure whose message is written to the revision's deploy log as is. */
+export class DeployError extends Error {
+  override name = "DeployError";
+}
+
+// — the filter language —
+
+/** The only error parseFilter throws; `position` is the 0-based character offset of the failure. */
+export class FilterParseError extends Error {
+  readonly position: number;
+  constructor(detail: string, position: number) {
+    super(`${detail} at position ${position}`);
+    this.name = "FilterParseError";
+    this.position = position;
+  }
+}
+
+// — agent runs —
+
+/** Why a run was stopped: a user's cancel (interrupt, rollback), its deletion, or the loss of its lease. */
+export type RunAbortReason = "interrupt" | "rollback" | "deleted" | "lease-lost";
+/** What a run's AbortController is aborted with. */
+export class RunAborted extends Error {
+  override name = "RunAborted";
+  constructor(readonly reason: RunAbortReason) {
+    super(`run ${reason}`);
+  }
+}
+/** The run moved on to another attempt (or ended): this worker's writes are refused. */
+export class LeaseLost extends Error {
+  override name = "LeaseLost";
+  constructor(run: string, attempt: number) {
+    super(`run ${run}: attempt ${attempt} no longer owns the run`);
+  }
 }

@@ -20,6 +20,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
 import { cancelCodes, fromItem, getItem, type Item, queryAll, toItem, transact } from "../aws/ddb.ts";
+import { LeaseLost } from "../errors.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
@@ -110,14 +111,6 @@ const threadOf = (config: RunnableConfig): string | undefined => {
 export interface RunFence {
   key: { PK: string; SK: string };
   attempt: number;
-}
-
-/** The run moved on to another attempt (or ended): this worker's writes are refused. */
-export class LeaseLost extends Error {
-  override name = "LeaseLost";
-  constructor(fence: RunFence) {
-    super(`run ${fence.key.SK}: attempt ${fence.attempt} no longer owns the run`);
-  }
 }
 
 /** A run's config metadata as checkpoint metadata: plain values, LangSmith's and LangGraph's internals left out. */
@@ -400,7 +393,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
         return;
       } catch (err) {
         const codes = cancelCodes(err);
-        if (fence && codes?.[0] === "ConditionalCheckFailed") throw new LeaseLost(fence);
+        if (fence && codes?.[0] === "ConditionalCheckFailed")
+          throw new LeaseLost(fence.key.SK, fence.attempt);
         if (!writes.length || !codes?.includes("ConditionalCheckFailed")) throw err;
       }
       // A replayed task's write was stored before: the writes one by one, then the checkpoint alone.

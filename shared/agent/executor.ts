@@ -1,4 +1,5 @@
 import { config } from "../config.ts";
+import { RunAborted, type RunAbortReason } from "../errors.ts";
 import { controllers, findChannel, openChannel, type RunChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { invokeSelf } from "./runtime/self-invoke.ts";
@@ -12,14 +13,8 @@ import { invokeSelf } from "./runtime/self-invoke.ts";
 //   and run record, a cancel reaches the run through the record (the worker polls it), the final values are
 //   left on the record, and traces and the webhook go out before the worker's invocation returns.
 
-/** Why a run was stopped: a user's cancel, its deletion, or the loss of its lease to a retry. */
-export type CancelAction = "interrupt" | "rollback";
-export class RunAborted extends Error {
-  override name = "RunAborted";
-  constructor(readonly reason: CancelAction | "deleted" | "lease-lost") {
-    super(`run ${reason}`);
-  }
-}
+/** A user's cancel of a run (the rest of RunAborted's reasons, shared/errors.ts, are the platform's). */
+export type CancelAction = Extract<RunAbortReason, "interrupt" | "rollback">;
 /** The reason a run's AbortController was aborted with, if it was one of ours. */
 export const abortReason = (signal: AbortSignal) =>
   signal.reason instanceof RunAborted ? signal.reason.reason : undefined;

@@ -1,6 +1,7 @@
 import type { Item } from "../aws/ddb.ts";
+import { UpstreamError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { outboundRequest, UpstreamError } from "../outbound/request.ts";
+import { outboundRequest } from "../outbound/request.ts";
 import { isoNow } from "../time.ts";
 import type { RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";

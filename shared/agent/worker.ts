@@ -1,14 +1,14 @@
 import { Command } from "@langchain/langgraph";
 import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { LeaseLost, RunAborted } from "../errors.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
-import { LeaseLost } from "./checkpointer.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
-import { abortReason, executor, RunAborted } from "./executor.ts";
+import { abortReason, executor } from "./executor.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { graphById } from "./run-assistant.ts";

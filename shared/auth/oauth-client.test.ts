@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseTokenResponse, TokenEndpointError, tokenRequest } from "./oauth-client.ts";
+import { TokenEndpointError } from "../errors.ts";
+import { parseTokenResponse, tokenRequest } from "./oauth-client.ts";
 
 const JSON_TYPE = "application/json";
 

@@ -1,4 +1,5 @@
-import { outboundRequest, UpstreamError } from "../outbound/request.ts";
+import { TokenEndpointError, UpstreamError } from "../errors.ts";
+import { outboundRequest } from "../outbound/request.ts";
 
 // Our side of a provider's token endpoint (RFC 6749 §4.1.3, §6): the code exchange and the refresh, with
 // the client authenticated as the provider is configured. The endpoint's answer is untrusted input.
@@ -19,17 +20,6 @@ export interface TokenGrant {
   expires_in?: number;
   /** Granted scopes, when the endpoint said (else the requested ones apply). */
   scopes?: string[];
-}
-
-/** What went wrong at the token endpoint: `rejected` (it refused the grant) or not usable at all. */
-export class TokenEndpointError extends Error {
-  override name = "TokenEndpointError";
-  constructor(
-    message: string,
-    readonly rejected: boolean,
-  ) {
-    super(message);
-  }
 }
 
 const MAX_TOKEN = 16_384;

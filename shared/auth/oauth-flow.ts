@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { conditionalUpdate, getItem, type Item, putItem, transact, updateInput } from "../aws/ddb.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
-import { BadGateway, BadRequest, NotFound } from "../errors.ts";
+import { BadGateway, BadRequest, NotFound, TokenEndpointError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { canonicalNow } from "../time.ts";
-import { exchangeCode, printable, refreshGrant, TokenEndpointError } from "./oauth-client.ts";
+import { exchangeCode, printable, refreshGrant } from "./oauth-client.ts";
 import {
   authorizationUrl,
   codeChallenge,

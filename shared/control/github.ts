@@ -1,5 +1,5 @@
-import { BadGateway } from "../errors.ts";
-import { outboundRequest, UpstreamError } from "../outbound/request.ts";
+import { BadGateway, UpstreamError } from "../errors.ts";
+import { outboundRequest } from "../outbound/request.ts";
 
 // The GitHub REST API as an integration uses it: the repositories an installation (or token) can read.
 export interface GitHubRepository {

@@ -4,8 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { BuildError } from "../errors.ts";
 import { bundleGraphs, installDependencies } from "./bundle.ts";
-import { BuildError, readGraphConfig } from "./graph-config.ts";
+import { readGraphConfig } from "./graph-config.ts";
 
 let tmp: string;
 let n = 0;

@@ -2,11 +2,12 @@ import { access, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
+import { BuildError } from "../errors.ts";
 import { isoNow } from "../time.ts";
 import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run, toolEnv } from "./exec.ts";
-import { BuildError, checkEnvNames, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
+import { checkEnvNames, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.

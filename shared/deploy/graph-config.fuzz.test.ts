@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BuildError, parseGraphConfig, parseGraphSpec } from "./graph-config.ts";
+import { BuildError } from "../errors.ts";
+import { parseGraphConfig, parseGraphSpec } from "./graph-config.ts";
 import { repoRelative } from "./paths.ts";
 
 // Untrusted input: a repository's langgraph.json. Arbitrary text gives a config or a BuildError, nothing else,

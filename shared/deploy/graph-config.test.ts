@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BuildError, parseGraphConfig, parseGraphSpec, readGraphConfig } from "./graph-config.ts";
+import { BuildError } from "../errors.ts";
+import { parseGraphConfig, parseGraphSpec, readGraphConfig } from "./graph-config.ts";
 
 const parse = (value: unknown, at = "langgraph.json") => parseGraphConfig(JSON.stringify(value), at);
 const problem = (text: string, at = "langgraph.json") => {

@@ -2,15 +2,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { reservedEnvName } from "../config.ts";
+import { BuildError } from "../errors.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
 // Keys this platform does not use (dockerfile_lines, auth, store, http, ui, …) are tolerated and kept.
-
-/** A build failure whose message is written to the revision's build log as is. */
-export class BuildError extends Error {
-  override name = "BuildError";
-}
 
 export interface GraphSpec {
   /** The graph's source file as written, relative to the config's directory. */

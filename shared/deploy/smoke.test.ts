@@ -2,9 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { DeployError } from "../errors.ts";
 import { type ArtifactManifest, bundleGraphs } from "./bundle.ts";
 import { readGraphConfig } from "./graph-config.ts";
-import { DeployError, smokeTestGraphs } from "./smoke.ts";
+import { smokeTestGraphs } from "./smoke.ts";
 
 // One artifact holds every test graph; each test smoke-tests the graphs it names.
 const BUILDER = `

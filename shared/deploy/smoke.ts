@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor } from "./exec.ts";
 import { isWithin } from "./paths.ts";
@@ -9,11 +10,6 @@ import { sandboxFlags } from "./sandbox.ts";
 
 // The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
 // only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
-
-/** A deploy failure whose message is written to the revision's deploy log as is. */
-export class DeployError extends Error {
-  override name = "DeployError";
-}
 
 export interface GraphInfo {
   graph_id: string;

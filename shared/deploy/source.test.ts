@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BuildError } from "./graph-config.ts";
+import { BuildError } from "../errors.ts";
 import { fetchSource } from "./source.ts";
 
 let tmp: string;

@@ -1,9 +1,9 @@
 import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { BuildError } from "../errors.ts";
 import { endpointProblem } from "../outbound/ssrf.ts";
 import { type LogLine, redactor, run, toolEnv } from "./exec.ts";
-import { BuildError } from "./graph-config.ts";
 
 // Fetches a revision's source into `dest`: an https git repository (token sent as an HTTP header through git's
 // environment, never in argv, the URL or the log), or — on the local cloud — a local git repository or a plain

@@ -12,8 +12,8 @@ import {
   queryPages,
   transact,
 } from "../aws/ddb.ts";
-import { NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
-import { FilterParseError, parseFilter } from "../filter/index.ts";
+import { FilterParseError, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import { parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";

@@ -96,16 +96,6 @@ export interface NotNode {
 }
 export type FilterNode = CmpNode | AndNode | OrNode | NotNode;
 
-/** The only error parseFilter throws; `position` is the 0-based character offset of the failure. */
-export class FilterParseError extends Error {
-  readonly position: number;
-  constructor(detail: string, position: number) {
-    super(`${detail} at position ${position}`);
-    this.name = "FilterParseError";
-    this.position = position;
-  }
-}
-
 /** The run shape the evaluator reads; time fields may be ISO strings or epoch milliseconds. */
 export interface FilterableRun {
   id: string;

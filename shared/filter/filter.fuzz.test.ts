@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { FilterParseError } from "../errors.ts";
 import { type CmpNode, type Comparator, FIELDS, type FieldName, fieldKind, type Scalar } from "./ast.ts";
 import { matchNode } from "./evaluate.ts";
 import {
   evaluateFilter,
   type FilterableRun,
   type FilterNode,
-  FilterParseError,
   parseFilter,
   printFilter,
   pushdown,

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { FilterParseError } from "../errors.ts";
 import {
   compileFilter,
   evaluateFilter,
   type FilterableRun,
-  FilterParseError,
   parseFilter,
   printFilter,
   pushdown,

@@ -15,7 +15,7 @@ export type {
   OrNode,
   Scalar,
 } from "./ast.ts";
-export { COMPARATORS, FIELDS, FilterParseError } from "./ast.ts";
+export { COMPARATORS, FIELDS } from "./ast.ts";
 export { evaluateFilter } from "./evaluate.ts";
 export { MAX_FILTER_LENGTH, MAX_NESTING_DEPTH, parseFilter } from "./parser.ts";
 export { printFilter } from "./print.ts";

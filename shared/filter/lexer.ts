@@ -1,5 +1,5 @@
+import { FilterParseError } from "../errors.ts";
 // Tokenizer for the filter language; every failure is a positioned FilterParseError.
-import { FilterParseError } from "./ast.ts";
 
 export type Token =
   | { type: "(" | ")" | "[" | "]" | "," | "eof"; pos: number }

@@ -1,5 +1,7 @@
 // Recursive-descent parser: text -> FilterNode. Throws only FilterParseError.
-import { COMPARATORS, type Comparator, type FilterNode, FilterParseError, type Scalar } from "./ast.ts";
+
+import { FilterParseError } from "../errors.ts";
+import { COMPARATORS, type Comparator, type FilterNode, type Scalar } from "./ast.ts";
 import { type Token, tokenize } from "./lexer.ts";
 import { buildComparison, type RawArg } from "./validate.ts";
 

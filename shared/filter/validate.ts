@@ -1,13 +1,7 @@
 // Arity and argument-type checks that turn a comparator call into a CmpNode.
-import {
-  type CmpNode,
-  type Comparator,
-  type FieldName,
-  FilterParseError,
-  fieldKind,
-  isFieldName,
-  type Scalar,
-} from "./ast.ts";
+
+import { FilterParseError } from "../errors.ts";
+import { type CmpNode, type Comparator, type FieldName, fieldKind, isFieldName, type Scalar } from "./ast.ts";
 import { parseDuration, parseInstant, toNumber } from "./values.ts";
 
 export type RawArg =

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from "node:buffer";
 import zlib from "node:zlib";
-import { BodyTooLarge, MalformedBody, UnsupportedEncoding } from "./errors.ts";
+import { BodyTooLarge, MalformedBody, UnsupportedEncoding } from "../errors.ts";
 
 export { BodyTooLarge, MalformedBody, UnsupportedEncoding };
 

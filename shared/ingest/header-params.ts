@@ -1,4 +1,4 @@
-import { clip } from "./errors.ts";
+import { clip } from "../errors.ts";
 
 // `value; name=token; other="quoted \"string\""` as in Content-Type and Content-Disposition.
 

@@ -1,4 +1,4 @@
-import { clip, MalformedBody } from "./errors.ts";
+import { clip, MalformedBody } from "../errors.ts";
 import { parseHeaderParams, singleParam } from "./header-params.ts";
 
 export { buildMultipart, type PartInit } from "./build-multipart.ts";

@@ -1,4 +1,4 @@
-import { clip } from "./errors.ts";
+import { clip } from "../errors.ts";
 import type { Part } from "./multipart.ts";
 
 // LangSmith multipart ingestion names every part: post.<run_id>[.<field>], patch.<run_id>[.<field>],

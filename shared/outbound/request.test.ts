@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { outboundRequest, UpstreamError } from "./request.ts";
+import { UpstreamError } from "../errors.ts";
+import { outboundRequest } from "./request.ts";
 
 // Outbound calls: any status comes back as an answer; what is not an answer is an UpstreamError.
 let server: Server;

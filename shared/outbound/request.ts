@@ -1,13 +1,11 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { config } from "../config.ts";
+import { UpstreamError } from "../errors.ts";
 import { endpointUrlProblem, publicOnlyLookup } from "./ssrf.ts";
 
 // Calls to URLs a caller configured (OAuth token endpoints, git host APIs): SSRF-guarded at connect time,
 // bounded in time and size, never following redirects. Failures are an UpstreamError with a clear message.
-export class UpstreamError extends Error {
-  override name = "UpstreamError";
-}
 
 export interface OutboundRequest {
   method: "GET" | "POST";

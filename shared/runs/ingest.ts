@@ -1,7 +1,12 @@
 import { config } from "../config.ts";
-import { PayloadTooLarge, validationError } from "../errors.ts";
+import {
+  BodyTooLarge,
+  MalformedBody,
+  PayloadTooLarge,
+  UnsupportedEncoding,
+  validationError,
+} from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
-import { BodyTooLarge, MalformedBody, UnsupportedEncoding } from "../ingest/errors.ts";
 import { type Part, parseMultipart } from "../ingest/multipart.ts";
 import { groupRunParts } from "../ingest/parts.ts";
 import { type IngestResult, ingestPatches, ingestPosts } from "./store.ts";

@@ -1,6 +1,6 @@
 import { queryPage, toItem } from "../aws/ddb.ts";
-import { validationError } from "../errors.ts";
-import { compileFilter, FilterParseError } from "../filter/index.ts";
+import { FilterParseError, validationError } from "../errors.ts";
+import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
 import { canonicalTime, dayOf } from "../time.ts";
 import { loadFields } from "./payloads.ts";
