@@ -14,7 +14,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
 import { bucket, refsOf } from "../shared/agent/blobs.ts";
-import { threadPk } from "../shared/agent/checkpoint-keys.ts";
+import { checkpointPk } from "../shared/agent/checkpoint-keys.ts";
 import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import type { Item } from "../shared/aws/ddb.ts";
@@ -48,7 +48,7 @@ const cfg = (thread_id: string, checkpoint_ns = "") => ({ configurable: { thread
 const rows = (saver: DynamoCheckpointSaver, thread: string) =>
   queryAll("checkpoints", {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadPk(saver.scope, thread) },
+    values: { ":pk": checkpointPk(saver.scope, thread) },
     ConsistentRead: true,
   });
 const exists = async (key: string) =>

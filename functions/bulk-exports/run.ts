@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ExportRunOut, getExportRun, runWire } from "../../shared/export/export-runs.ts";
 import { getExport } from "../../shared/export/exports.ts";
-import { ExportRunOut, getRun, runWire } from "../../shared/export/runs.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
@@ -8,6 +8,6 @@ export const handler = defineHandler({
   response: ExportRunOut,
   handle: async ({ tenantId, params }) => {
     await getExport(tenantId, params.export_id);
-    return runWire(await getRun(tenantId, params.export_id, params.run_id));
+    return runWire(await getExportRun(tenantId, params.export_id, params.run_id));
   },
 });

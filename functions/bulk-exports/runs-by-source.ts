@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ExportRunOut, listExportRuns, runWire } from "../../shared/export/export-runs.ts";
 import { childrenOf, getExport } from "../../shared/export/exports.ts";
-import { ExportRunOut, listRuns, runWire } from "../../shared/export/runs.ts";
 import { defineHandler } from "../handler.ts";
 
 // The runs of every export a scheduled export spawned, in window order.
@@ -11,7 +11,7 @@ export const handler = defineHandler({
     await getExport(tenantId, query.source_bulk_export_id);
     const out = [];
     for (const child of await childrenOf(tenantId, query.source_bulk_export_id))
-      out.push(...(await listRuns(tenantId, child)).map(runWire));
+      out.push(...(await listExportRuns(tenantId, child)).map(runWire));
     return out;
   },
 });

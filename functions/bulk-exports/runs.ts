@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ExportRunOut, listExportRuns, runWire } from "../../shared/export/export-runs.ts";
 import { getExport } from "../../shared/export/exports.ts";
-import { ExportRunOut, listRuns, runWire } from "../../shared/export/runs.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
@@ -8,6 +8,6 @@ export const handler = defineHandler({
   response: z.array(ExportRunOut),
   handle: async ({ tenantId, params }) => {
     await getExport(tenantId, params.export_id);
-    return (await listRuns(tenantId, params.export_id)).map(runWire);
+    return (await listExportRuns(tenantId, params.export_id)).map(runWire);
   },
 });

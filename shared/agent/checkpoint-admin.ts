@@ -2,7 +2,7 @@ import { batchGet, batchWrite } from "../aws/batch.ts";
 import type { Item } from "../aws/ddb.ts";
 import { queryAll, queryPages } from "../aws/ddb.ts";
 import { copyObject, deleteObjects, refsOf } from "./blobs.ts";
-import { childrenPrefix, nsPrefix, s3ThreadPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
+import { checkpointPk, childrenPrefix, nsPrefix, s3ThreadPrefix, valueSk } from "./checkpoint-keys.ts";
 
 // Whole-thread and whole-run operations of the checkpointer. Each deletes what hangs off a checkpoint before the
 // checkpoint itself, so an interrupted call leaves every remaining checkpoint whole and a retry finishes the job.
@@ -23,10 +23,10 @@ async function remove(items: Item[]): Promise<void> {
   );
 }
 
-export async function deleteThread(scope: string, threadId: string): Promise<void> {
+export async function deleteThreadCheckpoints(scope: string, threadId: string): Promise<void> {
   const items = await queryAll(T, {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadPk(scope, threadId) },
+    values: { ":pk": checkpointPk(scope, threadId) },
     ProjectionExpression: "PK, SK, kind, checkpoint_ref, metadata_ref, value_ref",
     ConsistentRead: true,
   });
@@ -39,7 +39,7 @@ export async function deleteThread(scope: string, threadId: string): Promise<voi
  * later checkpoint still reads it. Returns how many checkpoints went.
  */
 export async function deleteByRunId(scope: string, threadId: string, runId: string): Promise<number> {
-  const pk = threadPk(scope, threadId);
+  const pk = checkpointPk(scope, threadId);
   // A strongly consistent read of the thread's partition (no index: on DynamoDB an index lags, and a rollback
   // must see the checkpoint its run wrote a moment ago).
   const heads = await queryAll(T, {
@@ -96,7 +96,7 @@ export async function deleteByRunId(scope: string, threadId: string, runId: stri
 export async function keepLatest(scope: string, threadId: string): Promise<number> {
   const items = await queryAll(T, {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadPk(scope, threadId) },
+    values: { ":pk": checkpointPk(scope, threadId) },
     ProjectionExpression:
       "PK, SK, kind, checkpoint_ns, checkpoint_id, writers, checkpoint_ref, metadata_ref, value_ref",
     ConsistentRead: true,
@@ -133,7 +133,7 @@ export async function copyThread(
   const to = s3ThreadPrefix(scope, toThreadId);
   const copyOf = async (item: Item) => {
     const copy: Item = isHead(item) ? await retarget(item) : { ...item };
-    copy.PK = threadPk(scope, toThreadId);
+    copy.PK = checkpointPk(scope, toThreadId);
     copy.thread_id = toThreadId;
     // Heads of earlier versions carried an index key of their thread; the index is gone.
     delete copy.GSI1PK;
@@ -148,7 +148,7 @@ export async function copyThread(
   const heads: Item[] = [];
   for await (const page of queryPages(T, {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadPk(scope, fromThreadId) },
+    values: { ":pk": checkpointPk(scope, fromThreadId) },
     ConsistentRead: true,
   })) {
     heads.push(...page.filter(isHead));

@@ -3,7 +3,7 @@
 export const esc = (s: string) => s.replace(/%/g, "%25").replace(/#/g, "%23");
 
 /** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
-export const threadPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
+export const checkpointPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
 
 /** SK prefix of every checkpoint (and what hangs off it) in one namespace. */
 export const nsPrefix = (ns: string) => `C#${esc(ns)}#`;

@@ -15,7 +15,7 @@ import { dynamo } from "../aws/clients.ts";
 import { fromItem, type Item, queryAll, queryPages, toItem } from "../aws/ddb.ts";
 import { tableName } from "../tables.ts";
 import { readPart } from "./blobs.ts";
-import { checkpointSk, childrenPrefix, nsPrefix, threadPk, valueSk } from "./checkpoint-keys.ts";
+import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from "./checkpoint-keys.ts";
 
 // The read side of the checkpointer: finding checkpoint items and turning them into LangGraph's tuples.
 const T = "checkpoints" as const;
@@ -88,7 +88,7 @@ export async function* scopeEntries(scope: string): AsyncGenerator<Entry[]> {
       new ScanCommand({
         TableName: tableName(T),
         FilterExpression: "begins_with(PK, :threads) AND kind = :kind",
-        ExpressionAttributeValues: toItem({ ":threads": threadPk(scope, ""), ":kind": "checkpoint" }),
+        ExpressionAttributeValues: toItem({ ":threads": checkpointPk(scope, ""), ":kind": "checkpoint" }),
         ExclusiveStartKey: start,
         ConsistentRead: true,
       }),

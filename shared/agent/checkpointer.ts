@@ -24,13 +24,13 @@ import { LeaseLost } from "../errors.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
-import { copyThread, deleteByRunId, deleteThread, keepLatest } from "./checkpoint-admin.ts";
+import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./checkpoint-admin.ts";
 import {
+  checkpointPk,
   checkpointSk,
   s3PartKey,
   s3ValueKey,
   s3WriteKey,
-  threadPk,
   valueSk,
   writeSk,
 } from "./checkpoint-keys.ts";
@@ -159,7 +159,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const thread = threadOf(config);
     if (thread === undefined) return undefined;
     const ns: string = config.configurable?.checkpoint_ns ?? "";
-    const pk = threadPk(this.scope, thread);
+    const pk = checkpointPk(this.scope, thread);
     const id = getCheckpointId(config);
     const mine = this.latest.get(thread)?.get(ns);
     if (mine?.id && (!id || id === mine.id)) return this.latestTuple(thread, ns, mine);
@@ -194,7 +194,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const pages =
       thread === undefined
         ? scopeEntries(this.scope)
-        : threadEntries(threadPk(this.scope, thread), onlyNs, beforeId);
+        : threadEntries(checkpointPk(this.scope, thread), onlyNs, beforeId);
     for await (const page of pages) {
       const picked: Entry[] = [];
       for (const entry of page) {
@@ -290,7 +290,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const ns: string = config.configurable?.checkpoint_ns ?? "";
     const parentId: string | undefined = config.configurable?.checkpoint_id || undefined;
     const id = checkpoint.id;
-    const pk = threadPk(this.scope, thread);
+    const pk = checkpointPk(this.scope, thread);
     const stored = copyCheckpoint(checkpoint);
     const values = stored.channel_values;
     stored.channel_values = {};
@@ -425,7 +425,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const id: string | undefined = config.configurable?.checkpoint_id;
     if (!id) throw new Error("Cannot put writes: config.configurable.checkpoint_id is missing");
     const ns: string = config.configurable?.checkpoint_ns ?? "";
-    const pk = threadPk(this.scope, thread);
+    const pk = checkpointPk(this.scope, thread);
     // Special channels (error, interrupt, …) have fixed negative indices and replace what a retry wrote;
     // ordinary writes keep the first copy, so a replayed task cannot change a stored result.
     const indexed = writes.map(([channel, value], i) => ({
@@ -552,7 +552,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async deleteThread(threadId: string): Promise<void> {
-    await deleteThread(this.scope, threadId);
+    await deleteThreadCheckpoints(this.scope, threadId);
     this.forget(threadId);
   }
 

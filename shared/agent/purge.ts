@@ -1,10 +1,10 @@
 import { batchWrite } from "../aws/batch.ts";
 import { queryAll } from "../aws/ddb.ts";
-import { deleteThread as deleteCheckpoints } from "./checkpoint-admin.ts";
+import { deleteThreadCheckpoints } from "./checkpoint-admin.ts";
 import { esc } from "./checkpoint-keys.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { runPk } from "./runs.ts";
-import { threadPk } from "./threads.ts";
+import { threadRecordsPk } from "./threads.ts";
 
 // Deleting a deployment deletes what its agent server stored: every thread with its runs, their event logs and
 // checkpoints, the assistants and the long-term store. Idempotent, so a retried task finishes the job.
@@ -16,7 +16,7 @@ export async function purgeDeploymentData(
   deploymentId: string,
 ): Promise<{ threads: number }> {
   const scope = `${tenant}#${deploymentId}`;
-  const threads = await all("main", threadPk(scope));
+  const threads = await all("main", threadRecordsPk(scope));
   for (const t of threads) {
     const threadId = t.SK as string;
     const runs = await all("main", runPk(scope, threadId));
@@ -25,7 +25,7 @@ export async function purgeDeploymentData(
       "main",
       runs.map((r) => ({ delete: { PK: r.PK, SK: r.SK } })),
     );
-    await deleteCheckpoints(scope, threadId);
+    await deleteThreadCheckpoints(scope, threadId);
     await batchWrite("main", [{ delete: { PK: t.PK, SK: t.SK } }]);
   }
   const assistants = await all("main", `AGENT#${scope}#ASSISTANT`);

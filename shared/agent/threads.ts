@@ -31,8 +31,8 @@ export interface Thread {
 }
 
 const T = "main" as const;
-export const threadPk = (scope: string) => `AGENT#${scope}#THREAD`;
-export const threadKey = (scope: string, threadId: string) => ({ PK: threadPk(scope), SK: threadId });
+export const threadRecordsPk = (scope: string) => `AGENT#${scope}#THREAD`;
+export const threadKey = (scope: string, threadId: string) => ({ PK: threadRecordsPk(scope), SK: threadId });
 const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
 
 function toThread(item: Item): Thread {
@@ -130,7 +130,7 @@ export function contains(have: unknown, want: unknown): boolean {
 export const threadItems = (d: AgentDeployment, projection?: string): Promise<Item[]> =>
   queryAll(T, {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadPk(d.scope) },
+    values: { ":pk": threadRecordsPk(d.scope) },
     ...(projection ? { ProjectionExpression: projection } : {}),
     ConsistentRead: true,
   });

@@ -6,10 +6,10 @@ import { loadField, loadFields } from "../runs/payloads.ts";
 import { type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
 import { canonicalNow } from "../time.ts";
 import { openDestination } from "./destinations.ts";
+import { type ExportRunRecord, getExportRun, recordFailure, updateRun } from "./export-runs.ts";
 import { type ExportRecord, FINAL, getExport } from "./exports.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "./fields.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";
-import { type ExportRunRecord, getRun, recordFailure, updateRun } from "./runs.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 import { StreamedFile } from "./upload.ts";
 import { FINAL_RUN_ERRORS } from "./workflow.ts";
@@ -88,7 +88,7 @@ const fileName = (seq: number) => `part-${String(seq).padStart(5, "0")}.parquet`
 export async function exportPartition(job: PartitionJob, budgetMs: number): Promise<{ done: boolean }> {
   const started = Date.now();
   const exp = await getExport(job.tenant_id, job.export_id);
-  let run = await getRun(job.tenant_id, job.export_id, job.run_id);
+  let run = await getExportRun(job.tenant_id, job.export_id, job.run_id);
   if (FINAL.has(exp.status) || FINAL.has(run.status)) return { done: true };
   const exportEnd = Date.parse(exp.started_at ?? exp.created_at) + config.export.timeoutSeconds * 1000;
   if (exportEnd <= Date.now())
@@ -98,7 +98,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
       set: { status: "Running", attempt_started_at: canonicalNow() },
       notIn: [...FINAL],
     });
-    run = await getRun(job.tenant_id, job.export_id, job.run_id);
+    run = await getExportRun(job.tenant_id, job.export_id, job.run_id);
   }
   const attemptEnd =
     Date.parse(run.attempt_started_at ?? canonicalNow()) + config.export.runTimeoutSeconds * 1000;
@@ -144,7 +144,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
       if (writer.rows > 0) {
         const committed = await writeFile(job, run, file, writer, seq, cursor);
         if (!committed)
-          return { done: FINAL.has((await getRun(job.tenant_id, job.export_id, job.run_id)).status) };
+          return { done: FINAL.has((await getExportRun(job.tenant_id, job.export_id, job.run_id)).status) };
         seq++;
         writer = newWriter(exp);
         file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
@@ -237,7 +237,7 @@ export async function runPartition(job: PartitionJob, budgetMs = config.export.c
     return await exportPartition(job, budgetMs);
   } catch (raw) {
     const err = raw instanceof Error ? raw : new Error(String(raw));
-    const run = await getRun(job.tenant_id, job.export_id, job.run_id);
+    const run = await getExportRun(job.tenant_id, job.export_id, job.run_id);
     const message = `${err.name}: ${err.message}`;
     if (err.name === EXPORT_ERRORS.timedOut) throw err;
     const final = NOT_RETRIED.has(err.name) || (run.retry_number ?? 0) >= config.export.maxRetries;

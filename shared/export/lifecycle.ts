@@ -9,6 +9,7 @@ import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
+import { finishOpenRuns, listExportRuns, recordFailure } from "./export-runs.ts";
 import {
   childIdOf,
   type ExportRecord,
@@ -20,7 +21,6 @@ import {
   setStatus,
   updateExportFields,
 } from "./exports.ts";
-import { finishOpenRuns, listRuns, recordFailure } from "./runs.ts";
 import { TIMEOUT_ERRORS } from "./workflow.ts";
 
 // How exports move: a queue per workspace in front of a bounded set of running slots, one Step Functions
@@ -140,7 +140,7 @@ export async function finalize(tenant: string, id: string, failure?: Failure): P
     await release(tenant, id);
     return exp.status;
   }
-  const runs = await listRuns(tenant, id);
+  const runs = await listExportRuns(tenant, id);
   let status: "Completed" | "Failed" | "TimedOut";
   if (failure && TIMEOUT_ERRORS.includes(failure.Error ?? "")) status = "TimedOut";
   else if (failure || runs.some((r) => r.status !== "Completed")) status = "Failed";
@@ -208,7 +208,7 @@ export async function sweep(): Promise<{ redriven: string[]; finalized: string[]
       const state = exp.execution_arn ? await executionStatus(exp.execution_arn) : { status: "MISSING" };
       if (state.status === "RUNNING") continue;
       if (state.status === "MISSING") {
-        for (const run of await listRuns(tenant, exp.id))
+        for (const run of await listExportRuns(tenant, exp.id))
           if (run.status === "Running")
             await recordFailure(
               tenant,

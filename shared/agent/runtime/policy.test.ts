@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { threadPk } from "../checkpoint-keys.ts";
+import { checkpointPk } from "../checkpoint-keys.ts";
 import { runPk } from "../runs.ts";
 import { threadKey } from "../threads.ts";
 import { runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
@@ -37,10 +37,10 @@ describe("a runtime's execution role", () => {
     const p = runtimeKeyPrefixes("t-1", "d-1");
     expect(threadKey("t-1#d-1", "x").PK.startsWith(p.main)).toBe(true);
     expect(runPk("t-1#d-1", "x").startsWith(p.main)).toBe(true);
-    expect(threadPk("t-1#d-1", "x").startsWith(p.checkpoints)).toBe(true);
+    expect(checkpointPk("t-1#d-1", "x").startsWith(p.checkpoints)).toBe(true);
     // Another deployment whose id starts the same, another tenant, the control plane: outside.
     expect(threadKey("t-1#d-10", "x").PK.startsWith(p.main)).toBe(false);
-    expect(threadPk("t-1#d-10", "x").startsWith(p.checkpoints)).toBe(false);
+    expect(checkpointPk("t-1#d-10", "x").startsWith(p.checkpoints)).toBe(false);
     expect(threadKey("t-2#d-1", "x").PK.startsWith(p.main)).toBe(false);
     for (const key of ["T#t-1#DEPLOYMENT", "APIKEY#abc", "TENANT#t-1", "DEPLOYMENT#d-1"])
       expect(key.startsWith(p.main)).toBe(false);

@@ -96,13 +96,17 @@ export async function ensureRun(
   return id;
 }
 
-export async function getRun(tenant: string, exportId: string, runId: string): Promise<ExportRunRecord> {
+export async function getExportRun(
+  tenant: string,
+  exportId: string,
+  runId: string,
+): Promise<ExportRunRecord> {
   const r = await getItem("main", keys.run(tenant, exportId, runId), true);
   if (!r) throw new NotFound("Export run not found");
   return r as ExportRunRecord;
 }
 
-export async function listRuns(tenant: string, exportId: string): Promise<ExportRunRecord[]> {
+export async function listExportRuns(tenant: string, exportId: string): Promise<ExportRunRecord[]> {
   const out = (await queryAll("main", {
     KeyConditionExpression: "PK = :pk AND begins_with(SK, :r)",
     values: { ":pk": keys.runsPk(tenant, exportId), ":r": "RUN#" },
@@ -161,7 +165,7 @@ export async function recordFailure(
 
 /** Marks every unfinished run of an export with a final status (cancel, failure, timeout). */
 export async function finishOpenRuns(tenant: string, exportId: string, status: string, withErrors?: string) {
-  for (const r of await listRuns(tenant, exportId)) {
+  for (const r of await listExportRuns(tenant, exportId)) {
     if (FINAL.has(r.status)) continue;
     const hasErrors = Object.keys(r.errors ?? {}).length > 0;
     await updateRun(tenant, exportId, r.id, {
