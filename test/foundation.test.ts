@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ensureTenant, newApiKey, storeApiKey } from "../shared/auth/api-keys.ts";
-import { tokenPk } from "../shared/auth/oauth-tokens.ts";
 import { putItem } from "../shared/aws/ddb.ts";
+import { tokenPk } from "../shared/oauth/tokens.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 
 const EXISTS = "/v2/auth/tokens/exists";

@@ -21,7 +21,6 @@ import {
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { secretHash } from "../../auth/oauth-protocol.ts";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
 import { config } from "../../config.ts";
 import { files } from "../../control/artifacts.ts";
@@ -30,6 +29,7 @@ import type { GraphInfo } from "../../deploy/smoke.ts";
 import { zip } from "../../deploy/zip.ts";
 import { DeployError } from "../../errors.ts";
 import { logger } from "../../log.ts";
+import { secretHash } from "../../oauth/protocol.ts";
 import { tableName } from "../../tables.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deleteToken } from "../../shared/auth/oauth-tokens.ts";
+import { deleteToken } from "../../shared/oauth/tokens.ts";
 import { defineHandler, reply } from "../handler.ts";
 
 export const handler = defineHandler({

@@ -16,7 +16,7 @@ import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { NotFound } from "../errors.ts";
 import { tableName } from "../tables.ts";
 import { canonicalTime } from "../time.ts";
-import type { TokenGrant } from "./oauth-client.ts";
+import type { TokenGrant } from "./client.ts";
 
 // OAuth tokens obtained through the auth service: one per workspace, provider and user (user_id null: the
 // workspace's own). Token values are sealed with KMS and only ever handed to the workspace's authenticate

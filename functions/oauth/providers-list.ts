@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listProviders, ProviderOut } from "../../shared/auth/oauth-providers.ts";
+import { listProviders, ProviderOut } from "../../shared/oauth/providers.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({

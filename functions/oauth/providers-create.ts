@@ -1,4 +1,4 @@
-import { createProvider, ProviderCreate, ProviderOut } from "../../shared/auth/oauth-providers.ts";
+import { createProvider, ProviderCreate, ProviderOut } from "../../shared/oauth/providers.ts";
 import { defineHandler } from "../handler.ts";
 
 // 200 as the established API answers; 409 when the workspace already has that provider_id.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deleteProvider } from "../../shared/auth/oauth-providers.ts";
+import { deleteProvider } from "../../shared/oauth/providers.ts";
 import { defineHandler } from "../handler.ts";
 
 // 200 with a message, as the established API (its SDK reads the body); the provider's tokens go with it.

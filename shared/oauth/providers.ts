@@ -15,8 +15,8 @@ import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
 import { canonicalNow } from "../time.ts";
-import type { ClientCredentials } from "./oauth-client.ts";
-import { deleteProviderTokens } from "./oauth-tokens.ts";
+import type { ClientCredentials } from "./client.ts";
+import { deleteProviderTokens } from "./tokens.ts";
 
 // OAuth providers (spec A, auth service v2): a workspace's OAuth client at one authorization server.
 // `provider_id` is the caller's slug (unique per workspace, the path parameter); client_secret is sealed

@@ -8,7 +8,7 @@ import {
   parseState,
   secretHash,
   secretMatches,
-} from "./oauth-protocol.ts";
+} from "./protocol.ts";
 
 const AUTH_ID = "0b6f7c2e-4a1d-4f8e-9c3b-2d5e6f7a8b9c";
 

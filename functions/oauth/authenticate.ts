@@ -1,6 +1,6 @@
-import { AuthenticateBody, AuthResult, authenticate } from "../../shared/auth/oauth-flow.ts";
-import { callbackUrl } from "../../shared/auth/oauth-protocol.ts";
 import { config } from "../../shared/config.ts";
+import { AuthenticateBody, AuthResult, authenticate } from "../../shared/oauth/flow.ts";
+import { callbackUrl } from "../../shared/oauth/protocol.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({

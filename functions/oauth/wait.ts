@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { AuthResult, waitForFlow } from "../../shared/auth/oauth-flow.ts";
 import { config } from "../../shared/config.ts";
 import { qInt } from "../../shared/http/query.ts";
+import { AuthResult, waitForFlow } from "../../shared/oauth/flow.ts";
 import { defineHandler } from "../handler.ts";
 
 // Holds the request up to AUTH_WAIT_SECONDS (25 s); a longer `timeout` answers `pending`: call again.

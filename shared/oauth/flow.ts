@@ -5,7 +5,7 @@ import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { BadGateway, BadRequest, NotFound, TokenEndpointError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { canonicalNow } from "../time.ts";
-import { exchangeCode, printable, refreshGrant } from "./oauth-client.ts";
+import { exchangeCode, printable, refreshGrant } from "./client.ts";
 import {
   authorizationUrl,
   codeChallenge,
@@ -15,15 +15,9 @@ import {
   parseState,
   secretHash,
   secretMatches,
-} from "./oauth-protocol.ts";
-import {
-  clientCredentials,
-  getProviderRecord,
-  ProviderId,
-  type ProviderRecord,
-  Scope,
-} from "./oauth-providers.ts";
-import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./oauth-tokens.ts";
+} from "./protocol.ts";
+import { clientCredentials, getProviderRecord, ProviderId, type ProviderRecord, Scope } from "./providers.ts";
+import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./tokens.ts";
 
 // The authorization-code flow (with PKCE when the provider uses it): authenticate starts a flow or answers
 // with a token the workspace already holds; the provider redirects the browser to the callback, which

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TokenEndpointError } from "../errors.ts";
-import { parseTokenResponse } from "./oauth-client.ts";
+import { parseTokenResponse } from "./client.ts";
 
 // A token endpoint's answer is whatever the configured server sends: a grant or an error, never a throw.
 const contentType = fc.option(

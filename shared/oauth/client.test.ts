@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TokenEndpointError } from "../errors.ts";
-import { parseTokenResponse, tokenRequest } from "./oauth-client.ts";
+import { parseTokenResponse, tokenRequest } from "./client.ts";
 
 const JSON_TYPE = "application/json";
 

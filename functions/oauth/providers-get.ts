@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getProvider, ProviderOut } from "../../shared/auth/oauth-providers.ts";
+import { getProvider, ProviderOut } from "../../shared/oauth/providers.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CallbackQuery, handleCallback } from "../../shared/auth/oauth-flow.ts";
+import { CallbackQuery, handleCallback } from "../../shared/oauth/flow.ts";
 import { defineHandler } from "../handler.ts";
 
 // No API key: the browser arrives from the provider, and the flow's single-use state authenticates it.

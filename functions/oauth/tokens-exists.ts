@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { hasToken } from "../../shared/auth/oauth-tokens.ts";
+import { hasToken } from "../../shared/oauth/tokens.ts";
 import { defineHandler } from "../handler.ts";
 
 // True only for a token that still works: not expired, or renewable with its refresh token.

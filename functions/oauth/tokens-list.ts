@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { listTokens, TokenOut } from "../../shared/auth/oauth-tokens.ts";
+import { listTokens, TokenOut } from "../../shared/oauth/tokens.ts";
 import { defineHandler } from "../handler.ts";
 
 // Metadata only: token values never leave through a listing.

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { callbackUrl, formatState, newSecret, parseState } from "./oauth-protocol.ts";
+import { callbackUrl, formatState, newSecret, parseState } from "./protocol.ts";
 
 // The callback's state arrives from a browser, the Host header from anyone: a verdict, never a throw.
 const authId = fc.uuid({ version: 4 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProviderOut, ProviderPatch, updateProvider } from "../../shared/auth/oauth-providers.ts";
+import { ProviderOut, ProviderPatch, updateProvider } from "../../shared/oauth/providers.ts";
 import { defineHandler } from "../handler.ts";
 
 export const handler = defineHandler({
