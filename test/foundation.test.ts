@@ -95,8 +95,8 @@ describe("auth", () => {
 
   it("API keys are stored hashed, never in plain text", async () => {
     const { getItem } = await import("../shared/aws/ddb.ts");
-    const { hashApiKey } = await import("../shared/auth/api-keys.ts");
-    const item = await getItem("main", { PK: `APIKEY#${hashApiKey(facts.api_key)}`, SK: "APIKEY" });
+    const { secretHash } = await import("../shared/crypto/secret-hash.ts");
+    const item = await getItem("main", { PK: `APIKEY#${secretHash(facts.api_key)}`, SK: "APIKEY" });
     expect(item).toBeDefined();
     expect(JSON.stringify(item)).not.toContain(facts.api_key);
   });

@@ -1,8 +1,8 @@
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { getDeploymentRecord } from "../../shared/control/deployments.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
+import { secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { Forbidden } from "../../shared/errors.ts";
-import { secretMatches } from "../../shared/oauth/protocol.ts";
 import { defineTask } from "../tasks.ts";
 
 // Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which

@@ -1,12 +1,12 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { CREATE_ONLY, getItem, putItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
+import { secretHash } from "../crypto/secret-hash.ts";
 import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
 import { isoNow } from "../time.ts";
 
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
 // to one or more workspaces (tenants). The plain key exists only in the caller's hands.
-export const hashApiKey = (key: string) => createHash("sha256").update(key, "utf8").digest("hex");
 const keyPk = (hash: string) => `APIKEY#${hash}`;
 
 export function newApiKey(): string {
@@ -14,7 +14,7 @@ export function newApiKey(): string {
 }
 
 export async function storeApiKey(key: string, tenants: string[]): Promise<void> {
-  const hash = hashApiKey(key);
+  const hash = secretHash(key);
   await putItem("main", {
     PK: keyPk(hash),
     SK: "APIKEY",
@@ -39,7 +39,7 @@ export const newTenantId = () => randomUUID();
 const cache = new Map<string, { tenants: string[]; until: number }>();
 
 async function tenantsOfKey(key: string): Promise<string[] | undefined> {
-  const hash = hashApiKey(key);
+  const hash = secretHash(key);
   const hit = cache.get(hash);
   if (hit && hit.until > Date.now()) return hit.tenants;
   const item = await getItem("main", { PK: keyPk(hash), SK: "APIKEY" });

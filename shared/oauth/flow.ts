@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { conditionalUpdate, getItem, type Item, putItem, transact, updateInput } from "../aws/ddb.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { secretHash, secretMatches } from "../crypto/secret-hash.ts";
 import { BadGateway, BadRequest, NotFound, TokenEndpointError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { canonicalNow } from "../time.ts";
@@ -13,8 +14,6 @@ import {
   newCodeVerifier,
   newSecret,
   parseState,
-  secretHash,
-  secretMatches,
 } from "./protocol.ts";
 import { clientCredentials, getProviderRecord, ProviderId, type ProviderRecord, Scope } from "./providers.ts";
 import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./tokens.ts";

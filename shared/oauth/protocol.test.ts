@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { secretHash, secretMatches } from "../crypto/secret-hash.ts";
 import {
   authorizationUrl,
   callbackUrl,
@@ -6,8 +7,6 @@ import {
   formatState,
   newSecret,
   parseState,
-  secretHash,
-  secretMatches,
 } from "./protocol.ts";
 
 const AUTH_ID = "0b6f7c2e-4a1d-4f8e-9c3b-2d5e6f7a8b9c";

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { SELF_HOSTED_PREFIX } from "../config.ts";
 
 // The pure parts of the OAuth 2.0 authorization-code flow (RFC 6749, PKCE RFC 7636): the state we hand out
@@ -39,16 +39,6 @@ export function parseState(raw: unknown): FlowState | undefined {
   if (Buffer.from(tenantId, "utf8").toString("base64url") !== tenantPart) return undefined;
   if (tenantId.length === 0 || tenantId.length > 256 || hasControl(tenantId)) return undefined;
   return { tenantId, authId, secret };
-}
-
-export const secretHash = (secret: string) => createHash("sha256").update(secret, "utf8").digest("hex");
-
-/** Whether a secret matches a stored hash, in constant time. */
-export function secretMatches(secret: string, storedHash: unknown): boolean {
-  if (typeof storedHash !== "string") return false;
-  const a = Buffer.from(secretHash(secret), "hex");
-  const b = Buffer.from(storedHash, "hex");
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 // — PKCE —
