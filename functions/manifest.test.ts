@@ -3,12 +3,12 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { AGENT_ENTRY_POINTS, mountedRoutes, routeId, routes } from "./routes.ts";
-import { tasks } from "./tasks.ts";
+import { tasks } from "./task-manifest.ts";
 
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
 // everything it names must exist, or the CDK app would deploy a broken function or silently drop one.
 const DIR = dirname(fileURLToPath(import.meta.url));
-const NOT_HANDLERS = new Set(["routes.ts", "tasks.ts", "load.ts", "handler.ts"]);
+const NOT_HANDLERS = new Set(["routes.ts", "task-manifest.ts", "load.ts", "handler.ts"]);
 
 function handlerModules(dir = DIR): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -37,7 +37,10 @@ describe("function manifest", () => {
 
   it("points only at modules that exist", () => {
     const missing = [...referenced].filter((h) => !existsSync(join(DIR, `${h}.ts`)));
-    expect(missing, "handlers named in routes.ts / tasks.ts without a functions/<handler>.ts").toEqual([]);
+    expect(
+      missing,
+      "handlers named in routes.ts / task-manifest.ts without a functions/<handler>.ts",
+    ).toEqual([]);
   });
 
   it("gives every route its own function and every path one route", () => {

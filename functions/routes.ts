@@ -252,7 +252,7 @@ export const routes: Route[] = [
     [
       "GET",
       "/agents/{deployment_id}/assistants/{assistant_id}/schemas",
-      "agents/assistants/schemas",
+      "agents/assistants/graph-schemas",
       "JSON schemas of the assistant's graph",
     ],
     [

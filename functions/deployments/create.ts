@@ -1,5 +1,5 @@
+import { createAndLaunch } from "../../shared/control/deployment-lifecycle.ts";
 import { DeploymentCreate, DeploymentOut, toWire } from "../../shared/control/deployments.ts";
-import { createAndLaunch } from "../../shared/control/manage.ts";
 import { defineHandler, reply } from "../handler.ts";
 
 // 201 with the deployment; latest_revision_id is its first revision, whose pipeline has started.

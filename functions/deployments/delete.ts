@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { destroy } from "../../shared/control/manage.ts";
+import { destroy } from "../../shared/control/deployment-lifecycle.ts";
 import { qBool } from "../../shared/http/query.ts";
 import { defineHandler, reply } from "../handler.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { redeploy } from "../../shared/control/deployment-lifecycle.ts";
 import { DeploymentOut, toWire } from "../../shared/control/deployments.ts";
-import { redeploy } from "../../shared/control/manage.ts";
 import { defineHandler } from "../handler.ts";
 
 // Answers with the deployment, whose latest_revision_id is the new revision deploying that source again.

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { updateAndLaunch } from "../../shared/control/deployment-lifecycle.ts";
 import { DeploymentOut, DeploymentPatch, toWire } from "../../shared/control/deployments.ts";
-import { updateAndLaunch } from "../../shared/control/manage.ts";
 import { defineHandler } from "../handler.ts";
 
 // source_config fields merge, secrets are replaced, and a source_revision_config starts a new revision.

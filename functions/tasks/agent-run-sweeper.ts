@@ -1,7 +1,7 @@
 import { runLeaseMs } from "../../shared/agent/run-settings.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { config } from "../../shared/config.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a
 // schedule runs it every minute; the local cloud runs it at start-up and then again whenever a lease it saw

@@ -3,7 +3,7 @@ import { getDeploymentRecord } from "../../shared/control/deployments.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
 import { secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { Forbidden } from "../../shared/errors.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which
 // revision's runtime sent them (its hash was stored on the revision at deploy), and the runs are filed under

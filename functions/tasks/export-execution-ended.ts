@@ -1,6 +1,6 @@
 import { getExportRecord } from "../../shared/export/exports.ts";
 import { finalize } from "../../shared/export/lifecycle.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // "Step Functions Execution Status Change" for the bulk-export machine (an EventBridge rule in AWS, a hook
 // locally): an execution that timed out, failed or was aborted without reaching its Finalize step still

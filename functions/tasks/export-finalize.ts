@@ -1,5 +1,5 @@
 import { type Failure, finalize } from "../../shared/export/lifecycle.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // The state machine's last step: the export's final status from its runs (or the failure that ended it).
 export const handler = defineTask(

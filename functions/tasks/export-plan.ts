@@ -1,5 +1,5 @@
 import { planExport } from "../../shared/export/plan.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // Plan: one export run per UTC day of the export (shared/export/plan.ts).
 export const handler = defineTask("ExportPlan", (input: { tenant_id: string; export_id: string }) =>

@@ -1,5 +1,5 @@
 import { purgeDeploymentData } from "../../shared/agent/purge.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // Invoked asynchronously by DELETE /v2/deployments/{id}: the agent server's data of the deleted deployment.
 export const handler = defineTask(

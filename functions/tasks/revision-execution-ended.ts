@@ -1,6 +1,6 @@
 import { fail, type PipelineInput } from "../../shared/control/pipeline.ts";
 import { getRevisionRecord } from "../../shared/control/revisions.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // "Step Functions Execution Status Change" for the revision machine: an execution that failed, timed out or
 // was aborted before its revision reached a final status leaves the revision failed, with the reason.

@@ -1,5 +1,5 @@
 import { fail, type PipelineInput } from "../../shared/control/pipeline.ts";
-import { defineTask } from "../tasks.ts";
+import { defineTask } from "../task-manifest.ts";
 
 // Revision pipeline, the Catch of every step: the revision ends failed with the step's error.
 export const handler = defineTask(

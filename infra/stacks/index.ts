@@ -1,6 +1,6 @@
 import type { App, StackProps } from "aws-cdk-lib";
 import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
-import { tasks as manifestTasks, type TaskFunction } from "../../functions/tasks.ts";
+import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
 import { ApiStack } from "./api-stack.ts";
 import { DataStack } from "./data-stack.ts";
 import { STATE_MACHINE_DIR } from "./node-function.ts";
@@ -9,7 +9,7 @@ import { WorkflowsStack } from "./workflows-stack.ts";
 export interface BuildOptions {
   /** Defaults to the route manifest (functions/routes.ts). */
   routes?: Route[];
-  /** Defaults to functions/tasks.ts. */
+  /** Defaults to functions/task-manifest.ts. */
   tasks?: TaskFunction[];
   /** Defaults to infra/state-machines. */
   stateMachineDir?: string;

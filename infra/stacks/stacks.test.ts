@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes } from "../../functions/routes.ts";
-import { type TaskFunction, tasks } from "../../functions/tasks.ts";
+import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
@@ -644,7 +644,7 @@ describe("workflows", () => {
   it("fails synth clearly when a placeholder has no task", () => {
     const app2 = new App({ context, outdir: mkdtempSync(join(tmpdir(), "cdk-test-")) });
     expect(() => buildApp(app2, { tasks: [], stateMachineDir: aslDir() })).toThrow(
-      /bulk-export\.asl\.json uses \$\{PlanFunctionArn\}, but functions\/tasks\.ts has no task named "Plan"/,
+      /bulk-export\.asl\.json uses \$\{PlanFunctionArn\}, but functions\/task-manifest\.ts has no task named "Plan"/,
     );
   });
 

@@ -10,7 +10,7 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { CfnSchedule, CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct, IConstruct } from "constructs";
-import type { TaskFunction } from "../../functions/tasks.ts";
+import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { renderAsl } from "../state-machines/render.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
@@ -207,7 +207,7 @@ export class WorkflowsStack extends Stack {
       const fn = this.taskFunctions.get(name);
       if (!fn)
         throw new Error(
-          `infra/state-machines/${asl.name}.asl.json uses \${${name}FunctionArn}, but functions/tasks.ts has no task named "${name}"`,
+          `infra/state-machines/${asl.name}.asl.json uses \${${name}FunctionArn}, but functions/task-manifest.ts has no task named "${name}"`,
         );
       substitutions[`${name}FunctionArn`] = fn.functionArn;
       targets.push(fn);
