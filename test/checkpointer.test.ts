@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryAll } from "../shared/aws/ddb.ts";
+import { config as platformConfig } from "../shared/config.ts";
 import "./helpers/cloud.ts";
 import { randomUUID } from "node:crypto";
 import { HeadObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
@@ -13,7 +14,7 @@ import {
   uuid6,
 } from "@langchain/langgraph-checkpoint";
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import { bucket, refsOf } from "../shared/agent/blobs.ts";
+import { refsOf } from "../shared/agent/blobs.ts";
 import { checkpointPk } from "../shared/agent/checkpoint-keys.ts";
 import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
 import { s3 } from "../shared/aws/clients.ts";
@@ -53,7 +54,7 @@ const rows = (saver: DynamoCheckpointSaver, thread: string) =>
   });
 const exists = async (key: string) =>
   s3()
-    .send(new HeadObjectCommand({ Bucket: bucket(), Key: key }))
+    .send(new HeadObjectCommand({ Bucket: platformConfig.artifactBucket, Key: key }))
     .then(
       () => true,
       () => false,
@@ -196,7 +197,7 @@ describe("DynamoCheckpointSaver", () => {
     expect(refs).toHaveLength(1);
     const listed = await s3().send(
       new ListObjectsV2Command({
-        Bucket: bucket(),
+        Bucket: platformConfig.artifactBucket,
         Prefix: `checkpoints/${encodeURIComponent(saver.scope)}/`,
       }),
     );

@@ -9,7 +9,6 @@ import type { Item } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 
 // Serialized parts of agent state that would not fit a DynamoDB item (400 KB) live in S3, referenced as `<attr>_ref`.
-export const bucket = () => config.artifactBucket;
 
 /** A serialized part of an item: stored inline as `attr`, or in S3 at `key` and referenced as `<attr>_ref`. */
 export interface Part {
@@ -26,7 +25,9 @@ export async function placeParts(item: Item, parts: Part[], inlineBytes: number)
     if (total > inlineBytes) {
       total -= part.bytes.byteLength;
       item[`${part.attr}_ref`] = part.key;
-      uploads.push(s3().send(new PutObjectCommand({ Bucket: bucket(), Key: part.key, Body: part.bytes })));
+      uploads.push(
+        s3().send(new PutObjectCommand({ Bucket: config.artifactBucket, Key: part.key, Body: part.bytes })),
+      );
     } else item[part.attr] = part.bytes;
   }
   await Promise.all(uploads);
@@ -37,7 +38,7 @@ export async function readPart(item: Item, attr: string): Promise<Uint8Array | u
   if (item[attr] instanceof Uint8Array) return item[attr];
   const key = item[`${attr}_ref`];
   if (typeof key !== "string") return undefined;
-  const out = await s3().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+  const out = await s3().send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: key }));
   return out.Body!.transformToByteArray();
 }
 
@@ -51,7 +52,7 @@ export async function deleteObjects(keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {
     const out = await s3().send(
       new DeleteObjectsCommand({
-        Bucket: bucket(),
+        Bucket: config.artifactBucket,
         Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
       }),
     );
@@ -61,6 +62,6 @@ export async function deleteObjects(keys: string[]): Promise<void> {
 }
 
 export async function copyObject(from: string, to: string): Promise<void> {
-  const source = `${bucket()}/${from.split("/").map(encodeURIComponent).join("/")}`;
-  await s3().send(new CopyObjectCommand({ Bucket: bucket(), Key: to, CopySource: source }));
+  const source = `${config.artifactBucket}/${from.split("/").map(encodeURIComponent).join("/")}`;
+  await s3().send(new CopyObjectCommand({ Bucket: config.artifactBucket, Key: to, CopySource: source }));
 }

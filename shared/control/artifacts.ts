@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
-import { artifactBucket } from "./revisions.ts";
+import { config } from "../config.ts";
 
 // A revision's build artifact: the bundled graphs and their manifest, as objects under the revision's prefix
 // in the artifact bucket. Deploy steps and agent servers materialize it into a local folder once.
@@ -27,7 +27,7 @@ export async function uploadArtifact(dir: string, prefix: string): Promise<numbe
   for (const path of list) {
     await s3().send(
       new PutObjectCommand({
-        Bucket: artifactBucket(),
+        Bucket: config.artifactBucket,
         Key: prefix + relative(dir, path).split(sep).join("/"),
         Body: await readFile(path),
       }),
@@ -45,14 +45,14 @@ export async function materializeArtifact(prefix: string): Promise<string> {
   let count = 0;
   do {
     const page = await s3().send(
-      new ListObjectsV2Command({ Bucket: artifactBucket(), Prefix: prefix, ContinuationToken: token }),
+      new ListObjectsV2Command({ Bucket: config.artifactBucket, Prefix: prefix, ContinuationToken: token }),
     );
     for (const o of page.Contents ?? []) {
       const rel = o.Key!.slice(prefix.length);
       if (!rel || rel.split("/").includes("..")) continue;
       const target = join(staging, rel);
       await mkdir(dirname(target), { recursive: true });
-      const obj = await s3().send(new GetObjectCommand({ Bucket: artifactBucket(), Key: o.Key! }));
+      const obj = await s3().send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: o.Key! }));
       await writeFile(target, await obj.Body!.transformToByteArray());
       count++;
     }

@@ -228,7 +228,6 @@ export async function inFlightRevisions(): Promise<RevisionRecord[]> {
 // — logs —
 
 export type LogKind = "build" | "deploy";
-export const artifactBucket = () => config.artifactBucket;
 const logKey = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">, kind: LogKind) =>
   `logs/${r.tenant_id}/${r.deployment_id}/${r.id}/${kind}.log`;
 
@@ -258,7 +257,7 @@ export class RevisionLog {
       .then(() =>
         s3().send(
           new PutObjectCommand({
-            Bucket: artifactBucket(),
+            Bucket: config.artifactBucket,
             Key: logKey(this.r, this.kind),
             Body: body,
             ContentType: "text/plain; charset=utf-8",
@@ -281,7 +280,9 @@ export class RevisionLog {
 
 export async function readLog(r: RevisionRecord, kind: LogKind): Promise<string> {
   try {
-    const out = await s3().send(new GetObjectCommand({ Bucket: artifactBucket(), Key: logKey(r, kind) }));
+    const out = await s3().send(
+      new GetObjectCommand({ Bucket: config.artifactBucket, Key: logKey(r, kind) }),
+    );
     return await out.Body!.transformToString("utf8");
   } catch (err: any) {
     if (err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404) return "";
@@ -294,11 +295,13 @@ export async function deletePrefix(prefix: string): Promise<void> {
   let token: string | undefined;
   do {
     const page = await s3().send(
-      new ListObjectsV2Command({ Bucket: artifactBucket(), Prefix: prefix, ContinuationToken: token }),
+      new ListObjectsV2Command({ Bucket: config.artifactBucket, Prefix: prefix, ContinuationToken: token }),
     );
     const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
     if (objects.length)
-      await s3().send(new DeleteObjectsCommand({ Bucket: artifactBucket(), Delete: { Objects: objects } }));
+      await s3().send(
+        new DeleteObjectsCommand({ Bucket: config.artifactBucket, Delete: { Objects: objects } }),
+      );
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
 }

@@ -24,7 +24,6 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
 import { config } from "../../config.ts";
 import { files } from "../../control/artifacts.ts";
-import { artifactBucket } from "../../control/revisions.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
 import type { GraphInfo } from "../../deploy/smoke.ts";
 import { zip } from "../../deploy/zip.ts";
@@ -111,8 +110,8 @@ async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: 
   );
   entries.push({ name: "index.mjs", data: Buffer.from(ENTRY) });
   const key = `runtimes/${r.tenant_id}/${r.deployment_id}/${r.revision_id}.zip`;
-  await s3().send(new PutObjectCommand({ Bucket: artifactBucket(), Key: key, Body: zip(entries) }));
-  return { S3Bucket: artifactBucket(), S3Key: key };
+  await s3().send(new PutObjectCommand({ Bucket: config.artifactBucket, Key: key, Body: zip(entries) }));
+  return { S3Bucket: config.artifactBucket, S3Key: key };
 }
 
 const notFound = (err: unknown) =>
