@@ -141,10 +141,13 @@ async function latency(client: Client, runs = LATENCY_RUNS) {
   return { p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) };
 }
 
-/** CPU seconds (user + system) a process and its descendants have used, from /proc; `skip` names excluded. */
-function cpuSeconds(root: number, skip: RegExp = /^$/, only: "all" | "system" = "all"): number {
+/**
+ * CPU seconds a process and its descendants have used, from /proc, and the kernel's (system) share of them;
+ * `skip` names excluded.
+ */
+function cpuSeconds(root: number, skip: RegExp = /^$/): { cpu: number; systemCpu: number } {
   const children = new Map<number, number[]>();
-  const stat = new Map<number, { comm: string; ticks: number }>();
+  const stat = new Map<number, { comm: string; user: number; system: number }>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -153,20 +156,21 @@ function cpuSeconds(root: number, skip: RegExp = /^$/, only: "all" | "system" = 
       const comm = text.slice(text.indexOf("(") + 1, close);
       const fields = text.slice(close + 2).split(" ");
       const ppid = Number(fields[1]);
-      const ticks = (only === "all" ? Number(fields[11]) : 0) + Number(fields[12]);
-      stat.set(Number(entry), { comm, ticks });
+      stat.set(Number(entry), { comm, user: Number(fields[11]), system: Number(fields[12]) });
       children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
     } catch {}
   }
-  let ticks = 0;
+  let user = 0;
+  let system = 0;
   const walk = (pid: number) => {
     const s = stat.get(pid);
     if (!s || skip.test(s.comm)) return;
-    ticks += s.ticks;
+    user += s.user;
+    system += s.system;
     for (const c of children.get(pid) ?? []) walk(c);
   };
   walk(root);
-  return ticks / 100;
+  return { cpu: (user + system) / 100, systemCpu: system / 100 };
 }
 
 async function measure(client: Client, sample: () => Promise<Sample> = async () => ({ cpu: 0 })) {
@@ -320,9 +324,8 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
       });
       return {
         // The platform process and its runtimes; DynamoDB Local's JVM (a child too) is excluded.
-        cpu: cpuSeconds(platform.facts.pid, /^java$/),
-        systemCpu: cpuSeconds(platform.facts.pid, /^java$/, "system"),
-        runtimeCpu: cpuSeconds(runtime.pid),
+        ...cpuSeconds(platform.facts.pid, /^java$/),
+        runtimeCpu: cpuSeconds(runtime.pid).cpu,
         counts: add(gateway, rt),
         platformCounts: gateway,
         runtimeCounts: rt,
@@ -403,8 +406,7 @@ export async function agentBench() {
     const reference = await startReference(bin, dir);
     ref = reference.child;
     const theirs = await measure(new Client({ apiUrl: reference.url }), async () => ({
-      cpu: cpuSeconds(reference.child.pid!),
-      systemCpu: cpuSeconds(reference.child.pid!, undefined, "system"),
+      ...cpuSeconds(reference.child.pid!),
     }));
     console.log(
       "\nagent: one-node graph, create-thread + runs.wait (platform: every checkpoint persisted, runs traced)",
