@@ -306,8 +306,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     await Promise.all(
       Object.keys(stored.channel_versions).map(async (ch) => {
         if (!isNew.has(ch)) {
+          // Unchanged: kept as the parent kept it (this runs before any changed value is sized below, so the
+          // inherited inline values count against the checkpoint's total first).
           if (parent.writers[ch] !== undefined) writers[ch] = parent.writers[ch];
-          else if (parent.inline[ch]) inline[ch] = parent.inline[ch];
+          else if (parent.inline[ch]) {
+            inline[ch] = parent.inline[ch];
+            inlineTotal += parent.inline[ch].v.byteLength;
+          }
           return;
         }
         if (!Object.hasOwn(values, ch)) return; // emptied by this step
