@@ -10,9 +10,8 @@ export async function loadHandler(route: Pick<Route, "handler">): Promise<Lambda
 
 /** A route a deployment's runtime serves: its handler, from the agent-server handlers only. */
 export async function loadRuntimeHandler(route: Pick<Route, "handler">): Promise<LambdaHttpHandler> {
-  if (!route.handler.startsWith("agents/"))
-    throw new Error(`${route.handler} is not an agent-server handler`);
-  const mod = (await import(`./agents/${route.handler.slice("agents/".length)}.ts`)) as {
+  if (!route.handler.startsWith("agent/")) throw new Error(`${route.handler} is not an agent-server handler`);
+  const mod = (await import(`./agent/${route.handler.slice("agent/".length)}.ts`)) as {
     handler?: LambdaHttpHandler;
   };
   if (typeof mod.handler !== "function") throw new Error(`functions/${route.handler}.ts exports no handler`);

@@ -39,7 +39,7 @@ export function runtimeLayer(scope: Construct): LayerVersion {
     description: "Agent platform runtime: serves one deployment's graphs in that deployment's own function",
     compatibleRuntimes: [RUNTIME],
     compatibleArchitectures: [Architecture.ARM_64],
-    code: Code.fromAsset(join(ROOT, "functions", "agents"), {
+    code: Code.fromAsset(join(ROOT, "functions", "agent"), {
       bundling: {
         // Required by the type but never run: local bundling either succeeds or throws esbuild's error.
         image: DockerImage.fromRegistry("public.ecr.aws/docker/library/node:22"),

@@ -1,6 +1,6 @@
 import type { HttpEvent, HttpResult } from "../../http/event.ts";
 
-// Between the platform's router (functions/agents/router.ts) and a deployment's runtime function in AWS. The
+// Between the platform's router (functions/agent/router.ts) and a deployment's runtime function in AWS. The
 // router, having checked the API key, invokes the runtime's published version with InvokeWithResponseStream;
 // the runtime answers with one JSON line (status and headers) and then the body as it is produced, so SSE
 // streams reach the client as they happen.

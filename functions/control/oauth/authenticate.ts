@@ -1,0 +1,17 @@
+import { config } from "../../../shared/config.ts";
+import { AuthenticateBody, AuthResult, authenticate } from "../../../shared/oauth/flow.ts";
+import { callbackUrl } from "../../../shared/oauth/protocol.ts";
+import { defineHandler } from "../../handler.ts";
+
+export const handler = defineHandler({
+  body: AuthenticateBody,
+  response: AuthResult,
+  handle: ({ tenantId, body, headers, event }) => {
+    const redirectUri = callbackUrl(
+      { headers, domainName: event.requestContext?.domainName, rawPath: event.rawPath },
+      body.provider,
+      { publicBaseUrl: config.publicBaseUrl, local: config.localMode },
+    );
+    return authenticate(tenantId, body, redirectUri);
+  },
+});

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { queryRuns } from "../../../shared/runs/query.ts";
+import { defineHandler } from "../../handler.ts";
+
+const ids = z.union([
+  z
+    .string()
+    .uuid()
+    .transform((s) => [s]),
+  z.array(z.string().uuid()),
+]);
+
+// The langsmith SDK (Client.listRuns) sends null for every filter it was not given.
+const optional = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
+
+export const handler = defineHandler({
+  body: z.looseObject({
+    session: optional(ids),
+    id: optional(ids),
+    trace: optional(z.string().uuid()),
+    is_root: optional(z.boolean()),
+    run_type: optional(z.string()),
+    filter: optional(z.string().max(10_000)),
+    start_time: optional(z.string()),
+    end_time: optional(z.string()),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .nullish()
+      .transform((v) => v ?? 100),
+    cursor: optional(z.string()),
+  }),
+  handle: ({ body, tenantId }) => queryRuns(tenantId, body),
+});
