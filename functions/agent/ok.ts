@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { localDeploymentState } from "../../shared/agent/local-state.ts";
-import { deploymentById } from "../../shared/control/deployments.ts";
 import { NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { deploymentById } from "../../shared/records/control.ts";
 import { defineHandler } from "../handler.ts";
 
 // The agent server's health check: 200 once a revision of the deployment serves (or, for `npm start -- --graph`,

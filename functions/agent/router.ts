@@ -4,11 +4,11 @@ import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lamb
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { lambda } from "../../shared/aws/clients.ts";
-import { recentDeploymentRecord } from "../../shared/control/deployments.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
 import { toHttpEvent } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
+import { recentDeploymentRecord } from "../../shared/records/control.ts";
 
 // The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
 // agent-server route here. Platform code checks the API key and that the deployment is the workspace's and
@@ -33,7 +33,7 @@ interface LambdaGlobals {
 async function runtimeTarget(tenant: string, deploymentId: string) {
   const d = await recentDeploymentRecord(tenant, deploymentId);
   if (!d) throw new NotFound("Deployment not found");
-  const version = (d as { active_runtime_version?: string }).active_runtime_version;
+  const version = d.active_runtime_version;
   if (!d.active_revision_id || !version)
     throw new ServiceUnavailable("The deployment has no deployed revision yet");
   return { FunctionName: runtimeFunctionName(d.id), Qualifier: version };

@@ -1,8 +1,7 @@
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
-import { getDeploymentRecord } from "../../shared/control/deployments.ts";
-import { getRevisionRecord } from "../../shared/control/revisions.ts";
 import { secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { Forbidden } from "../../shared/errors.ts";
+import { deployments, revisions } from "../../shared/records/control.ts";
 import { defineTask } from "../task-manifest.ts";
 
 // Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which
@@ -18,10 +17,14 @@ interface TraceBatch {
 }
 
 export const handler = defineTask("AgentTraceIngest", async (event: TraceBatch) => {
-  const revision = await getRevisionRecord(event.tenant_id, event.deployment_id, event.revision_id);
-  const expected = (revision as { runtime_token_hash?: string } | undefined)?.runtime_token_hash;
+  const revision = await revisions.get({
+    tenant: event.tenant_id,
+    deployment: event.deployment_id,
+    id: event.revision_id,
+  });
+  const expected = revision?.runtime_token_hash;
   if (!secretMatches(String(event.token ?? ""), expected)) throw new Forbidden("Unknown runtime");
-  const d = await getDeploymentRecord(event.tenant_id, event.deployment_id);
+  const d = await deployments.get({ tenant: event.tenant_id, id: event.deployment_id });
   if (!d?.tracing_project_id) return { accepted: [], errors: [] };
   return ingestDeploymentTraces(
     event.tenant_id,

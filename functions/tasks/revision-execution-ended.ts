@@ -1,5 +1,5 @@
 import { fail, type PipelineInput } from "../../shared/control/pipeline.ts";
-import { getRevisionRecord } from "../../shared/control/revisions.ts";
+import { revisions } from "../../shared/records/control.ts";
 import { defineTask } from "../task-manifest.ts";
 
 // "Step Functions Execution Status Change" for the revision machine: an execution that failed, timed out or
@@ -13,7 +13,11 @@ export const handler = defineTask("RevisionExecutionEnded", async (event: Ended)
   if (status === "SUCCEEDED" || status === "RUNNING") return { ignored: status };
   const input = JSON.parse(event.detail.input ?? "{}") as Partial<PipelineInput>;
   if (!input.tenant_id || !input.deployment_id || !input.revision_id) return { ignored: "input" };
-  const r = await getRevisionRecord(input.tenant_id, input.deployment_id, input.revision_id);
+  const r = await revisions.get({
+    tenant: input.tenant_id,
+    deployment: input.deployment_id,
+    id: input.revision_id,
+  });
   if (!r || r.execution_arn !== executionArn) return { ignored: "stale" };
   return fail(input as PipelineInput, event.detail.error ?? status, event.detail.cause);
 });

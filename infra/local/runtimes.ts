@@ -11,14 +11,15 @@ import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { countingRequests } from "../../shared/aws/request-stats.ts";
-import { materializeArtifact } from "../../shared/control/artifacts.ts";
-import { recentDeploymentRecord, unsealSecrets } from "../../shared/control/deployments.ts";
+import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { secretHash } from "../../shared/crypto/secret-hash.ts";
+import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
 import { sandboxFlags } from "../../shared/deploy/sandbox.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { logger } from "../../shared/log.ts";
+import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { freePort, readBody } from "./http-util.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
@@ -101,7 +102,7 @@ export class LocalRuntimes implements RuntimeHost {
     const d = local ? undefined : await recentDeploymentRecord(tenant, deploymentId);
     if ((local && local.tenant_id !== tenant) || (!local && !d)) throw new NotFound("Deployment not found");
     const revision = local?.revision_id ?? d?.active_revision_id;
-    const prefix = (d as { active_artifact_prefix?: string } | undefined)?.active_artifact_prefix;
+    const prefix = d?.active_artifact_prefix;
     if (!revision || (!local && !prefix))
       throw new ServiceUnavailable("The deployment has no deployed revision yet");
     // The revision that runs already: nothing to read again.

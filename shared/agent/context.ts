@@ -1,7 +1,7 @@
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { type DeploymentRecord, recentDeploymentRecord } from "../control/deployments.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
+import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { LoadedGraph } from "./graphs.ts";
 import { DynamoStore } from "./store.ts";

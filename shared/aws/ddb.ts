@@ -1,4 +1,5 @@
 import {
+  type AttributeValue,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
@@ -14,18 +15,30 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import { type TableId, tableName } from "../tables.ts";
 import { dynamo } from "./clients.ts";
 
-// Thin item helpers over the DynamoDB client: plain JS objects in and out.
+// Thin item helpers over the DynamoDB client: plain JS objects in and out. `Item` is an item whose shape the
+// caller does not know (marshalling, expression values, batch plumbing); code that reads a record names its
+// type (shared/records/) and gets it from these helpers' type parameter or from a repository (./repository.ts).
+// biome-ignore lint/suspicious/noExplicitAny: the untyped item of the generic plumbing; records are typed
 export type Item = Record<string, any>;
+/** The primary key of an item: every table here is keyed PK (partition) and SK (sort). */
+export interface Key {
+  PK: string;
+  SK: string;
+}
 const opts = { removeUndefinedValues: true, convertClassInstanceToMap: true };
 
 export const toItem = (v: Item) => marshall(v, opts);
-export const fromItem = (v: Record<string, any>) => unmarshall(v) as Item;
+export const fromItem = <T extends object = Item>(v: Record<string, AttributeValue>) => unmarshall(v) as T;
 
-export async function getItem(table: TableId, key: Item, consistent = false): Promise<Item | undefined> {
+export async function getItem<T extends object = Item>(
+  table: TableId,
+  key: Key,
+  consistent = false,
+): Promise<T | undefined> {
   const out = await dynamo().send(
     new GetItemCommand({ TableName: tableName(table), Key: toItem(key), ConsistentRead: consistent }),
   );
-  return out.Item ? fromItem(out.Item) : undefined;
+  return out.Item ? fromItem<T>(out.Item) : undefined;
 }
 
 /** The condition of a put that only creates: no item has the key yet. */
@@ -48,7 +61,7 @@ export async function putItem(
   await dynamo().send(new PutItemCommand(putInput(table, item, extra)));
 }
 
-export async function deleteItem(table: TableId, key: Item): Promise<void> {
+export async function deleteItem(table: TableId, key: Key): Promise<void> {
   await dynamo().send(new DeleteItemCommand({ TableName: tableName(table), Key: toItem(key) }));
 }
 
@@ -58,10 +71,10 @@ export type QueryInput = Omit<QueryCommandInput, "TableName" | "ExpressionAttrib
 };
 
 /** One page of a query. */
-export async function queryPage(
+export async function queryPage<T extends object = Item>(
   table: TableId,
   input: QueryInput,
-): Promise<{ items: Item[]; lastKey?: Item }> {
+): Promise<{ items: T[]; lastKey?: Item }> {
   const { values, ...rest } = input;
   const out = await dynamo().send(
     new QueryCommand({
@@ -71,7 +84,7 @@ export async function queryPage(
     }),
   );
   return {
-    items: (out.Items ?? []).map(fromItem),
+    items: (out.Items ?? []).map((i) => fromItem<T>(i)),
     lastKey: out.LastEvaluatedKey ? fromItem(out.LastEvaluatedKey) : undefined,
   };
 }
@@ -80,14 +93,14 @@ export async function queryPage(
  * Every page of a query, in order; each page is read when the one before has been taken, so a caller that
  * breaks off reads no further. A `Limit` function is asked before each page (read no more than still wanted).
  */
-export async function* queryPages(
+export async function* queryPages<T extends object = Item>(
   table: TableId,
   input: Omit<QueryInput, "ExclusiveStartKey" | "Limit"> & { Limit?: number | (() => number) },
-): AsyncGenerator<Item[]> {
+): AsyncGenerator<T[]> {
   const { Limit, ...rest } = input;
   let start: Item | undefined;
   do {
-    const page = await queryPage(table, {
+    const page = await queryPage<T>(table, {
       ...rest,
       Limit: typeof Limit === "function" ? Limit() : Limit,
       ExclusiveStartKey: start ? toItem(start) : undefined,
@@ -98,9 +111,12 @@ export async function* queryPages(
 }
 
 /** Every item a query matches. */
-export async function queryAll(table: TableId, input: Parameters<typeof queryPages>[1]): Promise<Item[]> {
-  const all: Item[] = [];
-  for await (const items of queryPages(table, input)) all.push(...items);
+export async function queryAll<T extends object = Item>(
+  table: TableId,
+  input: Parameters<typeof queryPages>[1],
+): Promise<T[]> {
+  const all: T[] = [];
+  for await (const items of queryPages<T>(table, input)) all.push(...items);
   return all;
 }
 
@@ -151,7 +167,7 @@ export interface ConditionalUpdate {
 }
 
 /** The UpdateItem input (also a transaction's Update) for a conditional update of an existing item. */
-export function updateInput(table: TableId, key: Item, u: ConditionalUpdate) {
+export function updateInput(table: TableId, key: Key, u: ConditionalUpdate) {
   const names: Record<string, string> = {};
   const values: Item = {};
   let n = 0;
@@ -197,7 +213,7 @@ export function updateInput(table: TableId, key: Item, u: ConditionalUpdate) {
 }
 
 /** One UpdateItem on an existing item under the given conditions; false when a condition did not hold. */
-export async function conditionalUpdate(table: TableId, key: Item, u: ConditionalUpdate): Promise<boolean> {
+export async function conditionalUpdate(table: TableId, key: Key, u: ConditionalUpdate): Promise<boolean> {
   try {
     await dynamo().send(new UpdateItemCommand(updateInput(table, key, u)));
     return true;
@@ -208,16 +224,16 @@ export async function conditionalUpdate(table: TableId, key: Item, u: Conditiona
 }
 
 /** `conditionalUpdate` that answers with the item as written; undefined when a condition did not hold. */
-export async function updateReturning(
+export async function updateReturning<T extends object = Item>(
   table: TableId,
-  key: Item,
+  key: Key,
   u: ConditionalUpdate,
-): Promise<Item | undefined> {
+): Promise<T | undefined> {
   try {
     const out = await dynamo().send(
       new UpdateItemCommand({ ...updateInput(table, key, u), ReturnValues: "ALL_NEW" }),
     );
-    return out.Attributes ? fromItem(out.Attributes) : undefined;
+    return out.Attributes ? fromItem<T>(out.Attributes) : undefined;
   } catch (err) {
     if (isConditionFailure(err)) return undefined;
     throw err;

@@ -6,27 +6,19 @@ import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
 import { deleteProjectWithRuns } from "../projects/projects.ts";
+import { type DeploymentRecord, deployments, revisions, TERMINAL } from "../records/control.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow } from "../time.ts";
 import {
   createDeployment,
   type DeploymentCreate,
   type DeploymentPatch,
-  type DeploymentRecord,
   getDeployment,
-  keys,
   removeDeployment,
   updateDeployment,
 } from "./deployments.ts";
 import { launchRevision } from "./pipeline.ts";
-import {
-  allRevisions,
-  deletePrefix,
-  deleteRevisionRecord,
-  getRevision,
-  newRevisionItem,
-  TERMINAL,
-} from "./revisions.ts";
+import { allRevisions, deletePrefix, deleteRevisionRecord, getRevision, newRevision } from "./revisions.ts";
 
 // What the deployment endpoints do: each write that makes a revision also starts its pipeline.
 
@@ -60,7 +52,7 @@ export async function redeploy(
   const id = uuidv7();
   const at = canonicalNow();
   const reuse = Boolean(source.built_at && source.artifact_prefix);
-  const item = newRevisionItem(tenant, deploymentId, id, source.source, source.source_revision_config, at, {
+  const revision = newRevision(tenant, deploymentId, id, source.source, source.source_revision_config, at, {
     redeploy_of: source.id,
     ...(reuse
       ? {
@@ -72,11 +64,10 @@ export async function redeploy(
   });
   try {
     await transact([
-      { Put: { TableName: tableName("main"), Item: toItem(item) } },
+      { Put: revisions.putInput(revision) },
       {
-        Update: updateInput(
-          "main",
-          { PK: keys.pk(tenant), SK: deploymentId },
+        Update: deployments.updateInput(
+          { tenant, id: deploymentId },
           {
             set: {
               latest_revision_id: id,

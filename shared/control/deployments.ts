@@ -1,49 +1,35 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import {
-  CREATE_ONLY,
-  deleteItem,
-  getItem,
-  type Item,
-  putInput,
-  queryAll,
-  queryPage,
-  transact,
-  updateInput,
-} from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, type Item, transact } from "../aws/ddb.ts";
 import { config, reservedEnvName } from "../config.ts";
 import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
+import {
+  DEPLOYMENT_STATUSES,
+  type DeploymentRecord,
+  deploymentKeys,
+  deploymentNames,
+  deployments,
+  forgetDeploymentRecord,
+  type RevisionConfig,
+  revisions,
+} from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
-import { newRevisionItem, type RevisionConfig, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
+import { newRevision, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
 
-// Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions.
-//   record  PK T#<tenant>#DEPLOYMENT      SK <id>     GSI1 DEPLOYMENT#<id> / DEPLOYMENT (lookup by id alone,
-//                                                    for the agent server's routing)
-//   name    PK T#<tenant>#DEPLOYMENTNAME  SK <name>   (names are unique per workspace)
-// Secrets are sealed with KMS envelope encryption bound to tenant + deployment; only their names are shown.
-export const keys = {
-  pk: (tenant: string) => `T#${tenant}#DEPLOYMENT`,
-  namePk: (tenant: string) => `T#${tenant}#DEPLOYMENTNAME`,
-  byIdPk: (id: string) => `DEPLOYMENT#${id}`,
-};
+// Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions. Their
+// records and repositories are in shared/records/control.ts. Secrets are sealed with KMS envelope encryption
+// bound to tenant + deployment; only their names are shown.
 const secretsContext = (tenant: string, id: string) => ({
   tenant_id: tenant,
   deployment_id: id,
   purpose: "deployment-secrets",
 });
 
-export const DEPLOYMENT_STATUSES = [
-  "AWAITING_DATABASE",
-  "READY",
-  "UNUSED",
-  "AWAITING_DELETE",
-  "UNKNOWN",
-] as const;
 /** The spec writes `gitsource`; the established API's value for a git repository is `github`. */
 export const SOURCES = ["github", "gitsource"] as const;
 const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
@@ -121,24 +107,6 @@ export const DeploymentOut = z.object({
 });
 export type DeploymentOut = z.output<typeof DeploymentOut>;
 
-export interface DeploymentRecord {
-  id: string;
-  tenant_id: string;
-  name: string;
-  source: string;
-  source_config: SourceConfig;
-  source_revision_config: RevisionConfig;
-  secret_names: string[];
-  secrets_sealed?: Sealed;
-  latest_revision_id: string;
-  active_revision_id?: string | null;
-  status: (typeof DEPLOYMENT_STATUSES)[number];
-  tracing_project_id?: string | null;
-  graphs?: unknown[];
-  created_at: string;
-  updated_at: string;
-}
-
 export function toWire(d: DeploymentRecord): DeploymentOut {
   return {
     id: d.id,
@@ -209,52 +177,10 @@ function repoUrlProblem(url: string, local: boolean): string | undefined {
     : "repo_url must be an https URL";
 }
 
-export async function getDeploymentRecord(tenant: string, id: string): Promise<DeploymentRecord | undefined> {
-  const item = await getItem("main", { PK: keys.pk(tenant), SK: id }, true);
-  return item as DeploymentRecord | undefined;
-}
-
-// Agent-server calls read their deployment on every request. A record read within the last second serves
-// them (at most a second stale in another process; this process forgets it when it changes the record).
-const RECENT_MS = 1000;
-const recent = new Map<string, { at: number; record: DeploymentRecord }>();
-
-/** The deployment record as read at most a second ago (routing of agent-server calls). */
-export async function recentDeploymentRecord(
-  tenant: string,
-  id: string,
-): Promise<DeploymentRecord | undefined> {
-  const key = `${tenant}#${id}`;
-  const hit = recent.get(key);
-  if (hit && Date.now() - hit.at < RECENT_MS) return hit.record;
-  const record = await getDeploymentRecord(tenant, id);
-  if (record) {
-    if (recent.size > 1000) recent.clear();
-    recent.set(key, { at: Date.now(), record });
-  } else recent.delete(key);
-  return record;
-}
-
-/** Drops this process's recent copy of a deployment record it just changed. */
-export function forgetDeploymentRecord(tenant: string, id: string): void {
-  recent.delete(`${tenant}#${id}`);
-}
-
 export async function getDeployment(tenant: string, id: string): Promise<DeploymentRecord> {
-  const d = await getDeploymentRecord(tenant, id);
+  const d = await deployments.get({ tenant, id });
   if (!d) throw new NotFound("Deployment not found");
   return d;
-}
-
-/** The deployment an agent-server path names, whatever its tenant (routing only). */
-export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {
-  const page = await queryPage("main", {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": keys.byIdPk(id) },
-    Limit: 1,
-  });
-  return page.items[0] as DeploymentRecord | undefined;
 }
 
 export async function unsealSecrets(d: DeploymentRecord): Promise<Record<string, string>> {
@@ -296,29 +222,16 @@ export async function createDeployment(
   };
   try {
     await transact([
-      { Put: putInput("main", { PK: keys.namePk(tenant), SK: body.name, deployment_id: id }, CREATE_ONLY) },
-      { Put: putInput("main", stored(deployment), CREATE_ONLY) },
-      { Put: putInput("main", newRevisionItem(tenant, id, revisionId, body.source, revisionConfig, at)) },
+      { Put: deploymentNames.putInput({ tenant, name: body.name, deployment_id: id }, CREATE_ONLY) },
+      { Put: deployments.putInput(deployment, CREATE_ONLY) },
+      { Put: revisions.putInput(newRevision(tenant, id, revisionId, body.source, revisionConfig, at)) },
     ]);
-  } catch (err: any) {
-    if (
-      err?.name === "TransactionCanceledException" &&
-      err.CancellationReasons?.[0]?.Code === "ConditionalCheckFailed"
-    )
+  } catch (err) {
+    if (cancelCodes(err)?.[0] === "ConditionalCheckFailed")
       throw new Conflict(`A deployment named ${body.name} already exists`);
     throw err;
   }
   return { deployment, revisionId };
-}
-
-function stored(d: DeploymentRecord): Item {
-  return {
-    PK: keys.pk(d.tenant_id),
-    SK: d.id,
-    GSI1PK: keys.byIdPk(d.id),
-    GSI1SK: "DEPLOYMENT",
-    ...Object.fromEntries(Object.entries(d).filter(([, v]) => v !== undefined)),
-  };
 }
 
 export interface DeploymentQuery {
@@ -334,10 +247,7 @@ export async function listDeployments(
   tenant: string,
   q: DeploymentQuery,
 ): Promise<{ resources: DeploymentRecord[]; offset: number }> {
-  const all = (await queryAll("main", {
-    KeyConditionExpression: "PK = :pk",
-    values: { ":pk": keys.pk(tenant) },
-  })) as DeploymentRecord[];
+  const all = await deployments.list(deploymentKeys.pk(tenant));
   const needle = q.name_contains?.toLowerCase();
   const ids = q.deployment_ids ? new Set(q.deployment_ids) : undefined;
   const matching = all
@@ -381,32 +291,32 @@ export async function updateDeployment(
     set.source_revision_config = revisionConfig;
     set.latest_revision_id = revisionId;
     items.push({
-      Put: putInput("main", newRevisionItem(tenant, id, revisionId, current.source, revisionConfig, at)),
+      Put: revisions.putInput(newRevision(tenant, id, revisionId, current.source, revisionConfig, at)),
     });
   }
   // The deployment must still be there and unchanged in its latest revision, or two PATCHes raced.
   items.push({
-    Update: updateInput(
-      "main",
-      { PK: keys.pk(tenant), SK: id },
+    Update: deployments.updateInput(
+      { tenant, id },
       { set, remove, when: { latest_revision_id: current.latest_revision_id } },
     ),
   });
   try {
     await transact(items);
-  } catch (err: any) {
-    if (err?.name === "TransactionCanceledException")
-      throw new Conflict("The deployment changed while it was being updated: retry");
+  } catch (err) {
+    if (cancelCodes(err)) throw new Conflict("The deployment changed while it was being updated: retry");
     throw err;
   } finally {
     forgetDeploymentRecord(tenant, id);
   }
-  return { deployment: (await getDeploymentRecord(tenant, id))!, revisionId };
+  const deployment = await deployments.get({ tenant, id });
+  if (!deployment) throw new NotFound("Deployment not found");
+  return { deployment, revisionId };
 }
 
 /** Removes the deployment's records (revisions are removed by the caller first). */
 export async function removeDeployment(d: DeploymentRecord): Promise<void> {
-  await deleteItem("main", { PK: keys.namePk(d.tenant_id), SK: d.name });
-  await deleteItem("main", { PK: keys.pk(d.tenant_id), SK: d.id });
+  await deploymentNames.delete({ tenant: d.tenant_id, name: d.name });
+  await deployments.delete({ tenant: d.tenant_id, id: d.id });
   forgetDeploymentRecord(d.tenant_id, d.id);
 }

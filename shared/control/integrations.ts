@@ -1,19 +1,18 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
-import { deleteItem, getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
+import { type IntegrationRecord, integrations, integrationsPk } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
 import { type GitHubRepository, listInstallationRepositories } from "./github.ts";
 
 // Source-code integrations (spec A, v1): on a self-hosted platform, a GitHub (or GitHub Enterprise) access
 // token registered by the workspace. The token is write-only: sealed with KMS, used to list repositories and
 // to `git clone` over https, never returned.
-//   record  PK T#<tenant>#INTEGRATION  SK <id>   (uuidv7: the sort key lists oldest first)
-const pk = (tenant: string) => `T#${tenant}#INTEGRATION`;
+// Records: shared/records/control.ts (ids are uuidv7: the sort key lists oldest first).
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `integration/${id}` });
 const DEFAULT_API_URL = "https://api.github.com";
 
@@ -58,7 +57,7 @@ export const RepositoryOut = z.object({
 });
 export type Repository = z.output<typeof RepositoryOut>;
 
-const toIntegration = (item: Item): Integration => ({
+const toIntegration = (item: IntegrationRecord): Integration => ({
   id: item.id,
   installation_id: item.installation_id,
   name: item.name,
@@ -69,10 +68,10 @@ const toIntegration = (item: Item): Integration => ({
 
 // Any string is a safe id here: callers pass ids straight from request bodies.
 const record = (tenantId: string, id: string) =>
-  id && id.length <= 128 ? getItem("main", { PK: pk(tenantId), SK: id }) : Promise.resolve(undefined);
+  id && id.length <= 128 ? integrations.get({ tenant: tenantId, id }, false) : Promise.resolve(undefined);
 
-const tokenOf = (tenantId: string, item: Item) =>
-  unseal(item.token_sealed as Sealed, sealContext(tenantId, item.id));
+const tokenOf = (tenantId: string, item: IntegrationRecord) =>
+  unseal(item.token_sealed, sealContext(tenantId, item.id));
 
 /** The integration, or undefined for an unknown id or another workspace's. */
 export async function getIntegration(
@@ -104,19 +103,17 @@ export async function createIntegration(tenantId: string, body: IntegrationCreat
     updated_at: at,
   };
   const token_sealed = await seal(body.access_token, sealContext(tenantId, id));
-  await putItem("main", { PK: pk(tenantId), SK: id, tenant_id: tenantId, ...integration, token_sealed });
+  await integrations.put({ tenant_id: tenantId, ...integration, token_sealed });
   return integration;
 }
 
 export async function listIntegrations(tenantId: string): Promise<Integration[]> {
-  return (
-    await queryAll("main", { KeyConditionExpression: "PK = :pk", values: { ":pk": pk(tenantId) } })
-  ).map(toIntegration);
+  return (await integrations.list(integrationsPk(tenantId))).map(toIntegration);
 }
 
 export async function deleteIntegration(tenantId: string, integrationId: string): Promise<void> {
   if (!(await record(tenantId, integrationId))) throw new NotFound("Integration not found");
-  await deleteItem("main", { PK: pk(tenantId), SK: integrationId });
+  await integrations.delete({ tenant: tenantId, id: integrationId });
 }
 
 /** The repositories the integration's token can read, from its API host. */

@@ -1,27 +1,12 @@
 import { z } from "zod";
-import {
-  CREATE_ONLY,
-  cancelCodes,
-  getItem,
-  type Item,
-  putInput,
-  queryPages,
-  toItem,
-  transact,
-  updateReturning,
-} from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { tableName } from "../tables.ts";
+import { type ListenerRecord, listenerComputeIds, listeners, listenersPk } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
 
-// Listeners (spec A, v2): a self-hosted compute cluster (Kubernetes) that runs deployments.
-//   record   PK T#<tenant>#LISTENER         SK <id>           (uuidv7: the sort key lists newest first)
-//   compute  PK T#<tenant>#LISTENERCOMPUTE  SK <compute_id>   (compute_id is unique per workspace)
-const keys = {
-  pk: (tenant: string) => `T#${tenant}#LISTENER`,
-  computePk: (tenant: string) => `T#${tenant}#LISTENERCOMPUTE`,
-};
+// Listeners (spec A, v2): a self-hosted compute cluster (Kubernetes) that runs deployments. Records:
+// shared/records/control.ts (ids are uuidv7: the sort key lists newest first; compute ids unique per workspace).
 
 /** A Kubernetes namespace name: an RFC 1123 label. */
 const Namespace = z
@@ -68,7 +53,7 @@ export type Listener = z.output<typeof ListenerOut>;
 
 export const ListenerList = z.object({ resources: z.array(ListenerOut), offset: z.number().int() });
 
-function toListener(item: Item): Listener {
+function toListener(item: ListenerRecord): Listener {
   return {
     id: item.id,
     tenant_id: item.tenant_id,
@@ -84,7 +69,7 @@ function toListener(item: Item): Listener {
 /** The listener, or undefined for an unknown id or another workspace's (any string is a safe id here). */
 export async function getListener(tenantId: string, listenerId: string): Promise<Listener | undefined> {
   if (!listenerId || listenerId.length > 128) return undefined;
-  const item = await getItem("main", { PK: keys.pk(tenantId), SK: listenerId });
+  const item = await listeners.get({ tenant: tenantId, id: listenerId }, false);
   return item ? toListener(item) : undefined;
 }
 
@@ -109,13 +94,12 @@ export async function createListener(tenantId: string, body: ListenerCreateIn): 
   try {
     await transact([
       {
-        Put: putInput(
-          "main",
-          { PK: keys.computePk(tenantId), SK: listener.compute_id, listener_id: listener.id },
+        Put: listenerComputeIds.putInput(
+          { tenant: tenantId, compute_id: listener.compute_id, listener_id: listener.id },
           CREATE_ONLY,
         ),
       },
-      { Put: putInput("main", { PK: keys.pk(tenantId), SK: listener.id, ...listener }) },
+      { Put: listeners.putInput(listener) },
     ]);
   } catch (err) {
     if (cancelCodes(err)?.[0] === "ConditionalCheckFailed")
@@ -131,12 +115,10 @@ export async function listListeners(
   q: { limit: number; offset: number },
 ): Promise<{ resources: Listener[]; offset: number }> {
   const want = q.offset + q.limit;
-  const items: Item[] = [];
-  for await (const page of queryPages("main", {
-    KeyConditionExpression: "PK = :pk",
-    values: { ":pk": keys.pk(tenantId) },
-    ScanIndexForward: false,
-    Limit: () => Math.min(want - items.length, 1000),
+  const items: ListenerRecord[] = [];
+  for await (const page of listeners.pages(listenersPk(tenantId), {
+    newestFirst: true,
+    limit: () => Math.min(want - items.length, 1000),
   })) {
     items.push(...page);
     if (items.length >= want) break;
@@ -156,11 +138,11 @@ export async function updateListener(
       ["body", "compute_id"],
       "compute_id cannot be changed once the listener is created",
     );
-  const set: Item = { updated_at: canonicalNow() };
+  const set: Partial<ListenerRecord> = { updated_at: canonicalNow() };
   if (patch.compute_config !== undefined)
     set.compute_config = { k8s_namespaces: patch.compute_config?.k8s_namespaces ?? null };
   if (patch.version !== undefined) set.version = patch.version;
-  const updated = await updateReturning("main", { PK: keys.pk(tenantId), SK: listenerId }, { set });
+  const updated = await listeners.updateReturning({ tenant: tenantId, id: listenerId }, { set });
   if (!updated) throw new NotFound("Listener not found");
   return toListener(updated);
 }
@@ -168,12 +150,7 @@ export async function updateListener(
 export async function deleteListener(tenantId: string, listenerId: string): Promise<void> {
   const current = await requireListener(tenantId, listenerId);
   await transact([
-    { Delete: { TableName: tableName("main"), Key: toItem({ PK: keys.pk(tenantId), SK: listenerId }) } },
-    {
-      Delete: {
-        TableName: tableName("main"),
-        Key: toItem({ PK: keys.computePk(tenantId), SK: current.compute_id }),
-      },
-    },
+    { Delete: listeners.deleteInput({ tenant: tenantId, id: listenerId }) },
+    { Delete: listenerComputeIds.deleteInput({ tenant: tenantId, compute_id: current.compute_id }) },
   ]);
 }

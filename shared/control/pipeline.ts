@@ -6,34 +6,26 @@ import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/ru
 import { transact, updateInput } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
+import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { readGraphConfig } from "../deploy/graph-config.ts";
 import { type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { canonicalNow } from "../time.ts";
-import { materializeArtifact, uploadArtifact } from "./artifacts.ts";
 import {
   type DeploymentRecord,
-  keys as deploymentKeys,
+  deployments,
   forgetDeploymentRecord,
-  getDeploymentRecord,
-  unsealSecrets,
-} from "./deployments.ts";
-import { integrationToken } from "./integrations.ts";
-import {
-  allRevisions,
-  getRevisionRecord,
-  inFlightRevisions,
-  RevisionLog,
   type RevisionRecord,
   type RevisionStatus,
-  revisionKey,
-  setRevisionFields,
+  revisions,
   TERMINAL,
-  transition,
-} from "./revisions.ts";
+} from "../records/control.ts";
+import { canonicalNow } from "../time.ts";
+import { unsealSecrets } from "./deployments.ts";
+import { integrationToken } from "./integrations.ts";
+import { allRevisions, inFlightRevisions, RevisionLog, setRevisionFields, transition } from "./revisions.ts";
 
 // The revision pipeline (infra/state-machines/revision.asl.json): Prepare → Build (a CodeBuild project in
 // AWS, the same build step in a child process locally) → Deploy → DEPLOYED, or a *_FAILED status with the
@@ -53,7 +45,7 @@ const ref = (r: RevisionRecord): PipelineInput => ({
 const BUILD_PHASE: readonly RevisionStatus[] = ["QUEUED", "AWAITING_BUILD", "BUILDING"];
 
 async function revisionOf(input: PipelineInput): Promise<RevisionRecord | undefined> {
-  return getRevisionRecord(input.tenant_id, input.deployment_id, input.revision_id);
+  return revisions.get({ tenant: input.tenant_id, deployment: input.deployment_id, id: input.revision_id });
 }
 
 /** Starts the pipeline of a new revision, after interrupting the deployment's older revisions in flight. */
@@ -67,7 +59,7 @@ export async function launchRevision(
     if (await transition(r, "INTERRUPTED", { set: { error: `Superseded by revision ${revisionId}` } }))
       if (r.execution_arn) await stopExecution(r.execution_arn, `Superseded by revision ${revisionId}`);
   }
-  const r = await getRevisionRecord(tenant, deploymentId, revisionId);
+  const r = await revisions.get({ tenant: tenant, deployment: deploymentId, id: revisionId });
   if (r) await startPipeline(r);
 }
 
@@ -110,7 +102,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
   const log = new RevisionLog(r, "build");
   const work = await mkdtemp(join(tmpdir(), "revision-build-"));
   try {
-    const d = await getDeploymentRecord(r.tenant_id, r.deployment_id);
+    const d = await deployments.get({ tenant: r.tenant_id, id: r.deployment_id });
     if (!d) throw new BuildError("The deployment was deleted");
     const cfg = r.source_revision_config;
     const repoUrl = d.source_config.repo_url!;
@@ -173,7 +165,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     return { status: (await revisionOf(input))?.status ?? "UNKNOWN" };
   const log = new RevisionLog(r, "deploy");
   try {
-    const d = await getDeploymentRecord(r.tenant_id, r.deployment_id);
+    const d = await deployments.get({ tenant: r.tenant_id, id: r.deployment_id });
     if (!d) throw new DeployError("The deployment was deleted");
     log.line(`Loading the artifact ${r.artifact_prefix}`);
     const dir = await materializeArtifact(r.artifact_prefix!);
@@ -204,7 +196,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
       runtime = { version: out.version, token_hash: out.token_hash };
     } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
     for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
-    const previous = (d as { active_runtime_version?: string }).active_runtime_version;
+    const previous = d.active_runtime_version;
     const status = await activate(r, d, graphs, runtime);
     if (runtime && status === "DEPLOYED")
       await pruneRuntimeVersions(r.deployment_id, [runtime.version, ...(previous ? [previous] : [])]).catch(
@@ -243,22 +235,26 @@ async function activate(
   try {
     await transact([
       {
-        Update: updateInput("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
-          set: {
-            status: "DEPLOYED",
-            graphs,
-            updated_at: at,
-            ...(runtime ? { runtime_version: runtime.version, runtime_token_hash: runtime.token_hash } : {}),
+        Update: revisions.updateInput(
+          { tenant: r.tenant_id, deployment: r.deployment_id, id: r.id },
+          {
+            set: {
+              status: "DEPLOYED",
+              graphs,
+              updated_at: at,
+              ...(runtime
+                ? { runtime_version: runtime.version, runtime_token_hash: runtime.token_hash }
+                : {}),
+            },
+            append: { status_history: [{ status: "DEPLOYED", at }] },
+            remove: ["GSI1PK", "GSI1SK"],
+            when: { status: "DEPLOYING" },
           },
-          append: { status_history: [{ status: "DEPLOYED", at }] },
-          remove: ["GSI1PK", "GSI1SK"],
-          when: { status: "DEPLOYING" },
-        }),
+        ),
       },
       {
-        Update: updateInput(
-          "main",
-          { PK: deploymentKeys.pk(d.tenant_id), SK: d.id },
+        Update: deployments.updateInput(
+          { tenant: d.tenant_id, id: d.id },
           {
             set: {
               active_revision_id: r.id,
@@ -280,7 +276,10 @@ async function activate(
     await transition(r, "INTERRUPTED", {
       set: { error: "Superseded by a newer revision before it went live" },
     });
-    return (await getRevisionRecord(r.tenant_id, r.deployment_id, r.id))?.status ?? "INTERRUPTED";
+    return (
+      (await revisions.get({ tenant: r.tenant_id, deployment: r.deployment_id, id: r.id }))?.status ??
+      "INTERRUPTED"
+    );
   }
 }
 
@@ -308,7 +307,11 @@ export async function sweepRevisions(): Promise<{ redriven: string[]; failed: st
   const redriven: string[] = [];
   const failed: string[] = [];
   for (const marker of await inFlightRevisions()) {
-    const r = await getRevisionRecord(marker.tenant_id, marker.deployment_id, marker.id);
+    const r = await revisions.get({
+      tenant: marker.tenant_id,
+      deployment: marker.deployment_id,
+      id: marker.id,
+    });
     if (!r || TERMINAL.includes(r.status)) continue;
     const state = r.execution_arn ? await executionStatus(r.execution_arn) : { status: "MISSING" };
     if (state.status === "RUNNING") continue;

@@ -6,78 +6,28 @@ import {
 } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
-import { conditionalUpdate, deleteItem, getItem, type Item, queryAll } from "../aws/ddb.ts";
+import { type Item, queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound } from "../errors.ts";
+import {
+  REVISION_STATUSES,
+  REVISIONS_INFLIGHT_PK,
+  type RevisionConfig,
+  type RevisionRecord,
+  type RevisionStatus,
+  revisions,
+  revisionsPk,
+  TERMINAL,
+} from "../records/control.ts";
 import { canonicalNow, isoNow } from "../time.ts";
 
 // Revisions of a deployment and how their status moves (compat-notes "Control plane"):
 //   QUEUED → AWAITING_BUILD → BUILDING → AWAITING_DEPLOY → DEPLOYING → DEPLOYED
 //   or BUILD_FAILED / DEPLOY_FAILED / CREATE_FAILED, or INTERRUPTED when a newer revision supersedes it.
-//   record  PK T#<tenant>#DEPLOYMENT#<deployment>  SK REV#<uuidv7>   (ids sort by creation: newest first)
-//           GSI1 REVISIONS#INFLIGHT / <id> while not terminal, so a sweeper finds unfinished pipelines.
-// Build and deploy logs are S3 objects beside the revision's artifact.
-export const REVISION_STATUSES = [
-  "CREATING",
-  "QUEUED",
-  "AWAITING_BUILD",
-  "BUILDING",
-  "AWAITING_DEPLOY",
-  "DEPLOYING",
-  "CREATE_FAILED",
-  "BUILD_FAILED",
-  "DEPLOY_FAILED",
-  "DEPLOYED",
-  "SKIPPED",
-  "INTERRUPTED",
-  "UNKNOWN",
-] as const;
-export type RevisionStatus = (typeof REVISION_STATUSES)[number];
-export const TERMINAL: readonly RevisionStatus[] = [
-  "DEPLOYED",
-  "CREATE_FAILED",
-  "BUILD_FAILED",
-  "DEPLOY_FAILED",
-  "SKIPPED",
-  "INTERRUPTED",
-];
-const INFLIGHT_PK = "REVISIONS#INFLIGHT";
+// Records: shared/records/control.ts. Build and deploy logs are S3 objects beside the revision's artifact.
 
-export interface RevisionConfig {
-  repo_ref: string | null;
-  graph_config_path: string;
-  image_uri: string | null;
-}
-
-export interface RevisionRecord {
-  id: string;
-  deployment_id: string;
-  tenant_id: string;
-  status: RevisionStatus;
-  source: string;
-  source_revision_config: RevisionConfig;
-  status_history: { status: RevisionStatus; at: string }[];
-  error?: string | null;
-  commit_sha?: string | null;
-  graphs?: GraphInfo[];
-  artifact_prefix?: string;
-  execution_arn?: string;
-  launches?: number;
-  redeploy_of?: string;
-  /** A redeploy of a built revision deploys that artifact again without building. */
-  reuses_artifact?: boolean;
-  built_at?: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export const revisionKey = (tenant: string, deployment: string, id: string) => ({
-  PK: `T#${tenant}#DEPLOYMENT#${deployment}`,
-  SK: `REV#${id}`,
-});
-
-export function newRevisionItem(
+/** A new revision, QUEUED. */
+export function newRevision(
   tenant: string,
   deployment: string,
   id: string,
@@ -85,8 +35,8 @@ export function newRevisionItem(
   cfg: RevisionConfig,
   at: string,
   extra: Partial<RevisionRecord> = {},
-): Item {
-  const record: RevisionRecord = {
+): RevisionRecord {
+  return {
     id,
     deployment_id: deployment,
     tenant_id: tenant,
@@ -101,7 +51,6 @@ export function newRevisionItem(
     updated_at: at,
     ...extra,
   };
-  return { ...revisionKey(tenant, deployment, id), GSI1PK: INFLIGHT_PK, GSI1SK: id, ...record };
 }
 
 /** A revision config as the API shows it (on a deployment and on each of its revisions). */
@@ -154,28 +103,19 @@ export function revisionWire(r: RevisionRecord): RevisionOut {
   };
 }
 
-export async function getRevisionRecord(
-  tenant: string,
-  deployment: string,
-  id: string,
-): Promise<RevisionRecord | undefined> {
-  return (await getItem("main", revisionKey(tenant, deployment, id), true)) as RevisionRecord | undefined;
-}
-
 export async function getRevision(tenant: string, deployment: string, id: string): Promise<RevisionRecord> {
-  const r = await getRevisionRecord(tenant, deployment, id);
+  const r = await revisions.get({ tenant, deployment, id });
   if (!r) throw new NotFound("Revision not found");
   return r;
 }
 
 /** Every revision of a deployment, newest first (ids are time-ordered). */
 export async function allRevisions(tenant: string, deployment: string): Promise<RevisionRecord[]> {
-  return (await queryAll("main", {
-    KeyConditionExpression: "PK = :pk AND begins_with(SK, :rev)",
-    values: { ":pk": revisionKey(tenant, deployment, "").PK, ":rev": "REV#" },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-  })) as RevisionRecord[];
+  return revisions.list(revisionsPk(tenant, deployment), {
+    prefix: "REV#",
+    newestFirst: true,
+    consistent: true,
+  });
 }
 
 export async function listRevisions(
@@ -188,6 +128,12 @@ export async function listRevisions(
   return { resources, offset: q.offset + resources.length };
 }
 
+const revisionOf = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">) => ({
+  tenant: r.tenant_id,
+  deployment: r.deployment_id,
+  id: r.id,
+});
+
 /**
  * Moves a revision to `to` when its status is one of `from` (any non-terminal status when omitted); false
  * when it was not (interrupted, already failed, or moved on). Terminal statuses leave the in-flight index.
@@ -198,7 +144,7 @@ export async function transition(
   opts: { from?: readonly RevisionStatus[]; set?: Item } = {},
 ): Promise<boolean> {
   const at = canonicalNow();
-  return conditionalUpdate("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
+  return revisions.update(revisionOf(r), {
     set: { status: to, updated_at: at, ...opts.set },
     append: { status_history: [{ status: to, at }] },
     remove: TERMINAL.includes(to) ? ["GSI1PK", "GSI1SK"] : [],
@@ -207,22 +153,22 @@ export async function transition(
 }
 
 export async function setRevisionFields(r: RevisionRecord, set: Item): Promise<void> {
-  await conditionalUpdate("main", revisionKey(r.tenant_id, r.deployment_id, r.id), {
+  await revisions.update(revisionOf(r), {
     set: { ...set, updated_at: canonicalNow() },
   });
 }
 
 export async function deleteRevisionRecord(r: RevisionRecord): Promise<void> {
-  await deleteItem("main", revisionKey(r.tenant_id, r.deployment_id, r.id));
+  await revisions.delete(revisionOf(r));
 }
 
 /** Revisions of every tenant whose pipeline has not ended. */
 export async function inFlightRevisions(): Promise<RevisionRecord[]> {
-  return (await queryAll("main", {
+  return queryAll<RevisionRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": INFLIGHT_PK },
-  })) as RevisionRecord[];
+    values: { ":pk": REVISIONS_INFLIGHT_PK },
+  });
 }
 
 // — logs —

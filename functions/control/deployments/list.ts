@@ -1,11 +1,7 @@
 import { z } from "zod";
-import {
-  DEPLOYMENT_STATUSES,
-  DeploymentOut,
-  listDeployments,
-  toWire,
-} from "../../../shared/control/deployments.ts";
+import { DeploymentOut, listDeployments, toWire } from "../../../shared/control/deployments.ts";
 import { qCsv, qInt } from "../../../shared/http/query.ts";
+import { DEPLOYMENT_STATUSES } from "../../../shared/records/control.ts";
 import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({

@@ -1,12 +1,8 @@
 import { z } from "zod";
 import { getDeployment } from "../../../shared/control/deployments.ts";
-import {
-  listRevisions,
-  REVISION_STATUSES,
-  RevisionOut,
-  revisionWire,
-} from "../../../shared/control/revisions.ts";
+import { listRevisions, RevisionOut, revisionWire } from "../../../shared/control/revisions.ts";
 import { qInt } from "../../../shared/http/query.ts";
+import { REVISION_STATUSES } from "../../../shared/records/control.ts";
 import { defineHandler } from "../../handler.ts";
 
 // Newest first.

@@ -1,4 +1,4 @@
-import { recentDeploymentRecord } from "../../control/deployments.ts";
+import { recentDeploymentRecord } from "../../records/control.ts";
 import { lambdaRuntimeHost, lambdaRuntimes } from "./lambda-host.ts";
 
 // How platform code reaches deployments' runtimes without importing their code: the local cloud runs a child
@@ -18,7 +18,7 @@ let host: RuntimeHost | undefined;
 const awsHost = () =>
   lambdaRuntimeHost(async (tenant, deployment) => {
     const d = await recentDeploymentRecord(tenant, deployment);
-    return (d as { active_runtime_version?: string } | undefined)?.active_runtime_version;
+    return d?.active_runtime_version;
   });
 
 export function setRuntimeHost(h: RuntimeHost): void {

@@ -23,8 +23,8 @@ import {
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
 import { config } from "../../config.ts";
-import { files } from "../../control/artifacts.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
+import { files } from "../../deploy/artifacts.ts";
 import type { GraphInfo } from "../../deploy/smoke.ts";
 import { zip } from "../../deploy/zip.ts";
 import { DeployError } from "../../errors.ts";

@@ -1,0 +1,246 @@
+import { queryPage } from "../aws/ddb.ts";
+import { repository } from "../aws/repository.ts";
+import type { Sealed } from "../crypto/envelope.ts";
+import type { GraphInfo } from "../deploy/smoke.ts";
+
+// The control plane's records (main table), each with its repository. The deployment record sits below both
+// the control plane (which writes it) and the agent server (which routes by it), so neither imports the other
+// for it.
+//   deployment   PK T#<tenant>#DEPLOYMENT             SK <id>          GSI1 DEPLOYMENT#<id> / DEPLOYMENT
+//   name         PK T#<tenant>#DEPLOYMENTNAME         SK <name>        (names are unique per workspace)
+//   revision     PK T#<tenant>#DEPLOYMENT#<deployment> SK REV#<uuidv7> GSI1 REVISIONS#INFLIGHT / <id> while
+//                                                                      not terminal (a sweeper finds them)
+//   listener     PK T#<tenant>#LISTENER               SK <id>
+//   compute id   PK T#<tenant>#LISTENERCOMPUTE        SK <compute_id>  (compute ids are unique per workspace)
+//   integration  PK T#<tenant>#INTEGRATION            SK <id>
+
+export const DEPLOYMENT_STATUSES = [
+  "AWAITING_DATABASE",
+  "READY",
+  "UNUSED",
+  "AWAITING_DELETE",
+  "UNKNOWN",
+] as const;
+
+/** The source config as stored: the known fields, and any other a client sent (kept and shown back). */
+export interface StoredSourceConfig {
+  integration_id?: string | null;
+  repo_url?: string | null;
+  deployment_type?: "dev" | "prod" | null;
+  build_on_push?: boolean | null;
+  custom_url?: string | null;
+  resource_spec?: Record<string, unknown> | null;
+  listener_id?: string | null;
+  listener_config?: { k8s_namespace?: string | null; [k: string]: unknown } | null;
+  [k: string]: unknown;
+}
+
+export interface RevisionConfig {
+  repo_ref: string | null;
+  graph_config_path: string;
+  image_uri: string | null;
+}
+
+export interface DeploymentRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  source: string;
+  source_config: StoredSourceConfig;
+  source_revision_config: RevisionConfig;
+  secret_names: string[];
+  secrets_sealed?: Sealed;
+  latest_revision_id: string;
+  active_revision_id?: string | null;
+  status: (typeof DEPLOYMENT_STATUSES)[number];
+  tracing_project_id?: string | null;
+  graphs?: unknown[];
+  /** The live revision's artifact (written when it goes live, with `active_revision_id`). */
+  active_artifact_prefix?: string;
+  /** AWS: the runtime function version the router invokes, switched with the active revision. */
+  active_runtime_version?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const deploymentKeys = {
+  pk: (tenant: string) => `T#${tenant}#DEPLOYMENT`,
+  namePk: (tenant: string) => `T#${tenant}#DEPLOYMENTNAME`,
+  byIdPk: (id: string) => `DEPLOYMENT#${id}`,
+};
+
+export const deployments = repository<DeploymentRecord, { tenant: string; id: string }>({
+  table: "main",
+  key: ({ tenant, id }) => ({ PK: deploymentKeys.pk(tenant), SK: id }),
+  keysOf: (d) => ({
+    PK: deploymentKeys.pk(d.tenant_id),
+    SK: d.id,
+    GSI1PK: deploymentKeys.byIdPk(d.id),
+    GSI1SK: "DEPLOYMENT",
+  }),
+});
+
+/** A deployment's name, held so that two deployments of a workspace cannot share one. */
+export interface DeploymentNameRecord {
+  tenant: string;
+  name: string;
+  deployment_id: string;
+}
+export const deploymentNames = repository<DeploymentNameRecord, { tenant: string; name: string }>({
+  table: "main",
+  key: ({ tenant, name }) => ({ PK: deploymentKeys.namePk(tenant), SK: name }),
+  keysOf: (n) => ({ PK: deploymentKeys.namePk(n.tenant), SK: n.name }),
+});
+
+// Agent-server calls read their deployment on every request. A record read within the last second serves
+// them (at most a second stale in another process; this process forgets it when it changes the record).
+const RECENT_MS = 1000;
+const recent = new Map<string, { at: number; record: DeploymentRecord }>();
+
+/** The deployment record as read at most a second ago (routing of agent-server calls). */
+export async function recentDeploymentRecord(
+  tenant: string,
+  id: string,
+): Promise<DeploymentRecord | undefined> {
+  const key = `${tenant}#${id}`;
+  const hit = recent.get(key);
+  if (hit && Date.now() - hit.at < RECENT_MS) return hit.record;
+  const record = await deployments.get({ tenant, id });
+  if (record) {
+    if (recent.size > 1000) recent.clear();
+    recent.set(key, { at: Date.now(), record });
+  } else recent.delete(key);
+  return record;
+}
+
+/** Drops this process's recent copy of a deployment record it just changed. */
+export function forgetDeploymentRecord(tenant: string, id: string): void {
+  recent.delete(`${tenant}#${id}`);
+}
+
+/** The deployment an agent-server path names, whatever its tenant (routing only). */
+export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {
+  const page = await queryPage<DeploymentRecord>("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": deploymentKeys.byIdPk(id) },
+    Limit: 1,
+  });
+  return page.items[0];
+}
+
+// — revisions —
+
+export const REVISION_STATUSES = [
+  "CREATING",
+  "QUEUED",
+  "AWAITING_BUILD",
+  "BUILDING",
+  "AWAITING_DEPLOY",
+  "DEPLOYING",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "DEPLOYED",
+  "SKIPPED",
+  "INTERRUPTED",
+  "UNKNOWN",
+] as const;
+export type RevisionStatus = (typeof REVISION_STATUSES)[number];
+export const TERMINAL: readonly RevisionStatus[] = [
+  "DEPLOYED",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "SKIPPED",
+  "INTERRUPTED",
+];
+export const REVISIONS_INFLIGHT_PK = "REVISIONS#INFLIGHT";
+
+export interface RevisionRecord {
+  id: string;
+  deployment_id: string;
+  tenant_id: string;
+  status: RevisionStatus;
+  source: string;
+  source_revision_config: RevisionConfig;
+  status_history: { status: RevisionStatus; at: string }[];
+  error?: string | null;
+  commit_sha?: string | null;
+  graphs?: GraphInfo[];
+  artifact_prefix?: string;
+  execution_arn?: string;
+  launches?: number;
+  redeploy_of?: string;
+  /** A redeploy of a built revision deploys that artifact again without building. */
+  reuses_artifact?: boolean;
+  built_at?: string;
+  /** AWS: the runtime function version deployed for this revision. */
+  runtime_version?: string;
+  /** The hash of the token the revision's runtime presents (trace ingestion checks it). */
+  runtime_token_hash?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const revisionsPk = (tenant: string, deployment: string) => `T#${tenant}#DEPLOYMENT#${deployment}`;
+
+export const revisions = repository<RevisionRecord, { tenant: string; deployment: string; id: string }>({
+  table: "main",
+  key: ({ tenant, deployment, id }) => ({ PK: revisionsPk(tenant, deployment), SK: `REV#${id}` }),
+  keysOf: (r) => ({
+    PK: revisionsPk(r.tenant_id, r.deployment_id),
+    SK: `REV#${r.id}`,
+    ...(TERMINAL.includes(r.status) ? {} : { GSI1PK: REVISIONS_INFLIGHT_PK, GSI1SK: r.id }),
+  }),
+});
+
+// — listeners and integrations —
+
+export interface ListenerRecord {
+  id: string;
+  tenant_id: string;
+  compute_type: "k8s";
+  compute_id: string;
+  compute_config: { k8s_namespaces: string[] | null };
+  version: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export const listenersPk = (tenant: string) => `T#${tenant}#LISTENER`;
+export const listeners = repository<ListenerRecord, { tenant: string; id: string }>({
+  table: "main",
+  key: ({ tenant, id }) => ({ PK: listenersPk(tenant), SK: id }),
+  keysOf: (l) => ({ PK: listenersPk(l.tenant_id), SK: l.id }),
+});
+
+/** A listener's compute id, held so that two listeners of a workspace cannot share one. */
+export interface ListenerComputeRecord {
+  tenant: string;
+  compute_id: string;
+  listener_id: string;
+}
+const computePk = (tenant: string) => `T#${tenant}#LISTENERCOMPUTE`;
+export const listenerComputeIds = repository<ListenerComputeRecord, { tenant: string; compute_id: string }>({
+  table: "main",
+  key: ({ tenant, compute_id }) => ({ PK: computePk(tenant), SK: compute_id }),
+  keysOf: (c) => ({ PK: computePk(c.tenant), SK: c.compute_id }),
+});
+
+export interface IntegrationRecord {
+  id: string;
+  tenant_id: string;
+  installation_id: number;
+  name: string;
+  api_url: string;
+  /** The access token, KMS-sealed: write-only. */
+  token_sealed: Sealed;
+  created_at: string;
+  updated_at: string;
+}
+export const integrationsPk = (tenant: string) => `T#${tenant}#INTEGRATION`;
+export const integrations = repository<IntegrationRecord, { tenant: string; id: string }>({
+  table: "main",
+  key: ({ tenant, id }) => ({ PK: integrationsPk(tenant), SK: id }),
+  keysOf: (i) => ({ PK: integrationsPk(i.tenant_id), SK: i.id }),
+});
