@@ -1,5 +1,5 @@
 import { runtimeHost } from "../agent/runtime/host.ts";
-import { toItem, transact, updateInput } from "../aws/ddb.ts";
+import { cancelCodes, transact } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound } from "../errors.ts";
@@ -7,7 +7,6 @@ import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
 import { deleteProjectWithRuns } from "../projects/projects.ts";
 import { type DeploymentRecord, deployments, revisions, TERMINAL } from "../records/control.ts";
-import { tableName } from "../tables.ts";
 import { canonicalNow } from "../time.ts";
 import {
   createDeployment,
@@ -79,9 +78,8 @@ export async function redeploy(
         ),
       },
     ]);
-  } catch (err: any) {
-    if (err?.name === "TransactionCanceledException")
-      throw new Conflict("The deployment changed while it was being redeployed: retry");
+  } catch (err) {
+    if (cancelCodes(err)) throw new Conflict("The deployment changed while it was being redeployed: retry");
     throw err;
   }
   await launchRevision(tenant, deploymentId, id);

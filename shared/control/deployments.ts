@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { CREATE_ONLY, cancelCodes, type Item, transact } from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config, reservedEnvName } from "../config.ts";
-import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
+import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
@@ -275,7 +275,7 @@ export async function updateDeployment(
   const sourceConfig = { ...current.source_config, ...(patch.source_config ?? {}) };
   if (patch.source_config) await checkReferences(tenant, sourceConfig, false);
   const at = canonicalNow();
-  const set: Item = { source_config: sourceConfig, updated_at: at };
+  const set: Partial<DeploymentRecord> = { source_config: sourceConfig, updated_at: at };
   const remove: string[] = [];
   if (patch.secrets) {
     set.secret_names = patch.secrets.map((s) => s.name);

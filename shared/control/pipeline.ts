@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtimeHost } from "../agent/runtime/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/runtime/lambda-host.ts";
-import { transact, updateInput } from "../aws/ddb.ts";
+import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
@@ -271,8 +271,8 @@ async function activate(
     ]);
     forgetDeploymentRecord(d.tenant_id, d.id);
     return "DEPLOYED";
-  } catch (err: any) {
-    if (err?.name !== "TransactionCanceledException") throw err;
+  } catch (err) {
+    if (!cancelCodes(err)) throw err;
     await transition(r, "INTERRUPTED", {
       set: { error: "Superseded by a newer revision before it went live" },
     });

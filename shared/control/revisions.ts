@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
-import { type Item, queryAll } from "../aws/ddb.ts";
+import { queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import {
@@ -141,7 +141,7 @@ const revisionOf = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id"
 export async function transition(
   r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">,
   to: RevisionStatus,
-  opts: { from?: readonly RevisionStatus[]; set?: Item } = {},
+  opts: { from?: readonly RevisionStatus[]; set?: Partial<RevisionRecord> } = {},
 ): Promise<boolean> {
   const at = canonicalNow();
   return revisions.update(revisionOf(r), {
@@ -152,7 +152,7 @@ export async function transition(
   });
 }
 
-export async function setRevisionFields(r: RevisionRecord, set: Item): Promise<void> {
+export async function setRevisionFields(r: RevisionRecord, set: Partial<RevisionRecord>): Promise<void> {
   await revisions.update(revisionOf(r), {
     set: { ...set, updated_at: canonicalNow() },
   });
@@ -230,8 +230,9 @@ export async function readLog(r: RevisionRecord, kind: LogKind): Promise<string>
       new GetObjectCommand({ Bucket: config.artifactBucket, Key: logKey(r, kind) }),
     );
     return await out.Body!.transformToString("utf8");
-  } catch (err: any) {
-    if (err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404) return "";
+  } catch (err) {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e?.name === "NoSuchKey" || e?.$metadata?.httpStatusCode === 404) return "";
     throw err;
   }
 }
