@@ -79,31 +79,30 @@ export class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    this.bucket = new Bucket(this, "Platform", {
-      encryption: BucketEncryption.KMS,
-      encryptionKey: this.key,
-      // Bucket keys cut KMS request volume (and cost) for payload-heavy workloads.
-      bucketKeyEnabled: true,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      versioned: true,
-      serverAccessLogsBucket: this.logsBucket,
-      serverAccessLogsPrefix: "platform/",
-      lifecycleRules: [
-        // Versioning protects against mistakes; old payload versions need not live forever.
-        {
-          noncurrentVersionExpiration: Duration.days(30),
-          abortIncompleteMultipartUploadAfter: Duration.days(7),
-        },
-      ],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    // Bucket keys cut KMS request volume (and cost) for payload-heavy workloads. Versioning protects against
+    // mistakes; old payload versions need not live forever.
+    this.bucket = this.kmsBucket("Platform", "platform/", { noncurrentDays: 30, abortUploadDays: 7 });
     this.export("BucketArn", this.bucket.bucketArn);
     this.export("BucketName", this.bucket.bucketName);
 
     // Revision artifacts (bundled graphs) and build/deploy logs: written by the build, read by deploy and the
     // agent server, deleted with their deployment. Its own bucket so those grants do not reach payloads.
-    this.artifactBucket = new Bucket(this, "Artifacts", {
+    // Objects are written once per revision; old versions only matter to undo a mistaken delete.
+    this.artifactBucket = this.kmsBucket("Artifacts", "artifacts/", {
+      noncurrentDays: 7,
+      abortUploadDays: 1,
+    });
+    this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
+    this.export("ArtifactBucketName", this.artifactBucket.bucketName);
+  }
+
+  /** A KMS-encrypted (with a bucket key), versioned, private bucket that logs its access under `logPrefix`. */
+  private kmsBucket(
+    id: string,
+    logPrefix: string,
+    keep: { noncurrentDays: number; abortUploadDays: number },
+  ): Bucket {
+    return new Bucket(this, id, {
       encryption: BucketEncryption.KMS,
       encryptionKey: this.key,
       bucketKeyEnabled: true,
@@ -111,18 +110,15 @@ export class DataStack extends Stack {
       enforceSSL: true,
       versioned: true,
       serverAccessLogsBucket: this.logsBucket,
-      serverAccessLogsPrefix: "artifacts/",
+      serverAccessLogsPrefix: logPrefix,
       lifecycleRules: [
-        // Objects are written once per revision; old versions only matter to undo a mistaken delete.
         {
-          noncurrentVersionExpiration: Duration.days(7),
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(keep.noncurrentDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(keep.abortUploadDays),
         },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
-    this.export("ArtifactBucketName", this.artifactBucket.bucketName);
   }
 
   private table(def: TableDef): Table {

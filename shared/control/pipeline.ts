@@ -137,14 +137,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     if (!ok) log.line("The revision moved on while it was building: this build is not used");
     return true;
   } catch (err) {
-    const message =
-      err instanceof BuildError ? err.message : `Internal build error: ${(err as Error).message}`;
-    if (!(err instanceof BuildError))
-      logger.error("revision build failed", { revision_id: r.id, error: err });
-    log.line(`BUILD FAILED: ${message}`);
-    // The log is complete before the status says so: a client reading it after BUILD_FAILED finds the reason.
-    await log.close();
-    await transition(r, "BUILD_FAILED", { set: { error: message } });
+    await stepFailed(r, log, "build", err);
     return false;
   } finally {
     await log.close();
@@ -212,17 +205,30 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
         );
     return { status };
   } catch (err) {
-    const message =
-      err instanceof DeployError ? err.message : `Internal deploy error: ${(err as Error).message}`;
-    if (!(err instanceof DeployError))
-      logger.error("revision deploy failed", { revision_id: r.id, error: err });
-    log.line(`DEPLOY FAILED: ${message}`);
-    await log.close();
-    await transition(r, "DEPLOY_FAILED", { set: { error: message } });
-    return { status: "DEPLOY_FAILED" };
+    return { status: await stepFailed(r, log, "deploy", err) };
   } finally {
     await log.close();
   }
+}
+
+/**
+ * A failed build or deploy step: the reason goes into the step's log, which is complete before the status says
+ * so (a client reading it after BUILD_FAILED finds the reason); an error the step did not expect is logged too.
+ */
+async function stepFailed(
+  r: RevisionRecord,
+  log: RevisionLog,
+  step: "build" | "deploy",
+  err: unknown,
+): Promise<"BUILD_FAILED" | "DEPLOY_FAILED"> {
+  const expected = step === "build" ? err instanceof BuildError : err instanceof DeployError;
+  const message = expected ? (err as Error).message : `Internal ${step} error: ${(err as Error).message}`;
+  if (!expected) logger.error(`revision ${step} failed`, { revision_id: r.id, error: err });
+  log.line(`${step.toUpperCase()} FAILED: ${message}`);
+  await log.close();
+  const status = step === "build" ? "BUILD_FAILED" : "DEPLOY_FAILED";
+  await transition(r, status, { set: { error: message } });
+  return status;
 }
 
 async function activate(
