@@ -1,16 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../infra/local/http-util.ts";
+import { gitRepo } from "../test/helpers/repos.ts";
 import { fmt } from "./load.ts";
 import { startPlatform } from "./platform.ts";
 
@@ -58,28 +51,8 @@ function ensureReference(): string {
 
 /** The graph as a git repository (for the platform) inside the reference's folder (so it resolves its packages). */
 function graphRepo(): string {
-  const dir = mkdtempSync(join(REF_DIR, "graph-"));
-  writeFileSync(
-    join(dir, "langgraph.json"),
-    JSON.stringify({ graphs: { agent: "./graph.mjs:graph" }, env: {} }),
-  );
-  writeFileSync(join(dir, "graph.mjs"), GRAPH);
-  const git = (...args: string[]) =>
-    execFileSync("git", args, {
-      cwd: dir,
-      stdio: "pipe",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "b",
-        GIT_AUTHOR_EMAIL: "b@x",
-        GIT_COMMITTER_NAME: "b",
-        GIT_COMMITTER_EMAIL: "b@x",
-      },
-    });
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "graph");
-  return dir;
+  const langgraphJson = JSON.stringify({ graphs: { agent: "./graph.mjs:graph" }, env: {} });
+  return gitRepo({ "langgraph.json": langgraphJson, "graph.mjs": GRAPH }, {}, { parent: REF_DIR }).dir;
 }
 
 async function startReference(bin: string, dir: string): Promise<{ url: string; child: ChildProcess }> {

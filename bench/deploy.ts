@@ -1,7 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { gitRepo } from "../test/helpers/repos.ts";
 import { fmt } from "./load.ts";
 import { startPlatform } from "./platform.ts";
 
@@ -13,30 +11,10 @@ const ROUNDS = Number(process.env.BENCH_DEPLOY_ROUNDS ?? 5);
 const GOAL_S = 15;
 const POLL_MS = 250;
 
+/** examples/agent as a git repository: `main`, and a branch `v2` that differs in one file. */
 function exampleRepo(): string {
-  const dir = mkdtempSync(join(tmpdir(), "bench-agent-repo-"));
-  cpSync("examples/agent", dir, { recursive: true, filter: (src) => !src.includes("node_modules") });
-  const git = (...args: string[]) =>
-    execFileSync("git", args, {
-      cwd: dir,
-      stdio: "pipe",
-      env: {
-        ...process.env,
-        GIT_AUTHOR_NAME: "b",
-        GIT_AUTHOR_EMAIL: "b@x",
-        GIT_COMMITTER_NAME: "b",
-        GIT_COMMITTER_EMAIL: "b@x",
-      },
-    });
-  git("init", "-q", "-b", "main");
-  git("add", "-A");
-  git("commit", "-q", "-m", "agent");
-  git("checkout", "-q", "-b", "v2");
-  writeFileSync(join(dir, "CHANGELOG.md"), `${readFileSync(join(dir, "README.md"), "utf8")}\nv2\n`);
-  git("add", "-A");
-  git("commit", "-q", "-m", "v2");
-  git("checkout", "-q", "main");
-  return dir;
+  const readme = readFileSync("examples/agent/README.md", "utf8");
+  return gitRepo({}, { v2: { "CHANGELOG.md": `${readme}\nv2\n` } }, { from: "examples/agent" }).dir;
 }
 
 const median = (xs: number[]) => {

@@ -121,6 +121,32 @@ const rowBytes = (r: ExportRow) =>
 /** Epoch microseconds of a canonical time, the plain way (Date.parse plus the last three digits). */
 const micros = (s: string) => Date.parse(s) * 1000 + Number(s.slice(23, 26));
 
+/** One column of `size` rows from the pool (cycled) as a library's writer takes it; `timestamp` converts times. */
+function columnValues(
+  pool: readonly ExportRow[],
+  start: number,
+  size: number,
+  f: ExportField,
+  timestamp: (t: string) => unknown,
+): unknown[] {
+  const kind = FIELD_KINDS[f];
+  const data = new Array(size);
+  for (let i = 0; i < size; i++) {
+    const v = pool[(start + i) % pool.length]![f];
+    data[i] =
+      v == null
+        ? null
+        : kind === "timestamp"
+          ? timestamp(v as string)
+          : kind === "int"
+            ? BigInt(v as number)
+            : kind === "list"
+              ? JSON.stringify(v)
+              : v;
+  }
+  return data;
+}
+
 /** A candidate writes `n` rows (cycling over `pool`) as one file and returns its size in bytes. */
 type Encode = (pool: ExportRow[], n: number) => Promise<number>;
 interface Candidate {
@@ -246,22 +272,7 @@ const hyparquet: Candidate = {
       for (let start = 0; start < n; start += GROUP) {
         const size = Math.min(GROUP, n - start);
         const columnData = EXPORT_FIELDS.map((f) => {
-          const kind = FIELD_KINDS[f];
-          const data = new Array(size);
-          for (let i = 0; i < size; i++) {
-            const v = pool[(start + i) % pool.length]![f];
-            data[i] =
-              v == null
-                ? null
-                : kind === "timestamp"
-                  ? BigInt(micros(v as string))
-                  : kind === "int"
-                    ? BigInt(v as number)
-                    : kind === "list"
-                      ? JSON.stringify(v)
-                      : v;
-          }
-          return { name: f, data };
+          return { name: f, data: columnValues(pool, start, size, f, (t) => BigInt(micros(t))) };
         });
         w.write({ columnData, rowGroupSize: size });
       }
@@ -296,21 +307,7 @@ const parquetWasm: Candidate = {
         const size = Math.min(GROUP, n - start);
         const cols: Record<string, unknown> = {};
         for (const f of EXPORT_FIELDS) {
-          const kind = FIELD_KINDS[f];
-          const data = new Array(size);
-          for (let i = 0; i < size; i++) {
-            const v = pool[(start + i) % pool.length]![f];
-            data[i] =
-              v == null
-                ? null
-                : kind === "timestamp"
-                  ? micros(v as string) / 1000
-                  : kind === "int"
-                    ? BigInt(v as number)
-                    : kind === "list"
-                      ? JSON.stringify(v)
-                      : v;
-          }
+          const data = columnValues(pool, start, size, f, (t) => micros(t) / 1000);
           cols[f] = arrow.vectorFromArray(data, type(f));
         }
         batches.push(...new arrow.Table(cols).batches);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -28,13 +28,18 @@ function write(dir: string, files: Files) {
   }
 }
 
-/** A repository whose `main` holds `files`; each entry of `branches` is a branch off main with more files. */
+/**
+ * A repository whose `main` holds `files` (over a copy of the folder `opts.from`, its node_modules left out);
+ * each entry of `branches` is a branch off main with more files. Made in a new folder under `opts.parent`.
+ */
 export function gitRepo(
   files: Files,
   branches: Record<string, Files> = {},
+  opts: { from?: string; parent?: string } = {},
 ): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "agent-repo-"));
+  const dir = mkdtempSync(join(opts.parent ?? tmpdir(), "agent-repo-"));
   git(dir, "init", "-q", "-b", "main");
+  if (opts.from) cpSync(opts.from, dir, { recursive: true, filter: (src) => !src.includes("node_modules") });
   write(dir, files);
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "-m", "first");
