@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { getItem, type Item, putItem, queryAll } from "../aws/ddb.ts";
+import { queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { type Sealed, sealRecord, unsealRecord } from "../crypto/envelope.ts";
+import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { DestinationError, NotFound, ValidationFailed, validationError } from "../errors.ts";
 import { endpointProblem } from "../outbound/ssrf.ts";
+import { type DestinationRecord, destinations, exportKeys } from "../records/export.ts";
 import { canonicalNow } from "../time.ts";
 import {
   type Credentials,
@@ -16,17 +17,14 @@ import type { Destination, DestinationCreateIn } from "./destination-schemas.ts"
 
 // Export destinations: an S3 (or S3-compatible) bucket and prefix, with credentials sealed by KMS envelope
 // encryption (write-only: only their field names are ever shown). Creation proves write access first (see
-// checkWriteAccess in destination-client.ts).
-//   record  PK T#<tenant>#BULKEXPORTDEST  SK <id>   GSI1 T#<tenant>#BULKEXPORTDESTS / <created>#<id>
-const pk = (tenant: string) => `T#${tenant}#BULKEXPORTDEST`;
-const listPk = (tenant: string) => `T#${tenant}#BULKEXPORTDESTS`;
+// checkWriteAccess in destination-client.ts). Records: shared/records/export.ts.
 
 const sealContext = (tenant: string, id: string) => ({
   tenant_id: tenant,
   record: `bulk-export-destination/${id}`,
 });
 
-function toDestination(item: Item): Destination {
+function toDestination(item: DestinationRecord): Destination {
   return {
     id: item.id,
     tenant_id: item.tenant_id,
@@ -87,30 +85,23 @@ export async function createDestination(tenant: string, body: DestinationCreateI
   };
   await checkWriteAccess(tenant, destination.config, creds);
   const sealed = creds ? await sealRecord(creds, sealContext(tenant, id)) : undefined;
-  await putItem("main", {
-    PK: pk(tenant),
-    SK: id,
-    GSI1PK: listPk(tenant),
-    GSI1SK: `${now}#${id}`,
-    ...destination,
-    ...(sealed ? { credentials_sealed: sealed } : {}),
-  });
+  await destinations.put({ ...destination, ...(sealed ? { credentials_sealed: sealed } : {}) });
   return destination;
 }
 
 /** The destination in its wire shape; NotFound for an unknown id or another workspace's. */
 export async function getDestination(tenant: string, id: string): Promise<Destination> {
-  const item = await getItem("main", { PK: pk(tenant), SK: id });
+  const item = await destinations.get({ tenant, id }, false);
   if (!item) throw new NotFound("Bulk export destination not found");
   return toDestination(item);
 }
 
 /** The workspace's destinations, newest first. */
 export async function listDestinations(tenant: string): Promise<Destination[]> {
-  const items = await queryAll("main", {
+  const items = await queryAll<DestinationRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": listPk(tenant) },
+    values: { ":pk": exportKeys.destinationListPk(tenant) },
     ScanIndexForward: false,
   });
   return items.map(toDestination);
@@ -125,11 +116,11 @@ export async function openDestination(
   tenant: string,
   id: string,
 ): Promise<{ client: S3Client; bucket: string; root: string; destination: Destination }> {
-  const item = await getItem("main", { PK: pk(tenant), SK: id });
+  const item = await destinations.get({ tenant, id }, false);
   if (!item) throw new DestinationError("Bulk export destination not found");
   const destination = toDestination(item);
   const creds = item.credentials_sealed
-    ? await unsealRecord(item.credentials_sealed as Sealed, sealContext(tenant, id))
+    ? await unsealRecord(item.credentials_sealed, sealContext(tenant, id))
     : undefined;
   return {
     client: destinationClient(destination.config, creds, "export"),

@@ -1,40 +1,13 @@
 import { z } from "zod";
-import {
-  CREATE_ONLY,
-  conditionalUpdate,
-  getItem,
-  isConditionFailure,
-  putItem,
-  queryAll,
-} from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
+import { type ExportRunRecord, type ExportRunStatus, exportKeys, exportRuns } from "../records/export.ts";
 import { canonicalNow } from "../time.ts";
-import { FINAL, keys, runIdOf } from "./exports.ts";
+import { FINAL, runIdOf } from "./exports.ts";
 
-// Export runs: one per UTC day of an export. Each records its checkpoint (cursor, files, rows) after every
-// file it writes, and the message of each failed attempt under errors.retry_<n>.
-export interface ExportRunRecord {
-  id: string;
-  bulk_export_id: string;
-  tenant_id: string;
-  day: string;
-  status: string;
-  retry_number: number;
-  errors: Record<string, string>;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-  start_time: string;
-  end_time: string;
-  prefix: string;
-  export_path: string;
-  rows_written: number;
-  files: string[];
-  files_count: number;
-  /** JSON of {shard, key}: where the next file starts; null before the first file. */
-  latest_cursor: string | null;
-  attempt_started_at?: string;
-}
+// Export runs: one per UTC day of an export (the record: shared/records/export.ts). Each records its
+// checkpoint (cursor, files, rows) after every file it writes, and the message of each failed attempt under
+// errors.retry_<n>.
+export type { ExportRunRecord };
 
 export function runWire(r: ExportRunRecord) {
   return {
@@ -88,11 +61,7 @@ export async function ensureRun(
     files_count: 0,
     latest_cursor: null,
   };
-  try {
-    await putItem("main", { ...keys.run(tenant, exportId, id), ...record }, CREATE_ONLY);
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-  }
+  await exportRuns.create(record);
   return id;
 }
 
@@ -101,26 +70,26 @@ export async function getExportRun(
   exportId: string,
   runId: string,
 ): Promise<ExportRunRecord> {
-  const r = await getItem("main", keys.run(tenant, exportId, runId), true);
+  const r = await exportRuns.get({ tenant, exportId, runId });
   if (!r) throw new NotFound("Export run not found");
-  return r as ExportRunRecord;
+  return r;
 }
 
 export async function listExportRuns(tenant: string, exportId: string): Promise<ExportRunRecord[]> {
-  const out = (await queryAll("main", {
-    KeyConditionExpression: "PK = :pk AND begins_with(SK, :r)",
-    values: { ":pk": keys.runsPk(tenant, exportId), ":r": "RUN#" },
-    ConsistentRead: true,
-  })) as ExportRunRecord[];
+  const out = await exportRuns.list(exportKeys.runsPk(tenant, exportId), {
+    prefix: "RUN#",
+    consistent: true,
+  });
   return out.sort((a, b) => (a.start_time < b.start_time ? -1 : 1));
 }
 
 interface UpdateOpts {
-  set?: Record<string, unknown>;
-  add?: Record<string, number>;
-  append?: Record<string, unknown[]>;
+  /** Fields to set; a dotted name sets a map entry (`errors.retry_0`). */
+  set?: Partial<ExportRunRecord> & Record<`errors.${string}`, string>;
+  add?: Partial<Record<"retry_number" | "rows_written" | "files_count", number>>;
+  append?: Partial<Record<"files", string[]>>;
   /** Condition on plain attribute equality, e.g. {files_count: 3}. */
-  when?: Record<string, unknown>;
+  when?: Partial<ExportRunRecord>;
   /** The status must not be one of these. */
   notIn?: readonly string[];
 }
@@ -132,13 +101,16 @@ export function updateRun(
   runId: string,
   opts: UpdateOpts,
 ): Promise<boolean> {
-  return conditionalUpdate("main", keys.run(tenant, exportId, runId), {
-    set: { updated_at: canonicalNow(), ...opts.set },
-    add: opts.add,
-    append: opts.append,
-    when: opts.when,
-    notIn: opts.notIn ? { status: opts.notIn } : undefined,
-  });
+  return exportRuns.update(
+    { tenant, exportId, runId },
+    {
+      set: { updated_at: canonicalNow(), ...opts.set },
+      add: opts.add,
+      append: opts.append,
+      when: opts.when,
+      notIn: opts.notIn ? { status: opts.notIn } : undefined,
+    },
+  );
 }
 
 /**
@@ -164,7 +136,12 @@ export async function recordFailure(
 }
 
 /** Marks every unfinished run of an export with a final status (cancel, failure, timeout). */
-export async function finishOpenRuns(tenant: string, exportId: string, status: string, withErrors?: string) {
+export async function finishOpenRuns(
+  tenant: string,
+  exportId: string,
+  status: ExportRunStatus,
+  withErrors?: ExportRunStatus,
+) {
   for (const r of await listExportRuns(tenant, exportId)) {
     if (FINAL.has(r.status)) continue;
     const hasErrors = Object.keys(r.errors ?? {}).length > 0;

@@ -108,7 +108,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   // (the state machine's loop) then continues, or fails the attempt / the export on its timeout.
   const stopAt = Math.min(started + budgetMs, attemptEnd, exportEnd);
 
-  const fields = (exp.export_fields as ExportField[] | null) ?? [...EXPORT_FIELDS];
+  const fields = exp.export_fields ?? [...EXPORT_FIELDS];
   const match = exp.filter ? compileFilter(exp.filter) : undefined;
   const dest = await openDestination(job.tenant_id, exp.bulk_export_destination_id);
   // The run's day of the project, in [start_time, end_time): one starting exactly at end_time is the next day's.
@@ -173,7 +173,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
 
 function newWriter(exp: ExportRecord) {
   return new ParquetFileWriter({
-    fields: (exp.export_fields as ExportField[] | null) ?? EXPORT_FIELDS,
+    fields: exp.export_fields ?? EXPORT_FIELDS,
     formatVersion: exp.format_version,
     compression: exp.compression,
     rowGroupRows: config.export.rowGroupRows,

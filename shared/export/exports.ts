@@ -1,71 +1,34 @@
 import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import {
-  CREATE_ONLY,
-  cancelCodes,
-  conditionalUpdate,
-  getItem,
-  type Item,
-  putInput,
-  queryAll,
-  queryPages,
-  transact,
-} from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, putInput, queryAll, queryPages, transact } from "../aws/ddb.ts";
 import { FilterParseError, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
 import { getProject } from "../projects/projects.ts";
+import {
+  activeExports,
+  bulkExports,
+  COMPRESSIONS,
+  type ExportChildItem,
+  type ExportQueueItem,
+  type ExportRecord,
+  type ExportStatus,
+  exportKeys,
+  FORMAT_VERSIONS,
+  STATUSES,
+} from "../records/export.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { getDestination } from "./destinations.ts";
 import { EXPORT_FIELDS } from "./fields.ts";
 
-// Bulk exports and their runs (one per UTC day). Records live in the main table:
-//   export      PK T#<tenant>#BULKEXPORT            SK <export id>       GSI1 T#<tenant>#BULKEXPORTS / <created>#<id>
-//   run         PK T#<tenant>#BULKEXPORT#<export>   SK RUN#<run id>
-//   child link  PK T#<tenant>#BULKEXPORT#<parent>   SK CHILD#<window start>#<child id>   (scheduled exports)
-//   queue       PK T#<tenant>#BULKEXPORTQUEUE       SK <created>#<start>#<id>            (Created, waiting)
-//   slots       PK T#<tenant>#BULKEXPORTSLOTS       SK SLOTS   running: string set of running export ids
-//   active      PK BULKEXPORT#ACTIVE                SK <tenant>#<id>     (unfinished exports, for the sweeper)
-export const STATUSES = [
-  "Created",
-  "Running",
-  "Completed",
-  "Failed",
-  "Cancelled",
-  "TimedOut",
-  "IntervalScheduled",
-] as const;
-export type ExportStatus = (typeof STATUSES)[number];
+// Bulk exports and their runs (one per UTC day). Records and their key layout: shared/records/export.ts.
+export { COMPRESSIONS, type ExportRecord, type ExportStatus, FORMAT_VERSIONS, STATUSES };
 export const FINAL: ReadonlySet<string> = new Set(["Completed", "Failed", "Cancelled", "TimedOut"]);
-export const COMPRESSIONS = ["none", "gzip", "snappy", "zstandard"] as const;
-export const FORMAT_VERSIONS = ["v1", "v2_beta"] as const;
 
 const NS = "5f0d1c8e-2f4b-4e53-9d7a-6b1f7c2a9e41";
 export const runIdOf = (exportId: string, day: string) => uuidv5(`${exportId}/${day}`, NS);
 export const childIdOf = (parentId: string, windowStart: string) => uuidv5(`${parentId}@${windowStart}`, NS);
-
-export const keys = {
-  export: (t: string, id: string) => ({ PK: `T#${t}#BULKEXPORT`, SK: id }),
-  listPk: (t: string) => `T#${t}#BULKEXPORTS`,
-  run: (t: string, exportId: string, runId: string) => ({
-    PK: `T#${t}#BULKEXPORT#${exportId}`,
-    SK: `RUN#${runId}`,
-  }),
-  runsPk: (t: string, exportId: string) => `T#${t}#BULKEXPORT#${exportId}`,
-  child: (t: string, parent: string, start: string, child: string) => ({
-    PK: `T#${t}#BULKEXPORT#${parent}`,
-    SK: `CHILD#${start}#${child}`,
-  }),
-  queuePk: (t: string) => `T#${t}#BULKEXPORTQUEUE`,
-  queue: (t: string, e: { created_at: string; start_time: string; id: string }) => ({
-    PK: `T#${t}#BULKEXPORTQUEUE`,
-    SK: `${e.created_at}#${e.start_time}#${e.id}`,
-  }),
-  slots: (t: string) => ({ PK: `T#${t}#BULKEXPORTSLOTS`, SK: "SLOTS" }),
-  activePk: "BULKEXPORT#ACTIVE",
-  active: (t: string, id: string) => ({ PK: "BULKEXPORT#ACTIVE", SK: `${t}#${id}` }),
-};
 
 const time = (field: string) =>
   z
@@ -108,16 +71,7 @@ export interface BulkExport {
   source_bulk_export_id: string | null;
 }
 
-/** A stored export record; the wire shape plus bookkeeping the API does not show. */
-export type ExportRecord = BulkExport & {
-  execution_arn?: string;
-  launches?: number;
-  started_at?: string;
-  next_window_start?: string;
-  schedule_name?: string;
-};
-
-export const toWire = (r: Item): BulkExport => ({
+export const toWire = (r: ExportRecord): BulkExport => ({
   id: r.id,
   tenant_id: r.tenant_id,
   bulk_export_destination_id: r.bulk_export_destination_id,
@@ -200,33 +154,21 @@ export async function putExport(
     source_bulk_export_id: input.source_bulk_export_id ?? null,
     ...(scheduled ? { next_window_start: input.start_time } : {}),
   };
-  const items: TransactWriteItem[] = [
-    {
-      Put: putInput(
-        "main",
-        {
-          ...keys.export(tenant, record.id),
-          GSI1PK: keys.listPk(tenant),
-          GSI1SK: `${created}#${record.id}`,
-          ...record,
-        },
-        CREATE_ONLY,
-      ),
-    },
-  ];
+  const items: TransactWriteItem[] = [{ Put: bulkExports.putInput(record, CREATE_ONLY) }];
   if (!scheduled) {
+    const queued: ExportQueueItem = { ...exportKeys.queue(tenant, record), id: record.id };
     items.push(
-      { Put: putInput("main", { ...keys.queue(tenant, record), id: record.id }) },
-      { Put: putInput("main", { ...keys.active(tenant, record.id), tenant_id: tenant, id: record.id }) },
+      { Put: putInput("main", queued) },
+      { Put: activeExports.putInput({ tenant_id: tenant, id: record.id }) },
     );
   }
-  if (record.source_bulk_export_id)
-    items.push({
-      Put: putInput("main", {
-        ...keys.child(tenant, record.source_bulk_export_id, record.start_time, record.id),
-        id: record.id,
-      }),
-    });
+  if (record.source_bulk_export_id) {
+    const child: ExportChildItem = {
+      ...exportKeys.child(tenant, record.source_bulk_export_id, record.start_time, record.id),
+      id: record.id,
+    };
+    items.push({ Put: putInput("main", child) });
+  }
   try {
     await transact(items);
   } catch (err) {
@@ -237,8 +179,8 @@ export async function putExport(
   return record;
 }
 
-export async function getExportRecord(tenant: string, id: string): Promise<ExportRecord | undefined> {
-  return (await getItem("main", keys.export(tenant, id), true)) as ExportRecord | undefined;
+export function getExportRecord(tenant: string, id: string): Promise<ExportRecord | undefined> {
+  return bulkExports.get({ tenant, id });
 }
 
 export async function getExport(tenant: string, id: string): Promise<ExportRecord> {
@@ -253,10 +195,10 @@ export async function listExports(
 ): Promise<BulkExport[]> {
   const out: BulkExport[] = [];
   let skipped = 0;
-  for await (const items of queryPages("main", {
+  for await (const items of queryPages<ExportRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": keys.listPk(tenant) },
+    values: { ":pk": exportKeys.listPk(tenant) },
     ScanIndexForward: false,
   })) {
     for (const item of items) {
@@ -277,29 +219,32 @@ export function setStatus(
   to: ExportStatus,
 ): Promise<boolean> {
   const at = canonicalNow();
-  return conditionalUpdate("main", keys.export(tenant, id), {
-    set: { status: to, updated_at: at, ...(FINAL.has(to) ? { finished_at: at } : {}) },
-    in: { status: from },
-  });
+  return bulkExports.update(
+    { tenant, id },
+    {
+      set: { status: to, updated_at: at, ...(FINAL.has(to) ? { finished_at: at } : {}) },
+      in: { status: from },
+    },
+  );
 }
 
 /** Updates bookkeeping fields of an export record (no status change), optionally when `when` holds. */
 export function updateExportFields(
   tenant: string,
   id: string,
-  fields: Record<string, unknown>,
-  when?: Record<string, unknown>,
+  fields: Partial<ExportRecord>,
+  when?: Partial<ExportRecord>,
 ): Promise<boolean> {
-  return conditionalUpdate("main", keys.export(tenant, id), { set: fields, when });
+  return bulkExports.update({ tenant, id }, { set: fields, when });
 }
 
 /** Exports spawned by a scheduled export, in window order. */
 export async function childrenOf(tenant: string, parentId: string): Promise<string[]> {
-  const items = await queryAll("main", {
+  const items = await queryAll<ExportChildItem>("main", {
     KeyConditionExpression: "PK = :pk AND begins_with(SK, :c)",
-    values: { ":pk": keys.runsPk(tenant, parentId), ":c": "CHILD#" },
+    values: { ":pk": exportKeys.runsPk(tenant, parentId), ":c": "CHILD#" },
   });
-  return items.map((i) => i.id as string);
+  return items.map((i) => i.id);
 }
 
 /** The export as the API shows it (for the OpenAPI document). */

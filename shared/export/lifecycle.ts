@@ -1,12 +1,13 @@
 import { TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { CreateScheduleCommand, DeleteScheduleCommand } from "@aws-sdk/client-scheduler";
 import { dynamo, scheduler } from "../aws/clients.ts";
-import { cancelCodes, deleteItem, type Item, queryPage, queryPages, toItem } from "../aws/ddb.ts";
+import { cancelCodes, deleteItem, queryPage, toItem } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
 import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
+import { activeExports, type ExportQueueItem, exportKeys as keys } from "../records/export.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { finishOpenRuns, listExportRuns, recordFailure } from "./export-runs.ts";
@@ -16,7 +17,6 @@ import {
   FINAL,
   getExport,
   getExportRecord,
-  keys,
   putExport,
   setStatus,
   updateExportFields,
@@ -31,7 +31,7 @@ export const MACHINE = "bulk-export";
 /** Starts queued exports of a workspace, oldest first, while running slots are free. */
 export async function launchQueued(tenant: string): Promise<void> {
   for (;;) {
-    const page = await queryPage("main", {
+    const page = await queryPage<ExportQueueItem>("main", {
       KeyConditionExpression: "PK = :pk",
       values: { ":pk": keys.queuePk(tenant) },
       Limit: 25,
@@ -53,7 +53,11 @@ export async function launchQueued(tenant: string): Promise<void> {
 }
 
 /** One transaction: a free slot, Created → Running, the queue entry gone. */
-async function takeSlot(tenant: string, exp: ExportRecord, q: Item): Promise<"ok" | "full" | "gone"> {
+async function takeSlot(
+  tenant: string,
+  exp: ExportRecord,
+  q: ExportQueueItem,
+): Promise<"ok" | "full" | "gone"> {
   const TableName = tableName("main");
   const at = canonicalNow();
   try {
@@ -124,7 +128,7 @@ export async function release(tenant: string, id: string): Promise<void> {
       ExpressionAttributeValues: toItem({ ":id": new Set([id]) }),
     }),
   );
-  await deleteItem("main", keys.active(tenant, id));
+  await activeExports.delete({ tenant, id });
   await launchQueued(tenant);
 }
 
@@ -191,17 +195,14 @@ export async function sweep(): Promise<{ redriven: string[]; finalized: string[]
   const redriven: string[] = [];
   const finalized: string[] = [];
   const tenants = new Set<string>();
-  for await (const markers of queryPages("main", {
-    KeyConditionExpression: "PK = :pk",
-    values: { ":pk": keys.activePk },
-  })) {
+  for await (const markers of activeExports.pages(keys.activePk)) {
     for (const marker of markers) {
-      const tenant = marker.tenant_id as string;
+      const tenant = marker.tenant_id;
       tenants.add(tenant);
       const exp = await getExportRecord(tenant, marker.id);
       if (!exp || FINAL.has(exp.status)) {
         if (exp) await release(tenant, exp.id);
-        else await deleteItem("main", { PK: marker.PK, SK: marker.SK });
+        else await activeExports.delete({ tenant, id: marker.id });
         continue;
       }
       if (exp.status !== "Running") continue;
@@ -258,7 +259,7 @@ export async function spawnDue(tenant: string, parentId: string): Promise<string
       start_time: start,
       end_time: end,
       filter: parent.filter,
-      export_fields: parent.export_fields as any,
+      export_fields: parent.export_fields,
       format_version: parent.format_version,
       compression: parent.compression,
       interval_hours: parent.interval_hours,
@@ -297,8 +298,8 @@ async function scheduleSpawn(tenant: string, parent: ExportRecord, windowEnd: st
         },
       }),
     );
-  } catch (err: any) {
-    if (err?.name !== "ConflictException" && err?.code !== "ConflictException") throw err;
+  } catch (err) {
+    if (!isAwsError(err, "ConflictException")) throw err;
   }
   const previous = parent.schedule_name;
   await updateExportFields(tenant, parent.id, { schedule_name: name });
@@ -308,7 +309,13 @@ async function scheduleSpawn(tenant: string, parent: ExportRecord, windowEnd: st
 async function deleteSchedule(name: string) {
   await scheduler()
     .send(new DeleteScheduleCommand({ Name: name, GroupName: config.wiring.schedulerGroup }))
-    .catch((err: any) => {
-      if (err?.name !== "ResourceNotFoundException" && err?.code !== "ResourceNotFoundException") throw err;
+    .catch((err: unknown) => {
+      if (!isAwsError(err, "ResourceNotFoundException")) throw err;
     });
+}
+
+/** An SDK error of the given name (some clients set `code` instead). */
+function isAwsError(err: unknown, name: string): boolean {
+  const e = err as { name?: unknown; code?: unknown } | null | undefined;
+  return e?.name === name || e?.code === name;
 }
