@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   type TransactWriteItem,
   UpdateItemCommand,
@@ -10,7 +10,6 @@ import {
   CREATE_ONLY,
   cancelCodes,
   getItem,
-  type Item,
   isConditionFailure,
   putInput,
   queryPages,
@@ -19,11 +18,12 @@ import {
 } from "../aws/ddb.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
+import { type ProjectNameRecord, type ProjectRecord, projectKeys, projects } from "../records/projects.ts";
 import { tableName } from "../tables.ts";
 import { canonicalTime, isoNow } from "../time.ts";
 
-// Tracing projects ("sessions" on the LangSmith wire). A record item per project plus a name item whose
-// conditional put makes names unique per tenant; both are written in one transaction.
+// Tracing projects ("sessions" on the LangSmith wire). A project record plus a name record whose conditional
+// put makes names unique per tenant; both are written in one transaction. Records: shared/records/projects.ts.
 export const Project = z.object({
   id: z.uuid(),
   name: z.string(),
@@ -87,14 +87,13 @@ export interface ProjectQuery {
 
 const DEFAULT_NAME = "default";
 const TAKEN = "Project with this name already exists";
-const listPk = (tenant: string) => `T#${tenant}#SESSION`;
-const recordKey = (tenant: string, id: string) => ({ PK: listPk(tenant), SK: id });
-// A sort key holds at most 1024 bytes; long multibyte names are keyed by their digest instead.
-const nameSk = (name: string) =>
-  Buffer.byteLength(name) <= 1000 ? name : `#sha256:${createHash("sha256").update(name).digest("hex")}`;
-const nameKey = (tenant: string, name: string) => ({ PK: `T#${tenant}#SESSIONNAME`, SK: nameSk(name) });
+const nameRecord = (tenant: string, id: string, name: string): ProjectNameRecord => ({
+  ...projectKeys.name(tenant, name),
+  id,
+  name,
+});
 
-function toProject(item: Item): Project {
+function toProject(item: ProjectRecord): Project {
   return {
     id: item.id,
     name: item.name,
@@ -155,17 +154,10 @@ export async function createProject(tenant: string, input: NewProject): Promise<
   };
   // Run times are left out rather than null so recordRuns can test them with attribute_not_exists.
   const { first_run_start_time, last_run_start_time, ...stored } = project;
-  const record = { ...recordKey(tenant, project.id), GSI1PK: listPk(tenant), GSI1SK: `${now}#${project.id}` };
   try {
     await transact([
-      { Put: putInput("main", { ...record, ...stored }, CREATE_ONLY) },
-      {
-        Put: putInput(
-          "main",
-          { ...nameKey(tenant, project.name), id: project.id, name: project.name },
-          CREATE_ONLY,
-        ),
-      },
+      { Put: projects.putInput(stored, CREATE_ONLY) },
+      { Put: putInput("main", nameRecord(tenant, project.id, project.name), CREATE_ONLY) },
     ]);
   } catch (err) {
     const codes = cancelCodes(err);
@@ -182,16 +174,16 @@ export async function createProject(tenant: string, input: NewProject): Promise<
 }
 
 export async function getProject(tenant: string, id: string): Promise<Project> {
-  const item = await getItem("main", recordKey(tenant, id), true);
+  const item = await projects.get({ tenant, id });
   if (!item) throw new NotFound("Project not found");
   return toProject(item);
 }
 
 async function findProjectByName(tenant: string, name: string): Promise<Project | undefined> {
   // Consistent reads: a creator that lost a race must see the winner it collided with.
-  const ref = await getItem("main", nameKey(tenant, name), true);
+  const ref = await getItem<ProjectNameRecord>("main", projectKeys.name(tenant, name), true);
   if (!ref) return undefined;
-  const item = await getItem("main", recordKey(tenant, ref.id), true);
+  const item = await projects.get({ tenant, id: ref.id });
   return item ? toProject(item) : undefined;
 }
 
@@ -207,16 +199,16 @@ export async function listProjects(tenant: string, q: ProjectQuery): Promise<Pro
     return page(found ? [found] : []);
   }
   if (q.ids) {
-    const items = await Promise.all([...new Set(q.ids)].map((id) => getItem("main", recordKey(tenant, id))));
-    const found = items.filter((i): i is Item => i !== undefined).map(toProject);
+    const items = await Promise.all([...new Set(q.ids)].map((id) => projects.get({ tenant, id }, false)));
+    const found = items.filter((i) => i !== undefined).map(toProject);
     return page(found.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id)));
   }
   // GSI1 keeps the tenant's projects in creation order; read newest first until the page is full.
   const out: Project[] = [];
-  for await (const items of queryPages("main", {
+  for await (const items of queryPages<ProjectRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": listPk(tenant) },
+    values: { ":pk": projectKeys.pk(tenant) },
     ScanIndexForward: false,
   })) {
     out.push(...items.map(toProject).filter(keep));
@@ -227,49 +219,48 @@ export async function listProjects(tenant: string, q: ProjectQuery): Promise<Pro
 
 export async function updateProject(tenant: string, id: string, patch: ProjectPatch): Promise<Project> {
   const current = await getProject(tenant, id);
-  const fields: Record<string, unknown> = { updated_at: isoNow() };
+  const fields: Partial<ProjectRecord> = { updated_at: isoNow() };
   if (patch.name !== undefined) fields.name = patch.name;
   if (patch.description !== undefined) fields.description = patch.description;
   if (patch.extra !== undefined) fields.extra = patch.extra;
   if (patch.end_time !== undefined)
     fields.end_time = patch.end_time && (canonicalTime(patch.end_time) ?? null);
-  const names = Object.keys(fields);
-  const update = {
-    TableName: tableName("main"),
-    Key: toItem(recordKey(tenant, id)),
-    UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
-    ConditionExpression: "attribute_exists(PK)",
-    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
-    ExpressionAttributeValues: toItem(Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n]]))),
-  };
-  const renamed = patch.name !== undefined && patch.name !== current.name;
-  try {
-    if (!renamed) await dynamo().send(new UpdateItemCommand(update));
-    else await transact(renameItems(tenant, current, patch.name as string, update));
-  } catch (err) {
-    const codes = cancelCodes(err);
-    if (codes?.[2] === "ConditionalCheckFailed") throw new Conflict(TAKEN);
-    if (isConditionFailure(err) || codes?.includes("ConditionalCheckFailed"))
-      throw new NotFound("Project not found");
-    throw err;
+  const key = { tenant, id };
+  const rename = patch.name !== undefined && patch.name !== current.name ? patch.name : undefined;
+  if (rename === undefined) {
+    if (!(await projects.update(key, { set: fields }))) throw new NotFound("Project not found");
+  } else {
+    try {
+      await transact(renameItems(tenant, current, rename, projects.updateInput(key, { set: fields })));
+    } catch (err) {
+      const codes = cancelCodes(err);
+      if (codes?.[2] === "ConditionalCheckFailed") throw new Conflict(TAKEN);
+      if (codes?.includes("ConditionalCheckFailed")) throw new NotFound("Project not found");
+      throw err;
+    }
   }
   forget(tenant, current);
   return getProject(tenant, id);
 }
 
-function renameItems(tenant: string, current: Project, name: string, update: UpdateItemCommandInput) {
+function renameItems(
+  tenant: string,
+  current: Project,
+  name: string,
+  update: ReturnType<typeof projects.updateInput>,
+) {
   const TableName = tableName("main");
   return [
-    { Update: update as TransactWriteItem["Update"] },
+    { Update: update },
     {
       Delete: {
         TableName,
-        Key: toItem(nameKey(tenant, current.name)),
+        Key: toItem(projectKeys.name(tenant, current.name)),
         ConditionExpression: "id = :id",
         ExpressionAttributeValues: toItem({ ":id": current.id }),
       },
     },
-    { Put: putInput("main", { ...nameKey(tenant, name), id: current.id, name }, CREATE_ONLY) },
+    { Put: putInput("main", nameRecord(tenant, current.id, name), CREATE_ONLY) },
   ] satisfies TransactWriteItem[];
 }
 
@@ -279,17 +270,11 @@ async function deleteProject(tenant: string, id: string): Promise<Project> {
   const TableName = tableName("main");
   try {
     await transact([
+      { Delete: { ...projects.deleteInput({ tenant, id }), ConditionExpression: "attribute_exists(PK)" } },
       {
         Delete: {
           TableName,
-          Key: toItem(recordKey(tenant, id)),
-          ConditionExpression: "attribute_exists(PK)",
-        },
-      },
-      {
-        Delete: {
-          TableName,
-          Key: toItem(nameKey(tenant, project.name)),
+          Key: toItem(projectKeys.name(tenant, project.name)),
           ConditionExpression: "attribute_not_exists(PK) OR id = :id",
           ExpressionAttributeValues: toItem({ ":id": id }),
         },
@@ -322,7 +307,7 @@ export async function resolveProject(
 ): Promise<string> {
   if (ref.session_id) {
     if (cached(idEntry(tenant, ref.session_id))) return ref.session_id;
-    const item = await getItem("main", recordKey(tenant, ref.session_id));
+    const item = await projects.get({ tenant, id: ref.session_id }, false);
     if (!item) throw validationError(["body", "session_id"], `Project ${ref.session_id} does not exist`);
     remember(tenant, toProject(item));
     return ref.session_id;
@@ -345,7 +330,7 @@ export async function recordRuns(
 ): Promise<void> {
   const min = canonicalTime(runs.minStart);
   const max = canonicalTime(runs.maxStart);
-  const Key = toItem(recordKey(tenant, projectId));
+  const Key = toItem(projects.key({ tenant, id: projectId }));
   const exists = "attribute_exists(PK)";
   if (max) {
     // Newer runs usually come last, so the count rides on the update of last_run_start_time.
