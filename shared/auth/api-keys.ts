@@ -1,37 +1,25 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { CREATE_ONLY, getItem, putItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { secretHash } from "../crypto/secret-hash.ts";
 import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
+import { apiKeys, tenants } from "../records/identity.ts";
 import { isoNow } from "../time.ts";
 
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
-// to one or more workspaces (tenants). The plain key exists only in the caller's hands.
-const keyPk = (hash: string) => `APIKEY#${hash}`;
+// to one or more workspaces (tenants). The plain key exists only in the caller's hands. Records:
+// shared/records/identity.ts.
 
 export function newApiKey(): string {
   return `lsv2_pt_${randomBytes(32).toString("hex")}`;
 }
 
 export async function storeApiKey(key: string, tenants: string[]): Promise<void> {
-  const hash = secretHash(key);
-  await putItem("main", {
-    PK: keyPk(hash),
-    SK: "APIKEY",
-    tenants,
-    key_prefix: key.slice(0, 12),
-    created_at: isoNow(),
-  });
+  await apiKeys.put(secretHash(key), { tenants, key_prefix: key.slice(0, 12), created_at: isoNow() });
 }
 
+/** Records the workspace unless it exists. */
 export async function ensureTenant(tenantId: string, name: string): Promise<void> {
-  await putItem(
-    "main",
-    { PK: `TENANT#${tenantId}`, SK: "TENANT", id: tenantId, name, created_at: isoNow() },
-    CREATE_ONLY,
-  ).catch((err) => {
-    if (err?.name !== "ConditionalCheckFailedException") throw err;
-  });
+  await tenants.create({ id: tenantId, name, created_at: isoNow() });
 }
 
 export const newTenantId = () => randomUUID();
@@ -42,9 +30,9 @@ async function tenantsOfKey(key: string): Promise<string[] | undefined> {
   const hash = secretHash(key);
   const hit = cache.get(hash);
   if (hit && hit.until > Date.now()) return hit.tenants;
-  const item = await getItem("main", { PK: keyPk(hash), SK: "APIKEY" });
+  const item = await apiKeys.get(hash);
   if (!item) return undefined;
-  const tenants = [...(item.tenants as string[] | Set<string>)];
+  const tenants = [...item.tenants];
   cache.set(hash, { tenants, until: Date.now() + config.authCacheMs });
   return tenants;
 }

@@ -1,22 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { batchWrite } from "../aws/batch.ts";
-import {
-  CREATE_ONLY,
-  deleteItem,
-  getItem,
-  type Item,
-  isConditionFailure,
-  putItem,
-  queryAll,
-} from "../aws/ddb.ts";
+import { isConditionFailure, type Key, queryAll } from "../aws/ddb.ts";
 import { NotFound, validationError } from "../errors.ts";
+import {
+  PRICE_MAP_SEEDED,
+  type PriceMapSeededRecord,
+  type PriceRecord,
+  priceMapSeeded,
+  prices,
+  pricesPk,
+} from "../records/prices.ts";
 import { canonicalTime, isoNow } from "../time.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
 import type { PriceEntry } from "./prices.ts";
 
 // A workspace's model price map. Each tenant starts from the built-in defaults, copied in on first read,
-// and then owns them: edits and deletions of default entries stick.
+// and then owns them: edits and deletions of default entries stick. Records: shared/records/prices.ts.
 const cost = z.union([
   z.number().finite().nonnegative(),
   z
@@ -69,24 +69,23 @@ export const StoredPrice = z.object({
 });
 export type StoredPrice = z.output<typeof StoredPrice>;
 
-const pk = (tenant: string) => `T#${tenant}#PRICE`;
-const SEEDED = "_seeded";
 const CACHE_MS = 5_000;
 const cache = new Map<string, { entries: StoredPrice[]; until: number }>();
 // Tenants known to hold their defaults already: a warm instance skips the marker read.
 const seeded = new Set<string>();
 
-function toPrice(item: Item): StoredPrice {
+/** The entry of a stored record (its fields only: not the key attributes read with it). */
+function toPrice(item: PriceRecord): StoredPrice {
   return {
     id: item.id,
     name: item.name,
     match_pattern: item.match_pattern,
-    provider: item.provider ?? null,
-    prompt_cost: Number(item.prompt_cost),
-    completion_cost: Number(item.completion_cost),
-    prompt_cost_details: item.prompt_cost_details ?? null,
-    completion_cost_details: item.completion_cost_details ?? null,
-    start_time: item.start_time ?? null,
+    provider: item.provider,
+    prompt_cost: item.prompt_cost,
+    completion_cost: item.completion_cost,
+    prompt_cost_details: item.prompt_cost_details,
+    completion_cost_details: item.completion_cost_details,
+    start_time: item.start_time,
     tenant_id: item.tenant_id,
     created_at: item.created_at,
     updated_at: item.updated_at,
@@ -116,7 +115,7 @@ function fields(body: PriceInput | PriceEntry) {
 
 async function seed(tenant: string): Promise<void> {
   if (seeded.has(tenant)) return;
-  if (await getItem("main", { PK: pk(tenant), SK: SEEDED }, true)) {
+  if (await priceMapSeeded.get(tenant)) {
     seeded.add(tenant);
     return;
   }
@@ -124,33 +123,30 @@ async function seed(tenant: string): Promise<void> {
   await batchWrite(
     "main",
     DEFAULT_PRICE_MAP.map((entry) => ({
-      put: {
-        PK: pk(tenant),
-        SK: entry.id,
+      put: prices.item({
         id: entry.id,
         ...fields(entry),
         tenant_id: tenant,
         created_at: now,
         updated_at: now,
-      },
+      }),
     })),
   );
   // Concurrent seeders write the same ids, so losing this race changes nothing.
-  await putItem("main", { PK: pk(tenant), SK: SEEDED, created_at: now }, CREATE_ONLY).catch((err) => {
-    if (!isConditionFailure(err)) throw err;
-  });
+  await priceMapSeeded.create(tenant, { created_at: now });
   seeded.add(tenant);
 }
 
 export async function listPrices(tenant: string): Promise<StoredPrice[]> {
   await seed(tenant);
-  const items = await queryAll("main", {
+  // The partition holds the seeded marker beside the entries.
+  const items = await queryAll<(PriceRecord | PriceMapSeededRecord) & Key>("main", {
     KeyConditionExpression: "PK = :pk",
-    values: { ":pk": pk(tenant) },
+    values: { ":pk": pricesPk(tenant) },
     ConsistentRead: true,
   });
   const entries = items
-    .filter((i) => i.SK !== SEEDED)
+    .filter((i): i is PriceRecord & Key => i.SK !== PRICE_MAP_SEEDED)
     .map(toPrice)
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   if (cache.size > 10_000) cache.clear();
@@ -162,23 +158,19 @@ export async function createPrice(tenant: string, body: PriceInput): Promise<Sto
   await seed(tenant); // so a first write is not followed by the defaults appearing on their own
   const now = isoNow();
   const id = randomUUID();
-  const price = { id, ...fields(body), tenant_id: tenant, created_at: now, updated_at: now };
-  await putItem("main", { PK: pk(tenant), SK: id, ...price });
+  const price: PriceRecord = { id, ...fields(body), tenant_id: tenant, created_at: now, updated_at: now };
+  await prices.put(price);
   cache.delete(tenant);
   return price;
 }
 
 export async function updatePrice(tenant: string, id: string, body: PriceInput): Promise<StoredPrice> {
   await seed(tenant);
-  const current = await getItem("main", { PK: pk(tenant), SK: id }, true);
-  if (!current || id === SEEDED) throw new NotFound("Price entry not found");
+  const current = id === PRICE_MAP_SEEDED ? undefined : await prices.get({ tenant, id });
+  if (!current) throw new NotFound("Price entry not found");
   const price = { ...toPrice(current), ...fields(body), updated_at: isoNow() };
   try {
-    await putItem(
-      "main",
-      { PK: pk(tenant), SK: id, ...price },
-      { ConditionExpression: "attribute_exists(PK)" },
-    );
+    await prices.put(price, { ConditionExpression: "attribute_exists(PK)" });
   } catch (err) {
     if (isConditionFailure(err)) throw new NotFound("Price entry not found");
     throw err;
@@ -189,9 +181,9 @@ export async function updatePrice(tenant: string, id: string, body: PriceInput):
 
 export async function deletePrice(tenant: string, id: string): Promise<void> {
   await seed(tenant);
-  const current = await getItem("main", { PK: pk(tenant), SK: id }, true);
-  if (!current || id === SEEDED) throw new NotFound("Price entry not found");
-  await deleteItem("main", { PK: pk(tenant), SK: id });
+  if (id === PRICE_MAP_SEEDED || !(await prices.get({ tenant, id })))
+    throw new NotFound("Price entry not found");
+  await prices.delete({ tenant, id });
   cache.delete(tenant);
 }
 

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { conditionalUpdate, getItem, type Item, putItem, transact, updateInput } from "../aws/ddb.ts";
-import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { transact } from "../aws/ddb.ts";
+import { seal, unseal } from "../crypto/envelope.ts";
 import { secretHash, secretMatches } from "../crypto/secret-hash.ts";
 import { BadGateway, BadRequest, NotFound, TokenEndpointError } from "../errors.ts";
 import { logger } from "../log.ts";
+import { type OAuthFlowRecord, oauthFlows } from "../records/oauth.ts";
 import { canonicalNow } from "../time.ts";
 import { exchangeCode, printable, refreshGrant } from "./client.ts";
 import {
@@ -20,10 +21,7 @@ import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./tok
 
 // The authorization-code flow (with PKCE when the provider uses it): authenticate starts a flow or answers
 // with a token the workspace already holds; the provider redirects the browser to the callback, which
-// exchanges the code; wait long-polls the flow's record.
-//   flow  PK T#<tenant>#OAUTHFLOW  SK <auth_id>   expires_at (TTL) 10 minutes after it starts
-// Flow status: pending → exchanging (the callback claimed it, once) → completed | failed.
-const flowPk = (tenant: string) => `T#${tenant}#OAUTHFLOW`;
+// exchanges the code; wait long-polls the flow's record (shared/records/oauth.ts: its key, TTL and statuses).
 const verifierContext = (tenant: string, authId: string) => ({
   tenant_id: tenant,
   record: `oauth-flow/${authId}`,
@@ -115,9 +113,7 @@ export async function authenticate(
   const authId = randomUUID();
   const secret = newSecret();
   const verifier = rec.uses_pkce ? newCodeVerifier() : undefined;
-  await putItem("main", {
-    PK: flowPk(tenantId),
-    SK: authId,
+  await oauthFlows.put({
     id: authId,
     tenant_id: tenantId,
     provider_id: rec.provider_id,
@@ -158,19 +154,20 @@ export type CallbackQueryIn = z.output<typeof CallbackQuery>;
 
 const BAD_STATE = "Unknown, expired or already used state";
 
-async function failFlow(flow: Item, from: string, error: string): Promise<void> {
-  await conditionalUpdate(
-    "main",
-    { PK: flow.PK, SK: flow.SK },
-    { set: { status: "failed", error, updated_at: canonicalNow() }, when: { status: from } },
-  );
+const flowKey = (flow: OAuthFlowRecord) => ({ tenant: flow.tenant_id, id: flow.id });
+
+async function failFlow(flow: OAuthFlowRecord, from: string, error: string): Promise<void> {
+  await oauthFlows.update(flowKey(flow), {
+    set: { status: "failed", error, updated_at: canonicalNow() },
+    when: { status: from },
+  });
 }
 
 /** The flow a callback's state names, when it is still waiting for this provider's answer. */
-async function pendingFlow(providerId: string, state: unknown): Promise<Item | undefined> {
+async function pendingFlow(providerId: string, state: unknown): Promise<OAuthFlowRecord | undefined> {
   const s = parseState(state);
   if (!s) return undefined;
-  const flow = await getItem("main", { PK: flowPk(s.tenantId), SK: s.authId }, true);
+  const flow = await oauthFlows.get({ tenant: s.tenantId, id: s.authId });
   if (!flow || flow.provider_id !== providerId || !secretMatches(s.secret, flow.state_hash)) return undefined;
   return flow.status === "pending" && flow.expires_at > epoch() ? flow : undefined;
 }
@@ -191,13 +188,12 @@ export async function handleCallback(
   }
   if (!q.code) throw new BadRequest("The callback carries no code");
   // The claim makes the state single-use: of two callbacks with the same state, one exchanges the code.
-  const claimed = await conditionalUpdate(
-    "main",
-    { PK: flow.PK, SK: flow.SK },
-    { set: { status: "exchanging", updated_at: canonicalNow() }, when: { status: "pending" } },
-  );
+  const claimed = await oauthFlows.update(flowKey(flow), {
+    set: { status: "exchanging", updated_at: canonicalNow() },
+    when: { status: "pending" },
+  });
   if (!claimed) throw new BadRequest(BAD_STATE);
-  const tenantId: string = flow.tenant_id;
+  const tenantId = flow.tenant_id;
   const rec = await getProviderRecord(tenantId, providerId);
   if (!rec || rec.id !== flow.provider_record_id) {
     await failFlow(flow, "exchanging", "the OAuth provider was deleted or replaced during the flow");
@@ -208,33 +204,29 @@ export async function handleCallback(
       code: q.code,
       redirectUri: flow.redirect_uri,
       codeVerifier: flow.verifier_sealed
-        ? await unseal(flow.verifier_sealed as Sealed, verifierContext(tenantId, flow.id))
+        ? await unseal(flow.verifier_sealed, verifierContext(tenantId, flow.id))
         : undefined,
     });
     const { put, token } = await tokenPut(tenantId, {
       provider_id: rec.provider_id,
-      user_id: flow.user_id ?? null,
-      requested_scopes: flow.scopes ?? [],
+      user_id: flow.user_id,
+      requested_scopes: flow.scopes,
       grant,
     });
     // Token and flow together: a waiter never sees "completed" without the token being there.
     await transact([
       put,
       {
-        Update: updateInput(
-          "main",
-          { PK: flow.PK, SK: flow.SK },
-          {
-            set: {
-              status: "completed",
-              token_id: token.id,
-              updated_at: canonicalNow(),
-              expires_at: epoch() + FLOW_TTL_SECONDS,
-            },
-            remove: ["verifier_sealed"],
-            when: { status: "exchanging" },
+        Update: oauthFlows.updateInput(flowKey(flow), {
+          set: {
+            status: "completed",
+            token_id: token.id,
+            updated_at: canonicalNow(),
+            expires_at: epoch() + FLOW_TTL_SECONDS,
           },
-        ),
+          remove: ["verifier_sealed"],
+          when: { status: "exchanging" },
+        }),
       },
     ]);
   } catch (err) {
@@ -262,10 +254,10 @@ export async function waitForFlow(
 ): Promise<AuthResultOut> {
   const deadline = Date.now() + Math.min(seconds, limitSeconds) * 1000;
   for (;;) {
-    const flow = await getItem("main", { PK: flowPk(tenantId), SK: authId }, true);
+    const flow = await oauthFlows.get({ tenant: tenantId, id: authId });
     if (!flow) throw new NotFound("Auth flow not found");
     if (flow.status === "completed") {
-      const t = await findToken(tenantId, flow.provider_id, flow.user_id ?? null);
+      const t = await findToken(tenantId, flow.provider_id, flow.user_id);
       return t && t.token.id === flow.token_id
         ? { ...(await completed(t)), auth_id: authId }
         : { status: "completed", auth_id: authId, token_id: flow.token_id };

@@ -1,28 +1,23 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import {
-  CREATE_ONLY,
-  deleteItem,
-  getItem,
-  type Item,
-  isConditionFailure,
-  putItem,
-  queryAll,
-  updateReturning,
-} from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
+import {
+  AUTH_METHODS,
+  CHALLENGE_METHODS,
+  type OAuthProviderRecord,
+  oauthProviders,
+  oauthProvidersPk,
+} from "../records/oauth.ts";
 import { canonicalNow } from "../time.ts";
 import type { ClientCredentials } from "./client.ts";
 import { deleteProviderTokens } from "./tokens.ts";
 
 // OAuth providers (spec A, auth service v2): a workspace's OAuth client at one authorization server.
 // `provider_id` is the caller's slug (unique per workspace, the path parameter); client_secret is sealed
-// with KMS and never returned.
-//   record  PK T#<tenant>#OAUTHPROVIDER  SK <provider_id>
-const pk = (tenant: string) => `T#${tenant}#OAUTHPROVIDER`;
+// with KMS and never returned. Records: shared/records/oauth.ts.
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `oauth-provider/${id}` });
 
 const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
@@ -35,8 +30,6 @@ export const Scope = z
   .min(1)
   .max(256)
   .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "a scope is printable ASCII without spaces, '\"' or '\\'");
-const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
-const CHALLENGE_METHODS = ["S256", "plain"] as const;
 const tokenUrlRules = { field: "token_url", httpsOnly: true };
 
 /** auth_url is only ever opened by a browser: a plain http(s) URL (https outside local mode). */
@@ -125,7 +118,7 @@ const FIELDS = [
   "scopes",
 ] as const;
 
-function toProvider(item: Item): Provider {
+function toProvider(item: OAuthProviderRecord): Provider {
   return {
     id: item.id,
     organization_id: item.tenant_id,
@@ -134,9 +127,9 @@ function toProvider(item: Item): Provider {
     client_id: item.client_id,
     auth_url: item.auth_url,
     token_url: item.token_url,
-    uses_pkce: item.uses_pkce ?? false,
-    code_challenge_method: item.code_challenge_method ?? "S256",
-    token_endpoint_auth_method: item.token_endpoint_auth_method ?? "client_secret_post",
+    uses_pkce: item.uses_pkce,
+    code_challenge_method: item.code_challenge_method,
+    token_endpoint_auth_method: item.token_endpoint_auth_method,
     scopes: item.scopes ?? null,
     provider_type: null,
     created_at: item.created_at,
@@ -161,7 +154,7 @@ export async function getProviderRecord(
   providerId: string,
 ): Promise<ProviderRecord | undefined> {
   if (!PROVIDER_ID.test(providerId)) return undefined;
-  const item = await getItem("main", { PK: pk(tenantId), SK: providerId }, true);
+  const item = await oauthProviders.get({ tenant: tenantId, provider_id: providerId });
   return item ? { ...toProvider(item), client_secret_sealed: item.client_secret_sealed } : undefined;
 }
 
@@ -190,32 +183,31 @@ export async function createProvider(tenantId: string, body: ProviderCreateIn): 
   await checkTokenUrl(body.token_url);
   const id = randomUUID();
   const at = canonicalNow();
-  const item: Item = {
-    PK: pk(tenantId),
-    SK: body.provider_id,
+  const item: OAuthProviderRecord = {
     id,
     tenant_id: tenantId,
     provider_id: body.provider_id,
-    ...Object.fromEntries(FIELDS.map((f) => [f, body[f] ?? undefined])),
+    name: body.name,
+    client_id: body.client_id,
+    auth_url: body.auth_url,
+    token_url: body.token_url,
+    uses_pkce: body.uses_pkce,
+    code_challenge_method: body.code_challenge_method,
+    token_endpoint_auth_method: body.token_endpoint_auth_method,
+    scopes: body.scopes ?? undefined,
     created_at: at,
     updated_at: at,
     ...(body.client_secret
       ? { client_secret_sealed: await seal(body.client_secret, sealContext(tenantId, id)) }
       : {}),
   };
-  try {
-    await putItem("main", item, CREATE_ONLY);
-  } catch (err) {
-    if (isConditionFailure(err)) throw new Conflict(`An OAuth provider '${body.provider_id}' already exists`);
-    throw err;
-  }
+  if (!(await oauthProviders.create(item)))
+    throw new Conflict(`An OAuth provider '${body.provider_id}' already exists`);
   return toProvider(item);
 }
 
 export async function listProviders(tenantId: string): Promise<Provider[]> {
-  return (
-    await queryAll("main", { KeyConditionExpression: "PK = :pk", values: { ":pk": pk(tenantId) } })
-  ).map(toProvider);
+  return (await oauthProviders.list(oauthProvidersPk(tenantId))).map(toProvider);
 }
 
 export async function updateProvider(
@@ -233,16 +225,16 @@ export async function updateProvider(
   if (method !== "none" && !patch.client_secret && !current.client_secret_sealed)
     throw new ValidationFailed([missingSecret()]);
   if (patch.token_url) await checkTokenUrl(patch.token_url);
-  const set: Item = { updated_at: canonicalNow() };
+  const set: Partial<OAuthProviderRecord> = { updated_at: canonicalNow() };
   // null means "not given" (the established API sends nulls), except scopes: null clears them.
   for (const f of FIELDS)
-    if (patch[f] !== undefined && (patch[f] !== null || f === "scopes")) set[f] = patch[f];
+    if (patch[f] !== undefined && (patch[f] !== null || f === "scopes"))
+      Object.assign(set, { [f]: patch[f] });
   if (patch.client_secret)
     set.client_secret_sealed = await seal(patch.client_secret, sealContext(tenantId, current.id));
   // Bound to the record read above: a provider deleted and re-created meanwhile is not this one.
-  const updated = await updateReturning(
-    "main",
-    { PK: pk(tenantId), SK: providerId },
+  const updated = await oauthProviders.updateReturning(
+    { tenant: tenantId, provider_id: providerId },
     { set, when: { id: current.id } },
   );
   if (!updated) throw new NotFound("OAuth provider not found");
@@ -252,6 +244,6 @@ export async function updateProvider(
 /** Deletes the provider and the tokens obtained through it (they belong to its client registration). */
 export async function deleteProvider(tenantId: string, providerId: string): Promise<void> {
   if (!(await getProviderRecord(tenantId, providerId))) throw new NotFound("OAuth provider not found");
-  await deleteItem("main", { PK: pk(tenantId), SK: providerId });
+  await oauthProviders.delete({ tenant: tenantId, provider_id: providerId });
   await deleteProviderTokens(tenantId, providerId);
 }

@@ -1,33 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import {
-  cancelCodes,
-  deleteItem,
-  getItem,
-  type Item,
-  putInput,
-  queryAll,
-  queryPage,
-  toItem,
-  transact,
-} from "../aws/ddb.ts";
-import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
+import { cancelCodes, queryPage, toItem, transact } from "../aws/ddb.ts";
+import { seal, unseal } from "../crypto/envelope.ts";
 import { NotFound } from "../errors.ts";
-import { tableName } from "../tables.ts";
+import { type OAuthTokenRecord, oauthTokenIdsPk, oauthTokens, oauthTokensPk } from "../records/oauth.ts";
 import { canonicalTime } from "../time.ts";
 import type { TokenGrant } from "./client.ts";
 
 // OAuth tokens obtained through the auth service: one per workspace, provider and user (user_id null: the
 // workspace's own). Token values are sealed with KMS and only ever handed to the workspace's authenticate
 // and wait calls (the access token, never the refresh token); listings show metadata only.
-//   record  PK T#<tenant>#OAUTHTOKEN  SK <provider_id>#<user_id or "">
-//           GSI1 T#<tenant>#OAUTHTOKENID / <id>   (delete by id)
-// `token_expires_at` is the access token's expiry; `expires_at` (the table's TTL) is set only for a token
-// without a refresh token, which is useless once expired.
-export const tokenPk = (tenantId: string) => `T#${tenantId}#OAUTHTOKEN`;
-const idPk = (tenantId: string) => `T#${tenantId}#OAUTHTOKENID`;
-const tokenSk = (providerId: string, userId: string | null) => `${providerId}#${userId ?? ""}`;
+// Records: shared/records/oauth.ts (`token_expires_at` is the access token's expiry; `expires_at`, the table's
+// TTL, is set only for a token without a refresh token, which is useless once expired).
+export const tokenPk = oauthTokensPk;
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `oauth-token/${id}` });
 
 export interface TokenSecret {
@@ -53,25 +39,29 @@ export interface StoredToken {
   secret: () => Promise<TokenSecret>;
 }
 
-function toToken(item: Item): Token {
+function toToken(item: OAuthTokenRecord): Token {
   return {
-    id: item.id ?? item.SK,
+    id: item.id,
     provider_id: item.provider_id,
-    user_id: item.user_id ?? null,
-    scopes: item.scopes ?? [],
+    user_id: item.user_id,
+    scopes: item.scopes,
     expires_at: item.token_expires_at ?? null,
-    has_refresh_token: item.has_refresh_token ?? false,
-    created_at: item.created_at ?? "",
-    updated_at: item.updated_at ?? item.created_at ?? "",
+    has_refresh_token: item.has_refresh_token,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
   };
 }
 
-const stored = (tenantId: string, item: Item): StoredToken => ({
+const keyOf = (tenantId: string, item: OAuthTokenRecord) => ({
+  tenant: tenantId,
+  provider_id: item.provider_id,
+  user_id: item.user_id,
+});
+
+const stored = (tenantId: string, item: OAuthTokenRecord): StoredToken => ({
   token: toToken(item),
-  secret: async () =>
-    item.token_sealed
-      ? JSON.parse(await unseal(item.token_sealed as Sealed, sealContext(tenantId, item.id)))
-      : {},
+  secret: async (): Promise<TokenSecret> =>
+    JSON.parse(await unseal(item.token_sealed, sealContext(tenantId, item.id))),
 });
 
 /** Usable: not expired, or renewable with its refresh token. */
@@ -112,11 +102,7 @@ export async function tokenPut(
     ...(refresh ? { refresh_token: refresh } : {}),
     ...(t.grant.token_type ? { token_type: t.grant.token_type } : {}),
   };
-  const item: Item = {
-    PK: tokenPk(tenantId),
-    SK: tokenSk(t.provider_id, t.user_id),
-    GSI1PK: idPk(tenantId),
-    GSI1SK: id,
+  const item: OAuthTokenRecord = {
     id,
     tenant_id: tenantId,
     provider_id: t.provider_id,
@@ -129,7 +115,7 @@ export async function tokenPut(
     created_at: t.created_at ?? at,
     updated_at: at,
   };
-  return { put: { Put: putInput("main", item) }, token: toToken(item) };
+  return { put: { Put: oauthTokens.putInput(item) }, token: toToken(item) };
 }
 
 export async function saveToken(tenantId: string, t: TokenInput): Promise<Token> {
@@ -143,20 +129,21 @@ export async function findToken(
   providerId: string,
   userId: string | null,
 ): Promise<StoredToken | undefined> {
-  const item = await getItem("main", { PK: tokenPk(tenantId), SK: tokenSk(providerId, userId) }, true);
+  const item = await oauthTokens.get({ tenant: tenantId, provider_id: providerId, user_id: userId });
   return item ? stored(tenantId, item) : undefined;
 }
 
 /** Every token of a provider in the workspace (all users), or one user's. */
-async function tokenItems(tenantId: string, providerId?: string, userId?: string): Promise<Item[]> {
+async function tokenItems(
+  tenantId: string,
+  providerId?: string,
+  userId?: string,
+): Promise<OAuthTokenRecord[]> {
   if (providerId && userId !== undefined) {
-    const one = await getItem("main", { PK: tokenPk(tenantId), SK: tokenSk(providerId, userId) });
+    const one = await oauthTokens.get({ tenant: tenantId, provider_id: providerId, user_id: userId }, false);
     return one ? [one] : [];
   }
-  return queryAll("main", {
-    KeyConditionExpression: providerId ? "PK = :pk AND begins_with(SK, :sk)" : "PK = :pk",
-    values: { ":pk": tokenPk(tenantId), ...(providerId ? { ":sk": `${providerId}#` } : {}) },
-  });
+  return oauthTokens.list(oauthTokensPk(tenantId), { prefix: providerId ? `${providerId}#` : undefined });
 }
 
 /** Whether the workspace (or one user in it) holds a usable token for the provider. */
@@ -177,10 +164,10 @@ export async function listTokens(
 }
 
 export async function deleteToken(tenantId: string, tokenId: string): Promise<void> {
-  const page = await queryPage("main", {
+  const page = await queryPage<OAuthTokenRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk AND GSI1SK = :id",
-    values: { ":pk": idPk(tenantId), ":id": tokenId },
+    values: { ":pk": oauthTokenIdsPk(tenantId), ":id": tokenId },
     Limit: 1,
   });
   const item = page.items[0];
@@ -190,8 +177,7 @@ export async function deleteToken(tenantId: string, tokenId: string): Promise<vo
     await transact([
       {
         Delete: {
-          TableName: tableName("main"),
-          Key: toItem({ PK: item.PK, SK: item.SK }),
+          ...oauthTokens.deleteInput(keyOf(tenantId, item)),
           ConditionExpression: "id = :id",
           ExpressionAttributeValues: toItem({ ":id": tokenId }),
         },
@@ -204,6 +190,5 @@ export async function deleteToken(tenantId: string, tokenId: string): Promise<vo
 }
 
 export async function deleteProviderTokens(tenantId: string, providerId: string): Promise<void> {
-  for (const item of await tokenItems(tenantId, providerId))
-    await deleteItem("main", { PK: item.PK, SK: item.SK });
+  for (const item of await tokenItems(tenantId, providerId)) await oauthTokens.delete(keyOf(tenantId, item));
 }

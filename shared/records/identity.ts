@@ -1,0 +1,41 @@
+import { getItem, type Key, putItem } from "../aws/ddb.ts";
+import { repository } from "../aws/repository.ts";
+
+// Workspaces (tenants) and the API keys that act on them (main table).
+//   tenant   PK TENANT#<tenant>              SK TENANT
+//   api key  PK APIKEY#<SHA-256 of the key>  SK APIKEY   bound to one or more workspaces
+// API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough); the plain key
+// exists only in the caller's hands.
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+const tenantKey = (id: string) => ({ PK: `TENANT#${id}`, SK: "TENANT" });
+export const tenants = repository<TenantRecord, string>({
+  table: "main",
+  key: tenantKey,
+  keysOf: (t) => tenantKey(t.id),
+});
+
+export interface ApiKeyRecord {
+  /** The workspaces the key may act on: written as a list; a string set (written by hand) reads as a Set. */
+  tenants: string[] | Set<string>;
+  /** The key's first characters, to tell keys apart. */
+  key_prefix: string;
+  created_at: string;
+}
+
+const apiKeyKey = (hash: string): Key => ({ PK: `APIKEY#${hash}`, SK: "APIKEY" });
+
+/**
+ * API keys by their hash. Not a `repository()`: the record is named by the key's hash, which it does not hold
+ * itself (the hash is in the key attributes only).
+ */
+export const apiKeys = {
+  key: apiKeyKey,
+  get: (hash: string, consistent = false) => getItem<ApiKeyRecord>("main", apiKeyKey(hash), consistent),
+  put: (hash: string, r: ApiKeyRecord) => putItem("main", { ...apiKeyKey(hash), ...r }),
+};
