@@ -71,7 +71,8 @@ export const tasks: TaskFunction[] = [
   },
 ];
 
-export type TaskHandler = (event: any) => Promise<unknown>;
+/** A task's handler as loaded by name: whatever its event type, it is called with what its caller passes. */
+export type TaskHandler = (event: unknown) => Promise<unknown>;
 
 /** The ids a task's input names (tenant_id, export_id, run_id, deployment_id, ...): what its log lines carry. */
 function inputIds(input: unknown): Record<string, string | number> {

@@ -41,7 +41,7 @@ export function logContext(): Readonly<LogFields> {
 }
 
 /** `fn`, run in the current log context whoever calls it later (a callback another context fires). */
-export function bindLogContext<F extends (...args: any[]) => unknown>(fn: F): F {
+export function bindLogContext<F extends (...args: never[]) => unknown>(fn: F): F {
   return AsyncLocalStorage.bind(fn);
 }
 

@@ -4,7 +4,7 @@ import { listen, readBody } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import type { LocalScheduler } from "./scheduler.ts";
-import type { LocalStepFunctions } from "./sfn.ts";
+import { errorFields, type LocalStepFunctions } from "./sfn.ts";
 
 // One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda and EventBridge
 // Scheduler, so handlers use the real AWS SDK clients unchanged (AWS_ENDPOINT_URL_<SERVICE>).
@@ -26,8 +26,9 @@ function send(
   res.end(
     body === undefined
       ? ""
-      : JSON.stringify(body, function (this: any, key, value) {
-          return this[key] instanceof Date ? this[key].getTime() / 1000 : value;
+      : JSON.stringify(body, function (this: Record<string, unknown>, key: string, value: unknown) {
+          const raw = this[key]; // before toJSON: a Date is still a Date here
+          return raw instanceof Date ? raw.getTime() / 1000 : value;
         }),
   );
 }
@@ -65,13 +66,14 @@ export async function startAwsEmulator(
         __type: "UnknownOperationException",
         message: `Not emulated: ${req.method} ${url.pathname} ${target}`,
       });
-    } catch (err: any) {
-      if (!err?.code) logger.error("aws emulator error", { error: err });
-      const code = err?.code ?? "InternalFailure";
+    } catch (err) {
+      const e = errorFields(err);
+      if (!e.code) logger.error("aws emulator error", { error: err });
+      const code = String(e.code ?? "InternalFailure");
       send(
         res,
-        err?.status ?? 500,
-        { __type: code, message: String(err?.message ?? err) },
+        typeof e.status === "number" ? e.status : 500,
+        { __type: code, message: String(e.message ?? err) },
         { "x-amzn-errortype": code },
       );
     }

@@ -117,9 +117,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
 
     const codeBuild = localCodeBuild(dataDir);
     const resolveTask = (nameOrArn: string) => {
-      if (nameOrArn.startsWith(CODEBUILD_RESOURCE)) return codeBuild;
+      // The Build state's input is a CodeBuild StartBuild request.
+      if (nameOrArn.startsWith(CODEBUILD_RESOURCE))
+        return (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0]);
       const task = taskByName(nameOrArn);
-      return task ? async (event: any) => (await loadTask(task))(event) : undefined;
+      return task ? async (event: unknown) => (await loadTask(task))(event) : undefined;
     };
     const kms = new LocalKms(dataDir);
     const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {

@@ -3,6 +3,20 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 // The local key service: one master key in DATA_DIR wraps data keys with AES-256-GCM, as KMS would.
+
+/** A KMS JSON request's body: the members of the actions emulated (each reads its own; blobs in base64). */
+export interface KmsRequest {
+  NumberOfBytes?: number;
+  KeySpec?: string;
+  Plaintext?: string;
+  CiphertextBlob?: string;
+}
+function required(value: string | undefined, member: string): string {
+  if (value === undefined)
+    throw Object.assign(new Error(`${member} is required`), { code: "ValidationException" });
+  return value;
+}
+
 export class LocalKms {
   private readonly master: Buffer;
   constructor(dataDir: string) {
@@ -22,7 +36,7 @@ export class LocalKms {
     return Buffer.concat([d.update(blob.subarray(28)), d.final()]);
   }
   /** KMS JSON protocol (TrentService.*): blobs travel base64-encoded. */
-  handle(action: string, input: Record<string, any>): unknown {
+  handle(action: string, input: KmsRequest): unknown {
     const KeyId = "arn:aws:kms:local:000000000000:key/local";
     switch (action) {
       case "GenerateDataKey": {
@@ -37,12 +51,16 @@ export class LocalKms {
       case "Encrypt":
         return {
           KeyId,
-          CiphertextBlob: this.encrypt(Buffer.from(input.Plaintext, "base64")).toString("base64"),
+          CiphertextBlob: this.encrypt(
+            Buffer.from(required(input.Plaintext, "Plaintext"), "base64"),
+          ).toString("base64"),
         };
       case "Decrypt":
         return {
           KeyId,
-          Plaintext: this.decrypt(Buffer.from(input.CiphertextBlob, "base64")).toString("base64"),
+          Plaintext: this.decrypt(
+            Buffer.from(required(input.CiphertextBlob, "CiphertextBlob"), "base64"),
+          ).toString("base64"),
         };
       default:
         throw Object.assign(new Error(`KMS action ${action} is not emulated`), {

@@ -1,9 +1,9 @@
 import { logger } from "../../shared/log.ts";
-import { awsError } from "./sfn.ts";
+import { awsError, errorFields } from "./sfn.ts";
 
 // The local Lambda service: sync invoke awaits the handler; async (Event) invoke queues it in-process
 // and retries a failure twice, as Lambda does for asynchronous invocations.
-export type FunctionResolver = (nameOrArn: string) => ((event: any) => Promise<unknown>) | undefined;
+export type FunctionResolver = (nameOrArn: string) => ((event: unknown) => Promise<unknown>) | undefined;
 
 export class LocalLambda {
   private readonly inflight = new Set<Promise<unknown>>();
@@ -22,10 +22,11 @@ export class LocalLambda {
     if (!async) {
       try {
         return { status: 200, body: (await fn(payload)) ?? null };
-      } catch (err: any) {
+      } catch (err) {
+        const e = errorFields(err);
         return {
           status: 200,
-          body: { errorType: err?.name ?? "Error", errorMessage: String(err?.message ?? err) },
+          body: { errorType: e.name ?? "Error", errorMessage: String(e.message ?? err) },
           error: "Unhandled",
         };
       }
@@ -36,7 +37,7 @@ export class LocalLambda {
     return { status: 202, body: null };
   }
 
-  private async runAsync(name: string, fn: (e: any) => Promise<unknown>, payload: unknown) {
+  private async runAsync(name: string, fn: (e: unknown) => Promise<unknown>, payload: unknown) {
     await new Promise((r) => setImmediate(r));
     for (let attempt = 0; attempt < 3; attempt++) {
       try {

@@ -9,9 +9,41 @@ import { awsError } from "./sfn.ts";
 // timer loop fires the due ones. Supports at(...) and rate(...) expressions.
 const PK = "LOCAL#SCHEDULES";
 
-export type FireTarget = (target: { Arn: string; Input?: string }) => Promise<void>;
+/** A schedule's target: the members fired here, beside whatever else the SDK sent (RoleArn, ...). */
+export interface ScheduleTarget {
+  Arn: string;
+  Input?: string;
+  [member: string]: unknown;
+}
+export type FireTarget = (target: ScheduleTarget) => Promise<void>;
 
-function nextFireTime(expression: string, tz: string | undefined, from: number): number | undefined {
+/** The body of CreateSchedule and UpdateSchedule as the SDK sends it: the members emulated. */
+export interface ScheduleInput {
+  ScheduleExpression: string;
+  ScheduleExpressionTimezone?: string;
+  GroupName?: string;
+  Target: ScheduleTarget;
+  ActionAfterCompletion?: string;
+  State?: string;
+}
+
+/** A schedule as the main table holds it. */
+interface ScheduleRecord {
+  PK: string;
+  SK: string;
+  name: string;
+  group: string;
+  expression: string;
+  target: ScheduleTarget;
+  /** NONE or DELETE (ActionAfterCompletion). */
+  after: string;
+  /** ENABLED or DISABLED. */
+  state: string;
+  /** Epoch ms of the next firing. */
+  fire_at: number;
+}
+
+function nextFireTime(expression: string, tz: string | undefined, from: number): number {
   const at = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(expression);
   if (at) {
     if (tz && tz !== "UTC")
@@ -40,9 +72,9 @@ export class LocalScheduler {
     return toItem({ PK: this.pk, SK: `${group ?? "default"}#${name}` });
   }
 
-  async create(name: string, input: any, update = false) {
+  async create(name: string, input: ScheduleInput, update = false) {
     const fireAt = nextFireTime(input.ScheduleExpression, input.ScheduleExpressionTimezone, Date.now());
-    const item = {
+    const item: ScheduleRecord = {
       PK: this.pk,
       SK: `${input.GroupName ?? "default"}#${name}`,
       name,
@@ -75,7 +107,7 @@ export class LocalScheduler {
       new GetItemCommand({ TableName: tableName("main"), Key: this.key(group, name) }),
     );
     if (!out.Item) throw awsError("ResourceNotFoundException", `Schedule ${name} does not exist`, 404);
-    const s = fromItem(out.Item);
+    const s = fromItem<ScheduleRecord>(out.Item);
     return {
       Name: s.name,
       GroupName: s.group,
@@ -113,7 +145,7 @@ export class LocalScheduler {
         }),
       );
       const due = (out.Items ?? [])
-        .map(fromItem)
+        .map((i) => fromItem<ScheduleRecord>(i))
         .filter((s) => s.state === "ENABLED" && s.fire_at <= Date.now())
         .sort((a, b) => a.fire_at - b.fire_at);
       for (const s of due) {

@@ -1,13 +1,19 @@
 import "./polyfill.ts";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { StateMachine } from "aws-local-stepfunctions";
+import { type RunOptions, StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
 import { logger } from "../../shared/log.ts";
 import { renderAsl } from "../state-machines/render.ts";
 
 // The local Step Functions: runs the very ASL files CDK deploys. `${NameFunctionArn}` placeholders
 // become local function ARNs, and every Task state calls the mapped handler in-process.
-export type TaskResolver = (functionArn: string) => ((input: any) => Promise<unknown>) | undefined;
+export type TaskResolver = (functionArn: string) => ((input: unknown) => Promise<unknown>) | undefined;
+
+/** A JSON value as the library passes it between states. */
+type JSONValue = Parameters<StateMachine["run"]>[0];
+type TaskHandlers = NonNullable<NonNullable<RunOptions["overrides"]>["taskResourceLocalHandlers"]>;
+/** A definition, or a Map's or Parallel branch's (they hold States too). */
+type States = Pick<StateMachineDefinition, "States">;
 
 const ACCOUNT = "000000000000";
 export const localStateMachineArn = (name: string, region = "us-east-1") =>
@@ -30,8 +36,8 @@ interface Execution {
 }
 
 /** Every Task state of a definition (also inside Map and Parallel), with its Resource. */
-function taskStates(def: any, out: [string, string][] = []): [string, string][] {
-  for (const [name, state] of Object.entries<any>(def?.States ?? {})) {
+function taskStates(def: States | undefined, out: [string, string][] = []): [string, string][] {
+  for (const [name, state] of Object.entries(def?.States ?? {})) {
     if (state.Type === "Task") out.push([name, state.Resource]);
     if (state.Type === "Map") taskStates(state.ItemProcessor ?? state.Iterator, out);
     if (state.Type === "Parallel") for (const b of state.Branches ?? []) taskStates(b, out);
@@ -39,7 +45,7 @@ function taskStates(def: any, out: [string, string][] = []): [string, string][] 
   return out;
 }
 
-function loadDefinition(file: string): any {
+function loadDefinition(file: string): StateMachineDefinition {
   const text = renderAsl(readFileSync(file, "utf8")).replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) =>
     functionArn(n),
   );
@@ -50,9 +56,9 @@ export class LocalStepFunctions {
   private readonly machines = new Map<
     string,
     {
-      def: any;
+      def: StateMachineDefinition;
       sm: StateMachine;
-      handlers: Record<string, any>;
+      handlers: TaskHandlers;
       retryIntervalOverrides?: Record<string, number>;
     }
   >();
@@ -74,8 +80,8 @@ export class LocalStepFunctions {
     }
   }
 
-  register(name: string, def: any): string {
-    const handlers: Record<string, (input: any) => Promise<unknown>> = {};
+  register(name: string, def: StateMachineDefinition): string {
+    const handlers: TaskHandlers = {};
     for (const [state, resource] of taskStates(def)) {
       handlers[state] = async (input) => {
         const fn = this.resolveTask(resource);
@@ -83,7 +89,8 @@ export class LocalStepFunctions {
           throw Object.assign(new Error(`No local function for ${resource}`), {
             name: "Lambda.ResourceNotFoundException",
           });
-        return (await fn(input)) as any;
+        // A task's result is JSON: the next state's input.
+        return (await fn(input)) as JSONValue;
       };
     }
     const sm = new StateMachine(def, { validationOptions: { checkArn: false, checkPaths: false } });
@@ -118,7 +125,7 @@ export class LocalStepFunctions {
       },
       context: {
         Execution: { Id: executionArn, Name: execName, StartTime: new Date().toISOString() },
-      } as any,
+      },
     });
     const exec: Execution = {
       executionArn,
@@ -136,14 +143,15 @@ export class LocalStepFunctions {
           if (exec.status === "RUNNING")
             Object.assign(exec, { status: "SUCCEEDED", output: JSON.stringify(out) });
         },
-        (err: any) => {
+        (err: unknown) => {
           if (exec.status !== "RUNNING" || this.closing) return;
-          const timedOut = err?.name === "ExecutionTimeoutError";
-          const cause = err?.cause ?? err;
+          const e = errorFields(err);
+          const timedOut = e.name === "ExecutionTimeoutError";
+          const cause = errorFields(e.cause ?? err);
           Object.assign(exec, {
             status: timedOut ? "TIMED_OUT" : "FAILED",
-            error: timedOut ? "States.Timeout" : (cause?.name ?? "Error"),
-            cause: String(cause?.message ?? err?.message ?? err),
+            error: timedOut ? "States.Timeout" : String(cause.name ?? "Error"),
+            cause: String(cause.message ?? e.message ?? err),
           });
           logger.warn("local execution failed", { executionArn, error: exec.error, cause: exec.cause });
         },
@@ -206,14 +214,16 @@ export class LocalStepFunctions {
     for (const exec of this.executions.values()) if (exec.status === "RUNNING") exec.abort?.();
   }
 
-  handle(action: string, input: any): unknown {
+  /** A Step Functions JSON request: `input` is its body, as the SDK client sent it for the action. */
+  handle(action: string, input: unknown): unknown {
+    type In<A extends "startExecution" | "stopExecution" | "describeExecution"> = Parameters<this[A]>[0];
     switch (action) {
       case "StartExecution":
-        return this.startExecution(input);
+        return this.startExecution(input as In<"startExecution">);
       case "StopExecution":
-        return this.stopExecution(input);
+        return this.stopExecution(input as In<"stopExecution">);
       case "DescribeExecution":
-        return this.describeExecution(input);
+        return this.describeExecution(input as In<"describeExecution">);
       default:
         throw awsError("UnsupportedOperation", `Step Functions action ${action} is not emulated`);
     }
@@ -222,4 +232,15 @@ export class LocalStepFunctions {
 
 export function awsError(code: string, message: string, status = 400): Error {
   return Object.assign(new Error(message), { code, status });
+}
+
+/** What a thrown value says of itself (anything may be thrown: its fields when it is an object, else none). */
+export function errorFields(err: unknown): {
+  name?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  code?: unknown;
+  status?: unknown;
+} {
+  return typeof err === "object" && err !== null ? err : {};
 }

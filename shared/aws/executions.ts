@@ -4,7 +4,10 @@ import { stateMachineArn } from "./tasks.ts";
 
 // Step Functions executions as the platform uses them: named by the record they drive (so a repeated start
 // is the same execution), described by the sweepers, stopped on cancel or supersession.
-const missing = (err: any) => err?.name === "ExecutionDoesNotExist" || err?.code === "ExecutionDoesNotExist";
+const missing = (err: unknown) => {
+  const e = err as { name?: unknown; code?: unknown } | null | undefined;
+  return e?.name === "ExecutionDoesNotExist" || e?.code === "ExecutionDoesNotExist";
+};
 
 export async function startNamedExecution(machine: string, name: string, input: unknown): Promise<string> {
   const out = await sfn().send(

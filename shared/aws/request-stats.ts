@@ -1,5 +1,6 @@
+import type { AttributeValue, TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { config } from "../config.ts";
-import { itemBytes, writeUnits } from "./write-units.ts";
+import { itemBytes, type WriteInput, writeUnits } from "./write-units.ts";
 
 // Request accounting for cost estimates (npm run bench -- agent): with PLATFORM_COUNT_REQUESTS=1 every DynamoDB
 // call asks for its consumed capacity and every call to DynamoDB and S3 is counted, per process (=shapes: and
@@ -27,17 +28,22 @@ export const requestStats = (): RequestStats => structuredClone(stats);
 export const countingRequests = () => config.countRequests !== undefined;
 
 type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
-type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
-type Middleware = (next: Handler, context: { commandName?: string }) => Handler;
+/** A client middleware of the initialize step, whatever the client's command inputs and outputs. */
+type Middleware = <I extends object, R extends { output: object }>(
+  next: (args: { input: I }) => Promise<R>,
+  context: { commandName?: string },
+) => (args: { input: I }) => Promise<R>;
 const READS = /^(Get|BatchGet|Query|Scan|TransactGet)/;
 
 /** A DynamoDB client middleware (initialize step): ReturnConsumedCapacity TOTAL on each call, units added up. */
 export const dynamoCounter: Middleware = (next, context) => async (args) => {
-  args.input.ReturnConsumedCapacity ??= "TOTAL";
+  // The input and output of a DynamoDB command (this middleware is on the DynamoDB client only).
+  const input = args.input as WriteInput & { ReturnConsumedCapacity?: string };
+  input.ReturnConsumedCapacity ??= "TOTAL";
   const out = await next(args);
   stats.dynamodb.requests++;
   const read = READS.test(context.commandName ?? "");
-  const consumed = out.output.ConsumedCapacity as Capacity | Capacity[] | undefined;
+  const consumed = (out.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
   const each = list.map((c) => c.CapacityUnits ?? (c.ReadCapacityUnits ?? 0) + (c.WriteCapacityUnits ?? 0));
   // DynamoDB Local repeats a whole transaction's units under each table it touches; DynamoDB splits them. A
@@ -45,7 +51,7 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
   const units = /^Transact/.test(context.commandName ?? "")
     ? Math.max(0, ...each)
     : each.reduce((a, b) => a + b, 0);
-  const billed = read ? 0 : (writeUnits(context.commandName ?? "", args.input) ?? units);
+  const billed = read ? 0 : (writeUnits(context.commandName ?? "", input) ?? units);
   if (read) stats.dynamodb.read_units += units;
   else {
     stats.dynamodb.write_units += units;
@@ -58,7 +64,7 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
     units: c.units + units,
     billed: c.billed + billed,
   };
-  if (config.countRequests === "shapes") countShapes(name, args.input);
+  if (config.countRequests === "shapes") countShapes(name, input);
   return out;
 };
 
@@ -66,23 +72,33 @@ export const dynamoCounter: Middleware = (next, context) => async (args) => {
  * PLATFORM_COUNT_REQUESTS=shapes also counts the writes by shape, to see what a cost is made of: a transaction as
  * its items (operation, table, sort key with ids as `*`, size), a batch write's items one by one.
  */
-function countShapes(command: string, input: Record<string, any>) {
-  const sk = (item: Record<string, any> = {}) => String(item.SK?.S ?? "").replace(/[0-9a-f-]{8,}/g, "*");
+type Item = Record<string, AttributeValue>;
+
+/** A transaction item's operation and its body (each item holds one). */
+function operation(t: TransactWriteItem): [string, { TableName?: string; Item?: Item; Key?: Item }] {
+  if (t.Put) return ["Put", t.Put];
+  if (t.Delete) return ["Delete", t.Delete];
+  if (t.Update) return ["Update", t.Update];
+  return ["ConditionCheck", t.ConditionCheck ?? {}];
+}
+
+function countShapes(command: string, input: WriteInput) {
+  const sk = (item: Item = {}) => String(item.SK?.S ?? "").replace(/[0-9a-f-]{8,}/g, "*");
   const shapes: string[] = [];
   if (command === "TransactWriteItemsCommand")
     shapes.push(
-      (input.TransactItems as Record<string, any>[])
+      (input.TransactItems ?? [])
         .map((t) => {
-          const [op, body] = Object.entries(t)[0] as [string, Record<string, any>];
+          const [op, body] = operation(t);
           const size = body.Item ? ` ${itemBytes(body.Item)} B` : "";
           return `${op} ${body.TableName} ${sk(body.Item ?? body.Key)}${size}`;
         })
         .join(" + "),
     );
   if (command === "BatchWriteItemCommand")
-    for (const [table, reqs] of Object.entries(input.RequestItems as Record<string, any[]>))
+    for (const [table, reqs] of Object.entries(input.RequestItems ?? {}))
       for (const r of reqs)
-        if (r.PutRequest)
+        if (r.PutRequest?.Item)
           shapes.push(`BatchPut ${table} ${sk(r.PutRequest.Item)} ${itemBytes(r.PutRequest.Item)} B`);
   for (const shape of shapes) stats.dynamodb.shapes[shape] = (stats.dynamodb.shapes[shape] ?? 0) + 1;
 }
@@ -97,10 +113,9 @@ export const s3Counter: Middleware = (next, context) => async (args) => {
 };
 
 /** Adds the counters to a client when PLATFORM_COUNT_REQUESTS is set. */
-export function counted<C extends { middlewareStack: { add(m: any, o: any): void } }>(
-  client: C,
-  counter: Middleware,
-): C {
+export function counted<
+  C extends { middlewareStack: { add(m: Middleware, o: { step: "initialize"; name: string }): void } },
+>(client: C, counter: Middleware): C {
   if (countingRequests()) client.middlewareStack.add(counter, { step: "initialize", name: "countRequests" });
   return client;
 }

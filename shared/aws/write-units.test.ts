@@ -31,7 +31,11 @@ describe("write units", () => {
     ).toBe(2);
     expect(
       writeUnits("TransactWriteItemsCommand", {
-        TransactItems: [{ Put: { TableName: main, Item: small } }, { Update: {} }, { ConditionCheck: {} }],
+        TransactItems: [
+          { Put: { TableName: main, Item: small } },
+          { Update: { TableName: main, Key: {}, UpdateExpression: "SET a = :a" } },
+          { ConditionCheck: { TableName: main, Key: {}, ConditionExpression: "attribute_exists(PK)" } },
+        ],
       }),
     ).toBe(6);
     expect(writeUnits("UpdateItemCommand", {})).toBeUndefined();

@@ -1,4 +1,9 @@
-import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import type {
+  AttributeValue,
+  BatchWriteItemCommandInput,
+  PutItemCommandInput,
+  TransactWriteItemsCommandInput,
+} from "@aws-sdk/client-dynamodb";
 import { TABLES, type TableDef, tableName } from "../tables.ts";
 
 // Write request units as DynamoDB bills them, worked out from a request (cost estimates of benchmarks): an item
@@ -6,6 +11,11 @@ import { TABLES, type TableDef, tableName } from "../tables.ts";
 // lands in (every index here projects ALL). DynamoDB Local's own ConsumedCapacity does not follow these rules
 // for transactions (3 small puts: 4 units, not 6; a multi-table transaction's total repeated per table).
 type Item = Record<string, AttributeValue>;
+
+/** The input of a DynamoDB write command: the members read here (PutItem, BatchWriteItem, TransactWriteItems). */
+export type WriteInput = Partial<Pick<PutItemCommandInput, "TableName" | "Item">> &
+  Partial<Pick<BatchWriteItemCommandInput, "RequestItems">> &
+  Partial<Pick<TransactWriteItemsCommandInput, "TransactItems">>;
 
 function valueBytes(v: AttributeValue): number {
   if (v.S !== undefined) return Buffer.byteLength(v.S);
@@ -40,21 +50,18 @@ export function putUnits(table: string, item: Item, transactional = false): numb
  * UpdateItem or DeleteItem: DynamoDB Local's figure is taken for those). Inside a transaction an update, delete or
  * condition check is counted as a 1 KB item (the agent server's items are about that size).
  */
-export function writeUnits(command: string, input: Record<string, any>): number | undefined {
-  if (command === "PutItemCommand") return putUnits(input.TableName, input.Item);
+export function writeUnits(command: string, input: WriteInput): number | undefined {
+  // The members each command requires are there: the SDK sent the request.
+  if (command === "PutItemCommand") return putUnits(input.TableName!, input.Item!);
   if (command === "BatchWriteItemCommand")
     return Object.entries(input.RequestItems ?? {}).reduce(
       (n, [table, reqs]) =>
-        n +
-        (reqs as { PutRequest?: { Item: Item } }[]).reduce(
-          (m, r) => m + (r.PutRequest ? putUnits(table, r.PutRequest.Item) : 1),
-          0,
-        ),
+        n + reqs.reduce((m, r) => m + (r.PutRequest ? putUnits(table, r.PutRequest.Item!) : 1), 0),
       0,
     );
   if (command === "TransactWriteItemsCommand")
     return (input.TransactItems ?? []).reduce(
-      (n: number, t: Record<string, any>) => n + (t.Put ? putUnits(t.Put.TableName, t.Put.Item, true) : 2),
+      (n, t) => n + (t.Put ? putUnits(t.Put.TableName!, t.Put.Item!, true) : 2),
       0,
     );
   return undefined;

@@ -100,8 +100,8 @@ function toResult(value: unknown): HttpResult {
 const everyRoute: NeedsAuth = () => true;
 
 export type LambdaHttpHandler = ((event: HttpEvent, context?: Partial<Context>) => Promise<HttpResult>) & {
-  /** Whatever its schemas (`handle` takes its own RequestContext, so no narrower type holds them all). */
-  spec: HandlerSpec<any, any, any>;
+  /** Its schemas, whatever they are (`handle` is left out: it takes its own RequestContext). */
+  spec: Omit<HandlerSpec<Schema | undefined, Schema | undefined, Schema | undefined>, "handle">;
 };
 
 export function defineHandler<

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { config } from "../config.ts";
 import type { HttpEvent, HttpResult } from "./event.ts";
 
@@ -38,7 +38,9 @@ export interface ResponseStream {
   on(event: "close" | "error", fn: () => void): void;
 }
 interface LambdaGlobals {
-  streamifyResponse(fn: (event: any, stream: ResponseStream, context: any) => Promise<void>): unknown;
+  streamifyResponse(
+    fn: (event: HttpEvent, stream: ResponseStream, context: Partial<Context>) => Promise<void>,
+  ): unknown;
   HttpResponseStream: {
     from(
       stream: ResponseStream,
@@ -74,7 +76,9 @@ export async function writeBody(result: HttpResult, out: ResponseStream): Promis
  * The exported handler of a function whose route streams (LAMBDA_RESPONSE_STREAMING=1, set by the CDK app):
  * a streamified wrapper inside Lambda, the plain handler anywhere else (the local gateway streams by itself).
  */
-export function streamingExport<H extends (event: any, context?: any) => Promise<HttpResult>>(handler: H): H {
+export function streamingExport<
+  H extends (event: HttpEvent, context?: Partial<Context>) => Promise<HttpResult>,
+>(handler: H): H {
   const lambda = (globalThis as { awslambda?: LambdaGlobals }).awslambda;
   if (!config.wiring.responseStreaming || !lambda) return handler;
   const streamed = lambda.streamifyResponse(async (event, stream, context) =>
