@@ -64,7 +64,8 @@ export function parseTokenResponse(
     grant.refresh_token = doc.refresh_token;
   if (typeof doc.token_type === "string" && doc.token_type.length <= 64) grant.token_type = doc.token_type;
   const expires = typeof doc.expires_in === "string" ? Number(doc.expires_in) : doc.expires_in;
-  if (typeof expires === "number" && Number.isFinite(expires) && expires > 0)
+  // Whole seconds: an expiry under a second says nothing usable (as if it were absent).
+  if (typeof expires === "number" && Number.isFinite(expires) && expires >= 1)
     grant.expires_in = Math.min(Math.floor(expires), TEN_YEARS);
   if (typeof doc.scope === "string")
     grant.scopes = doc.scope
