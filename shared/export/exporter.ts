@@ -2,8 +2,9 @@ import { config } from "../config.ts";
 import { DestinationError, EXPORT_ERRORS, ExportTimedOut, RetriesExhausted, RunTimedOut } from "../errors.ts";
 import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
+import type { TraceRunRecord } from "../records/runs.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
-import { type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
+import { asFilterable, type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
 import { canonicalNow } from "../time.ts";
 import { openDestination } from "./destinations.ts";
 import { type ExportRunRecord, getExportRun, recordFailure, updateRun } from "./export-runs.ts";
@@ -37,15 +38,18 @@ function attributesFor(fields: readonly ExportField[]): string[] {
   return [...attrs];
 }
 
-async function jsonText(item: Record<string, any>, f: "inputs" | "outputs" | "extra" | "events") {
-  const inline = item[`${f}_json`];
+async function jsonText(item: Partial<TraceRunRecord>, f: "inputs" | "outputs" | "extra" | "events") {
+  const inline = item[`${f}_json` as const];
   if (typeof inline === "string") return inline;
-  if (typeof item[`${f}_ref`] === "string") return JSON.stringify(await loadField(item, f));
+  if (typeof item[`${f}_ref` as const] === "string") return JSON.stringify(await loadField(item, f));
   return null;
 }
 
-/** A stored run as a Parquet row of the chosen columns. */
-export async function toRow(item: Record<string, any>, fields: readonly ExportField[]): Promise<ExportRow> {
+/** A stored run (the attributes the columns read, at least) as a Parquet row of the chosen columns. */
+export async function toRow(
+  item: Partial<TraceRunRecord>,
+  fields: readonly ExportField[],
+): Promise<ExportRow> {
   const row: ExportRow = {};
   for (const f of fields) {
     switch (f) {
@@ -56,7 +60,7 @@ export async function toRow(item: Record<string, any>, fields: readonly ExportFi
         row[f] = await jsonText(item, f);
         break;
       case "error": {
-        const e =
+        const e: unknown =
           typeof item.error_json === "string" ? JSON.parse(item.error_json) : await loadField(item, "error");
         row.error = e == null ? null : typeof e === "string" ? e : JSON.stringify(e);
         break;
@@ -66,9 +70,11 @@ export async function toRow(item: Record<string, any>, fields: readonly ExportFi
         row[f] = null;
         break;
       case "tags":
-      case "parent_run_ids":
-        row[f] = Array.isArray(item[f]) ? item[f].map(String) : [];
+      case "parent_run_ids": {
+        const list = item[f];
+        row[f] = Array.isArray(list) ? list.map(String) : [];
         break;
+      }
       case "is_root":
         row.is_root = item.is_root == null ? null : Boolean(item.is_root);
         break;
@@ -132,7 +138,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
     const next = page.next;
     pending = page.done ? undefined : readDayPage(read, next); // overlap the next read with this encode
     for (const item of page.items) {
-      if (match && !match({ ...item, ...(await loadFields(item)) } as never)) continue;
+      if (match && !match(asFilterable(item, await loadFields(item)))) continue;
       writer.append(await toRow(item, fields));
     }
     if (writer.pendingBytes >= config.export.partBytes)

@@ -1,4 +1,5 @@
 import { firstTokenTime, type PriceEntry, summarizeLlmRun } from "../llm/index.ts";
+import type { TraceRunDerived } from "../records/runs.ts";
 import { canonicalTime } from "../time.ts";
 
 // Fields computed from a run's merged content: status, time to first token, and for llm runs the
@@ -22,9 +23,9 @@ export function statusOf(run: RunContent): string {
   return "pending";
 }
 
-export function deriveFields(run: RunContent, prices: readonly PriceEntry[]): Record<string, unknown> {
+export function deriveFields(run: RunContent, prices: readonly PriceEntry[]): TraceRunDerived {
   const ftt = firstTokenTime(run.events);
-  const derived: Record<string, unknown> = {
+  const derived: TraceRunDerived = {
     status: statusOf(run),
     first_token_time: ftt ? (canonicalTime(ftt) ?? ftt) : null,
   };

@@ -1,6 +1,7 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
+import type { RunJsonAttributes } from "../records/runs.ts";
 
 // Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
 export const JSON_FIELDS = ["inputs", "outputs", "extra", "events", "serialized", "error"] as const;
@@ -12,7 +13,7 @@ const keyOf = (tenant: string, runId: string, field: JsonField, version: string)
 
 /** Sets `<field>_json` inline, or uploads it and sets `<field>_ref`. */
 export async function storeField(
-  item: Record<string, unknown>,
+  item: RunJsonAttributes & { tenant_id: string; id: string },
   field: JsonField,
   value: unknown,
   version: string,
@@ -20,8 +21,8 @@ export async function storeField(
   if (value === undefined) return;
   const text = JSON.stringify(value);
   if (Buffer.byteLength(text) <= INLINE_LIMIT()) {
-    item[`${field}_json`] = text;
-    item[`${field}_ref`] = null;
+    item[`${field}_json` as const] = text;
+    item[`${field}_ref` as const] = null;
     return;
   }
   const key = keyOf(String(item.tenant_id), String(item.id), field, version);
@@ -33,21 +34,21 @@ export async function storeField(
       ContentType: "application/json",
     }),
   );
-  item[`${field}_json`] = null;
-  item[`${field}_ref`] = key;
+  item[`${field}_json` as const] = null;
+  item[`${field}_ref` as const] = key;
 }
 
 /** The value of a JSON field, fetched from S3 when it was offloaded. */
-export async function loadField(item: Record<string, any>, field: JsonField): Promise<unknown> {
-  const inline = item[`${field}_json`];
+export async function loadField(item: RunJsonAttributes, field: JsonField): Promise<unknown> {
+  const inline = item[`${field}_json` as const];
   if (typeof inline === "string") return JSON.parse(inline);
-  const ref = item[`${field}_ref`];
+  const ref = item[`${field}_ref` as const];
   if (typeof ref !== "string") return undefined;
   const out = await s3().send(new GetObjectCommand({ Bucket: config.defaultBucket, Key: ref }));
   return JSON.parse(await out.Body!.transformToString("utf8"));
 }
 
-export async function loadFields(item: Record<string, any>): Promise<Record<JsonField, unknown>> {
+export async function loadFields(item: RunJsonAttributes): Promise<Record<JsonField, unknown>> {
   const values = await Promise.all(JSON_FIELDS.map((f) => loadField(item, f)));
   return Object.fromEntries(JSON_FIELDS.map((f, i) => [f, values[i]])) as Record<JsonField, unknown>;
 }

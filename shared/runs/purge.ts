@@ -3,8 +3,9 @@ import { batchWrite } from "../aws/batch.ts";
 import { s3 } from "../aws/clients.ts";
 import { queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
+import { RUN_SHARDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
 import { dayOf } from "../time.ts";
-import { partitionKey, RUN_SHARDS } from "./store.ts";
+import { JSON_FIELDS } from "./payloads.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
 // run items with their patch records and the payloads they offloaded to S3. Idempotent, so a retried
@@ -25,17 +26,16 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
     for (let shard = 0; shard < RUN_SHARDS(); shard++) {
       for (;;) {
         // Always the first page: what was deleted is gone from the index, so no cursor is needed.
-        const page = await queryPage("runs", {
+        const page = await queryPage<TraceRunItem>("runs", {
           IndexName: "GSI1",
           KeyConditionExpression: "GSI1PK = :pk",
-          values: { ":pk": partitionKey(job.tenant_id, job.session_id, day, shard) },
+          values: { ":pk": traceRunKeys.partition(job.tenant_id, job.session_id, day, shard) },
           Limit: 100,
         });
         if (!page.items.length) break;
+        // The payloads the runs offloaded to S3: the JSON fields held by reference.
         const refs = page.items.flatMap((i) =>
-          Object.entries(i)
-            .filter(([k, v]) => k.endsWith("_ref") && typeof v === "string")
-            .map(([, v]) => v as string),
+          JSON_FIELDS.map((f) => i[`${f}_ref` as const]).filter((ref) => typeof ref === "string"),
         );
         await batchWrite(
           "runs",

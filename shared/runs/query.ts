@@ -1,10 +1,12 @@
 import { queryPage, toItem } from "../aws/ddb.ts";
 import { FilterParseError, validationError } from "../errors.ts";
+import type { FilterableRun } from "../filter/ast.ts";
 import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
+import { RUN_SHARDS, type TraceRunItem, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
 import { canonicalTime, dayOf } from "../time.ts";
-import { loadFields } from "./payloads.ts";
-import { getRunItem, partitionKey, RUN_SHARDS } from "./store.ts";
+import { type JsonField, loadFields } from "./payloads.ts";
+import { getRunItem } from "./store.ts";
 import { toWire } from "./wire.ts";
 
 // Reading runs: by trace (in dotted order) or by project, newest first, filtered with the filter language.
@@ -39,7 +41,7 @@ function decode<T>(cursor: string | undefined): T | undefined {
 }
 
 function matcher(q: RunQuery) {
-  let f: ((run: any) => boolean) | undefined;
+  let f: ((run: FilterableRun) => boolean) | undefined;
   try {
     f = q.filter ? compileFilter(q.filter) : undefined;
   } catch (err) {
@@ -47,14 +49,21 @@ function matcher(q: RunQuery) {
       throw validationError(["body", "filter"], err.message, "filter_syntax");
     throw err;
   }
-  return (run: Record<string, any>) =>
+  return (run: FilterableRun) =>
     (q.is_root === undefined || run.is_root === q.is_root) &&
     (!q.run_type || run.run_type === q.run_type) &&
     (!f || f(run));
 }
 
-async function filterable(item: Record<string, any>) {
-  return { ...item, ...(await loadFields(item)) };
+/**
+ * A stored run as the filter evaluator reads it, with its JSON fields loaded. Their values are whatever the
+ * client sent, hence the cast: the evaluator checks the shape of what it reads (anything unexpected is no match).
+ */
+export const asFilterable = (item: Partial<TraceRunRecord>, fields: Record<JsonField, unknown>) =>
+  ({ ...item, ...fields }) as FilterableRun;
+
+async function filterable(item: Partial<TraceRunRecord>) {
+  return asFilterable(item, await loadFields(item));
 }
 
 const days = (from: string, to: string) => {
@@ -67,14 +76,12 @@ const days = (from: string, to: string) => {
 export async function queryRuns(tenant: string, q: RunQuery) {
   const match = matcher(q);
   if (q.id?.length) {
-    const items = (await Promise.all(q.id.map((id) => getRunItem(tenant, id)))).filter(
-      (i): i is Record<string, any> => !!i,
-    );
+    const items = (await Promise.all(q.id.map((id) => getRunItem(tenant, id)))).filter((i) => !!i);
     const kept = [];
     for (const i of items) if (match(await filterable(i))) kept.push(await toWire(i));
     return { runs: kept, cursors: { next: null } };
   }
-  if (q.trace) return queryTrace(tenant, q, match);
+  if (q.trace) return queryTrace(tenant, q.trace, q, match);
   if (!q.session?.length)
     throw validationError(["body", "session"], "Give session (project ids), trace or id");
   const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
@@ -116,13 +123,13 @@ async function mergedPage(
 ) {
   const pages = await Promise.all(
     Array.from({ length: RUN_SHARDS() }, (_, shard) =>
-      queryPage("runs", {
+      queryPage<TraceRunItem>("runs", {
         IndexName: "GSI1",
         KeyConditionExpression: lower
           ? "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi"
           : "GSI1PK = :pk AND GSI1SK < :hi",
         values: {
-          ":pk": partitionKey(tenant, session, day, shard),
+          ":pk": traceRunKeys.partition(tenant, session, day, shard),
           ":hi": before,
           ...(lower ? { ":lo": lower } : {}),
         },
@@ -134,7 +141,7 @@ async function mergedPage(
   const open = pages.filter((p) => p.lastKey);
   const boundary = open.length
     ? open
-        .map((p) => p.items[p.items.length - 1].GSI1SK as string)
+        .map((p) => p.items[p.items.length - 1].GSI1SK)
         .sort()
         .pop()!
     : "";
@@ -145,14 +152,14 @@ async function mergedPage(
   return { items, done: open.length === 0 };
 }
 
-async function queryTrace(tenant: string, q: RunQuery, match: (r: Record<string, any>) => boolean) {
-  let lastKey = decode<Record<string, any>>(q.cursor);
+async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r: FilterableRun) => boolean) {
+  let lastKey = decode<Record<string, unknown>>(q.cursor);
   const runs: Record<string, unknown>[] = [];
   do {
-    const page = await queryPage("runs", {
+    const page = await queryPage<TraceRunItem>("runs", {
       IndexName: "GSI2",
       KeyConditionExpression: "GSI2PK = :pk",
-      values: { ":pk": `${tenant}#${q.trace}` },
+      values: { ":pk": traceRunKeys.trace(tenant, trace) },
       ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
       Limit: q.limit - runs.length,
     });
@@ -188,12 +195,13 @@ export const dayReadDone = (cursor: DayCursor): boolean => cursor.shard >= RUN_S
 
 /**
  * One page of a project-day's runs from `cursor`: the shards in turn, each in start order. `next` is where
- * the following page starts (a checkpoint to store), `done` says the day has been read to its end.
+ * the following page starts (a checkpoint to store), `done` says the day has been read to its end. Items hold
+ * only the `attributes` read when given (hence Partial).
  */
 export async function readDayPage(
   read: DayRead,
   cursor: DayCursor,
-): Promise<{ items: Record<string, any>[]; next: DayCursor; done: boolean }> {
+): Promise<{ items: Partial<TraceRunItem>[]; next: DayCursor; done: boolean }> {
   const names: Record<string, string> = {};
   const projection = read.attributes
     ?.map((a, i) => {
@@ -201,11 +209,11 @@ export async function readDayPage(
       return `#p${i}`;
     })
     .join(", ");
-  const page = await queryPage("runs", {
+  const page = await queryPage<Partial<TraceRunItem>>("runs", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
     values: {
-      ":pk": partitionKey(read.tenant, read.session, read.day, cursor.shard),
+      ":pk": traceRunKeys.partition(read.tenant, read.session, read.day, cursor.shard),
       ":lo": read.lower,
       // Sort keys are `<start>#<id>`: a run starting exactly at `upper` sorts after `<upper>`.
       ":hi": read.upper,

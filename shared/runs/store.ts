@@ -2,11 +2,20 @@ import { randomUUID } from "node:crypto";
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, getItem, isConditionFailure, toItem } from "../aws/ddb.ts";
-import { config } from "../config.ts";
+import { fromItem, isConditionFailure, toItem } from "../aws/ddb.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
+import {
+  RUN_SHARDS,
+  shardOf,
+  type TraceRunDerived,
+  type TraceRunItem,
+  type TraceRunPatchRecord,
+  type TraceRunRecord,
+  traceRunKeys,
+  traceRuns,
+} from "../records/runs.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime, dayOf } from "../time.ts";
 import { deriveFields } from "./derive.ts";
@@ -17,17 +26,13 @@ import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema
 // The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
 // same item). Patches are kept in a durable patch record as well as applied to the run; a post re-applies
 // any patch record after writing, and a patch applies itself only when the run exists — each side writes
-// first and checks the other after, so a patch that arrives before its post is never lost.
-export const RUN_SHARDS = () => config.runs.shards;
-const runKey = (tenant: string, id: string, sk: "run" | "patch") => ({ PK: `${tenant}#${id}`, SK: sk });
+// first and checks the other after, so a patch that arrives before its post is never lost. Records and
+// their key layout: shared/records/runs.ts.
+export { RUN_SHARDS };
+export const partitionKey = traceRunKeys.partition;
 
-function shardOf(id: string): number {
-  let h = 0;
-  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return h % RUN_SHARDS();
-}
-export const partitionKey = (tenant: string, session: string, day: string, shard: number) =>
-  `${tenant}#${session}#${day}#${shard}`;
+/** A run item as a post writes it, before the derived fields are added. */
+type PostedRunItem = Omit<TraceRunItem, keyof TraceRunDerived>;
 
 export interface IngestResult {
   accepted: string[];
@@ -46,11 +51,11 @@ export async function buildPostItem(tenant: string, sessionId: string, run: RunC
     trace_id: run.trace_id,
     parent_run_id: run.parent_run_id,
   });
-  const item: Record<string, unknown> = {
-    ...runKey(tenant, id, "run"),
+  const item: PostedRunItem = {
+    ...traceRunKeys.run(tenant, id),
     GSI1PK: partitionKey(tenant, sessionId, dayOf(start), shardOf(id)),
     GSI1SK: `${start}#${id}`,
-    GSI2PK: `${tenant}#${lineage.trace_id}`,
+    GSI2PK: traceRunKeys.trace(tenant, lineage.trace_id),
     GSI2SK: run.dotted_order ?? `${start}#${id}`,
     id,
     tenant_id: tenant,
@@ -108,7 +113,7 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
       sessions.set(k, resolveProject(tenant, { session_id: r.session_id, session_name: r.session_name }));
     return sessions.get(k)!;
   };
-  const built: { item: Record<string, unknown>; session: string }[] = [];
+  const built: { item: TraceRunItem; session: string }[] = [];
   for (const [i, run] of valid.entries()) {
     try {
       const session = await sessionOf(run);
@@ -117,47 +122,46 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
       if (typeof derived.messages_json === "string" && derived.messages_json.length > INLINE_LIMIT())
         delete derived.messages_json;
       built.push({ item: { ...item, ...derived }, session });
-    } catch (err: any) {
+    } catch (err) {
       errors.push({
         loc: ["body", kind, i],
-        msg: `run ${run.id ?? `#${i}`}: ${err?.message ?? err}`,
+        msg: `run ${run.id ?? `#${i}`}: ${(err as { message?: unknown } | null | undefined)?.message ?? err}`,
         type: "value_error",
       });
     }
   }
   // Last write wins within one request when the same id is posted twice.
-  const byId = new Map(built.map((b) => [b.item.id as string, b]));
+  const byId = new Map(built.map((b) => [b.item.id, b]));
   const ids = [...byId.keys()];
   const existing = new Set(
     (
-      await batchGet(
+      (await batchGet(
         "runs",
-        ids.map((id) => runKey(tenant, id, "run")),
+        ids.map((id) => traceRunKeys.run(tenant, id)),
         { projection: "id" },
-      )
-    ).map((i) => i.id as string),
+      )) as Pick<TraceRunItem, "id">[]
+    ).map((i) => i.id),
   );
   await batchWrite(
     "runs",
     [...byId.values()].map((b) => ({ put: b.item })),
     { parallel: true },
   );
-  const patches = await batchGet(
+  const patches = (await batchGet(
     "runs",
-    ids.map((id) => runKey(tenant, id, "patch")),
-  );
+    ids.map((id) => traceRunKeys.patch(tenant, id)),
+  )) as TraceRunPatchRecord[];
   await Promise.all(patches.map((p) => applyToRun(tenant, p.id, p, prices)));
   await countNewRuns(
     tenant,
-    [...byId.values()].filter((b) => !existing.has(b.item.id as string)),
+    [...byId.values()].filter((b) => !existing.has(b.item.id)),
   );
   return { accepted: ids, errors };
 }
 
-async function countNewRuns(tenant: string, fresh: { item: Record<string, unknown>; session: string }[]) {
+async function countNewRuns(tenant: string, fresh: { item: TraceRunItem; session: string }[]) {
   const bySession = new Map<string, string[]>();
-  for (const b of fresh)
-    bySession.set(b.session, [...(bySession.get(b.session) ?? []), b.item.start_time as string]);
+  for (const b of fresh) bySession.set(b.session, [...(bySession.get(b.session) ?? []), b.item.start_time]);
   await Promise.all(
     [...bySession].map(([session, starts]) => {
       starts.sort();
@@ -171,7 +175,7 @@ async function countNewRuns(tenant: string, fresh: { item: Record<string, unknow
 }
 
 /** SET expression for the patch fields present in `fields` (already in item form). */
-function setExpression(fields: Record<string, unknown>) {
+function setExpression(fields: object) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets = Object.entries(fields).map(([k, v], i) => {
@@ -183,8 +187,13 @@ function setExpression(fields: Record<string, unknown>) {
 }
 
 /** The item attributes a patch sets: times canonical, JSON fields inline or in S3. */
-async function patchAttributes(tenant: string, id: string, patch: RunPatchIn, version: string) {
-  const attrs: Record<string, unknown> = { id, tenant_id: tenant };
+async function patchAttributes(
+  tenant: string,
+  id: string,
+  patch: RunPatchIn,
+  version: string,
+): Promise<TraceRunPatchRecord> {
+  const attrs: TraceRunPatchRecord = { id, tenant_id: tenant };
   if (patch.end_time !== undefined)
     attrs.end_time = patch.end_time === null ? null : (canonicalTime(patch.end_time) ?? null);
   if (patch.tags != null) attrs.tags = patch.tags;
@@ -197,7 +206,7 @@ async function patchAttributes(tenant: string, id: string, patch: RunPatchIn, ve
 async function applyToRun(
   tenant: string,
   id: string,
-  record: Record<string, unknown>,
+  record: TraceRunPatchRecord,
   prices: Awaited<ReturnType<typeof priceEntriesFor>>,
 ) {
   const fields = Object.fromEntries(
@@ -209,12 +218,12 @@ async function applyToRun(
   );
   if (!Object.keys(fields).length) return;
   const { expr, names, values } = setExpression(fields);
-  let merged: Record<string, any>;
+  let merged: TraceRunItem;
   try {
     const out = await dynamo().send(
       new UpdateItemCommand({
         TableName: tableName("runs"),
-        Key: toItem(runKey(tenant, id, "run")),
+        Key: toItem(traceRunKeys.run(tenant, id)),
         UpdateExpression: expr,
         ConditionExpression: "attribute_exists(PK)",
         ExpressionAttributeNames: names,
@@ -222,7 +231,7 @@ async function applyToRun(
         ReturnValues: "ALL_NEW",
       }),
     );
-    merged = fromItem(out.Attributes!);
+    merged = fromItem<TraceRunItem>(out.Attributes!);
   } catch (err) {
     if (isConditionFailure(err)) return; // not posted yet: the post re-applies the patch record
     throw err;
@@ -244,7 +253,7 @@ async function applyToRun(
   await dynamo().send(
     new UpdateItemCommand({
       TableName: tableName("runs"),
-      Key: toItem(runKey(tenant, id, "run")),
+      Key: toItem(traceRunKeys.run(tenant, id)),
       UpdateExpression: d.expr,
       ExpressionAttributeNames: d.names,
       ExpressionAttributeValues: toItem(d.values),
@@ -276,7 +285,7 @@ export async function ingestPatches(
       await dynamo().send(
         new UpdateItemCommand({
           TableName: tableName("runs"),
-          Key: toItem(runKey(tenant, runId, "patch")),
+          Key: toItem(traceRunKeys.patch(tenant, runId)),
           UpdateExpression: expr,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: toItem(values),
@@ -289,8 +298,9 @@ export async function ingestPatches(
   return { accepted, errors };
 }
 
-export async function getRunItem(tenant: string, id: string) {
-  return getItem("runs", runKey(tenant, id.toLowerCase(), "run"), true);
+/** A run by id (consistent read). */
+export function getRunItem(tenant: string, id: string): Promise<TraceRunRecord | undefined> {
+  return traceRuns.get({ tenant, id: id.toLowerCase() });
 }
 
 export type { JsonField };

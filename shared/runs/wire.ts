@@ -1,5 +1,6 @@
 import { normalizeLlmIO } from "../llm/index.ts";
-import { loadFields } from "./payloads.ts";
+import type { TraceRunRecord } from "../records/runs.ts";
+import { type JsonField, loadFields } from "./payloads.ts";
 
 // A stored run as the API returns it (the shape the langsmith SDK reads).
 const TOKEN_FIELDS = [
@@ -15,8 +16,8 @@ const TOKEN_FIELDS = [
   "completion_cost_details",
 ] as const;
 
-export async function toWire(item: Record<string, any>, opts: { fields?: boolean } = {}) {
-  const content = opts.fields === false ? ({} as Record<string, unknown>) : await loadFields(item);
+export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = {}) {
+  const content: Partial<Record<JsonField, unknown>> = opts.fields === false ? {} : await loadFields(item);
   const run: Record<string, unknown> = {
     id: item.id,
     name: item.name,
@@ -45,7 +46,7 @@ export async function toWire(item: Record<string, any>, opts: { fields?: boolean
   for (const f of TOKEN_FIELDS)
     run[f] = item[f] ?? (f.endsWith("details") ? null : f.endsWith("cost") ? null : 0);
   if (item.run_type === "llm") {
-    const messages = item.messages_json
+    const messages: { input_messages: unknown; output_messages: unknown } | undefined = item.messages_json
       ? JSON.parse(item.messages_json)
       : opts.fields === false
         ? undefined

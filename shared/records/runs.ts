@@ -1,0 +1,131 @@
+import { repository } from "../aws/repository.ts";
+import { config } from "../config.ts";
+import type { LlmRunSummary } from "../llm/summary.ts";
+import type { JsonField } from "../runs/payloads.ts";
+import { dayOf } from "../time.ts";
+
+// Trace runs (runs table). Both records of a run share its partition:
+//   run    PK <tenant>#<run id>  SK run    GSI1 <tenant>#<session>#<UTC day of start>#<shard> / <start>#<id>
+//                                          GSI2 <tenant>#<trace id> / <dotted_order>, else <start>#<id>
+//   patch  PK <tenant>#<run id>  SK patch  (the durable record of the patches a run received: a post that
+//                                          lands after them applies it again)
+// GSI1 partitions runs for export and for reading a project: a project-day is RUN_SHARDS partitions, each a
+// paginated Query in start order. GSI2 groups a trace. Ingestion writes run items by hand (BatchWriteItem, in
+// store.ts) and the readers query the indexes page by page; the repository serves reads of one run.
+
+export const RUN_SHARDS = () => config.runs.shards;
+
+/** The shard of a run id: a string hash, so every writer of a run picks the same GSI1 partition. */
+export function shardOf(id: string): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return h % RUN_SHARDS();
+}
+
+export const traceRunKeys = {
+  run: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "run" as const }),
+  patch: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "patch" as const }),
+  /** GSI1PK: one shard of one project-day. */
+  partition: (tenant: string, session: string, day: string, shard: number) =>
+    `${tenant}#${session}#${day}#${shard}`,
+  /** GSI2PK: one trace. */
+  trace: (tenant: string, traceId: string) => `${tenant}#${traceId}`,
+};
+
+/**
+ * The JSON fields of a run (inputs, outputs, extra, events, serialized, error): `<field>_json` holds the JSON
+ * text inline, or `<field>_ref` the S3 key of the object it was offloaded to (the other one is null). Both
+ * are absent for a field never sent.
+ */
+export type RunJsonAttributes = { [F in JsonField as `${F}_json`]?: string | null } & {
+  [F in JsonField as `${F}_ref`]?: string | null;
+};
+
+/** What ingestion computes from a run's merged content (shared/runs/derive.ts), again after each patch. */
+export interface TraceRunDerived {
+  /** "success", "error" or "pending". */
+  status: string;
+  first_token_time: string | null;
+  // llm runs only:
+  prompt_tokens?: LlmRunSummary["prompt_tokens"];
+  completion_tokens?: LlmRunSummary["completion_tokens"];
+  total_tokens?: LlmRunSummary["total_tokens"];
+  prompt_token_details?: LlmRunSummary["prompt_token_details"];
+  completion_token_details?: LlmRunSummary["completion_token_details"];
+  prompt_cost?: LlmRunSummary["prompt_cost"];
+  completion_cost?: LlmRunSummary["completion_cost"];
+  total_cost?: LlmRunSummary["total_cost"];
+  prompt_cost_details?: LlmRunSummary["prompt_cost_details"];
+  completion_cost_details?: LlmRunSummary["completion_cost_details"];
+  tokens_estimated?: LlmRunSummary["tokens_estimated"];
+  /** JSON of {input_messages, output_messages}; left out (post) or null (patch) when over the inline limit. */
+  messages_json?: string | null;
+  format_errors?: LlmRunSummary["format_errors"];
+}
+
+/** A run as stored: the posted fields, its lineage, JSON fields, derived fields and patched values merged. */
+export interface TraceRunRecord extends TraceRunDerived, RunJsonAttributes {
+  id: string;
+  tenant_id: string;
+  /** The project. */
+  session_id: string;
+  name: string;
+  run_type: string;
+  start_time: string;
+  end_time: string | null;
+  tags: string[];
+  dotted_order: string | null;
+  reference_example_id: string | null;
+  received_at: string;
+  // lineage (shared/runs/lineage.ts)
+  trace_id: string;
+  parent_run_id: string | null;
+  parent_run_ids: string[];
+  is_root: boolean;
+  /** The status a patch sent (the derived status falls back on it). */
+  status_hint?: string;
+}
+
+/** The key and index attributes of a run item (queries answer with them). */
+export type TraceRunKeys = {
+  PK: string;
+  SK: "run";
+  GSI1PK: string;
+  GSI1SK: string;
+  GSI2PK: string;
+  GSI2SK: string;
+};
+
+/** A run item as ingestion writes it and the index queries read it. */
+export type TraceRunItem = TraceRunRecord & TraceRunKeys;
+
+/** The key and index attributes of a run, from its fields. */
+export function traceRunKeysOf(
+  r: Pick<TraceRunRecord, "tenant_id" | "id" | "session_id" | "start_time" | "trace_id" | "dotted_order">,
+): TraceRunKeys {
+  return {
+    ...traceRunKeys.run(r.tenant_id, r.id),
+    GSI1PK: traceRunKeys.partition(r.tenant_id, r.session_id, dayOf(r.start_time), shardOf(r.id)),
+    GSI1SK: `${r.start_time}#${r.id}`,
+    GSI2PK: traceRunKeys.trace(r.tenant_id, r.trace_id),
+    GSI2SK: r.dotted_order ?? `${r.start_time}#${r.id}`,
+  };
+}
+
+export const traceRuns = repository<TraceRunRecord, { tenant: string; id: string }>({
+  table: "runs",
+  key: ({ tenant, id }) => traceRunKeys.run(tenant, id),
+  keysOf: traceRunKeysOf,
+});
+
+/**
+ * The patches of a run merged (each patch SETs its fields over the earlier ones): the patchable fields in
+ * their stored form (times canonical, JSON fields inline or in S3, the status as status_hint).
+ */
+export interface TraceRunPatchRecord extends RunJsonAttributes {
+  id: string;
+  tenant_id: string;
+  end_time?: string | null;
+  tags?: string[];
+  status_hint?: string;
+}
