@@ -36,9 +36,21 @@ interface WasmApi {
   Instance: new (
     mod: object,
     imports: Record<string, Record<string, unknown>>,
-  ) => { exports: Record<string, any> };
+  ) => { exports: Record<string, unknown> };
 }
 const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** The (minified) exports of the emscripten build that are used here. */
+interface ZstdExports {
+  f: WasmMemory;
+  g: () => void;
+  h: (code: number) => number;
+  i: (n: number) => number;
+  m: (dst: number, cap: number, src: number, n: number, level: number) => number;
+  r: (dst: number, cap: number, src: number, n: number) => number;
+  s: (n: number) => number;
+  t: (p: number) => void;
+}
 
 interface WasmZstd {
   compress(data: Uint8Array, level?: number): Uint8Array;
@@ -90,10 +102,11 @@ export function wasmZstd(): WasmZstd {
       },
     },
   });
-  const ex = instance.exports;
   for (const name of ["f", "g", "h", "i", "m", "r", "s", "t"])
-    if (!(name in ex)) throw new Error(`unexpected @bokuweb/zstd-wasm build (no export ${name})`);
-  memory = ex.f as WasmMemory;
+    if (!(name in instance.exports))
+      throw new Error(`unexpected @bokuweb/zstd-wasm build (no export ${name})`);
+  const ex = instance.exports as unknown as ZstdExports; // the names checked above
+  memory = ex.f;
   ex.g(); // static constructors
   const view = () => {
     if (heap?.buffer !== memory.buffer) heap = new Uint8Array(memory.buffer);

@@ -25,7 +25,7 @@ class Bytes {
 
 /** Buffer's UTF-8 writer without Buffer#write's argument handling (a hot path: most values are strings). */
 const utf8Write: (this: Buffer, s: string, offset: number) => number =
-  (Buffer.prototype as any).utf8Write ??
+  (Buffer.prototype as { utf8Write?: (this: Buffer, s: string, offset: number) => number }).utf8Write ??
   function (this: Buffer, s: string, offset: number) {
     return this.write(s, offset, "utf8");
   };
