@@ -2,27 +2,30 @@ import { z } from "zod";
 import {
   CREATE_ONLY,
   cancelCodes,
-  conditionalUpdate,
-  getItem,
-  type Item,
   isConditionFailure,
-  putInput,
+  type Key,
   queryAll,
   queryPage,
   toItem,
   transact,
-  updateInput,
 } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv5 } from "../ids.ts";
+import {
+  type AssistantRecord,
+  type AssistantVersionRecord,
+  agentKeys,
+  assistants,
+  assistantVersions,
+} from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 import { type CompiledGraphLike, deploymentGraphs } from "./graphs.ts";
 
 // Assistants of a deployment's agent server: a configured graph, versioned. Stored in the main table under the
-// deployment scope — PK `AGENT#<scope>#ASSISTANT`, SK `<assistant_id>` (the current version) and
-// `<assistant_id>#V#<n>` (every version) — and changed only by conditional writes.
+// deployment scope, the current version and every version (records and keys: shared/records/agent.ts), and
+// changed only by conditional writes.
 
 /** The namespace the LangGraph API server derives a graph's default assistant id in (uuid5 of the graph id). */
 export const GRAPH_NAMESPACE = "6ba7b821-9dad-11d1-80b4-00c04fd430c8";
@@ -64,10 +67,10 @@ const FIELDS = [
 ] as const;
 export const ASSISTANT_FIELDS = FIELDS;
 
-const pk = (d: AgentDeployment) => `AGENT#${d.scope}#ASSISTANT`;
-const versionSk = (id: string, v: number) => `${id}#V#${String(v).padStart(8, "0")}`;
+const pk = (d: AgentDeployment) => agentKeys.assistantsPk(d.scope);
+const versionSk = agentKeys.versionSk;
 
-function toAssistant(item: Item): Assistant {
+function toAssistant(item: AssistantRecord | AssistantVersionRecord): Assistant {
   const a: Record<string, unknown> = {};
   for (const f of FIELDS) a[f] = item[f];
   a.config ??= {};
@@ -137,8 +140,8 @@ export async function createAssistant(d: AgentDeployment, body: AssistantCreate)
   };
   try {
     await transact([
-      { Put: putInput("main", { PK: pk(d), SK: id, kind: "assistant", ...a }, CREATE_ONLY) },
-      { Put: putInput("main", { PK: pk(d), SK: versionSk(id, 1), kind: "version", ...a }) },
+      { Put: assistants.putInput({ PK: pk(d), SK: id, kind: "assistant", ...a }, CREATE_ONLY) },
+      { Put: assistantVersions.putInput({ PK: pk(d), SK: versionSk(id, 1), kind: "version", ...a }) },
     ]);
     return a;
   } catch (err) {
@@ -155,7 +158,7 @@ const isTransactionConditionFailure = (err: unknown) =>
   isConditionFailure(err) || Boolean(cancelCodes(err)?.includes("ConditionalCheckFailed"));
 
 async function getAssistantRecord(d: AgentDeployment, id: string): Promise<Assistant | undefined> {
-  const item = await getItem("main", { PK: pk(d), SK: id }, true);
+  const item = await assistants.get({ scope: d.scope, id });
   return item ? toAssistant(item) : undefined;
 }
 
@@ -190,7 +193,7 @@ export async function graphOf(d: AgentDeployment, graphId: string): Promise<Comp
 /** Every current assistant of the deployment (versions left out). */
 async function allAssistants(d: AgentDeployment): Promise<Assistant[]> {
   await ensureDefaultAssistants(d);
-  const items = await queryAll("main", {
+  const items = await queryAll<AssistantRecord>("main", {
     KeyConditionExpression: "PK = :pk",
     FilterExpression: "kind = :kind",
     values: { ":pk": pk(d), ":kind": "assistant" },
@@ -284,16 +287,14 @@ export async function updateAssistant(
     try {
       await transact([
         {
-          Put: putInput(
-            "main",
+          Put: assistantVersions.putInput(
             { PK: pk(d), SK: versionSk(id, version), kind: "version", ...next },
             CREATE_ONLY,
           ),
         },
         {
-          Update: updateInput(
-            "main",
-            { PK: pk(d), SK: id },
+          Update: assistants.updateInput(
+            { scope: d.scope, id },
             {
               set: pickWritable({ ...next, created_at: current.created_at }),
               when: { version: current.version, updated_at: current.updated_at },
@@ -312,21 +313,17 @@ export async function updateAssistant(
   }
 }
 
-const pickWritable = (a: Assistant): Item => {
+const pickWritable = (a: Assistant): Omit<Assistant, "assistant_id"> => {
   const { assistant_id: _id, ...rest } = a;
   return rest;
 };
 
-function versionItems(d: AgentDeployment, id: string): Promise<Item[]> {
-  return queryAll("main", {
-    KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
-    values: { ":pk": pk(d), ":prefix": `${id}#V#` },
-    ConsistentRead: true,
-  });
+function versionItems(d: AgentDeployment, id: string): Promise<AssistantVersionRecord[]> {
+  return assistantVersions.list(pk(d), { prefix: `${id}#V#`, consistent: true });
 }
 
 async function latestVersion(d: AgentDeployment, id: string): Promise<number> {
-  const page = await queryPage("main", {
+  const page = await queryPage<AssistantVersionRecord>("main", {
     KeyConditionExpression: "PK = :pk AND begins_with(SK, :prefix)",
     values: { ":pk": pk(d), ":prefix": `${id}#V#` },
     ScanIndexForward: false,
@@ -353,13 +350,12 @@ export async function listVersions(
 /** Makes an earlier (or later) version the current one. */
 export async function setLatestVersion(d: AgentDeployment, id: string, version: number): Promise<Assistant> {
   const current = await getAssistant(d, id);
-  const item = await getItem("main", { PK: pk(d), SK: versionSk(id, version) }, true);
+  const item = await assistantVersions.get({ scope: d.scope, id, version });
   if (!item) throw new NotFound(`Version ${version} of assistant "${id}" not found`);
   const v = toAssistant(item);
   const next: Assistant = { ...v, created_at: current.created_at, updated_at: isoNow() };
-  const written = await conditionalUpdate(
-    "main",
-    { PK: pk(d), SK: id },
+  const written = await assistants.update(
+    { scope: d.scope, id },
     { set: pickWritable(next), when: { updated_at: current.updated_at } },
   );
   if (!written) throw new Conflict("The assistant changed concurrently");
@@ -370,7 +366,7 @@ export async function deleteAssistant(d: AgentDeployment, id: string): Promise<v
   await getAssistant(d, id);
   const items = await versionItems(d, id);
   // The current item goes first so a concurrent reader never sees an assistant without its versions.
-  const keys = [{ PK: pk(d), SK: id }, ...items.map((i) => ({ PK: i.PK, SK: i.SK }))];
+  const keys: Key[] = [assistants.key({ scope: d.scope, id }), ...items.map((i) => ({ PK: i.PK, SK: i.SK }))];
   for (let i = 0; i < keys.length; i += 25)
     await transact(
       keys.slice(i, i + 25).map((k) => ({ Delete: { TableName: tableName("main"), Key: toItem(k) } })),

@@ -1,9 +1,10 @@
 import { batchWrite } from "../aws/batch.ts";
-import { type Item, queryAll, queryPage } from "../aws/ddb.ts";
+import { queryAll, queryPage } from "../aws/ddb.ts";
+import { agentKeys, type EventChunkRecord, type EventFrameRecord } from "../records/agent.ts";
 import type { Frame } from "./broker.ts";
 import { groupPut } from "./group-write.ts";
 
-// The durable log of a run's stream frames (PK `AGENT#<scope>#EVENTS#<run_id>`), so a join-stream with
+// The durable log of a run's stream frames (records and keys: shared/records/agent.ts), so a join-stream with
 // Last-Event-ID resumes from any process, also after the in-process broker forgot the run. Frames are written
 // in chunks off the run's hot path: one item per flush holding its frames (`frames`, JSON), SK the zero-padded
 // seq of its last frame, so `SK > after` finds every chunk with a frame after `after`. (Items of one frame,
@@ -14,8 +15,8 @@ const TTL_S = 7 * 24 * 3600;
 const MAX_DATA = 300_000;
 /** A chunk item stays well inside DynamoDB's 400 KB. */
 const MAX_CHUNK = 350_000;
-const pk = (scope: string, runId: string) => `AGENT#${scope}#EVENTS#${runId}`;
-const sk = (seq: number) => String(seq).padStart(10, "0");
+const pk = agentKeys.eventsPk;
+const sk = agentKeys.eventSk;
 
 interface Stored {
   seq: number;
@@ -52,14 +53,14 @@ export class EventLog {
    * Hands over what is not written yet, as items, once earlier writes are done: the caller stores them in
    * its own write (the run's final transaction), so a short run's frames cost no request of their own.
    */
-  async take(): Promise<Item[]> {
+  async take(): Promise<EventChunkRecord[]> {
     const items = this.drain();
     await this.writing;
     return items;
   }
 
   /** The frames added so far, as chunk items, leaving none pending (and no flush timer). */
-  private drain(): Item[] {
+  private drain(): EventChunkRecord[] {
     clearTimeout(this.timer);
     this.timer = undefined;
     const items = this.chunks(this.pending);
@@ -67,8 +68,8 @@ export class EventLog {
     return items;
   }
 
-  private chunks(frames: Stored[]): Item[] {
-    const items: Item[] = [];
+  private chunks(frames: Stored[]): EventChunkRecord[] {
+    const items: EventChunkRecord[] = [];
     let chunk: Stored[] = [];
     let size = 0;
     const close = () => {
@@ -93,7 +94,7 @@ export class EventLog {
 }
 
 export async function readEventLog(scope: string, runId: string, afterSeq = 0): Promise<Frame[]> {
-  const items = await queryAll(T, {
+  const items = await queryAll<EventChunkRecord | EventFrameRecord>(T, {
     KeyConditionExpression: "PK = :pk AND SK > :after",
     values: { ":pk": pk(scope, runId), ":after": sk(afterSeq) },
     ConsistentRead: true,
@@ -109,7 +110,7 @@ export async function readEventLog(scope: string, runId: string, afterSeq = 0): 
 }
 
 export async function deleteEventLog(scope: string, runId: string): Promise<void> {
-  const items = await queryAll(T, {
+  const items = await queryAll<Pick<EventChunkRecord, "PK" | "SK">>(T, {
     KeyConditionExpression: "PK = :pk",
     values: { ":pk": pk(scope, runId) },
     ProjectionExpression: "PK, SK",
@@ -122,7 +123,7 @@ export async function deleteEventLog(scope: string, runId: string): Promise<void
 
 /** The highest seq in a run's durable log (0 when empty): a retried attempt numbers its frames after it. */
 export async function lastEventSeq(scope: string, runId: string): Promise<number> {
-  const { items } = await queryPage(T, {
+  const { items } = await queryPage<Pick<EventChunkRecord, "SK">>(T, {
     KeyConditionExpression: "PK = :pk",
     values: { ":pk": pk(scope, runId) },
     ScanIndexForward: false,

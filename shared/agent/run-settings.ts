@@ -15,7 +15,7 @@ export const CANCEL_POLL_MS = 400;
 export const MAX_RUN_ATTEMPTS = 3;
 
 /** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
-export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
+export { ACTIVE_RUNS_PK } from "../records/agent.ts";
 
 /** Names this process's claims on runs (`worker` on a running run): a crashed runtime's runs are retried at once. */
 let workerId: string = crypto.randomUUID();

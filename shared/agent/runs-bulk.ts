@@ -2,7 +2,7 @@ import { NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
 import { graphFor } from "./run-assistant.ts";
 import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
-import { getThreadItem, threadItems } from "./threads.ts";
+import { threadIds as allThreadIds, getThreadItem } from "./threads.ts";
 
 // Operations on many runs at once: a batch of stateless runs (POST /runs/batch) and bulk cancel (POST /runs/cancel).
 
@@ -42,7 +42,7 @@ export async function cancelRuns(
     if (!(await getThreadItem(d, filter.thread_id)))
       throw new NotFound(`Thread ${filter.thread_id} not found`);
     threadIds = [filter.thread_id];
-  } else threadIds = (await threadItems(d, "SK")).map((t) => t.SK as string);
+  } else threadIds = await allThreadIds(d);
   const named = filter.run_ids ? new Set(filter.run_ids) : undefined;
   const runs = (await Promise.all(threadIds.map((t) => threadRuns(d, t, statuses))))
     .flat()

@@ -1,10 +1,15 @@
-import { DeleteItemCommand } from "@aws-sdk/client-dynamodb";
 import type { z } from "zod";
-import { dynamo } from "../aws/clients.ts";
-import { conditionalUpdate, getItem, type Item, queryAll, toItem, updateInput } from "../aws/ddb.ts";
+import { toItem } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { tableName } from "../tables.ts";
+import {
+  agentKeys,
+  type MultitaskStrategy,
+  type RunKwargs,
+  type RunRecord,
+  type RunStatus,
+  runs,
+} from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -16,32 +21,11 @@ import { ACTIVE_RUNS_PK } from "./run-settings.ts";
 import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "./threads.ts";
 
-// Run records: PK `AGENT#<scope>#RUN#<thread_id>`, SK run_id (UUIDv7, so a thread's runs sort by creation).
+// Runs (records and keys: shared/records/agent.ts; run ids are UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the
 // `cancel_action` flag, which the worker honours (in-process at once via the run's AbortController).
-export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
-export type MultitaskStrategy = "reject" | "rollback" | "interrupt" | "enqueue";
-export const ACTIVE = ["pending", "running"] as const;
-
-export interface RunKwargs {
-  input?: unknown;
-  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
-  config?: Record<string, any>;
-  context?: Record<string, unknown>;
-  stream_mode: string[];
-  stream_subgraphs?: boolean;
-  interrupt_before?: string[] | "*";
-  interrupt_after?: string[] | "*";
-  checkpoint_id?: string;
-  checkpoint?: Record<string, unknown>;
-  on_disconnect: "cancel" | "continue";
-  on_completion: "delete" | "keep";
-  /** Called with the run when it finishes (shared/agent/webhook.ts). */
-  webhook?: string;
-  /** The assistant's config and context when the run was created (the run's own values override them). */
-  assistant_config?: Record<string, any>;
-  assistant_context?: Record<string, unknown>;
-}
+export type { MultitaskStrategy, RunKwargs, RunStatus };
+export const ACTIVE: readonly RunStatus[] = ["pending", "running"];
 
 export interface Run {
   run_id: string;
@@ -58,12 +42,9 @@ export interface Run {
 /** A run-create body as validated (`runCreate` in run-schemas.ts is its one definition). */
 export type RunCreate = z.output<typeof runCreate>;
 
-const T = "main" as const;
-export const runPk = (scope: string, threadId: string) => `AGENT#${scope}#RUN#${threadId}`;
-export const runKey = (scope: string, threadId: string, runId: string) => ({
-  PK: runPk(scope, threadId),
-  SK: runId,
-});
+export const runPk = agentKeys.runsPk;
+export const runKey = (scope: string, threadId: string, runId: string) =>
+  runs.key({ scope, thread: threadId, run: runId });
 const PRIVATE = [
   "PK",
   "SK",
@@ -79,18 +60,18 @@ const PRIVATE = [
   "final_values",
 ];
 
-export function toRun(item: Item): Run {
-  const out: Item = {};
+export function toRun(item: RunRecord): Run {
+  const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
-  return out as Run;
+  return out as unknown as Run;
 }
 
 export async function getRunItem(
   d: AgentDeployment,
   threadId: string,
   runId: string,
-): Promise<Item | undefined> {
-  return getItem(T, runKey(d.scope, threadId, runId), true);
+): Promise<RunRecord | undefined> {
+  return runs.get({ scope: d.scope, thread: threadId, run: runId });
 }
 
 export async function getRun(d: AgentDeployment, threadId: string, runId: string): Promise<Run> {
@@ -103,12 +84,8 @@ export async function threadRuns(
   d: AgentDeployment,
   threadId: string,
   status?: readonly string[],
-): Promise<Item[]> {
-  const items = await queryAll(T, {
-    KeyConditionExpression: "PK = :pk",
-    values: { ":pk": runPk(d.scope, threadId) },
-    ConsistentRead: true,
-  });
+): Promise<RunRecord[]> {
+  const items = await runs.list(runPk(d.scope, threadId), { consistent: true });
   return status ? items.filter((i) => status.includes(i.status)) : items;
 }
 
@@ -142,8 +119,10 @@ export async function createRun(
   const rg = await graphFor(d, body.assistant_id);
   const strategy = body.multitask_strategy ?? "enqueue";
   const now = isoNow();
-  const item: Item = {
-    ...runKey(d.scope, tid, uuidv7()),
+  const runId = uuidv7();
+  const item: RunRecord = {
+    ...runKey(d.scope, tid, runId),
+    run_id: runId,
     thread_id: tid,
     assistant_id: rg.assistant_id,
     graph_id: rg.graph_id,
@@ -155,6 +134,7 @@ export async function createRun(
     attempt: 1,
     // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
     GSI1PK: ACTIVE_RUNS_PK,
+    GSI1SK: `${d.scope}#${tid}#${runId}`,
     kwargs: {
       input: body.input,
       command: body.command ?? undefined,
@@ -173,8 +153,6 @@ export async function createRun(
       assistant_context: rg.context,
     },
   };
-  item.run_id = item.SK;
-  item.GSI1SK = `${d.scope}#${tid}#${item.run_id}`;
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
   executor().open(item.run_id);
   // With the worker in this process, a free thread with nothing queued starts the run in the same write that
@@ -188,7 +166,9 @@ export async function createRun(
   };
   // Answered as created, as the reference answers every new run (it starts a moment later there).
   if (!stateless && (await startNow())) return toRun(item);
-  let thread = stateless ? undefined : await getThreadItem(d, tid);
+  const thread = stateless ? undefined : await getThreadItem(d, tid);
+  // A thread created here is bound to the run's graph as it is created.
+  let boundTo = thread?.graph_id;
   if (!thread) {
     if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
     await createThread(d, {
@@ -197,17 +177,18 @@ export async function createRun(
       if_exists: "do_nothing",
     });
     if (await startNow()) return toRun(item);
-    thread = { graph_id: rg.graph_id };
+    boundTo = rg.graph_id;
   }
-  if (thread.graph_id !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
+  if (boundTo !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
   if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
     throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
   await storePending(d, item);
   if (strategy === "interrupt" || strategy === "rollback") {
     for (const other of await threadRuns(d, tid, ACTIVE)) {
+      const theirs = other.multitask_strategy;
       if (other.run_id < item.run_id) await cancelRun(d, other, strategy);
-      else if (other.run_id > item.run_id && ["interrupt", "rollback"].includes(other.multitask_strategy))
-        await cancelRun(d, item, other.multitask_strategy);
+      else if (other.run_id > item.run_id && (theirs === "interrupt" || theirs === "rollback"))
+        await cancelRun(d, item, theirs);
     }
   }
   await kick(d, tid);
@@ -220,7 +201,7 @@ export async function createRun(
  */
 export interface Kick {
   (d: AgentDeployment, threadId: string): void | Promise<void>;
-  startClaimed?: (d: AgentDeployment, run: Item) => void;
+  startClaimed?: (d: AgentDeployment, run: RunRecord) => void;
 }
 
 /**
@@ -228,13 +209,12 @@ export interface Kick {
  * and aborts the worker in this process (a worker elsewhere sees the flag between steps); the worker then
  * stops the graph and finishes the run as interrupted, or deletes it with its checkpoints for a rollback.
  */
-export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAction, wait = false) {
-  const key = runKey(d.scope, run.thread_id, run.run_id);
+export async function cancelRun(d: AgentDeployment, run: RunRecord, action: CancelAction, wait = false) {
+  const key = { scope: d.scope, thread: run.thread_id, run: run.run_id };
   if (action === "rollback") {
     const removed = await leaveQueue(d, run, {
       Delete: {
-        TableName: tableName(T),
-        Key: toItem(key),
+        ...runs.deleteInput(key),
         ConditionExpression: "#s = :p",
         ExpressionAttributeNames: { "#s": "status" },
         ExpressionAttributeValues: toItem({ ":p": "pending" }),
@@ -247,7 +227,7 @@ export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAct
     }
   } else if (
     await leaveQueue(d, run, {
-      Update: updateInput(T, key, {
+      Update: runs.updateInput(key, {
         set: { status: "interrupted", updated_at: isoNow() },
         when: { status: "pending" },
         remove: ["GSI1PK", "GSI1SK"],
@@ -257,7 +237,7 @@ export async function cancelRun(d: AgentDeployment, run: Item, action: CancelAct
     openChannel(run.run_id).end({ status: "interrupted" });
     return;
   }
-  const flagged = await conditionalUpdate(T, key, {
+  const flagged = await runs.update(key, {
     set: { cancel_action: action, updated_at: isoNow() },
     when: { status: "running" },
   });
@@ -278,7 +258,7 @@ export async function pollRunEnd(
   d: AgentDeployment,
   threadId: string,
   runId: string,
-): Promise<Item | undefined> {
+): Promise<RunRecord | undefined> {
   for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
     const item = await getRunItem(d, threadId, runId);
     if (!item || !ACTIVE.includes(item.status)) return item;
@@ -303,8 +283,6 @@ export async function deleteRun(d: AgentDeployment, threadId: string, runId: str
   const item = await getRunItem(d, threadId, runId);
   if (!item) throw new NotFound(`Run ${runId} not found`);
   if (ACTIVE.includes(item.status)) throw new Conflict(`Run ${runId} is still active: cancel it first`);
-  await dynamo().send(
-    new DeleteItemCommand({ TableName: tableName(T), Key: toItem(runKey(d.scope, threadId, runId)) }),
-  );
+  await runs.delete({ scope: d.scope, thread: threadId, run: runId });
   await deleteEventLog(d.scope, runId);
 }

@@ -1,10 +1,10 @@
-import { type Item, queryAll, transact, updateInput } from "../aws/ddb.ts";
+import { queryAll, transact } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
+import { type RunRecord, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./run-settings.ts";
-import { runKey } from "./runs.ts";
 import { runtimeHost } from "./runtime/host.ts";
 import { unlockForRetry } from "./thread-lock.ts";
 import { finish } from "./worker.ts";
@@ -43,7 +43,7 @@ export async function sweepRuns(
   const soon = (t: number) => {
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
   };
-  const items = await queryAll(T, {
+  const items = await queryAll<RunRecord>(T, {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": ACTIVE_RUNS_PK },
@@ -69,7 +69,8 @@ export async function sweepRuns(
     try {
       if (item.status === "running") {
         const dead = opts.deadWorker !== undefined && item.worker === opts.deadWorker;
-        if (!dead && (item.lease_until ?? 0) > now) soon(item.lease_until);
+        const leaseUntil = item.lease_until ?? 0;
+        if (!dead && leaseUntil > now) soon(leaseUntil);
         else if (await recover(d, item)) {
           if (item.cancel_action) continue;
           if ((item.attempt ?? 1) >= MAX_RUN_ATTEMPTS) out.failed++;
@@ -93,17 +94,17 @@ export async function sweepRuns(
 }
 
 /** Takes a run back from a dead worker; false when the run moved on meanwhile (its worker was alive). */
-async function recover(d: AgentDeployment, item: Item): Promise<boolean> {
+async function recover(d: AgentDeployment, item: RunRecord): Promise<boolean> {
   if (item.cancel_action) {
     await finish(d, item, { status: "cancelled" }, {}, [], item.cancel_action);
     return true;
   }
   const at = isoNow();
   const attempt = item.attempt ?? 1;
-  const rk = runKey(d.scope, item.thread_id, item.run_id);
+  const rk = { scope: d.scope, thread: item.thread_id, run: item.run_id };
   const giveUp = attempt >= MAX_RUN_ATTEMPTS;
   const error = `The run's worker stopped ${attempt} times before the run finished`;
-  const run = updateInput(T, rk, {
+  const run = runs.updateInput(rk, {
     set: giveUp
       ? { status: "error", updated_at: at, error: { error: "WorkerLost", message: error } }
       : { status: "pending", updated_at: at, attempt: attempt + 1 },

@@ -1,6 +1,7 @@
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
 import { NotFound } from "../errors.ts";
+import { type RunRecord, runs, type ThreadRecord, threads } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -16,7 +17,11 @@ import { threadKey } from "./threads.ts";
 //   without a look for more (`release` with `idle`). The count only ever errs high; `mendQueued` fixes it.
 const T = "main" as const;
 /** The attempt a worker executes: its lease, writes and release are fenced on it. */
-export const attemptOf = (run: Item): number => run.attempt ?? 1;
+export const attemptOf = (run: Pick<RunRecord, "attempt">): number => run.attempt ?? 1;
+const threadOf = (d: AgentDeployment, run: Pick<RunRecord, "thread_id">) => ({
+  scope: d.scope,
+  thread: run.thread_id,
+});
 
 /**
  * Stores a new run as running and takes the thread's lock, in one transaction that holds only while the
@@ -25,10 +30,10 @@ export const attemptOf = (run: Item): number => run.attempt ?? 1;
  */
 export async function storeStarted(
   d: AgentDeployment,
-  item: Item,
+  item: RunRecord,
   rg: { graph_id: string; assistant_id: string },
-): Promise<Item | undefined> {
-  const run = {
+): Promise<RunRecord | undefined> {
+  const run: RunRecord = {
     ...item,
     status: "running",
     lease_until: Date.now() + runLeaseMs(),
@@ -56,7 +61,7 @@ export async function storeStarted(
     }),
   };
   try {
-    await transact([{ Put: { TableName: tableName(T), Item: toItem(run) } }, { Update: lock }]);
+    await transact([{ Put: runs.putInput(run) }, { Update: lock }]);
     return run;
   } catch (err) {
     if (cancelCodes(err)) return undefined;
@@ -65,10 +70,10 @@ export async function storeStarted(
 }
 
 /** Stores a new pending run and counts it in the thread's `queued` (see worker.ts). */
-export async function storePending(d: AgentDeployment, item: Item): Promise<void> {
-  const count = updateInput(T, threadKey(d.scope, item.thread_id), { add: { queued: 1 } });
+export async function storePending(d: AgentDeployment, item: RunRecord): Promise<void> {
+  const count = threads.updateInput(threadOf(d, item), { add: { queued: 1 } });
   try {
-    await transact([{ Put: { TableName: tableName(T), Item: toItem(item) } }, { Update: count }]);
+    await transact([{ Put: runs.putInput(item) }, { Update: count }]);
   } catch (err) {
     // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
     if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
@@ -83,12 +88,12 @@ export async function storePending(d: AgentDeployment, item: Item): Promise<void
  */
 export async function leaveQueue(
   d: AgentDeployment,
-  run: Item,
+  run: RunRecord,
   op:
     | { Delete: NonNullable<TransactWriteItem["Delete"]> }
     | { Update: NonNullable<TransactWriteItem["Update"]> },
 ): Promise<boolean> {
-  const uncount = updateInput(T, threadKey(d.scope, run.thread_id), { add: { queued: -1 } });
+  const uncount = threads.updateInput(threadOf(d, run), { add: { queued: -1 } });
   try {
     await transact([op, { Update: uncount }]);
     return true;
@@ -107,17 +112,20 @@ export async function leaveQueue(
 }
 
 /** Takes the thread's lock and starts the run with a lease; answers the lease's end, or 0 if another won. */
-export async function claim(d: AgentDeployment, run: Item, rk: { PK: string; SK: string }): Promise<number> {
-  const lock = updateInput(T, threadKey(d.scope, run.thread_id), {
+export async function claim(d: AgentDeployment, run: RunRecord): Promise<number> {
+  const lock = threads.updateInput(threadOf(d, run), {
     set: { active_run: run.run_id, active_attempt: attemptOf(run), status: "busy", updated_at: isoNow() },
     add: { queued: -1 },
     absent: ["active_run"],
   });
   const leaseUntil = Date.now() + runLeaseMs();
-  const start = updateInput(T, rk, {
-    set: { status: "running", updated_at: isoNow(), lease_until: leaseUntil, worker: currentWorkerId() },
-    when: { status: "pending" },
-  });
+  const start = runs.updateInput(
+    { ...threadOf(d, run), run: run.run_id },
+    {
+      set: { status: "running", updated_at: isoNow(), lease_until: leaseUntil, worker: currentWorkerId() },
+      when: { status: "pending" },
+    },
+  );
   start.ConditionExpression += " AND attribute_not_exists(cancel_action)";
   try {
     await transact([{ Update: lock }, { Update: start }]);
@@ -130,19 +138,27 @@ export async function claim(d: AgentDeployment, run: Item, rk: { PK: string; SK:
 
 /** Sets the thread's pending-run count back to zero when none is pending (it only ever errs high). */
 export async function mendQueued(d: AgentDeployment, threadId: string, counted: number): Promise<void> {
-  await conditionalUpdate(T, threadKey(d.scope, threadId), {
-    set: { queued: 0 },
-    when: { queued: counted },
-    absent: ["active_run"],
-  });
+  await threads.update(
+    { scope: d.scope, thread: threadId },
+    {
+      set: { queued: 0 },
+      when: { queued: counted },
+      absent: ["active_run"],
+    },
+  );
 }
 
 /**
  * The thread's release by the run's own attempt (fenced: a worker whose run was retried releases nothing of
  * the retry's). With `idle`, it holds only while nothing is queued, so the thread needs no look for more.
  */
-export function release(d: AgentDeployment, run: Item, set: Item, idle = false): TransactWriteItem {
-  const u = updateInput(T, threadKey(d.scope, run.thread_id), {
+export function release(
+  d: AgentDeployment,
+  run: RunRecord,
+  set: Partial<ThreadRecord>,
+  idle = false,
+): TransactWriteItem {
+  const u = threads.updateInput(threadOf(d, run), {
     set: { ...set, updated_at: isoNow() },
     when: { active_run: run.run_id, active_attempt: attemptOf(run) },
     remove: ["active_run", "active_attempt", ...(set.status === "error" ? [] : ["error"])],
@@ -154,12 +170,12 @@ export function release(d: AgentDeployment, run: Item, set: Item, idle = false):
 /** The sweeper's side: a dead worker's run leaves the thread free, counted as queued again unless it failed. */
 export function unlockForRetry(
   d: AgentDeployment,
-  item: Item,
+  item: RunRecord,
   at: string,
   failure?: string,
 ): TransactWriteItem {
   return {
-    Update: updateInput(T, threadKey(d.scope, item.thread_id), {
+    Update: threads.updateInput(threadOf(d, item), {
       set: failure ? { status: "error", error: failure, updated_at: at } : { status: "busy", updated_at: at },
       when: { active_run: item.run_id },
       remove: ["active_run", "active_attempt"],

@@ -1,4 +1,5 @@
-import { type Item, queryPage } from "../aws/ddb.ts";
+import { queryPage } from "../aws/ddb.ts";
+import type { RunRecord } from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
 import type { ThreadStreamMode } from "./run-schemas.ts";
 import { getRunItem, runPk, threadRuns } from "./runs.ts";
@@ -33,7 +34,7 @@ function parseLastEventId(id: string | undefined): Cursor | "all" | undefined {
 }
 
 /** The id of the run before which streaming starts (runs with a greater id are streamed). */
-function startAfter(runs: Item[], from: Cursor | "all" | undefined): string {
+function startAfter(runs: RunRecord[], from: Cursor | "all" | undefined): string {
   const before = (runId: string) => runs.filter((r) => r.run_id < runId).at(-1)?.run_id ?? "";
   if (from === "all") return "";
   if (from) return before(from.runId);
@@ -42,8 +43,8 @@ function startAfter(runs: Item[], from: Cursor | "all" | undefined): string {
 }
 
 /** The thread's first run after `floor` (run ids sort by creation). */
-async function nextRun(d: AgentDeployment, threadId: string, floor: string): Promise<Item | undefined> {
-  const { items } = await queryPage("main", {
+async function nextRun(d: AgentDeployment, threadId: string, floor: string): Promise<RunRecord | undefined> {
+  const { items } = await queryPage<RunRecord>("main", {
     KeyConditionExpression: floor ? "PK = :pk AND SK > :floor" : "PK = :pk",
     values: { ":pk": runPk(d.scope, threadId), ...(floor ? { ":floor": floor } : {}) },
     ConsistentRead: true,
@@ -69,7 +70,7 @@ const pause = (ms: number, signal: AbortSignal) =>
  */
 async function* runEvents(
   d: AgentDeployment,
-  run: Item,
+  run: RunRecord,
   after: number,
   modes: ThreadStreamMode[],
   signal: AbortSignal,

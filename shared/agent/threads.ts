@@ -1,21 +1,13 @@
-import {
-  CREATE_ONLY,
-  conditionalUpdate,
-  deleteItem,
-  getItem,
-  type Item,
-  isConditionFailure,
-  putItem,
-  queryAll,
-} from "../aws/ddb.ts";
+import { queryAll } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
+import { agentKeys, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 
-// Thread records of a deployment's agent server: one partition per deployment in the main table (PK
-// `AGENT#<scope>#THREAD`, SK thread_id). The checkpoints themselves live in the checkpoints table; a thread
-// keeps a copy of its last values for search, and `active_run` — the lock that lets one run at a time execute.
-export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+// Threads of a deployment's agent server: one partition per deployment in the main table (records and keys:
+// shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
+// its last values for search, and `active_run` — the lock that lets one run at a time execute.
+export type { ThreadStatus };
 
 export interface Thread {
   thread_id: string;
@@ -30,19 +22,18 @@ export interface Thread {
   error?: unknown;
 }
 
-const T = "main" as const;
-export const threadRecordsPk = (scope: string) => `AGENT#${scope}#THREAD`;
-export const threadKey = (scope: string, threadId: string) => ({ PK: threadRecordsPk(scope), SK: threadId });
+export const threadRecordsPk = agentKeys.threadsPk;
+export const threadKey = (scope: string, threadId: string) => threads.key({ scope, thread: threadId });
 const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
 
-function toThread(item: Item): Thread {
-  const out: Item = {};
+function toThread(item: ThreadRecord): Thread {
+  const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
   return { values: null, interrupts: {}, metadata: {}, ...out } as Thread;
 }
 
-export async function getThreadItem(d: AgentDeployment, threadId: string): Promise<Item | undefined> {
-  return getItem(T, threadKey(d.scope, threadId), true);
+export async function getThreadItem(d: AgentDeployment, threadId: string): Promise<ThreadRecord | undefined> {
+  return threads.get({ scope: d.scope, thread: threadId });
 }
 
 export async function getThread(d: AgentDeployment, threadId: string): Promise<Thread> {
@@ -61,7 +52,7 @@ export async function createThread(
   const metadata = Object.fromEntries(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
   );
-  const item: Item = {
+  const item: ThreadRecord = {
     ...threadKey(d.scope, threadId),
     thread_id: threadId,
     created_at: now,
@@ -73,14 +64,9 @@ export async function createThread(
     interrupts: {},
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
-  try {
-    await putItem(T, item, CREATE_ONLY);
-    return toThread(item);
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-    if (input.if_exists === "do_nothing") return getThread(d, threadId);
-    throw new Conflict(`Thread ${threadId} already exists`);
-  }
+  if (await threads.create(item)) return toThread(item);
+  if (input.if_exists === "do_nothing") return getThread(d, threadId);
+  throw new Conflict(`Thread ${threadId} already exists`);
 }
 
 export async function patchThread(
@@ -88,23 +74,26 @@ export async function patchThread(
   threadId: string,
   metadata: Record<string, unknown> = {},
 ): Promise<Thread> {
-  const set: Item = { updated_at: isoNow() };
+  const set: Record<string, unknown> = { updated_at: isoNow() };
   for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
-  if (!(await conditionalUpdate(T, threadKey(d.scope, threadId), { set })))
+  if (!(await threads.update({ scope: d.scope, thread: threadId }, { set })))
     throw new NotFound(`Thread ${threadId} not found`);
   return getThread(d, threadId);
 }
 
 export async function deleteThreadRecord(d: AgentDeployment, threadId: string): Promise<void> {
-  await deleteItem(T, threadKey(d.scope, threadId));
+  await threads.delete({ scope: d.scope, thread: threadId });
   await d.checkpointer().deleteThread(threadId);
 }
 
 /** Binds a thread to the graph its first run used (the state endpoints need it). */
 export async function bindGraph(d: AgentDeployment, threadId: string, graphId: string, assistantId: string) {
-  await conditionalUpdate(T, threadKey(d.scope, threadId), {
-    set: { graph_id: graphId, "metadata.graph_id": graphId, "metadata.assistant_id": assistantId },
-  });
+  await threads.update(
+    { scope: d.scope, thread: threadId },
+    {
+      set: { graph_id: graphId, "metadata.graph_id": graphId, "metadata.assistant_id": assistantId },
+    },
+  );
 }
 
 export interface ThreadQuery {
@@ -123,21 +112,27 @@ export function contains(have: unknown, want: unknown): boolean {
   if (want === null || typeof want !== "object") return have === want;
   if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)));
   if (have === null || typeof have !== "object") return false;
-  return Object.entries(want).every(([k, v]) => contains((have as Item)[k], v));
+  return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
 }
 
 /** Every thread record of a deployment: one Query over its thread partition. */
-export const threadItems = (d: AgentDeployment, projection?: string): Promise<Item[]> =>
-  queryAll(T, {
-    KeyConditionExpression: "PK = :pk",
-    values: { ":pk": threadRecordsPk(d.scope) },
-    ...(projection ? { ProjectionExpression: projection } : {}),
-    ConsistentRead: true,
-  });
+export const threadItems = (d: AgentDeployment): Promise<ThreadRecord[]> =>
+  threads.list(threadRecordsPk(d.scope), { consistent: true });
+
+/** The id of every thread of a deployment (one Query, keys only). */
+export const threadIds = async (d: AgentDeployment): Promise<string[]> =>
+  (
+    await queryAll<Pick<ThreadRecord, "SK">>("main", {
+      KeyConditionExpression: "PK = :pk",
+      values: { ":pk": threadRecordsPk(d.scope) },
+      ProjectionExpression: "SK",
+      ConsistentRead: true,
+    })
+  ).map((t) => t.SK);
 
 // Every thread, filtered here: enough for a deployment's thread count; a GSI per status/metadata key would be
 // the step up at scale.
-async function matching(d: AgentDeployment, q: ThreadQuery): Promise<Item[]> {
+async function matching(d: AgentDeployment, q: ThreadQuery): Promise<ThreadRecord[]> {
   const items = await threadItems(d);
   const ids = q.ids ? new Set(q.ids) : undefined;
   return items.filter(
@@ -173,7 +168,7 @@ export async function copyThread(d: AgentDeployment, threadId: string): Promise<
   const now = isoNow();
   const toId = crypto.randomUUID();
   await d.checkpointer().copyThread(threadId, toId);
-  const item: Item = {
+  const item: ThreadRecord = {
     ...from,
     ...threadKey(d.scope, toId),
     thread_id: toId,
@@ -183,6 +178,6 @@ export async function copyThread(d: AgentDeployment, threadId: string): Promise<
   };
   delete item.active_run;
   delete item.queued;
-  await putItem(T, item);
+  await threads.put(item);
   return toThread(item);
 }

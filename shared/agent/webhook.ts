@@ -1,7 +1,7 @@
-import type { Item } from "../aws/ddb.ts";
 import { UpstreamError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { outboundRequest } from "../outbound/request.ts";
+import type { RunRecord } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import type { RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -17,7 +17,7 @@ const ATTEMPTS = 3;
 const TIMEOUT_MS = 10_000;
 const FIRST_RETRY_MS = 500;
 
-export async function notifyWebhook(d: AgentDeployment, run: Item, outcome: RunOutcome): Promise<void> {
+export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome: RunOutcome): Promise<void> {
   const url = run.kwargs?.webhook;
   if (typeof url !== "string" || !url || outcome.status === "deleted") return;
   const item = await getRunItem(d, run.thread_id, run.run_id);

@@ -1,7 +1,15 @@
 import { Command } from "@langchain/langgraph";
-import { cancelCodes, conditionalUpdate, type Item, toItem, transact, updateInput } from "../aws/ddb.ts";
+import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
 import { LeaseLost, RunAborted } from "../errors.ts";
 import { logger } from "../log.ts";
+import {
+  type EventChunkRecord,
+  type GraphConfig,
+  type RunKwargs,
+  type RunRecord,
+  runs,
+  type ThreadRecord,
+} from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
@@ -14,7 +22,7 @@ import { MessagesMode } from "./messages-mode.ts";
 import { graphById } from "./run-assistant.ts";
 import { CANCEL_POLL_MS, runLeaseMs } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
-import { getRunItem, type Kick, runKey, threadRuns } from "./runs.ts";
+import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
 import { toThreadState } from "./state.ts";
 import { attemptOf, claim, mendQueued, release } from "./thread-lock.ts";
@@ -100,17 +108,18 @@ async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
     if (!thread || thread.active_run) return {};
     const pending = await threadRuns(d, threadId, ["pending"]);
     // The queued count only ever errs high (a pending run is counted in the write that stores it); mend it.
-    if (!pending.length && thread.queued > 0) await mendQueued(d, threadId, thread.queued);
+    const queued = thread.queued ?? 0;
+    if (!pending.length && queued > 0) await mendQueued(d, threadId, queued);
     const now = Date.now();
     const due = pending.filter((r) => !r.not_before || r.not_before <= now);
     if (!due.length) {
-      const soonest = Math.min(...pending.map((r) => r.not_before as number));
+      const soonest = Math.min(...pending.map((r) => r.not_before ?? Number.POSITIVE_INFINITY));
       return Number.isFinite(soonest) ? { wakeInMs: soonest - now } : {};
     }
     const run = due[0];
     const ac = new AbortController();
     controllers.set(run.run_id, ac);
-    const lease = await claim(d, run, runKey(d.scope, run.thread_id, run.run_id));
+    const lease = await claim(d, run);
     if (lease) return { running: execute(d, { ...run, lease_until: lease }, ac) };
     controllers.delete(run.run_id);
   }
@@ -132,8 +141,8 @@ const leaseLost = (ac: AbortController) => abortReason(ac.signal) === "lease-los
  * While a run executes: renews its lease at a third of the lease time, and with remote workers polls the
  * run's `cancel_action` (an in-process worker is aborted directly by cancelRun).
  */
-function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => void {
-  const key = runKey(d.scope, run.thread_id, run.run_id);
+function watchRun(d: AgentDeployment, run: RunRecord, ac: AbortController): () => void {
+  const key = { scope: d.scope, thread: run.thread_id, run: run.run_id };
   const lease = runLeaseMs();
   const remote = executor().pollsCancel;
   let renewAt = Date.now() + lease / 3;
@@ -148,7 +157,7 @@ function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => voi
       }
       if (Date.now() >= renewAt && !ac.signal.aborted) {
         renewAt = Date.now() + lease / 3;
-        const kept = await conditionalUpdate(T, key, {
+        const kept = await runs.update(key, {
           set: { lease_until: Date.now() + lease },
           when: { status: "running", attempt: attemptOf(run) },
         });
@@ -169,7 +178,7 @@ function watchRun(d: AgentDeployment, run: Item, ac: AbortController): () => voi
  * A retried run (attempt > 1) resumes from the last checkpoint its earlier attempt wrote, so nothing runs
  * twice; with no checkpoint of its own yet it starts over with its input.
  */
-async function resumesFromCheckpoint(d: AgentDeployment, run: Item): Promise<boolean> {
+async function resumesFromCheckpoint(d: AgentDeployment, run: RunRecord): Promise<boolean> {
   if ((run.attempt ?? 1) <= 1) return false;
   const latest = await d
     .checkpointer()
@@ -177,30 +186,44 @@ async function resumesFromCheckpoint(d: AgentDeployment, run: Item): Promise<boo
   return (latest?.metadata as Record<string, unknown> | undefined)?.run_id === run.run_id;
 }
 
+/** The config of a run's graph call: LangGraph's RunnableConfig as the graph's own copy of LangGraph reads it. */
+interface GraphCall extends GraphConfig {
+  configurable: Record<string, unknown>;
+  /** The run's tracer and the events mode join the call's callbacks, its root run taking the run's id. */
+  callbacks?: unknown;
+  runId?: unknown;
+}
+
+/** A client's command as LangGraph's Command takes it (its `goto` is sent as JSON, not typed). */
+type CommandInput = ConstructorParameters<typeof Command>[0];
+
 /** A stream frame's name: the API's mode name, `|ns` appended for subgraph events. */
 const frameName = (mode: string, ns: string[]) => (ns.length ? `${mode}|${ns.join("|")}` : mode);
 const GRAPH_MODE: Record<string, string> = { "messages-tuple": "messages" };
 
 /** Runs a claimed run to its end; answers whether the thread may have more runs queued. */
-async function execute(d: AgentDeployment, run: Item, ac: AbortController): Promise<boolean> {
+async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController): Promise<boolean> {
   const channel = openChannel(run.run_id);
   const saver = d.checkpointer();
-  const fence = { key: runKey(d.scope, run.thread_id, run.run_id), attempt: attemptOf(run) };
+  const fence = {
+    key: runs.key({ scope: d.scope, thread: run.thread_id, run: run.run_id }),
+    attempt: attemptOf(run),
+  };
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
   if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
   const emit = (event: string, data: unknown) => log.add(channel.push(event, data));
   emit("metadata", { run_id: run.run_id, attempt: run.attempt ?? 1 });
-  const kw = run.kwargs ?? {};
+  const kw: Partial<RunKwargs> = run.kwargs ?? {};
   let outcome: RunOutcome;
-  let threadSet: Item = {};
+  let threadSet: Partial<ThreadRecord> = {};
   let more = true;
   try {
     const base = await graphById(d, run.graph_id);
     const rg = {
       graph: base,
-      graph_id: run.graph_id as string,
-      assistant_id: run.assistant_id as string,
+      graph_id: run.graph_id,
+      assistant_id: run.assistant_id,
       config: kw.assistant_config ?? {},
       context: kw.assistant_context ?? {},
     };
@@ -215,7 +238,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       graph_id: rg.graph_id,
       assistant_id: rg.assistant_id,
     };
-    const config: Record<string, any> = {
+    const config: GraphCall = {
       ...rg.config,
       ...(kw.config ?? {}),
       configurable: {
@@ -240,7 +263,7 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
       delete config.configurable.checkpoint_id;
       delete config.configurable.checkpoint_ns;
     }
-    const input = resume ? null : kw.command ? new Command(kw.command) : (kw.input ?? null);
+    const input = resume ? null : kw.command ? new Command(kw.command as CommandInput) : (kw.input ?? null);
     traceRun(d, run, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
     saver.track(run.thread_id, fence);
@@ -277,7 +300,10 @@ async function execute(d: AgentDeployment, run: Item, ac: AbortController): Prom
     outcome = { status: "success", values };
     threadSet = {
       status: interrupted ? "interrupted" : "idle",
-      values: JSON.stringify(state.values).length <= MAX_VALUES_BYTES ? state.values : null,
+      values:
+        JSON.stringify(state.values).length <= MAX_VALUES_BYTES
+          ? (state.values as ThreadRecord["values"])
+          : null,
       interrupts: Object.fromEntries(
         (state.tasks as { id: string; interrupts: unknown[] }[])
           .filter((t) => t.interrupts.length)
@@ -347,23 +373,23 @@ const ENDED = ["lease_until", "worker", "GSI1PK", "GSI1SK"];
  */
 export async function finish(
   d: AgentDeployment,
-  run: Item,
+  run: RunRecord,
   outcome: RunOutcome,
-  threadSet: Item,
-  frames: Item[] = [],
+  threadSet: Partial<ThreadRecord>,
+  frames: EventChunkRecord[] = [],
   cancelAction?: string,
 ): Promise<{ outcome: RunOutcome; more: boolean }> {
-  const rk = runKey(d.scope, run.thread_id, run.run_id);
+  const rk = { scope: d.scope, thread: run.thread_id, run: run.run_id };
   // The run's last stream frames ride in the final transaction when they fit (else they go first).
   const bytes = frames.reduce((n, f) => n + String(f.frames ?? "").length, 0);
   const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
   if (!ride.length) await groupPut(T, frames);
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
-  const unlock = (set: Item, idle = false) => release(d, run, set, idle);
+  const unlock = (set: Partial<ThreadRecord>, idle = false) => release(d, run, set, idle);
   if (outcome.status !== "cancelled") {
     const final =
       executor().settlesBeforeReturn && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
-    const done = updateInput(T, rk, {
+    const done = runs.updateInput(rk, {
       set: {
         status: outcome.status,
         updated_at: isoNow(),
@@ -392,13 +418,13 @@ export async function finish(
     const saver = d.checkpointer();
     await saver.afterRunWrites(run.run_id, () => saver.deleteByRunId(run.thread_id, run.run_id));
     await transact([
-      { Delete: { TableName: tableName(T), Key: toItem(rk) } },
+      { Delete: runs.deleteInput(rk) },
       unlock({ status: "idle", state_updated_at: isoNow() }),
     ]);
     await deleteEventLog(d.scope, run.run_id);
     return { outcome: { status: "deleted" }, more: true };
   }
-  const done = updateInput(T, rk, {
+  const done = runs.updateInput(rk, {
     set: { status: "interrupted", updated_at: isoNow() },
     when: { status: "running", attempt: attemptOf(run) },
     remove: ENDED,

@@ -1,0 +1,304 @@
+import type { Key } from "../aws/ddb.ts";
+import { repository } from "../aws/repository.ts";
+
+// The agent server's records, each with its key layout and, where the code reads or writes one record by key,
+// its repository. Every key carries the deployment's scope (`<tenant>#<deployment>`), which no field holds, so
+// these records carry their keys (PK, SK) as stored; the repositories' lookups name scope and ids.
+// Main table:
+//   thread        PK AGENT#<scope>#THREAD              SK <thread_id>
+//   run           PK AGENT#<scope>#RUN#<thread_id>     SK <run_id>       (uuidv7: a thread's runs sort by creation)
+//                 GSI1 AGENT#ACTIVE_RUNS / <scope>#<thread_id>#<run_id> while pending or running (the sweeper
+//                 reads this sparse index)
+//   assistant     PK AGENT#<scope>#ASSISTANT           SK <assistant_id>              (the current version)
+//   version       PK AGENT#<scope>#ASSISTANT           SK <assistant_id>#V#<8-digit n> (every version)
+//   event chunk   PK AGENT#<scope>#EVENTS#<run_id>     SK <10-digit seq of its last frame> (TTL expires_at)
+// Checkpoints table (every variable part escaped by `esc`: `#` only ever separates):
+//   checkpoint    PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>
+//   write         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#W#<task_id>#<idx>
+//   value         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#V#<channel>  (written by that checkpoint)
+//   store item    PK <scope>#STORE       SK <label>:<label>:….<key>
+// Serialized parts too big for an item live in S3 (shared/agent/checkpoint-keys.ts, blobs.ts): `<attr>_ref`.
+
+// — key builders —
+
+/** Escapes a variable key part of the checkpoints table: `%` → `%25`, `#` → `%23` (keeps the order of ids). */
+export const esc = (s: string) => s.replace(/%/g, "%25").replace(/#/g, "%23");
+
+export const agentKeys = {
+  threadsPk: (scope: string) => `AGENT#${scope}#THREAD`,
+  runsPk: (scope: string, threadId: string) => `AGENT#${scope}#RUN#${threadId}`,
+  assistantsPk: (scope: string) => `AGENT#${scope}#ASSISTANT`,
+  versionSk: (assistantId: string, version: number) => `${assistantId}#V#${String(version).padStart(8, "0")}`,
+  eventsPk: (scope: string, runId: string) => `AGENT#${scope}#EVENTS#${runId}`,
+  eventSk: (seq: number) => String(seq).padStart(10, "0"),
+  storePk: (scope: string) => `${esc(scope)}#STORE`,
+};
+
+/** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
+export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
+
+/** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
+export const checkpointPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
+/** SK prefix of every checkpoint (and what hangs off it) in one namespace. */
+export const nsPrefix = (ns: string) => `C#${esc(ns)}#`;
+/** A checkpoint; what it owns sorts right after it, under `<checkpointSk>#`. */
+export const checkpointSk = (ns: string, id: string) => `${nsPrefix(ns)}${esc(id)}`;
+export const childrenPrefix = (ns: string, id: string) => `${checkpointSk(ns, id)}#`;
+export const writeSk = (ns: string, id: string, task: string, idx: number) =>
+  `${childrenPrefix(ns, id)}W#${esc(task)}#${idx}`;
+/** The value of `channel` written by checkpoint `id` (later checkpoints that did not change it point here). */
+export const valueSk = (ns: string, id: string, channel: string) =>
+  `${childrenPrefix(ns, id)}V#${esc(channel)}`;
+
+const ownKeys = (r: Key) => ({ PK: r.PK, SK: r.SK });
+
+// — threads —
+
+export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+/**
+ * A thread: a copy of its last values (for search) beside the checkpoints, and the lock of its runs — `active_run`
+ * (+ `active_attempt`, for fencing) while a run executes, `queued` counting its pending runs (thread-lock.ts).
+ */
+export interface ThreadRecord extends Key {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: Record<string, unknown>;
+  status: ThreadStatus;
+  values: Record<string, unknown> | null;
+  interrupts: Record<string, unknown[]>;
+  /** The message of the failure that left the thread in `error`. */
+  error?: string;
+  /** The graph its first run bound the thread to. */
+  graph_id?: string;
+  active_run?: string;
+  active_attempt?: number;
+  queued?: number;
+}
+
+export const threads = repository<ThreadRecord, { scope: string; thread: string }>({
+  table: "main",
+  key: ({ scope, thread }) => ({ PK: agentKeys.threadsPk(scope), SK: thread }),
+  keysOf: ownKeys,
+});
+
+// — runs —
+
+export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" | "interrupted";
+export type MultitaskStrategy = "reject" | "rollback" | "interrupt" | "enqueue";
+/** A user's cancel of a run, as the run's `cancel_action` flag says it. */
+export type RunCancelAction = "interrupt" | "rollback";
+
+/** A LangGraph config as a client gave it: the fields the server reads, the rest passed to the graph. */
+export interface GraphConfig {
+  configurable?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+export interface RunKwargs {
+  input?: unknown;
+  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  config?: GraphConfig;
+  context?: Record<string, unknown>;
+  stream_mode: string[];
+  stream_subgraphs?: boolean;
+  interrupt_before?: string[] | "*";
+  interrupt_after?: string[] | "*";
+  checkpoint_id?: string;
+  checkpoint?: Record<string, unknown>;
+  on_disconnect: "cancel" | "continue";
+  on_completion: "delete" | "keep";
+  /** Called with the run when it finishes (shared/agent/webhook.ts). */
+  webhook?: string;
+  /** The assistant's config and context when the run was created (the run's own values override them). */
+  assistant_config?: GraphConfig;
+  assistant_context?: Record<string, unknown>;
+}
+
+/**
+ * A run. Every status change is a conditional write on the expected current status; a worker holds a running
+ * run by its lease (`lease_until`, `worker`) for one `attempt`, and cancellation is the `cancel_action` flag.
+ */
+export interface RunRecord extends Key {
+  /** The active-runs index (ACTIVE_RUNS_PK), removed when the run ends. */
+  GSI1PK?: string;
+  GSI1SK?: string;
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  graph_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: Record<string, unknown>;
+  kwargs: RunKwargs;
+  multitask_strategy: MultitaskStrategy;
+  /** The attempt executing it (a retry after a dead worker adds one); 1 when missing. */
+  attempt?: number;
+  /** Not to start before (ms epoch): `after_seconds`. */
+  not_before?: number;
+  cancel_action?: RunCancelAction;
+  /** While running: the lease's end (ms epoch) and the worker holding it. */
+  lease_until?: number;
+  worker?: string;
+  /** The final values, left by a worker in another process (when they fit). */
+  final_values?: unknown;
+  /** Why the sweeper failed the run. */
+  error?: { error: string; message: string };
+}
+
+export const runs = repository<RunRecord, { scope: string; thread: string; run: string }>({
+  table: "main",
+  key: ({ scope, thread, run }) => ({ PK: agentKeys.runsPk(scope, thread), SK: run }),
+  keysOf: ownKeys,
+});
+
+// — assistants —
+
+/** An assistant's fields as stored in both its current record and each version. */
+export interface AssistantFields {
+  assistant_id: string;
+  graph_id: string;
+  config: GraphConfig;
+  context: unknown;
+  metadata: Record<string, unknown>;
+  version: number;
+  name: string;
+  description?: string | null;
+  created_at: string;
+  updated_at?: string;
+}
+
+/** The current version of an assistant (changed only by conditional writes). */
+export interface AssistantRecord extends Key, AssistantFields {
+  kind: "assistant";
+}
+/** One version of an assistant, as it was written. */
+export interface AssistantVersionRecord extends Key, AssistantFields {
+  kind: "version";
+}
+
+export const assistants = repository<AssistantRecord, { scope: string; id: string }>({
+  table: "main",
+  key: ({ scope, id }) => ({ PK: agentKeys.assistantsPk(scope), SK: id }),
+  keysOf: ownKeys,
+});
+export const assistantVersions = repository<
+  AssistantVersionRecord,
+  { scope: string; id: string; version: number }
+>({
+  table: "main",
+  key: ({ scope, id, version }) => ({
+    PK: agentKeys.assistantsPk(scope),
+    SK: agentKeys.versionSk(id, version),
+  }),
+  keysOf: ownKeys,
+});
+
+// — event log —
+
+/** A chunk of a run's stream frames (`frames`: JSON of {seq, event, data}[]), written in batches and in the run's
+ * final transaction. */
+export interface EventChunkRecord extends Key {
+  frames: string;
+  /** TTL (epoch seconds). */
+  expires_at: number;
+}
+/** One frame an item, as earlier versions wrote them (still read). */
+export interface EventFrameRecord extends Key {
+  frames?: undefined;
+  event: string;
+  /** The frame's data as JSON. */
+  data: string;
+}
+
+// — checkpoints —
+
+/** A small channel value stored in its checkpoint item: serializer type and bytes. */
+export interface InlineValue {
+  t: string;
+  v: Uint8Array;
+}
+
+/** What every item of a checkpoint carries. */
+export interface CheckpointOwned extends Key {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+}
+
+/**
+ * A checkpoint without its channel values: `writers` maps a channel to the checkpoint whose value item holds its
+ * current value, `inline` holds small values. Its serialized parts sit inline or in S3 (`<part>_ref`).
+ */
+export interface CheckpointItem extends CheckpointOwned {
+  kind: "checkpoint";
+  parent_checkpoint_id?: string;
+  writers: Record<string, string>;
+  inline?: Record<string, InlineValue>;
+  checkpoint_type: string;
+  metadata_type: string;
+  /** The run that wrote it (its metadata's run_id): a rollback deletes by it. */
+  run_id?: string;
+  checkpoint?: Uint8Array;
+  checkpoint_ref?: string;
+  metadata?: Uint8Array;
+  metadata_ref?: string;
+  /** Heads of earlier versions carried an index key of their thread (the index is gone). */
+  GSI1PK?: string;
+  GSI1SK?: string;
+}
+
+/** A task's pending write under the checkpoint it was made against. */
+export interface PendingWriteItem extends CheckpointOwned {
+  kind: "write";
+  task_id: string;
+  task_path: string;
+  idx: number;
+  channel: string;
+  value_type: string;
+  value?: Uint8Array;
+  value_ref?: string;
+}
+
+/** A channel value, under the checkpoint that wrote it. */
+export interface ChannelValueItem extends CheckpointOwned {
+  kind: "value";
+  channel: string;
+  value_type: string;
+  value?: Uint8Array;
+  value_ref?: string;
+}
+
+/** What hangs off a checkpoint: its task writes and the values it wrote. */
+export type CheckpointChild = PendingWriteItem | ChannelValueItem;
+/** Any item of a thread's checkpoint partition. */
+export type CheckpointsItem = CheckpointItem | CheckpointChild;
+
+// — long-term store —
+
+/** An item of LangGraph's store: its value as JSON. */
+export interface StoreItemRecord extends Key {
+  namespace: string[];
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const storeNsPrefix = (ns: string[]) => ns.map((label) => `${label}:`).join("");
+export const storeKeys = {
+  pk: agentKeys.storePk,
+  /** Each label followed by ":": the key prefix of a namespace and everything below it. */
+  nsPrefix: storeNsPrefix,
+  sortKey: (ns: string[], key: string) => `${storeNsPrefix(ns)}.${key}`,
+};
+
+export const storeItems = repository<StoreItemRecord, { scope: string; namespace: string[]; key: string }>({
+  table: "checkpoints",
+  key: ({ scope, namespace, key }) => ({ PK: storeKeys.pk(scope), SK: storeKeys.sortKey(namespace, key) }),
+  keysOf: ownKeys,
+});
