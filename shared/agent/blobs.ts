@@ -9,16 +9,25 @@ import type { Item } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 
 // Serialized parts of agent state that would not fit a DynamoDB item (400 KB) live in S3, referenced as `<attr>_ref`.
+// Which attributes hold parts is named at run time, so items are handled untyped here (`Item`).
 
 /** A serialized part of an item: stored inline as `attr`, or in S3 at `key` and referenced as `<attr>_ref`. */
-export interface Part {
-  attr: string;
+export interface Part<A extends string = string> {
+  attr: A;
   bytes: Uint8Array;
   key: string;
 }
 
+/** The attributes of a record that hold parts `A`: each part inline, or the S3 key of it as `<part>_ref`. */
+export type PartSlots<A extends string> = { [P in A]?: Uint8Array } & { [P in A as `${P}_ref`]?: string };
+
 /** Sets the parts on `item`, offloading the largest to S3 until the inline ones total at most `inlineBytes`. */
-export async function placeParts(item: Item, parts: Part[], inlineBytes: number): Promise<void> {
+export async function placeParts<A extends string>(
+  record: PartSlots<A>,
+  parts: Part<A>[],
+  inlineBytes: number,
+): Promise<void> {
+  const item: Item = record;
   let total = parts.reduce((n, p) => n + p.bytes.byteLength, 0);
   const uploads: Promise<unknown>[] = [];
   for (const part of [...parts].sort((a, b) => b.bytes.byteLength - a.bytes.byteLength)) {
@@ -34,7 +43,11 @@ export async function placeParts(item: Item, parts: Part[], inlineBytes: number)
 }
 
 /** The bytes of a part placed by `placeParts`; undefined when the item has neither. */
-export async function readPart(item: Item, attr: string): Promise<Uint8Array | undefined> {
+export async function readPart<A extends string>(
+  record: PartSlots<A>,
+  attr: A,
+): Promise<Uint8Array | undefined> {
+  const item: Item = record;
   if (item[attr] instanceof Uint8Array) return item[attr];
   const key = item[`${attr}_ref`];
   if (typeof key !== "string") return undefined;
@@ -43,10 +56,18 @@ export async function readPart(item: Item, attr: string): Promise<Uint8Array | u
 }
 
 /** The S3 keys an item references. */
-export const refsOf = (item: Item): string[] =>
-  Object.entries(item)
-    .filter(([k, v]) => k.endsWith("_ref") && typeof v === "string")
-    .map(([, v]) => v as string);
+export const refsOf = (item: object): string[] =>
+  Object.entries(item).flatMap(([k, v]) => (k.endsWith("_ref") && typeof v === "string" ? [v] : []));
+
+/** Points the item's references of objects under `from` to copies under `to` (copying each object). */
+export async function moveRefs(record: object, from: string, to: string): Promise<void> {
+  const item: Item = record;
+  for (const [attr, ref] of Object.entries(item))
+    if (attr.endsWith("_ref") && typeof ref === "string" && ref.startsWith(from)) {
+      item[attr] = to + ref.slice(from.length);
+      await copyObject(ref, item[attr]);
+    }
+}
 
 export async function deleteObjects(keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {

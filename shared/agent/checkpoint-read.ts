@@ -1,4 +1,4 @@
-import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { type AttributeValue, ScanCommand } from "@aws-sdk/client-dynamodb";
 import {
   type Checkpoint,
   type CheckpointMetadata,
@@ -12,7 +12,15 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { batchGet } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, type Item, queryAll, queryPages, toItem } from "../aws/ddb.ts";
+import { fromItem, type Key, queryAll, queryPages, toItem } from "../aws/ddb.ts";
+import type {
+  ChannelValueItem,
+  CheckpointChild,
+  CheckpointItem,
+  CheckpointsItem,
+  InlineValue,
+  PendingWriteItem,
+} from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { readPart } from "./blobs.ts";
 import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from "./checkpoint-keys.ts";
@@ -20,16 +28,12 @@ import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from ".
 // The read side of the checkpointer: finding checkpoint items and turning them into LangGraph's tuples.
 const T = "checkpoints" as const;
 
-/** A small channel value stored in its checkpoint item: serializer type and bytes. */
-export interface InlineValue {
-  t: string;
-  v: Uint8Array;
-}
+export type { InlineValue };
 
 /** A checkpoint item and, when already read, the writes and values stored under it. */
 export interface Entry {
-  head: Item;
-  children?: Item[];
+  head: CheckpointItem;
+  children?: CheckpointChild[];
 }
 
 export interface Reading {
@@ -40,7 +44,7 @@ export interface Reading {
 
 /** What hangs off one checkpoint: its writes and the values it wrote. */
 export const childrenOf = (pk: string, ns: string, id: string) =>
-  queryAll(T, {
+  queryAll<CheckpointChild>(T, {
     KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
     values: { ":pk": pk, ":sk": childrenPrefix(ns, id) },
     ConsistentRead: true,
@@ -55,8 +59,8 @@ export async function* threadEntries(pk: string, ns?: string, beforeId?: string,
     ns !== undefined && beforeId
       ? { cond: "SK BETWEEN :lo AND :hi", values: { ":lo": nsPrefix(ns), ":hi": checkpointSk(ns, beforeId) } }
       : { cond: "begins_with(SK, :lo)", values: { ":lo": ns === undefined ? "C#" : nsPrefix(ns) } };
-  let children: Item[] = [];
-  for await (const page of queryPages(T, {
+  let children: CheckpointChild[] = [];
+  for await (const page of queryPages<CheckpointsItem>(T, {
     KeyConditionExpression: `PK = :pk AND ${range.cond}`,
     values: { ":pk": pk, ...range.values },
     ScanIndexForward: false,
@@ -67,7 +71,7 @@ export async function* threadEntries(pk: string, ns?: string, beforeId?: string,
     for (const item of page) {
       if (item.kind !== "checkpoint") children.push(item);
       else {
-        const own = (c: Item) =>
+        const own = (c: CheckpointChild) =>
           c.checkpoint_id === item.checkpoint_id && c.checkpoint_ns === item.checkpoint_ns;
         out.push({ head: item, children: children.filter(own) });
         children = [];
@@ -82,7 +86,7 @@ export async function* threadEntries(pk: string, ns?: string, beforeId?: string,
  * thread; the agent server always names one.
  */
 export async function* scopeEntries(scope: string): AsyncGenerator<Entry[]> {
-  let start: Record<string, any> | undefined;
+  let start: Record<string, AttributeValue> | undefined;
   do {
     const out = await dynamo().send(
       new ScanCommand({
@@ -93,7 +97,7 @@ export async function* scopeEntries(scope: string): AsyncGenerator<Entry[]> {
         ConsistentRead: true,
       }),
     );
-    const heads = (out.Items ?? []).map(fromItem);
+    const heads = (out.Items ?? []).map((i) => fromItem<CheckpointItem>(i));
     if (heads.length) yield heads.map((head) => ({ head }));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -108,14 +112,16 @@ export async function readTuples(r: Reading, entries: Entry[]): Promise<Checkpoi
     })),
   );
   const keyOf = (pk: string, sk: string) => `${pk}\n${sk}`;
-  const wanted = new Map<string, Item>();
+  const wanted = new Map<string, Key>();
   for (const { head } of full)
     for (const [ch, writer] of Object.entries(writersOf(head)))
       if (writer !== head.checkpoint_id) {
         const SK = valueSk(head.checkpoint_ns, writer, ch);
         wanted.set(keyOf(head.PK, SK), { PK: head.PK, SK });
       }
-  const inherited = new Map((await batchGet(T, [...wanted.values()])).map((i) => [keyOf(i.PK, i.SK), i]));
+  // Value items (batchGet answers untyped items).
+  const valueItems = (await batchGet(T, [...wanted.values()])) as ChannelValueItem[];
+  const inherited = new Map(valueItems.map((i) => [keyOf(i.PK, i.SK), i]));
   return Promise.all(
     full.map(async ({ head, children }) => {
       const { thread_id, checkpoint_ns: ns, checkpoint_id: id, parent_checkpoint_id: parentId } = head;
@@ -123,9 +129,9 @@ export async function readTuples(r: Reading, entries: Entry[]): Promise<Checkpoi
         head.checkpoint_type,
         (await readPart(head, "checkpoint"))!,
       );
-      const own = new Map(children.filter((c) => c.kind === "value").map((c) => [c.channel as string, c]));
+      const own = new Map(children.filter(isValue).map((c) => [c.channel, c]));
       const values: Record<string, unknown> = {};
-      for (const [ch, { t, v }] of Object.entries((head.inline ?? {}) as Record<string, InlineValue>))
+      for (const [ch, { t, v }] of Object.entries(head.inline ?? {}))
         values[ch] = await r.serde.loadsTyped(t, v);
       for (const [ch, writer] of Object.entries(writersOf(head))) {
         const item = writer === id ? own.get(ch) : inherited.get(keyOf(head.PK, valueSk(ns, writer, ch)));
@@ -148,23 +154,23 @@ export async function readTuples(r: Reading, entries: Entry[]): Promise<Checkpoi
 
 export async function readMetadata(
   r: Reading,
-  head: Item,
+  head: CheckpointItem,
 ): Promise<CheckpointMetadata & Record<string, unknown>> {
   return r.serde.loadsTyped(head.metadata_type, (await readPart(head, "metadata"))!);
 }
 
-const writersOf = (head: Item) => (head.writers ?? {}) as Record<string, string>;
+const writersOf = (head: CheckpointItem) => head.writers ?? {};
+const isValue = (c: CheckpointChild): c is ChannelValueItem => c.kind === "value";
+const isWrite = (c: CheckpointChild): c is PendingWriteItem => c.kind === "write";
 
-async function loadValue(r: Reading, item: Item): Promise<unknown> {
+async function loadValue(r: Reading, item: CheckpointChild): Promise<unknown> {
   return r.serde.loadsTyped(item.value_type, (await readPart(item, "value"))!);
 }
 
 /** Writes in the order live execution applies them: (task path, task id, idx). */
-async function pendingWrites(r: Reading, children: Item[]): Promise<CheckpointPendingWrite[]> {
-  const key = (w: Item) => writesSortKey(w.task_path ?? "", w.task_id, w.idx);
-  const writes = children
-    .filter((c) => c.kind === "write")
-    .sort((a, b) => compareWritesSortKeys(key(a), key(b)));
+async function pendingWrites(r: Reading, children: CheckpointChild[]): Promise<CheckpointPendingWrite[]> {
+  const key = (w: PendingWriteItem) => writesSortKey(w.task_path ?? "", w.task_id, w.idx);
+  const writes = children.filter(isWrite).sort((a, b) => compareWritesSortKeys(key(a), key(b)));
   return Promise.all(writes.map(async (w) => [w.task_id, w.channel, await loadValue(r, w)]));
 }
 

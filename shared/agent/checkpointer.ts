@@ -19,9 +19,17 @@ import {
   writesSortKey,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { cancelCodes, fromItem, getItem, type Item, queryAll, toItem, transact } from "../aws/ddb.ts";
+import { cancelCodes, fromItem, getItem, queryAll, toItem, transact } from "../aws/ddb.ts";
 import { LeaseLost } from "../errors.ts";
 import { logger } from "../log.ts";
+import type {
+  ChannelValueItem,
+  CheckpointItem,
+  CheckpointOwned,
+  CheckpointsItem,
+  InlineValue,
+  PendingWriteItem,
+} from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./checkpoint-admin.ts";
@@ -36,7 +44,6 @@ import {
 } from "./checkpoint-keys.ts";
 import {
   type Entry,
-  type InlineValue,
   type Reading,
   readMetadata,
   readTuples,
@@ -55,7 +62,7 @@ const WRITERS_CACHE = 1000;
 /** DynamoDB's limits of one TransactWriteItems call (100 items, 4 MB), with room for keys and attributes. */
 const MAX_TRANSACT_ITEMS = 100;
 const MAX_TRANSACT_BYTES = 3_500_000;
-const inlineBytesOf = (item: Item) =>
+const inlineBytesOf = (item: object) =>
   Object.values(item).reduce<number>((n, v) => n + (v instanceof Uint8Array ? v.byteLength : 64), 0);
 
 /**
@@ -141,7 +148,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   /** Threads whose run executes here → their latest checkpoint per namespace (see `track`). */
   private latest = new Map<string, Map<string, Latest>>();
   /** Task writes of tracked threads not stored yet: they ride in the thread's next checkpoint transaction. */
-  private deferred = new Map<string, Item[]>();
+  private deferred = new Map<string, PendingWriteItem[]>();
   /** A tracked thread's fence: its checkpoints are stored only while the run's attempt still owns the run. */
   private fences = new Map<string, RunFence>();
   /** Writes of runs executing here, still in flight (see `afterRunWrites`). */
@@ -166,14 +173,14 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     let entry: Entry | undefined;
     if (id) {
       // One query: the checkpoint's key is the prefix of its writes' and values' keys.
-      const items = await queryAll(T, {
+      const items = await queryAll<CheckpointsItem>(T, {
         KeyConditionExpression: "PK = :pk AND begins_with(SK, :sk)",
         values: { ":pk": pk, ":sk": checkpointSk(ns, id) },
         ConsistentRead: true,
       });
       const mine = items.filter((i) => i.checkpoint_ns === ns && i.checkpoint_id === id);
       const head = mine.find((i) => i.kind === "checkpoint");
-      if (head) entry = { head, children: mine.filter((i) => i !== head) };
+      if (head) entry = { head, children: mine.filter((i) => i.kind !== "checkpoint") };
     } else {
       for await (const page of threadEntries(pk, ns, undefined, 50)) {
         entry = page[0];
@@ -301,7 +308,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const inline: Record<string, InlineValue> = {};
     let inlineTotal = 0;
     const writers: Record<string, string> = {};
-    const valueItems: Item[] = [];
+    const valueItems: ChannelValueItem[] = [];
     const isNew = new Set(Object.keys(newVersions));
     await Promise.all(
       Object.keys(stored.channel_versions).map(async (ch) => {
@@ -326,8 +333,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
           return;
         }
         writers[ch] = id;
-        const item: Item = { ...this.base(pk, thread, ns, id), SK: valueSk(ns, id, ch), kind: "value" };
-        Object.assign(item, { channel: ch, value_type: type });
+        const item: ChannelValueItem = {
+          ...this.base(pk, thread, ns, id),
+          SK: valueSk(ns, id, ch),
+          kind: "value",
+          channel: ch,
+          value_type: type,
+        };
         const key = s3ValueKey(this.scope, thread, ns, id, ch);
         await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
         valueItems.push(item);
@@ -337,7 +349,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       this.serde.dumpsTyped(stored),
       this.serde.dumpsTyped(metadata),
     ]);
-    const head: Item = {
+    const head: CheckpointItem = {
       ...this.base(pk, thread, ns, id),
       SK: checkpointSk(ns, id),
       kind: "checkpoint",
@@ -378,7 +390,12 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * A reader that finds a checkpoint must find every value it points to. Usually the values and the
    * checkpoint fit one transaction (one request, all or nothing); else the values go first, the checkpoint last.
    */
-  private async store(values: Item[], head: Item, writes: Item[] = [], fence?: RunFence): Promise<void> {
+  private async store(
+    values: ChannelValueItem[],
+    head: CheckpointItem,
+    writes: PendingWriteItem[] = [],
+    fence?: RunFence,
+  ): Promise<void> {
     const items = [...values, head];
     const bytes = [...items, ...writes].reduce((n, i) => n + inlineBytesOf(i), 0);
     const fenced = fence ? 1 : 0;
@@ -413,9 +430,12 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /** Stores task writes where none is stored yet (the first copy wins), dropping a losing copy's S3 object. */
-  private async createWrites(writes: Item[]): Promise<void> {
+  private async createWrites(writes: PendingWriteItem[]): Promise<void> {
     const created = await groupCreate(T, writes);
-    const orphans = writes.filter((item, i) => !created[i] && item.value_ref).map((i) => i.value_ref);
+    const orphans: string[] = [];
+    writes.forEach((item, i) => {
+      if (!created[i] && item.value_ref) orphans.push(item.value_ref);
+    });
     if (orphans.length) await deleteObjects(orphans);
   }
 
@@ -451,12 +471,16 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const items = await Promise.all(
       indexed.map(async ({ channel, value, idx }) => {
         const [type, bytes] = await this.serde.dumpsTyped(value);
-        const item: Item = {
+        const item: PendingWriteItem = {
           ...this.base(pk, thread, ns, id),
           SK: writeSk(ns, id, taskId, idx),
           kind: "write",
+          task_id: taskId,
+          task_path: taskPath ?? "",
+          idx,
+          channel,
+          value_type: type,
         };
-        Object.assign(item, { task_id: taskId, task_path: taskPath ?? "", idx, channel, value_type: type });
         // A kept write's object must not be overwritten by a losing duplicate, hence a unique key for those.
         const key = s3WriteKey(this.scope, thread, ns, id, taskId, idx) + (idx < 0 ? "" : `-${randomUUID()}`);
         await placeParts(item, [{ attr: "value", bytes, key }], this.inlineBytes);
@@ -548,11 +572,11 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /** Stores a special-channel write over any earlier one, deleting the object the earlier one left in S3. */
-  private async replaceWrite(item: Item): Promise<void> {
+  private async replaceWrite(item: PendingWriteItem): Promise<void> {
     const out = await dynamo().send(
       new PutItemCommand({ TableName: tableName(T), Item: toItem(item), ReturnValues: "ALL_OLD" }),
     );
-    const old = out.Attributes ? fromItem(out.Attributes) : undefined;
+    const old = out.Attributes ? fromItem<PendingWriteItem>(out.Attributes) : undefined;
     if (old?.value_ref && old.value_ref !== item.value_ref) await deleteObjects([old.value_ref]);
   }
 
@@ -594,20 +618,20 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     return { serde: this.serde, firstVersion: () => this.getNextVersion(undefined) };
   }
 
-  private base(pk: string, thread: string, ns: string, id: string): Item {
+  private base(pk: string, thread: string, ns: string, id: string): Omit<CheckpointOwned, "SK"> {
     return { PK: pk, thread_id: thread, checkpoint_ns: ns, checkpoint_id: id };
   }
 
   /** A copied checkpoint's metadata names its new thread. */
-  private async retargetMetadata(head: Item, toThreadId: string): Promise<Item> {
+  private async retargetMetadata(head: CheckpointItem, toThreadId: string): Promise<CheckpointItem> {
     const metadata = await readMetadata(this.reading(), head);
     if (metadata.thread_id === undefined) return head;
     const [type, bytes] = await this.serde.dumpsTyped({ ...metadata, thread_id: toThreadId });
-    const out: Item = { ...head, metadata_type: type };
+    const out: CheckpointItem = { ...head, metadata_type: type };
     delete out.metadata;
     delete out.metadata_ref;
     const key = s3PartKey(this.scope, toThreadId, head.checkpoint_ns, head.checkpoint_id, "metadata");
-    const budget = this.inlineBytes - ((out.checkpoint as Uint8Array | undefined)?.byteLength ?? 0);
+    const budget = this.inlineBytes - (out.checkpoint?.byteLength ?? 0);
     await placeParts(out, [{ attr: "metadata", bytes, key }], budget);
     return out;
   }
@@ -616,7 +640,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     if (!parentId) return { writers: {}, inline: {} };
     const cached = this.writersCache.get(`${pk}\n${ns}\n${parentId}`);
     if (cached) return cached;
-    const parent = await getItem(T, { PK: pk, SK: checkpointSk(ns, parentId) }, true);
+    const parent = await getItem<CheckpointItem>(T, { PK: pk, SK: checkpointSk(ns, parentId) }, true);
     return { writers: parent?.writers ?? {}, inline: parent?.inline ?? {} };
   }
 

@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { untilProcessed } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
-import { cancelCodes, type Item, isConditionFailure, toItem, transact } from "../aws/ddb.ts";
+import { cancelCodes, isConditionFailure, type Key, toItem, transact } from "../aws/ddb.ts";
 import { type TableId, tableName } from "../tables.ts";
 
 // Group commit for the agent state's hot writes. Concurrent runs each write a few small items per step
@@ -21,7 +21,8 @@ const MAX_IN_FLIGHT = 2;
 
 interface Waiter {
   table: string;
-  item: Item;
+  /** An item of any record kind: only its key is read here. */
+  item: Key;
   /** `<table>\n<PK>\n<SK>`: one call never holds two writes of one key. */
   key: string;
   settle: (err: unknown, created?: boolean) => void;
@@ -80,7 +81,7 @@ class Lane {
   }
 }
 
-const keyOf = (table: string, item: Item) => `${table}\n${item.PK}\n${item.SK}`;
+const keyOf = (table: string, item: Key) => `${table}\n${item.PK}\n${item.SK}`;
 
 const puts = new Lane(25, (batch) =>
   untilProcessed("BatchWriteItem", "items", batch, async (pending) => {
@@ -129,7 +130,7 @@ const creates = new Lane(100, async (batch) => {
   );
 });
 
-function enqueue(lane: Lane, table: TableId, items: Item[]): Promise<boolean[]> {
+function enqueue(lane: Lane, table: TableId, items: Key[]): Promise<boolean[]> {
   if (!items.length) return Promise.resolve([]);
   const name = tableName(table);
   return new Promise((resolve, reject) => {
@@ -157,11 +158,11 @@ function enqueue(lane: Lane, table: TableId, items: Item[]): Promise<boolean[]> 
 }
 
 /** Puts the items (overwriting), in calls shared with other callers; resolves once all are stored. */
-export async function groupPut(table: TableId, items: Item[]): Promise<void> {
+export async function groupPut(table: TableId, items: Key[]): Promise<void> {
   await enqueue(puts, table, items);
 }
 
 /** Creates the items where their key is free; answers per item whether it was created (false: it existed). */
-export function groupCreate(table: TableId, items: Item[]): Promise<boolean[]> {
+export function groupCreate(table: TableId, items: Key[]): Promise<boolean[]> {
   return enqueue(creates, table, items);
 }

@@ -1,4 +1,4 @@
-import { DeleteItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import {
   BaseStore,
   type GetOperation,
@@ -13,15 +13,15 @@ import {
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { getItem, queryPages, type Item as Row, toItem } from "../aws/ddb.ts";
+import { queryPages, toItem } from "../aws/ddb.ts";
 import { PayloadTooLarge } from "../errors.ts";
+import { type StoreItemRecord, storeItems, storeKeys } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
-import { esc } from "./checkpoint-keys.ts";
 import { matchesFilter, matchesNamespace } from "./store-match.ts";
 
-// LangGraph's long-term memory store on DynamoDB. One partition per scope, PK `<scope>#STORE`; SK is each label
-// followed by ":" then "." then the key (`users:u1:.prefs`). Labels cannot hold ":" or "." (validateNamespace
+// LangGraph's long-term memory store on DynamoDB (records and keys: shared/records/agent.ts). One partition per
+// scope, PK `<scope>#STORE`; SK is each label followed by ":" then "." then the key (`users:u1:.prefs`). Labels cannot hold ":" or "." (validateNamespace
 // rejects them), so the first "." ends the namespace, and `users:` is a key prefix matching exactly the namespace
 // ["users"] and everything below it: a search or a namespace listing is one Query over a key range. No vector
 // search: `query` is ignored and items come without score, as InMemoryStore without an index does.
@@ -34,8 +34,7 @@ export interface DynamoStoreOptions {
   scope: string;
 }
 
-const nsPrefix = (ns: string[]) => ns.map((label) => `${label}:`).join("");
-const sortKey = (ns: string[], key: string) => `${nsPrefix(ns)}.${key}`;
+const { nsPrefix, sortKey } = storeKeys;
 /** The smallest string above every string that starts with `prefix` (its last character is ASCII here). */
 const pastPrefix = (prefix: string) =>
   prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
@@ -56,7 +55,7 @@ export class DynamoStore extends BaseStore {
     super();
     if (!options.scope) throw new Error("DynamoStore needs a scope");
     this.scope = options.scope;
-    this.pk = `${esc(options.scope)}#STORE`;
+    this.pk = storeKeys.pk(options.scope);
   }
 
   /** Reads see the state before the batch; puts apply after them, the last put of a key winning (as InMemoryStore). */
@@ -81,15 +80,15 @@ export class DynamoStore extends BaseStore {
 
   private async getOne(op: GetOperation): Promise<Item | null> {
     checkNamespace(op.namespace, op.key);
-    const row = await getItem(T, { PK: this.pk, SK: sortKey(op.namespace, op.key) }, true);
+    const row = await storeItems.get({ scope: this.scope, namespace: op.namespace, key: op.key });
     return row ? toStoreItem(row) : null;
   }
 
   // Index and TTL options of a put are ignored: there is no vector index, and items do not expire.
   private async putOne(op: PutOperation): Promise<void> {
-    const key = toItem({ PK: this.pk, SK: sortKey(op.namespace, op.key) });
+    const k = { scope: this.scope, namespace: op.namespace, key: op.key };
     if (op.value === null) {
-      await dynamo().send(new DeleteItemCommand({ TableName: tableName(T), Key: key }));
+      await storeItems.delete(k);
       return;
     }
     const value = JSON.stringify(op.value);
@@ -98,7 +97,7 @@ export class DynamoStore extends BaseStore {
     await dynamo().send(
       new UpdateItemCommand({
         TableName: tableName(T),
-        Key: key,
+        Key: toItem(storeItems.key(k)),
         UpdateExpression:
           "SET #value = :value, #namespace = :namespace, #key = :key, updated_at = :now, created_at = if_not_exists(created_at, :now)",
         ExpressionAttributeNames: { "#value": "value", "#namespace": "namespace", "#key": "key" },
@@ -148,35 +147,35 @@ export class DynamoStore extends BaseStore {
       const page = await this.rangePage(from, end, 50);
       if (!page.length) break;
       for (const row of page) {
-        const ns = row.namespace as string[];
+        const ns = row.namespace;
         if (!conditions.every((c) => matchesNamespace(ns, c))) continue;
         const cut = op.maxDepth === undefined ? ns : ns.slice(0, op.maxDepth);
         found.set(JSON.stringify(cut), cut);
       }
       // Seek past the items of the page's last namespace: `<prefix>.` then the first string after them.
-      from = `${nsPrefix(page[page.length - 1].namespace as string[])}/`;
+      from = `${nsPrefix(page[page.length - 1].namespace)}/`;
     }
     const sorted = [...found.values()].sort(compareNamespaces);
     const offset = op.offset ?? 0;
     return sorted.slice(offset, op.limit === undefined ? undefined : offset + op.limit);
   }
 
-  private async *range(prefix: string): AsyncGenerator<Row[]> {
-    yield* queryPages(T, {
-      KeyConditionExpression: prefix ? "PK = :pk AND begins_with(SK, :prefix)" : "PK = :pk",
-      values: prefix ? { ":pk": this.pk, ":prefix": prefix } : { ":pk": this.pk },
-      ConsistentRead: true,
-    });
+  private range(prefix: string): AsyncGenerator<StoreItemRecord[]> {
+    return storeItems.pages(this.pk, { prefix, consistent: true });
   }
 
   /** One page of items with SK from `from` (inclusive) up to `end` (exclusive), namespaces only. */
-  private async rangePage(from: string, end: string | undefined, limit: number): Promise<Row[]> {
+  private async rangePage(
+    from: string,
+    end: string | undefined,
+    limit: number,
+  ): Promise<Pick<StoreItemRecord, "namespace">[]> {
     const [cond, values] = end
       ? ["SK BETWEEN :from AND :end", { ":from": from, ":end": end }]
       : from
         ? ["SK >= :from", { ":from": from }]
         : [undefined, {}];
-    for await (const page of queryPages(T, {
+    for await (const page of queryPages<Pick<StoreItemRecord, "namespace">>(T, {
       KeyConditionExpression: cond ? `PK = :pk AND ${cond}` : "PK = :pk",
       values: { ":pk": this.pk, ...values },
       ProjectionExpression: "#namespace",
@@ -189,7 +188,7 @@ export class DynamoStore extends BaseStore {
   }
 }
 
-function toStoreItem(row: Row): Item {
+function toStoreItem(row: StoreItemRecord): Item {
   return {
     namespace: row.namespace,
     key: row.key,
