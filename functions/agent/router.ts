@@ -20,7 +20,9 @@ interface ResponseStream {
   end(): void;
 }
 interface LambdaGlobals {
-  streamifyResponse(fn: (event: any, stream: ResponseStream) => Promise<void>): unknown;
+  streamifyResponse(
+    fn: (event: HttpEvent | APIGatewayProxyEvent, stream: ResponseStream) => Promise<void>,
+  ): unknown;
   HttpResponseStream: {
     from(
       stream: ResponseStream,

@@ -1,4 +1,8 @@
-import type { HandleLLMNewTokenCallbackFields, NewTokenIndices } from "@langchain/core/callbacks/base";
+import type {
+  BaseCallbackHandler,
+  HandleLLMNewTokenCallbackFields,
+  NewTokenIndices,
+} from "@langchain/core/callbacks/base";
 import { AIMessageChunk } from "@langchain/core/messages";
 import { GenerationChunk } from "@langchain/core/outputs";
 import { BaseTracer, type Run } from "@langchain/core/tracers/base";
@@ -40,7 +44,7 @@ interface RunInfo {
   metadata: Record<string, unknown>;
   /** chain, prompt, chat_model, llm, tool, retriever: the event name's middle part. */
   type: string;
-  inputs?: any;
+  inputs?: unknown;
   parentIds: string[];
 }
 
@@ -137,7 +141,8 @@ class EventsMode extends BaseTracer {
   }
 
   override async onChainEnd(run: Run): Promise<void> {
-    const inputs = run.inputs ?? this.runs.get(run.id)?.inputs ?? {};
+    // The run's inputs as core reported them (a chain's are a map).
+    const inputs = (run.inputs ?? this.runs.get(run.id)?.inputs ?? {}) as Record<string, unknown>;
     const single = inputs.input && Object.keys(inputs).length === 1;
     this.end(run.id, { output: run.outputs?.output ?? run.outputs, input: single ? inputs.input : inputs });
   }
@@ -163,9 +168,10 @@ class EventsMode extends BaseTracer {
     const run = this.getRunById(runId) as Run;
     const info = this.runs.get(runId);
     if (!info) return run;
-    const given = fields?.chunk as any;
+    const given = fields?.chunk;
     if (info.type === "chat_model") {
-      const chunk = given?.message ?? new AIMessageChunk({ content: token, id: `run-${runId}` });
+      const message = given && "message" in given ? given.message : undefined;
+      const chunk = message ?? new AIMessageChunk({ content: token, id: `run-${runId}` });
       this.send("on_chat_model_stream", runId, info, { chunk });
     } else this.send("on_llm_stream", runId, info, { chunk: given ?? new GenerationChunk({ text: token }) });
     return run;
@@ -174,7 +180,8 @@ class EventsMode extends BaseTracer {
   override async onLLMEnd(run: Run): Promise<void> {
     const info = this.runs.get(run.id);
     if (!info) return;
-    const generations: any[][] = run.outputs?.generations ?? [];
+    const generations: { message?: unknown; text?: string; generationInfo?: unknown }[][] =
+      run.outputs?.generations ?? [];
     const output =
       info.type === "chat_model"
         ? generations.find((g) => g[0]?.message !== undefined)?.[0]?.message
@@ -222,9 +229,10 @@ class EventsMode extends BaseTracer {
   }
 
   /** `dispatchCustomEvent(name, data)` inside a run: `on_custom_event` named by the event, data as given. */
-  override async handleCustomEvent(eventName: string, data: any, runId: string): Promise<void> {
+  override async handleCustomEvent(eventName: string, data: unknown, runId: string): Promise<void> {
     const info = this.runs.get(runId);
-    if (info) this.send("on_custom_event", runId, info, data, eventName);
+    // A custom event's data goes out as it was dispatched.
+    if (info) this.send("on_custom_event", runId, info, data as StreamEventV2["data"], eventName);
   }
 
   /**
@@ -261,6 +269,16 @@ class EventsMode extends BaseTracer {
   }
 }
 
+/** A CallbackManager (of any copy of @langchain/core): the callbacks a config may carry instead of a list. */
+interface CallbackManagerLike {
+  copy(): CallbackManagerLike;
+  addHandler(handler: BaseCallbackHandler, inherit?: boolean): void;
+}
+const isCallbackManager = (c: unknown): c is CallbackManagerLike => {
+  const m = c as { copy?: unknown; addHandler?: unknown } | null | undefined;
+  return typeof m?.copy === "function" && typeof m?.addHandler === "function";
+};
+
 /** The callback handler that reports a graph run as `events` frames: add it to the graph call's callbacks. */
 function eventsCallback(emit: (data: StreamEventV2) => void, options?: EventsModeOptions): EventsMode {
   return new EventsMode(emit, options);
@@ -272,14 +290,15 @@ function eventsCallback(emit: (data: StreamEventV2) => void, options?: EventsMod
  * is the agent run's id).
  */
 export function attachEventsMode(
-  config: Record<string, any>,
+  config: { callbacks?: unknown; runId?: unknown },
   wiring: { runId: string; input: unknown; emit: (data: StreamEventV2) => void },
 ): EventsMode {
   const handler = eventsCallback(wiring.emit, { input: wiring.input });
   const cbs = config.callbacks;
-  if (typeof cbs?.copy === "function" && typeof cbs?.addHandler === "function") {
-    config.callbacks = cbs.copy();
-    config.callbacks.addHandler(handler, true);
+  if (isCallbackManager(cbs)) {
+    const copy = cbs.copy();
+    copy.addHandler(handler, true);
+    config.callbacks = copy;
   } else config.callbacks = [...(Array.isArray(cbs) ? cbs : []), handler];
   config.runId ??= wiring.runId;
   return handler;

@@ -7,6 +7,26 @@ import type { AgentDeployment } from "./context.ts";
 // processes never do. A graph bundle carries its own copy of
 // @langchain/langgraph, so graphs are recognised by shape, never with instanceof (DESIGN.md, traps).
 
+/** What the agent server reads of a graph's state (the subset of LangGraph's StateSnapshot it maps). */
+export interface StateSnapshotLike {
+  values?: unknown;
+  next?: string[];
+  tasks?: StateTaskLike[];
+  config?: unknown;
+  metadata?: unknown;
+  createdAt?: string;
+  parentConfig?: unknown;
+}
+/** A task of a state snapshot; its `state` is a subgraph's config, or its snapshot when subgraphs are read. */
+export interface StateTaskLike {
+  id: string;
+  name: string;
+  error?: unknown;
+  interrupts?: unknown[];
+  state?: StateSnapshotLike & { configurable?: unknown };
+  result?: unknown;
+}
+
 /** What the agent server needs of a compiled graph (the subset of CompiledStateGraph it calls). */
 export interface CompiledGraphLike {
   invoke(input: unknown, config?: Record<string, unknown>): Promise<unknown>;
@@ -15,9 +35,13 @@ export interface CompiledGraphLike {
     config?: Record<string, unknown>,
   ): Promise<{ toJSON(): unknown; nodes: Record<string, unknown> }>;
   getGraph?(config?: Record<string, unknown>): { toJSON(): unknown; nodes: Record<string, unknown> };
-  getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<any>;
-  getStateHistory(config: Record<string, unknown>, options?: Record<string, unknown>): AsyncIterable<any>;
-  updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<any>;
+  getState(config: Record<string, unknown>, options?: Record<string, unknown>): Promise<StateSnapshotLike>;
+  getStateHistory(
+    config: Record<string, unknown>,
+    options?: Record<string, unknown>,
+  ): AsyncIterable<StateSnapshotLike>;
+  /** Answers the config of the checkpoint it wrote. */
+  updateState(config: Record<string, unknown>, values: unknown, asNode?: string): Promise<unknown>;
   checkpointer?: unknown;
   store?: unknown;
   builder?: unknown;

@@ -6,13 +6,20 @@ import { toJson } from "./serialize.ts";
 // or the run's stream ends), each carrying a one-element list of message dicts, as the reference server sends.
 export type ModeFrame = [event: string, data: unknown];
 
-const isChunk = (m: any) => typeof m?.concat === "function" && /Chunk$/.test(m?.constructor?.name ?? "");
+/** A LangChain message chunk (AIMessageChunk and the like): chunks of one message concatenate. */
+interface ChunkLike {
+  concat(other: ChunkLike): ChunkLike;
+}
+const isChunk = (m: unknown): m is ChunkLike => {
+  const c = m as { concat?: unknown; constructor?: { name?: string } } | null | undefined;
+  return typeof c?.concat === "function" && /Chunk$/.test(c?.constructor?.name ?? "");
+};
 
 export class MessagesMode {
-  private readonly open = new Map<string, any>();
+  private readonly open = new Map<string, ChunkLike>();
 
-  push(message: any, metadata: unknown): ModeFrame[] {
-    const id: string = message?.id ?? "";
+  push(message: unknown, metadata: unknown): ModeFrame[] {
+    const id: string = (message as { id?: string } | null | undefined)?.id ?? "";
     const out: ModeFrame[] = [];
     // A different message starting completes the ones before it.
     for (const [other, acc] of this.open)

@@ -1,3 +1,4 @@
+import type { GraphConfig } from "../records/agent.ts";
 import { graphOf, resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
 import type { CompiledGraphLike } from "./graphs.ts";
@@ -7,7 +8,7 @@ export interface RunGraph {
   assistant_id: string;
   graph_id: string;
   /** The assistant's own config and context; a run's values override them. */
-  config: Record<string, any>;
+  config: GraphConfig;
   context: Record<string, unknown>;
 }
 
@@ -17,7 +18,7 @@ export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string)
   return {
     assistant_id: assistant.assistant_id,
     graph_id: assistant.graph_id,
-    config: (assistant.config ?? {}) as Record<string, any>,
+    config: assistant.config ?? {},
     context: (assistant.context ?? {}) as Record<string, unknown>,
   };
 }

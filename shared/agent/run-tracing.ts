@@ -23,10 +23,16 @@ export interface TracedRun {
   assistant_id?: string;
 }
 
+/** What a tracer sets in a graph call's config: its callbacks and the id of its root run. */
+export interface TracedCall {
+  callbacks?: unknown;
+  runId?: unknown;
+}
+
 export interface RunTrace {
   callbacks: BaseCallbackHandler[];
   /** Puts the tracer in a graph call's config, with the agent run's id as the root run's id. */
-  attach(config: Record<string, any>): void;
+  attach(config: TracedCall): void;
   /** Closes what is still open (a cancelled run) and ingests what is queued. Never throws. */
   end(): Promise<void>;
 }
@@ -172,7 +178,7 @@ export function startRunTrace(
 const active = new Map<string, RunTrace>();
 
 /** Adds the run's tracer to the graph call's config (no-op without a tracing project). Never throws. */
-export function traceRun(d: AgentDeployment, run: Record<string, any>, config: Record<string, any>): void {
+export function traceRun(d: AgentDeployment, run: TracedRun, config: TracedCall): void {
   try {
     const { run_id, thread_id, graph_id, assistant_id } = run;
     const trace = startRunTrace(d, { run_id, thread_id, graph_id, assistant_id });

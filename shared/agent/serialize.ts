@@ -1,7 +1,12 @@
 // Graph values to the JSON the agent API answers with: LangChain messages become `{type, content, …}` dicts
 // (as the reference server sends them), class instances their plain fields, functions and symbols nothing.
-const isMessage = (v: any): boolean =>
-  typeof v?.toDict === "function" && typeof v?._getType === "function" && "content" in v;
+interface MessageLike {
+  toDict(): { type: string; data: Record<string, unknown> };
+}
+const isMessage = (v: object): v is MessageLike => {
+  const m = v as { toDict?: unknown; _getType?: unknown };
+  return typeof m.toDict === "function" && typeof m._getType === "function" && "content" in v;
+};
 
 const isPlain = (v: object) => {
   const proto = Object.getPrototypeOf(v);
@@ -17,13 +22,14 @@ export function toJson(v: unknown, depth = 0): unknown {
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return v.map((x) => toJson(x, depth + 1) ?? null);
   if (isMessage(v)) {
-    const d = (v as any).toDict() as { type: string; data: Record<string, unknown> };
+    const d = v.toDict();
     return { ...(toJson(d.data, depth + 1) as object), type: d.type };
   }
   if (v instanceof Map) return toJson(Object.fromEntries(v), depth + 1);
   if (v instanceof Set) return toJson([...v], depth + 1);
-  const source =
-    !isPlain(v) && typeof (v as any).toJSON === "function" && !("lg_name" in v) ? (v as any).toJSON() : v;
+  const toJSON = (v as { toJSON?: unknown }).toJSON;
+  const source: unknown =
+    !isPlain(v) && typeof toJSON === "function" && !("lg_name" in v) ? toJSON.call(v) : v;
   if (source !== v) return toJson(source, depth + 1);
   const out: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {

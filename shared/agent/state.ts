@@ -1,6 +1,6 @@
 import { BadRequest, NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
-import type { CompiledGraphLike } from "./graphs.ts";
+import type { CompiledGraphLike, StateSnapshotLike } from "./graphs.ts";
 import { graphById } from "./run-assistant.ts";
 import { toJson } from "./serialize.ts";
 import { getThreadItem } from "./threads.ts";
@@ -29,8 +29,8 @@ const EMPTY: ThreadState = {
   interrupts: [],
 };
 
-function checkpointOf(config: any): Record<string, unknown> | null {
-  const c = config?.configurable;
+function checkpointOf(config: unknown): Record<string, unknown> | null {
+  const c = (config as { configurable?: Record<string, unknown> } | null | undefined)?.configurable;
   if (!c?.checkpoint_id) return null;
   return {
     thread_id: c.thread_id,
@@ -40,11 +40,11 @@ function checkpointOf(config: any): Record<string, unknown> | null {
   };
 }
 
-export function toThreadState(s: any): ThreadState {
-  const tasks = (s.tasks ?? []).map((t: any) => ({
+export function toThreadState(s: StateSnapshotLike): ThreadState {
+  const tasks = (s.tasks ?? []).map((t) => ({
     id: t.id,
     name: t.name,
-    error: t.error ? String(t.error?.message ?? t.error) : null,
+    error: t.error ? String((t.error as { message?: unknown }).message ?? t.error) : null,
     interrupts: toJson(t.interrupts ?? []),
     checkpoint: t.state?.configurable ? checkpointOf(t.state) : null,
     state: t.state?.values !== undefined ? toThreadState(t.state) : null,
@@ -58,7 +58,7 @@ export function toThreadState(s: any): ThreadState {
     metadata: (toJson(s.metadata ?? {}) as Record<string, unknown>) ?? {},
     created_at: s.createdAt ?? null,
     parent_checkpoint: checkpointOf(s.parentConfig),
-    interrupts: tasks.flatMap((t: { interrupts: unknown }) => t.interrupts as unknown[]),
+    interrupts: tasks.flatMap((t) => t.interrupts as unknown[]),
   };
 }
 

@@ -7,15 +7,20 @@ import type { CompiledGraphLike, LoadedGraph } from "../graphs.ts";
 
 // Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).
 
-const isCompiled = (g: any): g is CompiledGraphLike =>
-  g != null &&
-  typeof g.invoke === "function" &&
-  (typeof g.getGraphAsync === "function" || typeof g.getGraph === "function");
-const isBuilder = (g: any) => g != null && typeof g === "object" && typeof g.compile === "function";
+const isCompiled = (v: unknown): v is CompiledGraphLike => {
+  const g = v as Partial<CompiledGraphLike> | null | undefined;
+  return (
+    g != null &&
+    typeof g.invoke === "function" &&
+    (typeof g.getGraphAsync === "function" || typeof g.getGraph === "function")
+  );
+};
+const isBuilder = (g: unknown): g is { compile(): unknown } =>
+  g != null && typeof g === "object" && typeof (g as { compile?: unknown }).compile === "function";
 
 /** A graph export as the LangGraph API server accepts it: compiled, a builder to compile, or a factory. */
 async function resolveGraphExport(value: unknown): Promise<CompiledGraphLike> {
-  let g: any = value;
+  let g: unknown = value;
   if (typeof g === "function" && !isCompiled(g)) g = await g({ configurable: {} });
   g = await g;
   if (!isCompiled(g) && isBuilder(g)) g = await g.compile();
