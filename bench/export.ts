@@ -3,11 +3,12 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { batchWrite } from "../shared/aws/batch.ts";
 import { dynamo, resetClients } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
+import { config } from "../shared/config.ts";
 import { toRow } from "../shared/export/exporter.ts";
-import { EXPORT_FIELDS } from "../shared/export/fields.ts";
 import { ParquetFileWriter } from "../shared/export/parquet/writer.ts";
+import { EXPORT_FIELDS } from "../shared/records/export-fields.ts";
 import { deriveFields } from "../shared/runs/derive.ts";
-import { buildPostItem, partitionKey, RUN_SHARDS } from "../shared/runs/store.ts";
+import { buildPostItem, partitionKey } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 import { rssOf, sampleRss, startPlatform } from "./platform.ts";
@@ -67,7 +68,7 @@ async function load(tenant: string, session: string, day: string, n: number) {
 async function plainQuery(tenant: string, session: string, day: string) {
   const t0 = performance.now();
   let rows = 0;
-  for (let shard = 0; shard < RUN_SHARDS(); shard++) {
+  for (let shard = 0; shard < config.runs.shards; shard++) {
     let key: Record<string, any> | undefined;
     do {
       const out = await dynamo().send(

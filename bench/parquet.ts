@@ -2,11 +2,16 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
-import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "../shared/export/fields.ts";
 import type { Compression } from "../shared/export/parquet/codecs.ts";
 import type { FormatVersion } from "../shared/export/parquet/columns.ts";
 import { ParquetFileWriter } from "../shared/export/parquet/writer.ts";
 import { zstdBackend } from "../shared/export/zstd.ts";
+import {
+  EXPORT_FIELDS,
+  type ExportField,
+  type ExportRow,
+  FIELD_KINDS,
+} from "../shared/records/export-fields.ts";
 
 // The Parquet encoder alone, over realistic exported runs (all 29 fields, ~1 KB each: inputs/outputs JSON,
 // tags, parent ids, timestamps): rows/s of each candidate writer that is installed, then of the chosen one

@@ -16,7 +16,10 @@ export interface TableDef {
 }
 
 export const TABLES = {
-  /** Workspaces, API keys, tokens, deployments, destinations, exports: everything keyed PK/SK by tenant. */
+  /**
+   * Workspaces, API keys, tokens, deployments, destinations, exports, agent threads/runs/assistants: everything
+   * keyed PK/SK by tenant. The records and their key layouts: shared/records/*.ts.
+   */
   main: {
     id: "main",
     partitionKey: "PK",
@@ -25,9 +28,8 @@ export const TABLES = {
     ttlAttribute: "expires_at",
   },
   /**
-   * Trace runs. Base key: PK `<tenant>#<run_id>`, SK `run` (the merged run) or `patch` (the durable record of
-   * patches, re-applied if a post lands after them). GSI1 partitions runs for export: `<tenant>#<session>#<UTC
-   * day>#<shard>` sorted by `<start_time>#<run_id>`, so an export run is a paginated Query. GSI2 groups a trace.
+   * Trace runs: the run and its patch record, GSI1 (a project-day's runs, for export) and GSI2 (a trace).
+   * Layout: shared/records/runs.ts.
    */
   runs: {
     id: "runs",
@@ -39,10 +41,9 @@ export const TABLES = {
     ],
   },
   /**
-   * Agent server state (shared/agent). A thread is one partition, PK `<scope>#T#<thread>`: SK `C#<ns>#<id>` a
-   * checkpoint, `C#<ns>#<id>#W#<task>#<idx>` its pending writes, `C#<ns>#<id>#V#<channel>` the channel values it
-   * wrote. Store items: PK `<scope>#STORE`, SK `<label>:…<label>:.<key>`. No index: a rollback finds what a run
-   * wrote by its checkpoints' `run_id` in a consistent read of the thread's partition.
+   * Agent server state: a thread's checkpoints with their pending writes and channel values, and the store.
+   * No index (a rollback finds what a run wrote in a consistent read of the thread's partition). Layout:
+   * shared/records/agent.ts.
    */
   checkpoints: {
     id: "checkpoints",

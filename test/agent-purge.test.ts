@@ -1,7 +1,6 @@
 import { afterAll, expect, it } from "vitest";
-import { checkpointPk } from "../shared/agent/checkpoint-keys.ts";
-import { threadRecordsPk } from "../shared/agent/threads.ts";
 import { queryAll } from "../shared/aws/ddb.ts";
+import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
 import { deployedClient } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
@@ -19,14 +18,14 @@ it("deleting a deployment deletes its threads, runs, checkpoints and assistants"
   const out = (await client.runs.wait(thread.thread_id, "agent", { input: { text: "x" } })) as any;
   expect(out.text).toBe("x>step");
   const scope = `${facts.tenant_id}#${deploymentId}`;
-  expect(await items("main", threadRecordsPk(scope))).toHaveLength(1);
+  expect(await items("main", agentKeys.threadsPk(scope))).toHaveLength(1);
   expect((await items("checkpoints", checkpointPk(scope, thread.thread_id))).length).toBeGreaterThan(0);
   expect((await items("main", `AGENT#${scope}#ASSISTANT`)).length).toBeGreaterThan(0);
 
   expect((await call("DELETE", `/v2/deployments/${deploymentId}`, { headers: auth })).status).toBe(204);
   await waitFor("the agent data to go", async () => {
     const left = [
-      ...(await items("main", threadRecordsPk(scope))),
+      ...(await items("main", agentKeys.threadsPk(scope))),
       ...(await items("checkpoints", checkpointPk(scope, thread.thread_id))),
       ...(await items("main", `AGENT#${scope}#ASSISTANT`)),
     ];

@@ -15,10 +15,10 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
 import { refsOf } from "../shared/agent/blobs.ts";
-import { checkpointPk } from "../shared/agent/checkpoint-keys.ts";
 import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import type { Item } from "../shared/aws/ddb.ts";
+import { checkpointPk } from "../shared/records/agent.ts";
 
 const toArray = async <T>(it: AsyncIterable<T>) => {
   const out: T[] = [];

@@ -1,4 +1,3 @@
-import { runLeaseMs } from "../../shared/agent/run-settings.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
@@ -11,7 +10,7 @@ export const handler = defineTask("AgentRunSweeper", async () => {
   const result = await sweepRuns();
   if (!config.lambda.functionName) {
     // Again when a lease it saw runs out, and at least once a lease period (a lease taken after this sweep).
-    const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + runLeaseMs());
+    const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + config.agent.runLeaseMs);
     clearTimeout(timer);
     timer = setTimeout(() => void handler().catch(() => {}), Math.max(next - Date.now(), 0) + 100).unref();
   }

@@ -7,7 +7,8 @@ import { loadTask, taskByName, tasks } from "../../functions/task-manifest.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
-import { countingRequests, requestStats } from "../../shared/aws/request-stats.ts";
+import { requestStats } from "../../shared/aws/request-stats.ts";
+import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, startDynamoDb } from "./dynamodb.ts";
@@ -172,7 +173,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       internal: {
         "/__platform/runtime-traces": (req, res) => runtimes.ingestTraces(req, res),
         // Diagnostics mode only (benchmarks): this process's DynamoDB and S3 request counts.
-        ...(countingRequests()
+        ...(config.countRequests !== undefined
           ? {
               "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
                 write(res, jsonResult(200, { pid: process.pid, requests: requestStats() })),

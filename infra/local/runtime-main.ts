@@ -5,7 +5,8 @@ import { controllers } from "../../shared/agent/broker.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
-import { countingRequests, requestStats } from "../../shared/aws/request-stats.ts";
+import { requestStats } from "../../shared/aws/request-stats.ts";
+import { config } from "../../shared/config.ts";
 import { secretHash, secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
@@ -75,7 +76,7 @@ async function main() {
       await d.loadGraphs!();
       return write(res, jsonResult(200, { ok: true, pid: process.pid }));
     }
-    if (path === "/__runtime/stats" && countingRequests())
+    if (path === "/__runtime/stats" && config.countRequests !== undefined)
       return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));
     if (path === "/__runtime/kick" && req.method === "POST") {
       const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");

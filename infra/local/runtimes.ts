@@ -10,7 +10,7 @@ import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
-import { countingRequests } from "../../shared/aws/request-stats.ts";
+import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { secretHash } from "../../shared/crypto/secret-hash.ts";
 import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
@@ -221,7 +221,7 @@ export class LocalRuntimes implements RuntimeHost {
       const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
       if (res?.status === 200) {
         r.coldStartMs = performance.now() - r.startedAt;
-        if (countingRequests()) this.describe(r);
+        if (config.countRequests !== undefined) this.describe(r);
         return;
       }
       if (res && res.status !== 404)

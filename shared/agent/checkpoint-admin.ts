@@ -1,8 +1,9 @@
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { type Key, queryAll, queryPages } from "../aws/ddb.ts";
 import type { ChannelValueItem, CheckpointItem, CheckpointsItem } from "../records/agent.ts";
+import { checkpointPk, childrenPrefix, nsPrefix, valueSk } from "../records/agent.ts";
 import { deleteObjects, moveRefs, refsOf } from "./blobs.ts";
-import { checkpointPk, childrenPrefix, nsPrefix, s3ThreadPrefix, valueSk } from "./checkpoint-keys.ts";
+import { s3ThreadPrefix } from "./checkpoint-keys.ts";
 
 // Whole-thread and whole-run operations of the checkpointer. Each deletes what hangs off a checkpoint before the
 // checkpoint itself, so an interrupted call leaves every remaining checkpoint whole and a retry finishes the job.
@@ -81,11 +82,10 @@ export async function deleteByRunId(scope: string, threadId: string, runId: stri
   // Values the run's checkpoints read from checkpoints already deleted: the run was their last reader.
   const own = new Set(children.map((c) => c.SK));
   const orphans = [...new Set(heads.flatMap(referenced))].filter((sk) => !own.has(sk) && !kept.has(sk));
-  // Value items (batchGet answers untyped items).
-  const found = (await batchGet(
+  const found = await batchGet<ChannelValueItem>(
     T,
     orphans.map((SK) => ({ PK: pk, SK })),
-  )) as ChannelValueItem[];
+  );
   await remove([...children.filter((c) => !kept.has(c.SK)), ...found, ...heads]);
   return heads.length;
 }

@@ -1,13 +1,4 @@
 // Keys of the checkpoint items: shared/records/agent.ts (the table's key layout); the S3 keys of their parts here.
-export {
-  checkpointPk,
-  checkpointSk,
-  childrenPrefix,
-  esc,
-  nsPrefix,
-  valueSk,
-  writeSk,
-} from "../records/agent.ts";
 
 // S3 keys: checkpoints/<scope>/<thread>/<ns>/<checkpoint id>/…, each segment URI-encoded ("%" is an empty one).
 const seg = (s: string) => (s === "" ? "%" : encodeURIComponent(s));

@@ -21,14 +21,12 @@ import type {
   InlineValue,
   PendingWriteItem,
 } from "../records/agent.ts";
+import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { readPart } from "./blobs.ts";
-import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from "./checkpoint-keys.ts";
 
 // The read side of the checkpointer: finding checkpoint items and turning them into LangGraph's tuples.
 const T = "checkpoints" as const;
-
-export type { InlineValue };
 
 /** A checkpoint item and, when already read, the writes and values stored under it. */
 export interface Entry {
@@ -120,7 +118,7 @@ export async function readTuples(r: Reading, entries: Entry[]): Promise<Checkpoi
         wanted.set(keyOf(head.PK, SK), { PK: head.PK, SK });
       }
   // Value items (batchGet answers untyped items).
-  const valueItems = (await batchGet(T, [...wanted.values()])) as ChannelValueItem[];
+  const valueItems = await batchGet<ChannelValueItem>(T, [...wanted.values()]);
   const inherited = new Map(valueItems.map((i) => [keyOf(i.PK, i.SK), i]));
   return Promise.all(
     full.map(async ({ head, children }) => {

@@ -30,18 +30,11 @@ import type {
   InlineValue,
   PendingWriteItem,
 } from "../records/agent.ts";
+import { checkpointPk, checkpointSk, valueSk, writeSk } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./checkpoint-admin.ts";
-import {
-  checkpointPk,
-  checkpointSk,
-  s3PartKey,
-  s3ValueKey,
-  s3WriteKey,
-  valueSk,
-  writeSk,
-} from "./checkpoint-keys.ts";
+import { s3PartKey, s3ValueKey, s3WriteKey } from "./checkpoint-keys.ts";
 import {
   type Entry,
   type Reading,

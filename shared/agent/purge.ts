@@ -1,10 +1,8 @@
 import { batchWrite } from "../aws/batch.ts";
 import { queryAll } from "../aws/ddb.ts";
+import { agentKeys, esc } from "../records/agent.ts";
 import { deleteThreadCheckpoints } from "./checkpoint-admin.ts";
-import { esc } from "./checkpoint-keys.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { runPk } from "./runs.ts";
-import { threadRecordsPk } from "./threads.ts";
 
 // Deleting a deployment deletes what its agent server stored: every thread with its runs, their event logs and
 // checkpoints, the assistants and the long-term store. Idempotent, so a retried task finishes the job.
@@ -16,10 +14,10 @@ export async function purgeDeploymentData(
   deploymentId: string,
 ): Promise<{ threads: number }> {
   const scope = `${tenant}#${deploymentId}`;
-  const threads = await all("main", threadRecordsPk(scope));
+  const threads = await all("main", agentKeys.threadsPk(scope));
   for (const t of threads) {
     const threadId = t.SK as string;
-    const runs = await all("main", runPk(scope, threadId));
+    const runs = await all("main", agentKeys.runsPk(scope, threadId));
     for (const r of runs) await deleteEventLog(scope, r.SK as string);
     await batchWrite(
       "main",

@@ -3,6 +3,7 @@ import { toItem } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import {
+  ACTIVE_RUNS_PK,
   agentKeys,
   type MultitaskStrategy,
   type RunKwargs,
@@ -17,14 +18,12 @@ import { deleteEventLog } from "./event-log.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import { graphFor } from "./run-assistant.ts";
 import type { runCreate } from "./run-schemas.ts";
-import { ACTIVE_RUNS_PK } from "./run-settings.ts";
 import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "./threads.ts";
 
 // Runs (records and keys: shared/records/agent.ts; run ids are UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the
 // `cancel_action` flag, which the worker honours (in-process at once via the run's AbortController).
-export type { MultitaskStrategy, RunKwargs, RunStatus };
 export const ACTIVE: readonly RunStatus[] = ["pending", "running"];
 
 export interface Run {
@@ -42,9 +41,6 @@ export interface Run {
 /** A run-create body as validated (`runCreate` in run-schemas.ts is its one definition). */
 export type RunCreate = z.output<typeof runCreate>;
 
-export const runPk = agentKeys.runsPk;
-export const runKey = (scope: string, threadId: string, runId: string) =>
-  runs.key({ scope, thread: threadId, run: runId });
 const PRIVATE = [
   "PK",
   "SK",
@@ -85,7 +81,7 @@ export async function threadRuns(
   threadId: string,
   status?: readonly string[],
 ): Promise<RunRecord[]> {
-  const items = await runs.list(runPk(d.scope, threadId), { consistent: true });
+  const items = await runs.list(agentKeys.runsPk(d.scope, threadId), { consistent: true });
   return status ? items.filter((i) => status.includes(i.status)) : items;
 }
 
@@ -121,7 +117,7 @@ export async function createRun(
   const now = isoNow();
   const runId = uuidv7();
   const item: RunRecord = {
-    ...runKey(d.scope, tid, runId),
+    ...runs.key({ scope: d.scope, thread: tid, run: runId }),
     run_id: runId,
     thread_id: tid,
     assistant_id: rg.assistant_id,

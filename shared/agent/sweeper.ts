@@ -1,10 +1,10 @@
 import { queryAll, transact } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { type RunRecord, runs } from "../records/agent.ts";
+import { ACTIVE_RUNS_PK, type RunRecord, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
-import { ACTIVE_RUNS_PK, MAX_RUN_ATTEMPTS } from "./run-settings.ts";
+import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
 import { runtimeHost } from "./runtime/host.ts";
 import { unlockForRetry } from "./thread-lock.ts";
 import { finish } from "./worker.ts";

@@ -1,8 +1,9 @@
 import { batchWrite } from "../aws/batch.ts";
 import { NotFound } from "../errors.ts";
+import { runs } from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog } from "./event-log.ts";
-import { ACTIVE, cancelRun, runEnded, runKey, threadRuns } from "./runs.ts";
+import { ACTIVE, cancelRun, runEnded, threadRuns } from "./runs.ts";
 import { deleteThreadRecord, getThreadItem } from "./threads.ts";
 
 // Deleting a thread: its active runs are interrupted (and awaited) first, then runs, events and checkpoints go.
@@ -11,11 +12,11 @@ export async function deleteThread(d: AgentDeployment, threadId: string): Promis
   const active = await threadRuns(d, threadId, ACTIVE);
   await Promise.all(active.map((r) => cancelRun(d, r, "interrupt")));
   await Promise.all(active.map((r) => runEnded(d, threadId, r.run_id)));
-  const runs = await threadRuns(d, threadId);
-  await Promise.all(runs.map((r) => deleteEventLog(d.scope, r.run_id)));
+  const all = await threadRuns(d, threadId);
+  await Promise.all(all.map((r) => deleteEventLog(d.scope, r.run_id)));
   await batchWrite(
     "main",
-    runs.map((r) => ({ delete: runKey(d.scope, threadId, r.run_id) })),
+    all.map((r) => ({ delete: runs.key({ scope: d.scope, thread: threadId, run: r.run_id }) })),
   );
   await deleteThreadRecord(d, threadId);
 }

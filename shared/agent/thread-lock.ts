@@ -1,11 +1,12 @@
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import { type RunRecord, runs, type ThreadRecord, threads } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
-import { currentWorkerId, runLeaseMs } from "./run-settings.ts";
+import { currentWorkerId } from "./run-settings.ts";
 import { threadKey } from "./threads.ts";
 
 // The thread lock and queue: one run executes per thread at a time. Every write of the protocol is here.
@@ -36,7 +37,7 @@ export async function storeStarted(
   const run: RunRecord = {
     ...item,
     status: "running",
-    lease_until: Date.now() + runLeaseMs(),
+    lease_until: Date.now() + config.agent.runLeaseMs,
     worker: currentWorkerId(),
   };
   const lock = {
@@ -118,7 +119,7 @@ export async function claim(d: AgentDeployment, run: RunRecord): Promise<number>
     add: { queued: -1 },
     absent: ["active_run"],
   });
-  const leaseUntil = Date.now() + runLeaseMs();
+  const leaseUntil = Date.now() + config.agent.runLeaseMs;
   const start = runs.updateInput(
     { ...threadOf(d, run), run: run.run_id },
     {

@@ -1,8 +1,9 @@
 import { queryPage } from "../aws/ddb.ts";
 import type { RunRecord } from "../records/agent.ts";
+import { agentKeys } from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
 import type { ThreadStreamMode } from "./run-schemas.ts";
-import { getRunItem, runPk, threadRuns } from "./runs.ts";
+import { getRunItem, threadRuns } from "./runs.ts";
 import { threadState } from "./state.ts";
 import { runFrames, sseFrame } from "./stream.ts";
 import { getThreadItem } from "./threads.ts";
@@ -46,7 +47,7 @@ function startAfter(runs: RunRecord[], from: Cursor | "all" | undefined): string
 async function nextRun(d: AgentDeployment, threadId: string, floor: string): Promise<RunRecord | undefined> {
   const { items } = await queryPage<RunRecord>("main", {
     KeyConditionExpression: floor ? "PK = :pk AND SK > :floor" : "PK = :pk",
-    values: { ":pk": runPk(d.scope, threadId), ...(floor ? { ":floor": floor } : {}) },
+    values: { ":pk": agentKeys.runsPk(d.scope, threadId), ...(floor ? { ":floor": floor } : {}) },
     ConsistentRead: true,
     Limit: 1,
   });

@@ -7,7 +7,6 @@ import type { AgentDeployment } from "./context.ts";
 // Threads of a deployment's agent server: one partition per deployment in the main table (records and keys:
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
 // its last values for search, and `active_run` — the lock that lets one run at a time execute.
-export type { ThreadStatus };
 
 export interface Thread {
   thread_id: string;
@@ -22,7 +21,6 @@ export interface Thread {
   error?: unknown;
 }
 
-export const threadRecordsPk = agentKeys.threadsPk;
 export const threadKey = (scope: string, threadId: string) => threads.key({ scope, thread: threadId });
 const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
 
@@ -117,14 +115,14 @@ export function contains(have: unknown, want: unknown): boolean {
 
 /** Every thread record of a deployment: one Query over its thread partition. */
 export const threadItems = (d: AgentDeployment): Promise<ThreadRecord[]> =>
-  threads.list(threadRecordsPk(d.scope), { consistent: true });
+  threads.list(agentKeys.threadsPk(d.scope), { consistent: true });
 
 /** The id of every thread of a deployment (one Query, keys only). */
 export const threadIds = async (d: AgentDeployment): Promise<string[]> =>
   (
     await queryAll<Pick<ThreadRecord, "SK">>("main", {
       KeyConditionExpression: "PK = :pk",
-      values: { ":pk": threadRecordsPk(d.scope) },
+      values: { ":pk": agentKeys.threadsPk(d.scope) },
       ProjectionExpression: "SK",
       ConsistentRead: true,
     })

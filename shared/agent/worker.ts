@@ -1,5 +1,6 @@
 import { Command } from "@langchain/langgraph";
 import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import { LeaseLost, RunAborted } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
@@ -20,7 +21,7 @@ import { abortReason, executor } from "./executor.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { graphById } from "./run-assistant.ts";
-import { CANCEL_POLL_MS, runLeaseMs } from "./run-settings.ts";
+import { CANCEL_POLL_MS } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
@@ -143,7 +144,7 @@ const leaseLost = (ac: AbortController) => abortReason(ac.signal) === "lease-los
  */
 function watchRun(d: AgentDeployment, run: RunRecord, ac: AbortController): () => void {
   const key = { scope: d.scope, thread: run.thread_id, run: run.run_id };
-  const lease = runLeaseMs();
+  const lease = config.agent.runLeaseMs;
   const remote = executor().pollsCancel;
   let renewAt = Date.now() + lease / 3;
   let busy = false;

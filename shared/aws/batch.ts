@@ -1,7 +1,7 @@
 import { BatchGetItemCommand, BatchWriteItemCommand, type WriteRequest } from "@aws-sdk/client-dynamodb";
 import { type TableId, tableName } from "../tables.ts";
 import { dynamo } from "./clients.ts";
-import { fromItem, type Item, toItem } from "./ddb.ts";
+import { fromItem, type Item, type Key, toItem } from "./ddb.ts";
 
 // BatchWriteItem and BatchGetItem over plain JS items. What DynamoDB leaves unprocessed is sent again after a
 // growing pause, in at most MAX_ATTEMPTS calls; then an error says how much was left.
@@ -54,13 +54,13 @@ export async function batchWrite(
  * Items by key in BatchGetItem calls of 100 (consistent reads), only the `projection` attributes when given;
  * missing keys are absent.
  */
-export async function batchGet(
+export async function batchGet<T extends object = Item>(
   table: TableId,
-  keys: Item[],
+  keys: Key[],
   opts: { projection?: string } = {},
-): Promise<Item[]> {
+): Promise<T[]> {
   const name = tableName(table);
-  const found: Item[] = [];
+  const found: T[] = [];
   for (const chunk of chunks(keys, 100))
     await untilProcessed("BatchGetItem", "keys", chunk.map(toItem), async (Keys) => {
       const out = await dynamo().send(
@@ -74,7 +74,7 @@ export async function batchGet(
           },
         }),
       );
-      found.push(...(out.Responses?.[name] ?? []).map(fromItem));
+      found.push(...(out.Responses?.[name] ?? []).map((i) => fromItem<T>(i)));
       return out.UnprocessedKeys?.[name]?.Keys ?? [];
     });
   return found;

@@ -25,7 +25,6 @@ const stats: RequestStats = {
   s3: { requests: 0, puts: 0, gets: 0 },
 };
 export const requestStats = (): RequestStats => structuredClone(stats);
-export const countingRequests = () => config.countRequests !== undefined;
 
 type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
 /** A client middleware of the initialize step, whatever the client's command inputs and outputs. */
@@ -116,6 +115,7 @@ export const s3Counter: Middleware = (next, context) => async (args) => {
 export function counted<
   C extends { middlewareStack: { add(m: Middleware, o: { step: "initialize"; name: string }): void } },
 >(client: C, counter: Middleware): C {
-  if (countingRequests()) client.middlewareStack.add(counter, { step: "initialize", name: "countRequests" });
+  if (config.countRequests !== undefined)
+    client.middlewareStack.add(counter, { step: "initialize", name: "countRequests" });
   return client;
 }

@@ -7,7 +7,6 @@ import { FINAL, runIdOf } from "./exports.ts";
 // Export runs: one per UTC day of an export (the record: shared/records/export.ts). Each records its
 // checkpoint (cursor, files, rows) after every file it writes, and the message of each failed attempt under
 // errors.retry_<n>.
-export type { ExportRunRecord };
 
 export function runWire(r: ExportRunRecord) {
   return {

@@ -18,12 +18,11 @@ import {
   FORMAT_VERSIONS,
   STATUSES,
 } from "../records/export.ts";
+import { EXPORT_FIELDS } from "../records/export-fields.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { getDestination } from "./destinations.ts";
-import { EXPORT_FIELDS } from "./fields.ts";
 
 // Bulk exports and their runs (one per UTC day). Records and their key layout: shared/records/export.ts.
-export { COMPRESSIONS, type ExportRecord, type ExportStatus, FORMAT_VERSIONS, STATUSES };
 export const FINAL: ReadonlySet<string> = new Set(["Completed", "Failed", "Cancelled", "TimedOut"]);
 
 const NS = "5f0d1c8e-2f4b-4e53-9d7a-6b1f7c2a9e41";

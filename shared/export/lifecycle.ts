@@ -7,13 +7,17 @@ import { taskArn } from "../aws/tasks.ts";
 import { config } from "../config.ts";
 import { ValidationFailed } from "../errors.ts";
 import { logger } from "../log.ts";
-import { activeExports, type ExportQueueItem, exportKeys as keys } from "../records/export.ts";
+import {
+  activeExports,
+  type ExportQueueItem,
+  type ExportRecord,
+  exportKeys as keys,
+} from "../records/export.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { finishOpenRuns, listExportRuns, recordFailure } from "./export-runs.ts";
 import {
   childIdOf,
-  type ExportRecord,
   FINAL,
   getExport,
   getExportRecord,

@@ -1,6 +1,6 @@
 import { bench, describe } from "vitest";
 import { benchRows } from "../../bench/parquet.ts";
-import { EXPORT_FIELDS } from "./fields.ts";
+import { EXPORT_FIELDS } from "../records/export-fields.ts";
 import type { Compression } from "./parquet/codecs.ts";
 import type { FormatVersion } from "./parquet/columns.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";

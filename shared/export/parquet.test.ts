@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "./fields.ts";
+import { EXPORT_FIELDS, type ExportField, type ExportRow, FIELD_KINDS } from "../records/export-fields.ts";
 import type { Compression } from "./parquet/codecs.ts";
 import { PAGE_BYTES } from "./parquet/column-builder.ts";
 import { type FormatVersion, parquetColumns } from "./parquet/columns.ts";

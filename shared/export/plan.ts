@@ -1,9 +1,10 @@
 import { config } from "../config.ts";
+import type { ExportRecord } from "../records/export.ts";
 import { canonicalTime } from "../time.ts";
 import { openDestination } from "./destinations.ts";
 import { ensureRun } from "./export-runs.ts";
 import type { PartitionJob } from "./exporter.ts";
-import { type ExportRecord, getExport } from "./exports.ts";
+import { getExport } from "./exports.ts";
 
 // Planning an export: one export run per UTC day in [start_time, end_time), each with its time window and
 // the directory its files go to. Runs already planned are kept (a re-driven execution plans again and

@@ -1,6 +1,6 @@
 import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
-import type { ExportField } from "../export/fields.ts";
+import type { ExportField } from "./export-fields.ts";
 
 // Bulk export records (main table), each with its repository where the code reads and writes it by key.
 //   destination  PK T#<tenant>#BULKEXPORTDEST           SK <id>     GSI1 T#<tenant>#BULKEXPORTDESTS / <created>#<id>

@@ -1,7 +1,5 @@
 import { repository } from "../aws/repository.ts";
 import { config } from "../config.ts";
-import type { LlmRunSummary } from "../llm/summary.ts";
-import type { JsonField } from "../runs/payloads.ts";
 import { dayOf } from "../time.ts";
 
 // Trace runs (runs table). Both records of a run share its partition:
@@ -9,17 +7,15 @@ import { dayOf } from "../time.ts";
 //                                          GSI2 <tenant>#<trace id> / <dotted_order>, else <start>#<id>
 //   patch  PK <tenant>#<run id>  SK patch  (the durable record of the patches a run received: a post that
 //                                          lands after them applies it again)
-// GSI1 partitions runs for export and for reading a project: a project-day is RUN_SHARDS partitions, each a
+// GSI1 partitions runs for export and for reading a project: a project-day is `config.runs.shards` partitions, each a
 // paginated Query in start order. GSI2 groups a trace. Ingestion writes run items by hand (BatchWriteItem, in
 // store.ts) and the readers query the indexes page by page; the repository serves reads of one run.
-
-export const RUN_SHARDS = () => config.runs.shards;
 
 /** The shard of a run id: a string hash, so every writer of a run picks the same GSI1 partition. */
 export function shardOf(id: string): number {
   let h = 0;
   for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return h % RUN_SHARDS();
+  return h % config.runs.shards;
 }
 
 export const traceRunKeys = {
@@ -37,6 +33,10 @@ export const traceRunKeys = {
  * text inline, or `<field>_ref` the S3 key of the object it was offloaded to (the other one is null). Both
  * are absent for a field never sent.
  */
+/** The run fields that hold JSON: stored inline as `<field>_json`, or in S3 under `<field>_ref` when large. */
+export const JSON_FIELDS = ["inputs", "outputs", "extra", "events", "serialized", "error"] as const;
+export type JsonField = (typeof JSON_FIELDS)[number];
+
 export type RunJsonAttributes = { [F in JsonField as `${F}_json`]?: string | null } & {
   [F in JsonField as `${F}_ref`]?: string | null;
 };
@@ -47,20 +47,20 @@ export interface TraceRunDerived {
   status: string;
   first_token_time: string | null;
   // llm runs only:
-  prompt_tokens?: LlmRunSummary["prompt_tokens"];
-  completion_tokens?: LlmRunSummary["completion_tokens"];
-  total_tokens?: LlmRunSummary["total_tokens"];
-  prompt_token_details?: LlmRunSummary["prompt_token_details"];
-  completion_token_details?: LlmRunSummary["completion_token_details"];
-  prompt_cost?: LlmRunSummary["prompt_cost"];
-  completion_cost?: LlmRunSummary["completion_cost"];
-  total_cost?: LlmRunSummary["total_cost"];
-  prompt_cost_details?: LlmRunSummary["prompt_cost_details"];
-  completion_cost_details?: LlmRunSummary["completion_cost_details"];
-  tokens_estimated?: LlmRunSummary["tokens_estimated"];
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_token_details?: Record<string, number> | null;
+  completion_token_details?: Record<string, number> | null;
+  prompt_cost?: number | null;
+  completion_cost?: number | null;
+  total_cost?: number | null;
+  prompt_cost_details?: Record<string, number> | null;
+  completion_cost_details?: Record<string, number> | null;
+  tokens_estimated?: boolean;
   /** JSON of {input_messages, output_messages}; left out (post) or null (patch) when over the inline limit. */
   messages_json?: string | null;
-  format_errors?: LlmRunSummary["format_errors"];
+  format_errors?: string[];
 }
 
 /** A run as stored: the posted fields, its lineage, JSON fields, derived fields and patched values merged. */

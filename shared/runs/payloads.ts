@@ -1,12 +1,9 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
-import type { RunJsonAttributes } from "../records/runs.ts";
+import { JSON_FIELDS, type JsonField, type RunJsonAttributes } from "../records/runs.ts";
 
 // Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
-export const JSON_FIELDS = ["inputs", "outputs", "extra", "events", "serialized", "error"] as const;
-export type JsonField = (typeof JSON_FIELDS)[number];
-export const INLINE_LIMIT = () => config.runs.fieldInlineBytes;
 
 const keyOf = (tenant: string, runId: string, field: JsonField, version: string) =>
   `payloads/${tenant}/runs/${runId}/${field}-${version}.json`;
@@ -20,7 +17,7 @@ export async function storeField(
 ) {
   if (value === undefined) return;
   const text = JSON.stringify(value);
-  if (Buffer.byteLength(text) <= INLINE_LIMIT()) {
+  if (Buffer.byteLength(text) <= config.runs.fieldInlineBytes) {
     item[`${field}_json` as const] = text;
     item[`${field}_ref` as const] = null;
     return;

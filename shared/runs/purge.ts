@@ -3,9 +3,8 @@ import { batchWrite } from "../aws/batch.ts";
 import { s3 } from "../aws/clients.ts";
 import { queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { RUN_SHARDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
+import { JSON_FIELDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
 import { dayOf } from "../time.ts";
-import { JSON_FIELDS } from "./payloads.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
 // run items with their patch records and the payloads they offloaded to S3. Idempotent, so a retried
@@ -23,7 +22,7 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
   const last = Date.parse(`${dayOf(job.last_run_start_time)}T00:00:00Z`);
   for (let d = Date.parse(`${dayOf(job.first_run_start_time)}T00:00:00Z`); d <= last; d += 86_400_000) {
     const day = new Date(d).toISOString().slice(0, 10);
-    for (let shard = 0; shard < RUN_SHARDS(); shard++) {
+    for (let shard = 0; shard < config.runs.shards; shard++) {
       for (;;) {
         // Always the first page: what was deleted is gone from the index, so no cursor is needed.
         const page = await queryPage<TraceRunItem>("runs", {

@@ -1,11 +1,12 @@
 import { queryPage, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import { FilterParseError, validationError } from "../errors.ts";
 import type { FilterableRun } from "../filter/ast.ts";
 import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
-import { RUN_SHARDS, type TraceRunItem, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
+import { type JsonField, type TraceRunItem, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
 import { canonicalTime, dayOf } from "../time.ts";
-import { type JsonField, loadFields } from "./payloads.ts";
+import { loadFields } from "./payloads.ts";
 import { getRunItem } from "./store.ts";
 import { toWire } from "./wire.ts";
 
@@ -122,7 +123,7 @@ async function mergedPage(
   limit: number,
 ) {
   const pages = await Promise.all(
-    Array.from({ length: RUN_SHARDS() }, (_, shard) =>
+    Array.from({ length: config.runs.shards }, (_, shard) =>
       queryPage<TraceRunItem>("runs", {
         IndexName: "GSI1",
         KeyConditionExpression: lower
@@ -191,7 +192,7 @@ export interface DayRead {
 }
 
 /** True when a read from `cursor` has nothing left: every shard has been read. */
-export const dayReadDone = (cursor: DayCursor): boolean => cursor.shard >= RUN_SHARDS();
+export const dayReadDone = (cursor: DayCursor): boolean => cursor.shard >= config.runs.shards;
 
 /**
  * One page of a project-day's runs from `cursor`: the shards in turn, each in start order. `next` is where

@@ -3,11 +3,13 @@ import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
 import { fromItem, isConditionFailure, toItem } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
 import {
-  RUN_SHARDS,
+  JSON_FIELDS,
+  type JsonField,
   shardOf,
   type TraceRunDerived,
   type TraceRunItem,
@@ -20,7 +22,7 @@ import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime, dayOf } from "../time.ts";
 import { deriveFields } from "./derive.ts";
 import { lineageOf } from "./lineage.ts";
-import { INLINE_LIMIT, JSON_FIELDS, type JsonField, loadFields, storeField } from "./payloads.ts";
+import { loadFields, storeField } from "./payloads.ts";
 import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
 
 // The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
@@ -28,7 +30,6 @@ import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema
 // any patch record after writing, and a patch applies itself only when the run exists — each side writes
 // first and checks the other after, so a patch that arrives before its post is never lost. Records and
 // their key layout: shared/records/runs.ts.
-export { RUN_SHARDS };
 export const partitionKey = traceRunKeys.partition;
 
 /** A run item as a post writes it, before the derived fields are added. */
@@ -119,7 +120,10 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
       const session = await sessionOf(run);
       const { item, content } = await buildPostItem(tenant, session, run, receivedAt);
       const derived = deriveFields(content, prices);
-      if (typeof derived.messages_json === "string" && derived.messages_json.length > INLINE_LIMIT())
+      if (
+        typeof derived.messages_json === "string" &&
+        derived.messages_json.length > config.runs.fieldInlineBytes
+      )
         delete derived.messages_json;
       built.push({ item: { ...item, ...derived }, session });
     } catch (err) {
@@ -135,11 +139,11 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
   const ids = [...byId.keys()];
   const existing = new Set(
     (
-      (await batchGet(
+      await batchGet<Pick<TraceRunItem, "id">>(
         "runs",
         ids.map((id) => traceRunKeys.run(tenant, id)),
         { projection: "id" },
-      )) as Pick<TraceRunItem, "id">[]
+      )
     ).map((i) => i.id),
   );
   await batchWrite(
@@ -147,10 +151,10 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
     [...byId.values()].map((b) => ({ put: b.item })),
     { parallel: true },
   );
-  const patches = (await batchGet(
+  const patches = await batchGet<TraceRunPatchRecord>(
     "runs",
     ids.map((id) => traceRunKeys.patch(tenant, id)),
-  )) as TraceRunPatchRecord[];
+  );
   await Promise.all(patches.map((p) => applyToRun(tenant, p.id, p, prices)));
   await countNewRuns(
     tenant,
@@ -247,7 +251,10 @@ async function applyToRun(
     },
     prices,
   );
-  if (typeof derived.messages_json === "string" && derived.messages_json.length > INLINE_LIMIT())
+  if (
+    typeof derived.messages_json === "string" &&
+    derived.messages_json.length > config.runs.fieldInlineBytes
+  )
     derived.messages_json = null;
   const d = setExpression(derived);
   await dynamo().send(
@@ -302,5 +309,3 @@ export async function ingestPatches(
 export function getRunItem(tenant: string, id: string): Promise<TraceRunRecord | undefined> {
   return traceRuns.get({ tenant, id: id.toLowerCase() });
 }
-
-export type { JsonField };

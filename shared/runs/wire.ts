@@ -1,6 +1,6 @@
 import { normalizeLlmIO } from "../llm/index.ts";
-import type { TraceRunRecord } from "../records/runs.ts";
-import { type JsonField, loadFields } from "./payloads.ts";
+import type { JsonField, TraceRunRecord } from "../records/runs.ts";
+import { loadFields } from "./payloads.ts";
 
 // A stored run as the API returns it (the shape the langsmith SDK reads).
 const TOKEN_FIELDS = [

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { BulkExportOut, listExports, STATUSES } from "../../../shared/export/exports.ts";
+import { BulkExportOut, listExports } from "../../../shared/export/exports.ts";
 import { qInt } from "../../../shared/http/query.ts";
+import { STATUSES } from "../../../shared/records/export.ts";
 import { defineHandler } from "../../handler.ts";
 
 // Newest first. The spec shows no pagination; limit/offset and status are accepted as users expect.

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkpointPk } from "../checkpoint-keys.ts";
-import { runPk } from "../runs.ts";
+import { agentKeys, checkpointPk } from "../../records/agent.ts";
 import { threadKey } from "../threads.ts";
 import { runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
 
@@ -36,7 +35,7 @@ describe("a runtime's execution role", () => {
   it("the prefixes are those the agent server's keys start with, and no other deployment's or tenant's", () => {
     const p = runtimeKeyPrefixes("t-1", "d-1");
     expect(threadKey("t-1#d-1", "x").PK.startsWith(p.main)).toBe(true);
-    expect(runPk("t-1#d-1", "x").startsWith(p.main)).toBe(true);
+    expect(agentKeys.runsPk("t-1#d-1", "x").startsWith(p.main)).toBe(true);
     expect(checkpointPk("t-1#d-1", "x").startsWith(p.checkpoints)).toBe(true);
     // Another deployment whose id starts the same, another tenant, the control plane: outside.
     expect(threadKey("t-1#d-10", "x").PK.startsWith(p.main)).toBe(false);

@@ -1,4 +1,4 @@
-import { type ExportField, FIELD_KINDS } from "../fields.ts";
+import { type ExportField, FIELD_KINDS } from "../../records/export-fields.ts";
 
 // How each export field is stored in Parquet: its schema node and its (single) leaf column. v1 keeps to types
 // every engine reads (strings, JSON text, lists as JSON text, TIMESTAMP(MICROS) not adjusted to UTC);

@@ -1,5 +1,5 @@
+import type { ExportField } from "../../records/export-fields.ts";
 import { canonicalTime } from "../../time.ts";
-import type { ExportField } from "../fields.ts";
 
 // An exported value as the value its Parquet column stores: timestamps as epoch microseconds, integers,
 // doubles, booleans, text, and the items of a list. Each check throws a TypeError naming the column.

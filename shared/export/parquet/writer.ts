@@ -1,4 +1,4 @@
-import { EXPORT_FIELDS, type ExportField, type ExportRow } from "../fields.ts";
+import { EXPORT_FIELDS, type ExportField, type ExportRow } from "../../records/export-fields.ts";
 import { Sink } from "../sink.ts";
 import { CODEC, type Compression, compress } from "./codecs.ts";
 import { ColumnBuilder } from "./column-builder.ts";

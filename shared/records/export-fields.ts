@@ -1,4 +1,4 @@
-// The exportable run fields (spec B, "Exportable run fields"): the columns of the Parquet files, in order.
+// The exportable run fields: the schema of an exported row (spec B, "Exportable run fields"): the columns of the Parquet files, in order.
 // `export_fields` on an export picks a subset of these names.
 export const EXPORT_FIELDS = [
   "id",
