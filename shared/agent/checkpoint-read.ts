@@ -18,7 +18,6 @@ import type {
   CheckpointChild,
   CheckpointItem,
   CheckpointsItem,
-  InlineValue,
   PendingWriteItem,
 } from "../records/agent.ts";
 import { checkpointPk, checkpointSk, childrenPrefix, nsPrefix, valueSk } from "../records/agent.ts";

@@ -1,5 +1,3 @@
-import { config } from "../config.ts";
-
 // Settings of run execution (where runs execute: executor.ts).
 
 /**

@@ -18,7 +18,7 @@ import { dynamo } from "./clients.ts";
 // Thin item helpers over the DynamoDB client: plain JS objects in and out. `Item` is an item whose shape the
 // caller does not know (marshalling, expression values, batch plumbing); code that reads a record names its
 // type (shared/records/) and gets it from these helpers' type parameter or from a repository (./repository.ts).
-// biome-ignore lint/suspicious/noExplicitAny: the untyped item of the generic plumbing; records are typed
+// The one `any` of the item layer: the plumbing passes items it does not read; records are typed.
 export type Item = Record<string, any>;
 /** The primary key of an item: every table here is keyed PK (partition) and SK (sort). */
 export interface Key {

@@ -182,6 +182,8 @@ export class RevisionLog {
   private lines: string[] = [];
   private timer?: NodeJS.Timeout;
   private writing = Promise.resolve();
+  /** How many lines the last write held. */
+  private written = 0;
 
   constructor(
     private readonly r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">,
@@ -197,7 +199,13 @@ export class RevisionLog {
     }, this.flushMs);
   };
 
+  /**
+   * Writes the lines so far. Nothing is written again when no line came since the last write: a reader that
+   * saw the revision's final status must not catch the object in the middle of a needless rewrite.
+   */
   flush(): Promise<void> {
+    if (this.lines.length === this.written) return this.writing;
+    this.written = this.lines.length;
     const body = `${this.lines.join("\n")}\n`;
     this.writing = this.writing
       .then(() =>

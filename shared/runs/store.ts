@@ -9,7 +9,6 @@ import { priceEntriesFor } from "../llm/price-store.ts";
 import { recordRuns, resolveProject } from "../projects/projects.ts";
 import {
   JSON_FIELDS,
-  type JsonField,
   shardOf,
   type TraceRunDerived,
   type TraceRunItem,
