@@ -6,7 +6,11 @@ import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
-import { toHttpEvent } from "../../shared/http/lambda-front.ts";
+import {
+  type LambdaGlobals as FrontGlobals,
+  type ResponseStream,
+  toHttpEvent,
+} from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 
@@ -15,21 +19,7 @@ import { recentDeploymentRecord } from "../../shared/records/control.ts";
 // live, then streams the request through the runtime function version that serves the active revision
 // (switched in the same transaction as the active revision, so the previous one serves until then). The
 // runtime never sees a key; this function never runs a deployment's code.
-interface ResponseStream {
-  write(chunk: string | Uint8Array): boolean;
-  end(): void;
-}
-interface LambdaGlobals {
-  streamifyResponse(
-    fn: (event: HttpEvent | APIGatewayProxyEvent, stream: ResponseStream) => Promise<void>,
-  ): unknown;
-  HttpResponseStream: {
-    from(
-      stream: ResponseStream,
-      meta: { statusCode: number; headers?: Record<string, string> },
-    ): ResponseStream;
-  };
-}
+type LambdaGlobals = FrontGlobals<HttpEvent | APIGatewayProxyEvent>;
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
 async function runtimeTarget(tenant: string, deploymentId: string) {

@@ -26,18 +26,6 @@ import { bindGraph, createThread, getThreadItem } from "./threads.ts";
 // `cancel_action` flag, which the worker honours (in-process at once via the run's AbortController).
 export const ACTIVE: readonly RunStatus[] = ["pending", "running"];
 
-export interface Run {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: RunStatus;
-  metadata: Record<string, unknown>;
-  kwargs: RunKwargs;
-  multitask_strategy: MultitaskStrategy;
-}
-
 /** A run-create body as validated (`runCreate` in run-schemas.ts is its one definition). */
 export type RunCreate = z.output<typeof runCreate>;
 
@@ -54,11 +42,13 @@ const PRIVATE = [
   "lease_until",
   "worker",
   "final_values",
-];
+] as const;
+/** A run as the API shows it: its record without the keys and the worker's bookkeeping. */
+export type Run = Omit<RunRecord, (typeof PRIVATE)[number]>;
 
 export function toRun(item: RunRecord): Run {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(item)) if (!(PRIVATE as readonly string[]).includes(k)) out[k] = v;
   return out as unknown as Run;
 }
 

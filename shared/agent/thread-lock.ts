@@ -7,7 +7,6 @@ import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 import { currentWorkerId } from "./run-settings.ts";
-import { threadKey } from "./threads.ts";
 
 // The thread lock and queue: one run executes per thread at a time. Every write of the protocol is here.
 // - A thread holds `active_run` (+ `active_attempt`, for fencing) while a run executes; claiming a run takes
@@ -42,7 +41,7 @@ export async function storeStarted(
   };
   const lock = {
     TableName: tableName(T),
-    Key: toItem(threadKey(d.scope, item.thread_id)),
+    Key: toItem(threads.key({ scope: d.scope, thread: item.thread_id })),
     UpdateExpression:
       "SET active_run = :run, active_attempt = :attempt, #status = :busy, updated_at = :now, graph_id = :g, " +
       "#md.graph_id = :g, " +

@@ -8,25 +8,16 @@ import type { AgentDeployment } from "./context.ts";
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
 // its last values for search, and `active_run` — the lock that lets one run at a time execute.
 
-export interface Thread {
-  thread_id: string;
-  created_at: string;
-  updated_at: string;
-  state_updated_at: string;
-  metadata: Record<string, unknown>;
-  status: ThreadStatus;
-  values: Record<string, unknown> | null;
-  interrupts: Record<string, unknown[]>;
+const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"] as const;
+/** A thread as the API shows it: its record without the keys and the lock's bookkeeping. */
+export type Thread = Omit<ThreadRecord, (typeof PRIVATE)[number] | "error"> & {
   config?: Record<string, unknown>;
   error?: unknown;
-}
-
-export const threadKey = (scope: string, threadId: string) => threads.key({ scope, thread: threadId });
-const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"];
+};
 
 function toThread(item: ThreadRecord): Thread {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(item)) if (!PRIVATE.includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(item)) if (!(PRIVATE as readonly string[]).includes(k)) out[k] = v;
   return { values: null, interrupts: {}, metadata: {}, ...out } as Thread;
 }
 
@@ -51,7 +42,7 @@ export async function createThread(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
   );
   const item: ThreadRecord = {
-    ...threadKey(d.scope, threadId),
+    ...threads.key({ scope: d.scope, thread: threadId }),
     thread_id: threadId,
     created_at: now,
     updated_at: now,
@@ -168,7 +159,7 @@ export async function copyThread(d: AgentDeployment, threadId: string): Promise<
   await d.checkpointer().copyThread(threadId, toId);
   const item: ThreadRecord = {
     ...from,
-    ...threadKey(d.scope, toId),
+    ...threads.key({ scope: d.scope, thread: toId }),
     thread_id: toId,
     created_at: now,
     updated_at: now,

@@ -50,25 +50,11 @@ export const ExportCreate = z.looseObject({
 });
 export type ExportCreateIn = z.output<typeof ExportCreate>;
 
-export interface BulkExport {
-  id: string;
-  tenant_id: string;
-  bulk_export_destination_id: string;
-  session_id: string;
-  start_time: string;
-  end_time: string | null;
-  filter: string | null;
-  format: "Parquet";
-  format_version: (typeof FORMAT_VERSIONS)[number];
-  compression: (typeof COMPRESSIONS)[number];
-  interval_hours: number | null;
-  export_fields: string[] | null;
-  status: ExportStatus;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-  source_bulk_export_id: string | null;
-}
+/** An export as the API shows it: its record without the workflow's bookkeeping. */
+export type BulkExport = Omit<
+  ExportRecord,
+  "execution_arn" | "launches" | "started_at" | "next_window_start" | "schedule_name"
+>;
 
 export const toWire = (r: ExportRecord): BulkExport => ({
   id: r.id,

@@ -37,9 +37,10 @@ export interface ResponseStream {
   end(): void;
   on(event: "close" | "error", fn: () => void): void;
 }
-interface LambdaGlobals {
+/** `E`: the event the streamed function takes (the router also takes REST API events as they come). */
+export interface LambdaGlobals<E = HttpEvent> {
   streamifyResponse(
-    fn: (event: HttpEvent, stream: ResponseStream, context: Partial<Context>) => Promise<void>,
+    fn: (event: E, stream: ResponseStream, context: Partial<Context>) => Promise<void>,
   ): unknown;
   HttpResponseStream: {
     from(

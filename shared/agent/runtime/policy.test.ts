@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentKeys, checkpointPk } from "../../records/agent.ts";
-import { threadKey } from "../threads.ts";
+import { agentKeys, checkpointPk, threads } from "../../records/agent.ts";
 import { runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
 
 // Issue 13 (b): in AWS a deployment's runtime reads and writes with its own role; what that role allows is
@@ -34,13 +33,13 @@ describe("a runtime's execution role", () => {
 
   it("the prefixes are those the agent server's keys start with, and no other deployment's or tenant's", () => {
     const p = runtimeKeyPrefixes("t-1", "d-1");
-    expect(threadKey("t-1#d-1", "x").PK.startsWith(p.main)).toBe(true);
+    expect(threads.key({ scope: "t-1#d-1", thread: "x" }).PK.startsWith(p.main)).toBe(true);
     expect(agentKeys.runsPk("t-1#d-1", "x").startsWith(p.main)).toBe(true);
     expect(checkpointPk("t-1#d-1", "x").startsWith(p.checkpoints)).toBe(true);
     // Another deployment whose id starts the same, another tenant, the control plane: outside.
-    expect(threadKey("t-1#d-10", "x").PK.startsWith(p.main)).toBe(false);
+    expect(threads.key({ scope: "t-1#d-10", thread: "x" }).PK.startsWith(p.main)).toBe(false);
     expect(checkpointPk("t-1#d-10", "x").startsWith(p.checkpoints)).toBe(false);
-    expect(threadKey("t-2#d-1", "x").PK.startsWith(p.main)).toBe(false);
+    expect(threads.key({ scope: "t-2#d-1", thread: "x" }).PK.startsWith(p.main)).toBe(false);
     for (const key of ["T#t-1#DEPLOYMENT", "APIKEY#abc", "TENANT#t-1", "DEPLOYMENT#d-1"])
       expect(key.startsWith(p.main)).toBe(false);
   });
