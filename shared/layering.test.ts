@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+// The layering rules of the README's Layout, checked over the source (tests and benchmarks aside): no folder
+// imports a folder that imports it back (directly or round a longer loop), and shared/ never imports the
+// handlers or the infrastructure above it. A folder is shared/<name>, functions/<name> or infra/<name>; the
+// files directly in shared/ are the base modules.
+const ROOT = join(dirname(new URL(import.meta.url).pathname), "..");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === "node_modules" ? [] : sourceFiles(path);
+    return /\.ts$/.test(e.name) && !/\.(test|bench)\.ts$/.test(e.name) ? [path] : [];
+  });
+}
+
+function folderOf(path: string): string {
+  const parts = path.split("/");
+  if (parts.length <= 2) return parts[0] === "shared" ? "shared (base)" : parts[0];
+  return `${parts[0]}/${parts[1]}`;
+}
+
+/** folder → folders it imports, each with one import that shows it. */
+function folderImports(): Map<string, Map<string, string>> {
+  const edges = new Map<string, Map<string, string>>();
+  for (const file of ["shared", "functions", "infra"].flatMap(sourceFiles)) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+      const target = relative(ROOT, normalize(join(ROOT, dirname(file), m[1])));
+      const [a, b] = [folderOf(file), folderOf(target)];
+      if (a === b) continue;
+      if (!edges.has(a)) edges.set(a, new Map());
+      if (!edges.get(a)!.has(b)) edges.get(a)!.set(b, `${file} → ${target}`);
+    }
+  }
+  return edges;
+}
+
+/** The strongly connected components with more than one folder (Tarjan). */
+function cycles(edges: Map<string, Map<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        component.push(w);
+        if (w === v) break;
+      }
+      if (component.length > 1) out.push(component.sort());
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+describe("layering", () => {
+  const edges = folderImports();
+
+  it("finds the imports it checks", () => {
+    expect(edges.get("functions/agent")?.has("shared/agent")).toBe(true);
+    expect(edges.get("shared/control")?.has("shared/records")).toBe(true);
+  });
+
+  it("has no folder cycle", () => {
+    const found = cycles(edges).map((c) =>
+      c.flatMap((a) => c.filter((b) => edges.get(a)?.has(b)).map((b) => edges.get(a)!.get(b)!)),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it("finds a cycle when there is one", () => {
+    const made = new Map([
+      ["a", new Map([["b", "a → b"]])],
+      ["b", new Map([["c", "b → c"]])],
+      ["c", new Map([["a", "c → a"]])],
+    ]);
+    expect(cycles(made)).toEqual([["a", "b", "c"]]);
+  });
+
+  it("shared/ imports neither functions/ nor infra/", () => {
+    const up = [...edges]
+      .filter(([a]) => a.startsWith("shared"))
+      .flatMap(([, to]) => [...to].filter(([b]) => !b.startsWith("shared")).map(([, why]) => why));
+    expect(up).toEqual([]);
+  });
+});
