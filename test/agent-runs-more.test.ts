@@ -145,7 +145,7 @@ describe("POST /threads/{thread_id}/state/checkpoint", () => {
 });
 
 describe("GET /threads/{thread_id}/stream", () => {
-  it("follows each run of the thread as it happens, one after the other, ids `<run_id>:<seq>`", async () => {
+  it("follows each run of the thread as it happens, one after the other, ids `<run_id>:<n>` with n from 0", async () => {
     const t = await client.threads.create();
     const a = await client.runs.create(t.thread_id, "slow", {
       input: { items: ["a"] },
@@ -162,7 +162,7 @@ describe("GET /threads/{thread_id}/stream", () => {
     expect(ofRun(a.run_id).map((p) => p.event)).toEqual(["metadata", "updates", "updates", "end"]);
     expect(ofRun(b.run_id).map((p) => p.event)).toEqual(["metadata", "values", "values", "values", "end"]);
     expect(got).toHaveLength(9);
-    expect(got[0]).toMatchObject({ id: `${a.run_id}:1`, data: { run_id: a.run_id } });
+    expect(got[0]).toMatchObject({ id: `${a.run_id}:0`, data: { run_id: a.run_id } });
     expect(got[3]).toEqual({
       id: `${a.run_id}:end`,
       event: "end",

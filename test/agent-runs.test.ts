@@ -211,8 +211,13 @@ describe("runs", () => {
     expect(await client.runs.join(t.thread_id, run.run_id)).toEqual({ items: ["j", "work", "done"] });
     const all = await collect(client.runs.joinStream(t.thread_id, run.run_id));
     expect(all.map((p) => p.event)).toEqual(["metadata", "values", "updates", "values", "updates", "values"]);
-    const rest = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "4" }));
+    // Event ids count from 0, as the reference server's do; -1 (the SDK's "from the start") replays them all.
+    expect(all.map((p) => p.id)).toEqual(["0", "1", "2", "3", "4", "5"]);
+    const rest = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "3" }));
     expect(rest.map((p) => p.event)).toEqual(["updates", "values"]);
+    expect(await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }))).toEqual(
+      all,
+    );
   });
 
   it("cancel interrupts a running run within a second and keeps its checkpoints", async () => {

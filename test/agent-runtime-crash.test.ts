@@ -57,7 +57,7 @@ describe("a crashed runtime", () => {
     const values = (await client.threads.getState(t.thread_id)).values as { items: string[]; pids: number[] };
     expect(values.items).toEqual(["in", "a", "b"]);
     expect(values.pids[1]).not.toBe(crashed);
-    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "0" }));
+    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
     expect(frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt)).toEqual([1, 2]);
   });
 });

@@ -159,7 +159,7 @@ describe("lease fencing", () => {
       items: ["in", "first", "stall", "last"],
     });
     expect((await client.threads.get(t.thread_id)).status).toBe("idle");
-    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "0" }));
+    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
     expect(frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt)).toEqual([1, 2]);
   });
 });
@@ -182,7 +182,7 @@ describe("a worker that dies mid-run", () => {
     // Resumed after node a: a ran once, b once, the input was not applied twice.
     expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["in", "a", "b"] });
     expect((await client.threads.get(t.thread_id)).status).toBe("idle");
-    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "0" }));
+    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
     const attempts = frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt);
     expect(attempts).toEqual([1, 2]);
   });

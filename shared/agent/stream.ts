@@ -10,7 +10,22 @@ import { threadState } from "./state.ts";
 // runs it (event-driven), else from the durable records (another process, or a run finished long ago).
 const FINAL = ["success", "error", "timeout", "interrupted"];
 
-export function sseFrame(f: Frame, id: number | string = f.seq): string {
+/**
+ * A frame's SSE id. The ids a client sees count a run's frames from 0, as the reference server's do (frames are
+ * numbered from 1 inside, so "after frame 0" means from the start).
+ */
+export const eventId = (seq: number): number => seq - 1;
+
+/**
+ * The frame number after which a stream resumes, from the Last-Event-ID a client sends: after the event it
+ * names; `-1` (what the SDK sends to replay from the start), none or an unreadable one replay every frame.
+ */
+export function resumeAfter(lastEventId: string | undefined): number {
+  const n = Number(lastEventId);
+  return lastEventId && Number.isSafeInteger(n) && n >= 0 ? n + 1 : 0;
+}
+
+export function sseFrame(f: Frame, id: number | string = eventId(f.seq)): string {
   return `event: ${f.event}\ndata: ${JSON.stringify(f.data ?? null)}\nid: ${id}\n\n`;
 }
 

@@ -5,13 +5,13 @@ import type { AgentDeployment } from "./context.ts";
 import type { ThreadStreamMode } from "./run-schemas.ts";
 import { getRunItem, threadRuns } from "./runs.ts";
 import { threadState } from "./state.ts";
-import { runFrames, sseFrame } from "./stream.ts";
+import { eventId, runFrames, sseFrame } from "./stream.ts";
 import { getThreadItem } from "./threads.ts";
 
 // Joining a thread's stream (GET /threads/{thread_id}/stream): the runs of the thread one after the other, each
 // as it happens, and then the next one, until the client leaves (or the thread is deleted). Event ids are
-// `<run_id>:<seq>` (the run's own frame numbers), `<run_id>:state` and `<run_id>:end` for the events that close a
-// run, so Last-Event-ID resumes inside or after any run; `-` replays every run still stored; without it the
+// `<run_id>:<n>` (the run's own event ids, from 0), `<run_id>:state` and `<run_id>:end` for the events that close
+// a run, so Last-Event-ID resumes inside or after any run; `-` (or `-1`) replays every run still stored; without it the
 // stream starts at the thread's active run (from its first frame), else at its next run.
 
 const POLL_MS = 250;
@@ -26,11 +26,11 @@ interface Cursor {
 }
 
 function parseLastEventId(id: string | undefined): Cursor | "all" | undefined {
-  if (id === "-") return "all";
+  if (id === "-" || id === "-1") return "all";
   const at = id?.lastIndexOf(":") ?? -1;
   if (!id || at <= 0) return undefined;
   const tail = id.slice(at + 1);
-  const seq = tail === "end" ? END : tail === "state" ? STATE : Number(tail);
+  const seq = tail === "end" ? END : tail === "state" ? STATE : Number(tail) + 1;
   return Number.isSafeInteger(seq) && seq >= 0 ? { runId: id.slice(0, at), seq } : undefined;
 }
 
@@ -81,7 +81,7 @@ async function* runEvents(
   const id = (tail: number | string) => `${run.run_id}:${tail}`;
   if (after < STATE)
     for await (const f of runFrames(d, run.thread_id, run.run_id, { lastSeq: after, signal }))
-      if (all || (ends && f.event === "metadata")) yield sseFrame(f, id(f.seq));
+      if (all || (ends && f.event === "metadata")) yield sseFrame(f, id(eventId(f.seq)));
   if (signal.aborted) return;
   if (after < STATE && modes.includes("state_update")) {
     const values = (await threadState(d, run.thread_id)).values;

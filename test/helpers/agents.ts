@@ -30,8 +30,8 @@ export async function deployedClient(
 }
 
 /** Every part of an SDK stream, in order. */
-export async function collect(stream: AsyncIterable<{ event: string; data: any }>) {
-  const out: { event: string; data: any }[] = [];
+export async function collect(stream: AsyncIterable<{ event: string; data: any; id?: string }>) {
+  const out: { event: string; data: any; id?: string }[] = [];
   for await (const part of stream) out.push(part);
   return out;
 }

@@ -1,10 +1,11 @@
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { joinStreamQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
-import { onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
+import { onClientGone, resumeAfter, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
-// GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream: join a run's stream (Last-Event-ID resumes).
+// GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream: join a run's stream (Last-Event-ID resumes
+// after the event it names; ids count from 0, and -1 replays from the start).
 export const handler = defineHandler({
   params: runParams,
   query: joinStreamQuery,
@@ -15,7 +16,7 @@ export const handler = defineHandler({
       .flat()
       .flatMap((m) => m.split(","))
       .filter(Boolean);
-    const lastSeq = Number(headers["last-event-id"] ?? 0) || 0;
+    const lastSeq = resumeAfter(headers["last-event-id"]);
     const gone = new AbortController();
     return reply.stream(
       runSse(d, run.thread_id, run.run_id, { lastSeq, modes, signal: gone.signal }),
