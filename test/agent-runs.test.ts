@@ -77,6 +77,10 @@ describe("threads", () => {
     expect((await client.threads.getState(t.thread_id)).values).toEqual({
       items: ["in", "work", "done", "edited"],
     });
+    // An update the graph refuses is the request's fault: 400 with LangGraph's message, the state unchanged.
+    await expect(
+      client.threads.updateState(t.thread_id, { values: { items: ["x"] }, asNode: "nope" }),
+    ).rejects.toThrow(/400.*nope/s);
     const copy = await client.threads.copy(t.thread_id);
     expect(copy.thread_id).not.toBe(t.thread_id);
     expect((await client.threads.getState(copy.thread_id)).values).toEqual({

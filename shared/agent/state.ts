@@ -96,8 +96,15 @@ export async function updateThreadState(
     ...(input.checkpoint ?? {}),
     ...(input.checkpoint_id ? { checkpoint_id: input.checkpoint_id } : {}),
   };
-  const out = await graph.updateState(configFor(threadId, checkpoint), input.values ?? null, input.as_node);
-  return { checkpoint: checkpointOf(out) };
+  try {
+    const out = await graph.updateState(configFor(threadId, checkpoint), input.values ?? null, input.as_node);
+    return { checkpoint: checkpointOf(out) };
+  } catch (err) {
+    // The request asked for what the graph cannot do (an unknown as_node, an ambiguous update): a 400 with
+    // LangGraph's own words, not a server error.
+    if ((err as Error)?.name === "InvalidUpdateError") throw new BadRequest((err as Error).message);
+    throw err;
+  }
 }
 
 export async function threadHistory(
