@@ -468,6 +468,15 @@ export const routes: Route[] = [
     ],
   ]),
   // (end of agent server: threads and runs)
+  // — agent server: the store (the deployment's DynamoStore, the one its graphs write) —
+  ...grouped("agent", [
+    ["PUT", "/agents/{deployment_id}/store/items", "agent/store/put-item", "Store or replace a store item"],
+    ["GET", "/agents/{deployment_id}/store/items", "agent/store/get-item", "Read a store item"],
+    ["DELETE", "/agents/{deployment_id}/store/items", "agent/store/delete-item", "Delete a store item"],
+    ["POST", "/agents/{deployment_id}/store/items/search", "agent/store/search", "Search store items"],
+    ["POST", "/agents/{deployment_id}/store/namespaces", "agent/store/namespaces", "List store namespaces"],
+  ]),
+  // (end of agent server: the store)
 ];
 
 /**

@@ -43,13 +43,14 @@ export const TABLES = {
   /**
    * Agent server state: a thread's checkpoints with their pending writes and channel values, and the store.
    * No index (a rollback finds what a run wrote in a consistent read of the thread's partition). Layout:
-   * shared/records/agent.ts.
+   * shared/records/agent.ts. TTL: store items put with a ttl (their reads skip them once expired).
    */
   checkpoints: {
     id: "checkpoints",
     partitionKey: "PK",
     sortKey: "SK",
     indexes: [],
+    ttlAttribute: "expires_at",
   },
 } as const satisfies Record<string, TableDef>;
 

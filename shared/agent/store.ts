@@ -1,4 +1,4 @@
-import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import {
   BaseStore,
   type GetOperation,
@@ -13,7 +13,7 @@ import {
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
-import { queryPages, toItem } from "../aws/ddb.ts";
+import { isConditionFailure, queryPages, toItem } from "../aws/ddb.ts";
 import { PayloadTooLarge } from "../errors.ts";
 import { type StoreItemRecord, storeItems, storeKeys } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
@@ -24,10 +24,27 @@ import { matchesFilter, matchesNamespace } from "./store-match.ts";
 // scope, PK `<scope>#STORE`; SK is each label followed by ":" then "." then the key (`users:u1:.prefs`). Labels cannot hold ":" or "." (validateNamespace
 // rejects them), so the first "." ends the namespace, and `users:` is a key prefix matching exactly the namespace
 // ["users"] and everything below it: a search or a namespace listing is one Query over a key range. No vector
-// search: `query` is ignored and items come without score, as InMemoryStore without an index does.
+// search: `query` is ignored and items come without score, as InMemoryStore without an index does (the HTTP
+// store API refuses a `query`, shared/agent/store-api.ts).
+// TTL (the reference server's, in minutes; LangGraph.js's BaseStore has none, so it rides on the operations:
+// StorePutOperation, and `refreshTtl` on reads): an item put with one carries `ttl_minutes` and `expires_at`
+// (epoch seconds). Every read skips an item whose `expires_at` has passed; DynamoDB's TTL on the table deletes
+// it later. A read that returns an item with a TTL moves its expiry to now + TTL unless told `refreshTtl: false`.
 const T = "checkpoints" as const;
 const MAX_SK_BYTES = 1024;
 const MAX_VALUE_BYTES = 350 * 1024;
+
+/** A put with a time to live in minutes (absent or null: the item does not expire). */
+export type StorePutOperation = PutOperation & { ttl?: number | null };
+/** Reads that refresh the TTL of the items they return unless `refreshTtl` is false. */
+export type StoreGetOperation = GetOperation & { refreshTtl?: boolean };
+export type StoreSearchOperation = SearchOperation & { refreshTtl?: boolean };
+
+const nowSeconds = () => Date.now() / 1000;
+/** An item past its expiry: gone for every read, whether or not DynamoDB's TTL has deleted it yet. */
+const expired = (row: Pick<StoreItemRecord, "expires_at">, now = nowSeconds()) =>
+  row.expires_at !== undefined && row.expires_at <= now;
+const expiryOf = (ttlMinutes: number) => Math.ceil(nowSeconds() + ttlMinutes * 60);
 
 export interface DynamoStoreOptions {
   /** `<tenant>#<deployment>`, as for the checkpointer. */
@@ -58,9 +75,37 @@ export class DynamoStore extends BaseStore {
     this.pk = storeKeys.pk(options.scope);
   }
 
+  /** `put` with a TTL in minutes, as the reference server's store API takes it. */
+  async putItem(
+    namespace: string[],
+    key: string,
+    value: Record<string, unknown>,
+    options: { index?: false | string[]; ttl?: number | null } = {},
+  ): Promise<void> {
+    const op: StorePutOperation = { namespace, key, value, index: options.index, ttl: options.ttl };
+    await this.batch([op]);
+  }
+
+  /** `get`, saying whether to refresh the item's TTL (default: yes). */
+  async getItem(namespace: string[], key: string, options: { refreshTtl?: boolean } = {}) {
+    const op: StoreGetOperation = { namespace, key, refreshTtl: options.refreshTtl };
+    const [item] = await this.batch([op]);
+    return item;
+  }
+
+  /** `search`, saying whether to refresh the TTLs of the items found (default: yes). */
+  async searchItems(
+    namespacePrefix: string[],
+    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; refreshTtl?: boolean } = {},
+  ): Promise<SearchItem[]> {
+    const op: StoreSearchOperation = { namespacePrefix, ...options };
+    const [items] = await this.batch([op]);
+    return items;
+  }
+
   /** Reads see the state before the batch; puts apply after them, the last put of a key winning (as InMemoryStore). */
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
-    const puts = new Map<string, PutOperation>();
+    const puts = new Map<string, StorePutOperation>();
     const results = await Promise.all(
       operations.map(async (op) => {
         if ("namespacePrefix" in op) return this.searchOne(op);
@@ -78,14 +123,26 @@ export class DynamoStore extends BaseStore {
     return results as OperationResults<Op>;
   }
 
-  private async getOne(op: GetOperation): Promise<Item | null> {
+  private async getOne(op: StoreGetOperation): Promise<Item | null> {
     checkNamespace(op.namespace, op.key);
     const row = await storeItems.get({ scope: this.scope, namespace: op.namespace, key: op.key });
-    return row ? toStoreItem(row) : null;
+    if (!row || expired(row)) return null;
+    if (op.refreshTtl !== false) await this.refresh(row);
+    return toStoreItem(row);
   }
 
-  // Index and TTL options of a put are ignored: there is no vector index, and items do not expire.
-  private async putOne(op: PutOperation): Promise<void> {
+  /** Moves the expiry of an item read alive to now + its TTL, unless it was put or refreshed again meanwhile. */
+  private async refresh(row: StoreItemRecord): Promise<void> {
+    if (row.ttl_minutes === undefined || row.expires_at === undefined) return;
+    const k = { scope: this.scope, namespace: row.namespace, key: row.key };
+    await storeItems.update(k, {
+      set: { expires_at: expiryOf(row.ttl_minutes) },
+      when: { expires_at: row.expires_at },
+    });
+  }
+
+  // The index option of a put is ignored: there is no vector index.
+  private async putOne(op: StorePutOperation): Promise<void> {
     const k = { scope: this.scope, namespace: op.namespace, key: op.key };
     if (op.value === null) {
       await storeItems.delete(k);
@@ -93,42 +150,69 @@ export class DynamoStore extends BaseStore {
     }
     const value = JSON.stringify(op.value);
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new PayloadTooLarge(MAX_VALUE_BYTES);
+    const ttl = op.ttl ?? undefined;
+    if (ttl !== undefined && !(Number.isFinite(ttl) && ttl > 0))
+      throw new RangeError("A store item's ttl must be a positive number of minutes.");
     const now = isoNow();
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName(T),
-        Key: toItem(storeItems.key(k)),
-        UpdateExpression:
-          "SET #value = :value, #namespace = :namespace, #key = :key, updated_at = :now, created_at = if_not_exists(created_at, :now)",
-        ExpressionAttributeNames: { "#value": "value", "#namespace": "namespace", "#key": "key" },
-        ExpressionAttributeValues: toItem({
-          ":value": value,
-          ":namespace": op.namespace,
-          ":key": op.key,
-          ":now": now,
+    const expiry = ttl === undefined ? {} : { ":ttl": ttl, ":expires": expiryOf(ttl) };
+    try {
+      // Replaces a live item (keeping its created_at); an expired one still stored is replaced whole, below.
+      await dynamo().send(
+        new UpdateItemCommand({
+          TableName: tableName(T),
+          Key: toItem(storeItems.key(k)),
+          UpdateExpression: `SET #value = :value, #namespace = :namespace, #key = :key, updated_at = :now, created_at = if_not_exists(created_at, :now)${
+            ttl === undefined
+              ? " REMOVE ttl_minutes, expires_at"
+              : ", ttl_minutes = :ttl, expires_at = :expires"
+          }`,
+          ConditionExpression: "attribute_not_exists(expires_at) OR expires_at > :clock",
+          ExpressionAttributeNames: { "#value": "value", "#namespace": "namespace", "#key": "key" },
+          ExpressionAttributeValues: toItem({
+            ":value": value,
+            ":namespace": op.namespace,
+            ":key": op.key,
+            ":now": now,
+            ":clock": nowSeconds(),
+            ...expiry,
+          }),
         }),
-      }),
-    );
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const record: StoreItemRecord = {
+        ...storeItems.key(k),
+        namespace: op.namespace,
+        key: op.key,
+        value,
+        created_at: now,
+        updated_at: now,
+        ...(ttl === undefined ? {} : { ttl_minutes: ttl, expires_at: expiryOf(ttl) }),
+      };
+      await dynamo().send(new PutItemCommand({ TableName: tableName(T), Item: toItem(record) }));
+    }
   }
 
   /** Items under a namespace prefix in key order, filtered, then offset and limit applied; stops reading early. */
-  private async searchOne(op: SearchOperation): Promise<SearchItem[]> {
+  private async searchOne(op: StoreSearchOperation): Promise<SearchItem[]> {
     if (op.namespacePrefix.length) checkNamespace(op.namespacePrefix);
     const offset = op.offset ?? 0;
     const limit = op.limit ?? 10;
-    const out: SearchItem[] = [];
+    const found: StoreItemRecord[] = [];
     let skipped = 0;
-    if (limit <= 0) return out;
-    for await (const page of this.range(nsPrefix(op.namespacePrefix))) {
+    if (limit <= 0) return [];
+    const now = nowSeconds();
+    search: for await (const page of this.range(nsPrefix(op.namespacePrefix))) {
       for (const row of page) {
-        const item = toStoreItem(row);
-        if (op.filter && !matchesFilter(item.value, op.filter)) continue;
+        if (expired(row, now)) continue;
+        if (op.filter && !matchesFilter(JSON.parse(row.value), op.filter)) continue;
         if (skipped < offset) skipped++;
-        else out.push({ ...item, score: undefined });
-        if (out.length >= limit) return out;
+        else found.push(row);
+        if (found.length >= limit) break search;
       }
     }
-    return out;
+    if (op.refreshTtl !== false) await Promise.all(found.map((row) => this.refresh(row)));
+    return found.map((row) => ({ ...toStoreItem(row), score: undefined }));
   }
 
   /**
@@ -146,7 +230,9 @@ export class DynamoStore extends BaseStore {
     for (;;) {
       const page = await this.rangePage(from, end, 50);
       if (!page.length) break;
+      const now = nowSeconds();
       for (const row of page) {
+        if (expired(row, now)) continue;
         const ns = row.namespace;
         if (!conditions.every((c) => matchesNamespace(ns, c))) continue;
         const cut = op.maxDepth === undefined ? ns : ns.slice(0, op.maxDepth);
@@ -164,21 +250,21 @@ export class DynamoStore extends BaseStore {
     return storeItems.pages(this.pk, { prefix, consistent: true });
   }
 
-  /** One page of items with SK from `from` (inclusive) up to `end` (exclusive), namespaces only. */
+  /** One page of items with SK from `from` (inclusive) up to `end` (exclusive): namespaces and expiries only. */
   private async rangePage(
     from: string,
     end: string | undefined,
     limit: number,
-  ): Promise<Pick<StoreItemRecord, "namespace">[]> {
+  ): Promise<Pick<StoreItemRecord, "namespace" | "expires_at">[]> {
     const [cond, values] = end
       ? ["SK BETWEEN :from AND :end", { ":from": from, ":end": end }]
       : from
         ? ["SK >= :from", { ":from": from }]
         : [undefined, {}];
-    for await (const page of queryPages<Pick<StoreItemRecord, "namespace">>(T, {
+    for await (const page of queryPages<Pick<StoreItemRecord, "namespace" | "expires_at">>(T, {
       KeyConditionExpression: cond ? `PK = :pk AND ${cond}` : "PK = :pk",
       values: { ":pk": this.pk, ...values },
-      ProjectionExpression: "#namespace",
+      ProjectionExpression: "#namespace, expires_at",
       ExpressionAttributeNames: { "#namespace": "namespace" },
       ConsistentRead: true,
       Limit: limit,

@@ -16,7 +16,7 @@ import { repository } from "../aws/repository.ts";
 //   checkpoint    PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>
 //   write         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#W#<task_id>#<idx>
 //   value         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#V#<channel>  (written by that checkpoint)
-//   store item    PK <scope>#STORE       SK <label>:<label>:….<key>
+//   store item    PK <scope>#STORE       SK <label>:<label>:….<key>  (TTL expires_at, when put with a ttl)
 // Serialized parts too big for an item live in S3 (shared/agent/checkpoint-keys.ts, blobs.ts): `<attr>_ref`.
 
 // — key builders —
@@ -280,13 +280,17 @@ export type CheckpointsItem = CheckpointItem | CheckpointChild;
 
 // — long-term store —
 
-/** An item of LangGraph's store: its value as JSON. */
+/** An item of LangGraph's store: its value as JSON; an item put with a TTL carries it and its expiry. */
 export interface StoreItemRecord extends Key {
   namespace: string[];
   key: string;
   value: string;
   created_at: string;
   updated_at: string;
+  /** The TTL it was put with, in minutes: a read that refreshes TTLs moves `expires_at` to now + this. */
+  ttl_minutes?: number;
+  /** Epoch seconds after which the item is gone: reads skip it from then, DynamoDB's TTL deletes it later. */
+  expires_at?: number;
 }
 
 const storeNsPrefix = (ns: string[]) => ns.map((label) => `${label}:`).join("");

@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { searchStoreItems, storeSearch, storeSearchResponse } from "../../../shared/agent/store-api.ts";
+import { defineHandler } from "../../handler.ts";
+
+// POST /agents/{deployment_id}/store/items/search: items under a namespace prefix, filtered, paged.
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: storeSearch,
+  response: storeSearchResponse,
+  handle: async ({ params, body, tenantId }) =>
+    searchStoreItems(await agentDeployment(tenantId, params.deployment_id), body),
+});
