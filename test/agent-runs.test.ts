@@ -88,6 +88,31 @@ describe("threads", () => {
     });
     expect((await client.threads.get(t.thread_id)).values).toEqual({ items: ["in", "work", "done"] });
   });
+
+  it("threads.create with supersteps builds the thread's history; ttl and graphless supersteps are refused", async () => {
+    const t = await client.threads.create({
+      graphId: "slow",
+      supersteps: [
+        { updates: [{ values: { items: ["a"] }, asNode: "work" }] },
+        { updates: [{ values: { items: ["b"] }, asNode: "done" }] },
+      ],
+    });
+    const state = await client.threads.getState(t.thread_id);
+    expect(state.values).toEqual({ items: ["a", "b"] });
+    expect(state.next).toEqual([]);
+    expect((await client.threads.getHistory(t.thread_id)).length).toBeGreaterThanOrEqual(2);
+    // The thread continues from there like any other.
+    expect(await client.runs.wait(t.thread_id, "slow", { input: { items: ["c"] } })).toEqual({
+      items: ["a", "b", "c", "work", "done"],
+    });
+    await expect(
+      client.threads.create({ supersteps: [{ updates: [{ values: {}, asNode: "work" }] }] }),
+    ).rejects.toThrow(/422/);
+    await expect(
+      client.threads.create({ graphId: "slow", supersteps: [{ updates: [{ values: {}, asNode: "nope" }] }] }),
+    ).rejects.toThrow(/400.*nope/s);
+    await expect(client.threads.create({ ttl: 5 })).rejects.toThrow(/422.*TTL/is);
+  });
 });
 
 describe("runs", () => {

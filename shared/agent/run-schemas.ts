@@ -16,11 +16,36 @@ const bool = z.preprocess(
   z.boolean(),
 );
 
-export const threadCreate = z.object({
-  thread_id: z.string().uuid().optional(),
-  metadata: obj.optional(),
-  if_exists: z.enum(["raise", "do_nothing"]).optional(),
+/** One update of a superstep: what `updateState` takes (`command` is not applied this way and is refused). */
+const superstepUpdate = z.object({
+  values: z.unknown().optional(),
+  command: z.null().optional(),
+  as_node: z.string().min(1).max(256),
 });
+export const threadCreate = z
+  .object({
+    thread_id: z.string().uuid().optional(),
+    metadata: obj.optional(),
+    if_exists: z.enum(["raise", "do_nothing"]).optional(),
+    /** Applied to a new thread in order, each superstep's updates as one step of the graph (bulkUpdateState). */
+    supersteps: z
+      .array(z.object({ updates: z.array(superstepUpdate).min(1).max(100) }))
+      .max(100)
+      .optional(),
+    /** Thread TTLs are not served yet: refused rather than stored and ignored. */
+    ttl: z
+      .unknown()
+      .optional()
+      .refine((v) => v === undefined || v === null, "thread TTLs are not supported by this server yet"),
+  })
+  .superRefine((b, ctx) => {
+    if (b.supersteps?.length && typeof b.metadata?.graph_id !== "string")
+      ctx.addIssue({
+        code: "custom",
+        path: ["supersteps"],
+        message: "supersteps need the thread's graph: pass graph_id (metadata.graph_id)",
+      });
+  });
 export const threadPatch = z.object({ metadata: obj.optional() });
 export const threadSearch = z.object({
   ids: z.array(id).optional(),

@@ -107,6 +107,33 @@ export async function updateThreadState(
   }
 }
 
+/**
+ * Applies supersteps to a thread in order, each one step of its graph (LangGraph's bulkUpdateState): how a
+ * thread is created with a history (`threads.create({supersteps})`).
+ */
+export async function applySupersteps(
+  d: AgentDeployment,
+  threadId: string,
+  supersteps: { updates: { values?: unknown; as_node: string }[] }[],
+): Promise<void> {
+  const graph = await threadGraph(d, threadId);
+  if (!graph) throw new BadRequest("supersteps need the thread's graph: pass graph_id (metadata.graph_id)");
+  const bulk = graph.bulkUpdateState as
+    | ((config: Record<string, unknown>, steps: unknown[]) => Promise<unknown>)
+    | undefined;
+  if (typeof bulk !== "function")
+    throw new BadRequest("The graph's LangGraph version cannot apply supersteps (no bulkUpdateState)");
+  const steps = supersteps.map((s) => ({
+    updates: s.updates.map((u) => ({ values: u.values ?? null, asNode: u.as_node })),
+  }));
+  try {
+    await bulk.call(graph, configFor(threadId), steps);
+  } catch (err) {
+    if ((err as Error)?.name === "InvalidUpdateError") throw new BadRequest((err as Error).message);
+    throw err;
+  }
+}
+
 export async function threadHistory(
   d: AgentDeployment,
   threadId: string,

@@ -35,6 +35,8 @@ export async function getThread(d: AgentDeployment, threadId: string): Promise<T
 export async function createThread(
   d: AgentDeployment,
   input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing" },
+  /** Runs once the thread is new (not for an existing one), before it is answered. */
+  afterCreate?: (threadId: string) => Promise<void>,
 ): Promise<Thread> {
   const now = isoNow();
   const threadId = input.thread_id ?? crypto.randomUUID();
@@ -53,7 +55,11 @@ export async function createThread(
     interrupts: {},
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
-  if (await threads.create(item)) return toThread(item);
+  if (await threads.create(item)) {
+    if (!afterCreate) return toThread(item);
+    await afterCreate(threadId);
+    return getThread(d, threadId);
+  }
   if (input.if_exists === "do_nothing") return getThread(d, threadId);
   throw new Conflict(`Thread ${threadId} already exists`);
 }
