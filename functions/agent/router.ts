@@ -5,6 +5,7 @@ import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
 import {
   type LambdaGlobals as FrontGlobals,
@@ -15,7 +16,7 @@ import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 
 // The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
-// agent-server route here. Platform code checks the API key and that the deployment is the workspace's and
+// agent-server route here, and the CORS preflight (OPTIONS) of every agent-server path. Platform code checks the API key and that the deployment is the workspace's and
 // live, then streams the request through the runtime function version that serves the active revision
 // (switched in the same transaction as the active revision, so the previous one serves until then). The
 // runtime never sees a key; this function never runs a deployment's code.
@@ -33,10 +34,21 @@ async function runtimeTarget(tenant: string, deploymentId: string) {
 
 async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream, aws: LambdaGlobals) {
   const event = toHttpEvent(raw);
+  const method = event.requestContext?.http?.method ?? "GET";
+  const headers = event.headers ?? {};
+  // CORS (the deployment's langgraph.json http.cors, or the defaults): API Gateway sends every OPTIONS of an
+  // agent-server path here; a preflight carries no API key and is answered without authentication. Every other
+  // answer to a browser (an Origin), errors included, carries the headers.
+  const deploymentId = event.pathParameters?.deployment_id ?? "";
+  const cors =
+    isPreflight(method) || headers.origin !== undefined
+      ? corsHeaders(await deploymentCorsPolicy(deploymentId), method, headers)
+      : {};
+  if (isPreflight(method)) return aws.HttpResponseStream.from(out, { statusCode: 204, headers: cors }).end();
   const fail = (status: number, body: unknown) => {
     const s = aws.HttpResponseStream.from(out, {
       statusCode: status,
-      headers: { "content-type": "application/json" },
+      headers: withCors({ "content-type": "application/json" }, cors),
     });
     s.write(JSON.stringify(body));
     s.end();
@@ -44,8 +56,8 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   let target: { FunctionName: string; Qualifier: string };
   let tenant: string;
   try {
-    tenant = await authenticate(event.headers ?? {});
-    target = await runtimeTarget(tenant, event.pathParameters?.deployment_id ?? "");
+    tenant = await authenticate(headers);
+    target = await runtimeTarget(tenant, deploymentId);
   } catch (err) {
     if (err instanceof HttpError) return fail(err.status, err.body());
     throw err;
@@ -54,7 +66,7 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   const payload: RuntimeEvent = {
     kind: "http",
     tenant_id: tenant,
-    event: { ...event, headers: withoutApiKey(event.headers ?? {}) },
+    event: { ...event, headers: withoutApiKey(headers) },
   };
   const res = await lambda().send(
     new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
@@ -71,7 +83,10 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
       buffered = Buffer.concat([buffered, bytes]);
       const split = splitPrelude(buffered);
       if (!split) continue;
-      body = aws.HttpResponseStream.from(out, split.prelude);
+      body = aws.HttpResponseStream.from(out, {
+        ...split.prelude,
+        headers: withCors(split.prelude.headers, cors),
+      });
       if (split.rest.length) body.write(split.rest);
     }
     if (part.InvokeComplete?.ErrorCode) {

@@ -3,6 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { loadHandler } from "../../functions/load.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { config } from "../../shared/config.ts";
+import {
+  agentDeploymentOf,
+  type CorsPolicy,
+  corsHeaders,
+  DEFAULT_CORS,
+  deploymentCorsPolicy,
+  isPreflight,
+} from "../../shared/http/cors.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { logger } from "../../shared/log.ts";
@@ -34,6 +42,18 @@ export interface GatewayOptions {
   forward?: Forwarder;
   /** Platform-internal POST endpoints (runtimes calling back), by exact path. */
   internal?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
+  /**
+   * CORS (shared/http/cors.ts): the policy for a path. Default: an agent server's (`/agents/<id>/…`) is its
+   * deployment's, every other path has the reference defaults. false: none (a runtime's own server, behind the
+   * platform's gateway which answers CORS for it).
+   */
+  cors?: false | ((path: string) => Promise<CorsPolicy>);
+}
+
+/** The gateway's default CORS policy for a path: the deployment's for an agent server, else the defaults. */
+export async function pathCorsPolicy(path: string): Promise<CorsPolicy> {
+  const deployment = agentDeploymentOf(path);
+  return deployment === undefined ? DEFAULT_CORS : deploymentCorsPolicy(deployment);
 }
 
 function compilePath(path: string): { regex: RegExp; names: string[] } {
@@ -183,11 +203,24 @@ export class Gateway {
     try {
       const url = requestUrl(req.url);
       if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
+      const found = this.match(req.method ?? "GET", url.pathname);
+      // CORS, before anything can fail: a preflight (any OPTIONS to a path a route serves) is answered here
+      // without authentication; every other answer to a browser (an Origin), errors included, carries the headers.
+      const preflight = isPreflight(req.method) && found === 405;
+      const cors = this.opts.cors ?? pathCorsPolicy;
+      if (cors && (preflight || req.headers.origin !== undefined)) {
+        const headers = corsHeaders(await cors(url.pathname), req.method ?? "GET", req.headers);
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      }
+      if (preflight && cors) {
+        req.resume();
+        res.writeHead(204);
+        return void res.end();
+      }
       // A declared body over the limit is refused before anything else reads it.
       if (Number(req.headers["content-length"] ?? 0) > config.maxBodyBytes) throw new BodyTooLarge();
       const internal = req.method === "POST" ? this.opts.internal?.[url.pathname] : undefined;
       if (internal) return await internal(req, res);
-      const found = this.match(req.method ?? "GET", url.pathname);
       if (typeof found === "number") {
         req.resume();
         return write(res, jsonResult(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" }));

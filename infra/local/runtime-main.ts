@@ -67,6 +67,8 @@ async function main() {
   const gateway = new Gateway({
     routes: mountedRoutes().filter(servedByRuntime),
     loader: loadRuntimeHandler,
+    // CORS is the platform's gateway's (it answers preflights and adds the headers to what this answers).
+    cors: false,
   });
   await gateway.load();
   let draining = false;

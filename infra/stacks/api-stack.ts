@@ -2,13 +2,16 @@ import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from "aws-cd
 import {
   AccessLogFormat,
   EndpointType,
+  type IResource,
   LambdaIntegration,
   MethodLoggingLevel,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
   LogGroupLogDestination as RestLogDestination,
 } from "aws-cdk-lib/aws-apigateway";
 import {
+  CorsHttpMethod,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -29,6 +32,7 @@ import {
   servedByRuntime,
 } from "../../functions/routes.ts";
 import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
+import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge } from "./nag.ts";
@@ -76,6 +80,15 @@ export class ApiStack extends Stack {
       apiName: "agent-platform",
       description: "Agent platform API (one Lambda per route)",
       createDefaultStage: false,
+      // Browser clients: API Gateway answers preflights (no API key needed) and adds the headers to every answer,
+      // with the reference server's defaults (shared/http/cors.ts). Authorization is named because a browser
+      // does not count it under "*".
+      corsPreflight: {
+        allowOrigins: ["*"],
+        allowMethods: DEFAULT_METHODS.map((m) => CorsHttpMethod[m as keyof typeof CorsHttpMethod]),
+        allowHeaders: ["*", "authorization"],
+        exposeHeaders: REQUIRED_EXPOSE,
+      },
     });
     const accessLogs = new LogGroup(this, "AccessLogs", { retention: RetentionDays.THREE_MONTHS });
     const stage = new HttpStage(this, "DefaultStage", {
@@ -171,6 +184,21 @@ class ApiGroupStack extends NestedStack {
           description: "Routes agent-server requests to each deployment's runtime function",
         })
       : undefined;
+    // CORS preflights of the agent servers: an OPTIONS method on every agent-server path, answered by the router
+    // without authentication with the deployment's own policy (its langgraph.json http.cors). One permission for
+    // the whole API rather than one per method (a function's resource policy holds 20 KB).
+    if (router && this.restApi) {
+      const preflight = new LambdaIntegration(router, {
+        proxy: true,
+        scopePermissionToMethod: false,
+        responseTransferMode: ResponseTransferMode.STREAM,
+        timeout: Duration.seconds(29),
+      });
+      const resources = new Map<string, IResource>();
+      for (const route of props.routes)
+        resources.set(route.path, this.restApi.root.resourceForPath(route.path));
+      for (const resource of resources.values()) resource.addMethod("OPTIONS", preflight);
+    }
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -251,6 +279,15 @@ class ApiGroupStack extends NestedStack {
         throttlingBurstLimit: 2000,
       },
     });
+    // Answers API Gateway makes itself (throttled, unknown path, integration timeout) are readable by browsers too.
+    for (const type of [ResponseType.DEFAULT_4XX, ResponseType.DEFAULT_5XX])
+      api.addGatewayResponse(`Cors${type.responseType}`, {
+        type,
+        responseHeaders: {
+          "Access-Control-Allow-Origin": "'*'",
+          "Access-Control-Expose-Headers": `'${REQUIRED_EXPOSE.join(",")}'`,
+        },
+      });
     acknowledge(
       api,
       "APIG2",

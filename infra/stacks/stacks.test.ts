@@ -116,7 +116,9 @@ describe("platform stacks (manifest as it is)", () => {
     const agent = s.api.groups.get("agent")!;
     const t = Template.fromStack(agent);
     const agentRoutes = routes.filter((r) => r.group === "agent");
-    const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
+    const methods = Object.values(t.findResources("AWS::ApiGateway::Method")).filter(
+      (m) => m.Properties.HttpMethod !== "OPTIONS",
+    );
     expect(methods).toHaveLength(agentRoutes.length);
     const streamed = methods.filter((m) => m.Properties.Integration.ResponseTransferMode === "STREAM");
     // Every route a runtime serves is streamed through the router (SSE among them).
@@ -141,7 +143,9 @@ describe("platform stacks (manifest as it is)", () => {
       String(f.Properties.Description).includes("Routes agent-server requests"),
     );
     expect(router).toBeDefined();
-    const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
+    const methods = Object.values(t.findResources("AWS::ApiGateway::Method")).filter(
+      (m) => m.Properties.HttpMethod !== "OPTIONS",
+    );
     const runtimeRoutes = routes.filter((r) => r.group === "agent" && r.auth);
     const viaRouter = methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(router![0]));
     expect(viaRouter).toHaveLength(runtimeRoutes.length);
@@ -188,6 +192,53 @@ describe("platform stacks (manifest as it is)", () => {
       expect(f.Properties.Environment.Variables.AGENT_RUN_WORKER).toBeUndefined();
     Template.fromStack(s.workflows).hasResourceProperties("AWS::Scheduler::Schedule", {
       ScheduleExpression: "rate(1 minute)",
+    });
+  });
+
+  it("answers CORS preflights without an API key: agent paths through the router, the HTTP API by API Gateway", () => {
+    const agent = s.api.groups.get("agent")!;
+    const t = Template.fromStack(agent);
+    const [routerId] = Object.entries(t.findResources("AWS::Lambda::Function")).find(([, f]) =>
+      String(f.Properties.Description).includes("Routes agent-server requests"),
+    )!;
+    const resources = t.findResources("AWS::ApiGateway::Resource");
+    const methods = Object.values(t.findResources("AWS::ApiGateway::Method"));
+    const options = methods.filter((m) => m.Properties.HttpMethod === "OPTIONS");
+    // One OPTIONS per agent-server path (public ones too), each to the router, streamed, with no authorizer.
+    const paths = new Set(routes.filter((r) => r.group === "agent").map((r) => r.path));
+    expect(options).toHaveLength(paths.size);
+    for (const m of options) {
+      expect(m.Properties.AuthorizationType).toBe("NONE");
+      expect(m.Properties.Integration).toMatchObject({ Type: "AWS_PROXY", ResponseTransferMode: "STREAM" });
+      expect(JSON.stringify(m.Properties.Integration.Uri)).toContain(routerId);
+    }
+    // Every path with a method has its OPTIONS.
+    const withOptions = new Set(options.map((m) => JSON.stringify(m.Properties.ResourceId)));
+    for (const m of methods) expect(withOptions).toContain(JSON.stringify(m.Properties.ResourceId));
+    expect(Object.keys(resources).length).toBeGreaterThanOrEqual(paths.size);
+    // The router's permission for preflights covers the API once, not one statement per method.
+    const permissions = Object.values(t.findResources("AWS::Lambda::Permission")).filter((p) =>
+      JSON.stringify(p.Properties.FunctionName).includes(routerId),
+    );
+    expect(permissions.filter((p) => JSON.stringify(p.Properties.SourceArn).includes("/*/*/*"))).toHaveLength(
+      1,
+    );
+    // API Gateway's own errors are readable by a browser.
+    for (const type of ["DEFAULT_4XX", "DEFAULT_5XX"])
+      t.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+        ResponseType: type,
+        ResponseParameters: Match.objectLike({
+          "gatewayresponse.header.Access-Control-Allow-Origin": "'*'",
+        }),
+      });
+    // The HTTP API (control plane, ingestion, export): API Gateway answers preflights with the defaults.
+    Template.fromStack(s.api).hasResourceProperties("AWS::ApiGatewayV2::Api", {
+      CorsConfiguration: {
+        AllowOrigins: ["*"],
+        AllowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"],
+        AllowHeaders: ["*", "authorization"],
+        ExposeHeaders: ["content-location", "x-pagination-total"],
+      },
     });
   });
 

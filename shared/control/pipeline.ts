@@ -8,7 +8,7 @@ import { executionStatus, startNamedExecution, stopExecution } from "../aws/exec
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
-import { readGraphConfig } from "../deploy/graph-config.ts";
+import { type CorsConfig, readGraphConfig } from "../deploy/graph-config.ts";
 import { type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { BuildError, DeployError } from "../errors.ts";
@@ -121,6 +121,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     log.line(`Reading the graph config ${cfg.graph_config_path}`);
     const { config: graphConfig, configDir } = await readGraphConfig(src, cfg.graph_config_path);
     log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
+    if (graphConfig.http?.cors) log.line("CORS: the agent server answers with http.cors of the graph config");
     await installDependencies(configDir, log.line, src);
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
@@ -190,7 +191,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
     for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
     const previous = d.active_runtime_version;
-    const status = await activate(r, d, graphs, runtime);
+    const status = await activate(r, d, graphs, runtime, manifest.cors);
     if (runtime && status === "DEPLOYED")
       await pruneRuntimeVersions(r.deployment_id, [runtime.version, ...(previous ? [previous] : [])]).catch(
         (err) => logger.warn("pruning runtime versions failed", { error: err }),
@@ -236,6 +237,7 @@ async function activate(
   d: DeploymentRecord,
   graphs: unknown[],
   runtime?: { version: string; token_hash: string },
+  cors?: CorsConfig,
 ): Promise<RevisionStatus> {
   const at = canonicalNow();
   try {
@@ -266,6 +268,8 @@ async function activate(
               active_revision_id: r.id,
               active_artifact_prefix: r.artifact_prefix,
               graphs,
+              // The agent server's CORS policy (answered by the gateway or router) goes live with the revision.
+              cors: cors ?? null,
               // The router invokes this version from now on (AWS): switched with the active revision.
               ...(runtime ? { active_runtime_version: runtime.version } : {}),
               updated_at: at,

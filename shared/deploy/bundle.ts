@@ -7,7 +7,13 @@ import { isoNow } from "../time.ts";
 import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run, toolEnv } from "./exec.ts";
-import { checkEnvNames, type GraphConfig, isGraphId, parseGraphSpec } from "./graph-config.ts";
+import {
+  type CorsConfig,
+  checkEnvNames,
+  type GraphConfig,
+  isGraphId,
+  parseGraphSpec,
+} from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
@@ -16,6 +22,8 @@ export interface ArtifactManifest {
   graphs: Record<string, { file: string; export_name: string; description?: string }>;
   env: Record<string, string>;
   node_version?: string;
+  /** langgraph.json `http.cors`: the agent server's CORS policy (shared/http/cors.ts). */
+  cors?: CorsConfig;
   built_at: string;
 }
 
@@ -201,6 +209,7 @@ export async function bundleGraphs(opts: {
 
   manifest.env = await graphEnv(config, repoDir, configRel, log);
   if (config.node_version) manifest.node_version = config.node_version;
+  if (config.http?.cors) manifest.cors = config.http.cors;
   manifest.built_at = isoNow();
   await mkdir(opts.outDir, { recursive: true });
   await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -116,6 +116,42 @@ describe("graph config", () => {
     });
   });
 
+  it("http.cors is checked and kept, other http keys tolerated", () => {
+    const cors = {
+      allow_origins: ["https://app.example", "http://localhost:3000"],
+      allow_origin_regex: "https://.*\\.app\\.example",
+      allow_methods: ["GET", "POST"],
+      allow_headers: ["x-api-key", "content-type"],
+      allow_credentials: true,
+      expose_headers: ["x-request-id"],
+      max_age: 600,
+    };
+    const config = parse({ graphs: { a: "./a.ts:g" }, http: { cors, disable_assistants: false } });
+    expect(config.http).toEqual({ cors, disable_assistants: false });
+    expect(parse({ graphs: { a: "./a.ts:g" }, http: { app: "./app.ts:app" } }).http).toEqual({
+      app: "./app.ts:app",
+    });
+  });
+
+  it("a bad http.cors fails the build naming the key and why", () => {
+    const bad = (cors: unknown) => problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, http: { cors } }));
+    expect(bad({ allow_origins: "https://app.example" })).toMatch(
+      /^graph config langgraph.json: http\.cors\.allow_origins: must be a list of origins/,
+    );
+    expect(bad({ allow_origins: ["https://a.example, https://b.example"] })).toMatch(
+      /http\.cors\.allow_origins\.0: origins: one value per item/,
+    );
+    expect(bad({ allow_origin_regex: "(" })).toMatch(
+      /http\.cors\.allow_origin_regex: is not a valid regular expression/,
+    );
+    expect(bad({ allow_headers: ["x-a\r\nx-b: 1"] })).toMatch(/http\.cors\.allow_headers\.0: header names/);
+    expect(bad({ allow_credentials: "yes" })).toMatch(/http\.cors\.allow_credentials: must be true or false/);
+    expect(bad({ max_age: -1 })).toMatch(/http\.cors\.max_age/);
+    expect(bad({ max_age: 1.5 })).toMatch(/http\.cors\.max_age: must be a whole number of seconds/);
+    expect(bad({ allow_origin: ["https://app.example"] })).toMatch(/http\.cors: .*allow_origin/);
+    expect(bad("*")).toMatch(/http\.cors: /);
+  });
+
   it("graph ids become file names: separators and dot names are refused", () => {
     for (const id of ["../x", "a/b", ".", "..", "", "a b"])
       expect(problem(JSON.stringify({ graphs: { [id]: "./a.ts:g" } })), id).toMatch(/graph id/);

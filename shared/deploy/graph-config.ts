@@ -6,7 +6,8 @@ import { BuildError } from "../errors.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
-// Keys this platform does not use (dockerfile_lines, auth, store, http, ui, …) are tolerated and kept.
+// Keys this platform does not use (dockerfile_lines, auth, store, ui, http's other keys, …) are tolerated and
+// kept; `http.cors` is checked (shared/http/cors.ts answers with it).
 
 export interface GraphSpec {
   /** The graph's source file as written, relative to the config's directory. */
@@ -23,6 +24,8 @@ export interface GraphConfig {
   node_version?: string;
   /** graph_id → description (also gathered from `{path, description}` graph entries). */
   description?: Record<string, string>;
+  /** The agent server's HTTP settings; only `cors` is used. */
+  http?: { cors?: CorsConfig; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -32,6 +35,42 @@ export const isGraphId = (id: string): boolean => GRAPH_ID.test(id);
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const JS_FILE = /\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/;
+
+// Values of `http.cors` become response headers: each must be one header token (or an origin), no spaces,
+// commas or control characters.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const METHOD = /^[A-Za-z]+$/;
+const ORIGIN = /^[\x21-\x2b\x2d-\x7e]+$/;
+const compiles = (re: string) => {
+  try {
+    new RegExp(re);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const tokens = (pattern: RegExp, what: string) =>
+  z.array(z.string().regex(pattern, { error: `${what}: one value per item, without spaces or commas` }), {
+    error: `must be a list of ${what}`,
+  });
+
+/** langgraph.json `http.cors`, as the reference server reads it (its CorsConfig). */
+export const CorsConfigSchema = z.strictObject(
+  {
+    allow_origins: tokens(ORIGIN, "origins").optional(),
+    allow_origin_regex: z
+      .string({ error: "must be a regular expression (a string)" })
+      .refine(compiles, { error: "is not a valid regular expression" })
+      .optional(),
+    allow_methods: tokens(METHOD, "HTTP methods").optional(),
+    allow_headers: tokens(HEADER_NAME, "header names").optional(),
+    allow_credentials: z.boolean({ error: "must be true or false" }).optional(),
+    expose_headers: tokens(HEADER_NAME, "header names").optional(),
+    max_age: z.int({ error: "must be a whole number of seconds" }).min(0).optional(),
+  },
+  { error: (issue) => (issue.code === "invalid_type" ? "must be an object of CORS settings" : undefined) },
+);
+export type CorsConfig = z.infer<typeof CorsConfigSchema>;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const GraphEntry = z.union([
@@ -48,6 +87,7 @@ const Schema = z.looseObject({
     .optional(),
   node_version: z.union([z.string(), z.number()]).transform(String).optional(),
   description: z.unknown().optional(),
+  http: z.looseObject({ cors: CorsConfigSchema.optional() }, { error: "http must be an object" }).optional(),
 });
 
 /**

@@ -1,6 +1,7 @@
 import { queryPage } from "../aws/ddb.ts";
 import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
+import type { CorsConfig } from "../deploy/graph-config.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 
 // The control plane's records (main table), each with its repository. The deployment record sits below both
@@ -59,6 +60,8 @@ export interface DeploymentRecord {
   active_artifact_prefix?: string;
   /** AWS: the runtime function version the router invokes, switched with the active revision. */
   active_runtime_version?: string;
+  /** The live revision's langgraph.json `http.cors` (null or absent: the defaults), switched with it. */
+  cors?: CorsConfig | null;
   created_at: string;
   updated_at: string;
 }
