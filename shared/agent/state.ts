@@ -85,6 +85,14 @@ export async function threadState(
   return toThreadState(s);
 }
 
+/**
+ * The request asked for what the graph cannot do (an unknown as_node, an ambiguous update): a 400 with
+ * LangGraph's own words instead of a server error. Any other error stays as it is.
+ */
+function requestError(err: unknown): unknown {
+  return (err as Error)?.name === "InvalidUpdateError" ? new BadRequest((err as Error).message) : err;
+}
+
 export async function updateThreadState(
   d: AgentDeployment,
   threadId: string,
@@ -100,10 +108,7 @@ export async function updateThreadState(
     const out = await graph.updateState(configFor(threadId, checkpoint), input.values ?? null, input.as_node);
     return { checkpoint: checkpointOf(out) };
   } catch (err) {
-    // The request asked for what the graph cannot do (an unknown as_node, an ambiguous update): a 400 with
-    // LangGraph's own words, not a server error.
-    if ((err as Error)?.name === "InvalidUpdateError") throw new BadRequest((err as Error).message);
-    throw err;
+    throw requestError(err);
   }
 }
 
@@ -129,8 +134,7 @@ export async function applySupersteps(
   try {
     await bulk.call(graph, configFor(threadId), steps);
   } catch (err) {
-    if ((err as Error)?.name === "InvalidUpdateError") throw new BadRequest((err as Error).message);
-    throw err;
+    throw requestError(err);
   }
 }
 
