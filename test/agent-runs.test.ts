@@ -1,5 +1,8 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
+import { queryAll } from "../shared/aws/ddb.ts";
+import { checkpointPk } from "../shared/records/agent.ts";
 import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
@@ -32,11 +35,12 @@ const FILES = {
 };
 
 let client: Client;
+let deploymentId: string;
 const repo = gitRepo(FILES);
 afterAll(() => repo.remove());
 
 beforeAll(async () => {
-  ({ client } = await deployedClient(facts, repo.dir, "runs"));
+  ({ client, deploymentId } = await deployedClient(facts, repo.dir, "runs"));
 });
 
 const runningSoon = (threadId: string, runId: string) => runStatusSoon(client, threadId, runId, "running");
@@ -89,7 +93,7 @@ describe("threads", () => {
     expect((await client.threads.get(t.thread_id)).values).toEqual({ items: ["in", "work", "done"] });
   });
 
-  it("threads.create with supersteps builds the thread's history; ttl and graphless supersteps are refused", async () => {
+  it("threads.create with supersteps builds the thread's history; graphless supersteps are refused", async () => {
     const t = await client.threads.create({
       graphId: "slow",
       supersteps: [
@@ -111,7 +115,33 @@ describe("threads", () => {
     await expect(
       client.threads.create({ graphId: "slow", supersteps: [{ updates: [{ values: {}, asNode: "nope" }] }] }),
     ).rejects.toThrow(/400.*nope/s);
-    await expect(client.threads.create({ ttl: 5 })).rejects.toThrow(/422.*TTL/is);
+  });
+
+  it("a thread's TTL runs out: the sweep deletes it with its runs and checkpoints; a renewed TTL keeps it", async () => {
+    const short = await client.threads.create({ ttl: { ttl: 0.01, strategy: "delete" } });
+    await client.runs.wait(short.thread_id, "slow", { input: { items: ["x"] } });
+    const renewed = await client.threads.create({ ttl: 0.01 });
+    await client.threads.update(renewed.thread_id, { ttl: 60 });
+    const kept = await client.threads.create();
+    await new Promise((r) => setTimeout(r, 1200));
+    const swept = await sweepExpiredThreads();
+    expect(swept.deleted).toBeGreaterThanOrEqual(1);
+    expect(swept.nextCheck).toBeGreaterThan(Date.now() + 50 * 60_000);
+    await expect(client.threads.get(short.thread_id)).rejects.toThrow(/404/);
+    const scope = `${facts.tenant_id}#${deploymentId}`;
+    const left = await queryAll("checkpoints", {
+      KeyConditionExpression: "PK = :pk",
+      values: { ":pk": checkpointPk(scope, short.thread_id) },
+      ConsistentRead: true,
+    });
+    expect(left).toEqual([]);
+    expect((await client.threads.get(renewed.thread_id)).thread_id).toBe(renewed.thread_id);
+    expect((await client.threads.get(kept.thread_id)).thread_id).toBe(kept.thread_id);
+    // TTL fields stay private; a strategy other than delete is refused.
+    expect(Object.keys(await client.threads.get(renewed.thread_id))).not.toContain("ttl_expires_at");
+    await expect(client.threads.create({ ttl: { ttl: 5, strategy: "keep" as "delete" } })).rejects.toThrow(
+      /422/,
+    );
   });
 });
 

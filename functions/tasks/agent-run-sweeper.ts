@@ -1,13 +1,23 @@
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
+import { sweepExpiredThreads } from "../../shared/agent/thread-ttl.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
 
-// Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs. In AWS a
-// schedule runs it every minute; the local cloud runs it at start-up and then again whenever a lease it saw
-// runs out or a delayed run it saw falls due.
+// Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs; and deletes the
+// threads whose TTL ran out. In AWS a schedule runs it every minute; the local cloud runs it at start-up and
+// then again whenever a lease it saw runs out, a delayed run it saw falls due or a thread's TTL runs out.
 let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentRunSweeper", async () => {
-  const result = await sweepRuns();
+  const runs = await sweepRuns();
+  const threads = await sweepExpiredThreads();
+  const result = {
+    ...runs,
+    threadsDeleted: threads.deleted,
+    nextCheck: Math.min(
+      runs.nextCheck ?? Number.POSITIVE_INFINITY,
+      threads.nextCheck ?? Number.POSITIVE_INFINITY,
+    ),
+  };
   if (!config.lambda.functionName) {
     // Again when a lease it saw runs out, and at least once a lease period (a lease taken after this sweep).
     const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + config.agent.runLeaseMs);

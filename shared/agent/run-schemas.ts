@@ -16,6 +16,18 @@ const bool = z.preprocess(
   z.boolean(),
 );
 
+/**
+ * A thread's TTL as the SDK sends it (minutes, or {ttl, strategy}); `delete` is the only strategy, as on the
+ * reference server. Answers the minutes.
+ */
+const threadTtl = z
+  .union([
+    z.number().positive().max(5_256_000),
+    z.object({ ttl: z.number().positive().max(5_256_000), strategy: z.literal("delete").default("delete") }),
+  ])
+  .nullish()
+  .transform((v) => (v == null ? undefined : typeof v === "number" ? v : v.ttl));
+
 /** One update of a superstep: what `updateState` takes (`command` is not applied this way and is refused). */
 const superstepUpdate = z.object({
   values: z.unknown().optional(),
@@ -32,11 +44,7 @@ export const threadCreate = z
       .array(z.object({ updates: z.array(superstepUpdate).min(1).max(100) }))
       .max(100)
       .optional(),
-    /** Thread TTLs are not served yet: refused rather than stored and ignored. */
-    ttl: z
-      .unknown()
-      .optional()
-      .refine((v) => v === undefined || v === null, "thread TTLs are not supported by this server yet"),
+    ttl: threadTtl,
   })
   .superRefine((b, ctx) => {
     if (b.supersteps?.length && typeof b.metadata?.graph_id !== "string")
@@ -46,7 +54,7 @@ export const threadCreate = z
         message: "supersteps need the thread's graph: pass graph_id (metadata.graph_id)",
       });
   });
-export const threadPatch = z.object({ metadata: obj.optional() });
+export const threadPatch = z.object({ metadata: obj.optional(), ttl: threadTtl });
 export const threadSearch = z.object({
   ids: z.array(id).optional(),
   metadata: obj.optional(),

@@ -1,6 +1,6 @@
 import { queryAll } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
-import { agentKeys, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
+import { agentKeys, THREAD_TTL_PK, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
 
@@ -8,7 +8,24 @@ import type { AgentDeployment } from "./context.ts";
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
 // its last values for search, and `active_run` — the lock that lets one run at a time execute.
 
-const PRIVATE = ["PK", "SK", "active_run", "active_attempt", "graph_id", "queued"] as const;
+const PRIVATE = [
+  "PK",
+  "SK",
+  "GSI1PK",
+  "GSI1SK",
+  "active_run",
+  "active_attempt",
+  "graph_id",
+  "queued",
+  "ttl_minutes",
+  "ttl_expires_at",
+] as const;
+
+/** The attributes that give a thread a TTL of `minutes` from `at` (ms). */
+function ttlFields(minutes: number, at: number): Partial<ThreadRecord> {
+  const expires = new Date(at + minutes * 60_000).toISOString();
+  return { ttl_minutes: minutes, ttl_expires_at: expires, GSI1PK: THREAD_TTL_PK, GSI1SK: expires };
+}
 /** A thread as the API shows it: its record without the keys and the lock's bookkeeping. */
 export type Thread = Omit<ThreadRecord, (typeof PRIVATE)[number] | "error"> & {
   config?: Record<string, unknown>;
@@ -34,7 +51,13 @@ export async function getThread(d: AgentDeployment, threadId: string): Promise<T
 /** Creates a thread; an existing id answers 409 (`raise`) or the existing thread (`do_nothing`). */
 export async function createThread(
   d: AgentDeployment,
-  input: { thread_id?: string; metadata?: Record<string, unknown>; if_exists?: "raise" | "do_nothing" },
+  input: {
+    thread_id?: string;
+    metadata?: Record<string, unknown>;
+    if_exists?: "raise" | "do_nothing";
+    /** Minutes until the thread is deleted. */
+    ttl?: number;
+  },
   /** Runs once the thread is new (not for an existing one), before it is answered. */
   afterCreate?: (threadId: string) => Promise<void>,
 ): Promise<Thread> {
@@ -53,6 +76,7 @@ export async function createThread(
     status: "idle",
     values: null,
     interrupts: {},
+    ...(input.ttl ? ttlFields(input.ttl, Date.parse(now)) : {}),
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
   if (await threads.create(item)) {
@@ -68,8 +92,11 @@ export async function patchThread(
   d: AgentDeployment,
   threadId: string,
   metadata: Record<string, unknown> = {},
+  /** Minutes from now until the thread is deleted (replacing any earlier TTL). */
+  ttl?: number,
 ): Promise<Thread> {
-  const set: Record<string, unknown> = { updated_at: isoNow() };
+  const now = isoNow();
+  const set: Record<string, unknown> = { updated_at: now, ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}) };
   for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
   if (!(await threads.update({ scope: d.scope, thread: threadId }, { set })))
     throw new NotFound(`Thread ${threadId} not found`);

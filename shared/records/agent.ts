@@ -36,6 +36,8 @@ export const agentKeys = {
 
 /** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
 export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
+/** The sparse GSI1 partition of threads with a TTL, sorted by when it runs out, which the sweeper reads. */
+export const THREAD_TTL_PK = "AGENT#THREAD_TTL";
 
 /** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
 export const checkpointPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
@@ -61,6 +63,14 @@ export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
  * (+ `active_attempt`, for fencing) while a run executes, `queued` counting its pending runs (thread-lock.ts).
  */
 export interface ThreadRecord extends Key {
+  /** With a TTL: THREAD_TTL_PK and `ttl_expires_at`, so the sweeper finds the thread when it runs out. */
+  GSI1PK?: string;
+  GSI1SK?: string;
+  /** `ttl` (strategy delete): the thread is deleted, with its runs and checkpoints, this many minutes after
+   * its creation or the update that last set it. */
+  ttl_minutes?: number;
+  /** When the TTL runs out (ISO). */
+  ttl_expires_at?: string;
   thread_id: string;
   created_at: string;
   updated_at: string;

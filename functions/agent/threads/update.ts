@@ -8,5 +8,10 @@ export const handler = defineHandler({
   params: threadParams,
   body: threadPatch,
   handle: async ({ params, body, tenantId }) =>
-    patchThread(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body.metadata),
+    patchThread(
+      await agentDeployment(tenantId, params.deployment_id),
+      params.thread_id,
+      body.metadata,
+      body.ttl,
+    ),
 });

@@ -1,0 +1,51 @@
+import { queryAll, queryPage } from "../aws/ddb.ts";
+import { HttpError } from "../errors.ts";
+import { logger } from "../log.ts";
+import { THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
+import { agentDeployment } from "./context.ts";
+import { deleteThread } from "./thread-delete.ts";
+import { getThreadItem } from "./threads.ts";
+
+// Thread TTLs (`ttl` with strategy delete on threads.create/update): a thread whose TTL ran out is deleted with
+// its runs, events and checkpoints by the run sweeper (every minute in AWS; locally when the next TTL runs out).
+// Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
+
+type Expiring = Pick<ThreadRecord, "PK" | "thread_id" | "ttl_expires_at">;
+const deploymentOf = (pk: string) => /^AGENT#([^#]+)#(.+)#THREAD$/.exec(pk);
+
+/** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
+export async function sweepExpiredThreads(
+  now = Date.now(),
+): Promise<{ deleted: number; nextCheck?: number }> {
+  const due = await queryAll<Expiring>("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK <= :now",
+    values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
+  });
+  let deleted = 0;
+  for (const item of due) {
+    const ids = deploymentOf(item.PK);
+    if (!ids) continue;
+    try {
+      const d = await agentDeployment(ids[1], ids[2]);
+      // The index lags: the thread's own record says whether its TTL (perhaps renewed since) ran out.
+      const current = await getThreadItem(d, item.thread_id);
+      if (!current?.ttl_expires_at || Date.parse(current.ttl_expires_at) > now) continue;
+      await deleteThread(d, item.thread_id);
+      deleted++;
+    } catch (err) {
+      // A deleted deployment's threads go with its purge; a thread deleted meanwhile is gone already.
+      if (!(err instanceof HttpError))
+        logger.warn("thread TTL sweep failed", { thread_id: item.thread_id, error: err });
+    }
+  }
+  if (deleted) logger.info("threads deleted by their TTL", { deleted });
+  const next = await queryPage<Expiring>("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK > :now",
+    values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
+    Limit: 1,
+  });
+  const at = next.items[0]?.ttl_expires_at;
+  return { deleted, ...(at ? { nextCheck: Date.parse(at) } : {}) };
+}
