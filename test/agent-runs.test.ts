@@ -13,6 +13,9 @@ import { gitRepo } from "./helpers/repos.ts";
 const GRAPH = `
 import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { getLogger } from "@langchain/langgraph-sdk/logging";
+// Graphs written for the reference server call its global logger, at import and in nodes.
+getLogger().info("graph module loaded", { graphs: 4 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
 export const slow = new StateGraph(State)
@@ -22,13 +25,21 @@ export const slow = new StateGraph(State)
 export const chat = new StateGraph(MessagesAnnotation)
   .addNode("reply", async (s) => ({ messages: [await new FakeListChatModel({ responses: ["echo: " + s.messages.at(-1).content] }).invoke(s.messages)] }))
   .addEdge(START, "reply").addEdge("reply", END).compile();
+export const logged = new StateGraph(State)
+  .addNode("log", async () => { getLogger().child({ node: "log" }).warn("node ran"); return { items: ["logged"] }; })
+  .addEdge(START, "log").addEdge("log", END).compile();
 export const ask = new StateGraph(State)
   .addNode("ask", async () => ({ items: ["answer:" + interrupt("what?")] }))
   .addEdge(START, "ask").addEdge("ask", END).compile();
 `;
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { slow: "./src/graph.mjs:slow", chat: "./src/graph.mjs:chat", ask: "./src/graph.mjs:ask" },
+    graphs: {
+      slow: "./src/graph.mjs:slow",
+      chat: "./src/graph.mjs:chat",
+      ask: "./src/graph.mjs:ask",
+      logged: "./src/graph.mjs:logged",
+    },
     env: {},
   }),
   "src/graph.mjs": GRAPH,
@@ -146,6 +157,13 @@ describe("threads", () => {
 });
 
 describe("runs", () => {
+  it("a graph that calls the SDK's getLogger() (at import and in a node) loads and runs", async () => {
+    const t = await client.threads.create();
+    expect(await client.runs.wait(t.thread_id, "logged", { input: { items: [] } })).toEqual({
+      items: ["logged"],
+    });
+  });
+
   it("runs.wait answers the final state; list and get show the run", async () => {
     const t = await client.threads.create();
     const values = await client.runs.wait(t.thread_id, "slow", { input: { items: ["a"] } });

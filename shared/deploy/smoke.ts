@@ -27,6 +27,20 @@ import { writeSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 const jobs = JSON.parse(process.argv[process.argv.length - 1]);
 const say = (o) => writeSync(3, JSON.stringify(o) + "\\n");
+// The LangGraph server's global logger (getLogger() of @langchain/langgraph-sdk/logging), as the runtime
+// registers it: graphs that call it at import must load here too. Lines go to stderr as JSON.
+const SDK_LOGGER = Symbol.for("langgraph.api.sdk-logger");
+if (!(SDK_LOGGER in globalThis)) {
+  const sdkLogger = {};
+  for (const level of ["error", "warn", "info", "http", "verbose", "debug", "silly"])
+    sdkLogger[level] = (msg) => {
+      process.stderr.write(JSON.stringify({ level, msg: String(msg?.message ?? msg), source: "graph" }) + "\\n");
+      return sdkLogger;
+    };
+  sdkLogger.log = (level, msg) => (sdkLogger[level] ?? sdkLogger.info)(msg);
+  sdkLogger.child = () => sdkLogger;
+  globalThis[SDK_LOGGER] = sdkLogger;
+}
 const firstLine = (e) => {
   const text = e instanceof Error ? e.message || e.name : String(e);
   return text.split("\\n").map((l) => l.trim()).find(Boolean) || "unknown error";

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
 import type { CompiledGraphLike, LoadedGraph } from "../graphs.ts";
+import { registerSdkLogger } from "./sdk-logger.ts";
 
 // Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).
 
@@ -38,6 +39,7 @@ export async function loadArtifactGraphs(
 ): Promise<Map<string, LoadedGraph>> {
   const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
   const out = new Map<string, LoadedGraph>();
+  registerSdkLogger();
   for (const [graphId, entry] of Object.entries(manifest.graphs)) {
     const mod = await import(pathToFileURL(join(dir, entry.file)).href);
     const graph = await resolveGraphExport(mod[entry.export_name]);
