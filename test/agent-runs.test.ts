@@ -274,6 +274,13 @@ describe("runs", () => {
     const first = (await client.runs.wait(t.thread_id, "ask", { input: { items: [] } })) as any;
     expect(first.__interrupt__[0].value).toBe("what?");
     expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    // The pending task as the reference server shows it: with LangGraph's path and no result yet.
+    const [task] = (await client.threads.getState(t.thread_id)).tasks;
+    expect(task).toMatchObject({
+      name: "ask",
+      path: ["__pregel_pull", "ask"],
+      interrupts: [{ value: "what?" }],
+    });
     const resumed = await client.runs.wait(t.thread_id, "ask", { command: { resume: "42" } });
     expect(resumed).toEqual({ items: ["answer:42"] });
   });

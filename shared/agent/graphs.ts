@@ -21,6 +21,8 @@ export interface StateSnapshotLike {
 export interface StateTaskLike {
   id: string;
   name: string;
+  /** Where the task came from (e.g. ["__pregel_pull", "node"]), as LangGraph describes it. */
+  path?: unknown[];
   error?: unknown;
   interrupts?: unknown[];
   state?: StateSnapshotLike & { configurable?: unknown };

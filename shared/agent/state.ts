@@ -44,6 +44,7 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
   const tasks = (s.tasks ?? []).map((t) => ({
     id: t.id,
     name: t.name,
+    path: toJson(t.path ?? []),
     error: t.error ? String((t.error as { message?: unknown }).message ?? t.error) : null,
     interrupts: toJson(t.interrupts ?? []),
     checkpoint: t.state?.configurable ? checkpointOf(t.state) : null,
