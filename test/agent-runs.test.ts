@@ -285,6 +285,24 @@ describe("runs", () => {
     expect(resumed).toEqual({ items: ["answer:42"] });
   });
 
+  it("debug events carry checkpoint and parent_checkpoint as the reference server's do", async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, "slow", { input: { items: ["d"] }, streamMode: "debug" }),
+    );
+    const checkpoints = parts.filter((p) => p.event === "debug" && p.data.type === "checkpoint");
+    expect(checkpoints.length).toBeGreaterThanOrEqual(3);
+    const ids = checkpoints.map((p) => p.data.payload.checkpoint.checkpoint_id);
+    expect(ids.every((id) => typeof id === "string")).toBe(true);
+    expect(checkpoints[0].data.payload.checkpoint).toMatchObject({
+      thread_id: t.thread_id,
+      checkpoint_ns: "",
+    });
+    // Each checkpoint's parent is the one before it.
+    for (let i = 1; i < checkpoints.length; i++)
+      expect(checkpoints[i].data.payload.parent_checkpoint.checkpoint_id).toBe(ids[i - 1]);
+  });
+
   it("join waits for a background run; join-stream replays it, also after Last-Event-ID", async () => {
     const t = await client.threads.create();
     const run = await client.runs.create(t.thread_id, "slow", {

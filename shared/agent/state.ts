@@ -40,6 +40,23 @@ function checkpointOf(config: unknown): Record<string, unknown> | null {
   };
 }
 
+/**
+ * A `debug` stream event as the reference server sends it: a checkpoint event's payload also carries its
+ * `checkpoint` and `parent_checkpoint` in the API's form (beside LangGraph's config and parentConfig).
+ */
+export function debugEvent(data: unknown): unknown {
+  const d = data as { type?: unknown; payload?: Record<string, unknown> } | null;
+  if (d?.type !== "checkpoint" || !d.payload) return data;
+  return {
+    ...d,
+    payload: {
+      ...d.payload,
+      checkpoint: checkpointOf(d.payload.config),
+      parent_checkpoint: checkpointOf(d.payload.parentConfig),
+    },
+  };
+}
+
 export function toThreadState(s: StateSnapshotLike): ThreadState {
   const tasks = (s.tasks ?? []).map((t) => ({
     id: t.id,

@@ -25,7 +25,7 @@ import { CANCEL_POLL_MS } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
-import { toThreadState } from "./state.ts";
+import { debugEvent, toThreadState } from "./state.ts";
 import { attemptOf, claim, mendQueued, release } from "./thread-lock.ts";
 import { deleteThreadRecord, getThreadItem } from "./threads.ts";
 import { notifyWebhook } from "./webhook.ts";
@@ -289,7 +289,8 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
           emit(frameName(event, ns), frame);
         if (!tuples) continue;
       }
-      if (userModes.some((m) => (GRAPH_MODE[m] ?? m) === mode)) emit(frameName(mode, ns), toJson(data));
+      if (userModes.some((m) => (GRAPH_MODE[m] ?? m) === mode))
+        emit(frameName(mode, ns), toJson(mode === "debug" ? debugEvent(data) : data));
     }
     for (const [key, m] of partials ?? [])
       for (const [event, frame] of m.end()) emit(frameName(event, key ? key.split("|") : []), frame);
