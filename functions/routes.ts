@@ -477,6 +477,21 @@ export const routes: Route[] = [
     ["POST", "/agents/{deployment_id}/store/namespaces", "agent/store/namespaces", "List store namespaces"],
   ]),
   // (end of agent server: the store)
+  // — agent server: crons (ticks fire in the AgentCronTick task, shared/agent/crons.ts) —
+  ...grouped("agent", [
+    [
+      "POST",
+      "/agents/{deployment_id}/threads/{thread_id}/runs/crons",
+      "agent/crons/create-for-thread",
+      "Create a cron that runs on a thread",
+    ],
+    ["POST", "/agents/{deployment_id}/runs/crons", "agent/crons/create", "Create a stateless cron"],
+    ["POST", "/agents/{deployment_id}/runs/crons/search", "agent/crons/search", "Search crons"],
+    ["POST", "/agents/{deployment_id}/runs/crons/count", "agent/crons/count", "Count crons"],
+    ["PATCH", "/agents/{deployment_id}/runs/crons/{cron_id}", "agent/crons/update", "Update a cron"],
+    ["DELETE", "/agents/{deployment_id}/runs/crons/{cron_id}", "agent/crons/delete", "Delete a cron"],
+  ]),
+  // (end of agent server: crons)
 ];
 
 /**

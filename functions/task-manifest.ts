@@ -46,6 +46,14 @@ export const tasks: TaskFunction[] = [
     onLocalStart: true,
     scheduleRate: "rate(1 minute)",
   },
+  // Agent server crons: fires due ticks (shared/agent/crons.ts) at the start of every minute (locally a timer).
+  {
+    name: "AgentCronTick",
+    handler: "tasks/agent-cron-tick",
+    timeoutSeconds: 60,
+    onLocalStart: true,
+    scheduleRate: "cron(* * * * ? *)",
+  },
   // Bulk export (infra/state-machines/bulk-export.asl.json, the scheduler and the sweeper).
   { name: "ExportPlan", handler: "tasks/export-plan", timeoutSeconds: 60 },
   { name: "ExportPartition", handler: "tasks/export-partition", timeoutSeconds: 900, memoryMb: 1024 },

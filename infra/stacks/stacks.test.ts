@@ -424,6 +424,23 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
+  // Agent server crons (issue 15, item 1): due ticks fire at the start of every minute, in UTC.
+  it("fires agent cron ticks every minute: a cron(* * * * ? *) schedule targeting AgentCronTick", () => {
+    const wf = Template.fromStack(s.workflows);
+    const [tickFn] = Object.keys(
+      wf.findResources("AWS::Lambda::Function", {
+        Properties: { FunctionName: "agent-platform-AgentCronTick" },
+      }),
+    );
+    expect(tickFn).toBeDefined();
+    wf.hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "cron(* * * * ? *)",
+      GroupName: "agent-platform",
+      FlexibleTimeWindow: { Mode: "OFF" },
+      Target: Match.objectLike({ Arn: { "Fn::GetAtt": [tickFn, "Arn"] } }),
+    });
+  });
+
   it("deploys the revision machine from its ASL with every placeholder resolved", () => {
     const wf = Template.fromStack(s.workflows);
     const machine = Object.values(wf.findResources("AWS::StepFunctions::StateMachine")).find(

@@ -9,6 +9,9 @@ import { repository } from "../aws/repository.ts";
 //   run           PK AGENT#<scope>#RUN#<thread_id>     SK <run_id>       (uuidv7: a thread's runs sort by creation)
 //                 GSI1 AGENT#ACTIVE_RUNS / <scope>#<thread_id>#<run_id> while pending or running (the sweeper
 //                 reads this sparse index)
+//   cron          PK AGENT#<scope>#CRON                SK <cron_id>
+//                 GSI1 AGENT#CRONS_DUE / <next_run_date>#<scope>#<cron_id> while it has a next run (the cron
+//                 tick task reads this sparse index)
 //   assistant     PK AGENT#<scope>#ASSISTANT           SK <assistant_id>              (the current version)
 //   version       PK AGENT#<scope>#ASSISTANT           SK <assistant_id>#V#<8-digit n> (every version)
 //   event chunk   PK AGENT#<scope>#EVENTS#<run_id>     SK <10-digit seq of its last frame> (TTL expires_at)
@@ -28,6 +31,7 @@ export const agentKeys = {
   threadsPk: (scope: string) => `AGENT#${scope}#THREAD`,
   runsPk: (scope: string, threadId: string) => `AGENT#${scope}#RUN#${threadId}`,
   assistantsPk: (scope: string) => `AGENT#${scope}#ASSISTANT`,
+  cronsPk: (scope: string) => `AGENT#${scope}#CRON`,
   versionSk: (assistantId: string, version: number) => `${assistantId}#V#${String(version).padStart(8, "0")}`,
   eventsPk: (scope: string, runId: string) => `AGENT#${scope}#EVENTS#${runId}`,
   eventSk: (seq: number) => String(seq).padStart(10, "0"),
@@ -163,6 +167,44 @@ export interface RunRecord extends Key {
 export const runs = repository<RunRecord, { scope: string; thread: string; run: string }>({
   table: "main",
   key: ({ scope, thread, run }) => ({ PK: agentKeys.runsPk(scope, thread), SK: run }),
+  keysOf: ownKeys,
+});
+
+// — crons —
+
+/** The sparse GSI1 partition of crons with a next run, sorted by it, which the cron tick task reads. */
+export const CRONS_DUE_PK = "AGENT#CRONS_DUE";
+
+/**
+ * A cron: a run created on a schedule (5-field, UTC) — on its thread, or (stateless, `thread_id` null) on a new
+ * thread each tick. `next_run_date` is the tick due next (null when none: disabled, or past `end_time`); a tick
+ * fires only with the write that moves it on (shared/agent/crons.ts), which makes firing idempotent.
+ */
+export interface CronRecord extends Key {
+  /** CRONS_DUE_PK and `<next_run_date>#<scope>#<cron_id>` while next_run_date is set. */
+  GSI1PK?: string;
+  GSI1SK?: string;
+  cron_id: string;
+  assistant_id: string;
+  thread_id: string | null;
+  schedule: string;
+  timezone: string | null;
+  end_time: string | null;
+  /** The run-create body each tick's run is created with. */
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  /** Stateless crons: the thread a tick creates is deleted after its run (`delete`, the default) or kept. */
+  on_run_completed: "delete" | "keep" | null;
+  enabled: boolean;
+  user_id: string | null;
+  next_run_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const crons = repository<CronRecord, { scope: string; cron: string }>({
+  table: "main",
+  key: ({ scope, cron }) => ({ PK: agentKeys.cronsPk(scope), SK: cron }),
   keysOf: ownKeys,
 });
 

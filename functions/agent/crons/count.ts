@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { countCrons } from "../../../shared/agent/crons.ts";
+import { cronCount } from "../../../shared/agent/crons-schemas.ts";
+import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { defineHandler } from "../../handler.ts";
+
+// POST /agents/{deployment_id}/runs/crons/count
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: cronCount,
+  handle: async ({ params, body, tenantId }) =>
+    countCrons(await agentDeployment(tenantId, params.deployment_id), body),
+});

@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { createCron } from "../../../shared/agent/crons.ts";
+import { cronCreate } from "../../../shared/agent/crons-schemas.ts";
+import { threadParams } from "../../../shared/agent/run-schemas.ts";
+import { defineHandler } from "../../handler.ts";
+
+// POST /agents/{deployment_id}/threads/{thread_id}/runs/crons: a cron whose ticks run on the thread.
+export const handler = defineHandler({
+  params: threadParams,
+  body: cronCreate,
+  handle: async ({ params, body, tenantId }) =>
+    createCron(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+});

@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { createCron } from "../../../shared/agent/crons.ts";
+import { cronCreate } from "../../../shared/agent/crons-schemas.ts";
+import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { defineHandler } from "../../handler.ts";
+
+// POST /agents/{deployment_id}/runs/crons: a stateless cron (each tick runs on a new thread).
+export const handler = defineHandler({
+  params: deploymentParams,
+  body: cronCreate,
+  handle: async ({ params, body, tenantId }) =>
+    createCron(await agentDeployment(tenantId, params.deployment_id), null, body),
+});

@@ -1,0 +1,13 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { deleteCron } from "../../../shared/agent/crons.ts";
+import { cronParams } from "../../../shared/agent/crons-schemas.ts";
+import { defineHandler, reply } from "../../handler.ts";
+
+// DELETE /agents/{deployment_id}/runs/crons/{cron_id}: a tick in flight then finds it gone and creates nothing.
+export const handler = defineHandler({
+  params: cronParams,
+  handle: async ({ params, tenantId }) => {
+    await deleteCron(await agentDeployment(tenantId, params.deployment_id), params.cron_id);
+    return reply(204);
+  },
+});
