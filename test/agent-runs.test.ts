@@ -28,6 +28,12 @@ export const chat = new StateGraph(MessagesAnnotation)
 export const logged = new StateGraph(State)
   .addNode("log", async () => { getLogger().child({ node: "log" }).warn("node ran"); return { items: ["logged"] }; })
   .addEdge(START, "log").addEdge("log", END).compile();
+// A factory: the reference server builds each run's graph from that run's config.
+export const factory = async (config) => {
+  const g = new StateGraph(State).addNode("base", async () => ({ items: ["base"] })).addEdge(START, "base");
+  if (!config?.configurable?.extra_node) return g.addEdge("base", END).compile();
+  return g.addNode("extra", async () => ({ items: ["extra"] })).addEdge("base", "extra").addEdge("extra", END).compile();
+};
 export const ask = new StateGraph(State)
   .addNode("ask", async () => ({ items: ["answer:" + interrupt("what?")] }))
   .addEdge(START, "ask").addEdge("ask", END).compile();
@@ -39,6 +45,7 @@ const FILES = {
       chat: "./src/graph.mjs:chat",
       ask: "./src/graph.mjs:ask",
       logged: "./src/graph.mjs:logged",
+      factory: "./src/graph.mjs:factory",
     },
     env: {},
   }),
@@ -162,6 +169,19 @@ describe("runs", () => {
     expect(await client.runs.wait(t.thread_id, "logged", { input: { items: [] } })).toEqual({
       items: ["logged"],
     });
+  });
+
+  it("a graph exported as a factory is built per run from the run's config", async () => {
+    const plain = await client.threads.create();
+    expect(await client.runs.wait(plain.thread_id, "factory", { input: { items: [] } })).toEqual({
+      items: ["base"],
+    });
+    const extra = await client.threads.create();
+    const out = await client.runs.wait(extra.thread_id, "factory", {
+      input: { items: [] },
+      config: { configurable: { extra_node: true } },
+    });
+    expect(out).toEqual({ items: ["base", "extra"] });
   });
 
   it("runs.wait answers the final state; list and get show the run", async () => {

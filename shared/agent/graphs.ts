@@ -54,6 +54,8 @@ export interface LoadedGraph {
   graph_id: string;
   graph: CompiledGraphLike;
   description?: string;
+  /** An exported factory: builds a run's graph from that run's config (per run, as the reference server does). */
+  build?: (config: Record<string, unknown>) => Promise<CompiledGraphLike>;
 }
 
 /** The deployment's graphs: only its runtime can load them. */

@@ -1,7 +1,8 @@
+import { NotFound } from "../errors.ts";
 import type { GraphConfig } from "../records/agent.ts";
 import { graphOf, resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
-import type { CompiledGraphLike } from "./graphs.ts";
+import { type CompiledGraphLike, deploymentGraphs } from "./graphs.ts";
 
 // The graph a run or a thread's state call addresses: `assistant_id` is an assistant id or a graph id.
 export interface RunGraph {
@@ -26,3 +27,14 @@ export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string)
 /** The graph of a thread (bound by its first run). */
 export const graphById = (d: AgentDeployment, graphId: string): Promise<CompiledGraphLike> =>
   graphOf(d, graphId);
+
+/** The graph a run executes: a factory export builds it from the run's config, else the loaded graph. */
+export async function graphForRun(
+  d: AgentDeployment,
+  graphId: string,
+  config: Record<string, unknown>,
+): Promise<CompiledGraphLike> {
+  const loaded = (await deploymentGraphs(d)).get(graphId);
+  if (!loaded) throw new NotFound(`Graph "${graphId}" not found`);
+  return loaded.build ? loaded.build(config) : loaded.graph;
+}

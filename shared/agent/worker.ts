@@ -20,7 +20,7 @@ import { attachEventsMode } from "./events-mode.ts";
 import { abortReason, executor } from "./executor.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
-import { graphById } from "./run-assistant.ts";
+import { graphForRun } from "./run-assistant.ts";
 import { CANCEL_POLL_MS } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
@@ -220,15 +220,12 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   let threadSet: Partial<ThreadRecord> = {};
   let more = true;
   try {
-    const base = await graphById(d, run.graph_id);
     const rg = {
-      graph: base,
       graph_id: run.graph_id,
       assistant_id: run.assistant_id,
       config: kw.assistant_config ?? {},
       context: kw.assistant_context ?? {},
     };
-    const graph = base;
     const userModes: string[] = kw.stream_mode ?? ["values"];
     const graphModes = [
       ...new Set([...userModes.map((m) => GRAPH_MODE[m] ?? m).filter((m) => m !== "events"), "values"]),
@@ -266,6 +263,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     }
     const input = resume ? null : kw.command ? new Command(kw.command as CommandInput) : (kw.input ?? null);
     traceRun(d, run, config);
+    const graph = await graphForRun(d, run.graph_id, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
     saver.track(run.thread_id, fence);
     // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
@@ -294,7 +292,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     }
     for (const [key, m] of partials ?? [])
       for (const [event, frame] of m.end()) emit(frameName(event, key ? key.split("|") : []), frame);
-    const state = toThreadState(await rg.graph.getState({ configurable: { thread_id: run.thread_id } }));
+    const state = toThreadState(await graph.getState({ configurable: { thread_id: run.thread_id } }));
     const interrupted = state.next.length > 0 || state.interrupts.length > 0;
     const values = interrupted
       ? { ...(state.values as object), __interrupt__: state.interrupts }

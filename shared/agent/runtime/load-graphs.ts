@@ -19,10 +19,21 @@ const isCompiled = (v: unknown): v is CompiledGraphLike => {
 const isBuilder = (g: unknown): g is { compile(): unknown } =>
   g != null && typeof g === "object" && typeof (g as { compile?: unknown }).compile === "function";
 
-/** A graph export as the LangGraph API server accepts it: compiled, a builder to compile, or a factory. */
-async function resolveGraphExport(value: unknown): Promise<CompiledGraphLike> {
+/** A graph export that is a factory: called with a run's config (and runtime) to build that run's graph. */
+const isFactory = (v: unknown): v is (config: unknown, runtime?: unknown) => unknown =>
+  typeof v === "function" && !isCompiled(v);
+
+/**
+ * A graph export as the LangGraph API server accepts it: compiled, a builder to compile, or a factory (called
+ * with `config` and `runtime`; without a run, with an empty config).
+ */
+async function resolveGraphExport(
+  value: unknown,
+  config: Record<string, unknown> = { configurable: {} },
+  runtime?: Record<string, unknown>,
+): Promise<CompiledGraphLike> {
   let g: unknown = value;
-  if (typeof g === "function" && !isCompiled(g)) g = await g({ configurable: {} });
+  if (isFactory(g)) g = await g(config, runtime);
   g = await g;
   if (!isCompiled(g) && isBuilder(g)) g = await g.compile();
   if (!isCompiled(g)) throw new Error("the export is not a LangGraph graph");
@@ -42,10 +53,26 @@ export async function loadArtifactGraphs(
   registerSdkLogger();
   for (const [graphId, entry] of Object.entries(manifest.graphs)) {
     const mod = await import(pathToFileURL(join(dir, entry.file)).href);
-    const graph = await resolveGraphExport(mod[entry.export_name]);
-    graph.checkpointer = attach.checkpointer;
-    graph.store = attach.store;
-    out.set(graphId, { graph_id: graphId, graph, description: entry.description });
+    const exported: unknown = mod[entry.export_name];
+    const attached = (g: CompiledGraphLike) => Object.assign(g, attach);
+    const graph = attached(await resolveGraphExport(exported));
+    // A factory builds each run's graph from that run's config, as the reference server calls it; the graph
+    // built at load (empty config) answers the assistant endpoints (schemas, drawing) and state reads.
+    const build = isFactory(exported)
+      ? async (config: Record<string, unknown>) =>
+          attached(
+            await resolveGraphExport(exported, config, {
+              context: config.context,
+              store: attach.store,
+            }),
+          )
+      : undefined;
+    out.set(graphId, {
+      graph_id: graphId,
+      graph,
+      description: entry.description,
+      ...(build ? { build } : {}),
+    });
   }
   return out;
 }

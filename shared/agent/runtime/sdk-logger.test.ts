@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { registerSdkLogger, SDK_LOGGER, sdkLogger } from "./sdk-logger.ts";
 
 function captured() {
+  // At info: the verbose line below must be left out whatever level the test run logs at.
+  vi.stubEnv("LOG_LEVEL", "info");
   const lines: Record<string, unknown>[] = [];
   const grab = (chunk: unknown) => {
     lines.push(JSON.parse(String(chunk)));
@@ -11,7 +13,10 @@ function captured() {
   vi.spyOn(process.stderr, "write").mockImplementation(grab as never);
   return lines;
 }
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 describe("the SDK's global logger", () => {
   it("is what getLogger() of @langchain/langgraph-sdk/logging answers once registered", async () => {
