@@ -302,6 +302,12 @@ export const routes: Route[] = [
     ["GET", "/agents/{deployment_id}/info", "agent/system/info", "Agent server info and flags"],
     [
       "GET",
+      "/agents/{deployment_id}/metrics",
+      "agent/system/metrics",
+      "Run-queue metrics (Prometheus text, or format=json)",
+    ],
+    [
+      "GET",
       "/agents/{deployment_id}/openapi.json",
       "agent/system/openapi",
       "OpenAPI document of the agent server",

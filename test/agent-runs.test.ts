@@ -4,7 +4,7 @@ import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
 import { queryAll } from "../shared/aws/ddb.ts";
 import { checkpointPk } from "../shared/records/agent.ts";
 import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
-import { facts } from "./helpers/cloud.ts";
+import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
 
@@ -321,6 +321,29 @@ describe("runs", () => {
     // Each checkpoint's parent is the one before it.
     for (let i = 1; i < checkpoints.length; i++)
       expect(checkpoints[i].data.payload.parent_checkpoint.checkpoint_id).toBe(ids[i - 1]);
+  });
+
+  it("GET /metrics answers the run-queue gauges in Prometheus text (or JSON)", async () => {
+    const metrics = async () => {
+      const r = await call("GET", `/agents/${deploymentId}/metrics?format=json`, { headers: auth });
+      expect(r.status).toBe(200);
+      return r.json as { lg_api_num_pending_runs: number; lg_api_num_running_runs: number };
+    };
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, "slow", { input: { items: ["m"] } });
+    await runningSoon(t.thread_id, run.run_id);
+    const queued = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["n"] },
+      multitaskStrategy: "enqueue",
+    });
+    expect(await metrics()).toEqual({ lg_api_num_pending_runs: 1, lg_api_num_running_runs: 1 });
+    const text = await call("GET", `/agents/${deploymentId}/metrics`, { headers: auth });
+    expect(text.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(text.text).toContain("# TYPE lg_api_num_running_runs gauge");
+    expect(text.text).toContain(`lg_api_num_running_runs{deployment_id="${deploymentId}"} 1`);
+    await client.runs.join(t.thread_id, queued.run_id);
+    expect(await metrics()).toEqual({ lg_api_num_pending_runs: 0, lg_api_num_running_runs: 0 });
+    expect((await call("GET", `/agents/${deploymentId}/metrics`)).status).toBe(401);
   });
 
   it("join waits for a background run; join-stream replays it, also after Last-Event-ID", async () => {
