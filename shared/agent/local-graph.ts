@@ -26,6 +26,14 @@ const exists = (p: string) =>
     () => false,
   );
 
+/** The nearest node_modules folder in `dir` or a folder above it (where Node resolves a package from). */
+export async function nodeModulesAbove(dir: string): Promise<string | undefined> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (await exists(path.join(at, "node_modules"))) return path.join(at, "node_modules");
+    if (at === path.dirname(at)) return undefined;
+  }
+}
+
 export async function serveLocalGraphs(opts: {
   configPath: string;
   tenantId: string;
@@ -39,9 +47,9 @@ export async function serveLocalGraphs(opts: {
   setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "loading");
   try {
     const { config, configDir } = await readGraphConfig(repoDir, path.basename(configFile));
-    // A graph folder with its own node_modules resolves its own dependencies: install only when missing.
-    if (!(await exists(path.join(configDir, "node_modules"))))
-      await installDependencies(configDir, log, repoDir);
+    // A graph folder whose imports already resolve — a node_modules in it or in a folder above it, as Node
+    // looks them up (a monorepo's root) — is bundled as it is: install only when there is none.
+    if (!(await nodeModulesAbove(configDir))) await installDependencies(configDir, log, repoDir);
     const outDir = path.join(path.resolve(opts.dataDir), "local-graph");
     await rm(outDir, { recursive: true, force: true });
     const manifest = await bundleGraphs({ repoDir, configDir, config, outDir, log });
