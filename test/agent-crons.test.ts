@@ -228,6 +228,21 @@ describe("crons", () => {
     await client.crons.delete(cron.cron_id);
   });
 
+  it("a tick of a cron whose deployment is gone removes the cron and creates nothing", async () => {
+    const out = await lambda().send(
+      new InvokeCommand({
+        FunctionName: "AgentCronTick",
+        Payload: JSON.stringify({
+          tenant_id: facts.tenant_id,
+          deployment_id: crypto.randomUUID(),
+          cron_id: crypto.randomUUID(),
+          scheduled_at: nextNewYear(),
+        }),
+      }),
+    );
+    expect(JSON.parse(Buffer.from(out.Payload!).toString())).toEqual({ outcome: "skipped" });
+  });
+
   it("the routes are in the OpenAPI document", async () => {
     const doc = (await (await fetch(`${facts.base_url}/openapi.json`)).json()) as { paths: object };
     const paths = Object.keys(doc.paths);

@@ -225,7 +225,18 @@ export async function fireTick(
   scheduledAt: string,
   now = Date.now(),
 ): Promise<{ outcome: TickOutcome; run_id?: string; thread_id?: string }> {
-  const d = await agentDeployment(tenantId, deploymentId);
+  let d: AgentDeployment;
+  try {
+    d = await agentDeployment(tenantId, deploymentId);
+  } catch (err) {
+    // A deleted deployment's crons go with it (the deployment purge does not list them).
+    if (err instanceof NotFound) {
+      await crons.delete({ scope: `${tenantId}#${deploymentId}`, cron: cronId });
+      logger.warn("cron of a deleted deployment removed", { cron_id: cronId, deployment_id: deploymentId });
+      return { outcome: "skipped" };
+    }
+    throw err;
+  }
   const cron = await crons.get({ scope: d.scope, cron: cronId }, true);
   if (!cron?.enabled || cron.next_run_date !== scheduledAt) return { outcome: "already-fired" };
   const tickMs = Date.parse(scheduledAt);
