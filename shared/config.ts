@@ -161,6 +161,25 @@ export const config = {
   },
   /** The agent server's settings, and what a deployment's runtime is told at deploy. */
   agent: {
+    /**
+     * LANGGRAPH_CONFIG, a deployment's own variable (langgraph.json env or a secret) as on the reference server:
+     * JSON of graph id → the default assistant's config, its `context` key the assistant's context. Read in
+     * the deployment's runtime; undefined when unset, a string when it is not such JSON (the reason).
+     */
+    get langgraphConfig(): Record<string, Record<string, unknown>> | string | undefined {
+      const raw = env("LANGGRAPH_CONFIG");
+      if (!raw) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(raw);
+        const isObject = (v: unknown): v is Record<string, unknown> =>
+          v !== null && typeof v === "object" && !Array.isArray(v);
+        if (isObject(parsed) && Object.values(parsed).every(isObject))
+          return parsed as Record<string, Record<string, unknown>>;
+        return "LANGGRAPH_CONFIG must be a JSON object of graph id → config object";
+      } catch {
+        return "LANGGRAPH_CONFIG is not JSON";
+      }
+    },
     /** A running agent run's lease: renewed while it runs, retried by the sweeper when it runs out. */
     get runLeaseMs() {
       return int("AGENT_RUN_LEASE_MS", 30_000);

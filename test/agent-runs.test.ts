@@ -47,7 +47,12 @@ const FILES = {
       logged: "./src/graph.mjs:logged",
       factory: "./src/graph.mjs:factory",
     },
-    env: {},
+    // The reference server's LANGGRAPH_CONFIG: a graph's default assistant's config and context.
+    env: {
+      LANGGRAPH_CONFIG: JSON.stringify({
+        slow: { configurable: { tier: "gold" }, context: { user: "ann" } },
+      }),
+    },
   }),
   "src/graph.mjs": GRAPH,
 };
@@ -160,6 +165,16 @@ describe("threads", () => {
     await expect(client.threads.create({ ttl: { ttl: 5, strategy: "keep" as "delete" } })).rejects.toThrow(
       /422/,
     );
+  });
+});
+
+describe("assistants", () => {
+  it("LANGGRAPH_CONFIG in the deployment's env gives a graph's default assistant its config and context", async () => {
+    const [slow] = await client.assistants.search({ graphId: "slow", metadata: { created_by: "system" } });
+    expect(slow.config).toMatchObject({ configurable: { tier: "gold" } });
+    expect(slow.context).toEqual({ user: "ann" });
+    const [chat] = await client.assistants.search({ graphId: "chat", metadata: { created_by: "system" } });
+    expect(chat.context).toEqual({});
   });
 });
 

@@ -9,8 +9,10 @@ import {
   toItem,
   transact,
 } from "../aws/ddb.ts";
+import { config } from "../config.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv5 } from "../ids.ts";
+import { logger } from "../log.ts";
 import {
   type AssistantRecord,
   type AssistantVersionRecord,
@@ -94,16 +96,22 @@ function ensureDefaultAssistants(d: AgentDeployment): Promise<void> {
   const key = `${d.scope}#${d.revision_id}`;
   let p = ensured.get(key);
   if (!p) {
+    // LANGGRAPH_CONFIG (the deployment's variable) gives a graph's default assistant its config and context.
+    const envConfig = config.agent.langgraphConfig;
+    if (typeof envConfig === "string") logger.warn("LANGGRAPH_CONFIG ignored", { reason: envConfig });
+    const defaults = typeof envConfig === "object" ? envConfig : {};
     p = Promise.all(
-      graphIds(d).map((graphId) =>
-        createAssistant(d, {
+      graphIds(d).map((graphId) => {
+        const { context, ...graphConfig } = defaults[graphId] ?? {};
+        return createAssistant(d, {
           assistant_id: defaultAssistantId(graphId),
           graph_id: graphId,
           name: graphId,
           metadata: { created_by: "system" },
           if_exists: "do_nothing",
-        }),
-      ),
+          ...(defaults[graphId] ? { config: graphConfig, context } : {}),
+        });
+      }),
     ).then(() => undefined);
     p.catch(() => ensured.delete(key));
     ensured.set(key, p);
