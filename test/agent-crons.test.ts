@@ -219,6 +219,18 @@ describe("crons", () => {
     await client.crons.delete(del.cron_id);
   });
 
+  it("deleting a thread deletes its crons", async () => {
+    const t = await client.threads.create();
+    const cron = await client.crons.createForThread(t.thread_id, "echo", { schedule: YEARLY });
+    const other = await client.crons.create("echo", { schedule: YEARLY });
+    await client.threads.delete(t.thread_id);
+    expect(await client.crons.search({ threadId: t.thread_id })).toEqual([]);
+    const left = (await client.crons.search({ limit: 1000 })).map((c) => c.cron_id);
+    expect(left).not.toContain(cron.cron_id);
+    expect(left).toContain(other.cron_id);
+    await client.crons.delete(other.cron_id);
+  });
+
   it("an end_time in the past leaves a cron with no next run", async () => {
     const cron = await client.crons.create("echo", {
       schedule: "* * * * *",

@@ -148,6 +148,16 @@ export async function patchCron(d: AgentDeployment, cronId: string, patch: CronP
   }
 }
 
+/** Deletes the crons of a thread (with the thread, as on the reference server). */
+export async function deleteThreadCrons(d: AgentDeployment, threadId: string): Promise<void> {
+  const items = await crons.list(agentKeys.cronsPk(d.scope), { consistent: true });
+  await Promise.all(
+    items
+      .filter((c) => c.thread_id === threadId)
+      .map((c) => crons.delete({ scope: d.scope, cron: c.cron_id })),
+  );
+}
+
 export async function deleteCron(d: AgentDeployment, cronId: string): Promise<void> {
   await cronItem(d, cronId);
   await crons.delete({ scope: d.scope, cron: cronId });

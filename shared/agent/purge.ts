@@ -5,7 +5,7 @@ import { deleteThreadCheckpoints } from "./checkpoint-admin.ts";
 import { deleteEventLog } from "./event-log.ts";
 
 // Deleting a deployment deletes what its agent server stored: every thread with its runs, their event logs and
-// checkpoints, the assistants and the long-term store. Idempotent, so a retried task finishes the job.
+// checkpoints, the assistants, the crons and the long-term store. Idempotent, so a retried task finishes the job.
 const all = (table: "main" | "checkpoints", pk: string) =>
   queryAll(table, { KeyConditionExpression: "PK = :pk", values: { ":pk": pk } });
 
@@ -26,10 +26,11 @@ export async function purgeDeploymentData(
     await deleteThreadCheckpoints(scope, threadId);
     await batchWrite("main", [{ delete: { PK: t.PK, SK: t.SK } }]);
   }
-  const assistants = await all("main", `AGENT#${scope}#ASSISTANT`);
+  const assistants = await all("main", agentKeys.assistantsPk(scope));
+  const cronItems = await all("main", agentKeys.cronsPk(scope));
   await batchWrite(
     "main",
-    assistants.map((a) => ({ delete: { PK: a.PK, SK: a.SK } })),
+    [...assistants, ...cronItems].map((a) => ({ delete: { PK: a.PK, SK: a.SK } })),
   );
   const store = await all("checkpoints", `${esc(scope)}#STORE`);
   await batchWrite(

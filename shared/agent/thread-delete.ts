@@ -2,6 +2,7 @@ import { batchWrite } from "../aws/batch.ts";
 import { NotFound } from "../errors.ts";
 import { runs } from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
+import { deleteThreadCrons } from "./crons.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { ACTIVE, cancelRun, runEnded, threadRuns } from "./runs.ts";
 import { deleteThreadRecord, getThreadItem } from "./threads.ts";
@@ -18,6 +19,7 @@ export async function deleteThread(d: AgentDeployment, threadId: string): Promis
     "main",
     all.map((r) => ({ delete: runs.key({ scope: d.scope, thread: threadId, run: r.run_id }) })),
   );
+  await deleteThreadCrons(d, threadId);
   await deleteThreadRecord(d, threadId);
 }
 
