@@ -8,7 +8,7 @@ import { executionStatus, startNamedExecution, stopExecution } from "../aws/exec
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
-import { type CorsConfig, readGraphConfig } from "../deploy/graph-config.ts";
+import { type CorsConfig, readGraphConfig, unhonouredKeys } from "../deploy/graph-config.ts";
 import { type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { BuildError, DeployError } from "../errors.ts";
@@ -120,6 +120,11 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     });
     log.line(`Reading the graph config ${cfg.graph_config_path}`);
     const { config: graphConfig, configDir } = await readGraphConfig(src, cfg.graph_config_path);
+    const unhonoured = unhonouredKeys(graphConfig);
+    if (unhonoured.length)
+      log.line(
+        `Not honoured by this platform (kept, no effect): ${unhonoured.join(", ")} of ${cfg.graph_config_path}`,
+      );
     log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
     if (graphConfig.http?.cors) log.line("CORS: the agent server answers with http.cors of the graph config");
     await installDependencies(configDir, log.line, src);

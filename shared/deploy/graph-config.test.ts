@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildError } from "../errors.ts";
-import { parseGraphConfig, parseGraphSpec, readGraphConfig } from "./graph-config.ts";
+import { parseGraphConfig, parseGraphSpec, readGraphConfig, unhonouredKeys } from "./graph-config.ts";
 
 const parse = (value: unknown, at = "langgraph.json") => parseGraphConfig(JSON.stringify(value), at);
 const problem = (text: string, at = "langgraph.json") => {
@@ -195,5 +195,23 @@ describe("reading the graph config from a repository", () => {
   it("a config path outside the repository, or a symlink out of it, is a BuildError", async () => {
     for (const p of ["../outside.json", path.join(tmp, "outside.json"), "linked.json"])
       await expect(readGraphConfig(repo, p), p).rejects.toThrow(/outside the repository/);
+  });
+});
+
+describe("unhonoured keys", () => {
+  it("names what a graph config asks that this platform does not do, http.cors and the honoured keys aside", () => {
+    expect(
+      unhonouredKeys({
+        graphs: { a: "./a.ts:g" },
+        env: {},
+        dependencies: ["."],
+        node_version: "20",
+        ui: { a: "./ui.tsx" },
+        auth: { path: "./auth.ts:auth" },
+        http: { cors: { allow_origins: ["*"] }, app: "./app.ts:app" },
+        store: { ttl: { default_ttl: 5 } },
+      }),
+    ).toEqual(["auth", "http.app", "store", "ui"]);
+    expect(unhonouredKeys({ graphs: { a: "./a.ts:g" } })).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
 // Keys this platform does not use (dockerfile_lines, auth, store, ui, http's other keys, …) are tolerated and
-// kept; `http.cors` is checked (shared/http/cors.ts answers with it).
+// kept, and named in the build log (unhonouredKeys); `http.cors` is checked (shared/http/cors.ts answers with it).
 
 export interface GraphSpec {
   /** The graph's source file as written, relative to the config's directory. */
@@ -158,6 +158,19 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
   if (env !== undefined) out.env = env;
   if (Object.keys(descriptions).length) out.description = descriptions;
   return out;
+}
+
+/** The langgraph.json keys a build honours; `http` only for its `cors`. */
+const HONOURED = new Set(["graphs", "env", "description", "dependencies", "node_version", "http"]);
+
+/**
+ * The keys of a graph config this platform does not honour (yet): kept and tolerated, never a failure, but
+ * named in the revision's build log so nobody thinks they took effect (`ui`, `auth`, `store`, `http.app`, …).
+ */
+export function unhonouredKeys(config: GraphConfig): string[] {
+  const out = Object.keys(config).filter((k) => !HONOURED.has(k));
+  for (const k of Object.keys(config.http ?? {})) if (k !== "cors") out.push(`http.${k}`);
+  return out.sort();
 }
 
 /** A langgraph.json env (the object or its .env file) names only variables a deployment may set. */
