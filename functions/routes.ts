@@ -474,6 +474,13 @@ export const routes: Route[] = [
     ],
   ]),
   // (end of agent server: threads and runs)
+  // — agent server: MCP (Streamable HTTP, stateless: one tool per assistant, shared/agent/mcp.ts) —
+  ...grouped("agent", [
+    ["POST", "/agents/{deployment_id}/mcp", "agent/mcp/post", "MCP over Streamable HTTP (JSON-RPC 2.0)"],
+    ["GET", "/agents/{deployment_id}/mcp", "agent/mcp/get", "MCP: no SSE stream (405, stateless server)"],
+    ["DELETE", "/agents/{deployment_id}/mcp", "agent/mcp/delete", "MCP: no session to end (405, stateless)"],
+  ]),
+  // (end of agent server: MCP)
   // — agent server: the store (the deployment's DynamoStore, the one its graphs write) —
   ...grouped("agent", [
     ["PUT", "/agents/{deployment_id}/store/items", "agent/store/put-item", "Store or replace a store item"],

@@ -1,0 +1,12 @@
+import { mcpMethodNotAllowed } from "../../../shared/agent/mcp.ts";
+import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { defineHandler, reply } from "../../handler.ts";
+
+// GET /agents/{deployment_id}/mcp: 405, as a stateless Streamable HTTP server answers (it opens no SSE stream).
+export const handler = defineHandler({
+  params: deploymentParams,
+  handle: () => {
+    const out = mcpMethodNotAllowed();
+    return reply(out.status, out.body, out.headers);
+  },
+});

@@ -1,0 +1,16 @@
+import { agentDeployment } from "../../../shared/agent/context.ts";
+import { handleMcpPost } from "../../../shared/agent/mcp.ts";
+import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { defineHandler, reply } from "../../handler.ts";
+
+// POST /agents/{deployment_id}/mcp: the Model Context Protocol (Streamable HTTP, stateless, JSON answers), one
+// tool per assistant (shared/agent/mcp.ts). The body is read raw: a malformed one gets a JSON-RPC error.
+export const handler = defineHandler({
+  params: deploymentParams,
+  rawBody: true,
+  handle: async ({ params, tenantId, raw, headers }) => {
+    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const out = await handleMcpPost(() => agentDeployment(tenantId, params.deployment_id), raw, lower);
+    return reply(out.status, out.body, out.headers);
+  },
+});
