@@ -505,6 +505,23 @@ export const routes: Route[] = [
     ["DELETE", "/agents/{deployment_id}/runs/crons/{cron_id}", "agent/crons/delete", "Delete a cron"],
   ]),
   // (end of agent server: crons)
+  // — agent server: A2A, the Agent2Agent protocol 0.3 (shared/agent/a2a.ts) —
+  ...grouped("agent", [
+    [
+      "POST",
+      "/agents/{deployment_id}/a2a/{assistant_id}",
+      "agent/a2a/rpc",
+      "A2A JSON-RPC of an assistant (message/send, message/stream, tasks/get, tasks/cancel)",
+      { stream: true },
+    ],
+    [
+      "GET",
+      "/agents/{deployment_id}/.well-known/agent-card.json",
+      "agent/a2a/card",
+      "A2A agent card of an assistant (assistant_id in the query)",
+    ],
+  ]),
+  // (end of agent server: A2A)
 ];
 
 /**
