@@ -4,12 +4,10 @@ import { CREATE_ONLY, cancelCodes, queryAll, transact } from "../aws/ddb.ts";
 import { HttpError, NotFound } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
-  ACTIVE_RUNS_PK,
   agentKeys,
   CRONS_DUE_PK,
   type CronRecord,
   crons,
-  type RunRecord,
   runs,
   type ThreadRecord,
   threads,
@@ -19,9 +17,9 @@ import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { nextRunDate } from "./crons-schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./crons-schemas.ts";
 import { graphFor } from "./run-assistant.ts";
-import type { RunCreate } from "./runs.ts";
+import { newRunRecord, type RunCreate } from "./runs.ts";
 import { runtimeHost } from "./runtime/host.ts";
-import { bindGraph, contains, getThreadItem } from "./threads.ts";
+import { bindGraph, contains, getThreadItem, newThreadRecord } from "./threads.ts";
 
 // Crons of the agent server. Two sides:
 // - the API (in the deployment's runtime, like every agent route): cron records, scoped per deployment. A cron
@@ -282,53 +280,20 @@ export async function fireTick(
   const runId = tickId(cronId, scheduledAt, "run");
   const strategy = body.multitask_strategy ?? "enqueue";
   const at = isoNow();
-  const modes =
-    body.stream_mode === undefined
-      ? ["values"]
-      : Array.isArray(body.stream_mode)
-        ? body.stream_mode
-        : [body.stream_mode];
-  const run: RunRecord = {
-    ...runs.key({ scope: d.scope, thread: threadId, run: runId }),
-    run_id: runId,
-    thread_id: threadId,
-    assistant_id: rg.assistant_id,
-    graph_id: rg.graph_id,
-    created_at: at,
-    updated_at: at,
-    status: "pending",
-    metadata: { ...(body.metadata ?? {}), cron_id: cronId },
-    multitask_strategy: strategy,
-    attempt: 1,
-    GSI1PK: ACTIVE_RUNS_PK,
-    GSI1SK: `${d.scope}#${threadId}#${runId}`,
-    kwargs: {
-      input: body.input,
-      config: body.config,
-      context: body.context,
-      stream_mode: modes,
-      stream_subgraphs: body.stream_subgraphs ?? false,
-      interrupt_before: body.interrupt_before,
-      interrupt_after: body.interrupt_after,
-      on_disconnect: "continue",
-      on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep",
-      webhook: body.webhook,
-      assistant_config: rg.config,
-      assistant_context: rg.context,
-    },
-  };
+  const run = newRunRecord(d, { threadId, runId, at, stateless, rg }, body, {
+    // A tick's run has no client to disconnect; a stateless tick's thread goes as the cron says.
+    on_disconnect: "continue",
+    on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep",
+    metadata: { cron_id: cronId },
+  });
   const items: TransactWriteItem[] = [{ Put: runs.putInput(run, CREATE_ONLY) }];
   if (stateless) {
     const thread: ThreadRecord = {
-      ...threads.key({ scope: d.scope, thread: threadId }),
-      thread_id: threadId,
-      created_at: at,
-      updated_at: at,
-      state_updated_at: at,
-      metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id, cron_id: cronId },
-      status: "idle",
-      values: null,
-      interrupts: {},
+      ...newThreadRecord(d, threadId, at, {
+        graph_id: rg.graph_id,
+        assistant_id: rg.assistant_id,
+        cron_id: cronId,
+      }),
       graph_id: rg.graph_id,
       queued: 1,
     };

@@ -2,21 +2,13 @@ import type { z } from "zod";
 import { toItem } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import {
-  ACTIVE_RUNS_PK,
-  agentKeys,
-  type MultitaskStrategy,
-  type RunKwargs,
-  type RunRecord,
-  type RunStatus,
-  runs,
-} from "../records/agent.ts";
+import { ACTIVE_RUNS_PK, agentKeys, type RunRecord, type RunStatus, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog } from "./event-log.ts";
 import { type CancelAction, executor } from "./executor.ts";
-import { graphFor } from "./run-assistant.ts";
+import { graphFor, type RunGraph } from "./run-assistant.ts";
 import type { runCreate } from "./run-schemas.ts";
 import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "./threads.ts";
@@ -89,6 +81,56 @@ export async function listRuns(
 const modesOf = (m: RunCreate["stream_mode"]) => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
 
 /**
+ * A new pending run's record from a run-create body: the one place a run record is made (a request's run, a
+ * cron's tick). `overrides` set what the body does not decide (a tick's run has no client to disconnect).
+ */
+export function newRunRecord(
+  d: AgentDeployment,
+  run: { threadId: string; runId: string; at: string; stateless: boolean; rg: RunGraph },
+  body: RunCreate,
+  overrides: {
+    on_disconnect?: "cancel" | "continue";
+    on_completion?: "delete" | "keep";
+    metadata?: Record<string, unknown>;
+  } = {},
+): RunRecord {
+  const { threadId, runId, at, stateless, rg } = run;
+  return {
+    ...runs.key({ scope: d.scope, thread: threadId, run: runId }),
+    run_id: runId,
+    thread_id: threadId,
+    assistant_id: rg.assistant_id,
+    graph_id: rg.graph_id,
+    created_at: at,
+    updated_at: at,
+    status: "pending",
+    metadata: { ...(body.metadata ?? {}), ...(overrides.metadata ?? {}) },
+    multitask_strategy: body.multitask_strategy ?? "enqueue",
+    attempt: 1,
+    // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
+    GSI1PK: ACTIVE_RUNS_PK,
+    GSI1SK: `${d.scope}#${threadId}#${runId}`,
+    kwargs: {
+      input: body.input,
+      command: body.command ?? undefined,
+      config: body.config,
+      context: body.context,
+      stream_mode: modesOf(body.stream_mode),
+      stream_subgraphs: body.stream_subgraphs ?? false,
+      interrupt_before: body.interrupt_before,
+      interrupt_after: body.interrupt_after,
+      checkpoint_id: body.checkpoint_id ?? (body.checkpoint?.checkpoint_id as string | undefined),
+      checkpoint: body.checkpoint,
+      on_disconnect: overrides.on_disconnect ?? body.on_disconnect ?? (stateless ? "cancel" : "continue"),
+      on_completion: overrides.on_completion ?? body.on_completion ?? (stateless ? "delete" : "keep"),
+      webhook: body.webhook,
+      assistant_config: rg.config,
+      assistant_context: rg.context,
+    },
+  };
+}
+
+/**
  * Creates a run (thread run, or stateless when threadId is null: a temporary thread deleted on completion).
  * Multitask strategies against the thread's active runs: reject → 409; interrupt/rollback → every older
  * active run is cancelled with that action (and a run that finds a newer interrupt/rollback run cancels
@@ -106,39 +148,7 @@ export async function createRun(
   const strategy = body.multitask_strategy ?? "enqueue";
   const now = isoNow();
   const runId = uuidv7();
-  const item: RunRecord = {
-    ...runs.key({ scope: d.scope, thread: tid, run: runId }),
-    run_id: runId,
-    thread_id: tid,
-    assistant_id: rg.assistant_id,
-    graph_id: rg.graph_id,
-    created_at: now,
-    updated_at: now,
-    status: "pending",
-    metadata: body.metadata ?? {},
-    multitask_strategy: strategy,
-    attempt: 1,
-    // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
-    GSI1PK: ACTIVE_RUNS_PK,
-    GSI1SK: `${d.scope}#${tid}#${runId}`,
-    kwargs: {
-      input: body.input,
-      command: body.command ?? undefined,
-      config: body.config,
-      context: body.context,
-      stream_mode: modesOf(body.stream_mode),
-      stream_subgraphs: body.stream_subgraphs ?? false,
-      interrupt_before: body.interrupt_before,
-      interrupt_after: body.interrupt_after,
-      checkpoint_id: body.checkpoint_id ?? (body.checkpoint?.checkpoint_id as string | undefined),
-      checkpoint: body.checkpoint,
-      on_disconnect: body.on_disconnect ?? (stateless ? "cancel" : "continue"),
-      on_completion: body.on_completion ?? (stateless ? "delete" : "keep"),
-      webhook: body.webhook,
-      assistant_config: rg.config,
-      assistant_context: rg.context,
-    },
-  };
+  const item = newRunRecord(d, { threadId: tid, runId, at: now, stateless, rg }, body);
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
   executor().open(item.run_id);
   // With the worker in this process, a free thread with nothing queued starts the run in the same write that

@@ -48,6 +48,26 @@ export async function getThread(d: AgentDeployment, threadId: string): Promise<T
   return toThread(item);
 }
 
+/** A new idle thread's record: the one place a thread record is made (a request's thread, a cron's tick). */
+export function newThreadRecord(
+  d: AgentDeployment,
+  threadId: string,
+  at: string,
+  metadata: Record<string, unknown>,
+): ThreadRecord {
+  return {
+    ...threads.key({ scope: d.scope, thread: threadId }),
+    thread_id: threadId,
+    created_at: at,
+    updated_at: at,
+    state_updated_at: at,
+    metadata,
+    status: "idle",
+    values: null,
+    interrupts: {},
+  };
+}
+
 /** Creates a thread; an existing id answers 409 (`raise`) or the existing thread (`do_nothing`). */
 export async function createThread(
   d: AgentDeployment,
@@ -67,15 +87,7 @@ export async function createThread(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
   );
   const item: ThreadRecord = {
-    ...threads.key({ scope: d.scope, thread: threadId }),
-    thread_id: threadId,
-    created_at: now,
-    updated_at: now,
-    state_updated_at: now,
-    metadata,
-    status: "idle",
-    values: null,
-    interrupts: {},
+    ...newThreadRecord(d, threadId, now, metadata),
     ...(input.ttl ? ttlFields(input.ttl, Date.parse(now)) : {}),
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
