@@ -169,6 +169,23 @@ describe("threads", () => {
 });
 
 describe("assistants", () => {
+  it("not-found and conflict answers keep the reference server's wording in the JSON detail", async () => {
+    const id = crypto.randomUUID();
+    const thread = await call("GET", `/agents/${deploymentId}/threads/${id}`, { headers: auth });
+    expect(thread.status).toBe(404);
+    expect(thread.json.detail).toBe(`Thread with ID ${id} not found`);
+    const assistant = await call("GET", `/agents/${deploymentId}/assistants/${id}`, { headers: auth });
+    expect(assistant.status).toBe(404);
+    expect(assistant.json.detail).toBe("Assistant not found");
+    const t = await client.threads.create();
+    const again = await call("POST", `/agents/${deploymentId}/threads`, {
+      headers: auth,
+      body: { thread_id: t.thread_id, if_exists: "raise" },
+    });
+    expect(again.status).toBe(409);
+    expect(again.json.detail).toBe("Thread already exists");
+  });
+
   it("LANGGRAPH_CONFIG in the deployment's env gives a graph's default assistant its config and context", async () => {
     const [slow] = await client.assistants.search({ graphId: "slow", metadata: { created_by: "system" } });
     expect(slow.config).toMatchObject({ configurable: { tier: "gold" } });

@@ -173,7 +173,7 @@ async function getAssistantRecord(d: AgentDeployment, id: string): Promise<Assis
 export async function getAssistant(d: AgentDeployment, id: string): Promise<Assistant> {
   await ensureDefaultAssistants(d);
   const a = await getAssistantRecord(d, id);
-  if (!a) throw new NotFound(`Assistant "${id}" not found`);
+  if (!a) throw new NotFound("Assistant not found");
   return a;
 }
 
@@ -359,7 +359,7 @@ export async function listVersions(
 export async function setLatestVersion(d: AgentDeployment, id: string, version: number): Promise<Assistant> {
   const current = await getAssistant(d, id);
   const item = await assistantVersions.get({ scope: d.scope, id, version });
-  if (!item) throw new NotFound(`Version ${version} of assistant "${id}" not found`);
+  if (!item) throw new NotFound("Assistant version not found");
   const v = toAssistant(item);
   const next: Assistant = { ...v, created_at: current.created_at, updated_at: isoNow() };
   const written = await assistants.update(

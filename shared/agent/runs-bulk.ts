@@ -40,7 +40,7 @@ export async function cancelRuns(
   let threadIds: string[];
   if (filter.thread_id) {
     if (!(await getThreadItem(d, filter.thread_id)))
-      throw new NotFound(`Thread ${filter.thread_id} not found`);
+      throw new NotFound(`Thread with ID ${filter.thread_id} not found`);
     threadIds = [filter.thread_id];
   } else threadIds = await allThreadIds(d);
   const named = filter.run_ids ? new Set(filter.run_ids) : undefined;

@@ -72,7 +72,7 @@ export async function listRuns(
   threadId: string,
   q: { limit?: number; offset?: number; status?: string },
 ): Promise<Run[]> {
-  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread ${threadId} not found`);
+  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread with ID ${threadId} not found`);
   const items = (await threadRuns(d, threadId, q.status ? [q.status] : undefined)).reverse();
   const offset = q.offset ?? 0;
   return items.slice(offset, offset + (q.limit ?? 10)).map(toRun);
@@ -166,7 +166,7 @@ export async function createRun(
   // A thread created here is bound to the run's graph as it is created.
   let boundTo = thread?.graph_id;
   if (!thread) {
-    if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread ${tid} not found`);
+    if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread with ID ${tid} not found`);
     await createThread(d, {
       thread_id: tid,
       metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id },

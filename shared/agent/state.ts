@@ -82,7 +82,7 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
 
 async function threadGraph(d: AgentDeployment, threadId: string): Promise<CompiledGraphLike | undefined> {
   const item = await getThreadItem(d, threadId);
-  if (!item) throw new NotFound(`Thread ${threadId} not found`);
+  if (!item) throw new NotFound(`Thread with ID ${threadId} not found`);
   return item.graph_id ? graphById(d, item.graph_id) : undefined;
 }
 

@@ -9,7 +9,7 @@ import { deleteThreadRecord, getThreadItem } from "./threads.ts";
 
 // Deleting a thread: its active runs are interrupted (and awaited) first, then runs, events and checkpoints go.
 export async function deleteThread(d: AgentDeployment, threadId: string): Promise<void> {
-  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread ${threadId} not found`);
+  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread with ID ${threadId} not found`);
   const active = await threadRuns(d, threadId, ACTIVE);
   await Promise.all(active.map((r) => cancelRun(d, r, "interrupt")));
   await Promise.all(active.map((r) => runEnded(d, threadId, r.run_id)));

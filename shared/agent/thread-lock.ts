@@ -77,7 +77,7 @@ export async function storePending(d: AgentDeployment, item: RunRecord): Promise
   } catch (err) {
     // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
     if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
-      throw new NotFound(`Thread ${item.thread_id} not found`);
+      throw new NotFound(`Thread with ID ${item.thread_id} not found`);
     throw err;
   }
 }

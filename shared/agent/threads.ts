@@ -44,7 +44,7 @@ export async function getThreadItem(d: AgentDeployment, threadId: string): Promi
 
 export async function getThread(d: AgentDeployment, threadId: string): Promise<Thread> {
   const item = await getThreadItem(d, threadId);
-  if (!item) throw new NotFound(`Thread ${threadId} not found`);
+  if (!item) throw new NotFound(`Thread with ID ${threadId} not found`);
   return toThread(item);
 }
 
@@ -97,7 +97,7 @@ export async function createThread(
     return getThread(d, threadId);
   }
   if (input.if_exists === "do_nothing") return getThread(d, threadId);
-  throw new Conflict(`Thread ${threadId} already exists`);
+  throw new Conflict("Thread already exists");
 }
 
 export async function patchThread(
@@ -111,7 +111,7 @@ export async function patchThread(
   const set: Record<string, unknown> = { updated_at: now, ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}) };
   for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
   if (!(await threads.update({ scope: d.scope, thread: threadId }, { set })))
-    throw new NotFound(`Thread ${threadId} not found`);
+    throw new NotFound(`Thread with ID ${threadId} not found`);
   return getThread(d, threadId);
 }
 
@@ -198,7 +198,7 @@ export async function countThreads(d: AgentDeployment, q: ThreadQuery): Promise<
 /** Copies a thread: a new record with the same metadata and a copy of every checkpoint. */
 export async function copyThread(d: AgentDeployment, threadId: string): Promise<Thread> {
   const from = await getThreadItem(d, threadId);
-  if (!from) throw new NotFound(`Thread ${threadId} not found`);
+  if (!from) throw new NotFound(`Thread with ID ${threadId} not found`);
   const now = isoNow();
   const toId = crypto.randomUUID();
   await d.checkpointer().copyThread(threadId, toId);
