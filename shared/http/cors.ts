@@ -1,4 +1,5 @@
 import type { CorsConfig } from "../deploy/graph-config.ts";
+import { recentReads } from "../recent.ts";
 import { deploymentById } from "../records/control.ts";
 
 // CORS, as the reference LangGraph server answers it (hono's cors() middleware): by default any origin, hono's
@@ -125,18 +126,13 @@ export function withCors(
 // A deployment's policy, read by id whatever its workspace (a preflight names no key and no workspace), each read
 // serving for a second in this process. An unknown deployment gets the defaults, so a preflight tells nothing
 // about which ids exist beyond what a custom policy shows.
-const RECENT_MS = 1000;
-const recent = new Map<string, { at: number; policy: CorsPolicy }>();
+const policies = recentReads(async (deploymentId: string) =>
+  corsPolicy(deploymentId ? (await deploymentById(deploymentId))?.cors : undefined),
+);
 
 /** The CORS policy of a deployment's agent server: its live revision's `http.cors`, or the defaults. */
 export async function deploymentCorsPolicy(deploymentId: string): Promise<CorsPolicy> {
-  const hit = recent.get(deploymentId);
-  if (hit && Date.now() - hit.at < RECENT_MS) return hit.policy;
-  const d = deploymentId ? await deploymentById(deploymentId) : undefined;
-  const policy = corsPolicy(d?.cors);
-  if (recent.size > 1000) recent.clear();
-  recent.set(deploymentId, { at: Date.now(), policy });
-  return policy;
+  return (await policies.get(deploymentId)) ?? DEFAULT_CORS;
 }
 
 /** The deployment an agent-server path names (`/agents/<id>/…`), if it is one. */

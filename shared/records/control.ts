@@ -3,6 +3,7 @@ import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
 import type { CorsConfig } from "../deploy/graph-config.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
+import { recentReads } from "../recent.ts";
 
 // The control plane's records (main table), each with its repository. The deployment record sits below both
 // the control plane (which writes it) and the agent server (which routes by it), so neither imports the other
@@ -97,28 +98,18 @@ export const deploymentNames = repository<DeploymentNameRecord, { tenant: string
 
 // Agent-server calls read their deployment on every request. A record read within the last second serves
 // them (at most a second stale in another process; this process forgets it when it changes the record).
-const RECENT_MS = 1000;
-const recent = new Map<string, { at: number; record: DeploymentRecord }>();
+const recent = recentReads((key: string) => {
+  const at = key.indexOf("#");
+  return deployments.get({ tenant: key.slice(0, at), id: key.slice(at + 1) });
+});
 
 /** The deployment record as read at most a second ago (routing of agent-server calls). */
-export async function recentDeploymentRecord(
-  tenant: string,
-  id: string,
-): Promise<DeploymentRecord | undefined> {
-  const key = `${tenant}#${id}`;
-  const hit = recent.get(key);
-  if (hit && Date.now() - hit.at < RECENT_MS) return hit.record;
-  const record = await deployments.get({ tenant, id });
-  if (record) {
-    if (recent.size > 1000) recent.clear();
-    recent.set(key, { at: Date.now(), record });
-  } else recent.delete(key);
-  return record;
-}
+export const recentDeploymentRecord = (tenant: string, id: string): Promise<DeploymentRecord | undefined> =>
+  recent.get(`${tenant}#${id}`);
 
 /** Drops this process's recent copy of a deployment record it just changed. */
 export function forgetDeploymentRecord(tenant: string, id: string): void {
-  recent.delete(`${tenant}#${id}`);
+  recent.forget(`${tenant}#${id}`);
 }
 
 /** The deployment an agent-server path names, whatever its tenant (routing only). */
