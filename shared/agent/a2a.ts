@@ -1,4 +1,6 @@
 import { HttpError, NotFound } from "../errors.ts";
+import { JSON_RPC, type RpcErrorAnswer, RpcFailure, type RpcId, rpcError } from "../http/json-rpc.ts";
+import { isRecord } from "../llm/json.ts";
 import type { RunRecord } from "../records/agent.ts";
 import { resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -16,33 +18,11 @@ export const A2A_PROTOCOL_VERSION = "0.3.0";
 
 /** JSON-RPC and A2A error codes. */
 export const RPC = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
+  ...JSON_RPC,
   TASK_NOT_FOUND: -32001,
   TASK_NOT_CANCELABLE: -32002,
   UNSUPPORTED_OPERATION: -32004,
 } as const;
-
-export type RpcId = string | number | null;
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-export const rpcError = (id: RpcId, code: number, message: string, data?: unknown) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  error: { code, message, ...(data === undefined ? {} : { data }) },
-});
-export const rpcResult = (id: RpcId, result: unknown) => ({ jsonrpc: "2.0" as const, id, result });
 
 export type TaskState =
   | "submitted"
@@ -68,10 +48,7 @@ interface A2AMessage {
 /** A parsed JSON-RPC request, or the error object to answer. */
 export type ParsedRequest =
   | { ok: true; id: RpcId; method: string; params: Record<string, unknown> }
-  | { ok: false; response: ReturnType<typeof rpcError> };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+  | { ok: false; response: RpcErrorAnswer };
 
 /** Reads a JSON-RPC 2.0 request from a raw body: a parse error, an invalid request, or the call. */
 export function parseRequest(raw: Buffer | string): ParsedRequest {
@@ -81,7 +58,7 @@ export function parseRequest(raw: Buffer | string): ParsedRequest {
   } catch {
     return { ok: false, response: rpcError(null, RPC.PARSE_ERROR, "Parse error: the body is not JSON") };
   }
-  if (!isObject(body))
+  if (!isRecord(body))
     return {
       ok: false,
       response: rpcError(null, RPC.INVALID_REQUEST, "Invalid Request: not a JSON-RPC object"),
@@ -98,7 +75,7 @@ export function parseRequest(raw: Buffer | string): ParsedRequest {
         'Invalid Request: needs jsonrpc "2.0", a method and an id',
       ),
     };
-  if (body.params !== undefined && !isObject(body.params))
+  if (body.params !== undefined && !isRecord(body.params))
     return {
       ok: false,
       response: rpcError(rid, RPC.INVALID_PARAMS, "Invalid params: params must be an object"),
@@ -120,8 +97,8 @@ const KNOWN_UNSUPPORTED = [
 export function checkMethod(method: string): void {
   if ((METHODS as readonly string[]).includes(method)) return;
   if (KNOWN_UNSUPPORTED.includes(method))
-    throw new RpcError(RPC.UNSUPPORTED_OPERATION, `This operation is not supported: ${method}`);
-  throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
+    throw new RpcFailure(RPC.UNSUPPORTED_OPERATION, `This operation is not supported: ${method}`);
+  throw new RpcFailure(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -129,19 +106,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The `message` of message/send or message/stream, checked. */
 function messageOf(params: Record<string, unknown>): A2AMessage {
   const m = params.message;
-  if (!isObject(m)) throw new RpcError(RPC.INVALID_PARAMS, "Invalid params: params.message is required");
-  if (!Array.isArray(m.parts) || m.parts.length === 0 || !m.parts.every(isObject))
-    throw new RpcError(
+  if (!isRecord(m)) throw new RpcFailure(RPC.INVALID_PARAMS, "Invalid params: params.message is required");
+  if (!Array.isArray(m.parts) || m.parts.length === 0 || !m.parts.every(isRecord))
+    throw new RpcFailure(
       RPC.INVALID_PARAMS,
       "Invalid params: message.parts must be a non-empty array of parts",
     );
   if (m.role !== undefined && m.role !== "user" && m.role !== "agent")
-    throw new RpcError(RPC.INVALID_PARAMS, 'Invalid params: message.role must be "user" or "agent"');
+    throw new RpcFailure(RPC.INVALID_PARAMS, 'Invalid params: message.role must be "user" or "agent"');
   for (const k of ["messageId", "contextId", "taskId"] as const)
     if (m[k] !== undefined && typeof m[k] !== "string")
-      throw new RpcError(RPC.INVALID_PARAMS, `Invalid params: message.${k} must be a string`);
+      throw new RpcFailure(RPC.INVALID_PARAMS, `Invalid params: message.${k} must be a string`);
   if (typeof m.contextId === "string" && !UUID.test(m.contextId))
-    throw new RpcError(RPC.INVALID_PARAMS, "Invalid params: message.contextId must be a UUID (a thread id)");
+    throw new RpcFailure(
+      RPC.INVALID_PARAMS,
+      "Invalid params: message.contextId must be a UUID (a thread id)",
+    );
   return m as unknown as A2AMessage;
 }
 
@@ -153,10 +133,10 @@ export function inputOf(message: A2AMessage): Record<string, unknown> {
     .join("\n");
   const input: Record<string, unknown> = {};
   for (const p of message.parts)
-    if ((p.kind ?? p.type) === "data" && isObject(p.data)) Object.assign(input, p.data);
+    if ((p.kind ?? p.type) === "data" && isRecord(p.data)) Object.assign(input, p.data);
   if (text) input.messages = [{ role: "user", content: text }];
   if (!Object.keys(input).length)
-    throw new RpcError(RPC.INVALID_PARAMS, "Invalid params: the message has no text or data part");
+    throw new RpcFailure(RPC.INVALID_PARAMS, "Invalid params: the message has no text or data part");
   return input;
 }
 
@@ -165,15 +145,15 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content))
     return content
-      .map((b) => (typeof b === "string" ? b : isObject(b) && b.type === "text" ? String(b.text ?? "") : ""))
+      .map((b) => (typeof b === "string" ? b : isRecord(b) && b.type === "text" ? String(b.text ?? "") : ""))
       .join("");
   return "";
 }
 
 /** A message as the run's values hold it (plain or LangChain-serialized): its role and text. */
 function readMessage(m: unknown): { ai: boolean; human: boolean; text: string } | undefined {
-  if (!isObject(m)) return undefined;
-  if (m.lc === 1 && Array.isArray(m.id) && isObject(m.kwargs)) {
+  if (!isRecord(m)) return undefined;
+  if (m.lc === 1 && Array.isArray(m.id) && isRecord(m.kwargs)) {
     const cls = String(m.id.at(-1));
     return {
       ai: cls.startsWith("AIMessage"),
@@ -191,7 +171,7 @@ function readMessage(m: unknown): { ai: boolean; human: boolean; text: string } 
 
 /** The text of the last AI message of a run's final values (undefined when there is none). */
 export function lastAiText(values: unknown): string | undefined {
-  if (!isObject(values) || !Array.isArray(values.messages)) return undefined;
+  if (!isRecord(values) || !Array.isArray(values.messages)) return undefined;
   for (let i = values.messages.length - 1; i >= 0; i--) {
     const m = readMessage(values.messages[i]);
     if (m?.ai) return m.text;
@@ -230,13 +210,20 @@ const agentMessage = (text: string, contextId: string, taskId: string): A2AMessa
   taskId,
 });
 
+/** The reply of a completed task as its one artifact. */
+const resultArtifact = (runId: string, text: string) => ({
+  artifactId: `${runId}-result`,
+  name: "Assistant Response",
+  parts: [{ kind: "text", text }],
+});
+
 /** The user message a run was created from (its input's last user message), for a task's history. */
 function userMessageOf(run: RunRecord): A2AMessage | undefined {
   const input = run.kwargs?.input;
-  if (!isObject(input) || !Array.isArray(input.messages)) return undefined;
+  if (!isRecord(input) || !Array.isArray(input.messages)) return undefined;
   const m = readMessage(input.messages.at(-1));
   if (!m?.human) return undefined;
-  const meta = isObject(run.metadata?.a2a) ? run.metadata.a2a : {};
+  const meta = isRecord(run.metadata?.a2a) ? run.metadata.a2a : {};
   return {
     kind: "message",
     role: "user",
@@ -269,15 +256,7 @@ export function toTask(run: RunRecord, outcome: Outcome = {}, historyLength?: nu
       timestamp: run.updated_at,
     },
     artifacts:
-      state === "completed" && outcome.text !== undefined
-        ? [
-            {
-              artifactId: `${run.run_id}-result`,
-              name: "Assistant Response",
-              parts: [{ kind: "text", text: outcome.text }],
-            },
-          ]
-        : [],
+      state === "completed" && outcome.text !== undefined ? [resultArtifact(run.run_id, outcome.text)] : [],
     history: historyLength === undefined ? history : historyLength <= 0 ? [] : history.slice(-historyLength),
     metadata: { thread_id: run.thread_id, run_id: run.run_id, assistant_id: run.assistant_id },
   };
@@ -317,7 +296,7 @@ async function outcomeOf(d: AgentDeployment, run: RunRecord, values?: unknown): 
 
 async function mustRun(d: AgentDeployment, threadId: string, runId: string): Promise<RunRecord> {
   const run = await getRunItem(d, threadId, runId);
-  if (!run) throw new RpcError(RPC.TASK_NOT_FOUND, "Task not found", { taskId: runId });
+  if (!run) throw new RpcFailure(RPC.TASK_NOT_FOUND, "Task not found", { taskId: runId });
   return run;
 }
 
@@ -337,7 +316,7 @@ export async function messageSend(
   }
   const run = await mustRun(d, threadId, runId);
   const historyLength = numberOr(
-    isObject(params.configuration) ? params.configuration.historyLength : undefined,
+    isRecord(params.configuration) ? params.configuration.historyLength : undefined,
   );
   return toTask(run, await outcomeOf(d, run, values), historyLength);
 }
@@ -385,7 +364,7 @@ async function* streamEvents(
       yield status("working", false);
     }
     if (f.event === "values") lastValues = f.data;
-    if (f.event === "error" && isObject(f.data))
+    if (f.event === "error" && isRecord(f.data))
       error = [f.data.error, f.data.message].filter((x) => typeof x === "string").join(": ");
   }
   if (signal?.aborted) return;
@@ -397,11 +376,7 @@ async function* streamEvents(
       kind: "artifact-update" as const,
       taskId: runId,
       contextId: threadId,
-      artifact: {
-        artifactId: `${runId}-result`,
-        name: "Assistant Response",
-        parts: [{ kind: "text", text: outcome.text }],
-      },
+      artifact: resultArtifact(runId, outcome.text),
       append: false,
       lastChunk: true,
     };
@@ -413,8 +388,8 @@ async function* streamEvents(
 async function findRun(d: AgentDeployment, params: Record<string, unknown>): Promise<RunRecord> {
   const id = params.id;
   if (typeof id !== "string" || !id)
-    throw new RpcError(RPC.INVALID_PARAMS, "Invalid params: params.id is required");
-  const meta = isObject(params.metadata) ? params.metadata : {};
+    throw new RpcFailure(RPC.INVALID_PARAMS, "Invalid params: params.id is required");
+  const meta = isRecord(params.metadata) ? params.metadata : {};
   const hint = [params.contextId, meta.contextId, meta.thread_id].find((v) => typeof v === "string") as
     | string
     | undefined;
@@ -428,7 +403,7 @@ async function findRun(d: AgentDeployment, params: Record<string, unknown>): Pro
     const found = (await Promise.all(ids.slice(i, i + 25).map((t) => getRunItem(d, t, id)))).find(Boolean);
     if (found) return found;
   }
-  throw new RpcError(RPC.TASK_NOT_FOUND, "Task not found", { taskId: id });
+  throw new RpcFailure(RPC.TASK_NOT_FOUND, "Task not found", { taskId: id });
 }
 
 /** tasks/get: the task of a run, its reply once it ended. */
@@ -441,7 +416,7 @@ export async function tasksGet(d: AgentDeployment, params: Record<string, unknow
 export async function tasksCancel(d: AgentDeployment, params: Record<string, unknown>) {
   const run = await findRun(d, params);
   if (!ACTIVE.includes(run.status))
-    throw new RpcError(RPC.TASK_NOT_CANCELABLE, "Task cannot be canceled", {
+    throw new RpcFailure(RPC.TASK_NOT_CANCELABLE, "Task cannot be canceled", {
       taskId: run.run_id,
       state: taskState(run),
     });
@@ -456,7 +431,7 @@ export async function tasksCancel(d: AgentDeployment, params: Record<string, unk
 
 /** An error thrown while answering a call, as a JSON-RPC error object. */
 export function toRpcError(id: RpcId, e: unknown) {
-  if (e instanceof RpcError) return rpcError(id, e.code, e.message, e.data);
+  if (e instanceof RpcFailure) return rpcError(id, e.code, e.message, e.data);
   if (e instanceof HttpError) {
     const code =
       e.status === 404 || e.status === 400 || e.status === 422 ? RPC.INVALID_PARAMS : RPC.INTERNAL_ERROR;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { JSON_RPC, type RpcErrorAnswer, RpcFailure, rpcError, rpcResult } from "../http/json-rpc.ts";
+import { isRecord } from "../llm/json.ts";
 import { logger } from "../log.ts";
 import { graphOf, searchAssistants } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -22,16 +24,10 @@ export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", 
 const LATEST = MCP_PROTOCOL_VERSIONS[0];
 const SERVER_INFO = { name: "LangGraph", version: "0.1.0" };
 
-// JSON-RPC 2.0 error codes.
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const METHOD_NOT_FOUND = -32601;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
+const { PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR } = JSON_RPC;
 /** Transport-level refusals (the SDK's servers use -32000 for these). */
 const SERVER_ERROR = -32000;
 
-type Id = string | number | null;
 const rpcId = z.union([z.string(), z.number()]);
 const params = z.record(z.string(), z.unknown());
 const Request = z.object({
@@ -52,27 +48,7 @@ const CallParams = z.looseObject({
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
 
-export interface RpcError {
-  jsonrpc: "2.0";
-  id: Id;
-  error: { code: number; message: string; data?: unknown };
-}
-type RpcResult = { jsonrpc: "2.0"; id: Id; result: unknown } | RpcError;
-
-export const rpcError = (id: Id, code: number, message: string, data?: unknown): RpcError => ({
-  jsonrpc: "2.0",
-  id,
-  error: { code, message, ...(data === undefined ? {} : { data }) },
-});
-
-class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+type RpcAnswer = ReturnType<typeof rpcResult> | RpcErrorAnswer;
 
 export interface McpTool {
   name: string;
@@ -129,9 +105,6 @@ export async function mcpTools(d: AgentDeployment): Promise<McpTool[]> {
   }
   return tools;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** Runs the tool's assistant statelessly with `args` as input: the MCP result of its final values. */
 async function callTool(d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
@@ -197,7 +170,7 @@ async function dispatch(
 async function handleMessage(
   deployment: () => Promise<AgentDeployment>,
   message: unknown,
-): Promise<RpcResult | undefined> {
+): Promise<RpcAnswer | undefined> {
   const req = Request.safeParse(message);
   if (!req.success) {
     if (Notification.safeParse(message).success || ClientResponse.safeParse(message).success)
@@ -207,7 +180,7 @@ async function handleMessage(
   }
   const { id, method } = req.data;
   try {
-    return { jsonrpc: "2.0", id, result: await dispatch(deployment, method, req.data.params ?? {}) };
+    return rpcResult(id, await dispatch(deployment, method, req.data.params ?? {}));
   } catch (err) {
     if (err instanceof RpcFailure) return rpcError(id, err.code, err.message);
     logger.warn("mcp: request failed", { method, error: err });
@@ -268,7 +241,7 @@ export async function handleMcpPost(
     return d;
   };
   const answers = (await Promise.all(messages.map((m) => handleMessage(once, m)))).filter(
-    (a): a is RpcResult => a !== undefined,
+    (a): a is RpcAnswer => a !== undefined,
   );
   if (!answers.length) return { status: 202, headers: {} };
   const onlyInvalid = !batch && "error" in answers[0] && answers[0].error.code === INVALID_REQUEST;

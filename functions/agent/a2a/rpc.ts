@@ -3,8 +3,6 @@ import {
   messageSend,
   messageStream,
   parseRequest,
-  type RpcId,
-  rpcResult,
   tasksCancel,
   tasksGet,
   toRpcError,
@@ -13,6 +11,7 @@ import { AssistantParams } from "../../../shared/agent/assistant-api.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { onClientGone, SSE_HEADERS } from "../../../shared/agent/stream.ts";
 import { kick } from "../../../shared/agent/worker.ts";
+import { JSON_RPC, type RpcId, rpcResult } from "../../../shared/http/json-rpc.ts";
 import { logger as log } from "../../../shared/log.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
@@ -57,7 +56,7 @@ export const handler = defineHandler({
       }
     } catch (e) {
       const answer = toRpcError(id, e);
-      if (answer.error.code === -32603)
+      if (answer.error.code === JSON_RPC.INTERNAL_ERROR)
         log.error("a2a call failed", { method: call.method, error: String(e) });
       return reply(200, answer);
     }
