@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { config } from "../config.ts";
+import { qFlag } from "../http/query.ts";
 import { endpointUrlProblem } from "../outbound/ssrf.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
@@ -11,10 +12,6 @@ export const runParams = z.object({ deployment_id: id, thread_id: id, run_id: id
 export const checkpointParams = z.object({ deployment_id: id, thread_id: id, checkpoint_id: id });
 
 const threadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
-const bool = z.preprocess(
-  (v) => (v === "1" || v === "true" ? true : v === "0" || v === "false" ? false : v),
-  z.boolean(),
-);
 
 /**
  * A thread's TTL as the SDK sends it (minutes, or {ttl, strategy}); `delete` is the only strategy, as on the
@@ -70,7 +67,7 @@ export const threadCount = z.object({
   values: obj.optional(),
   status: threadStatus.optional(),
 });
-export const stateQuery = z.object({ subgraphs: bool.optional() });
+export const stateQuery = z.object({ subgraphs: qFlag.optional() });
 export const stateUpdate = z.object({
   values: z.unknown().optional(),
   as_node: z.string().optional(),
@@ -159,12 +156,12 @@ export const runList = z.object({
   status: z.enum(["pending", "running", "error", "success", "timeout", "interrupted"]).optional(),
 });
 export const cancelQuery = z.object({
-  wait: bool.default(false),
+  wait: qFlag.default(false),
   action: z.enum(["interrupt", "rollback"]).default("interrupt"),
 });
 export const joinStreamQuery = z.object({
   stream_mode: z.union([z.string(), z.array(z.string())]).optional(),
-  cancel_on_disconnect: bool.optional(),
+  cancel_on_disconnect: qFlag.optional(),
 });
 
 /** The SDK's `runs.createBatch` sends each payload's camelCase keys as they are: read them as the snake_case fields. */

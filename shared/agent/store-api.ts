@@ -1,6 +1,7 @@
 import { InvalidNamespaceError, type Item } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { validationError } from "../errors.ts";
+import { qFlag } from "../http/query.ts";
 import type { AgentDeployment } from "./context.ts";
 import { DynamoStore } from "./store.ts";
 
@@ -19,10 +20,6 @@ const namespace = z.array(label).min(1, "A namespace needs at least one label");
 /** A namespace prefix or suffix of a listing: labels, `*` matching any one label. */
 const namespacePattern = z.array(label);
 const obj = z.record(z.string(), z.unknown());
-const bool = z.preprocess(
-  (v) => (v === "1" || v === "true" ? true : v === "0" || v === "false" ? false : v),
-  z.boolean(),
-);
 
 export const storePut = z.object({
   namespace,
@@ -43,7 +40,7 @@ export const storeGet = z.object({
     .transform((s) => s.split("."))
     .pipe(namespace),
   key: z.string(),
-  refresh_ttl: bool.optional(),
+  refresh_ttl: qFlag.optional(),
 });
 
 export const storeSearch = z.object({

@@ -13,6 +13,12 @@ export const qBool = () =>
     .enum(["true", "false", "1", "0", "True", "False"], { message: "Input should be a valid boolean" })
     .transform((v) => v === "true" || v === "1" || v === "True");
 
+/** A flag from a query string ("1"/"true", "0"/"false") or a JSON boolean. */
+export const qFlag = z.preprocess(
+  (v) => (v === "1" || v === "true" ? true : v === "0" || v === "false" ? false : v),
+  z.boolean(),
+);
+
 export const qCsv = () =>
   z.string().transform((v) =>
     v
