@@ -8,6 +8,7 @@ import {
   CRONS_DUE_PK,
   type CronRecord,
   crons,
+  deploymentOfPk,
   runs,
   type ThreadRecord,
   threads,
@@ -215,12 +216,6 @@ export function tickId(cronId: string, scheduledAt: string, kind: "run" | "threa
 
 export type TickOutcome = "fired" | "already-fired" | "skipped";
 
-/** `AGENT#<tenant>#<deployment>#CRON` → the deployment's ids. */
-function idsOf(pk: string): { tenant: string; deployment: string } | undefined {
-  const m = /^AGENT#([^#]+)#(.+)#CRON$/.exec(pk);
-  return m ? { tenant: m[1], deployment: m[2] } : undefined;
-}
-
 /**
  * Fires one tick of a cron: the tick due at `scheduledAt` (its next_run_date). Idempotent: the run is stored in
  * the same transaction that moves next_run_date on from `scheduledAt`, so a second call finds it moved.
@@ -343,7 +338,7 @@ export async function sweepCrons(now = Date.now()): Promise<CronSweep> {
     values: { ":pk": CRONS_DUE_PK, ":now": `${new Date(now).toISOString()}~` },
   });
   for (const item of due) {
-    const ids = idsOf(item.PK);
+    const ids = deploymentOfPk(item.PK, "cron");
     if (!ids || !item.next_run_date) continue;
     try {
       // The index lags the table: fireTick reads the cron again and fires only the tick still due.

@@ -1,7 +1,7 @@
 import { queryAll, transact } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { ACTIVE_RUNS_PK, type RunRecord, runs } from "../records/agent.ts";
+import { ACTIVE_RUNS_PK, deploymentOfPk, type RunRecord, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
@@ -21,12 +21,6 @@ export interface SweepResult {
   kicked: number;
   /** When the next lease runs out or delayed run is due (ms epoch), if any. */
   nextCheck?: number;
-}
-
-/** `AGENT#<tenant>#<deployment>#RUN#<thread>` → the deployment's ids. */
-function idsOf(pk: string): { tenant: string; deployment: string } | undefined {
-  const m = /^AGENT#([^#]+)#(.+)#RUN#[^#]+$/.exec(pk);
-  return m ? { tenant: m[1], deployment: m[2] } : undefined;
 }
 
 /**
@@ -51,7 +45,7 @@ export async function sweepRuns(
   const deployments = new Map<string, Promise<AgentDeployment | undefined>>();
   const kicked = new Set<string>();
   for (const item of items) {
-    const ids = idsOf(item.PK);
+    const ids = deploymentOfPk(item.PK, "run");
     if (!ids) continue;
     if (opts.only && (ids.tenant !== opts.only.tenant || ids.deployment !== opts.only.deployment)) continue;
     const key = `${ids.tenant}#${ids.deployment}`;

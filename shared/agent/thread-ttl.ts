@@ -1,7 +1,7 @@
 import { queryAll, queryPage } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
+import { deploymentOfPk, THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
 import { agentDeployment } from "./context.ts";
 import { deleteThread } from "./thread-delete.ts";
 import { getThreadItem } from "./threads.ts";
@@ -11,7 +11,6 @@ import { getThreadItem } from "./threads.ts";
 // Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
 
 type Expiring = Pick<ThreadRecord, "PK" | "thread_id" | "ttl_expires_at">;
-const deploymentOf = (pk: string) => /^AGENT#([^#]+)#(.+)#THREAD$/.exec(pk);
 
 /** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
 export async function sweepExpiredThreads(
@@ -24,10 +23,10 @@ export async function sweepExpiredThreads(
   });
   let deleted = 0;
   for (const item of due) {
-    const ids = deploymentOf(item.PK);
+    const ids = deploymentOfPk(item.PK, "thread");
     if (!ids) continue;
     try {
-      const d = await agentDeployment(ids[1], ids[2]);
+      const d = await agentDeployment(ids.tenant, ids.deployment);
       // The index lags: the thread's own record says whether its TTL (perhaps renewed since) ran out.
       const current = await getThreadItem(d, item.thread_id);
       if (!current?.ttl_expires_at || Date.parse(current.ttl_expires_at) > now) continue;

@@ -38,6 +38,20 @@ export const agentKeys = {
   storePk: (scope: string) => `${esc(scope)}#STORE`,
 };
 
+const PK_OF_KIND = {
+  thread: /^AGENT#([^#]+)#(.+)#THREAD$/,
+  run: /^AGENT#([^#]+)#(.+)#RUN#[^#]+$/,
+  cron: /^AGENT#([^#]+)#(.+)#CRON$/,
+};
+/** The tenant and deployment of a thread's, run's or cron's PK (what agentKeys built), else undefined. */
+export function deploymentOfPk(
+  pk: string,
+  kind: keyof typeof PK_OF_KIND,
+): { tenant: string; deployment: string } | undefined {
+  const m = PK_OF_KIND[kind].exec(pk);
+  return m ? { tenant: m[1], deployment: m[2] } : undefined;
+}
+
 /** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
 export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
 /** The sparse GSI1 partition of threads with a TTL, sorted by when it runs out, which the sweeper reads. */
