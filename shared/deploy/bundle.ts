@@ -24,7 +24,17 @@ export interface ArtifactManifest {
   node_version?: string;
   /** langgraph.json `http.cors`: the agent server's CORS policy (shared/http/cors.ts). */
   cors?: CorsConfig;
+  /** langgraph.json `auth.path`, bundled: the deployment's custom auth (shared/agent/runtime/custom-auth.ts). */
+  auth?: BundledModule & { disable_studio_auth?: boolean };
+  /** langgraph.json `http.app`, bundled: the deployment's custom routes (a Hono app). */
+  http_app?: BundledModule;
   built_at: string;
+}
+
+/** A module of the repository bundled into the artifact, and the export the runtime takes from it. */
+export interface BundledModule {
+  file: string;
+  export_name: string;
 }
 
 const NPM_TIMEOUT_MS = 10 * 60_000;
@@ -147,23 +157,31 @@ export async function bundleGraphs(opts: {
   const configRel = path.relative(repoDir, path.resolve(opts.configDir)) || ".";
   const entryPoints: Record<string, string> = {};
   const manifest: ArtifactManifest = { graphs: {}, env: {}, built_at: "" };
-  for (const [id, spec] of Object.entries(config.graphs)) {
-    if (!isGraphId(id)) throw new BuildError(`graph id ${JSON.stringify(id)} is not a valid graph id`);
+  /** A module spec of the config ("./src/file.ts:export") → an entry point of the bundle named `name`. */
+  const addEntry = async (name: string, spec: string, what: string): Promise<BundledModule> => {
     const { file, exportName } = parseGraphSpec(spec);
     const rel = repoRelative(configRel, file);
-    if (!rel) throw new BuildError(`graph ${id}: ${file} is outside the repository`);
+    if (!rel) throw new BuildError(`${what}: ${file} is outside the repository`);
     const real = await realInside(repoDir, path.join(repoDir, rel)).catch(() => {
-      throw new BuildError(`graph ${id}: ${file} not found`);
+      throw new BuildError(`${what}: ${file} not found`);
     });
-    if (!real) throw new BuildError(`graph ${id}: ${file} points outside the repository`);
-    entryPoints[`graphs/${id}`] = real;
+    if (!real) throw new BuildError(`${what}: ${file} points outside the repository`);
+    entryPoints[name] = real;
+    return { file: `${name}.mjs`, export_name: exportName };
+  };
+  for (const [id, spec] of Object.entries(config.graphs)) {
+    if (!isGraphId(id)) throw new BuildError(`graph id ${JSON.stringify(id)} is not a valid graph id`);
     const description = config.description?.[id];
     manifest.graphs[id] = {
-      file: `graphs/${id}.mjs`,
-      export_name: exportName,
+      ...(await addEntry(`graphs/${id}`, spec, `graph ${id}`)),
       ...(description ? { description } : {}),
     };
   }
+  if (config.auth?.path) {
+    manifest.auth = await addEntry("auth/auth", config.auth.path, "auth.path");
+    if (config.auth.disable_studio_auth) manifest.auth.disable_studio_auth = true;
+  }
+  if (config.http?.app) manifest.http_app = await addEntry("http/app", config.http.app, "http.app");
 
   const configDir = path.resolve(opts.configDir);
   const hasPackage = Boolean(await nearest(repoDir, configDir, "package.json"));
@@ -204,7 +222,7 @@ export async function bundleGraphs(opts: {
       throw new BuildError(`bundling failed: ${input} is outside the repository`);
   }
   log(
-    `bundled ${Object.keys(entryPoints).length} graph(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `bundled ${Object.keys(manifest.graphs).length} graph(s)${manifest.auth ? ", auth" : ""}${manifest.http_app ? ", http.app" : ""} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
 
   manifest.env = await graphEnv(config, repoDir, configRel, log);

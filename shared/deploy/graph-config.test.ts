@@ -42,7 +42,7 @@ describe("graph config", () => {
       description: { agent: "The agent", other: "not a graph" },
       dockerfile_lines: [],
       auth: { path: "./auth.ts:auth" },
-      store: { index: {} },
+      store: { index: { embed: "openai:text-embedding-3-small", dims: 1536 } },
       http: { cors: {} },
     });
     expect(config.graphs).toEqual({ agent: "./src/agent.ts:graph" });
@@ -51,6 +51,28 @@ describe("graph config", () => {
     expect(config.description).toEqual({ agent: "The agent" });
     expect(config.dependencies).toEqual(["."]);
     expect(config.auth).toEqual({ path: "./auth.ts:auth" });
+  });
+
+  it("checks the keys it honours (auth, http, ui, store, checkpointer) and names the bad one", () => {
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ auth: "./auth.ts:auth" }, /auth: auth must be an object/],
+      [{ auth: { path: "" } }, /auth\.path: auth\.path must not be empty/],
+      [
+        { auth: { path: "./a.ts:auth", disable_studio_auth: "yes" } },
+        /auth\.disable_studio_auth: must be true/,
+      ],
+      [{ http: { app: 3 } }, /http\.app: http\.app must be a path/],
+      [{ http: { disable_threads: 1 } }, /http\.disable_threads: must be true or false/],
+      [{ ui: { chat: 1 } }, /ui\.chat: each ui component must be a path/],
+      [{ store: { index: { embed: "x:y", dims: 0 } } }, /store\.index\.dims: must be above 0/],
+      [{ store: { ttl: { default_ttl: -1 } } }, /store\.ttl\.default_ttl: must be above 0/],
+      [
+        { checkpointer: { ttl: { strategy: "keep" } } },
+        /checkpointer\.ttl\.strategy: the only strategy is "delete"/,
+      ],
+    ];
+    for (const [extra, message] of bad)
+      expect(() => parse({ graphs: { a: "./a.ts:g" }, ...extra }), JSON.stringify(extra)).toThrow(message);
   });
 
   it("takes {path, description} graph entries", () => {
@@ -211,7 +233,7 @@ describe("unhonoured keys", () => {
         http: { cors: { allow_origins: ["*"] }, app: "./app.ts:app" },
         store: { ttl: { default_ttl: 5 } },
       }),
-    ).toEqual(["auth", "http.app", "store", "ui"]);
+    ).toEqual(["http.app", "store", "ui"]);
     expect(unhonouredKeys({ graphs: { a: "./a.ts:g" } })).toEqual([]);
   });
 });

@@ -6,8 +6,8 @@ import { BuildError } from "../errors.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
-// Keys this platform does not use (dockerfile_lines, auth, store, ui, http's other keys, …) are tolerated and
-// kept, and named in the build log (unhonouredKeys); `http.cors` is checked (shared/http/cors.ts answers with it).
+// Keys this platform does not use (dockerfile_lines, …) are tolerated and kept, and named in the build log
+// (unhonouredKeys); the keys it uses are checked here, so a mistake fails the build with the key's path.
 
 export interface GraphSpec {
   /** The graph's source file as written, relative to the config's directory. */
@@ -24,8 +24,15 @@ export interface GraphConfig {
   node_version?: string;
   /** graph_id → description (also gathered from `{path, description}` graph entries). */
   description?: Record<string, string>;
-  /** The agent server's HTTP settings; only `cors` is used. */
-  http?: { cors?: CorsConfig; [key: string]: unknown };
+  /** The agent server's HTTP settings (HttpConfigSchema). */
+  http?: HttpConfig;
+  /** Custom auth: the module exporting an `Auth` (`./src/auth.ts:auth`). */
+  auth?: AuthConfig;
+  /** Generative UI: component name → its source file. */
+  ui?: Record<string, string>;
+  ui_config?: { shared?: string[] };
+  store?: StoreConfig;
+  checkpointer?: CheckpointerConfig;
   [key: string]: unknown;
 }
 
@@ -72,6 +79,88 @@ export const CorsConfigSchema = z.strictObject(
 );
 export type CorsConfig = z.infer<typeof CorsConfigSchema>;
 
+const flag = z.boolean({ error: "must be true or false" }).optional();
+const modulePath = (what: string) =>
+  z
+    .string({ error: `${what} must be a path like './src/file.ts:export'` })
+    .refine((v) => v.trim() !== "", { error: `${what} must not be empty` });
+const minutes = z.number({ error: "must be a number of minutes" }).positive({ error: "must be above 0" });
+
+/** langgraph.json `http`, as the reference server reads it (its HttpConfig). */
+export const HttpConfigSchema = z.looseObject(
+  {
+    cors: CorsConfigSchema.optional(),
+    app: modulePath("http.app").optional(),
+    disable_assistants: flag,
+    disable_threads: flag,
+    disable_runs: flag,
+    disable_store: flag,
+    disable_meta: flag,
+    disable_ui: flag,
+    disable_mcp: flag,
+    disable_a2a: flag,
+    disable_webhooks: flag,
+    enable_custom_route_auth: flag,
+  },
+  { error: "http must be an object" },
+);
+export type HttpConfig = z.infer<typeof HttpConfigSchema>;
+
+/** langgraph.json `auth` (the reference's AuthConfig): where the `Auth` instance is exported. */
+export const AuthConfigSchema = z.looseObject(
+  { path: modulePath("auth.path").optional(), disable_studio_auth: flag },
+  { error: 'auth must be an object like {"path": "./src/auth.ts:auth"}' },
+);
+export type AuthConfig = z.infer<typeof AuthConfigSchema>;
+
+/** langgraph.json `store`: semantic search (`index`) and item time-to-live (`ttl`). */
+export const StoreConfigSchema = z.looseObject(
+  {
+    index: z
+      .looseObject(
+        {
+          embed: z
+            .string({ error: 'must name the embeddings: "provider:model" or "./file.ts:export"' })
+            .min(1, { error: "must not be empty" }),
+          dims: z.int({ error: "must be a whole number" }).positive({ error: "must be above 0" }),
+          fields: z.array(z.string(), { error: "must be a list of JSON paths" }).optional(),
+        },
+        { error: "store.index must be an object with embed and dims" },
+      )
+      .optional(),
+    ttl: z
+      .looseObject(
+        {
+          refresh_on_read: flag,
+          default_ttl: minutes.optional(),
+          sweep_interval_minutes: minutes.optional(),
+        },
+        { error: "store.ttl must be an object" },
+      )
+      .optional(),
+  },
+  { error: "store must be an object" },
+);
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+/** langgraph.json `checkpointer`: thread time-to-live (`ttl`). */
+export const CheckpointerConfigSchema = z.looseObject(
+  {
+    ttl: z
+      .looseObject(
+        {
+          strategy: z.enum(["delete"], { error: 'the only strategy is "delete"' }).optional(),
+          default_ttl: minutes.optional(),
+          sweep_interval_minutes: minutes.optional(),
+        },
+        { error: "checkpointer.ttl must be an object" },
+      )
+      .optional(),
+  },
+  { error: "checkpointer must be an object" },
+);
+export type CheckpointerConfig = z.infer<typeof CheckpointerConfigSchema>;
+
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const GraphEntry = z.union([
   z.string(),
@@ -87,7 +176,18 @@ const Schema = z.looseObject({
     .optional(),
   node_version: z.union([z.string(), z.number()]).transform(String).optional(),
   description: z.unknown().optional(),
-  http: z.looseObject({ cors: CorsConfigSchema.optional() }, { error: "http must be an object" }).optional(),
+  http: HttpConfigSchema.optional(),
+  auth: AuthConfigSchema.optional(),
+  ui: z
+    .record(z.string(), modulePath("each ui component"), {
+      error: "ui must map component names to their source files",
+    })
+    .optional(),
+  ui_config: z
+    .looseObject({ shared: z.array(z.string(), { error: "must be a list of package names" }).optional() })
+    .optional(),
+  store: StoreConfigSchema.optional(),
+  checkpointer: CheckpointerConfigSchema.optional(),
 });
 
 /**
@@ -160,16 +260,24 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
   return out;
 }
 
-/** The langgraph.json keys a build honours; `http` only for its `cors`. */
-const HONOURED = new Set(["graphs", "env", "description", "dependencies", "node_version", "http"]);
+/** The langgraph.json keys a build honours: top-level keys, and the keys of `http` and `auth`. */
+const HONOURED = new Set(["graphs", "env", "description", "dependencies", "node_version", "http", "auth"]);
+const HONOURED_IN: Record<string, Set<string>> = {
+  http: new Set(["cors"]),
+  auth: new Set(["path", "disable_studio_auth"]),
+};
 
 /**
  * The keys of a graph config this platform does not honour (yet): kept and tolerated, never a failure, but
- * named in the revision's build log so nobody thinks they took effect (`ui`, `auth`, `store`, `http.app`, …).
+ * named in the revision's build log so nobody thinks they took effect.
  */
 export function unhonouredKeys(config: GraphConfig): string[] {
   const out = Object.keys(config).filter((k) => !HONOURED.has(k));
-  for (const k of Object.keys(config.http ?? {})) if (k !== "cors") out.push(`http.${k}`);
+  for (const [parent, keys] of Object.entries(HONOURED_IN)) {
+    const value = config[parent];
+    if (value && typeof value === "object")
+      for (const k of Object.keys(value)) if (!keys.has(k)) out.push(`${parent}.${k}`);
+  }
   return out.sort();
 }
 
