@@ -15,6 +15,7 @@ import {
   parseGraphSpec,
 } from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
+import { writeGraphSchemas } from "./ts-schemas.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
 
@@ -226,6 +227,7 @@ export async function bundleGraphs(opts: {
   );
 
   manifest.env = await graphEnv(config, repoDir, configRel, log);
+  await writeGraphSchemas({ ...opts, repoDir, configDir, entryPoints, manifest, modules: platformModules });
   if (config.node_version) manifest.node_version = config.node_version;
   if (config.http?.cors) manifest.cors = config.http.cors;
   manifest.built_at = isoNow();
