@@ -61,6 +61,19 @@ export class ServiceUnavailable extends HttpError {
     super(503, message);
   }
 }
+/**
+ * The graph a request addresses failed to load in the active revision (its other graphs serve). 409: the
+ * assistant exists but its graph is broken until a new revision deploys; retrying cannot help, and the SDK does
+ * not retry a 409 (it retries 5xx and 424).
+ */
+export class GraphLoadFailed extends HttpError {
+  constructor(
+    readonly graphId: string,
+    readonly reason: string,
+  ) {
+    super(409, `Graph "${graphId}" failed to load: ${reason}`);
+  }
+}
 export class ValidationFailed extends HttpError {
   constructor(readonly issues: ValidationIssue[]) {
     super(422, issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "));

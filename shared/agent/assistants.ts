@@ -23,7 +23,7 @@ import {
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
-import { type CompiledGraphLike, deploymentGraphs } from "./graphs.ts";
+import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
 
 // Assistants of a deployment's agent server: a configured graph, versioned. Stored in the main table under the
 // deployment scope, the current version and every version (records and keys: shared/records/agent.ts), and
@@ -191,11 +191,9 @@ export async function resolveAssistant(d: AgentDeployment, assistantIdOrGraphId:
   return assistant;
 }
 
-/** The loaded graph of a graph id of the deployment (404 when the active revision does not serve it). */
+/** The loaded graph of a graph id (404 when the active revision does not serve it, 409 when it failed to load). */
 export async function graphOf(d: AgentDeployment, graphId: string): Promise<CompiledGraphLike> {
-  const loaded = (await deploymentGraphs(d)).get(graphId);
-  if (!loaded) throw new NotFound(`Graph "${graphId}" not found`);
-  return loaded.graph;
+  return (await loadedGraph(d, graphId)).graph;
 }
 
 /** Every current assistant of the deployment (versions left out). */

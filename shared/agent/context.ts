@@ -3,7 +3,7 @@ import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
 import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
-import type { LoadedGraph } from "./graphs.ts";
+import type { GraphSlot } from "./graphs.ts";
 import { DynamoStore } from "./store.ts";
 
 // The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
@@ -23,7 +23,7 @@ export interface AgentDeployment {
   checkpointer(): DynamoCheckpointSaver;
   store(): BaseStore;
   /** The deployment's compiled graphs: set only inside its runtime. */
-  loadGraphs?: () => Promise<Map<string, LoadedGraph>>;
+  loadGraphs?: () => Promise<Map<string, GraphSlot>>;
 }
 
 export type DeploymentData = Omit<AgentDeployment, "checkpointer" | "store" | "scope" | "loadGraphs">;

@@ -1,4 +1,4 @@
-import { ServiceUnavailable } from "../errors.ts";
+import { GraphLoadFailed, NotFound, ServiceUnavailable } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
 
 // The graphs a deployment serves, imported from its revision's artifact (the bundles the build step made), with
@@ -58,11 +58,28 @@ export interface LoadedGraph {
   build?: (config: Record<string, unknown>) => Promise<CompiledGraphLike>;
 }
 
+/** A graph of the revision that threw at import or exported no graph: the others serve without it. */
+export interface FailedGraph {
+  graph_id: string;
+  /** Why, as the deploy log says it ("import failed: …", "not a graph"). */
+  error: string;
+}
+export type GraphSlot = LoadedGraph | FailedGraph;
+export const isFailed = (g: GraphSlot): g is FailedGraph => "error" in g;
+
 /** The deployment's graphs: only its runtime can load them. */
-export function deploymentGraphs(d: AgentDeployment): Promise<Map<string, LoadedGraph>> {
+export function deploymentGraphs(d: AgentDeployment): Promise<Map<string, GraphSlot>> {
   if (!d.loadGraphs)
     throw new ServiceUnavailable("The deployment's graphs are served by its runtime, not by this process");
   return d.loadGraphs().catch((err) => {
     throw new ServiceUnavailable(`The deployment's graphs could not be loaded: ${(err as Error).message}`);
   });
+}
+
+/** One graph of the deployment: 404 when the revision does not serve it, 409 when it failed to load. */
+export async function loadedGraph(d: AgentDeployment, graphId: string): Promise<LoadedGraph> {
+  const slot = (await deploymentGraphs(d)).get(graphId);
+  if (!slot) throw new NotFound(`Graph "${graphId}" not found`);
+  if (isFailed(slot)) throw new GraphLoadFailed(graphId, slot.error);
+  return slot;
 }

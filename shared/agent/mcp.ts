@@ -68,7 +68,7 @@ function objectSchema(schema: Record<string, unknown> | null): Record<string, un
  * unique: an assistant whose name an older one already has is named `<name>-<assistant_id>`.
  */
 export async function mcpTools(d: AgentDeployment): Promise<McpTool[]> {
-  const served = new Set(d.graphs.map((g) => g.graph_id));
+  const served = new Set(d.graphs.filter((g) => !g.error).map((g) => g.graph_id));
   const { assistants } = await searchAssistants(d, {
     limit: Number.MAX_SAFE_INTEGER,
     offset: 0,

@@ -1,8 +1,7 @@
-import { NotFound } from "../errors.ts";
 import type { GraphConfig } from "../records/agent.ts";
 import { graphOf, resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
-import { type CompiledGraphLike, deploymentGraphs } from "./graphs.ts";
+import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
 
 // The graph a run or a thread's state call addresses: `assistant_id` is an assistant id or a graph id.
 export interface RunGraph {
@@ -34,7 +33,6 @@ export async function graphForRun(
   graphId: string,
   config: Record<string, unknown>,
 ): Promise<CompiledGraphLike> {
-  const loaded = (await deploymentGraphs(d)).get(graphId);
-  if (!loaded) throw new NotFound(`Graph "${graphId}" not found`);
+  const loaded = await loadedGraph(d, graphId);
   return loaded.build ? loaded.build(config) : loaded.graph;
 }

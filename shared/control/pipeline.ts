@@ -9,7 +9,7 @@ import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { type CorsConfig, readGraphConfig, unhonouredKeys } from "../deploy/graph-config.ts";
-import { type GraphInfo, smokeTestGraphs } from "../deploy/smoke.ts";
+import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
@@ -194,7 +194,13 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
       graphs = out.graphs;
       runtime = { version: out.version, token_hash: out.token_hash };
     } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
-    for (const g of graphs) log.line(`Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`);
+    // Some graphs failing deploys the others (their assistants answer why); none loading fails the deploy.
+    for (const g of someGraphLoads(graphs))
+      log.line(
+        g.error
+          ? `Graph ${g.graph_id} FAILED to load: ${g.error}`
+          : `Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`,
+      );
     const previous = d.active_runtime_version;
     const status = await activate(r, d, graphs, runtime, manifest.cors);
     if (runtime && status === "DEPLOYED")

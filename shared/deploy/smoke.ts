@@ -10,11 +10,22 @@ import { sandboxFlags } from "./sandbox.ts";
 
 // The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
 // only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
+// A graph that throws or exports no graph is reported with its reason while the others deploy (the runtime serves
+// them, and answers the failed one's assistants with that reason); a revision none of whose graphs load fails.
 
 export interface GraphInfo {
   graph_id: string;
   export_name: string;
   nodes: string[];
+  /** Why the graph failed to load ("import failed: …"); its nodes are then empty. */
+  error?: string;
+}
+
+/** The graphs of a revision that may deploy: at least one loads, else every reason fails the deploy. */
+export function someGraphLoads(graphs: GraphInfo[]): GraphInfo[] {
+  if (graphs.length && graphs.every((g) => g.error))
+    throw new DeployError(graphs.map((g) => `graph ${g.graph_id}: ${g.error}`).join("\n"));
+  return graphs;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -116,6 +127,7 @@ export async function smokeTestGraphs(opts: {
   );
   child.on("close", () => void rm(scratch, { recursive: true, force: true }));
   const nodes = new Map<string, string[]>();
+  const graphFailures = new Map<string, string>();
   const failures: string[] = [];
   let current: string | undefined;
   let done = false;
@@ -130,7 +142,7 @@ export async function smokeTestGraphs(opts: {
     }
     if (msg.start) current = msg.start;
     if (msg.graph_id && msg.nodes) nodes.set(msg.graph_id, msg.nodes);
-    if (msg.graph_id && msg.fail) failures.push(`graph ${msg.graph_id}: ${msg.fail}`);
+    if (msg.graph_id && msg.fail) graphFailures.set(msg.graph_id, msg.fail);
     if (msg.done) done = true;
   };
   (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
@@ -169,10 +181,20 @@ export async function smokeTestGraphs(opts: {
       .pop();
     failures.push(`${who}: the graph process exited (code ${code ?? "none"})${last ? `: ${last}` : ""}`);
   }
-  if (failures.length) throw new DeployError(redact(failures.join("\n")));
-  return jobs.map((j) => ({
-    graph_id: j.graph_id,
-    export_name: j.export_name,
-    nodes: nodes.get(j.graph_id) ?? [],
-  }));
+  // A hung or exited graph process leaves the rest untested: that fails the deploy, with the failures so far.
+  if (failures.length)
+    throw new DeployError(
+      redact([...[...graphFailures].map(([id, why]) => `graph ${id}: ${why}`), ...failures].join("\n")),
+    );
+  return someGraphLoads(
+    jobs.map((j) => {
+      const error = graphFailures.get(j.graph_id);
+      return {
+        graph_id: j.graph_id,
+        export_name: j.export_name,
+        nodes: nodes.get(j.graph_id) ?? [],
+        ...(error ? { error: redact(error) } : {}),
+      };
+    }),
+  );
 }

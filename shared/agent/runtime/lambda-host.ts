@@ -159,9 +159,9 @@ async function whileRolePropagates<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Publishes the revision's runtime as a new version of the deployment's function and checks it loads every
- * graph. Answers the version (made live by the activation transaction), the hash of the runtime's trace token,
- * and the graphs with their nodes.
+ * Publishes the revision's runtime as a new version of the deployment's function and checks it loads its
+ * graphs. Answers the version (made live by the activation transaction), the hash of the runtime's trace token,
+ * and the graphs with their nodes (or the reason one failed to load).
  */
 export async function deployRuntime(
   r: RuntimeDeploy,
@@ -230,11 +230,11 @@ export async function deployRuntime(
   const split = splitPrelude(answer);
   if (split?.prelude.statusCode !== 200)
     throw new DeployError(`the runtime's health check answered ${split?.prelude.statusCode ?? "nothing"}`);
-  const nodes = JSON.parse(split.rest.toString("utf8")) as { graph_id: string; nodes: string[] }[];
-  const graphs = r.graphs.map((g) => ({
-    ...g,
-    nodes: nodes.find((n) => n.graph_id === g.graph_id)?.nodes ?? [],
-  }));
+  const loaded = JSON.parse(split.rest.toString("utf8")) as Omit<GraphInfo, "export_name">[];
+  const graphs = r.graphs.map((g) => {
+    const l = loaded.find((n) => n.graph_id === g.graph_id);
+    return { ...g, nodes: l?.nodes ?? [], ...(l?.error ? { error: l.error } : {}) };
+  });
   return { version: Version!, token_hash: secretHash(token), graphs };
 }
 

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
-import type { CompiledGraphLike, LoadedGraph } from "../graphs.ts";
+import { logger } from "../../log.ts";
+import type { CompiledGraphLike, GraphSlot } from "../graphs.ts";
 import { registerSdkLogger } from "./sdk-logger.ts";
 
 // Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).
@@ -40,22 +41,65 @@ async function resolveGraphExport(
   return g;
 }
 
+/** The first line of an error, as the deploy log reports a graph's failure. */
+const firstLine = (e: unknown): string => {
+  const text = e instanceof Error ? e.message || e.name : String(e);
+  return (
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find(Boolean) ?? "unknown error"
+  );
+};
+
+/** Imports one graph's module and resolves its export; throws with the reason the deploy log gives. */
+async function importGraph(
+  dir: string,
+  entry: ArtifactManifest["graphs"][string],
+): Promise<{ exported: unknown; graph: CompiledGraphLike }> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = await import(pathToFileURL(join(dir, entry.file)).href);
+  } catch (e) {
+    throw new Error(`import failed: ${firstLine(e)}`);
+  }
+  const exported = mod[entry.export_name];
+  if (exported === undefined) throw new Error(`export ${entry.export_name} not found`);
+  try {
+    return { exported, graph: await resolveGraphExport(exported) };
+  } catch (e) {
+    throw new Error(firstLine(e));
+  }
+}
+
 /**
  * Imports every graph of the artifact in `dir`. The graphs' environment (langgraph.json env and the
- * deployment's secrets) is the runtime process's own, set when it was started.
+ * deployment's secrets) is the runtime process's own, set when it was started. A graph that throws at import
+ * or exports no graph is kept as a failure with its reason (its assistants answer it); the others serve.
  */
 export async function loadArtifactGraphs(
   dir: string,
   attach: { checkpointer: BaseCheckpointSaver; store: BaseStore },
-): Promise<Map<string, LoadedGraph>> {
+): Promise<Map<string, GraphSlot>> {
   const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
-  const out = new Map<string, LoadedGraph>();
+  const out = new Map<string, GraphSlot>();
   registerSdkLogger();
   for (const [graphId, entry] of Object.entries(manifest.graphs)) {
-    const mod = await import(pathToFileURL(join(dir, entry.file)).href);
-    const exported: unknown = mod[entry.export_name];
+    let imported: Awaited<ReturnType<typeof importGraph>>;
+    try {
+      imported = await importGraph(dir, entry);
+    } catch (e) {
+      const error = (e as Error).message;
+      logger.error("a graph failed to load; the deployment's other graphs serve", {
+        graph_id: graphId,
+        error,
+      });
+      out.set(graphId, { graph_id: graphId, error });
+      continue;
+    }
+    const { exported } = imported;
     const attached = (g: CompiledGraphLike) => Object.assign(g, attach);
-    const graph = attached(await resolveGraphExport(exported));
+    const graph = attached(imported.graph);
     // A factory builds each run's graph from that run's config, as the reference server calls it; the graph
     // built at load (empty config) answers the assistant endpoints (schemas, drawing) and state reads.
     const build = isFactory(exported)

@@ -2,7 +2,7 @@ import type { GraphInfo } from "../../deploy/smoke.ts";
 import { trustRouterTenant } from "../../http/handler.ts";
 import type { ingestBatch } from "../../runs/ingest.ts";
 import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from "../context.ts";
-import type { LoadedGraph } from "../graphs.ts";
+import { type GraphSlot, isFailed } from "../graphs.ts";
 import { setWorkerId } from "../run-settings.ts";
 import { sendTracesTo } from "../trace-batch.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
@@ -32,7 +32,7 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
     graphs: cfg.graphs,
     tracing_project_id: cfg.tracing_project_id,
   });
-  let loaded: Promise<Map<string, LoadedGraph>> | undefined;
+  let loaded: Promise<Map<string, GraphSlot>> | undefined;
   d.loadGraphs = () => {
     if (!loaded) {
       loaded = loadArtifactGraphs(cfg.artifact_dir, graphStorage(d));
@@ -49,10 +49,20 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
   return d;
 }
 
-/** The nodes of each graph (what the deploy step checks and records, as its smoke test did). */
-export async function graphNodes(d: AgentDeployment): Promise<{ graph_id: string; nodes: string[] }[]> {
-  const out: { graph_id: string; nodes: string[] }[] = [];
-  for (const [graphId, { graph }] of await d.loadGraphs!()) {
+/**
+ * The nodes of each graph (what the deploy step checks and records, as its smoke test did); a graph that failed
+ * to load is listed with its reason instead.
+ */
+export async function graphNodes(
+  d: AgentDeployment,
+): Promise<{ graph_id: string; nodes: string[]; error?: string }[]> {
+  const out: { graph_id: string; nodes: string[]; error?: string }[] = [];
+  for (const [graphId, slot] of await d.loadGraphs!()) {
+    if (isFailed(slot)) {
+      out.push({ graph_id: graphId, nodes: [], error: slot.error });
+      continue;
+    }
+    const { graph } = slot;
     const drawn = graph.getGraphAsync ? await graph.getGraphAsync() : graph.getGraph?.();
     const nodes = Object.values(drawn?.nodes ?? {})
       .map((n) => String((n as { id?: unknown }).id))
