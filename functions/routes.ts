@@ -359,6 +359,12 @@ export const routes: Route[] = [
       "Update a thread's state",
     ],
     [
+      "PATCH",
+      "/agents/{deployment_id}/threads/{thread_id}/state",
+      "agent/threads/state-patch",
+      "Patch the metadata of a thread's latest checkpoint",
+    ],
+    [
       "GET",
       "/agents/{deployment_id}/threads/{thread_id}/state/{checkpoint_id}",
       "agent/threads/state-at",

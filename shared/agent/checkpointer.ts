@@ -600,6 +600,47 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     await copyThread(this.scope, fromThreadId, toThreadId, (head) => this.retargetMetadata(head, toThreadId));
   }
 
+  /**
+   * Merges `patch` into the metadata of the thread's latest root checkpoint (PATCH /threads/{id}/state); the
+   * checkpoint is otherwise left as it is. Answers false when the thread has no checkpoint.
+   */
+  async patchLatestMetadata(threadId: string, patch: Record<string, unknown>): Promise<boolean> {
+    let head: CheckpointItem | undefined;
+    for await (const page of threadEntries(checkpointPk(this.scope, threadId), "", undefined, 50)) {
+      head = page[0]?.head;
+      break;
+    }
+    if (!head) return false;
+    const metadata = { ...(await readMetadata(this.reading(), head)), ...patch } as CheckpointMetadata;
+    const [type, bytes] = await this.serde.dumpsTyped(metadata);
+    const out: CheckpointItem = { ...head, metadata_type: type };
+    delete out.metadata;
+    delete out.metadata_ref;
+    const key = s3PartKey(this.scope, threadId, head.checkpoint_ns, head.checkpoint_id, "metadata");
+    await placeParts(
+      out,
+      [{ attr: "metadata", bytes, key }],
+      this.inlineBytes - (out.checkpoint?.byteLength ?? 0),
+    );
+    // Only over the checkpoint as it is: one a rollback deleted meanwhile stays deleted.
+    try {
+      await dynamo().send(
+        new PutItemCommand({
+          TableName: tableName(T),
+          Item: toItem(out),
+          ConditionExpression: "attribute_exists(SK)",
+        }),
+      );
+    } catch (err) {
+      if ((err as Error).name === "ConditionalCheckFailedException") return false;
+      throw err;
+    }
+    if (head.metadata_ref && !out.metadata_ref) await deleteObjects([head.metadata_ref]);
+    const mine = this.latest.get(threadId)?.get("");
+    if (mine?.id === head.checkpoint_id) mine.metadata = metadata;
+    return true;
+  }
+
   /** After checkpoints of a thread were deleted: nothing remembered of it may be used or written. */
   private forget(threadId: string): void {
     this.writersCache.clear();

@@ -74,6 +74,8 @@ export const stateUpdate = z.object({
   checkpoint: obj.optional(),
   checkpoint_id: z.string().optional(),
 });
+/** PATCH /threads/{id}/state (the SDK's `threads.patchState`): metadata merged into the latest checkpoint's. */
+export const statePatch = z.object({ metadata: obj });
 export const historyBody = z.object({
   limit: z.number().int().min(1).max(1000).default(10),
   before: z.union([z.string(), obj]).optional(),

@@ -130,6 +130,17 @@ export async function updateThreadState(
   }
 }
 
+/** Merges `metadata` into the metadata of the thread's latest checkpoint (the reference's patchState). */
+export async function patchThreadState(
+  d: AgentDeployment,
+  threadId: string,
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  if (!(await getThreadItem(d, threadId))) throw new NotFound(`Thread with ID ${threadId} not found`);
+  if (!(await d.checkpointer().patchLatestMetadata(threadId, metadata)))
+    throw new BadRequest("The thread has no state yet: run it once before patching its state's metadata");
+}
+
 /**
  * Applies supersteps to a thread in order, each one step of its graph (LangGraph's bulkUpdateState): how a
  * thread is created with a history (`threads.create({supersteps})`).
