@@ -1,12 +1,15 @@
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { registry, withLangGraph } from "@langchain/langgraph/zod";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { z as z3 } from "zod/v3";
 import { contains } from "./assistants.ts";
-import { graphSchemas } from "./graph-schemas.ts";
+import { attachExtractedSchemas, graphSchemas, subgraphSchemas } from "./graph-schemas.ts";
 import type { CompiledGraphLike } from "./graphs.ts";
 
 const asLike = (g: unknown) => g as CompiledGraphLike;
 
+// Runtime schemas (zod v3 and v4, LangGraph's registry metadata) and build-time ones (ts-schemas.ts) in one answer.
 describe("graphSchemas", () => {
   it("a zod state, input and context give typed schemas; input has no required fields", () => {
     const State = z.object({ text: z.string(), n: z.number().optional() });
@@ -25,7 +28,82 @@ describe("graphSchemas", () => {
     expect(s.input_schema).toMatchObject({ properties: { text: { type: "string" } } });
     expect(s.input_schema?.required).toBeUndefined();
     expect(s.context_schema).toMatchObject({ properties: { model: { type: "string" } } });
-    expect(s.config_schema).toBeNull();
+    expect(s.config_schema).toEqual(s.context_schema);
+  });
+
+  it("a zod v3 state (zod/v3) gives typed schemas too", () => {
+    const State = z3.object({ text: z3.string(), tags: z3.array(z3.string()).optional() });
+    const g = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile();
+    const s = graphSchemas("g", asLike(g));
+    expect(s.state_schema).toMatchObject({
+      type: "object",
+      properties: { text: { type: "string" }, tags: { type: "array", items: { type: "string" } } },
+      required: ["text"],
+    });
+    expect(s.input_schema?.required).toBeUndefined();
+  });
+
+  it("registry metadata (jsonSchemaExtra) and field descriptions end up in the schemas, zod v4", () => {
+    const State = z.object({
+      messages: z
+        .array(z.string())
+        .describe("the conversation")
+        .register(registry, {
+          reducer: { fn: (a: string[], b: string[]) => a.concat(b) },
+          default: () => [],
+          jsonSchemaExtra: { langgraph_type: "messages" },
+        }),
+      n: z.number().describe("a count"),
+    });
+    const s = graphSchemas(
+      "g",
+      asLike(
+        new StateGraph(State)
+          .addNode("a", () => ({}))
+          .addEdge(START, "a")
+          .compile(),
+      ),
+    );
+    expect(s.state_schema).toMatchObject({
+      properties: {
+        messages: { type: "array", langgraph_type: "messages", description: "the conversation" },
+        n: { type: "number", description: "a count" },
+      },
+    });
+    expect(s.input_schema).toMatchObject({ properties: { messages: { langgraph_type: "messages" } } });
+  });
+
+  it("registry metadata through withLangGraph ends up in the schemas, zod v3", () => {
+    const State = z3.object({
+      messages: withLangGraph(z3.array(z3.string()), {
+        reducer: { fn: (a: string[], b: string[]) => a.concat(b) },
+        default: () => [],
+        jsonSchemaExtra: { langgraph_type: "messages" },
+      }),
+    });
+    const g = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile();
+    expect(graphSchemas("g", asLike(g)).state_schema).toMatchObject({
+      properties: { messages: { type: "array", langgraph_type: "messages" } },
+    });
+  });
+
+  it("config_schema is the zod context schema, or the build-time config schema of an Annotation graph", () => {
+    const State = Annotation.Root({ text: Annotation<string>() });
+    const g = new StateGraph(State)
+      .addNode("a", () => ({}))
+      .addEdge(START, "a")
+      .compile();
+    expect(graphSchemas("g", asLike(g)).config_schema).toBeNull();
+    const config = { type: "object", properties: { model: { type: "string" } } };
+    const s = graphSchemas("g", asLike(g), { config });
+    expect(s.config_schema).toEqual(config);
+    expect(s.context_schema).toEqual(config);
   });
 
   it("an Annotation state gives its channel names, unconstrained", () => {
@@ -38,6 +116,50 @@ describe("graphSchemas", () => {
       type: "object",
       properties: { text: {}, count: {} },
     });
+  });
+
+  it("an Annotation state's build-time schemas, when attached, are served in place of the channel names", () => {
+    const State = Annotation.Root({ text: Annotation<string>(), count: Annotation<number>() });
+    const g = asLike(
+      new StateGraph(State)
+        .addNode("a", () => ({}))
+        .addEdge(START, "a")
+        .compile(),
+    );
+    const state = { type: "object", properties: { text: { type: "string" }, count: { type: "number" } } };
+    attachExtractedSchemas(g, { state, input: state, output: { ...state, required: ["text", "count"] } });
+    const s = graphSchemas("g", g);
+    expect(s.state_schema).toEqual(state);
+    expect(s.input_schema).toEqual(state);
+    expect(s.output_schema).toMatchObject({ required: ["text", "count"] });
+  });
+
+  it("a zod state's runtime schema wins over a build-time one", () => {
+    const g = asLike(
+      new StateGraph(z.object({ text: z.string() }))
+        .addNode("a", () => ({}))
+        .addEdge(START, "a")
+        .compile(),
+    );
+    const s = graphSchemas("g", g, { state: { type: "object", properties: { other: {} } } });
+    expect(s.state_schema).toMatchObject({ properties: { text: { type: "string" } } });
+  });
+});
+
+describe("subgraphSchemas", () => {
+  it("a subgraph is served its build-time schemas by namespace", async () => {
+    const Inner = Annotation.Root({ depth: Annotation<number>() });
+    const inner = new StateGraph(Inner)
+      .addNode("leaf", () => ({}))
+      .addEdge(START, "leaf")
+      .compile();
+    const outer = asLike(new StateGraph(Inner).addNode("child", inner).addEdge(START, "child").compile());
+    const depth = { type: "object", properties: { depth: { type: "number" } } };
+    attachExtractedSchemas(outer, { state: depth, subgraphs: { child: { state: depth } } });
+    const subs = await subgraphSchemas("g", outer);
+    expect(Object.keys(subs)).toEqual(["child"]);
+    expect(subs.child.state_schema).toEqual(depth);
+    expect(subs.child.input_schema).toEqual({ type: "object", properties: { depth: {} } });
   });
 });
 

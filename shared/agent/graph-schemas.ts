@@ -1,16 +1,19 @@
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
+import type { ExtractedSchemas, GraphTypeSchemas } from "../deploy/schemas-file.ts";
 import { NotFound } from "../errors.ts";
 import type { CompiledGraphLike } from "./graphs.ts";
 
 // What an assistant's graph looks like from outside: the drawable graph, JSON schemas of its state, input,
-// output and context, and its subgraphs. Derived at runtime from the compiled graph (the reference server also
-// parses TypeScript sources; we do not):
-// - zod state / input / output / context (StateGraph(z.object(…)), {input, output, context}) → full schemas;
-// - StateSchema state → its own JSON schemas;
-// - Annotation state → an object with the channel names as properties, each unconstrained ({}), since an
-//   Annotation carries no runtime types;
-// - config_schema → null (LangGraph.js v1 graphs declare `context`, served as context_schema).
-// Anything that cannot be derived is null, as the SDK's GraphSchema allows.
+// output and config, and its subgraphs. Each schema is, first found:
+// - derived at runtime from the compiled graph: zod state / input / output / config (StateGraph(z.object(…)),
+//   {input, output, context}, zod v3 or v4) with LangGraph's registry metadata (withLangGraph / registry
+//   `jsonSchemaExtra`, as LangGraph's own zod schema helpers apply it), or a StateSchema's own JSON schemas;
+// - extracted at build time from the graph's TypeScript types (shared/deploy/ts-schemas.ts, the artifact's
+//   schemas.json, attached at load by runtime/load-graphs.ts): Annotation state, input, output and config
+//   annotation, and subgraphs' by namespace;
+// - for state, input and output: the channel names as properties, each unconstrained ({}).
+// config_schema is also served as context_schema (to LangGraph.js they are one schema, as the reference says).
+// Anything else is null, as the SDK's GraphSchema allows.
 
 type JsonSchema = Record<string, unknown>;
 export interface GraphSchemas {
@@ -30,6 +33,21 @@ interface BuilderLike {
   _inputRuntimeDefinition?: unknown;
   _outputRuntimeDefinition?: unknown;
   _configRuntimeSchema?: unknown;
+  _metaRegistry?: MetaRegistry;
+}
+
+/** LangGraph's zod metadata registry (the graph's own copy): rewrites a schema's fields with their metadata. */
+interface MetaRegistry {
+  getExtendedChannelSchemas(schema: unknown, effects: Record<string, boolean>): unknown;
+}
+
+const extracted = new WeakMap<object, ExtractedSchemas>();
+/** Attaches the build-time schemas of `graph` (its entry of the artifact's schemas.json). */
+export function attachExtractedSchemas(
+  graph: CompiledGraphLike,
+  schemas: ExtractedSchemas | undefined,
+): void {
+  if (schemas) extracted.set(graph, schemas);
 }
 
 const isZodLike = (s: unknown) => s != null && typeof s === "object" && ("_zod" in s || "_def" in s);
@@ -39,12 +57,40 @@ const isStateSchema = (s: unknown): s is { getJsonSchema(): JsonSchema; getInput
   typeof (s as { getJsonSchema?: unknown }).getJsonSchema === "function" &&
   typeof (s as { getInputJsonSchema?: unknown }).getInputJsonSchema === "function";
 
-/** A JSON schema of a runtime definition; `input` makes every property optional (input is a partial update). */
-function fromRuntime(def: unknown, input: boolean): JsonSchema | null {
+// The field rewrites LangGraph's own schema helpers ask of the registry: metadata as "lg:{…}" descriptions; an
+// input takes a field's reducer input schema and is partial.
+const EXTRAS = { withJsonSchemaExtrasAsDescription: true };
+const INPUT = { withJsonSchemaExtrasAsDescription: true, withReducerSchema: true, asPartial: true };
+const EXTRAS_PREFIX = "lg:";
+
+/** A description "lg:{…}" (the registry's `jsonSchemaExtra` and the field's own description) spread in place. */
+function applyExtras(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(applyExtras);
+  if (schema == null || typeof schema !== "object") return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, applyExtras(v)]));
+  if (typeof out.description === "string" && out.description.startsWith(EXTRAS_PREFIX)) {
+    const { description, ...rest } = out as { description: string };
+    try {
+      return { ...rest, ...JSON.parse(description.slice(EXTRAS_PREFIX.length)) };
+    } catch {
+      return out;
+    }
+  }
+  return out;
+}
+
+/** A JSON schema of a runtime definition, with the registry's field metadata; `input`: every field optional. */
+function fromRuntime(def: unknown, registry: MetaRegistry | undefined, input = false): JsonSchema | null {
   try {
     if (isStateSchema(def)) return input ? def.getInputJsonSchema() : def.getJsonSchema();
     if (!isZodLike(def)) return null;
-    const { $schema: _s, ...schema } = toJsonSchema(def as never) as JsonSchema;
+    let extended: unknown = def;
+    try {
+      extended = registry?.getExtendedChannelSchemas(def, input ? INPUT : EXTRAS) ?? def;
+    } catch {
+      // Not an object schema the registry can walk: the schema as it is.
+    }
+    const { $schema: _s, ...schema } = applyExtras(toJsonSchema(extended as never)) as JsonSchema;
     if (input) delete schema.required;
     return schema;
   } catch {
@@ -59,19 +105,32 @@ function fromChannels(channels: Record<string, unknown> | undefined): JsonSchema
   return { type: "object", properties };
 }
 
-export function graphSchemas(graphId: string, graph: CompiledGraphLike): GraphSchemas {
+/** The graph's schemas; `fromTypes` are its build-time schemas (by default those attached to `graph`). */
+export function graphSchemas(
+  graphId: string,
+  graph: CompiledGraphLike,
+  fromTypes: GraphTypeSchemas | undefined = extracted.get(graph),
+): GraphSchemas {
   const b = (graph.builder ?? {}) as BuilderLike;
+  const registry = b._metaRegistry;
   const state = b._schemaRuntimeDefinition;
   // A symbol (the library's "partial state" marker) or nothing: input is the state, all optional.
   const inputDef = typeof b._inputRuntimeDefinition === "object" ? b._inputRuntimeDefinition : state;
   const outputDef = typeof b._outputRuntimeDefinition === "object" ? b._outputRuntimeDefinition : state;
+  const config = fromRuntime(b._configRuntimeSchema, registry) ?? fromTypes?.config ?? null;
   return {
     graph_id: graphId,
-    state_schema: fromRuntime(state, false) ?? fromChannels(b._schemaDefinition),
-    input_schema: fromRuntime(inputDef, true) ?? fromChannels(b._inputDefinition ?? b._schemaDefinition),
-    output_schema: fromRuntime(outputDef, false) ?? fromChannels(b._outputDefinition ?? b._schemaDefinition),
-    config_schema: null,
-    context_schema: fromRuntime(b._configRuntimeSchema, false),
+    state_schema: fromRuntime(state, registry) ?? fromTypes?.state ?? fromChannels(b._schemaDefinition),
+    input_schema:
+      fromRuntime(inputDef, registry, true) ??
+      fromTypes?.input ??
+      fromChannels(b._inputDefinition ?? b._schemaDefinition),
+    output_schema:
+      fromRuntime(outputDef, registry) ??
+      fromTypes?.output ??
+      fromChannels(b._outputDefinition ?? b._schemaDefinition),
+    config_schema: config,
+    context_schema: config,
   };
 }
 
@@ -104,6 +163,7 @@ export async function subgraphSchemas(
   const found = g.getSubgraphsAsync
     ? g.getSubgraphsAsync(namespace, recurse)
     : (g.getSubgraphs?.(namespace, recurse) ?? []);
-  for await (const [ns, sub] of found) out[ns] = graphSchemas(graphId, sub);
+  const fromTypes = extracted.get(graph)?.subgraphs;
+  for await (const [ns, sub] of found) out[ns] = graphSchemas(graphId, sub, fromTypes?.[ns]);
   return out;
 }

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { extractGraphSchemas, SCHEMAS_FILE, type SchemasFile, writeGraphSchemas } from "./ts-schemas.ts";
+import { SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
+import { extractGraphSchemas, writeGraphSchemas } from "./ts-schemas.ts";
 
 // Graph sources written the way users write them, read with the TypeScript compiler; imports resolve from the
 // platform's own packages, as the bundler resolves a repository without package.json.

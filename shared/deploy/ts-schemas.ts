@@ -4,8 +4,9 @@ import path from "node:path";
 import { API, DiagnosticCategory, type Project } from "typescript/unstable/async";
 import type { ArtifactManifest } from "./bundle.ts";
 import type { LogLine } from "./exec.ts";
+import { type GraphTypeSchemas, SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
 import { findSubgraphs } from "./ts-subgraphs.ts";
-import { type JsonSchema, MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-schema.ts";
+import { MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-schema.ts";
 
 // Typed JSON Schemas of each graph's state, input, output and config, read from its TypeScript types at build
 // time, as the reference server's extractor does (an Annotation carries no runtime types, so its schemas can only
@@ -15,19 +16,10 @@ import { type JsonSchema, MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-sch
 // extraction stops after a time budget. The agent runtime serves these when the graph has no runtime (zod,
 // StateSchema) schemas (shared/agent/graph-schemas.ts).
 
-export const SCHEMAS_FILE = "schemas.json";
 const BUDGET_MS = 20_000;
 const KINDS = ["state", "input", "output", "config"] as const;
 const TS_SOURCE = /\.[cm]?tsx?$/;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export type GraphTypeSchemas = Partial<Record<(typeof KINDS)[number], JsonSchema>>;
-export interface ExtractedSchemas extends GraphTypeSchemas {
-  /** By namespace, as getSubgraphs names them ("node", "node|inner"). */
-  subgraphs?: Record<string, GraphTypeSchemas>;
-}
-/** schemas.json: by graph id. */
-export type SchemasFile = Record<string, ExtractedSchemas>;
 
 export interface GraphSource {
   /** Absolute path of the graph's file. */

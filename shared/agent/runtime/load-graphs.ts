@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
+import { readSchemasFile } from "../../deploy/schemas-file.ts";
 import { logger } from "../../log.ts";
+import { attachExtractedSchemas } from "../graph-schemas.ts";
 import type { CompiledGraphLike, GraphSlot } from "../graphs.ts";
 import { registerSdkLogger } from "./sdk-logger.ts";
 
@@ -82,6 +84,7 @@ export async function loadArtifactGraphs(
   attach: { checkpointer: BaseCheckpointSaver; store: BaseStore },
 ): Promise<Map<string, GraphSlot>> {
   const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
+  const typed = await readSchemasFile(dir);
   const out = new Map<string, GraphSlot>();
   registerSdkLogger();
   for (const [graphId, entry] of Object.entries(manifest.graphs)) {
@@ -100,6 +103,7 @@ export async function loadArtifactGraphs(
     const { exported } = imported;
     const attached = (g: CompiledGraphLike) => Object.assign(g, attach);
     const graph = attached(imported.graph);
+    attachExtractedSchemas(graph, typed[graphId]);
     // A factory builds each run's graph from that run's config, as the reference server calls it; the graph
     // built at load (empty config) answers the assistant endpoints (schemas, drawing) and state reads.
     const build = isFactory(exported)
