@@ -2,7 +2,8 @@ import { SELF_HOSTED_PREFIX } from "../shared/config.ts";
 
 // THE route manifest: every HTTP endpoint as data. The local gateway, the CDK API (one Lambda per
 // route) and the OpenAPI document are generated from this list; nothing else declares a route.
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** `ANY`: every method but OPTIONS (CORS preflights stay the gateway's and the router's). */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ANY";
 /** API groups: each becomes its own nested stack in AWS. `control` routes also answer under /api-host. */
 export type Group = "system" | "control" | "platform" | "export" | "agent";
 
@@ -528,6 +529,34 @@ export const routes: Route[] = [
     ],
   ]),
   // (end of agent server: A2A)
+  // — agent server: generative UI (langgraph.json ui, bundled at build time: shared/deploy/ui-bundle.ts) —
+  ...grouped("agent", [
+    [
+      "POST",
+      "/agents/{deployment_id}/ui/{name}",
+      "agent/ui/component",
+      "Generative UI: the HTML (stylesheet and script tags) that loads a graph's UI components",
+    ],
+    // Browsers load these from <script src> and <link href>: no API key can go with them.
+    [
+      "GET",
+      "/agents/{deployment_id}/ui/{name}/{file}",
+      "agent/ui/asset",
+      "Generative UI: a bundled file of a graph's UI components (JavaScript or CSS)",
+      PUBLIC,
+    ],
+  ]),
+  // (end of agent server: generative UI)
+  // — agent server: custom routes (langgraph.json http.app, shared/agent/runtime/custom-routes.ts) —
+  ...grouped("agent", [
+    [
+      "ANY",
+      "/agents/{deployment_id}/{proxy+}",
+      "agent/custom/route",
+      "Custom routes of the deployment (langgraph.json http.app); any other path answers 404",
+    ],
+  ]),
+  // (end of agent server: custom routes)
 ];
 
 /**
@@ -557,9 +586,10 @@ export function mountedRoutes(list: Route[] = routes): MountedRoute[] {
 }
 
 let byKey: Map<string, Route> | undefined;
+/** The route of a route key; `POST /x/{proxy+}` (what API Gateway names a request to an ANY route) is `ANY /x/{proxy+}`. */
 export function routeForKey(routeKey: string): Route | undefined {
   byKey ??= new Map(mountedRoutes().map((m) => [m.routeKey, m]));
-  return byKey.get(routeKey);
+  return byKey.get(routeKey) ?? byKey.get(routeKey.replace(/^[A-Z]+ /, "ANY "));
 }
 
 /** Lambda-safe function name stem for a route: one function per route. */

@@ -1,11 +1,34 @@
 import { describe, expect, it, vi } from "vitest";
 
-// The AWS router's CORS: preflights answered before any authentication with the deployment's policy; a refused
-// request (no API key) carries the headers too. The records are mocked: no DynamoDB here.
+// The AWS router: CORS preflights answered before any authentication with the deployment's policy; a refused
+// request (no API key) carries the headers too; a deployment with custom auth gets requests without a platform
+// key, marked "custom" for its runtime. The records and Lambda are mocked: no DynamoDB or AWS here.
+const CUSTOM = {
+  id: "custom",
+  tenant_id: "t-1",
+  active_revision_id: "rev-1",
+  active_runtime_version: "7",
+  custom_auth: { disable_studio_auth: false },
+};
 vi.mock("../../shared/records/control.ts", () => ({
-  deploymentById: async (id: string) =>
-    id === "restricted" ? { id, cors: { allow_origins: ["https://app.example"] } } : undefined,
-  recentDeploymentRecord: async () => undefined,
+  recentDeploymentById: async (id: string) =>
+    id === "restricted"
+      ? { id, cors: { allow_origins: ["https://app.example"] } }
+      : id === "custom"
+        ? CUSTOM
+        : undefined,
+  recentDeploymentRecord: async (tenant: string, id: string) =>
+    tenant === CUSTOM.tenant_id && id === CUSTOM.id ? CUSTOM : undefined,
+}));
+const invoked: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
+vi.mock("../../shared/aws/clients.ts", () => ({
+  lambda: () => ({
+    send: async (cmd: { input: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array } }) => {
+      invoked.push(cmd.input);
+      const prelude = `${JSON.stringify({ statusCode: 200, headers: { "content-type": "application/json" } })}\n[]`;
+      return { EventStream: [{ PayloadChunk: { Payload: Buffer.from(prelude) } }] };
+    },
+  }),
 }));
 vi.mock("../../shared/auth/api-keys.ts", async () => {
   const { Unauthorized } = await import("../../shared/errors.ts");
@@ -98,5 +121,25 @@ describe("the agent router's CORS (AWS)", () => {
       "access-control-allow-origin": "*",
       "access-control-expose-headers": "content-location,x-pagination-total",
     });
+  });
+});
+
+describe("the agent router with custom auth (AWS)", () => {
+  it("passes a request without a platform key to the deployment's runtime as custom, headers intact", async () => {
+    invoked.length = 0;
+    const a = await routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" }));
+    expect(a.statusCode).toBe(200);
+    expect(invoked).toHaveLength(1);
+    expect(invoked[0]!.Qualifier).toBe("7");
+    const payload = JSON.parse(Buffer.from(invoked[0]!.Payload!).toString());
+    expect(payload).toMatchObject({ kind: "http", tenant_id: "t-1", auth: "custom" });
+    expect(payload.event.headers.authorization).toBe("Bearer end-user");
+  });
+
+  it("a deployment without custom auth still answers 401 without a key, invoking nothing", async () => {
+    invoked.length = 0;
+    const a = await routerAnswer(restEvent("POST", "open", { authorization: "Bearer end-user" }));
+    expect(a.statusCode).toBe(401);
+    expect(invoked).toHaveLength(0);
   });
 });

@@ -1,8 +1,8 @@
 import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
-import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
@@ -54,19 +54,20 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     s.end();
   };
   let target: { FunctionName: string; Qualifier: string };
-  let tenant: string;
+  let access: AgentAccess;
   try {
-    tenant = await authenticate(headers);
-    target = await runtimeTarget(tenant, deploymentId);
+    access = await agentAccess(headers, deploymentId);
+    target = await runtimeTarget(access.tenant, deploymentId);
   } catch (err) {
     if (err instanceof HttpError) return fail(err.status, err.body());
     throw err;
   }
-  // The runtime gets the request without the API key that authenticated it.
+  // The runtime gets the request without the platform API key that let it in (agentAccess strips it).
   const payload: RuntimeEvent = {
     kind: "http",
-    tenant_id: tenant,
-    event: { ...event, headers: withoutApiKey(headers) },
+    tenant_id: access.tenant,
+    auth: access.auth,
+    event: { ...event, headers: access.headers as Record<string, string> },
   };
   const res = await lambda().send(
     new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),

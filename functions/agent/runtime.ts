@@ -1,9 +1,12 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
+import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread } from "../../shared/agent/worker.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
+import { HttpError } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { type ResponseStream, writeBody } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
@@ -47,7 +50,8 @@ async function sendTraces(
   return JSON.parse(Buffer.from(out.Payload ?? []).toString()) as IngestResult;
 }
 
-const d = startRuntime({ ...settings, artifact_dir: config.lambda.taskRoot ?? process.cwd() }, sendTraces);
+const artifactDir = config.lambda.taskRoot ?? process.cwd();
+const d = startRuntime({ ...settings, artifact_dir: artifactDir }, sendTraces);
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {
@@ -55,6 +59,7 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     return out.end();
   }
   if (e.kind === "health") {
+    await loadCustomAuth(artifactDir);
     const graphs = await graphNodes(d);
     out.write(preludeOf(json(200, graphs)));
     out.write(JSON.stringify(graphs));
@@ -70,9 +75,25 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     ...e.event,
     requestContext: { ...e.event.requestContext, authorizer: { lambda: { tenant_id: e.tenant_id } } },
   } as typeof e.event;
-  const result = await handler(event);
-  out.write(preludeOf(result));
-  await writeBody(result, out);
+  const request = {
+    method: event.requestContext?.http?.method ?? "GET",
+    path: event.rawPath ?? "/",
+    query: event.rawQueryString,
+    headers: event.headers ?? {},
+  };
+  // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
+  // inside the request's identity, so a streamed body is read as that user too.
+  await withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
+    // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
+    const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
+    out.write(preludeOf(result));
+    await writeBody(result, out);
+  }).catch((err: unknown) => {
+    if (!(err instanceof HttpError)) throw err;
+    out.write(preludeOf(json(err.status, err.body())));
+    out.write(JSON.stringify(err.body()));
+    out.end();
+  });
 }
 
 const streamify = (globalThis as { awslambda?: { streamifyResponse: Streamify } }).awslambda

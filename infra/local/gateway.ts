@@ -48,6 +48,11 @@ export interface GatewayOptions {
    * platform's gateway which answers CORS for it).
    */
   cors?: false | ((path: string) => Promise<CorsPolicy>);
+  /**
+   * Asked first for every request a route matched (a runtime's custom routes and disabled route groups): its
+   * answer, or undefined to let the route's handler answer.
+   */
+  intercept?: (event: HttpEvent, route: MountedRoute) => Promise<HttpResult | undefined>;
 }
 
 /** The gateway's default CORS policy for a path: the deployment's for an agent server, else the defaults. */
@@ -188,7 +193,8 @@ export class Gateway {
       const m = c.regex.exec(path);
       if (!m) continue;
       pathMatched = true;
-      if (c.route.method !== method) continue;
+      // ANY serves every method but OPTIONS: a preflight stays the gateway's (405 → answered as CORS).
+      if (c.route.method !== method && (c.route.method !== "ANY" || method === "OPTIONS")) continue;
       const params: Record<string, string> = {};
       c.names.forEach((n, i) => {
         params[n] = safeDecode(m[i + 1]);
@@ -229,7 +235,8 @@ export class Gateway {
       if (!handler) return await this.opts.forward!(req, res, found.route.route, found.params);
       const body = await readBody(req, config.maxBodyBytes);
       const event = toEvent(req, url, body, found.route.route, found.params, tenantId);
-      await write(res, await handler(event));
+      const early = this.opts.intercept && (await this.opts.intercept(event, found.route.route));
+      await write(res, early || (await handler(event)));
     } catch (err) {
       if (err instanceof BodyTooLarge) {
         // Answer once the client has finished sending, so it reads a 413 rather than a reset connection.

@@ -2,17 +2,25 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
+import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
+import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { secretHash, secretMatches } from "../../shared/crypto/secret-hash.ts";
+import { HttpError } from "../../shared/errors.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
-import { type LocalRuntimeStart, ROUTER_TENANT_HEADER, RUNTIME_TOKEN_HEADER } from "./runtime-protocol.ts";
+import {
+  type LocalRuntimeStart,
+  ROUTER_AUTH_HEADER,
+  ROUTER_TENANT_HEADER,
+  RUNTIME_TOKEN_HEADER,
+} from "./runtime-protocol.ts";
 
 // A deployment's runtime on the local cloud: a child process of the platform (runtimes.ts starts it under
 // Node's permission model), serving that one deployment. What it is told arrives on stdin, not in its
@@ -69,6 +77,8 @@ async function main() {
     loader: loadRuntimeHandler,
     // CORS is the platform's gateway's (it answers preflights and adds the headers to what this answers).
     cors: false,
+    // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
+    intercept: (event, route) => customRouteAnswer(event, route),
   });
   await gateway.load();
   let draining = false;
@@ -76,6 +86,7 @@ async function main() {
   const internal = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (path === "/__runtime/health") {
       await d.loadGraphs!();
+      await loadCustomAuth(start.runtime.artifact_dir);
       return write(res, jsonResult(200, { ok: true, pid: process.pid }));
     }
     if (path === "/__runtime/stats" && config.countRequests !== undefined)
@@ -95,12 +106,21 @@ async function main() {
       return write(res, jsonResult(403, { detail: "Requests reach a runtime through the platform only" }));
     }
     const tenant = String(req.headers[ROUTER_TENANT_HEADER] ?? "");
+    const how: RouterAuth = req.headers[ROUTER_AUTH_HEADER] === "custom" ? "custom" : "operator";
     delete req.headers[RUNTIME_TOKEN_HEADER];
     delete req.headers[ROUTER_TENANT_HEADER];
-    const path = (req.url ?? "/").split("?")[0];
+    delete req.headers[ROUTER_AUTH_HEADER];
+    const [path, query] = (req.url ?? "/").split("?", 2) as [string, string | undefined];
+    const request = { method: req.method ?? "GET", path, query, headers: req.headers };
     const answer = path.startsWith("/__runtime/")
       ? internal(req, res, path)
-      : gateway.handle(req, res, tenant || undefined);
+      : withRequestAuth(start.runtime.artifact_dir, how, request, () =>
+          gateway.handle(req, res, tenant || undefined),
+        ).catch((err) => {
+          if (!(err instanceof HttpError)) throw err;
+          req.resume();
+          write(res, jsonResult(err.status, err.body()));
+        });
     answer.catch((err) => {
       logger.error("runtime request failed", { error: err });
       if (!res.headersSent) write(res, jsonResult(500, { error: "internal", request_id: null }));

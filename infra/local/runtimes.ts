@@ -8,8 +8,8 @@ import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
+import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
-import { authenticate, withoutApiKey } from "../../shared/auth/api-keys.ts";
 import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { secretHash } from "../../shared/crypto/secret-hash.ts";
@@ -23,7 +23,12 @@ import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { freePort, readBody } from "./http-util.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
-import { type LocalRuntimeStart, ROUTER_TENANT_HEADER, RUNTIME_TOKEN_HEADER } from "./runtime-protocol.ts";
+import {
+  type LocalRuntimeStart,
+  ROUTER_AUTH_HEADER,
+  ROUTER_TENANT_HEADER,
+  RUNTIME_TOKEN_HEADER,
+} from "./runtime-protocol.ts";
 import { RUNTIME_S3_KEY } from "./s3.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
@@ -278,7 +283,10 @@ export class LocalRuntimes implements RuntimeHost {
     });
   }
 
-  /** The gateway's forwarder: the API key is checked here, then the request goes to the runtime as it came. */
+  /**
+   * The gateway's forwarder: who may call is decided here (agentAccess: a platform API key, or the deployment's
+   * custom auth), then the request goes to the runtime as it came, without the platform key.
+   */
   forward = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -286,20 +294,20 @@ export class LocalRuntimes implements RuntimeHost {
     params: Record<string, string>,
   ): Promise<void> => {
     let r: Running;
-    let tenant: string;
+    let access: AgentAccess;
     try {
-      const headers = req.headers as Record<string, string | undefined>;
-      tenant = await authenticate(headers);
-      r = await this.ensure(tenant, params.deployment_id);
+      access = await agentAccess(req.headers as Record<string, string | undefined>, params.deployment_id);
+      r = await this.ensure(access.tenant, params.deployment_id);
     } catch (err) {
       req.resume();
       if (err instanceof HttpError) return write(res, json(err.status, err.body()));
       throw err;
     }
     const headers = {
-      ...withoutApiKey(req.headers),
+      ...access.headers,
       [RUNTIME_TOKEN_HEADER]: r.token,
-      [ROUTER_TENANT_HEADER]: tenant,
+      [ROUTER_TENANT_HEADER]: access.tenant,
+      [ROUTER_AUTH_HEADER]: access.auth,
     };
     await new Promise<void>((done) => {
       const upstream = request(

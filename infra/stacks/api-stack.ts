@@ -57,6 +57,8 @@ const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
  * servers' code is in their own runtime functions). */
 const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
   control: { read: true, delete: true },
+  // The generative-UI files of revisions (the browser loads them without an API key): agent/ui/asset.
+  agent: { readOnly: "artifacts/*/ui/*" },
 };
 
 export interface ApiStackProps extends StackProps {

@@ -7,7 +7,7 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
-import type { IGrantable } from "aws-cdk-lib/aws-iam";
+import { Grant, type IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import {
   BlockPublicAccess,
@@ -34,6 +34,8 @@ export interface DataRefs {
 /** What a role may do in the artifact bucket (artifacts/<tenant>/… and logs/<tenant>/…). */
 export interface ArtifactAccess {
   read?: boolean;
+  /** A key pattern (with * wildcards) the role may read, and only read. */
+  readOnly?: string;
   /** Key prefixes the role may write under, e.g. "logs/". */
   write?: string[];
   delete?: boolean;
@@ -248,6 +250,17 @@ export class DataStack extends Stack {
         "Revision artifacts and logs live under generated keys of the artifact bucket only.",
       );
       for (const a of ["s3:GetObject*", "s3:GetBucket*", "s3:List*"]) actions.add(a);
+    }
+    if (access.readOnly) {
+      // GetObject on the matching keys only: no listing of the bucket, no other key.
+      const arn = artifacts.arnForObjects(access.readOnly);
+      Grant.addToPrincipal({ grantee: role, actions: ["s3:GetObject"], resourceArns: [arn] });
+      artifacts.encryptionKey?.grantDecrypt(role);
+      acknowledgeResource(
+        role,
+        arn,
+        `Reads only the keys matching ${access.readOnly} of the artifact bucket.`,
+      );
     }
     for (const prefix of access.write ?? []) {
       artifacts.grantPut(role, `${prefix}*`);

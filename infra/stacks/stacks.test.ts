@@ -136,6 +136,27 @@ describe("platform stacks (manifest as it is)", () => {
     expect(Template.fromStack(s.api).findOutputs("AgentApiUrl")).not.toEqual({});
   });
 
+  it("sends every other agent-server path (custom routes, http.app) to the router: ANY on a greedy {proxy+}", () => {
+    const t = Template.fromStack(s.api.groups.get("agent")!);
+    const resources = t.findResources("AWS::ApiGateway::Resource");
+    const proxy = Object.entries(resources).filter(([, r]) => r.Properties.PathPart === "{proxy+}");
+    expect(proxy).toHaveLength(1);
+    const [proxyId, proxyResource] = proxy[0]!;
+    // Directly under /agents/{deployment_id}: the more specific built-in resources beside it win.
+    const parent = resources[proxyResource.Properties.ParentId.Ref];
+    expect(parent?.Properties.PathPart).toBe("{deployment_id}");
+    const on = Object.values(t.findResources("AWS::ApiGateway::Method")).filter(
+      (m) => m.Properties.ResourceId.Ref === proxyId,
+    );
+    expect(on.map((m) => m.Properties.HttpMethod).sort()).toEqual(["ANY", "OPTIONS"]);
+    const any = on.find((m) => m.Properties.HttpMethod === "ANY")!;
+    expect(any.Properties.Integration).toMatchObject({ Type: "AWS_PROXY", ResponseTransferMode: "STREAM" });
+    const [routerId] = Object.entries(t.findResources("AWS::Lambda::Function")).find(([, f]) =>
+      String(f.Properties.Description).includes("Routes agent-server requests"),
+    )!;
+    expect(JSON.stringify(any.Properties.Integration.Uri)).toContain(routerId);
+  });
+
   it("routes every runtime-served agent route through one streaming router; runtimes are managed by pattern only", () => {
     const agent = s.api.groups.get("agent")!;
     const t = Template.fromStack(agent);
@@ -576,7 +597,7 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
-  it("gives control and task handlers the artifact bucket, with only the access each needs; agent handlers none", () => {
+  it("gives control and task handlers the artifact bucket, with only the access each needs; agent handlers the UI files only", () => {
     const withArtifacts = (stacks: Stack[]) => {
       const fns = apiFunctions(stacks);
       expect(fns.length).toBeGreaterThan(0);
@@ -595,8 +616,12 @@ describe("platform stacks (manifest as it is)", () => {
     expect(control).toContain("s3:GetObject*");
     expect(control).toContain("s3:DeleteObject*");
     expect(control).not.toContain("s3:PutObject");
-    // Agent-server code runs in each deployment's function: the agent group reads no artifact.
-    expect(actions(s.api.groups.get("agent")!).size).toBe(0);
+    // Agent-server code runs in each deployment's function: the agent group reads only the generative-UI files
+    // the browser loads without an API key (GET /agents/{id}/ui/{name}/{file}), and lists nothing.
+    expect([...actions(s.api.groups.get("agent")!)]).toEqual(["s3:GetObject"]);
+    expect(
+      JSON.stringify(artifactStatements(s.api.groups.get("agent")!).map((st: any) => st.Resource)),
+    ).toMatch(/^\[\{"Fn::Join":\["",\[\{[^\]]*\},"\/artifacts\/\*\/ui\/\*"\]\]\}\]$/);
     // Task functions read artifacts and write the deploy log and runtime code, under logs/ and runtimes/ only.
     const taskRole = s.workflows.node.findChild("TaskRole") as IConstruct;
     const tasksArtifacts = statementsOf(s.workflows, logicalId(taskRole)).filter((st) =>

@@ -3,6 +3,7 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, type RpcId, rpcError } from 
 import { isRecord } from "../llm/json.ts";
 import type { RunRecord } from "../records/agent.ts";
 import { resolveAssistant } from "./assistants.ts";
+import { runAccess, threadAccess } from "./auth-checks.ts";
 import type { AgentDeployment } from "./context.ts";
 import { runCreate } from "./run-schemas.ts";
 import { ACTIVE, cancelRun, createRun, getRunItem, type Kick } from "./runs.ts";
@@ -280,7 +281,8 @@ async function startTask(
       a2a: { message_id: message.messageId ?? null, ...(message.taskId ? { task_id: message.taskId } : {}) },
     },
   });
-  const run = await createRun(d, threadId, body, kick);
+  const { threadMetadata } = await runAccess(d, threadId, body);
+  const run = await createRun(d, threadId, body, kick, threadMetadata);
   return { threadId: run.thread_id, runId: run.run_id };
 }
 
@@ -384,8 +386,23 @@ async function* streamEvents(
   yield status(state, true, text !== undefined ? agentMessage(text, threadId, runId) : undefined);
 }
 
-/** Finds a task's run: on its context's thread when the caller names it, else among the deployment's threads. */
+/**
+ * Finds a task's run: on its context's thread when the caller names it, else among the deployment's threads.
+ * A run on a thread the user may not read (custom auth) is not found.
+ */
 async function findRun(d: AgentDeployment, params: Record<string, unknown>): Promise<RunRecord> {
+  const run = await findAnyRun(d, params);
+  try {
+    await threadAccess(d, run.thread_id, "read");
+  } catch (err) {
+    if (err instanceof NotFound)
+      throw new RpcFailure(RPC.TASK_NOT_FOUND, "Task not found", { taskId: run.run_id });
+    throw err;
+  }
+  return run;
+}
+
+async function findAnyRun(d: AgentDeployment, params: Record<string, unknown>): Promise<RunRecord> {
   const id = params.id;
   if (typeof id !== "string" || !id)
     throw new RpcFailure(RPC.INVALID_PARAMS, "Invalid params: params.id is required");

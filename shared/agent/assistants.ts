@@ -22,6 +22,7 @@ import {
 } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
+import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
 import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
 
@@ -219,6 +220,8 @@ export function contains(value: unknown, filter: unknown): boolean {
 
 export interface AssistantFilter {
   metadata?: Record<string, unknown>;
+  /** Custom auth's filters on metadata (auth-scope.ts): only the assistants the user may see. */
+  auth?: AuthFilters;
   graph_id?: string;
   name?: string;
 }
@@ -226,7 +229,8 @@ export interface AssistantFilter {
 const matches = (a: Assistant, f: AssistantFilter) =>
   (!f.graph_id || a.graph_id === f.graph_id) &&
   (!f.name || a.name.toLowerCase().includes(f.name.toLowerCase())) &&
-  (!f.metadata || contains(a.metadata, f.metadata));
+  (!f.metadata || contains(a.metadata, f.metadata)) &&
+  matchesAuthFilters(a.metadata, f.auth);
 
 export interface AssistantSearch extends AssistantFilter {
   limit: number;

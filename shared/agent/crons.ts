@@ -14,6 +14,7 @@ import {
   threads,
 } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
+import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { nextRunDate } from "./crons-schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./crons-schemas.ts";
@@ -164,18 +165,26 @@ export async function deleteCron(d: AgentDeployment, cronId: string): Promise<vo
 
 function filtered(
   items: CronRecord[],
-  q: Pick<CronSearch, "assistant_id" | "thread_id" | "metadata"> & { enabled?: boolean | null },
+  q: Pick<CronSearch, "assistant_id" | "thread_id" | "metadata"> & {
+    enabled?: boolean | null;
+    /** Custom auth's filters on metadata (auth-scope.ts): only the crons the user may see. */
+    auth?: AuthFilters;
+  },
 ) {
   return items.filter(
     (c) =>
       (!q.assistant_id || c.assistant_id === q.assistant_id) &&
       (!q.thread_id || c.thread_id === q.thread_id) &&
       (q.enabled === undefined || q.enabled === null || c.enabled === q.enabled) &&
-      (!q.metadata || contains(c.metadata, q.metadata)),
+      (!q.metadata || contains(c.metadata, q.metadata)) &&
+      matchesAuthFilters(c.metadata, q.auth),
   );
 }
 
-export async function searchCrons(d: AgentDeployment, q: CronSearch): Promise<Record<string, unknown>[]> {
+export async function searchCrons(
+  d: AgentDeployment,
+  q: CronSearch & { auth?: AuthFilters },
+): Promise<Record<string, unknown>[]> {
   const items = filtered(await crons.list(agentKeys.cronsPk(d.scope), { consistent: true }), q);
   const by = q.sort_by ?? "created_at";
   const dir = (q.sort_order ?? "desc") === "asc" ? 1 : -1;
@@ -194,7 +203,7 @@ export async function searchCrons(d: AgentDeployment, q: CronSearch): Promise<Re
 
 export async function countCrons(
   d: AgentDeployment,
-  q: Pick<CronSearch, "assistant_id" | "thread_id" | "metadata">,
+  q: Pick<CronSearch, "assistant_id" | "thread_id" | "metadata"> & { auth?: AuthFilters },
 ) {
   return filtered(await crons.list(agentKeys.cronsPk(d.scope), { consistent: true }), q).length;
 }

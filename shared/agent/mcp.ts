@@ -3,6 +3,7 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, rpcError, rpcResult } from "
 import { isRecord } from "../llm/json.ts";
 import { logger } from "../log.ts";
 import { graphOf, searchAssistants } from "./assistants.ts";
+import { runAccess, searchScope } from "./auth-checks.ts";
 import type { AgentDeployment } from "./context.ts";
 import { graphSchemas } from "./graph-schemas.ts";
 import { runCreate } from "./run-schemas.ts";
@@ -70,6 +71,8 @@ function objectSchema(schema: Record<string, unknown> | null): Record<string, un
 export async function mcpTools(d: AgentDeployment): Promise<McpTool[]> {
   const served = new Set(d.graphs.filter((g) => !g.error).map((g) => g.graph_id));
   const { assistants } = await searchAssistants(d, {
+    // Custom auth: only the assistants the user may see are their tools.
+    auth: await searchScope("assistants:search", {}),
     limit: Number.MAX_SAFE_INTEGER,
     offset: 0,
     sort_by: "created_at",
@@ -109,7 +112,8 @@ export async function mcpTools(d: AgentDeployment): Promise<McpTool[]> {
 /** Runs the tool's assistant statelessly with `args` as input: the MCP result of its final values. */
 async function callTool(d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
   const body = runCreate.parse({ assistant_id: tool.assistant_id, input: args });
-  const run = await createRun(d, null, body, kick);
+  const { threadMetadata } = await runAccess(d, null, body);
+  const run = await createRun(d, null, body, kick, threadMetadata);
   const values = await waitRun(d, run.thread_id, run.run_id);
   // A failed run ends with its error as its values (as POST /runs/wait answers it): a tool execution error.
   if (isRecord(values) && isRecord(values.__error__)) {

@@ -1,8 +1,9 @@
 import { NotFound } from "../errors.ts";
+import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
 import { graphFor } from "./run-assistant.ts";
 import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
-import { threadIds as allThreadIds, getThreadItem } from "./threads.ts";
+import { threadIds as allThreadIds, getThreadItem, threadItems } from "./threads.ts";
 
 // Operations on many runs at once: a batch of stateless runs (POST /runs/batch) and bulk cancel (POST /runs/cancel).
 
@@ -14,15 +15,19 @@ export async function createStatelessRuns(
   d: AgentDeployment,
   bodies: RunCreate[],
   kick: Parameters<typeof createRun>[3],
+  /** Per run: metadata for its temporary thread (custom auth). */
+  threadMetadata: Record<string, unknown>[] = [],
 ): Promise<Run[]> {
   await Promise.all([...new Set(bodies.map((b) => b.assistant_id))].map((a) => graphFor(d, a)));
-  return Promise.all(bodies.map((b) => createRun(d, null, b, kick)));
+  return Promise.all(bodies.map((b, i) => createRun(d, null, b, kick, threadMetadata[i])));
 }
 
 export interface RunsCancel {
   thread_id?: string | null;
   run_ids?: string[] | null;
   status?: "pending" | "running" | "all" | null;
+  /** Custom auth's filters: only runs of threads the user may see. */
+  auth?: AuthFilters;
 }
 
 /**
@@ -39,10 +44,15 @@ export async function cancelRuns(
   const statuses = !filter.status || filter.status === "all" ? ACTIVE : [filter.status];
   let threadIds: string[];
   if (filter.thread_id) {
-    if (!(await getThreadItem(d, filter.thread_id)))
+    const thread = await getThreadItem(d, filter.thread_id);
+    if (!thread || !matchesAuthFilters(thread.metadata, filter.auth))
       throw new NotFound(`Thread with ID ${filter.thread_id} not found`);
     threadIds = [filter.thread_id];
-  } else threadIds = await allThreadIds(d);
+  } else if (filter.auth)
+    threadIds = (await threadItems(d))
+      .filter((t) => matchesAuthFilters(t.metadata, filter.auth))
+      .map((t) => t.thread_id);
+  else threadIds = await allThreadIds(d);
   const named = filter.run_ids ? new Set(filter.run_ids) : undefined;
   const runs = (await Promise.all(threadIds.map((t) => threadRuns(d, t, statuses))))
     .flat()

@@ -4,6 +4,7 @@ import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { ACTIVE_RUNS_PK, agentKeys, type RunRecord, type RunStatus, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
+import { authConfigurable } from "./auth-scope.ts";
 import { openChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { deleteEventLog } from "./event-log.ts";
@@ -84,6 +85,13 @@ const modesOf = (m: RunCreate["stream_mode"]) => (m === undefined ? ["values"] :
  * A new pending run's record from a run-create body: the one place a run record is made (a request's run, a
  * cron's tick). `overrides` set what the body does not decide (a tick's run has no client to disconnect).
  */
+/** A run's config with its user (custom auth), where the reference server puts it for the graph. */
+function withAuthUser(config: RunCreate["config"]): RunCreate["config"] {
+  const auth = authConfigurable();
+  if (!Object.keys(auth).length) return config;
+  return { ...(config ?? {}), configurable: { ...(config?.configurable ?? {}), ...auth } };
+}
+
 export function newRunRecord(
   d: AgentDeployment,
   run: { threadId: string; runId: string; at: string; stateless: boolean; rg: RunGraph },
@@ -113,7 +121,7 @@ export function newRunRecord(
     kwargs: {
       input: body.input,
       command: body.command ?? undefined,
-      config: body.config,
+      config: withAuthUser(body.config),
       context: body.context,
       stream_mode: modesOf(body.stream_mode),
       stream_subgraphs: body.stream_subgraphs ?? false,
@@ -141,6 +149,8 @@ export async function createRun(
   threadId: string | null,
   body: RunCreate,
   kick: Kick,
+  /** Metadata for a thread the run creates (custom auth: the user's, so they find it). */
+  threadMetadata: Record<string, unknown> = {},
 ): Promise<Run> {
   const stateless = threadId === null;
   const tid = threadId ?? crypto.randomUUID();
@@ -169,7 +179,7 @@ export async function createRun(
     if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread with ID ${tid} not found`);
     await createThread(d, {
       thread_id: tid,
-      metadata: { graph_id: rg.graph_id, assistant_id: rg.assistant_id },
+      metadata: { ...threadMetadata, graph_id: rg.graph_id, assistant_id: rg.assistant_id },
       if_exists: "do_nothing",
     });
     if (await startNow()) return toRun(item);

@@ -2,7 +2,9 @@ import { queryAll } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { agentKeys, THREAD_TTL_PK, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
+import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
+import { threadDefaultTtl } from "./deployment-settings.ts";
 
 // Threads of a deployment's agent server: one partition per deployment in the main table (records and keys:
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
@@ -75,7 +77,7 @@ export async function createThread(
     thread_id?: string;
     metadata?: Record<string, unknown>;
     if_exists?: "raise" | "do_nothing";
-    /** Minutes until the thread is deleted. */
+    /** Minutes until the thread is deleted (absent: langgraph.json checkpointer.ttl.default_ttl, if set). */
     ttl?: number;
   },
   /** Runs once the thread is new (not for an existing one), before it is answered. */
@@ -86,9 +88,10 @@ export async function createThread(
   const metadata = Object.fromEntries(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
   );
+  const ttl = input.ttl ?? (await threadDefaultTtl());
   const item: ThreadRecord = {
     ...newThreadRecord(d, threadId, now, metadata),
-    ...(input.ttl ? ttlFields(input.ttl, Date.parse(now)) : {}),
+    ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}),
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
   if (await threads.create(item)) {
@@ -138,6 +141,8 @@ export interface ThreadQuery {
   limit?: number;
   offset?: number;
   sort_by?: "thread_id" | "status" | "created_at" | "updated_at" | "state_updated_at";
+  /** Custom auth's filters on metadata (auth-scope.ts): only the threads the user may see. */
+  auth?: AuthFilters;
   sort_order?: "asc" | "desc";
 }
 
@@ -174,7 +179,8 @@ async function matching(d: AgentDeployment, q: ThreadQuery): Promise<ThreadRecor
       (!ids || ids.has(i.thread_id)) &&
       (!q.status || i.status === q.status) &&
       (!q.metadata || contains(i.metadata ?? {}, q.metadata)) &&
-      (!q.values || contains(i.values ?? {}, q.values)),
+      (!q.values || contains(i.values ?? {}, q.values)) &&
+      matchesAuthFilters(i.metadata, q.auth),
   );
 }
 

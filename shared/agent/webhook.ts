@@ -6,13 +6,15 @@ import { isoNow } from "../time.ts";
 import type { RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
 import { ACTIVE, getRunItem, toRun } from "./runs.ts";
+import { httpFlag } from "./runtime/artifact.ts";
 import { threadState } from "./state.ts";
 
 // Run webhooks: when a run created with `webhook` finishes (success, error, interrupted) the URL gets a POST of
 // the run as GET run shows it, plus `values` (its final values, else the thread's state when readable), `error`
 // (the message, when it failed) and `webhook_sent_at`. A rolled-back or deleted run sends nothing. The URL is the
 // caller's: the SSRF-guarded outbound client, a timeout, retries on network errors, 429 and 5xx; a delivery that
-// still fails is logged with the host only and never changes the run.
+// still fails is logged with the host only and never changes the run. With langgraph.json
+// `http.disable_webhooks` nothing is sent.
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 10_000;
 const FIRST_RETRY_MS = 500;
@@ -20,6 +22,8 @@ const FIRST_RETRY_MS = 500;
 export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome: RunOutcome): Promise<void> {
   const url = run.kwargs?.webhook;
   if (typeof url !== "string" || !url || outcome.status === "deleted") return;
+  // langgraph.json http.disable_webhooks: the run is kept as asked, no webhook is called.
+  if (await httpFlag("disable_webhooks")) return;
   const item = await getRunItem(d, run.thread_id, run.run_id);
   if (!item || ACTIVE.includes(item.status)) return;
   const values =

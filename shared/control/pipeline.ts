@@ -8,7 +8,7 @@ import { executionStatus, startNamedExecution, stopExecution } from "../aws/exec
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
-import { type CorsConfig, readGraphConfig, unhonouredKeys } from "../deploy/graph-config.ts";
+import { readGraphConfig, unhonouredKeys } from "../deploy/graph-config.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
 import { BuildError, DeployError } from "../errors.ts";
@@ -127,6 +127,10 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
       );
     log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
     if (graphConfig.http?.cors) log.line("CORS: the agent server answers with http.cors of the graph config");
+    if (graphConfig.auth?.path)
+      log.line(
+        `Custom auth: ${graphConfig.auth.path} authenticates requests without a platform API key${graphConfig.auth.disable_studio_auth ? " (and with one: disable_studio_auth)" : ""}`,
+      );
     await installDependencies(configDir, log.line, src);
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
@@ -202,7 +206,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
           : `Graph ${g.graph_id} compiled: nodes ${g.nodes.join(", ")}`,
       );
     const previous = d.active_runtime_version;
-    const status = await activate(r, d, graphs, runtime, manifest.cors);
+    const status = await activate(r, d, graphs, runtime, manifest);
     if (runtime && status === "DEPLOYED")
       await pruneRuntimeVersions(r.deployment_id, [runtime.version, ...(previous ? [previous] : [])]).catch(
         (err) => logger.warn("pruning runtime versions failed", { error: err }),
@@ -247,8 +251,8 @@ async function activate(
   r: RevisionRecord,
   d: DeploymentRecord,
   graphs: unknown[],
-  runtime?: { version: string; token_hash: string },
-  cors?: CorsConfig,
+  runtime: { version: string; token_hash: string } | undefined,
+  manifest: Pick<ArtifactManifest, "cors" | "auth">,
 ): Promise<RevisionStatus> {
   const at = canonicalNow();
   try {
@@ -280,7 +284,11 @@ async function activate(
               active_artifact_prefix: r.artifact_prefix,
               graphs,
               // The agent server's CORS policy (answered by the gateway or router) goes live with the revision.
-              cors: cors ?? null,
+              cors: manifest.cors ?? null,
+              // Custom auth too: from now on a request without a platform key goes to the revision's authenticate.
+              custom_auth: manifest.auth
+                ? { disable_studio_auth: manifest.auth.disable_studio_auth === true }
+                : null,
               // The router invokes this version from now on (AWS): switched with the active revision.
               ...(runtime ? { active_runtime_version: runtime.version } : {}),
               updated_at: at,

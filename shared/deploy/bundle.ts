@@ -16,6 +16,7 @@ import {
 } from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
+import { type BundledUi, bundleUi } from "./ui-bundle.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
 
@@ -29,6 +30,10 @@ export interface ArtifactManifest {
   auth?: BundledModule & { disable_studio_auth?: boolean };
   /** langgraph.json `http.app`, bundled: the deployment's custom routes (a Hono app). */
   http_app?: BundledModule;
+  /** langgraph.json `http.disable_*` flags that are set: those route groups answer 404 (custom-routes.ts). */
+  http?: Record<string, true>;
+  /** langgraph.json `ui`, bundled for the browser: name → its files under `ui/<name>/` (ui-bundle.ts). */
+  ui?: Record<string, BundledUi>;
   built_at: string;
 }
 
@@ -222,6 +227,22 @@ export async function bundleGraphs(opts: {
     if (!allowed.some((root) => isWithin(root, abs)))
       throw new BuildError(`bundling failed: ${input} is outside the repository`);
   }
+  if (config.ui && Object.keys(config.ui).length) {
+    const ui = await bundleUi({
+      realRepo,
+      configRel,
+      ui: config.ui,
+      shared: config.ui_config?.shared,
+      outDir: opts.outDir,
+      nodePaths: platformModules ? [platformModules] : [],
+      tsconfig: tsconfigDir ? path.join(tsconfigDir, "tsconfig.json") : undefined,
+      log,
+    });
+    for (const input of ui.inputs.filter((i) => !i.startsWith("<")))
+      if (!allowed.some((root) => isWithin(root, path.resolve(realRepo, input))))
+        throw new BuildError(`bundling the ui failed: ${input} is outside the repository`);
+    manifest.ui = ui.ui;
+  }
   log(
     `bundled ${Object.keys(manifest.graphs).length} graph(s)${manifest.auth ? ", auth" : ""}${manifest.http_app ? ", http.app" : ""} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
@@ -230,6 +251,10 @@ export async function bundleGraphs(opts: {
   await writeGraphSchemas({ ...opts, repoDir, configDir, entryPoints, manifest, modules: platformModules });
   if (config.node_version) manifest.node_version = config.node_version;
   if (config.http?.cors) manifest.cors = config.http.cors;
+  const disabled = Object.entries(config.http ?? {}).filter(
+    ([k, v]) => k.startsWith("disable_") && v === true,
+  );
+  if (disabled.length) manifest.http = Object.fromEntries(disabled.map(([k]) => [k, true as const]));
   manifest.built_at = isoNow();
   await mkdir(opts.outDir, { recursive: true });
   await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);

@@ -221,7 +221,7 @@ describe("reading the graph config from a repository", () => {
 });
 
 describe("unhonoured keys", () => {
-  it("names what a graph config asks that this platform does not do, http.cors and the honoured keys aside", () => {
+  it("names what a graph config asks that this platform does not do, http.app, ui and the honoured keys aside", () => {
     expect(
       unhonouredKeys({
         graphs: { a: "./a.ts:g" },
@@ -230,10 +230,15 @@ describe("unhonoured keys", () => {
         node_version: "20",
         ui: { a: "./ui.tsx" },
         auth: { path: "./auth.ts:auth" },
-        http: { cors: { allow_origins: ["*"] }, app: "./app.ts:app" },
+        http: {
+          cors: { allow_origins: ["*"] },
+          app: "./app.ts:app",
+          disable_store: true,
+          mount_prefix: "/x",
+        },
         store: { ttl: { default_ttl: 5 } },
       }),
-    ).toEqual(["http.app", "store", "ui"]);
+    ).toEqual(["http.mount_prefix", "store"]);
     expect(unhonouredKeys({ graphs: { a: "./a.ts:g" } })).toEqual([]);
   });
 });

@@ -261,9 +261,31 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
 }
 
 /** The langgraph.json keys a build honours: top-level keys, and the keys of `http` and `auth`. */
-const HONOURED = new Set(["graphs", "env", "description", "dependencies", "node_version", "http", "auth"]);
+const HONOURED = new Set([
+  "graphs",
+  "env",
+  "description",
+  "dependencies",
+  "node_version",
+  "http",
+  "auth",
+  "ui",
+  "ui_config",
+]);
 const HONOURED_IN: Record<string, Set<string>> = {
-  http: new Set(["cors"]),
+  http: new Set([
+    "cors",
+    "app",
+    "disable_assistants",
+    "disable_threads",
+    "disable_runs",
+    "disable_store",
+    "disable_meta",
+    "disable_ui",
+    "disable_mcp",
+    "disable_a2a",
+    "disable_webhooks",
+  ]),
   auth: new Set(["path", "disable_studio_auth"]),
 };
 

@@ -1,6 +1,5 @@
 import type { CorsConfig } from "../deploy/graph-config.ts";
-import { recentReads } from "../recent.ts";
-import { deploymentById } from "../records/control.ts";
+import { recentDeploymentById } from "../records/control.ts";
 
 // CORS, as the reference LangGraph server answers it (hono's cors() middleware): by default any origin, hono's
 // methods, the headers a preflight asks for, no credentials, and content-location and x-pagination-total
@@ -123,16 +122,13 @@ export function withCors(
   return out;
 }
 
-// A deployment's policy, read by id whatever its workspace (a preflight names no key and no workspace), each read
-// serving for a second in this process. An unknown deployment gets the defaults, so a preflight tells nothing
-// about which ids exist beyond what a custom policy shows.
-const policies = recentReads(async (deploymentId: string) =>
-  corsPolicy(deploymentId ? (await deploymentById(deploymentId))?.cors : undefined),
-);
-
-/** The CORS policy of a deployment's agent server: its live revision's `http.cors`, or the defaults. */
+/**
+ * The CORS policy of a deployment's agent server: its live revision's `http.cors`, or the defaults. Read by id
+ * whatever its workspace (a preflight names no key and no workspace); an unknown deployment gets the defaults,
+ * so a preflight tells nothing about which ids exist beyond what a custom policy shows.
+ */
 export async function deploymentCorsPolicy(deploymentId: string): Promise<CorsPolicy> {
-  return (await policies.get(deploymentId)) ?? DEFAULT_CORS;
+  return corsPolicy((await recentDeploymentById(deploymentId))?.cors);
 }
 
 /** The deployment an agent-server path names (`/agents/<id>/…`), if it is one. */

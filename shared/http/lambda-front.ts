@@ -26,6 +26,7 @@ export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent 
     requestContext: {
       requestId: event.requestContext?.requestId,
       domainName: event.requestContext?.domainName,
+      stage: event.requestContext?.stage,
       http: { method: event.httpMethod, path: event.path },
     } as HttpEvent["requestContext"],
   } as HttpEvent;

@@ -51,8 +51,11 @@ export function openApiDocument(title: string, version: string, list: DocRoute[]
     };
     if (spec.body) op.requestBody = { content: { "application/json": { schema: schemaOf(spec.body) } } };
     if (r.auth) op.security = [{ ApiKey: [], TenantId: [] }, { BearerAuth: [] }];
-    paths[r.path] ??= {};
-    paths[r.path][r.method.toLowerCase()] = op;
+    // A greedy `{name+}` is written `{name}` in OpenAPI; an ANY route is each method OpenAPI names.
+    const path = r.path.replace(/\{(\w+)\+\}/g, "{$1}");
+    const methods = r.method === "ANY" ? ["get", "post", "put", "patch", "delete"] : [r.method.toLowerCase()];
+    paths[path] ??= {};
+    for (const m of methods) paths[path][m] = op;
   }
   return {
     openapi: "3.1.0",

@@ -63,6 +63,11 @@ export interface DeploymentRecord {
   active_runtime_version?: string;
   /** The live revision's langgraph.json `http.cors` (null or absent: the defaults), switched with it. */
   cors?: CorsConfig | null;
+  /**
+   * The live revision's custom auth (langgraph.json `auth.path`), switched with it: requests without a platform
+   * API key go to the deployment's own `authenticate`. Null or absent: none.
+   */
+  custom_auth?: { disable_studio_auth: boolean } | null;
   created_at: string;
   updated_at: string;
 }
@@ -111,6 +116,12 @@ export const recentDeploymentRecord = (tenant: string, id: string): Promise<Depl
 export function forgetDeploymentRecord(tenant: string, id: string): void {
   recent.forget(`${tenant}#${id}`);
 }
+
+const recentById = recentReads(deploymentById);
+
+/** The deployment an agent-server path names, whatever its tenant, as read at most a second ago (routing only). */
+export const recentDeploymentById = (id: string): Promise<DeploymentRecord | undefined> =>
+  id ? recentById.get(id) : Promise.resolve(undefined);
 
 /** The deployment an agent-server path names, whatever its tenant (routing only). */
 export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {

@@ -1,5 +1,6 @@
 import { AssistantParams } from "../../../shared/agent/assistant-api.ts";
-import { Assistant, getAssistant } from "../../../shared/agent/assistants.ts";
+import { Assistant } from "../../../shared/agent/assistants.ts";
+import { authorizedAssistant } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { defineHandler } from "../../handler.ts";
 
@@ -7,5 +8,5 @@ export const handler = defineHandler({
   params: AssistantParams,
   response: Assistant,
   handle: async ({ tenantId, params }) =>
-    getAssistant(await agentDeployment(tenantId, params.deployment_id), params.assistant_id),
+    authorizedAssistant(await agentDeployment(tenantId, params.deployment_id), params.assistant_id),
 });

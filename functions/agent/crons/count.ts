@@ -1,3 +1,4 @@
+import { searchScope } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { countCrons } from "../../../shared/agent/crons.ts";
 import { cronCount } from "../../../shared/agent/crons-schemas.ts";
@@ -8,6 +9,8 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: deploymentParams,
   body: cronCount,
-  handle: async ({ params, body, tenantId }) =>
-    countCrons(await agentDeployment(tenantId, params.deployment_id), body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    return countCrons(d, { ...body, auth: await searchScope("crons:search", body) });
+  },
 });

@@ -1,3 +1,4 @@
+import { cronCreateAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { createCron } from "../../../shared/agent/crons.ts";
 import { cronCreate } from "../../../shared/agent/crons-schemas.ts";
@@ -8,6 +9,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   body: cronCreate,
-  handle: async ({ params, body, tenantId }) =>
-    createCron(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await cronCreateAccess(d, params.thread_id, body);
+    return createCron(d, params.thread_id, body);
+  },
 });

@@ -1,3 +1,4 @@
+import { cronAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deleteCron } from "../../../shared/agent/crons.ts";
 import { cronParams } from "../../../shared/agent/crons-schemas.ts";
@@ -7,7 +8,9 @@ import { defineHandler, reply } from "../../handler.ts";
 export const handler = defineHandler({
   params: cronParams,
   handle: async ({ params, tenantId }) => {
-    await deleteCron(await agentDeployment(tenantId, params.deployment_id), params.cron_id);
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await cronAccess(d, params.cron_id, "delete");
+    await deleteCron(d, params.cron_id);
     return reply(204);
   },
 });

@@ -1,3 +1,4 @@
+import { searchScope } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { searchCrons } from "../../../shared/agent/crons.ts";
 import { cronSearch } from "../../../shared/agent/crons-schemas.ts";
@@ -8,6 +9,8 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: deploymentParams,
   body: cronSearch,
-  handle: async ({ params, body, tenantId }) =>
-    searchCrons(await agentDeployment(tenantId, params.deployment_id), body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    return searchCrons(d, { ...body, auth: await searchScope("crons:search", body) });
+  },
 });

@@ -1,3 +1,4 @@
+import { cronAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { patchCron } from "../../../shared/agent/crons.ts";
 import { cronParams, cronPatch } from "../../../shared/agent/crons-schemas.ts";
@@ -7,6 +8,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: cronParams,
   body: cronPatch,
-  handle: async ({ params, body, tenantId }) =>
-    patchCron(await agentDeployment(tenantId, params.deployment_id), params.cron_id, body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await cronAccess(d, params.cron_id, "update", body);
+    return patchCron(d, params.cron_id, body);
+  },
 });

@@ -1,3 +1,4 @@
+import { runAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, runBatch } from "../../../shared/agent/run-schemas.ts";
 import { createStatelessRuns } from "../../../shared/agent/runs-bulk.ts";
@@ -8,6 +9,10 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: deploymentParams,
   body: runBatch,
-  handle: async ({ params, body, tenantId }) =>
-    createStatelessRuns(await agentDeployment(tenantId, params.deployment_id), body, kick),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const scoped = [];
+    for (const run of body) scoped.push((await runAccess(d, null, run)).threadMetadata ?? {});
+    return createStatelessRuns(d, body, kick, scoped);
+  },
 });

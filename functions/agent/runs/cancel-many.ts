@@ -1,3 +1,4 @@
+import { authorize } from "../../../shared/agent/auth-scope.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { cancelQuery, deploymentParams, runsCancel } from "../../../shared/agent/run-schemas.ts";
 import { cancelRuns } from "../../../shared/agent/runs-bulk.ts";
@@ -11,7 +12,8 @@ export const handler = defineHandler({
   body: runsCancel,
   handle: async ({ params, query, body, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
-    await cancelRuns(d, body, query.action, query.wait);
+    const auth = await authorize("threads:update", { thread_id: body.thread_id, action: query.action });
+    await cancelRuns(d, { ...body, auth }, query.action, query.wait);
     return reply(query.wait ? 204 : 202);
   },
 });

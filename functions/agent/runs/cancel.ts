@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { cancelQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { cancelRunById } from "../../../shared/agent/runs.ts";
@@ -9,6 +10,7 @@ export const handler = defineHandler({
   query: cancelQuery,
   handle: async ({ params, query, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "update", { action: query.action });
     await cancelRunById(d, params.thread_id, params.run_id, query.action, query.wait);
     return reply(query.wait ? 204 : 202);
   },

@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteRun } from "../../../shared/agent/runs.ts";
@@ -7,7 +8,9 @@ import { defineHandler, reply } from "../../handler.ts";
 export const handler = defineHandler({
   params: runParams,
   handle: async ({ params, tenantId }) => {
-    await deleteRun(await agentDeployment(tenantId, params.deployment_id), params.thread_id, params.run_id);
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "delete", { run_id: params.run_id });
+    await deleteRun(d, params.thread_id, params.run_id);
     return reply(204);
   },
 });

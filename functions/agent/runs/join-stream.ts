@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { joinStreamQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
@@ -11,6 +12,7 @@ export const handler = defineHandler({
   query: joinStreamQuery,
   handle: async ({ params, query, headers, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
     const run = await getRun(d, params.thread_id, params.run_id);
     const modes = [query.stream_mode ?? []]
       .flat()

@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
@@ -9,6 +10,7 @@ export const handler = defineHandler({
   params: runParams,
   handle: async ({ params, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
     await getRun(d, params.thread_id, params.run_id);
     return waitRun(d, params.thread_id, params.run_id);
   },

@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runList, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { listRuns } from "../../../shared/agent/runs.ts";
@@ -7,6 +8,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   query: runList,
-  handle: async ({ params, query, tenantId }) =>
-    listRuns(await agentDeployment(tenantId, params.deployment_id), params.thread_id, query),
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
+    return listRuns(d, params.thread_id, query);
+  },
 });

@@ -1,3 +1,4 @@
+import { runAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, runCreate } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
@@ -11,7 +12,8 @@ export const handler = defineHandler({
   body: runCreate,
   handle: async ({ params, body, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
-    const run = await createRun(d, null, body, kick);
+    const { threadMetadata } = await runAccess(d, null, body);
+    const run = await createRun(d, null, body, kick, threadMetadata);
     const gone = new AbortController();
     return reply.stream(
       runSse(d, run.thread_id, run.run_id, { signal: gone.signal }),

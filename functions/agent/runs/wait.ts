@@ -1,3 +1,4 @@
+import { runAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { runCreate, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { createRun } from "../../../shared/agent/runs.ts";
@@ -11,7 +12,8 @@ export const handler = defineHandler({
   body: runCreate,
   handle: async ({ params, body, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
-    const run = await createRun(d, params.thread_id, body, kick);
+    const { threadMetadata } = await runAccess(d, params.thread_id, body);
+    const run = await createRun(d, params.thread_id, body, kick, threadMetadata);
     const values = await waitRun(d, run.thread_id, run.run_id);
     return reply(200, values, { "content-location": `/threads/${run.thread_id}/runs/${run.run_id}` });
   },

@@ -1,3 +1,4 @@
+import { storeAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteStoreItem, storeDelete } from "../../../shared/agent/store-api.ts";
@@ -8,7 +9,8 @@ export const handler = defineHandler({
   params: deploymentParams,
   body: storeDelete,
   handle: async ({ params, body, tenantId }) => {
-    await deleteStoreItem(await agentDeployment(tenantId, params.deployment_id), body);
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await deleteStoreItem(d, await storeAccess("delete", body));
     return reply(204);
   },
 });

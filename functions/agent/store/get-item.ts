@@ -1,3 +1,4 @@
+import { storeAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
 import { getStoreItem, storeGet, storeItemResponse } from "../../../shared/agent/store-api.ts";
@@ -8,6 +9,8 @@ export const handler = defineHandler({
   params: deploymentParams,
   query: storeGet,
   response: storeItemResponse,
-  handle: async ({ params, query, tenantId }) =>
-    getStoreItem(await agentDeployment(tenantId, params.deployment_id), query),
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    return getStoreItem(d, await storeAccess("get", query));
+  },
 });

@@ -1,3 +1,4 @@
+import { storeAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
 import {
@@ -12,6 +13,10 @@ export const handler = defineHandler({
   params: deploymentParams,
   body: storeNamespaces,
   response: storeNamespacesResponse,
-  handle: async ({ params, body, tenantId }) =>
-    listStoreNamespaces(await agentDeployment(tenantId, params.deployment_id), body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const { prefix, ...rest } = body;
+    const { namespace, ...seen } = await storeAccess("list_namespaces", { namespace: prefix, ...rest });
+    return listStoreNamespaces(d, { ...seen, prefix: namespace });
+  },
 });

@@ -1,3 +1,4 @@
+import { storeAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
 import { putStoreItem, storePut } from "../../../shared/agent/store-api.ts";
@@ -8,7 +9,8 @@ export const handler = defineHandler({
   params: deploymentParams,
   body: storePut,
   handle: async ({ params, body, tenantId }) => {
-    await putStoreItem(await agentDeployment(tenantId, params.deployment_id), body);
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await putStoreItem(d, await storeAccess("put", body));
     return reply(204);
   },
 });

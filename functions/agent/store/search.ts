@@ -1,3 +1,4 @@
+import { storeAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
 import { searchStoreItems, storeSearch, storeSearchResponse } from "../../../shared/agent/store-api.ts";
@@ -8,6 +9,10 @@ export const handler = defineHandler({
   params: deploymentParams,
   body: storeSearch,
   response: storeSearchResponse,
-  handle: async ({ params, body, tenantId }) =>
-    searchStoreItems(await agentDeployment(tenantId, params.deployment_id), body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    const { namespace_prefix, ...rest } = body;
+    const { namespace, ...seen } = await storeAccess("search", { namespace: namespace_prefix, ...rest });
+    return searchStoreItems(d, { ...seen, namespace_prefix: namespace });
+  },
 });

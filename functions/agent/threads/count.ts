@@ -1,3 +1,4 @@
+import { searchScope } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadCount } from "../../../shared/agent/run-schemas.ts";
 import { countThreads } from "../../../shared/agent/threads.ts";
@@ -7,6 +8,8 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: deploymentParams,
   body: threadCount,
-  handle: async ({ params, body, tenantId }) =>
-    countThreads(await agentDeployment(tenantId, params.deployment_id), body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    return countThreads(d, { ...body, auth: await searchScope("threads:search", body) });
+  },
 });

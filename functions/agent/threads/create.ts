@@ -1,3 +1,4 @@
+import { threadCreateAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { deploymentParams, threadCreate } from "../../../shared/agent/run-schemas.ts";
 import { applySupersteps } from "../../../shared/agent/state.ts";
@@ -12,10 +13,13 @@ export const handler = defineHandler({
   handle: async ({ params, body, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
     const { supersteps } = body;
-    return createThread(
-      d,
-      body,
-      supersteps?.length ? (threadId) => applySupersteps(d, threadId, supersteps) : undefined,
+    const inScope = await threadCreateAccess(body);
+    return inScope(
+      await createThread(
+        d,
+        body,
+        supersteps?.length ? (threadId) => applySupersteps(d, threadId, supersteps) : undefined,
+      ),
     );
   },
 });

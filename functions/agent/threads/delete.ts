@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams } from "../../../shared/agent/run-schemas.ts";
 import { deleteThread } from "../../../shared/agent/thread-delete.ts";
@@ -7,7 +8,9 @@ import { defineHandler, reply } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   handle: async ({ params, tenantId }) => {
-    await deleteThread(await agentDeployment(tenantId, params.deployment_id), params.thread_id);
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "delete");
+    await deleteThread(d, params.thread_id);
     return reply(204);
   },
 });

@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { historyQuery, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadHistory } from "../../../shared/agent/state.ts";
@@ -7,6 +8,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   query: historyQuery,
-  handle: async ({ params, query, tenantId }) =>
-    threadHistory(await agentDeployment(tenantId, params.deployment_id), params.thread_id, query),
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
+    return threadHistory(d, params.thread_id, query);
+  },
 });

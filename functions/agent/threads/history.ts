@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { historyBody, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadHistory } from "../../../shared/agent/state.ts";
@@ -7,6 +8,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   body: historyBody,
-  handle: async ({ params, body, tenantId }) =>
-    threadHistory(await agentDeployment(tenantId, params.deployment_id), params.thread_id, body),
+  handle: async ({ params, body, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
+    return threadHistory(d, params.thread_id, body);
+  },
 });

@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { threadParams, threadStreamQuery } from "../../../shared/agent/run-schemas.ts";
 import { SSE_HEADERS } from "../../../shared/agent/stream.ts";
@@ -12,6 +13,7 @@ export const handler = defineHandler({
   query: threadStreamQuery,
   handle: async ({ params, query, headers, tenantId }) => {
     const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
     const { thread_id } = await getThread(d, params.thread_id);
     const gone = new AbortController();
     return reply.stream(

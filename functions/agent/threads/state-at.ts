@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { checkpointParams, stateQuery } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
@@ -7,9 +8,12 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: checkpointParams,
   query: stateQuery,
-  handle: async ({ params, query, tenantId }) =>
-    threadState(await agentDeployment(tenantId, params.deployment_id), params.thread_id, {
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
+    return threadState(d, params.thread_id, {
       checkpoint: { checkpoint_id: params.checkpoint_id },
       subgraphs: query.subgraphs,
-    }),
+    });
+  },
 });

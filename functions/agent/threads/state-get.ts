@@ -1,3 +1,4 @@
+import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { stateQuery, threadParams } from "../../../shared/agent/run-schemas.ts";
 import { threadState } from "../../../shared/agent/state.ts";
@@ -7,8 +8,9 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   query: stateQuery,
-  handle: async ({ params, query, tenantId }) =>
-    threadState(await agentDeployment(tenantId, params.deployment_id), params.thread_id, {
-      subgraphs: query.subgraphs,
-    }),
+  handle: async ({ params, query, tenantId }) => {
+    const d = await agentDeployment(tenantId, params.deployment_id);
+    await threadAccess(d, params.thread_id, "read");
+    return threadState(d, params.thread_id, { subgraphs: query.subgraphs });
+  },
 });

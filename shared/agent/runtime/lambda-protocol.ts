@@ -1,11 +1,12 @@
 import type { HttpEvent, HttpResult } from "../../http/event.ts";
+import type { RouterAuth } from "./custom-auth.ts";
 
 // Between the platform's router (functions/agent/router.ts) and a deployment's runtime function in AWS. The
 // router, having checked the API key, invokes the runtime's published version with InvokeWithResponseStream;
 // the runtime answers with one JSON line (status and headers) and then the body as it is produced, so SSE
 // streams reach the client as they happen.
 export type RuntimeEvent =
-  | { kind: "http"; tenant_id: string; event: HttpEvent }
+  | { kind: "http"; tenant_id: string; event: HttpEvent; auth?: RouterAuth }
   | { kind: "drain"; tenant_id: string; deployment_id: string; thread_id: string }
   | { kind: "health" };
 

@@ -5,6 +5,7 @@ import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from
 import { type GraphSlot, isFailed } from "../graphs.ts";
 import { setWorkerId } from "../run-settings.ts";
 import { sendTracesTo } from "../trace-batch.ts";
+import { serveArtifact } from "./artifact.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
 // A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)
@@ -42,6 +43,7 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
     }
     return loaded;
   };
+  serveArtifact(cfg.artifact_dir);
   if (cfg.worker_id) setWorkerId(cfg.worker_id);
   serveDeployment(d);
   trustRouterTenant();

@@ -1,0 +1,43 @@
+import { authenticate, withoutApiKey } from "../auth/api-keys.ts";
+import { HttpError } from "../errors.ts";
+import { recentDeploymentById } from "../records/control.ts";
+import type { RouterAuth } from "./runtime/custom-auth.ts";
+
+// Who may call a deployment's agent server, decided by platform code (the AWS router, the local gateway) before
+// a request reaches the deployment's runtime:
+// - a platform API key of the deployment's workspace lets an operator in (the key is stripped: the runtime
+//   never sees one). With custom auth (langgraph.json `auth.path`) the deployment's `on` handlers still see the
+//   operator, as the reference's Studio user; with `auth.disable_studio_auth` the key counts for nothing and
+//   the deployment's `authenticate` decides, as for anyone else.
+// - without a valid platform key, a deployment with custom auth gets the request as it came (an app's end-user
+//   token, in whatever header the app uses), and its own `authenticate` decides; one without answers 401.
+// A key of another workspace is that workspace's request: the deployment is not found there (404).
+
+export interface AgentAccess {
+  tenant: string;
+  auth: RouterAuth;
+  /** The headers the runtime gets. */
+  headers: Record<string, string | undefined>;
+}
+
+export async function agentAccess(
+  headers: Record<string, string | undefined>,
+  deploymentId: string,
+): Promise<AgentAccess> {
+  let tenant: string | undefined;
+  let refused: HttpError | undefined;
+  try {
+    tenant = await authenticate(headers);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    refused = err;
+  }
+  if (tenant !== undefined) {
+    const d = await recentDeploymentById(deploymentId);
+    const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
+    return { tenant, auth: keyIgnored ? "custom" : "operator", headers: withoutApiKey(headers) };
+  }
+  const d = await recentDeploymentById(deploymentId);
+  if (d?.custom_auth && d.active_revision_id) return { tenant: d.tenant_id, auth: "custom", headers };
+  throw refused!;
+}

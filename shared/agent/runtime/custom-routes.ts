@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
+import { artifactDir, artifactManifest } from "./artifact.ts";
+
+// langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
+// agent server's root as the LangGraph API server mounts it: its routes take precedence over the built-in
+// ones) and the `http.disable_*` flags (a disabled group answers 404, as if it were not there).
+
+/** What the runtime needs of a Hono app: its fetch, and a not-found handler to learn that it has no route. */
+interface FetchApp {
+  fetch(request: Request, env?: unknown): Response | Promise<Response>;
+  notFound(handler: () => Response): unknown;
+}
+
+/** The built-in route groups each `http.disable_*` flag removes, by handler folder (functions/agent/<folder>). */
+const DISABLED_BY: Record<string, string> = {
+  assistants: "disable_assistants",
+  threads: "disable_threads",
+  runs: "disable_runs",
+  crons: "disable_runs",
+  store: "disable_store",
+  system: "disable_meta",
+  ui: "disable_ui",
+  mcp: "disable_mcp",
+  a2a: "disable_a2a",
+};
+
+/** The flag that removes a built-in route (`agent/store/put-item` → disable_store), if any. */
+export function disableFlagOf(handler: string): string | undefined {
+  const [top, folder] = handler.split("/");
+  return top === "agent" && folder ? DISABLED_BY[folder] : undefined;
+}
+
+/** The app answers with this header (and a per-process value) when none of its routes matched. */
+const NO_ROUTE_HEADER = "x-platform-no-custom-route";
+const NO_ROUTE = randomUUID();
+let app: Promise<FetchApp | undefined> | undefined;
+
+function loadApp(): Promise<FetchApp | undefined> {
+  app ??= (async () => {
+    const entry = (await artifactManifest())?.http_app;
+    const dir = artifactDir();
+    if (!entry || dir === undefined) return undefined;
+    const mod = await import(pathToFileURL(join(dir, entry.file)).href);
+    const found = mod[entry.export_name] as Partial<FetchApp> | undefined;
+    if (typeof found?.fetch !== "function" || typeof found.notFound !== "function")
+      throw new Error(`http.app: the export ${entry.export_name} is not a Hono app`);
+    found.notFound(() => new Response(null, { status: 404, headers: { [NO_ROUTE_HEADER]: NO_ROUTE } }));
+    return found as FetchApp;
+  })();
+  app.catch(() => {
+    app = undefined;
+  });
+  return app;
+}
+
+/** The request as the app sees it: the path without `/agents/{deployment_id}` (the app is mounted at the root). */
+function appRequest(event: HttpEvent, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(event.headers ?? {}))
+    if (v !== undefined && !/^(content-length|transfer-encoding|connection)$/i.test(k)) headers.set(k, v);
+  const path = (event.rawPath ?? "/").replace(/^\/agents\/[^/]+/, "") || "/";
+  const proto = headers.get("x-forwarded-proto")?.split(",")[0]?.trim() || "http";
+  const host = headers.get("host") ?? event.requestContext?.domainName ?? "localhost";
+  const query = event.rawQueryString ? `?${event.rawQueryString}` : "";
+  const method = event.requestContext?.http?.method ?? "GET";
+  const body = method === "GET" || method === "HEAD" ? undefined : bodyBuffer(event);
+  return new Request(`${proto}://${host}${path}${query}`, {
+    method,
+    headers,
+    body: body?.length ? new Uint8Array(body) : undefined,
+    signal,
+  });
+}
+
+const TEXT = /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;
+/** Answers the app streams (SSE, ndjson, Hono's stream helpers' chunked bodies) are passed on as they come. */
+const STREAMED = /^(text\/event-stream|application\/x-ndjson)/i;
+
+async function* textChunks(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const text = decoder.decode(value, { stream: true });
+      if (text) yield text;
+    }
+    const tail = decoder.decode();
+    if (tail) yield tail;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
+
+async function toResult(res: Response, abort: AbortController): Promise<HttpResult> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    if (!/^(content-length|transfer-encoding|connection)$/i.test(k)) headers[k] = v;
+  });
+  const type = res.headers.get("content-type") ?? "";
+  const chunked = /chunked/i.test(res.headers.get("transfer-encoding") ?? "");
+  if (res.body && (STREAMED.test(type) || chunked))
+    return { statusCode: res.status, headers, stream: textChunks(res.body), onAbort: () => abort.abort() };
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (!bytes.length) return { statusCode: res.status, headers, body: "" };
+  const text = type === "" || TEXT.test(type);
+  return text
+    ? { statusCode: res.status, headers, body: bytes.toString("utf8") }
+    : { statusCode: res.status, headers, body: bytes.toString("base64"), isBase64Encoded: true };
+}
+
+/**
+ * The runtime's answer before the built-in routes: the custom app's, when one of its routes matches the
+ * request; 404 when the request's built-in route is disabled (`http.disable_*`); else undefined (the built-in
+ * route answers). `route` is the manifest route the request matched (the catch-all for unknown paths).
+ */
+export async function customRouteAnswer(
+  event: HttpEvent,
+  route: { handler: string },
+): Promise<HttpResult | undefined> {
+  const manifest = await artifactManifest();
+  if (!manifest) return undefined;
+  const custom = manifest.http_app ? await loadApp() : undefined;
+  if (custom) {
+    const abort = new AbortController();
+    const res = await custom.fetch(appRequest(event, abort.signal), {});
+    if (res.headers.get(NO_ROUTE_HEADER) !== NO_ROUTE) return toResult(res, abort);
+    await res.body?.cancel();
+  }
+  const flag = disableFlagOf(route.handler);
+  if (flag && manifest.http?.[flag]) return json(404, { detail: "Not Found" });
+  return undefined;
+}

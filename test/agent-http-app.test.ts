@@ -1,0 +1,213 @@
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentClient } from "./helpers/agents.ts";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+
+// Issue 15, item 6: langgraph.json `http.app` (a Hono app whose routes take precedence over the built-in ones,
+// mounted at the agent server's root), `http.disable_*` (a disabled group answers 404) and `ui` (components
+// bundled at build time, loaded the way the SDK's LoadExternalComponent loads them).
+const APP = `import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+
+export const app = new Hono();
+app.get("/hello", (c) => c.json({ hello: "world", path: c.req.path, q: c.req.query("q") ?? null }));
+app.post("/echo", async (c) => c.json({ got: await c.req.json(), method: c.req.method }, 201));
+// Shadows the built-in GET /info, as the reference's custom routes may.
+app.get("/info", (c) => c.json({ custom: true }));
+app.get("/ticks", (c) =>
+  streamSSE(c, async (s) => {
+    for (let i = 0; i < 3; i++) {
+      await s.writeSSE({ event: "tick", data: String(i) });
+      await s.sleep(400);
+    }
+  }),
+);
+`;
+const UI = `import "./ui.css";
+
+const Weather = (props) => <div className="weather">Weather in {props.city}</div>;
+export default { weather: Weather };
+`;
+
+const repo = gitRepo({
+  ...graphRepoFiles(["a"]),
+  "langgraph.json": JSON.stringify({
+    graphs: { agent: "./src/graph.mjs:graph" },
+    http: { app: "./src/app.mjs:app", disable_store: true },
+    ui: { agent: "./src/ui.jsx" },
+  }),
+  "src/app.mjs": APP,
+  "src/ui.jsx": UI,
+  "src/ui.css": ".weather { color: rebeccapurple; }\n",
+});
+const broken = gitRepo({
+  ...graphRepoFiles(["a"]),
+  "langgraph.json": JSON.stringify({
+    graphs: { agent: "./src/graph.mjs:graph" },
+    ui: { broken: "./src/ui.jsx" },
+  }),
+  "src/ui.jsx": "export default { x: () => <div>unclosed </span> };\n",
+});
+let id: string;
+let client: Client;
+const url = (path: string) => `${base}/agents/${id}${path}`;
+
+beforeAll(async () => {
+  ({ deploymentId: id } = await deployRepo(repo.dir, "http-app", call, auth));
+  client = agentClient(facts, id);
+}, 240_000);
+
+afterAll(() => {
+  repo.remove();
+  broken.remove();
+});
+
+describe("http.app: the deployment's custom routes", () => {
+  it("a custom GET route answers, seeing the path without /agents/{deployment_id}", async () => {
+    const r = await fetch(url("/hello?q=1"), { headers: auth });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ hello: "world", path: "/hello", q: "1" });
+  });
+
+  it("a custom POST route gets the JSON body and sets the status", async () => {
+    const r = await fetch(url("/echo"), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ a: [1, 2] }),
+    });
+    expect(r.status).toBe(201);
+    expect(await r.json()).toEqual({ got: { a: [1, 2] }, method: "POST" });
+  });
+
+  it("a custom route shadows the built-in route of the same method and path", async () => {
+    const r = await fetch(url("/info"), { headers: auth });
+    expect(await r.json()).toEqual({ custom: true });
+  });
+
+  it("a streamed answer streams: the first event arrives before the app has finished", async () => {
+    const started = Date.now();
+    const r = await fetch(url("/ticks"), { headers: auth });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = r.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const firstAt = Date.now() - started;
+    expect(first).toContain("event: tick");
+    let rest = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    expect(first + rest).toMatch(/data: 0[\s\S]*data: 1[\s\S]*data: 2/);
+    expect(Date.now() - started - firstAt).toBeGreaterThanOrEqual(600);
+  });
+
+  it("needs the API key like every agent-server route", async () => {
+    expect((await fetch(url("/hello"))).status).toBe(401);
+  });
+
+  it("a path neither the app nor the server has answers 404 Not Found, any method", async () => {
+    for (const method of ["GET", "POST", "DELETE"]) {
+      const r = await fetch(url("/no/such/path"), { method, headers: auth });
+      expect(r.status, method).toBe(404);
+      expect(await r.json()).toEqual({ detail: "Not Found" });
+    }
+  });
+
+  it("a CORS preflight of a custom path is still answered by the platform", async () => {
+    const r = await fetch(url("/hello"), {
+      method: "OPTIONS",
+      headers: { Origin: "https://app.example", "Access-Control-Request-Method": "GET" },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("the built-in routes still serve the SDK", async () => {
+    const [assistant] = await client.assistants.search({ graphId: "agent" });
+    expect(assistant?.graph_id).toBe("agent");
+    const thread = await client.threads.create();
+    const values = await client.runs.wait(thread.thread_id, "agent", { input: { text: "x" } });
+    expect(values).toEqual({ text: "x>a" });
+  });
+});
+
+describe("http.disable_store: the store routes are gone", () => {
+  it("answers 404 on every store route, to the SDK too", async () => {
+    const put = await fetch(url("/store/items"), {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ namespace: ["a"], key: "k", value: { v: 1 } }),
+    });
+    expect(put.status).toBe(404);
+    expect(await put.json()).toEqual({ detail: "Not Found" });
+    await expect(client.store.searchItems(["a"])).rejects.toThrow(/404/);
+    await expect(client.store.getItem(["a"], "k")).rejects.toThrow(/404/);
+  });
+});
+
+describe("ui: generative UI components", () => {
+  it("POST /ui/{name} answers the HTML LoadExternalComponent inserts; the files load without an API key", async () => {
+    const html = await client["~ui"].getComponent("agent", "weather");
+    const css = /<link rel="stylesheet" href="([^"]+)" \/>/.exec(html)?.[1];
+    const js = /<script src="([^"]+)" onload="([^"]+)"><\/script>/.exec(html);
+    expect(css).toBe(`${base}/agents/${id}/ui/agent/entrypoint.css`);
+    expect(js?.[1]).toBe(`${base}/agents/${id}/ui/agent/entrypoint.js`);
+    // The client fills in its shadow root's id; the script renders the named component there.
+    expect(js?.[2]).toBe("__LGUI_agent.render(&#34;weather&#34;, &#34;{{shadowRootId}}&#34;)");
+
+    const script = await fetch(js![1]!);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toMatch(/^text\/javascript/);
+    const code = await script.text();
+    expect(code).toContain("var __LGUI_agent");
+    // React comes from the page (LoadExternalComponent's LGUI_REQUIRE), never bundled.
+    expect(code).toContain('Symbol.for("LGUI_REQUIRE")');
+    expect(code).toContain('"react/jsx-runtime"');
+    expect(code).not.toContain("react.production");
+    const sheet = await fetch(css!);
+    expect(sheet.status).toBe(200);
+    expect(sheet.headers.get("content-type")).toMatch(/^text\/css/);
+    expect(await sheet.text()).toContain("rebeccapurple");
+  });
+
+  it("names the UI by graph id or by an assistant of that graph; an unknown one is 404", async () => {
+    const [assistant] = await client.assistants.search({ graphId: "agent" });
+    const byAssistant = await fetch(url(`/ui/${assistant!.assistant_id}`), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "weather", shadowRootId: "root-1" }),
+    });
+    expect(byAssistant.status).toBe(200);
+    expect(byAssistant.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await byAssistant.text()).toContain("__LGUI_agent.render(&#34;weather&#34;, &#34;root-1&#34;)");
+    const unknown = await fetch(url("/ui/nobody"), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ name: "weather" }),
+    });
+    expect(unknown.status).toBe(404);
+    expect((await fetch(url("/ui/agent/nothing.js"))).status).toBe(404);
+  });
+
+  it("the routes are in the agent server's OpenAPI document", async () => {
+    const doc = (await (await fetch(url("/openapi.json"))).json()) as { paths: Record<string, object> };
+    expect(Object.keys(doc.paths["/ui/{name}"] ?? {})).toEqual(["post"]);
+    expect(Object.keys(doc.paths["/ui/{name}/{file}"] ?? {})).toEqual(["get"]);
+    expect(Object.keys(doc.paths["/{proxy}"] ?? {}).sort()).toEqual([
+      "delete",
+      "get",
+      "patch",
+      "post",
+      "put",
+    ]);
+  });
+
+  it("a component that does not bundle fails the build, naming the component and esbuild's error", async () => {
+    await expect(deployRepo(broken.dir, "ui-broken", call, auth)).rejects.toThrow(
+      /BUILD_FAILED[\s\S]*ui component "broken"[\s\S]*ui\.jsx:1:\d+: Unexpected closing "span" tag/,
+    );
+  }, 180_000);
+});
