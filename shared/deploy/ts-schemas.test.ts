@@ -141,6 +141,15 @@ export const builder = new StateGraph(State).addNode("a", () => ({})).addEdge(ST
     });
   });
 
+  it("a JavaScript graph's untyped channels are unconstrained ({})", async () => {
+    const src = `import { Annotation, StateGraph, START } from "@langchain/langgraph";
+const State = Annotation.Root({ text: Annotation() });
+export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(START, "a").compile();
+`;
+    const { schemas } = await extract({ "src/graph.mjs": src }, { g: "src/graph.mjs:graph" });
+    expect(schemas.g.state).toEqual({ type: "object", properties: { text: {} } });
+  });
+
   it("a repository's own node_modules is where imports resolve when it has one", async () => {
     const { schemas } = await extract(
       { "src/agent.ts": AGENT },

@@ -40,7 +40,7 @@ type __In<T> = (value: T) => void;
 type __OneMessage<T> = __IsAny<__Message> extends true ? never : T extends __Message ? ${M} : never;
 type __Messages<T> = T extends readonly (infer E)[] ? ([__OneMessage<E>] extends [never] ? never : ${M}[]) : never;
 type __Shape<T, D extends 0[] = []> = D["length"] extends 6 ? T : {
-  [K in keyof T]: __IsAny<T[K]> extends true ? T[K]
+  [K in keyof T]: unknown extends T[K] ? T[K]
     : __In<__Messages<T[K]>> extends __In<${M}[]> ? ${M}[]
     : __In<__OneMessage<T[K]>> extends __In<${M}> ? ${M}
     : __Shape<T[K], [...D, 0]>;
