@@ -32,6 +32,8 @@ export async function make(config: { configurable?: Record<string, unknown> }) {
 }\n`,
   "src/throws.ts": `throw new Error("cannot load the model\\nsecond line");\nexport const graph = 1;\n`,
   "src/notgraph.ts": "export const graph = { hello: 1 };\n",
+  "src/auth.ts": `import { Auth } from "@langchain/langgraph-sdk/auth";
+export const auth = new Auth().authenticate(() => "someone");\n`,
   "src/slow.ts": `await new Promise((r) => setTimeout(r, 60_000));\nexport const graph = 1;\n`,
   "src/env.ts": `import { MessagesAnnotation, StateGraph, START, END } from "@langchain/langgraph";
 const key = process.env.OPENAI_API_KEY;
@@ -57,6 +59,8 @@ const GRAPHS: Record<string, string> = {
   slow: "./src/slow.ts:graph",
   exits: "./src/exits.ts:graph",
   env: "./src/env.ts:graph",
+  // Bundled as graphs so a test can name them as the manifest's auth (one auth.path per config).
+  authmod: "./src/auth.ts:auth",
 };
 
 let tmp: string;
@@ -169,5 +173,26 @@ describe("smoke test of bundled graphs", () => {
   it("a secret a graph puts into its error is redacted from the message", async () => {
     const message = await failure(smoke(["env"], { OPENAI_API_KEY: "sk-wrong" }));
     expect(message).toBe("graph env: import failed: rejected key [redacted]");
+  });
+});
+
+describe("smoke test of custom auth (auth.path)", () => {
+  const withAuth = (export_name: string, file = "graphs/authmod.mjs"): ArtifactManifest => ({
+    ...only("good"),
+    auth: { file, export_name },
+  });
+  it("an Auth export passes", async () => {
+    const graphs = await smokeTestGraphs({ artifactDir, manifest: withAuth("auth"), env: {} });
+    expect(graphs.map((g) => g.graph_id)).toEqual(["good"]);
+  });
+  it("an export that is no Auth, or a module that does not load, fails the deploy saying why", async () => {
+    expect(await failure(smokeTestGraphs({ artifactDir, manifest: withAuth("nothere"), env: {} }))).toMatch(
+      /auth\.path \(graphs\/authmod\.mjs\): export nothere is not an Auth/,
+    );
+    expect(
+      await failure(
+        smokeTestGraphs({ artifactDir, manifest: withAuth("graph", "graphs/throws.mjs"), env: {} }),
+      ),
+    ).toMatch(/auth\.path \(graphs\/throws\.mjs\): import failed: cannot load the model/);
   });
 });

@@ -60,6 +60,17 @@ const isCompiled = (g) => g != null && (typeof g === "object" || typeof g === "f
   typeof g.invoke === "function" && (typeof g.getGraphAsync === "function" || typeof g.getGraph === "function");
 const isBuilder = (g) => g != null && typeof g === "object" && typeof g.compile === "function";
 for (const job of jobs) {
+  if (job.auth) {
+    // langgraph.json auth.path: its export must be an Auth of @langchain/langgraph-sdk/auth.
+    try {
+      const a = (await import(pathToFileURL(job.path).href))[job.export_name];
+      const cache = a?.["~handlerCache"];
+      say(cache && typeof cache === "object" ? { auth: "ok" } : { auth: "export " + job.export_name + " is not an Auth of @langchain/langgraph-sdk/auth" });
+    } catch (e) {
+      say({ auth: "import failed: " + firstLine(e) });
+    }
+    continue;
+  }
   const fail = (reason) => say({ graph_id: job.graph_id, fail: reason });
   say({ start: job.graph_id });
   let mod;
@@ -112,6 +123,13 @@ export async function smokeTestGraphs(opts: {
       throw new DeployError(`graph ${graph_id}: ${g.file} is outside the artifact`);
     return { graph_id, export_name: g.export_name, path: file };
   });
+  const auth = opts.manifest.auth;
+  const authFile = auth && path.resolve(artifactDir, auth.file);
+  if (authFile && !isWithin(artifactDir, authFile))
+    throw new DeployError(`auth: ${auth!.file} is outside the artifact`);
+  const childJobs = authFile
+    ? [...jobs, { auth: true, export_name: auth!.export_name, path: authFile }]
+    : jobs;
   // Deployment secrets must not show up in a message, even when a graph puts one into an error.
   const redact = redactor(Object.values(opts.env));
   const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
@@ -122,19 +140,27 @@ export async function smokeTestGraphs(opts: {
   const sandbox = sandboxFlags({ read: [artifactDir, scratch], write: [scratch] });
   const child = spawn(
     process.execPath,
-    [...sandbox, "--input-type=module", "-e", CHILD, "--", JSON.stringify(jobs)],
+    [...sandbox, "--input-type=module", "-e", CHILD, "--", JSON.stringify(childJobs)],
     { cwd: artifactDir, env, stdio: ["ignore", "pipe", "pipe", "pipe"] },
   );
   child.on("close", () => void rm(scratch, { recursive: true, force: true }));
   const nodes = new Map<string, string[]>();
   const graphFailures = new Map<string, string>();
   const failures: string[] = [];
+  let authResult: string | undefined;
   let current: string | undefined;
   let done = false;
   let stderrTail = "";
   let buffered = "";
   const onReport = (line: string) => {
-    let msg: { start?: string; graph_id?: string; nodes?: string[]; fail?: string; done?: boolean };
+    let msg: {
+      start?: string;
+      graph_id?: string;
+      nodes?: string[];
+      fail?: string;
+      done?: boolean;
+      auth?: string;
+    };
     try {
       msg = JSON.parse(line);
     } catch {
@@ -143,6 +169,7 @@ export async function smokeTestGraphs(opts: {
     if (msg.start) current = msg.start;
     if (msg.graph_id && msg.nodes) nodes.set(msg.graph_id, msg.nodes);
     if (msg.graph_id && msg.fail) graphFailures.set(msg.graph_id, msg.fail);
+    if (msg.auth) authResult = msg.auth;
     if (msg.done) done = true;
   };
   (child.stdio[3] as NodeJS.ReadableStream).on("data", (chunk: Buffer) => {
@@ -186,6 +213,9 @@ export async function smokeTestGraphs(opts: {
     throw new DeployError(
       redact([...[...graphFailures].map(([id, why]) => `graph ${id}: ${why}`), ...failures].join("\n")),
     );
+  // Without its auth a deployment with custom auth would let nobody in (or, worse, be mistaken for an open one).
+  if (auth && authResult !== "ok")
+    throw new DeployError(redact(`auth.path (${auth.file}): ${authResult ?? "not checked"}`));
   return someGraphLoads(
     jobs.map((j) => {
       const error = graphFailures.get(j.graph_id);
