@@ -227,7 +227,9 @@ export async function bundleGraphs(opts: {
     if (!allowed.some((root) => isWithin(root, abs)))
       throw new BuildError(`bundling failed: ${input} is outside the repository`);
   }
-  if (config.ui && Object.keys(config.ui).length) {
+  // http.disable_ui: no UI routes, so nothing to bundle (and no file for GET /ui/{name}/{file} to serve).
+  if (config.http?.disable_ui && config.ui) log("http.disable_ui: the ui components are not bundled");
+  else if (config.ui && Object.keys(config.ui).length) {
     const ui = await bundleUi({
       realRepo,
       configRel,
