@@ -150,6 +150,42 @@ export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(STAR
     expect(schemas.g.state).toEqual({ type: "object", properties: { text: {} } });
   });
 
+  it("a repository's tsconfig (strict, NodeNext, rootDir, outDir) is honoured, imports with .js included", async () => {
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        rootDir: "src",
+        outDir: "dist",
+        composite: true,
+      },
+      include: ["src"],
+    };
+    const state = `import { Annotation } from "@langchain/langgraph";
+export const State = Annotation.Root({ count: Annotation<number>, label: Annotation<string> });
+`;
+    const graph = `import { StateGraph, START } from "@langchain/langgraph";
+import { State } from "./state.js";
+export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(START, "a").compile();
+`;
+    const { schemas, logs } = await extract(
+      {
+        "tsconfig.json": JSON.stringify(tsconfig),
+        "package.json": JSON.stringify({ type: "module" }),
+        "src/state.ts": state,
+        "src/graph.ts": graph,
+      },
+      { g: "src/graph.ts:graph" },
+      { ownModules: true },
+    );
+    expect(logs.filter((l) => l.startsWith("graph g"))).toEqual([]);
+    expect(schemas.g.state).toEqual({
+      type: "object",
+      properties: { count: { type: "number" }, label: { type: "string" } },
+    });
+  });
+
   it("a repository's own node_modules is where imports resolve when it has one", async () => {
     const { schemas } = await extract(
       { "src/agent.ts": AGENT },

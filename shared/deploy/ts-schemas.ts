@@ -120,6 +120,14 @@ function tsconfig(configDir: string, userConfig: string | undefined, root: strin
   });
 }
 
+function realOrResolved(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
 /** The nearest tsconfig.json from `dir` up to `repoDir`. */
 function nearestTsconfig(repoDir: string, dir: string): string | undefined {
   for (let d = dir; d.startsWith(repoDir); d = path.dirname(d)) {
@@ -185,8 +193,9 @@ export async function extractGraphSchemas(opts: {
   budgetMs?: number;
 }): Promise<SchemasFile> {
   const { log } = opts;
-  const repoDir = path.resolve(opts.repoDir);
-  const configDir = path.resolve(opts.configDir);
+  // Real paths, as the compiler resolves imports from the graphs' (real) files.
+  const repoDir = realOrResolved(opts.repoDir);
+  const configDir = realOrResolved(opts.configDir);
   const reflection = path.join(configDir, "__langgraph_schemas__.mts");
   const configFile = path.join(configDir, "__langgraph_schemas__.tsconfig.json");
   const virtual = new Map<string, string>();
