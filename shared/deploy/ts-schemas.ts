@@ -177,7 +177,7 @@ async function firstError(project: Project, file: string, repoDir: string): Prom
   if (!d) return undefined;
   const text = await readFile(file, "utf8").catch(() => "");
   const line = text.slice(0, d.pos).split("\n").length;
-  return `${path.relative(repoDir, file)}:${line}: ${d.text}`;
+  return `${path.relative(repoDir, file)}:${line}: ${d.text.split("\n")[0]}`;
 }
 
 /**
