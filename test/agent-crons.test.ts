@@ -188,6 +188,25 @@ describe("crons", () => {
     expect((await tick(cron, after.next_run_date!)).outcome).toBe("already-fired");
   });
 
+  it("a tick with multitask_strategy interrupt takes the thread from the run waiting there", async () => {
+    const t = await client.threads.create();
+    // A run that waits its turn for a minute: active (pending) when the tick fires.
+    const waiting = await client.runs.create(t.thread_id, "echo", {
+      input: { items: ["late"] },
+      afterSeconds: 60,
+    });
+    const cron = await client.crons.createForThread(t.thread_id, "echo", {
+      schedule: YEARLY,
+      input: { items: ["tick"] },
+      multitaskStrategy: "interrupt",
+    });
+    const fired = await tick(cron, cron.next_run_date!);
+    expect(fired.outcome).toBe("fired");
+    await runStatusSoon(client, t.thread_id, fired.run_id!, "success");
+    expect((await client.runs.get(t.thread_id, waiting.run_id)).status).toBe("interrupted");
+    await client.crons.delete(cron.cron_id);
+  });
+
   it("stateless ticks run on a new thread each: deleted after the run by default, or kept", async () => {
     const keep = await client.crons.create("echo", {
       schedule: YEARLY,

@@ -19,7 +19,7 @@ import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { nextRunDate } from "./crons-schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./crons-schemas.ts";
 import { graphFor } from "./run-assistant.ts";
-import { newRunRecord, type RunCreate } from "./runs.ts";
+import { ACTIVE, cancelRun, newRunRecord, type RunCreate, threadRuns } from "./runs.ts";
 import { runtimeHost } from "./runtime/host.ts";
 import { bindGraph, contains, getThreadItem, newThreadRecord } from "./threads.ts";
 
@@ -327,6 +327,10 @@ export async function fireTick(
     run_id: runId,
     thread_id: threadId,
   });
+  // interrupt / rollback: the tick's run takes the thread, as a run created with that strategy does.
+  if (!stateless && (strategy === "interrupt" || strategy === "rollback"))
+    for (const other of await threadRuns(d, threadId, ACTIVE))
+      if (other.run_id !== runId) await cancelRun(d, other, strategy);
   await runtimeHost().kick(d.tenant_id, d.deployment_id, threadId);
   return { outcome: "fired", run_id: runId, thread_id: threadId };
 }
