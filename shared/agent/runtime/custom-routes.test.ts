@@ -83,6 +83,25 @@ describe("custom routes (http.app)", () => {
   });
 });
 
+describe("without http.app", () => {
+  it("every request goes to its built-in route (the catch-all's 404 for an unknown path)", async () => {
+    const plain = mkdtempSync(join(tmpdir(), "custom-routes-plain-"));
+    writeFileSync(join(plain, "manifest.json"), JSON.stringify({ graphs: {}, env: {}, built_at: "" }));
+    try {
+      serveArtifact(plain);
+      expect(await customRouteAnswer(event("GET", "/hello/ann"), { handler: "agent/custom/route" })).toBe(
+        undefined,
+      );
+      expect(await customRouteAnswer(event("PUT", "/store/items"), { handler: "agent/store/put-item" })).toBe(
+        undefined,
+      );
+    } finally {
+      serveArtifact(dir);
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("http.disable_* flags", () => {
   it("a disabled group answers 404 Not Found; the others are left to their routes", async () => {
     const store = await customRouteAnswer(event("PUT", "/store/items"), { handler: "agent/store/put-item" });
