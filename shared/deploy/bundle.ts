@@ -30,6 +30,11 @@ export interface ArtifactManifest {
   auth?: BundledModule & { disable_studio_auth?: boolean };
   /** langgraph.json `http.app`, bundled: the deployment's custom routes (a Hono app). */
   http_app?: BundledModule;
+  /** langgraph.json `checkpointer.ttl` and `store.ttl`: the runtime's defaults (agent/deployment-settings.ts). */
+  ttl?: {
+    threads?: { default_ttl?: number };
+    store?: { default_ttl?: number; refresh_on_read?: boolean };
+  };
   /** langgraph.json `http.disable_*` flags that are set: those route groups answer 404 (custom-routes.ts). */
   http?: Record<string, true>;
   /** langgraph.json `ui`, bundled for the browser: name → its files under `ui/<name>/` (ui-bundle.ts). */
@@ -252,6 +257,15 @@ export async function bundleGraphs(opts: {
   manifest.env = await graphEnv(config, repoDir, configRel, log);
   await writeGraphSchemas({ ...opts, repoDir, configDir, entryPoints, manifest, modules: platformModules });
   if (config.node_version) manifest.node_version = config.node_version;
+  const threadTtl = config.checkpointer?.ttl?.default_ttl;
+  const storeTtl = config.store?.ttl;
+  if (threadTtl || storeTtl)
+    manifest.ttl = {
+      ...(threadTtl ? { threads: { default_ttl: threadTtl } } : {}),
+      ...(storeTtl
+        ? { store: { default_ttl: storeTtl.default_ttl, refresh_on_read: storeTtl.refresh_on_read } }
+        : {}),
+    };
   if (config.http?.cors) manifest.cors = config.http.cors;
   const disabled = Object.entries(config.http ?? {}).filter(
     ([k, v]) => k.startsWith("disable_") && v === true,

@@ -1,0 +1,24 @@
+import type { ArtifactManifest } from "../deploy/bundle.ts";
+import { artifactManifest } from "./runtime/artifact.ts";
+
+// langgraph.json's `checkpointer.ttl` and `store.ttl` as a deployment's runtime applies them, read from the
+// manifest of the revision it serves. Platform processes (sweepers, cron ticks) serve no artifact: no defaults.
+// `sweep_interval_minutes` needs nothing here: expired threads are swept every minute (thread-ttl.ts) and every
+// store read skips an expired item at once (store.ts), which is at least as often as any interval allows.
+
+export type TtlSettings = NonNullable<ArtifactManifest["ttl"]>;
+
+/** The TTL settings of the revision this process serves (empty outside a runtime). */
+export async function ttlSettings(): Promise<TtlSettings> {
+  return (await artifactManifest())?.ttl ?? {};
+}
+
+/** Minutes a thread created without its own `ttl` lives (checkpointer.ttl.default_ttl), if set. */
+export const threadDefaultTtl = async (): Promise<number | undefined> =>
+  (await ttlSettings()).threads?.default_ttl;
+
+/** store.ttl: minutes an item put without a `ttl` lives, and whether reads refresh TTLs (default: they do). */
+export async function storeTtl(): Promise<{ default_ttl?: number; refresh_on_read: boolean }> {
+  const s = (await ttlSettings()).store;
+  return { default_ttl: s?.default_ttl, refresh_on_read: s?.refresh_on_read !== false };
+}
