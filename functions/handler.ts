@@ -1,3 +1,6 @@
+import { config } from "../shared/config.ts";
+import { deploymentCorsPolicy } from "../shared/http/cors.ts";
+import type { HttpEvent } from "../shared/http/event.ts";
 import {
   defineHandler as define,
   type HandlerSpec,
@@ -12,10 +15,21 @@ export { reply, z } from "../shared/http/handler.ts";
 
 const needsAuth = (routeKey: string) => routeForKey(routeKey)?.auth !== false;
 
+/**
+ * The CORS policy of a deployment's public agent-server routes (`/ok`, `/docs`, `/openapi.json`, UI files) in
+ * AWS, where their own functions answer a browser (the router answers the others; locally the gateway all).
+ */
+const agentPublicCors = (event: HttpEvent) => {
+  if (config.localMode) return undefined;
+  const route = routeForKey(event.routeKey);
+  if (route?.group !== "agent" || route.auth) return undefined;
+  return deploymentCorsPolicy(event.pathParameters?.deployment_id ?? "");
+};
+
 export function defineHandler<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>): LambdaHttpHandler {
-  return define(spec, needsAuth);
+  return define(spec, needsAuth, agentPublicCors);
 }

@@ -5,7 +5,9 @@ import { withLogContext } from "../log.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { streamingExport, toHttpEvent } from "./lambda-front.ts";
 import {
+  answerCors,
   auth,
+  type CorsOf,
   httpErrorHandler,
   type Input,
   jsonBodyParser,
@@ -108,7 +110,7 @@ export function defineHandler<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
->(spec: HandlerSpec<P, Q, B>, needsAuth: NeedsAuth = everyRoute): LambdaHttpHandler {
+>(spec: HandlerSpec<P, Q, B>, needsAuth: NeedsAuth = everyRoute, corsOf?: CorsOf): LambdaHttpHandler {
   type In = Input<Out<P>, Out<Q>, Out<B>>;
   const core = async (event: HttpEvent, context: ToolkitContext<In>): Promise<HttpResult> => {
     // The validator ran before: input is set.
@@ -128,6 +130,7 @@ export function defineHandler<
   const wrapped = middy<HttpEvent, HttpResult, Error, ToolkitContext<In>>(core, {
     timeoutEarlyInMillis: 0,
   }).use([
+    ...(corsOf ? [answerCors(corsOf)] : []),
     logContext(),
     httpErrorHandler(),
     auth(needsAuth),

@@ -6,6 +6,7 @@ import { config } from "../config.ts";
 import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
 import { appendLogContext, bindLogContext, logger, streamInLogContext } from "../log.ts";
+import { type CorsPolicy, corsHeaders, withCors } from "./cors.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
 import { toValidationIssues } from "./validation.ts";
 
@@ -184,4 +185,29 @@ export function validator<
       context.input = input as Input<Out<P>, Out<Q>, Out<B>>;
     },
   };
+}
+
+/** The CORS policy a route's answers carry, or none (a gateway in front answers CORS for it). */
+export type CorsOf = (event: HttpEvent) => Promise<CorsPolicy | undefined> | undefined;
+
+/**
+ * CORS headers on a browser's answers (a request with an Origin), errors included, for the routes `corsOf`
+ * gives a policy: those whose answers nothing in front decorates (a deployment's public agent routes in AWS).
+ */
+export function answerCors(corsOf: CorsOf): Middleware {
+  const add = async (request: { event: HttpEvent; response?: HttpResult | null }) => {
+    const headers = request.event.headers ?? {};
+    if (headers.origin === undefined || !request.response) return;
+    const policy = await corsOf(request.event);
+    if (!policy) return;
+    const method = request.event.requestContext?.http?.method ?? "GET";
+    request.response = {
+      ...request.response,
+      headers: withCors(
+        request.response.headers as Record<string, string> | undefined,
+        corsHeaders(policy, method, headers),
+      ),
+    };
+  };
+  return { after: add, onError: add };
 }
