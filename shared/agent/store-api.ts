@@ -4,11 +4,13 @@ import { validationError } from "../errors.ts";
 import { qFlag } from "../http/query.ts";
 import type { AgentDeployment } from "./context.ts";
 import { DynamoStore } from "./store.ts";
+import { storeIndex } from "./store-index.ts";
 
 // The store API of the reference LangGraph server (`/store/items`, `/store/items/search`, `/store/namespaces`)
 // over the deployment's own DynamoStore: the very store its graphs read and write with `store.put`, scoped to
 // the deployment. Namespace labels may not be empty nor hold "." (the GET form joins them with dots) — nor ":"
-// or NUL, which the store's keys cannot take. There is no embeddings index, so a semantic `query` is refused.
+// or NUL, which the store's keys cannot take. A semantic `query` needs langgraph.json store.index: without it
+// a search with one is refused.
 
 const LABEL_RULES = "Namespace labels cannot be empty or contain periods ('.'), colons (':') or NUL bytes";
 const label = z
@@ -25,9 +27,9 @@ export const storePut = z.object({
   namespace,
   key: z.string(),
   value: obj,
-  /** Fields to embed for semantic search: accepted, but there is no index to put them in. */
+  /** Fields to embed for semantic search (store.index): false = not indexed; absent = store.index.fields. */
   index: z.union([z.literal(false), z.array(z.string())]).nullish(),
-  /** Minutes the item lives (refreshed by reads); null or absent: it does not expire. */
+  /** Minutes the item lives (refreshed by reads); absent: store.ttl.default_ttl; null: it does not expire. */
   ttl: z.number().positive().nullish(),
 });
 
@@ -68,7 +70,9 @@ const itemWire = z.object({
   updated_at: z.string(),
 });
 export const storeItemResponse = itemWire.nullable();
-export const storeSearchResponse = z.object({ items: z.array(itemWire) });
+export const storeSearchResponse = z.object({
+  items: z.array(itemWire.extend({ score: z.number().optional() })),
+});
 export const storeNamespacesResponse = z.object({ namespaces: z.array(z.array(z.string())) });
 
 export type StoreItemWire = z.infer<typeof itemWire>;
@@ -80,12 +84,13 @@ function storeOf(d: AgentDeployment): DynamoStore {
   return store;
 }
 
-const toWire = (item: Item): StoreItemWire => ({
+const toWire = (item: Item & { score?: number }): StoreItemWire & { score?: number } => ({
   namespace: item.namespace,
   key: item.key,
   value: item.value,
   created_at: item.createdAt.toISOString(),
   updated_at: item.updatedAt.toISOString(),
+  ...(item.score === undefined ? {} : { score: item.score }),
 });
 
 /** What the store still refuses after validation (a namespace and key too long for its keys) is a 422 at `loc`. */
@@ -102,7 +107,7 @@ export async function putStoreItem(d: AgentDeployment, body: z.infer<typeof stor
   await refusing(["body", "namespace"], () =>
     storeOf(d).putItem(body.namespace, body.key, body.value, {
       index: body.index ?? undefined,
-      ttl: body.ttl ?? undefined,
+      ttl: body.ttl,
     }),
   );
 }
@@ -124,18 +129,19 @@ export async function deleteStoreItem(d: AgentDeployment, body: z.infer<typeof s
 export async function searchStoreItems(
   d: AgentDeployment,
   body: z.infer<typeof storeSearch>,
-): Promise<{ items: StoreItemWire[] }> {
-  if (body.query)
+): Promise<{ items: (StoreItemWire & { score?: number })[] }> {
+  if (body.query && !(await storeIndex()))
     throw validationError(
       ["body", "query"],
-      "Semantic search needs an embeddings index (langgraph.json store.index), which this server does not " +
-        "provide: search with namespace_prefix and filter instead",
+      "Semantic search needs an embeddings index (langgraph.json store.index), which this deployment does not " +
+        "configure: search with namespace_prefix and filter instead",
     );
   const items = await refusing(["body", "namespace_prefix"], () =>
     storeOf(d).searchItems(body.namespace_prefix ?? [], {
       filter: body.filter ?? undefined,
       limit: body.limit,
       offset: body.offset,
+      query: body.query ?? undefined,
       refreshTtl: body.refresh_ttl ?? undefined,
     }),
   );

@@ -18,33 +18,48 @@ import { PayloadTooLarge } from "../errors.ts";
 import { type StoreItemRecord, storeItems, storeKeys } from "../records/agent.ts";
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
+import { storeTtl } from "./deployment-settings.ts";
+import { storeIndex } from "./store-index.ts";
 import { matchesFilter, matchesNamespace } from "./store-match.ts";
+import { decodeVectors, encodeVectors, rankByQuery, textsToEmbed } from "./vectors.ts";
 
 // LangGraph's long-term memory store on DynamoDB (records and keys: shared/records/agent.ts). One partition per
 // scope, PK `<scope>#STORE`; SK is each label followed by ":" then "." then the key (`users:u1:.prefs`). Labels cannot hold ":" or "." (validateNamespace
 // rejects them), so the first "." ends the namespace, and `users:` is a key prefix matching exactly the namespace
-// ["users"] and everything below it: a search or a namespace listing is one Query over a key range. No vector
-// search: `query` is ignored and items come without score, as InMemoryStore without an index does (the HTTP
-// store API refuses a `query`, shared/agent/store-api.ts).
+// ["users"] and everything below it: a search or a namespace listing is one Query over a key range.
+// Semantic search (langgraph.json store.index, store-index.ts): a put embeds the item's fields and keeps the
+// vectors in its record; a search with `query` ranks the items under the prefix (after the filter) by cosine
+// similarity and answers their `score` — a scan of the prefix, there is no vector index in DynamoDB. Without
+// store.index, `query` is ignored and items come without score, as InMemoryStore without an index does (the
+// HTTP store API refuses a `query` then, shared/agent/store-api.ts).
 // TTL (the reference server's, in minutes; LangGraph.js's BaseStore has none, so it rides on the operations:
 // StorePutOperation, and `refreshTtl` on reads): an item put with one carries `ttl_minutes` and `expires_at`
-// (epoch seconds). Every read skips an item whose `expires_at` has passed; DynamoDB's TTL on the table deletes
-// it later. A read that returns an item with a TTL moves its expiry to now + TTL unless told `refreshTtl: false`.
+// (epoch seconds); a put without one (undefined; null means none) takes store.ttl.default_ttl. Every read skips
+// an item whose `expires_at` has passed; DynamoDB's TTL on the table deletes it later. A read that returns an
+// item with a TTL moves its expiry to now + TTL unless told `refreshTtl: false` (default:
+// store.ttl.refresh_on_read).
 const T = "checkpoints" as const;
 const MAX_SK_BYTES = 1024;
 const MAX_VALUE_BYTES = 350 * 1024;
 
-/** A put with a time to live in minutes (absent or null: the item does not expire). */
+/** A put with a time to live in minutes (absent: store.ttl.default_ttl; null: the item does not expire). */
 export type StorePutOperation = PutOperation & { ttl?: number | null };
 /** Reads that refresh the TTL of the items they return unless `refreshTtl` is false. */
 export type StoreGetOperation = GetOperation & { refreshTtl?: boolean };
 export type StoreSearchOperation = SearchOperation & { refreshTtl?: boolean };
+/** Whether a read refreshes TTLs: as the operation says, else as store.ttl.refresh_on_read says (default yes). */
+const refreshes = async (op: { refreshTtl?: boolean }) => op.refreshTtl ?? (await storeTtl()).refresh_on_read;
 
 const nowSeconds = () => Date.now() / 1000;
 /** An item past its expiry: gone for every read, whether or not DynamoDB's TTL has deleted it yet. */
 const expired = (row: Pick<StoreItemRecord, "expires_at">, now = nowSeconds()) =>
   row.expires_at !== undefined && row.expires_at <= now;
 const expiryOf = (ttlMinutes: number) => Math.ceil(nowSeconds() + ttlMinutes * 60);
+/** The REMOVE clause of a put: a TTL or vectors an earlier put left and this one does not set go. */
+const removed = (noTtl: boolean, noVectors: boolean) => {
+  const attrs = [...(noTtl ? ["ttl_minutes", "expires_at"] : []), ...(noVectors ? ["vectors"] : [])];
+  return attrs.length ? ` REMOVE ${attrs.join(", ")}` : "";
+};
 
 export interface DynamoStoreOptions {
   /** `<tenant>#<deployment>`, as for the checkpointer. */
@@ -82,7 +97,8 @@ export class DynamoStore extends BaseStore {
     value: Record<string, unknown>,
     options: { index?: false | string[]; ttl?: number | null } = {},
   ): Promise<void> {
-    const op: StorePutOperation = { namespace, key, value, index: options.index, ttl: options.ttl };
+    const op: StorePutOperation = { namespace, key, value, index: options.index };
+    if (options.ttl !== undefined) op.ttl = options.ttl;
     await this.batch([op]);
   }
 
@@ -96,7 +112,13 @@ export class DynamoStore extends BaseStore {
   /** `search`, saying whether to refresh the TTLs of the items found (default: yes). */
   async searchItems(
     namespacePrefix: string[],
-    options: { filter?: Record<string, unknown>; limit?: number; offset?: number; refreshTtl?: boolean } = {},
+    options: {
+      filter?: Record<string, unknown>;
+      limit?: number;
+      offset?: number;
+      query?: string;
+      refreshTtl?: boolean;
+    } = {},
   ): Promise<SearchItem[]> {
     const op: StoreSearchOperation = { namespacePrefix, ...options };
     const [items] = await this.batch([op]);
@@ -127,7 +149,7 @@ export class DynamoStore extends BaseStore {
     checkNamespace(op.namespace, op.key);
     const row = await storeItems.get({ scope: this.scope, namespace: op.namespace, key: op.key });
     if (!row || expired(row)) return null;
-    if (op.refreshTtl !== false) await this.refresh(row);
+    if (await refreshes(op)) await this.refresh(row);
     return toStoreItem(row);
   }
 
@@ -141,7 +163,16 @@ export class DynamoStore extends BaseStore {
     });
   }
 
-  // The index option of a put is ignored: there is no vector index.
+  /** The item's vectors: its `index` fields (else store.index.fields, else the whole value) embedded. */
+  private async vectorsOf(op: StorePutOperation): Promise<Uint8Array | undefined> {
+    if (op.index === false) return undefined;
+    const index = await storeIndex();
+    if (!index) return undefined;
+    const texts = textsToEmbed(op.value, op.index ?? index.fields);
+    if (!texts.length) return undefined;
+    return encodeVectors(await index.embedDocuments(texts), index.dims);
+  }
+
   private async putOne(op: StorePutOperation): Promise<void> {
     const k = { scope: this.scope, namespace: op.namespace, key: op.key };
     if (op.value === null) {
@@ -150,7 +181,11 @@ export class DynamoStore extends BaseStore {
     }
     const value = JSON.stringify(op.value);
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new PayloadTooLarge(MAX_VALUE_BYTES);
-    const ttl = op.ttl ?? undefined;
+    const vectors = await this.vectorsOf(op);
+    // Vectors share the item's 400 KB with the value (dims × 4 bytes per embedded text).
+    if (vectors && Buffer.byteLength(value) + vectors.byteLength > MAX_VALUE_BYTES)
+      throw new PayloadTooLarge(MAX_VALUE_BYTES);
+    const ttl = op.ttl === undefined ? (await storeTtl()).default_ttl : (op.ttl ?? undefined);
     if (ttl !== undefined && !(Number.isFinite(ttl) && ttl > 0))
       throw new RangeError("A store item's ttl must be a positive number of minutes.");
     const now = isoNow();
@@ -162,10 +197,8 @@ export class DynamoStore extends BaseStore {
           TableName: tableName(T),
           Key: toItem(storeItems.key(k)),
           UpdateExpression: `SET #value = :value, #namespace = :namespace, #key = :key, updated_at = :now, created_at = if_not_exists(created_at, :now)${
-            ttl === undefined
-              ? " REMOVE ttl_minutes, expires_at"
-              : ", ttl_minutes = :ttl, expires_at = :expires"
-          }`,
+            ttl === undefined ? "" : ", ttl_minutes = :ttl, expires_at = :expires"
+          }${vectors ? ", vectors = :vectors" : ""}${removed(ttl === undefined, !vectors)}`,
           ConditionExpression: "attribute_not_exists(expires_at) OR expires_at > :clock",
           ExpressionAttributeNames: { "#value": "value", "#namespace": "namespace", "#key": "key" },
           ExpressionAttributeValues: toItem({
@@ -175,6 +208,7 @@ export class DynamoStore extends BaseStore {
             ":now": now,
             ":clock": nowSeconds(),
             ...expiry,
+            ...(vectors ? { ":vectors": vectors } : {}),
           }),
         }),
       );
@@ -188,6 +222,7 @@ export class DynamoStore extends BaseStore {
         created_at: now,
         updated_at: now,
         ...(ttl === undefined ? {} : { ttl_minutes: ttl, expires_at: expiryOf(ttl) }),
+        ...(vectors ? { vectors } : {}),
       };
       await dynamo().send(new PutItemCommand({ TableName: tableName(T), Item: toItem(record) }));
     }
@@ -196,6 +231,8 @@ export class DynamoStore extends BaseStore {
   /** Items under a namespace prefix in key order, filtered, then offset and limit applied; stops reading early. */
   private async searchOne(op: StoreSearchOperation): Promise<SearchItem[]> {
     if (op.namespacePrefix.length) checkNamespace(op.namespacePrefix);
+    const index = op.query ? await storeIndex() : undefined;
+    if (op.query && index) return this.semanticSearch(op, op.query, index);
     const offset = op.offset ?? 0;
     const limit = op.limit ?? 10;
     const found: StoreItemRecord[] = [];
@@ -211,8 +248,31 @@ export class DynamoStore extends BaseStore {
         if (found.length >= limit) break search;
       }
     }
-    if (op.refreshTtl !== false) await Promise.all(found.map((row) => this.refresh(row)));
+    if (await refreshes(op)) await Promise.all(found.map((row) => this.refresh(row)));
     return found.map((row) => ({ ...toStoreItem(row), score: undefined }));
+  }
+
+  /** The live items under the prefix that pass the filter, ranked by similarity to `query`; offset, limit. */
+  private async semanticSearch(
+    op: StoreSearchOperation,
+    query: string,
+    index: NonNullable<Awaited<ReturnType<typeof storeIndex>>>,
+  ): Promise<SearchItem[]> {
+    const offset = op.offset ?? 0;
+    const limit = op.limit ?? 10;
+    if (limit <= 0) return [];
+    const queryVector = await index.embedQuery(query);
+    const now = nowSeconds();
+    const candidates: { item: StoreItemRecord; vectors: Float32Array[] }[] = [];
+    for await (const page of this.range(nsPrefix(op.namespacePrefix)))
+      for (const row of page) {
+        if (expired(row, now)) continue;
+        if (op.filter && !matchesFilter(JSON.parse(row.value), op.filter)) continue;
+        candidates.push({ item: row, vectors: row.vectors ? decodeVectors(row.vectors, index.dims) : [] });
+      }
+    const found = rankByQuery(candidates, queryVector).slice(offset, offset + limit);
+    if (await refreshes(op)) await Promise.all(found.map(({ item }) => this.refresh(item)));
+    return found.map(({ item, score }) => ({ ...toStoreItem(item), score }));
   }
 
   /**

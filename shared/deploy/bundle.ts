@@ -15,6 +15,7 @@ import {
   parseGraphSpec,
 } from "./graph-config.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
+import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
 import { type BundledUi, bundleUi } from "./ui-bundle.ts";
 
@@ -35,6 +36,8 @@ export interface ArtifactManifest {
     threads?: { default_ttl?: number };
     store?: { default_ttl?: number; refresh_on_read?: boolean };
   };
+  /** langgraph.json `store.index`, its embeddings bundled (store-index.ts; the runtime's agent/store-index.ts). */
+  store_index?: StoreIndexManifest;
   /** langgraph.json `http.disable_*` flags that are set: those route groups answer 404 (custom-routes.ts). */
   http?: Record<string, true>;
   /** langgraph.json `ui`, bundled for the browser: name → its files under `ui/<name>/` (ui-bundle.ts). */
@@ -193,6 +196,8 @@ export async function bundleGraphs(opts: {
     if (config.auth.disable_studio_auth) manifest.auth.disable_studio_auth = true;
   }
   if (config.http?.app) manifest.http_app = await addEntry("http/app", config.http.app, "http.app");
+  if (config.store?.index)
+    manifest.store_index = await storeIndexEntry({ ...opts, index: config.store.index, addEntry });
 
   const configDir = path.resolve(opts.configDir);
   const hasPackage = Boolean(await nearest(repoDir, configDir, "package.json"));

@@ -221,7 +221,7 @@ describe("reading the graph config from a repository", () => {
 });
 
 describe("unhonoured keys", () => {
-  it("names what a graph config asks that this platform does not do, http.app, ui and the honoured keys aside", () => {
+  it("names what a graph config asks that this platform does not do, the honoured keys aside", () => {
     expect(
       unhonouredKeys({
         graphs: { a: "./a.ts:g" },
@@ -236,9 +236,10 @@ describe("unhonoured keys", () => {
           disable_store: true,
           mount_prefix: "/x",
         },
-        store: { ttl: { default_ttl: 5 } },
+        store: { ttl: { default_ttl: 5 }, index: { embed: "./e.ts:e", dims: 3 }, vectors: "pgvector" },
+        checkpointer: { ttl: { default_ttl: 60, strategy: "delete" }, serde: {} },
       }),
-    ).toEqual(["http.mount_prefix", "store"]);
+    ).toEqual(["checkpointer.serde", "http.mount_prefix", "store.vectors"]);
     expect(unhonouredKeys({ graphs: { a: "./a.ts:g" } })).toEqual([]);
   });
 });

@@ -260,7 +260,7 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
   return out;
 }
 
-/** The langgraph.json keys a build honours: top-level keys, and the keys of `http` and `auth`. */
+/** The langgraph.json keys a build honours: top-level ones, and those of the objects HONOURED_IN names. */
 const HONOURED = new Set([
   "graphs",
   "env",
@@ -271,6 +271,8 @@ const HONOURED = new Set([
   "auth",
   "ui",
   "ui_config",
+  "store",
+  "checkpointer",
 ]);
 const HONOURED_IN: Record<string, Set<string>> = {
   http: new Set([
@@ -287,6 +289,8 @@ const HONOURED_IN: Record<string, Set<string>> = {
     "disable_webhooks",
   ]),
   auth: new Set(["path", "disable_studio_auth"]),
+  store: new Set(["index", "ttl"]),
+  checkpointer: new Set(["ttl"]),
 };
 
 /**

@@ -357,6 +357,8 @@ export interface StoreItemRecord extends Key {
   ttl_minutes?: number;
   /** Epoch seconds after which the item is gone: reads skip it from then, DynamoDB's TTL deletes it later. */
   expires_at?: number;
+  /** Its embeddings for semantic search (store.index): float32 vectors of `dims` numbers, back to back. */
+  vectors?: Uint8Array;
 }
 
 const storeNsPrefix = (ns: string[]) => ns.map((label) => `${label}:`).join("");
