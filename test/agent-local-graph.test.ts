@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,19 @@ import { waitFor } from "./helpers/export.ts";
 // a deployment. The folder is the example agent with its own node_modules (its own @langchain/langgraph).
 const EXAMPLE = fileURLToPath(new URL("../examples/agent", import.meta.url));
 
+const APP = "https://app.example";
+const AUTH = `import { Auth, HTTPException, isStudioUser } from "@langchain/langgraph-sdk/auth";
+export const auth = new Auth()
+  .authenticate((request: Request) => {
+    if (request.headers.get("authorization") !== "Bearer dev-token") throw new HTTPException(401, { message: "Who are you?" });
+    return "dev";
+  })
+  .on("threads", ({ user, value }) => {
+    if (isStudioUser(user)) return;
+    return { owner: user.identity };
+  });
+`;
+
 let tmp: string;
 let platform: RunningPlatform | undefined;
 let client: Client;
@@ -23,6 +36,17 @@ beforeAll(async () => {
   const folder = path.join(tmp, "agent");
   // With the example's node_modules when present (nothing to install); else --graph installs them itself.
   await cp(EXAMPLE, folder, { recursive: true, verbatimSymlinks: true });
+  // Its langgraph.json with custom auth and http.cors, which apply to `local` as to a deployment.
+  const config = JSON.parse(await readFile(path.join(folder, "langgraph.json"), "utf8"));
+  await writeFile(
+    path.join(folder, "langgraph.json"),
+    JSON.stringify({
+      ...config,
+      auth: { path: "./src/auth.ts:auth" },
+      http: { cors: { allow_origins: [APP] } },
+    }),
+  );
+  await writeFile(path.join(folder, "src", "auth.ts"), AUTH);
   platform = await startPlatform(
     { DYNAMODB_IN_MEMORY: "1" },
     { args: ["--graph", path.join(folder, "langgraph.json")] },
@@ -76,6 +100,29 @@ describe("--graph: local development without a deployment", () => {
       body: "{}",
     });
     expect(r.status).toBe(401);
+    expect(await r.json()).toEqual({ detail: "Who are you?" });
+  });
+
+  it("langgraph.json auth and http.cors apply to the local deployment too", async () => {
+    const user = new Client({
+      apiUrl: `${platform!.base}/agents/local`,
+      apiKey: null,
+      defaultHeaders: { Authorization: "Bearer dev-token" },
+    });
+    const t = await user.threads.create();
+    expect(t.metadata).toMatchObject({ owner: "dev" });
+    expect((await client.threads.get(t.thread_id)).thread_id).toBe(t.thread_id);
+    const preflight = await fetch(`${platform!.base}/agents/local/threads`, {
+      method: "OPTIONS",
+      headers: { Origin: APP, "Access-Control-Request-Method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(APP);
+    const other = await fetch(`${platform!.base}/agents/local/threads`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://other.example", "Access-Control-Request-Method": "POST" },
+    });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
 });
 

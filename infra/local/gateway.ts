@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { loadHandler } from "../../functions/load.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
+import { localDeployment } from "../../shared/agent/context.ts";
 import { config } from "../../shared/config.ts";
 import {
   agentDeploymentOf,
   type CorsPolicy,
   corsHeaders,
+  corsPolicy,
   DEFAULT_CORS,
   deploymentCorsPolicy,
   isPreflight,
@@ -58,7 +60,9 @@ export interface GatewayOptions {
 /** The gateway's default CORS policy for a path: the deployment's for an agent server, else the defaults. */
 export async function pathCorsPolicy(path: string): Promise<CorsPolicy> {
   const deployment = agentDeploymentOf(path);
-  return deployment === undefined ? DEFAULT_CORS : deploymentCorsPolicy(deployment);
+  if (deployment === undefined) return DEFAULT_CORS;
+  const local = localDeployment(deployment);
+  return local ? corsPolicy(local.cors) : deploymentCorsPolicy(deployment);
 }
 
 function compilePath(path: string): { regex: RegExp; names: string[] } {

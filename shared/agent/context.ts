@@ -56,10 +56,17 @@ export const graphStorage = (d: AgentDeployment) => ({
 });
 
 // Deployments without a record: `npm start -- --graph` serves deployment `local` of the bootstrap workspace.
-const locals = new Map<string, AgentDeployment & { artifact_dir: string }>();
+/** What the platform routes a local deployment by, as a deployment record holds it (cors, custom_auth). */
+type LocalRouting = Pick<DeploymentRecord, "cors" | "custom_auth">;
+const locals = new Map<string, AgentDeployment & { artifact_dir: string } & LocalRouting>();
 /** A deployment served from a local folder of bundled graphs (its runtime imports them from there). */
-export function registerLocalDeployment(d: DeploymentData & { artifact_dir: string }): void {
-  locals.set(d.deployment_id, { ...withStorage(d), artifact_dir: d.artifact_dir });
+export function registerLocalDeployment(d: DeploymentData & { artifact_dir: string } & LocalRouting): void {
+  locals.set(d.deployment_id, {
+    ...withStorage(d),
+    artifact_dir: d.artifact_dir,
+    cors: d.cors ?? null,
+    custom_auth: d.custom_auth ?? null,
+  });
 }
 export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
 

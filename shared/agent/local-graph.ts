@@ -61,6 +61,9 @@ export async function serveLocalGraphs(opts: {
       artifact_dir: outDir,
       graphs,
       tracing_project_id: null,
+      // langgraph.json http.cors and auth apply as to a deployment.
+      cors: manifest.cors ?? null,
+      custom_auth: manifest.auth ? { disable_studio_auth: manifest.auth.disable_studio_auth === true } : null,
     });
     // Served like any deployment: by its own runtime, started now so the first request finds it ready.
     await runtimeHost().activated(opts.tenantId, LOCAL_DEPLOYMENT_ID);

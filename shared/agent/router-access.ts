@@ -1,6 +1,7 @@
 import { authenticate, withoutApiKey } from "../auth/api-keys.ts";
 import { HttpError } from "../errors.ts";
 import { recentDeploymentById } from "../records/control.ts";
+import { localDeployment } from "./context.ts";
 import type { RouterAuth } from "./runtime/custom-auth.ts";
 
 // Who may call a deployment's agent server, decided by platform code (the AWS router, the local gateway) before
@@ -20,6 +21,13 @@ export interface AgentAccess {
   headers: Record<string, string | undefined>;
 }
 
+/** What routing needs of a deployment: its record, or a local one's (`npm start -- --graph`). */
+async function routingRecord(deploymentId: string) {
+  const local = localDeployment(deploymentId);
+  if (local) return { ...local, active_revision_id: local.revision_id };
+  return recentDeploymentById(deploymentId);
+}
+
 export async function agentAccess(
   headers: Record<string, string | undefined>,
   deploymentId: string,
@@ -33,11 +41,11 @@ export async function agentAccess(
     refused = err;
   }
   if (tenant !== undefined) {
-    const d = await recentDeploymentById(deploymentId);
+    const d = await routingRecord(deploymentId);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
     return { tenant, auth: keyIgnored ? "custom" : "operator", headers: withoutApiKey(headers) };
   }
-  const d = await recentDeploymentById(deploymentId);
+  const d = await routingRecord(deploymentId);
   if (d?.custom_auth && d.active_revision_id) return { tenant: d.tenant_id, auth: "custom", headers };
   throw refused!;
 }
