@@ -66,18 +66,25 @@ export async function runAccess(
 }
 
 /**
- * May the user create a thread (`value` is the create body, which the handler may change, e.g. to add an
- * owner to its metadata)? Returns a check for the thread the create answers: an existing thread
- * (`if_exists: do_nothing`) outside the filters is a conflict, as if the id were taken.
+ * May the user create a resource (`value` is the create body, which the handler may change, e.g. to add an owner
+ * to its metadata; the filters' equalities are written into it)? Returns a check for what the create answers:
+ * an existing one (`if_exists: do_nothing`) outside the filters is a conflict, as if the id were taken.
  */
-export async function threadCreateAccess(value: { metadata?: Record<string, unknown> }) {
-  const filters = await authorize("threads:create", value);
+async function createAccess(
+  event: string,
+  value: { metadata?: Record<string, unknown> | null },
+  taken: string,
+) {
+  const filters = await authorize(event, value);
   if (filters) value.metadata = { ...(value.metadata ?? {}), ...metadataOfFilters(filters) };
-  return <T extends { metadata?: unknown }>(thread: T): T => {
-    if (!matchesAuthFilters(thread.metadata, filters)) throw new Conflict("Thread already exists");
-    return thread;
+  return <T extends { metadata?: unknown }>(created: T): T => {
+    if (!matchesAuthFilters(created.metadata, filters)) throw new Conflict(taken);
+    return created;
   };
 }
+
+export const threadCreateAccess = (value: { metadata?: Record<string, unknown> }) =>
+  createAccess("threads:create", value, "Thread already exists");
 
 /** The assistant, if the user may `action` it (one outside their filters is not found). */
 export async function authorizedAssistant(
@@ -92,15 +99,8 @@ export async function authorizedAssistant(
   return assistant;
 }
 
-/** May the user create an assistant (`value`: the create body; its metadata gets the filters' equalities)? */
-export async function assistantCreateAccess(value: { metadata?: Record<string, unknown> }) {
-  const filters = await authorize("assistants:create", value);
-  if (filters) value.metadata = { ...(value.metadata ?? {}), ...metadataOfFilters(filters) };
-  return <T extends { metadata?: unknown }>(assistant: T): T => {
-    if (!matchesAuthFilters(assistant.metadata, filters)) throw new Conflict("Assistant already exists");
-    return assistant;
-  };
-}
+export const assistantCreateAccess = (value: { metadata?: Record<string, unknown> }) =>
+  createAccess("assistants:create", value, "Assistant already exists");
 
 export const cronAccess = (
   d: AgentDeployment,
