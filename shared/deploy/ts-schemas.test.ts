@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ const MODULES = path.resolve("node_modules");
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+}, 60_000);
 
 function repo(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-schemas-"));
@@ -29,7 +29,10 @@ async function extract(
   opts: { budgetMs?: number; ownModules?: boolean } = {},
 ): Promise<{ schemas: SchemasFile; logs: string[] }> {
   const dir = repo(files);
-  if (opts.ownModules) symlinkSync(MODULES, path.join(dir, "node_modules"));
+  // Installed packages are real folders of the repository (npm ci, or hard links from the build cache).
+  if (opts.ownModules)
+    for (const pkg of ["@langchain", "zod"])
+      cpSync(path.join(MODULES, pkg), path.join(dir, "node_modules", pkg), { recursive: true });
   const logs: string[] = [];
   const schemas = await extractGraphSchemas({
     repoDir: dir,
@@ -250,6 +253,17 @@ export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(STAR
     );
     expect(schemas).toEqual({});
     expect(logs).toContainEqual(expect.stringContaining("graph x: no schemas from its types"));
+  });
+
+  it("a file outside the repository is not read: what it declares stays out of the schemas", async () => {
+    const outside = repo({ "secret.json": JSON.stringify({ topSecretKey: "x" }) });
+    const src = `import { Annotation, StateGraph, START } from "@langchain/langgraph";
+const State = Annotation.Root({ leak: Annotation<typeof import(${JSON.stringify(path.join(outside, "secret.json"))})> });
+export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(START, "a").compile();
+`;
+    const { schemas, logs } = await extract({ "graph.ts": src }, { g: "graph.ts:graph" });
+    expect(JSON.stringify(schemas)).not.toContain("topSecretKey");
+    expect(logs).toContainEqual(expect.stringContaining("graph g: no schemas from its types"));
   });
 
   it("reading types stops at the time budget, with a log line", async () => {

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { API, DiagnosticCategory, type Project } from "typescript/unstable/async";
 import type { ArtifactManifest } from "./bundle.ts";
@@ -68,32 +69,36 @@ const specifier = (dir: string, file: string) => {
   return rel.startsWith(".") ? rel : `./${rel}`;
 };
 
-/** The file system the compiler sees: the real one, the virtual files, and `node_modules` mapped if asked. */
-function compilerFs(virtual: Map<string, string>, modulesAt?: { dir: string; real: string }) {
+/**
+ * The file system the compiler sees: the virtual files, the repository, and the packages imports resolve from
+ * (`node_modules` of the repository mapped onto `modulesAt.real` if asked). Nothing else of the build machine
+ * is readable: a type-only import of a file outside the repository (which the bundler never sees) must not put
+ * what that file declares into the artifact's schemas.
+ */
+function compilerFs(
+  virtual: Map<string, string>,
+  roots: string[],
+  modulesAt?: { dir: string; real: string },
+) {
+  const within = (root: string, p: string) => p === root || p.startsWith(`${root}/`);
   const map = (p: string) => {
-    if (!modulesAt) return undefined;
-    if (p === modulesAt.dir) return modulesAt.real;
-    return p.startsWith(`${modulesAt.dir}/`) ? modulesAt.real + p.slice(modulesAt.dir.length) : undefined;
+    if (modulesAt && within(modulesAt.dir, p)) return modulesAt.real + p.slice(modulesAt.dir.length);
+    return p;
   };
-  const stat = (p: string) => (existsSync(p) ? statSync(p) : undefined);
+  const readable = (p: string) => roots.some((r) => within(r, p)) || (modulesAt && within(modulesAt.real, p));
+  const stat = (p: string) => (readable(p) && existsSync(p) ? statSync(p) : undefined);
   return {
-    readFile: (p: string) =>
-      virtual.get(p) ??
-      (map(p) ? (stat(map(p)!)?.isFile() ? readFileSync(map(p)!, "utf8") : null) : undefined),
-    fileExists: (p: string) =>
-      virtual.has(p) ? true : map(p) ? Boolean(stat(map(p)!)?.isFile()) : undefined,
-    directoryExists: (p: string) => (map(p) ? Boolean(stat(map(p)!)?.isDirectory()) : undefined),
+    readFile: (p: string) => virtual.get(p) ?? (stat(map(p))?.isFile() ? readFileSync(map(p), "utf8") : null),
+    fileExists: (p: string) => virtual.has(p) || Boolean(stat(map(p))?.isFile()),
+    directoryExists: (p: string) => Boolean(stat(map(p))?.isDirectory()),
     getAccessibleEntries: (p: string) => {
-      const real = map(p);
-      if (!real) return undefined;
-      const entries = stat(real)?.isDirectory() ? readdirSync(real, { withFileTypes: true }) : [];
+      const entries = stat(map(p))?.isDirectory() ? readdirSync(map(p), { withFileTypes: true }) : [];
       return {
         files: entries.filter((e) => e.isFile()).map((e) => e.name),
         directories: entries.filter((e) => e.isDirectory()).map((e) => e.name),
       };
     },
-    realpath: (p: string) =>
-      virtual.has(p) ? p : map(p) && existsSync(map(p)!) ? realpathSync(map(p)!) : undefined,
+    realpath: (p: string) => (!virtual.has(p) && stat(map(p)) ? realpathSync(map(p)) : p),
   };
 }
 
@@ -118,6 +123,17 @@ function tsconfig(configDir: string, userConfig: string | undefined, root: strin
     include: [],
     references: [],
   });
+}
+
+/** The compiler's own folder (its default lib files are read from there), if it can be found. */
+function compilerDir(): string | undefined {
+  try {
+    const ts = path.dirname(createRequire(import.meta.url).resolve("typescript/package.json"));
+    const native = `@typescript/typescript-${process.platform}-${process.arch}/package.json`;
+    return realOrResolved(path.dirname(createRequire(`${ts}/`).resolve(native)));
+  } catch {
+    return undefined;
+  }
 }
 
 function realOrResolved(p: string): string {
@@ -210,14 +226,21 @@ export async function extractGraphSchemas(opts: {
   ].join("\n");
   virtual.set(reflection, rootText);
   const modulesAt = opts.modules
-    ? { dir: path.join(repoDir, "node_modules"), real: opts.modules }
+    ? { dir: path.join(repoDir, "node_modules"), real: realOrResolved(opts.modules) }
     : undefined;
 
   let api: API | undefined;
   let stopped = false;
   const isStopped = () => stopped;
   const work = async (): Promise<SchemasFile> => {
-    api = new API({ cwd: configDir, fs: compilerFs(virtual, modulesAt) });
+    api = new API({
+      cwd: configDir,
+      fs: compilerFs(
+        virtual,
+        [repoDir, compilerDir()].filter((d): d is string => Boolean(d)),
+        modulesAt,
+      ),
+    });
     let project = await openProject(api, configFile, false);
     const out: SchemasFile = {};
     const roots = await readAliases(
