@@ -172,6 +172,15 @@ describe("the request authenticate sees", () => {
     expect(r.headers.get("authorization")).toBe("Bearer t");
   });
 
+  it("a path or host that would read as another host or credentials stays a path on a neutral origin", () => {
+    expect(new URL(authRequest({ method: "GET", path: "/\\ @&", headers: {} }).url).host).toBe("localhost");
+    expect(new URL(authRequest({ method: "GET", path: "//evil.example/x", headers: {} }).url).host).toBe(
+      "localhost",
+    );
+    const r = authRequest({ method: "GET", path: "/threads", headers: { host: "user:pw@evil.example" } });
+    expect(new URL(r.url).host).toBe("localhost");
+  });
+
   it("is built from any path, query and header values without throwing", () => {
     fc.assert(
       fc.property(

@@ -55,7 +55,8 @@ export interface AuthRequestInput {
  * `/agents/{deployment_id}`), the query and the headers the client sent (no platform key: the router strips it).
  */
 export function authRequest(input: AuthRequestInput): Request {
-  const path = input.path.replace(/^\/agents\/[^/]+/, "") || "/";
+  // One leading slash: "//x" or "/\\x" would read as a host (and credentials) in a URL.
+  const path = (input.path.replace(/^\/agents\/[^/]+/, "") || "/").replace(/^[/\\]+/, "/");
   const headers = new Headers();
   for (const [k, v] of Object.entries(input.headers))
     if (v !== undefined) {
@@ -67,15 +68,16 @@ export function authRequest(input: AuthRequestInput): Request {
     }
   const host = headers.get("host") ?? "localhost";
   const proto = headers.get("x-forwarded-proto") === "https" ? "https" : "http";
-  let url: URL;
+  const query = input.query ? `?${input.query}` : "";
   try {
-    url = new URL(`${path}${input.query ? `?${input.query}` : ""}`, `${proto}://${host}`);
+    return new Request(new URL(`${path}${query}`, `${proto}://${host}`), { method: input.method, headers });
   } catch {
-    // A host or path no URL takes: the path as a URL's pathname setter escapes it, on a neutral origin.
-    url = new URL("http://localhost/");
+    // A host or path no URL (or Request) takes: the path as a URL's pathname setter escapes it, on a neutral
+    // origin.
+    const url = new URL("http://localhost/");
     url.pathname = path;
+    return new Request(url, { method: input.method, headers });
   }
-  return new Request(url, { method: input.method, headers });
 }
 
 /**
