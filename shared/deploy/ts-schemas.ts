@@ -183,13 +183,18 @@ async function readAliases(
   return out;
 }
 
-/** The first error the compiler finds in `file`, as "path:line: message". */
+// Errors of a missing environment rather than of the code: type definitions and modules a production install
+// leaves out (@types/node and other dev dependencies: the build installs with --omit=dev) or a library setting.
+// They do not make the graph's types wrong; a graph whose own import is missing is not a graph to the checker.
+const ENVIRONMENT_ERRORS = new Set([2307, 2580, 2582, 2583, 2584, 2591, 2592, 2593, 2792, 7016]);
+
+/** The first error the compiler finds in `file` (environment errors aside), as "path:line: message". */
 async function firstError(project: Project, file: string, repoDir: string): Promise<string | undefined> {
   const all = [
     ...(await project.program.getSyntacticDiagnostics(file)),
     ...(await project.program.getSemanticDiagnostics(file)),
   ];
-  const d = all.find((x) => x.category === DiagnosticCategory.Error);
+  const d = all.find((x) => x.category === DiagnosticCategory.Error && !ENVIRONMENT_ERRORS.has(x.code));
   if (!d) return undefined;
   const text = await readFile(file, "utf8").catch(() => "");
   const line = text.slice(0, d.pos).split("\n").length;
