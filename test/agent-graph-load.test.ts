@@ -8,7 +8,11 @@ import { deployRepo, gitRepo } from "./helpers/repos.ts";
 // Issue 15, item 7: a graph that fails to load is reported per graph while the deployment's other graphs serve.
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { good: "./src/good.mjs:graph", broken: "./src/broken.mjs:graph" },
+    graphs: {
+      good: "./src/good.mjs:graph",
+      broken: "./src/broken.mjs:graph",
+      leaky: "./src/leaky.mjs:graph",
+    },
     env: {},
   }),
   "src/good.mjs": [
@@ -20,7 +24,10 @@ const FILES = {
     "",
   ].join("\n"),
   "src/broken.mjs": `throw new Error("the model key is missing");\nexport const graph = 1;\n`,
+  // A graph that puts a secret of the deployment into its error.
+  "src/leaky.mjs": `throw new Error("key " + process.env.MODEL_KEY + " was refused");\nexport const graph = 1;\n`,
 };
+const SECRET = "sk-graph-load-secret-4711";
 
 let repo: { dir: string; remove: () => void };
 let deploymentId: string;
@@ -31,7 +38,9 @@ const REASON = 'Graph "broken" failed to load: import failed: the model key is m
 
 beforeAll(async () => {
   repo = gitRepo(FILES);
-  ({ deploymentId, revisionId } = await deployRepo(repo.dir, "graph-load", call, auth));
+  ({ deploymentId, revisionId } = await deployRepo(repo.dir, "graph-load", call, auth, [
+    { name: "MODEL_KEY", value: SECRET },
+  ]));
   client = agentClient(facts, deploymentId);
 }, 240_000);
 
@@ -96,5 +105,19 @@ describe("a revision none of whose graphs load", () => {
     } finally {
       bad.remove();
     }
+  });
+});
+
+describe("a load failure's reason", () => {
+  it("never carries a secret of the deployment (redacted in the answer and the deploy log)", async () => {
+    const [assistant] = await client.assistants.search({ graphId: "leaky" });
+    const r = await call("GET", path(`/assistants/${assistant!.assistant_id}/graph`), { headers: auth });
+    expect(r.status).toBe(409);
+    expect(r.text).not.toContain(SECRET);
+    expect(r.json.detail).toContain("key [redacted] was refused");
+    const logs = await call("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs`, {
+      headers: auth,
+    });
+    expect(JSON.stringify(logs.json)).not.toContain(SECRET);
   });
 });

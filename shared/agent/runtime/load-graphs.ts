@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
+import { redactor } from "../../deploy/exec.ts";
 import { readSchemasFile } from "../../deploy/schemas-file.ts";
 import { logger } from "../../log.ts";
 import { attachExtractedSchemas } from "../graph-schemas.ts";
@@ -92,7 +93,11 @@ export async function loadArtifactGraphs(
     try {
       imported = await importGraph(dir, entry);
     } catch (e) {
-      const error = (e as Error).message;
+      // The reason is answered to clients and logged: no value of the runtime's environment (the deployment's
+      // secrets among them) goes with it, whatever the graph put into its error.
+      const error = redactor(Object.values(process.env).filter((v) => (v?.length ?? 0) >= 8))(
+        (e as Error).message,
+      );
       logger.error("a graph failed to load; the deployment's other graphs serve", {
         graph_id: graphId,
         error,
