@@ -390,6 +390,25 @@ describe("bulk export validation", () => {
       expect(r.json.detail.map((d: any) => d.loc[1])).toContain(field);
     });
 
+  it("422 for a repeated export field, at its index, saying which", async () => {
+    const r = await createExport({ bulk_export_destination_id: dest, export_fields: ["id", "name", "id"] });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json.detail).toHaveLength(1);
+    expect(r.json.detail[0].loc).toEqual(["body", "export_fields", 2]);
+    expect(r.json.detail[0].msg).toMatch(/\bid is repeated/);
+  });
+
+  it("422 for a day range whose plan would not fit the workflow's state, naming the maximum", async () => {
+    const r = await createExport({
+      bulk_export_destination_id: dest,
+      start_time: "2000-01-01T00:00:00Z",
+      end_time: "2026-01-01T00:00:00Z",
+    });
+    expect(r.status, r.text).toBe(422);
+    expect(r.json.detail[0].loc).toEqual(["body", "end_time"]);
+    expect(r.json.detail[0].msg).toMatch(/at most \d+ UTC days/);
+  });
+
   it("the filter's 422 points at the character", async () => {
     const r = await createExport({
       bulk_export_destination_id: dest,

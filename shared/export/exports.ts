@@ -21,6 +21,7 @@ import {
 import { EXPORT_FIELDS } from "../records/export-fields.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { getDestination } from "./destinations.ts";
+import { exportDays, maxExportDays } from "./workflow.ts";
 
 // Bulk exports and their runs (one per UTC day). Records and their key layout: shared/records/export.ts.
 export const FINAL: ReadonlySet<string> = new Set(["Completed", "Failed", "Cancelled", "TimedOut"]);
@@ -42,7 +43,20 @@ export const ExportCreate = z.looseObject({
   start_time: time("start_time"),
   end_time: time("end_time").nullish(),
   filter: z.string().max(10_000).nullish(),
-  export_fields: z.array(z.enum(EXPORT_FIELDS)).min(1).nullish(),
+  export_fields: z
+    .array(z.enum(EXPORT_FIELDS))
+    .min(1)
+    .superRefine((fields, ctx) => {
+      fields.forEach((f, i) => {
+        if (fields.indexOf(f) !== i)
+          ctx.addIssue({
+            code: "custom",
+            path: [i],
+            message: `${f} is repeated (already at index ${fields.indexOf(f)})`,
+          });
+      });
+    })
+    .nullish(),
   format: z.enum(["Parquet", "parquet"]).nullish(),
   format_version: z.enum(FORMAT_VERSIONS).nullish(),
   compression: z.enum(COMPRESSIONS).nullish(),
@@ -88,6 +102,11 @@ export async function validateCreate(tenant: string, body: ExportCreateIn): Prom
     issue("end_time", "end_time is required unless interval_hours is given", "missing");
   } else if (body.end_time <= body.start_time) {
     issue("end_time", "end_time must be after start_time");
+  } else if (exportDays(body.start_time, body.end_time) > maxExportDays(tenant)) {
+    issue(
+      "end_time",
+      `An export spans at most ${maxExportDays(tenant)} UTC days (one run per day must fit the workflow's state); split it into smaller exports`,
+    );
   }
   if (body.filter) {
     try {
