@@ -127,6 +127,11 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
       );
     log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
     if (graphConfig.http?.cors) log.line("CORS: the agent server answers with http.cors of the graph config");
+    const major = process.versions.node.split(".")[0];
+    if (graphConfig.node_version && !lambdaRuntimes() && graphConfig.node_version !== major)
+      log.line(
+        `node_version ${graphConfig.node_version}: the local cloud runs graphs on this machine's Node.js ${process.versions.node} (in AWS the runtime is nodejs${graphConfig.node_version}.x)`,
+      );
     if (graphConfig.auth?.path)
       log.line(
         `Custom auth: ${graphConfig.auth.path} authenticates requests without a platform API key${graphConfig.auth.disable_studio_auth ? " (and with one: disable_studio_auth)" : ""}`,
@@ -192,6 +197,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
             nodes: [],
           })),
           tracing_project_id: d.tracing_project_id ?? null,
+          ...(manifest.node_version ? { node_version: manifest.node_version } : {}),
         },
         log.line,
       );

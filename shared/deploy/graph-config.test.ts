@@ -70,6 +70,8 @@ describe("graph config", () => {
         { checkpointer: { ttl: { strategy: "keep" } } },
         /checkpointer\.ttl\.strategy: the only strategy is "delete"/,
       ],
+      [{ node_version: "18" }, /node_version: must be one of "20", "22"/],
+      [{ node_version: 24 }, /node_version: must be one of "20", "22"/],
     ];
     for (const [extra, message] of bad)
       expect(() => parse({ graphs: { a: "./a.ts:g" }, ...extra }), JSON.stringify(extra)).toThrow(message);

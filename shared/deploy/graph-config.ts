@@ -161,6 +161,9 @@ export const CheckpointerConfigSchema = z.looseObject(
 );
 export type CheckpointerConfig = z.infer<typeof CheckpointerConfigSchema>;
 
+/** langgraph.json `node_version`: the Node.js majors a deployment's runtime can be (AWS Lambda's nodejs20.x, 22.x). */
+export const NODE_VERSIONS = ["20", "22"] as const;
+
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const GraphEntry = z.union([
   z.string(),
@@ -174,7 +177,13 @@ const Schema = z.looseObject({
       error: "env must be a .env file path or an object of strings",
     })
     .optional(),
-  node_version: z.union([z.string(), z.number()]).transform(String).optional(),
+  node_version: z
+    .union([z.string(), z.number()])
+    .transform((v) => String(v).trim())
+    .refine((v) => (NODE_VERSIONS as readonly string[]).includes(v), {
+      error: `must be one of ${NODE_VERSIONS.map((v) => `"${v}"`).join(", ")} (the Node.js majors graphs run on)`,
+    })
+    .optional(),
   description: z.unknown().optional(),
   http: HttpConfigSchema.optional(),
   auth: AuthConfigSchema.optional(),

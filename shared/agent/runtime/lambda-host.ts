@@ -70,6 +70,8 @@ export interface RuntimeDeploy {
   env: Record<string, string>;
   graphs: GraphInfo[];
   tracing_project_id: string | null;
+  /** langgraph.json `node_version` (a major the graph config allows); default: the newest. */
+  node_version?: string;
 }
 
 /** The environment of a runtime function: its own variables, then the settings the platform gives it. */
@@ -176,6 +178,9 @@ export async function deployRuntime(
   const layer = config.agent.runtimeLayerArn;
   if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
   const Layers = [layer];
+  // The revision's langgraph.json node_version picks the function's Node.js runtime.
+  const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
+  log(`Runtime ${Runtime}`);
   const Role = await ensureRole(scope);
   log(`Runtime role ${Role}: this deployment's data only`);
   const Code = await uploadCode(r);
@@ -192,7 +197,7 @@ export async function deployRuntime(
         new CreateFunctionCommand({
           FunctionName,
           Role,
-          Runtime: "nodejs22.x",
+          Runtime,
           Architectures: ["arm64"],
           Handler: "index.handler",
           Code,
@@ -209,7 +214,9 @@ export async function deployRuntime(
     await client.send(new UpdateFunctionCodeCommand({ FunctionName, ...Code }));
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
     await whileRolePropagates(() =>
-      client.send(new UpdateFunctionConfigurationCommand({ FunctionName, Role, Layers, Environment })),
+      client.send(
+        new UpdateFunctionConfigurationCommand({ FunctionName, Role, Layers, Environment, Runtime }),
+      ),
     );
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
   }
