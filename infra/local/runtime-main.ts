@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
+import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
-import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";

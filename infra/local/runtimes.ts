@@ -5,10 +5,10 @@ import { Agent, type IncomingMessage, request, type ServerResponse } from "node:
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
 import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
+import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
-import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
