@@ -211,3 +211,13 @@ export class LeaseLost extends Error {
     super(`run ${run}: attempt ${attempt} no longer owns the run`);
   }
 }
+
+// — DynamoDB —
+
+/** An item DynamoDB would refuse (over 400 KB): only the write that holds it fails, never its group's others. */
+export class ItemTooLarge extends Error {
+  override name = "ItemTooLarge";
+  constructor(key: string, bytes: number, max: number) {
+    super(`The item ${key} is ${bytes} bytes, over DynamoDB's ${max} bytes per item`);
+  }
+}

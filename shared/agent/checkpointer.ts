@@ -20,6 +20,8 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../aws/clients.ts";
 import { cancelCodes, fromItem, getItem, queryAll, toItem, transact } from "../aws/ddb.ts";
+import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "../aws/limits.ts";
+import { itemBytes } from "../aws/write-units.ts";
 import { LeaseLost } from "../errors.ts";
 import { logger } from "../log.ts";
 import type {
@@ -52,11 +54,6 @@ import { groupCreate, groupPut } from "./group-write.ts";
 const T = "checkpoints" as const;
 const DEFAULT_INLINE_BYTES = 300 * 1024;
 const WRITERS_CACHE = 1000;
-/** DynamoDB's limits of one TransactWriteItems call (100 items, 4 MB), with room for keys and attributes. */
-const MAX_TRANSACT_ITEMS = 100;
-const MAX_TRANSACT_BYTES = 3_500_000;
-const inlineBytesOf = (item: object) =>
-  Object.values(item).reduce<number>((n, v) => n + (v instanceof Uint8Array ? v.byteLength : 64), 0);
 
 /**
  * Channel values this small are stored in the checkpoint item (`inline`, every checkpoint repeating them: a
@@ -389,20 +386,21 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     writes: PendingWriteItem[] = [],
     fence?: RunFence,
   ): Promise<void> {
-    const items = [...values, head];
-    const bytes = [...items, ...writes].reduce((n, i) => n + inlineBytesOf(i), 0);
+    const puts = [...values, head].map(toItem);
+    const creates = writes.map(toItem);
     const fenced = fence ? 1 : 0;
-    if (items.length + writes.length + fenced <= MAX_TRANSACT_ITEMS && bytes <= MAX_TRANSACT_BYTES) {
+    const count = puts.length + creates.length + fenced;
+    const bytes = [...puts, ...creates].reduce((n, i) => n + itemBytes(i) + REQUEST_OVERHEAD_BYTES, 0);
+    if (
+      count <= DDB_LIMITS.transactItems &&
+      bytes + fenced * REQUEST_OVERHEAD_BYTES <= DDB_LIMITS.transactBytes
+    ) {
       try {
         await transact([
           ...(fence ? [fenceCheck(fence)] : []),
-          ...items.map((i) => ({ Put: { TableName: tableName(T), Item: toItem(i) } })),
-          ...writes.map((i) => ({
-            Put: {
-              TableName: tableName(T),
-              Item: toItem(i),
-              ConditionExpression: "attribute_not_exists(SK)",
-            },
+          ...puts.map((Item) => ({ Put: { TableName: tableName(T), Item } })),
+          ...creates.map((Item) => ({
+            Put: { TableName: tableName(T), Item, ConditionExpression: "attribute_not_exists(SK)" },
           })),
         ]);
         return;
@@ -417,9 +415,11 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       await this.store(values, head, [], fence);
       return;
     }
+    // Too much for one transaction: writes and values in grouped calls cut to DynamoDB's limits, then the
+    // checkpoint alone (fenced like the rest).
     await this.createWrites(writes);
     await groupPut(T, values);
-    await groupPut(T, [head]);
+    await this.store([], head, [], fence);
   }
 
   /** Stores task writes where none is stored yet (the first copy wins), dropping a losing copy's S3 object. */

@@ -1,4 +1,5 @@
 import {
+  type AttributeValue,
   BatchWriteItemCommand,
   PutItemCommand,
   type TransactWriteItem,
@@ -7,13 +8,17 @@ import {
 import { untilProcessed } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
 import { cancelCodes, isConditionFailure, type Key, toItem, transact } from "../aws/ddb.ts";
+import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "../aws/limits.ts";
+import { itemBytes } from "../aws/write-units.ts";
+import { ItemTooLarge } from "../errors.ts";
 import { type TableId, tableName } from "../tables.ts";
 
 // Group commit for the agent state's hot writes. Concurrent runs each write a few small items per step
 // (checkpoint values and heads, task writes, stream frames); sent one request each, the per-request cost of
 // DynamoDB (and of the SDK) dominates. Here writes from every caller in the process queue up and leave
-// together: plain puts in BatchWriteItem calls of 25, create-only puts (attribute_not_exists) in
-// TransactWriteItems calls of up to 100. A lone write leaves at once (after the current I/O callbacks, so
+// together: plain puts in BatchWriteItem calls (25 items, 16 MB), create-only puts (attribute_not_exists) in
+// TransactWriteItems calls (100 items, 4 MB) — a call is cut by count and by bytes, and an item over DynamoDB's
+// 400 KB fails alone, before it joins a call, so one caller's big item never fails another's. A lone write leaves at once (after the current I/O callbacks, so
 // callers of the same moment share a call); under load at most MAX_IN_FLIGHT calls per lane are out, and
 // whatever arrives meanwhile rides in the next one. Each caller's promise settles when all its items are
 // stored, so "values first, then the checkpoint that points to them" still holds by awaiting in order.
@@ -21,10 +26,12 @@ const MAX_IN_FLIGHT = 2;
 
 interface Waiter {
   table: string;
-  /** An item of any record kind: only its key is read here. */
-  item: Key;
+  /** The item, marshalled. */
+  item: Record<string, AttributeValue>;
   /** `<table>\n<PK>\n<SK>`: one call never holds two writes of one key. */
   key: string;
+  /** What the write adds to a call's size: the item's size and a margin for the rest of the request. */
+  bytes: number;
   settle: (err: unknown, created?: boolean) => void;
   settled?: boolean;
 }
@@ -35,17 +42,44 @@ function settle(w: Waiter, err: unknown, created?: boolean): void {
   w.settle(err, created);
 }
 
+/**
+ * The next call's writes, in queue order: at most `maxItems`, at most `maxBytes` together, no key twice, none
+ * ahead of an earlier write of its key; the rest stays queued, in order. The first write always goes (alone it fits: items were sized on enqueue).
+ */
+export function takeGroup<W extends { key: string; bytes: number }>(
+  queue: W[],
+  maxItems: number,
+  maxBytes: number,
+): { group: W[]; rest: W[] } {
+  const group: W[] = [];
+  const rest: W[] = [];
+  const keys = new Set<string>();
+  let bytes = 0;
+  for (const w of queue) {
+    const free = !keys.has(w.key);
+    // A key seen once is closed for this call: a later write of it never overtakes an earlier one left queued.
+    keys.add(w.key);
+    if (free && group.length < maxItems && (!group.length || bytes + w.bytes <= maxBytes)) {
+      bytes += w.bytes;
+      group.push(w);
+    } else rest.push(w);
+  }
+  return { group, rest };
+}
+
 class Lane {
   private queue: Waiter[] = [];
   private inFlight = 0;
   private scheduled = false;
 
   constructor(
-    private readonly max: number,
+    private readonly maxItems: number,
+    private readonly maxBytes: number,
     private readonly send: (batch: Waiter[]) => Promise<void>,
   ) {}
 
   add(ws: Waiter[]): void {
+    if (!ws.length) return;
     this.queue.push(...ws);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -58,15 +92,7 @@ class Lane {
 
   private pump(): void {
     while (this.inFlight < MAX_IN_FLIGHT && this.queue.length) {
-      const batch: Waiter[] = [];
-      const rest: Waiter[] = [];
-      const keys = new Set<string>();
-      for (const w of this.queue) {
-        if (batch.length < this.max && !keys.has(w.key)) {
-          keys.add(w.key);
-          batch.push(w);
-        } else rest.push(w);
-      }
+      const { group: batch, rest } = takeGroup(this.queue, this.maxItems, this.maxBytes);
       this.queue = rest;
       this.inFlight++;
       this.send(batch)
@@ -81,14 +107,18 @@ class Lane {
   }
 }
 
+/** DynamoDB refused a call of several writes as a whole (a size it counts otherwise): each goes alone then. */
+const refusedGroup = (batch: Waiter[], err: unknown) =>
+  batch.length > 1 && (err as { name?: string })?.name === "ValidationException";
+
 const keyOf = (table: string, item: Key) => `${table}\n${item.PK}\n${item.SK}`;
 
-const puts = new Lane(25, (batch) =>
+const putAll = (batch: Waiter[]) =>
   untilProcessed("BatchWriteItem", "items", batch, async (pending) => {
     const byTable: Record<string, WriteRequest[]> = {};
     for (const w of pending) {
       byTable[w.table] ??= [];
-      byTable[w.table].push({ PutRequest: { Item: toItem(w.item) } });
+      byTable[w.table].push({ PutRequest: { Item: w.item } });
     }
     const out = await dynamo().send(new BatchWriteItemCommand({ RequestItems: byTable }));
     const left = new Set<string>();
@@ -97,26 +127,34 @@ const puts = new Lane(25, (batch) =>
         if (r.PutRequest?.Item) left.add(`${table}\n${r.PutRequest.Item.PK?.S}\n${r.PutRequest.Item.SK?.S}`);
     for (const w of pending) if (!left.has(w.key)) settle(w, undefined, true);
     return pending.filter((w) => left.has(w.key));
-  }),
-);
+  });
+
+const puts = new Lane(DDB_LIMITS.batchWriteItems, DDB_LIMITS.batchWriteBytes, async (batch) => {
+  try {
+    await putAll(batch);
+  } catch (err) {
+    if (!refusedGroup(batch, err)) throw err;
+    await Promise.all(batch.map((w) => putAll([w]).catch((e) => settle(w, e))));
+  }
+});
 
 const createOnly = (w: Waiter): TransactWriteItem => ({
   Put: {
     TableName: w.table,
-    Item: toItem(w.item),
+    Item: w.item,
     ConditionExpression: "attribute_not_exists(SK)",
   },
 });
 
-const creates = new Lane(100, async (batch) => {
+const creates = new Lane(DDB_LIMITS.transactItems, DDB_LIMITS.transactBytes, async (batch) => {
   try {
     await transact(batch.map(createOnly));
     for (const w of batch) settle(w, undefined, true);
     return;
   } catch (err) {
-    if (!cancelCodes(err)?.includes("ConditionalCheckFailed")) throw err;
+    if (!cancelCodes(err)?.includes("ConditionalCheckFailed") && !refusedGroup(batch, err)) throw err;
   }
-  // Some item already existed (a replayed task): settle each on its own.
+  // Some item already existed (a replayed task), or DynamoDB refused the call for one item: each on its own.
   await Promise.all(
     batch.map(async (w) => {
       try {
@@ -137,11 +175,13 @@ function enqueue(lane: Lane, table: TableId, items: Key[]): Promise<boolean[]> {
     const out: boolean[] = new Array(items.length);
     let left = items.length;
     let failed = false;
-    lane.add(
-      items.map((item, i) => ({
+    const waiters = items.map((item, i): Waiter => {
+      const marshalled = toItem(item);
+      return {
         table: name,
-        item,
+        item: marshalled,
         key: keyOf(name, item),
+        bytes: itemBytes(marshalled) + REQUEST_OVERHEAD_BYTES,
         settle: (err, created) => {
           if (failed) return;
           if (err) {
@@ -152,8 +192,16 @@ function enqueue(lane: Lane, table: TableId, items: Key[]): Promise<boolean[]> {
           out[i] = created ?? false;
           if (--left === 0) resolve(out);
         },
-      })),
-    );
+      };
+    });
+    // An item DynamoDB would refuse fails its caller here; the caller's other items are still written.
+    const fit = waiters.filter((w) => {
+      const size = w.bytes - REQUEST_OVERHEAD_BYTES;
+      if (size <= DDB_LIMITS.itemBytes) return true;
+      settle(w, new ItemTooLarge(w.key.replace(/\n/g, " "), size, DDB_LIMITS.itemBytes));
+      return false;
+    });
+    lane.add(fit);
   });
 }
 
