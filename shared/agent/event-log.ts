@@ -1,5 +1,6 @@
 import { batchWrite } from "../aws/batch.ts";
 import { queryAll, queryPage } from "../aws/ddb.ts";
+import { logger } from "../log.ts";
 import { agentKeys, type EventChunkRecord, type EventFrameRecord } from "../records/agent.ts";
 import type { Frame } from "./broker.ts";
 import { groupPut } from "./group-write.ts";
@@ -12,9 +13,11 @@ import { groupPut } from "./group-write.ts";
 // in the transaction that writes its final status.
 const T = "main" as const;
 const TTL_S = 7 * 24 * 3600;
-const MAX_DATA = 300_000;
-/** A chunk item stays well inside DynamoDB's 400 KB. */
-const MAX_CHUNK = 350_000;
+/** A frame beyond this many UTF-8 bytes (as stored) is kept as a marker. */
+const MAX_FRAME_BYTES = 300_000;
+/** A chunk's frames in UTF-8 bytes: its item stays well inside DynamoDB's 400 KB. */
+const MAX_CHUNK_BYTES = 350_000;
+const TRUNCATED = JSON.stringify({ truncated: true });
 const pk = agentKeys.eventsPk;
 const sk = agentKeys.eventSk;
 
@@ -25,28 +28,83 @@ interface Stored {
   data: string;
 }
 
+/** A frame as stored, with its size in a chunk's `frames` (UTF-8 bytes of its JSON and a separator). */
+export interface SizedFrame {
+  frame: Stored;
+  bytes: number;
+}
+
+/** A frame ready for a chunk; one too big for a chunk keeps its seq and event, its data a marker. */
+export function sizeFrame(f: Frame): SizedFrame {
+  const frame: Stored = { seq: f.seq, event: f.event, data: JSON.stringify(f.data ?? null) };
+  let bytes = Buffer.byteLength(JSON.stringify(frame)) + 1;
+  if (bytes > MAX_FRAME_BYTES) {
+    frame.data = TRUNCATED;
+    bytes = Buffer.byteLength(JSON.stringify(frame)) + 1;
+  }
+  return { frame, bytes };
+}
+
+/** Frames cut into chunks of at most `maxBytes` (UTF-8, as stored), in order. */
+export function chunkFrames(frames: SizedFrame[], maxBytes = MAX_CHUNK_BYTES): Stored[][] {
+  const out: Stored[][] = [];
+  let chunk: Stored[] = [];
+  let size = 2;
+  for (const { frame, bytes } of frames) {
+    if (chunk.length && size + bytes > maxBytes) {
+      out.push(chunk);
+      chunk = [];
+      size = 2;
+    }
+    chunk.push(frame);
+    size += bytes;
+  }
+  if (chunk.length) out.push(chunk);
+  return out;
+}
+
 export class EventLog {
-  private pending: Stored[] = [];
+  private pending: SizedFrame[] = [];
+  /** Chunks a flush could not store: the next flush (or `take`) carries them, so nothing is lost or stuck. */
+  private unstored: EventChunkRecord[] = [];
+  /** The flushes in order; never rejected, so one failed flush does not fail every later one. */
   private writing: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly scope: string,
     private readonly runId: string,
+    private readonly write: (items: EventChunkRecord[]) => Promise<void> = (items) => groupPut(T, items),
   ) {}
 
   add(f: Frame): void {
-    let data = JSON.stringify(f.data ?? null);
-    if (data.length > MAX_DATA) data = JSON.stringify({ truncated: true });
-    this.pending.push({ seq: f.seq, event: f.event, data });
-    this.timer ??= setTimeout(() => void this.flush().catch(() => {}), 25);
+    this.pending.push(sizeFrame(f));
+    this.timer ??= setTimeout(
+      () =>
+        void this.flush().catch((err) =>
+          logger.warn("run event log: a flush failed, its frames go with the next", {
+            run_id: this.runId,
+            error: err,
+          }),
+        ),
+      25,
+    );
   }
 
-  /** Writes everything added so far. */
+  /** Writes everything added so far (and what an earlier flush could not). */
   flush(): Promise<void> {
-    const items = this.drain();
-    this.writing = this.writing.then(() => groupPut(T, items));
-    return this.writing;
+    const fresh = this.drain();
+    const done = this.writing.then(async () => {
+      const items = [...this.unstored.splice(0), ...fresh];
+      try {
+        await this.write(items);
+      } catch (err) {
+        this.unstored.unshift(...items);
+        throw err;
+      }
+    });
+    this.writing = done.catch(() => {});
+    return done;
   }
 
   /**
@@ -56,39 +114,21 @@ export class EventLog {
   async take(): Promise<EventChunkRecord[]> {
     const items = this.drain();
     await this.writing;
-    return items;
+    return [...this.unstored.splice(0), ...items];
   }
 
   /** The frames added so far, as chunk items, leaving none pending (and no flush timer). */
   private drain(): EventChunkRecord[] {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const items = this.chunks(this.pending);
+    const expires = Math.floor(Date.now() / 1000) + TTL_S;
+    const items = chunkFrames(this.pending).map((chunk) => ({
+      PK: pk(this.scope, this.runId),
+      SK: sk(chunk[chunk.length - 1].seq),
+      frames: JSON.stringify(chunk),
+      expires_at: expires,
+    }));
     this.pending = [];
-    return items;
-  }
-
-  private chunks(frames: Stored[]): EventChunkRecord[] {
-    const items: EventChunkRecord[] = [];
-    let chunk: Stored[] = [];
-    let size = 0;
-    const close = () => {
-      if (!chunk.length) return;
-      items.push({
-        PK: pk(this.scope, this.runId),
-        SK: sk(chunk[chunk.length - 1].seq),
-        frames: JSON.stringify(chunk),
-        expires_at: Math.floor(Date.now() / 1000) + TTL_S,
-      });
-      chunk = [];
-      size = 0;
-    };
-    for (const f of frames) {
-      if (size + f.data.length > MAX_CHUNK) close();
-      chunk.push(f);
-      size += f.data.length + f.event.length + 32;
-    }
-    close();
     return items;
   }
 }

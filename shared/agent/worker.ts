@@ -381,7 +381,7 @@ export async function finish(
 ): Promise<{ outcome: RunOutcome; more: boolean }> {
   const rk = { scope: d.scope, thread: run.thread_id, run: run.run_id };
   // The run's last stream frames ride in the final transaction when they fit (else they go first).
-  const bytes = frames.reduce((n, f) => n + String(f.frames ?? "").length, 0);
+  const bytes = frames.reduce((n, f) => n + Buffer.byteLength(String(f.frames ?? "")), 0);
   const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
   if (!ride.length) await groupPut(T, frames);
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
