@@ -104,6 +104,25 @@ describe("model price map (/api/v1/model-price-map)", () => {
     }
   });
 
+  it("a pattern that could backtrack catastrophically is a 422 saying why, answered at once", async () => {
+    for (const method of ["POST", "PUT"]) {
+      const path = method === "POST" ? MAP : `${MAP}/default-openai-gpt-4o`;
+      const started = Date.now();
+      const r = await call(method, path, { headers: auth, body: entry({ match_pattern: "(a+)+$" }) });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(r.status, method).toBe(422);
+      expect(r.json.detail).toEqual([
+        expect.objectContaining({
+          loc: ["body", "match_pattern"],
+          msg: expect.stringMatching(/nested quantifiers/),
+        }),
+      ]);
+    }
+    const r = await call("POST", MAP, { headers: auth, body: entry({ match_pattern: "(a)\\1" }) });
+    expect(r.status).toBe(422);
+    expect(r.json.detail[0].msg).toMatch(/backreferences/);
+  });
+
   it("other bad bodies are 422s naming the field", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: undefined }, "name"],

@@ -13,6 +13,7 @@ import {
 } from "../records/prices.ts";
 import { canonicalTime, isoNow } from "../time.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
+import { MAX_PATTERN_LENGTH, unsafePatternReason } from "./pattern-safety.ts";
 import type { PriceEntry } from "./prices.ts";
 
 // A workspace's model price map. Each tenant starts from the built-in defaults, copied in on first read,
@@ -27,19 +28,28 @@ const cost = z.union([
 ]);
 const details = z.record(z.string(), cost).nullish();
 
-const compiles = (pattern: string) => {
+/** Why a pattern cannot be a price-map pattern: RegExp refuses it, or it could backtrack for too long. */
+function patternProblem(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    return `match_pattern is longer than ${MAX_PATTERN_LENGTH} characters`;
   try {
     new RegExp(pattern);
-    return true;
   } catch {
-    return false;
+    return "Invalid regular expression";
   }
-};
+  return unsafePatternReason(pattern);
+}
 
 /** Body of POST and PUT; `match_path` (LangSmith's field path) is accepted and ignored. */
 export const PriceInput = z.looseObject({
   name: z.string().min(1).max(512),
-  match_pattern: z.string().min(1).max(2000).refine(compiles, "Invalid regular expression"),
+  match_pattern: z
+    .string()
+    .min(1)
+    .superRefine((pattern, ctx) => {
+      const problem = patternProblem(pattern);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
   match_path: z.unknown().optional(),
   provider: z.string().nullish(),
   prompt_cost: cost,
@@ -97,10 +107,10 @@ const tidy = (n: unknown) => Number(Number(n).toPrecision(15));
 const tidyAll = (m: Record<string, number> | null | undefined) =>
   m ? Object.fromEntries(Object.entries(m).map(([k, v]) => [k, tidy(v)])) : null;
 
-/** The stored fields of a body; throws a 422 for a pattern RegExp cannot compile (for callers without the schema). */
+/** The stored fields of a body; throws a 422 for a pattern refused by the schema (for callers without it). */
 function fields(body: PriceInput | PriceEntry) {
-  if (!compiles(body.match_pattern))
-    throw validationError(["body", "match_pattern"], "Invalid regular expression");
+  const problem = patternProblem(body.match_pattern);
+  if (problem) throw validationError(["body", "match_pattern"], problem);
   return {
     name: body.name,
     match_pattern: body.match_pattern,

@@ -1,5 +1,6 @@
 import type { UsageMetadata } from "./format.ts";
 import { isRecord, toMillis } from "./json.ts";
+import { MAX_MODEL_NAME_LENGTH, unsafePatternReason } from "./pattern-safety.ts";
 
 /** One row of the model price map; prices are per token. */
 export interface PriceEntry {
@@ -26,14 +27,15 @@ export interface Costs {
   completion_cost_details: Record<string, number> | null;
 }
 
-// Patterns come from users; compile each once and treat invalid ones as matching nothing.
+// Patterns come from users; compile each once and treat invalid ones, and ones that could backtrack for too long
+// (stored before that rule, or written around the API), as matching nothing.
 const regexCache = new Map<string, RegExp | null>();
 
 function compile(pattern: string): RegExp | null {
   if (!regexCache.has(pattern)) {
     let re: RegExp | null = null;
     try {
-      re = new RegExp(pattern);
+      re = unsafePatternReason(pattern) ? null : new RegExp(pattern);
     } catch {
       re = null;
     }
@@ -47,6 +49,7 @@ function compile(pattern: string): RegExp | null {
 export function priceMatches(entry: PriceEntry, modelName: string, provider?: string | null): boolean {
   if (typeof entry.match_pattern !== "string") return false;
   if (entry.provider && entry.provider.toLowerCase() !== (provider ?? "").toLowerCase()) return false;
+  if (modelName.length > MAX_MODEL_NAME_LENGTH) return false; // bounds the work of every pattern
   return compile(entry.match_pattern)?.test(modelName) ?? false;
 }
 
