@@ -2,14 +2,20 @@ import { z } from "zod";
 import { config } from "../config.ts";
 import { qFlag } from "../http/query.ts";
 import { endpointUrlProblem } from "../outbound/ssrf.ts";
+import { MAX_AFTER_SECONDS } from "./run-settings.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
 const id = z.string().min(1).max(128);
 const obj = z.record(z.string(), z.unknown());
 export const deploymentParams = z.object({ deployment_id: id });
-export const threadParams = z.object({ deployment_id: id, thread_id: id });
-export const runParams = z.object({ deployment_id: id, thread_id: id, run_id: id });
-export const checkpointParams = z.object({ deployment_id: id, thread_id: id, checkpoint_id: id });
+/**
+ * A thread id is a UUID, as the LangGraph API validates it in every thread path (and threads.create takes one):
+ * a run with if_not_exists "create" cannot make a thread whose id breaks a key (`#` separates key parts).
+ */
+const threadId = z.string().uuid("thread_id must be a UUID, as on the LangGraph API");
+export const threadParams = z.object({ deployment_id: id, thread_id: threadId });
+export const runParams = z.object({ deployment_id: id, thread_id: threadId, run_id: id });
+export const checkpointParams = z.object({ deployment_id: id, thread_id: threadId, checkpoint_id: id });
 
 const threadStatus = z.enum(["idle", "busy", "interrupted", "error"]);
 
@@ -33,7 +39,7 @@ const superstepUpdate = z.object({
 });
 export const threadCreate = z
   .object({
-    thread_id: z.string().uuid().optional(),
+    thread_id: threadId.optional(),
     metadata: obj.optional(),
     if_exists: z.enum(["raise", "do_nothing"]).optional(),
     /** Applied to a new thread in order, each superstep's updates as one step of the graph (bulkUpdateState). */
@@ -144,7 +150,11 @@ export const runCreate = z.object({
   if_not_exists: z.enum(["create", "reject"]).optional(),
   on_completion: z.enum(["delete", "keep"]).optional(),
   on_disconnect: z.enum(["cancel", "continue"]).optional(),
-  after_seconds: z.number().min(0).optional(),
+  after_seconds: z
+    .number()
+    .min(0)
+    .max(MAX_AFTER_SECONDS, `after_seconds is at most ${MAX_AFTER_SECONDS} (one year)`)
+    .optional(),
   checkpoint_id: z.string().optional(),
   checkpoint: obj.optional(),
   webhook: webhookUrl.optional(),

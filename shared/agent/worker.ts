@@ -21,13 +21,14 @@ import { abortReason, executor } from "./executor.ts";
 import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { graphForRun } from "./run-assistant.ts";
-import { CANCEL_POLL_MS } from "./run-settings.ts";
+import { CANCEL_POLL_MS, wakeTimerMs } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
 import { debugEvent, toThreadState } from "./state.ts";
+import { deleteStatelessThread } from "./thread-delete.ts";
 import { attemptOf, claim, mendQueued, release } from "./thread-lock.ts";
-import { deleteThreadRecord, getThreadItem } from "./threads.ts";
+import { getThreadItem } from "./threads.ts";
 import { notifyWebhook } from "./webhook.ts";
 
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
@@ -127,12 +128,13 @@ async function pump(d: AgentDeployment, threadId: string): Promise<Pumped> {
   return {};
 }
 
+/** Kicks the thread when its delayed run is due; a wait beyond one timer's reach wakes early and re-arms. */
 function later(d: AgentDeployment, threadId: string, ms: number) {
   const key = `${d.scope}#${threadId}`;
   clearTimeout(timers.get(key));
   timers.set(
     key,
-    setTimeout(() => kick(d, threadId), Math.max(ms, 0) + 5),
+    setTimeout(() => kick(d, threadId), wakeTimerMs(ms)),
   );
 }
 
@@ -352,10 +354,18 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   const hook = notifyWebhook(d, run, outcome).catch((err) =>
     logger.warn("run webhook failed", { run_id: run.run_id, error: err }),
   );
-  if (kw.on_completion === "delete") await deleteStatelessThread(d, run.thread_id).catch(() => {});
+  // A stateless thread goes once its webhook went out (the webhook reads the run's record and state).
+  const removed =
+    kw.on_completion === "delete"
+      ? hook
+          .then(() =>
+            deleteStatelessThread(d, run.thread_id, executor().live(run.run_id) ? undefined : run.run_id),
+          )
+          .catch((err) => logger.warn("stateless thread deletion failed", { run_id: run.run_id, error: err }))
+      : undefined;
   await endRunTrace(run.run_id);
-  // A worker function must not return (and be frozen) before its webhook went out.
-  if (executor().settlesBeforeReturn) await hook;
+  // A worker function must not return (and be frozen) before its webhook went out and its thread went.
+  if (executor().settlesBeforeReturn) await Promise.all([hook, removed]);
   return more;
 }
 
@@ -431,9 +441,4 @@ export async function finish(
   });
   await transact([{ Update: done }, unlock({ status: "idle" }), ...framePuts()]);
   return { outcome: { status: "interrupted" }, more: true };
-}
-
-async function deleteStatelessThread(d: AgentDeployment, threadId: string): Promise<void> {
-  if ((await threadRuns(d, threadId, ["pending", "running"])).length) return;
-  await deleteThreadRecord(d, threadId);
 }

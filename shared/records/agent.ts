@@ -38,10 +38,12 @@ export const agentKeys = {
   storePk: (scope: string) => `${esc(scope)}#STORE`,
 };
 
+// Tenant and deployment ids never hold `#`; a thread id in a run's PK may (one made before thread ids were
+// validated), so it is matched last, whatever it holds.
 const PK_OF_KIND = {
-  thread: /^AGENT#([^#]+)#(.+)#THREAD$/,
-  run: /^AGENT#([^#]+)#(.+)#RUN#[^#]+$/,
-  cron: /^AGENT#([^#]+)#(.+)#CRON$/,
+  thread: /^AGENT#([^#]+)#([^#]+)#THREAD$/,
+  run: /^AGENT#([^#]+)#([^#]+)#RUN#.+$/,
+  cron: /^AGENT#([^#]+)#([^#]+)#CRON$/,
 };
 /** The tenant and deployment of a thread's, run's or cron's PK (what agentKeys built), else undefined. */
 export function deploymentOfPk(
@@ -176,6 +178,8 @@ export interface RunRecord extends Key {
   final_values?: unknown;
   /** Why the sweeper failed the run. */
   error?: { error: string; message: string };
+  /** DynamoDB's TTL (s epoch): the record of an ended stateless run that waiters in other processes still read. */
+  expires_at?: number;
 }
 
 export const runs = repository<RunRecord, { scope: string; thread: string; run: string }>({
