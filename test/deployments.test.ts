@@ -100,7 +100,7 @@ describe("deployments: the typical flow", () => {
     ]);
     expect(first.graphs).toEqual([{ graph_id: "agent", export_name: "graph", nodes: ["greet"] }]);
     expect(first.commit_sha).toMatch(/^[0-9a-f]{40}$/);
-    const ok = await call("GET", `/agents/${d.id}/ok`);
+    const ok = await call("GET", `/agents/${d.id}/ok`, { headers: auth });
     expect(ok.status).toBe(200);
     expect((await call("GET", `${V2}/${d.id}`, { headers: auth })).json.active_revision_id).toBe(first.id);
 
@@ -128,7 +128,7 @@ describe("deployments: the typical flow", () => {
     expect(del.status).toBe(204);
     expect((await call("GET", `${V2}/${d.id}`, { headers: auth })).status).toBe(404);
     expect((await call("GET", `${V2}/${d.id}/revisions/${second}`, { headers: auth })).status).toBe(404);
-    expect((await call("GET", `/agents/${d.id}/ok`)).status).toBe(404);
+    expect((await call("GET", `/agents/${d.id}/ok`, { headers: auth })).status).toBe(404);
   });
 
   it("answers under /api-host/v2 as a self-hosted control plane does", async () => {
@@ -146,7 +146,7 @@ describe("deployments: failures keep the previous revision serving", () => {
     expect(r.status).toBe("BUILD_FAILED");
     expect(r.error).toMatch(/langgraph\.json/);
     expect((await logs(d.id, r.id)).build_log).toMatch(/BUILD FAILED: .*langgraph\.json/);
-    expect((await call("GET", `/agents/${d.id}/ok`)).status).toBe(503);
+    expect((await call("GET", `/agents/${d.id}/ok`, { headers: auth })).status).toBe(503);
   });
 
   it("a graph that throws on import ends DEPLOY_FAILED and the previous revision keeps serving", async () => {
@@ -167,7 +167,7 @@ describe("deployments: failures keep the previous revision serving", () => {
     const now = (await call("GET", `${V2}/${d.id}`, { headers: auth })).json;
     expect(now.active_revision_id).toBe(good.id);
     expect(now.latest_revision_id).toBe(bad.id);
-    expect((await call("GET", `/agents/${d.id}/ok`)).status).toBe(200);
+    expect((await call("GET", `/agents/${d.id}/ok`, { headers: auth })).status).toBe(200);
   });
 
   it("a newer revision interrupts one still in flight; only the newest goes live", async () => {
