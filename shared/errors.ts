@@ -147,6 +147,34 @@ export class MalformedBody extends HttpError {
   }
 }
 
+// — the store's limits (DynamoDB's, which DynamoDB Local enforces alike) —
+
+/** What DynamoDB's refusal of a value means: each message is its own limit, and only the request's data hits it. */
+const STORE_LIMITS: [RegExp, () => HttpError][] = [
+  [/Item size has exceeded the maximum allowed size/, () => new ItemTooLarge()],
+  [
+    /Nesting Levels have exceeded/,
+    () => validationError(["body"], "Nested deeper than the store's 32 levels"),
+  ],
+  [
+    /Number (overflow|underflow)/,
+    () => validationError(["body"], "A number outside the storable range (magnitude 1e-130 to 9.99e125)"),
+  ],
+  [/Empty attribute name/, () => validationError(["body"], "An object key must not be empty")],
+  [
+    /primary key values must be under|Aggregated size of all range keys/,
+    () => validationError(["path"], "An id or key longer than the store takes (1 KB)"),
+  ],
+];
+
+/** The HttpError of a DynamoDB ValidationException caused by the request's data (not by the code), or undefined. */
+export function storeLimitError(err: unknown): HttpError | undefined {
+  const e = err as { name?: unknown; message?: unknown } | undefined;
+  if (e?.name !== "ValidationException" || typeof e.message !== "string") return undefined;
+  const message = e.message;
+  return STORE_LIMITS.find(([pattern]) => pattern.test(message))?.[1]();
+}
+
 /** Client-sent text quoted in an error message, cut short so a message never echoes a whole header. */
 export const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -214,10 +242,19 @@ export class LeaseLost extends Error {
 
 // — DynamoDB —
 
-/** An item DynamoDB would refuse (over 400 KB): only the write that holds it fails, never its group's others. */
-export class ItemTooLarge extends Error {
-  override name = "ItemTooLarge";
-  constructor(key: string, bytes: number, max: number) {
-    super(`The item ${key} is ${bytes} bytes, over DynamoDB's ${max} bytes per item`);
+/**
+ * An item DynamoDB would refuse (over 400 KB): only the write that holds it fails, never its group's others. The
+ * request whose data makes it answers 413 (its body names no internal key).
+ */
+export class ItemTooLarge extends HttpError {
+  constructor(key?: string, bytes?: number, max?: number) {
+    super(
+      413,
+      key ? `The item ${key} is ${bytes} bytes, over DynamoDB's ${max} bytes per item` : ITEM_TOO_LARGE,
+    );
+  }
+  override body(): unknown {
+    return { detail: ITEM_TOO_LARGE };
   }
 }
+const ITEM_TOO_LARGE = "The request's data would make a stored item larger than the store's 400 KB per item";

@@ -25,6 +25,7 @@ import { isoNow } from "../time.ts";
 import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
 import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
+import { contains } from "./threads.ts";
 
 // Assistants of a deployment's agent server: a configured graph, versioned. Stored in the main table under the
 // deployment scope, the current version and every version (records and keys: shared/records/agent.ts), and
@@ -209,14 +210,8 @@ async function allAssistants(d: AgentDeployment): Promise<Assistant[]> {
   return items.map(toAssistant);
 }
 
-/** JSON containment, as the reference's metadata filter: every key of `filter` is in `value` with that value. */
-export function contains(value: unknown, filter: unknown): boolean {
-  if (filter === null || typeof filter !== "object") return value === filter;
-  if (Array.isArray(filter))
-    return Array.isArray(value) && filter.every((f) => value.some((v) => contains(v, f)));
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  return Object.entries(filter).every(([k, f]) => contains((value as Record<string, unknown>)[k], f));
-}
+/** JSON containment, as the reference's metadata filter: the threads' one (bounded in depth). */
+export { contains };
 
 export interface AssistantFilter {
   metadata?: Record<string, unknown>;

@@ -112,8 +112,9 @@ export async function patchThread(
 ): Promise<Thread> {
   const now = isoNow();
   const set: Record<string, unknown> = { updated_at: now, ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}) };
-  for (const [k, v] of Object.entries(metadata)) set[`metadata.${k}`] = v;
-  if (!(await threads.update({ scope: d.scope, thread: threadId }, { set })))
+  // Keys as they are: a key with a dot is one entry, not a path (an empty key is a 422, storeLimitError).
+  const setIn = { metadata };
+  if (!(await threads.update({ scope: d.scope, thread: threadId }, { set, setIn })))
     throw new NotFound(`Thread with ID ${threadId} not found`);
   return getThread(d, threadId);
 }
@@ -146,12 +147,20 @@ export interface ThreadQuery {
   sort_order?: "asc" | "desc";
 }
 
-/** Is every key of `want` deep-equal in `have` (nested objects match as subsets, as jsonb @> does)? */
-export function contains(have: unknown, want: unknown): boolean {
+/** No stored value nests deeper (DynamoDB's limit): a filter's part below this level matches nothing. */
+const MAX_MATCH_DEPTH = 32;
+
+/**
+ * Is every key of `want` deep-equal in `have` (nested objects match as subsets, as jsonb @> does)? The one
+ * metadata/values filter of threads, assistants and crons; bounded in depth, whatever the filter's.
+ */
+export function contains(have: unknown, want: unknown, depth = 0): boolean {
   if (want === null || typeof want !== "object") return have === want;
-  if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)));
-  if (have === null || typeof have !== "object") return false;
-  return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v));
+  if (depth >= MAX_MATCH_DEPTH) return false;
+  if (Array.isArray(want))
+    return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w, depth + 1)));
+  if (have === null || typeof have !== "object" || Array.isArray(have)) return false;
+  return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v, depth + 1));
 }
 
 /** Every thread record of a deployment: one Query over its thread partition. */

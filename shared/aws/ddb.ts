@@ -25,10 +25,16 @@ export interface Key {
   PK: string;
   SK: string;
 }
-const opts = { removeUndefinedValues: true, convertClassInstanceToMap: true };
+// Imprecise numbers: a JSON number past 2^53 is already a double, so storing it loses nothing more; DynamoDB
+// refuses only those outside its own range (a 422, shared/errors.ts storeLimitError).
+const opts = { removeUndefinedValues: true, convertClassInstanceToMap: true, allowImpreciseNumbers: true };
 
 export const toItem = (v: Item) => marshall(v, opts);
-export const fromItem = <T extends object = Item>(v: Record<string, AttributeValue>) => unmarshall(v) as T;
+// Every number back as a JS number, as JSON has them (unmarshall's default makes a BigInt of a large integer,
+// which JSON.stringify refuses, and throws on a large non-integer).
+const readOpts = { wrapNumbers: (n: string) => Number(n) };
+export const fromItem = <T extends object = Item>(v: Record<string, AttributeValue>) =>
+  unmarshall(v, readOpts) as T;
 
 export async function getItem<T extends object = Item>(
   table: TableId,
@@ -148,6 +154,8 @@ export async function transact(items: TransactWriteItem[]): Promise<void> {
 export interface ConditionalUpdate {
   /** Attributes to set; a dotted name sets a map entry (`errors.retry_0`). */
   set?: Item;
+  /** Entries to set in map attributes, by attribute: entry names are taken as they are (dots and all). */
+  setIn?: Record<string, Item>;
   /** Numbers to add. */
   add?: Record<string, number>;
   /** Lists to append to (created when missing). */
@@ -185,7 +193,14 @@ export function updateInput(table: TableId, key: Key, u: ConditionalUpdate) {
     values[id] = v;
     return id;
   };
+  const literal = (k: string) => {
+    const id = `#n${n++}`;
+    names[id] = k;
+    return id;
+  };
   const sets = Object.entries(u.set ?? {}).map(([k, v]) => `${name(k)} = ${value(v)}`);
+  for (const [attr, entries] of Object.entries(u.setIn ?? {}))
+    for (const [k, v] of Object.entries(entries)) sets.push(`${name(attr)}.${literal(k)} = ${value(v)}`);
   for (const [k, v] of Object.entries(u.append ?? {}))
     sets.push(`${name(k)} = list_append(if_not_exists(${name(k)}, ${value([])}), ${value(v)})`);
   const adds = Object.entries(u.add ?? {}).map(([k, v]) => `${name(k)} ${value(v)}`);

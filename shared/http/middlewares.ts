@@ -3,11 +3,18 @@ import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import { authenticate } from "../auth/api-keys.ts";
 import { config } from "../config.ts";
-import { HttpError, Unauthorized, ValidationFailed, type ValidationIssue } from "../errors.ts";
+import {
+  HttpError,
+  storeLimitError,
+  Unauthorized,
+  ValidationFailed,
+  type ValidationIssue,
+} from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
 import { appendLogContext, bindLogContext, logger, streamInLogContext } from "../log.ts";
 import { type CorsPolicy, corsHeaders, withCors } from "./cors.ts";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "./event.ts";
+import { nestedDeeperThan } from "./json-depth.ts";
 import { toValidationIssues } from "./validation.ts";
 
 // The handler toolkit's middy middlewares, small local ones in the style of middy's own packages
@@ -64,13 +71,16 @@ export function logContext(): Middleware {
 }
 
 /**
- * Errors to responses: an HttpError to its status and body; anything else to a 500 naming the request id,
- * with the error and its stack written to the log and never sent.
+ * Errors to responses: an HttpError (or a store limit the request's data hit) to its status and body; anything
+ * else to a 500 naming the request id, with the error and its stack written to the log and never sent.
  */
 export function httpErrorHandler(): Middleware {
   return {
     onError: (request) => {
-      const err = request.error;
+      const err =
+        request.error instanceof HttpError
+          ? request.error
+          : (storeLimitError(request.error) ?? request.error);
       if (err instanceof HttpError) {
         request.response = json(err.status, err.body());
         return;
@@ -124,16 +134,27 @@ export function auth(needsAuth: NeedsAuth): Middleware {
 }
 
 /**
+ * Arrays and objects nested deeper than this are a 422: the store takes 32 levels in all, and recursive code
+ * (JSON.stringify, the marshaller) must never meet thousands.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
  * Decodes the JSON body (compressed JSON too, the SDKs gzip when /info allows it, with the same size cap);
- * malformed JSON is a 422 at loc ["body"].
+ * malformed or too deeply nested JSON is a 422 at loc ["body"].
  */
 export function jsonBodyParser(): Middleware {
   return {
     before: ({ event, context }) => {
       const raw = decodeBody(bodyBuffer(event), event.headers ?? {}, config.maxBodyBytes);
       if (raw.length === 0) return;
+      const text = raw.toString("utf8");
+      if (nestedDeeperThan(text, MAX_JSON_DEPTH))
+        throw new ValidationFailed([
+          { loc: ["body"], msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: "json_invalid" },
+        ]);
       try {
-        context.jsonBody = JSON.parse(raw.toString("utf8"));
+        context.jsonBody = JSON.parse(text);
       } catch (err) {
         throw new ValidationFailed([
           { loc: ["body"], msg: `JSON decode error: ${(err as Error).message}`, type: "json_invalid" },

@@ -110,7 +110,10 @@ const recent = recentReads((key: string) => {
 
 /** The deployment record as read at most a second ago (routing of agent-server calls). */
 export const recentDeploymentRecord = (tenant: string, id: string): Promise<DeploymentRecord | undefined> =>
-  recent.get(`${tenant}#${id}`);
+  tooLongForKey(id) ? Promise.resolve(undefined) : recent.get(`${tenant}#${id}`);
+
+/** No deployment has an id past DynamoDB's key size (DynamoDB would refuse the read itself). */
+const tooLongForKey = (id: string) => Buffer.byteLength(id) > 1024;
 
 /** Drops this process's recent copy of a deployment record it just changed. */
 export function forgetDeploymentRecord(tenant: string, id: string): void {
@@ -125,6 +128,7 @@ export const recentDeploymentById = (id: string): Promise<DeploymentRecord | und
 
 /** The deployment an agent-server path names, whatever its tenant (routing only). */
 export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {
+  if (tooLongForKey(id)) return undefined;
   const page = await queryPage<DeploymentRecord>("main", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { queryPage, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { FilterParseError, validationError } from "../errors.ts";
@@ -25,20 +26,32 @@ export interface RunQuery {
   cursor?: string;
 }
 
-interface Cursor {
-  s: number;
-  day: string;
-  before: string;
-}
+// A cursor comes back from the client: it is decoded to the shape this module wrote, or it is a 422 (a
+// well-formed but foreign one would otherwise reach DynamoDB as a bad key).
+const ProjectCursor = z.object({
+  s: z.number().int().min(0),
+  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  before: z.string().min(1).max(1024),
+});
+type Cursor = z.infer<typeof ProjectCursor>;
+/** The last key of a trace's GSI2 query: the table's key and the index's, all strings. */
+const TraceCursor = z
+  .object({ PK: z.string(), SK: z.string(), GSI2PK: z.string(), GSI2SK: z.string() })
+  .strict()
+  .refine((k) => Object.values(k).every((v) => v.length > 0 && v.length <= 1024));
 
 const encode = (c: Cursor | Record<string, unknown>) => Buffer.from(JSON.stringify(c)).toString("base64url");
-function decode<T>(cursor: string | undefined): T | undefined {
+function decode<T>(cursor: string | undefined, shape: z.ZodType<T>): T | undefined {
   if (!cursor) return undefined;
+  let value: unknown;
   try {
-    return JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as T;
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
     throw validationError(["body", "cursor"], "Invalid cursor");
   }
+  const parsed = shape.safeParse(value);
+  if (!parsed.success) throw validationError(["body", "cursor"], "Invalid cursor");
+  return parsed.data;
 }
 
 function matcher(q: RunQuery) {
@@ -87,7 +100,7 @@ export async function queryRuns(tenant: string, q: RunQuery) {
     throw validationError(["body", "session"], "Give session (project ids), trace or id");
   const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
   const upper = q.end_time ? canonicalTime(q.end_time) : undefined;
-  const cursor = decode<Cursor>(q.cursor);
+  const cursor = decode(q.cursor, ProjectCursor);
   const runs: Record<string, unknown>[] = [];
   for (let s = cursor?.s ?? 0; s < q.session.length; s++) {
     const project = await getProject(tenant, q.session[s]);
@@ -154,7 +167,10 @@ async function mergedPage(
 }
 
 async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r: FilterableRun) => boolean) {
-  let lastKey = decode<Record<string, unknown>>(q.cursor);
+  let lastKey: Record<string, unknown> | undefined = decode(q.cursor, TraceCursor);
+  // Another trace's (or workspace's) key is not a place in this trace.
+  if (lastKey && lastKey.GSI2PK !== traceRunKeys.trace(tenant, trace))
+    throw validationError(["body", "cursor"], "Invalid cursor");
   const runs: Record<string, unknown>[] = [];
   do {
     const page = await queryPage<TraceRunItem>("runs", {
