@@ -1,6 +1,7 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
+import { logger } from "../log.ts";
 import { JSON_FIELDS, type JsonField, type RunJsonAttributes } from "../records/runs.ts";
 
 // Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
@@ -41,8 +42,16 @@ export async function loadField(item: RunJsonAttributes, field: JsonField): Prom
   if (typeof inline === "string") return JSON.parse(inline);
   const ref = item[`${field}_ref` as const];
   if (typeof ref !== "string") return undefined;
-  const out = await s3().send(new GetObjectCommand({ Bucket: config.defaultBucket, Key: ref }));
-  return JSON.parse(await out.Body!.transformToString("utf8"));
+  try {
+    const out = await s3().send(new GetObjectCommand({ Bucket: config.defaultBucket, Key: ref }));
+    return JSON.parse(await out.Body!.transformToString("utf8"));
+  } catch (err) {
+    // The object a read item names can be gone a moment later: a newer version of the field replaced it, or the
+    // run's project is being purged. The reader gets the field as absent, not a 500.
+    if ((err as { name?: string }).name !== "NoSuchKey") throw err;
+    logger.warn("run payload object missing", { key: ref, field });
+    return undefined;
+  }
 }
 
 export async function loadFields(item: RunJsonAttributes): Promise<Record<JsonField, unknown>> {
