@@ -114,8 +114,24 @@ export const config = {
   get authWaitSeconds() {
     return int("AUTH_WAIT_SECONDS", 25);
   },
+  /** A request body once decoded (gzip, zstd): what a handler holds in memory. */
   get maxBodyBytes() {
     return int("MAX_BODY_BYTES", 20 * 1024 * 1024);
+  },
+  /**
+   * A request body as sent, the most the AWS path takes: Lambda's synchronous payload is 6 MiB, and API Gateway
+   * hands a binary body (multipart, gzip) to Lambda base64-encoded (4/3) inside an event with headers (256 KiB
+   * kept for them). The local gateway refuses more with the same 413, so the local cloud behaves as AWS does.
+   */
+  get maxRequestBytes() {
+    return int("MAX_REQUEST_BYTES", Math.floor(((6 * 1024 * 1024 - 256 * 1024) * 3) / 4));
+  },
+  /**
+   * The batch size the langsmith SDKs are told to keep to (GET /info size_limit_bytes). Half the request limit:
+   * the SDK closes a batch only once it has passed the limit (by up to one run) and adds multipart framing.
+   */
+  get ingestBatchBytes() {
+    return int("INGEST_BATCH_BYTES", Math.floor(config.maxRequestBytes / 2));
   },
   get authCacheMs() {
     return int("AUTH_CACHE_MS", 30_000);

@@ -228,7 +228,7 @@ export class Gateway {
         return void res.end();
       }
       // A declared body over the limit is refused before anything else reads it.
-      if (Number(req.headers["content-length"] ?? 0) > config.maxBodyBytes) throw new BodyTooLarge();
+      if (Number(req.headers["content-length"] ?? 0) > config.maxRequestBytes) throw new BodyTooLarge();
       const internal = req.method === "POST" ? this.opts.internal?.[url.pathname] : undefined;
       if (internal) return await internal(req, res);
       if (typeof found === "number") {
@@ -237,7 +237,7 @@ export class Gateway {
       }
       const handler = found.route.handler;
       if (!handler) return await this.opts.forward!(req, res, found.route.route, found.params);
-      const body = await readBody(req, config.maxBodyBytes);
+      const body = await readBody(req, config.maxRequestBytes);
       const event = toEvent(req, url, body, found.route.route, found.params, tenantId);
       const early = this.opts.intercept && (await this.opts.intercept(event, found.route.route));
       await write(res, early || (await handler(event)));
@@ -248,7 +248,7 @@ export class Gateway {
         res.setHeader("connection", "close");
         return write(
           res,
-          jsonResult(413, { detail: `Request body exceeds the limit of ${config.maxBodyBytes} bytes` }),
+          jsonResult(413, { detail: `Request body exceeds the limit of ${config.maxRequestBytes} bytes` }),
         );
       }
       logger.error("gateway error", { error: err });

@@ -8,7 +8,7 @@ export function serverInfo() {
     batch_ingest_config: {
       use_multipart_endpoint: true,
       size_limit: 100,
-      size_limit_bytes: config.maxBodyBytes,
+      size_limit_bytes: config.ingestBatchBytes,
       scale_up_qsize_trigger: 1000,
       scale_up_nthreads_limit: 16,
       scale_down_nempty_trigger: 4,
