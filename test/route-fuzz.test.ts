@@ -108,6 +108,21 @@ describe("found by the route fuzz", () => {
     }
   });
 
+  it("a price given as a decimal string too large for a number is a 422, as is one past the store's range", async () => {
+    const entry = (prompt_cost: unknown) => ({
+      name: "fuzz-model",
+      match_pattern: "^fuzz-model$",
+      prompt_cost,
+      completion_cost: 0.000002,
+    });
+    for (const cost of ["1e400", 1e200]) {
+      refused(await call("POST", "/api/v1/model-price-map", { headers: auth, body: entry(cost) }));
+      refused(
+        await call("PUT", `/api/v1/model-price-map/${fixtures.ids.id}`, { headers: auth, body: entry(cost) }),
+      );
+    }
+  });
+
   it("an id longer than any key is a 404, not a refusal of the store", async () => {
     const r = await call("GET", `/agents/${"z".repeat(3000)}/threads/${fixtures.ids.thread_id}`, {
       headers: auth,

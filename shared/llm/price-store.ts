@@ -24,7 +24,9 @@ const cost = z.union([
     .string()
     .trim()
     .regex(/^\d+(\.\d+)?([eE][-+]?\d+)?$/, "Input should be a valid decimal")
-    .transform(Number),
+    .transform(Number)
+    // "1e400" is a decimal JavaScript reads as Infinity, which nothing can store.
+    .pipe(z.number().finite()),
 ]);
 const details = z.record(z.string(), cost).nullish();
 
