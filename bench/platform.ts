@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalFacts } from "../infra/local/cloud.ts";
@@ -25,12 +25,20 @@ export interface RunningPlatform {
 
 export async function startPlatform(
   env: Record<string, string> = {},
-  opts: { dataDir?: string; port?: number; s3Port?: number; args?: string[] } = {},
+  opts: {
+    dataDir?: string;
+    port?: number;
+    s3Port?: number;
+    args?: string[];
+    /** Append the platform's stdout and stderr (its runtimes' too) to this file instead (tests grep its logs). */
+    logFile?: string;
+  } = {},
 ): Promise<RunningPlatform> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "bench-platform-"));
   const port = opts.port ?? (await freePort());
   const s3Port = opts.s3Port ?? (await freePort());
   const t0 = performance.now();
+  const log = opts.logFile ? openSync(opts.logFile, "a") : undefined;
   const child = spawn(process.execPath, ["infra/local/launch.mjs", "start", ...(opts.args ?? [])], {
     env: {
       ...process.env,
@@ -40,9 +48,11 @@ export async function startPlatform(
       LOG_LEVEL: "warn",
       ...env,
     },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: log === undefined ? ["ignore", "ignore", "inherit"] : ["ignore", log, log],
     detached: true,
   });
+  // The child holds its own copy of the descriptor.
+  if (log !== undefined) closeSync(log);
   const base = `http://127.0.0.1:${port}`;
   let readyMs = Number.NaN;
   for (;;) {

@@ -1,0 +1,504 @@
+import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import type { DeploymentData, WorkspaceData } from "./isolation-seed.ts";
+
+// Issue 16, item 2: the tenant and deployment isolation sweep, driven from the route manifest so a new route is
+// covered without anyone remembering. For every authenticated route with path parameters, workspace A calls it
+// with workspace B's ids (and, under its deployment A1, with A2's: the other deployment of the same workspace):
+// the answer is a 404 or 403, never a 2xx. Every list, search and read route A calls with its own ids must show
+// none of the other's ids or markers; every answer of the sweep is grepped for every secret. The test
+// (test/isolation-sweep.test.ts) runs it; `npm run bench -- reliability` can call isolationSweep for its figures.
+
+export interface Finding {
+  route: string;
+  request: string;
+  status: number | "timeout";
+  rule: string;
+  /** The other owner's ids, markers or the secrets the answer held. */
+  found?: string[];
+}
+
+export interface IsolationResult {
+  /** Authenticated routes of the manifest the sweep called (mounted paths: /api-host twins count apart). */
+  routes: number;
+  requests: number;
+  /** Routes × resources: for each request carrying another owner's ids, how many of them it carried. */
+  tried: number;
+  /** Answers to another owner's ids that were not a 404 or 403 (a 2xx is a leak; a 5xx or 422 a finding). */
+  leaks: Finding[];
+  /** Answers (any) that held another owner's ids or markers. */
+  shown: Finding[];
+  /** Answers that held a secret. */
+  secrets: Finding[];
+  /** Own reads (the control: the sweep's ids are the right ones) that did not answer 2xx. */
+  ownFailures: Finding[];
+  /** Status counts of the requests with another owner's ids. */
+  statuses: Record<string, number>;
+}
+
+type Call = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) => Promise<{ status: number | "timeout"; text: string }>;
+
+const ONCE_A_YEAR = "0 0 1 1 *";
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+/** Path parameters that name no stored resource: a fixed value does. */
+const NOT_IDS: Record<string, string> = {
+  namespace: "x",
+  name: "agent",
+  file: "index.js",
+  "proxy+": "no-such",
+};
+/** Own reads that answer no 2xx by design (405 of a stateless MCP server, 404 of a path no custom route serves). */
+const OWN_READ_NOT_2XX = new Set(["agent/mcp/get", "agent/custom/route"]);
+const READ_POST = /\/(search|count|query|namespaces|history|versions)$/;
+/**
+ * Writes keyed by the caller's own workspace whatever id they name: the ingestion API takes a run's PATCH before
+ * its POST (as LangSmith does), so a PATCH of an id the workspace never posted is accepted and kept as its own,
+ * the other workspace's run untouched (the test checks that).
+ */
+const KEYED_WRITES = new Set(["platform/runs/update"]);
+
+const paramsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+const methodsOf = (r: MountedRoute) => (r.method === "ANY" ? METHODS : [r.method]);
+
+/** Whose ids fill a path: a workspace and one of its deployments. */
+interface Owner {
+  ws: WorkspaceData;
+  dep: DeploymentData;
+}
+
+function idFor(route: MountedRoute, param: string, o: Owner): string {
+  if (param in NOT_IDS) return NOT_IDS[param];
+  if (param === "run_id")
+    return route.group === "agent"
+      ? o.dep.agent_run_id
+      : route.path.includes("bulk-exports")
+        ? o.ws.ids.export_run_id
+        : o.ws.ids.trace_run_id;
+  const own = (o.dep as unknown as Record<string, string>)[param] ?? o.ws.ids[param];
+  if (!own) throw new Error(`the isolation sweep has no id for {${param}} of ${route.routeKey}: seed one`);
+  return own;
+}
+
+/** A valid body, so a request reaches its lookup rather than stopping at validation. */
+function bodyFor(r: MountedRoute, method: string, o: Owner): unknown {
+  if (!["POST", "PUT", "PATCH"].includes(method)) return undefined;
+  const run = { assistant_id: "agent", input: { text: "x" } };
+  const bodies: Record<string, unknown> = {
+    "agent/runs/create": run,
+    "agent/runs/wait": run,
+    "agent/runs/stream": run,
+    "agent/crons/create-for-thread": { ...run, schedule: ONCE_A_YEAR },
+    "agent/crons/update": { schedule: ONCE_A_YEAR },
+    "agent/threads/state-update": { values: { text: "x" } },
+    "agent/threads/state-patch": { metadata: { x: 1 } },
+    "agent/threads/state-checkpoint": { checkpoint: { checkpoint_id: o.dep.checkpoint_id } },
+    "agent/threads/update": { metadata: { x: 1 } },
+    "agent/assistants/update": { metadata: { x: 1 } },
+    "agent/assistants/latest": { version: 1 },
+    "agent/a2a/rpc": {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "message/send",
+      params: {
+        message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "x" }] },
+        configuration: { blocking: true },
+      },
+    },
+    "platform/projects/update": { description: "x" },
+    "platform/runs/update": { end_time: new Date().toISOString() },
+    "platform/model-price-map/update": {
+      name: "x",
+      match_pattern: "^x$",
+      prompt_cost: 0,
+      completion_cost: 0,
+      start_time: null,
+    },
+    "export/bulk-exports/update": { status: "Cancelled" },
+    "control/listeners/update": { version: "x" },
+    "control/oauth/providers-update": { name: "x" },
+  };
+  return bodies[r.handler] ?? {};
+}
+
+/** A request that carries ids outside its path: `refuse`, a 404/403 (422 for ids in a body); `hide` may answer. */
+interface Probe {
+  handler: string;
+  method: string;
+  query?: string;
+  body?: unknown;
+  expect: "refuse" | "hide";
+  ids: string[];
+}
+
+function idsOutsidePath(o: Owner): Probe[] {
+  const { ids } = o.ws;
+  const ns = o.dep.store_namespace;
+  return [
+    {
+      handler: "export/bulk-exports/create",
+      method: "POST",
+      body: {
+        bulk_export_destination_id: ids.destination_id,
+        session_id: ids.session_id,
+        start_time: new Date(Date.now() - 3_600_000).toISOString(),
+        end_time: new Date().toISOString(),
+      },
+      expect: "refuse",
+      ids: [ids.destination_id, ids.session_id],
+    },
+    {
+      handler: "export/bulk-exports/runs-by-source",
+      method: "GET",
+      query: `source_bulk_export_id=${ids.export_id}`,
+      expect: "refuse",
+      ids: [ids.export_id],
+    },
+    {
+      handler: "control/oauth/authenticate",
+      method: "POST",
+      body: { provider: ids.provider_id },
+      expect: "refuse",
+      ids: [ids.provider_id],
+    },
+    {
+      handler: "control/oauth/tokens-exists",
+      method: "GET",
+      query: `provider_id=${ids.provider_id}`,
+      expect: "hide",
+      ids: [ids.provider_id],
+    },
+    {
+      handler: "control/oauth/tokens-list",
+      method: "GET",
+      query: `provider_id=${ids.provider_id}`,
+      expect: "hide",
+      ids: [ids.provider_id],
+    },
+    {
+      handler: "platform/runs/query",
+      method: "POST",
+      body: { session: [ids.session_id] },
+      expect: "hide",
+      ids: [ids.session_id],
+    },
+    {
+      handler: "platform/runs/query",
+      method: "POST",
+      body: { id: [ids.trace_run_id] },
+      expect: "hide",
+      ids: [ids.trace_run_id],
+    },
+    {
+      handler: "agent/store/get-item",
+      method: "GET",
+      query: `namespace=${ns.join(".")}&key=${o.dep.store_key}`,
+      expect: "hide",
+      ids: [ns[0]],
+    },
+    {
+      handler: "agent/store/search",
+      method: "POST",
+      body: { namespace_prefix: ns },
+      expect: "hide",
+      ids: [ns[0]],
+    },
+    {
+      handler: "agent/store/namespaces",
+      method: "POST",
+      body: { prefix: ns },
+      expect: "hide",
+      ids: [ns[0]],
+    },
+    {
+      handler: "agent/threads/search",
+      method: "POST",
+      body: { ids: [o.dep.thread_id] },
+      expect: "hide",
+      ids: [o.dep.thread_id],
+    },
+    {
+      handler: "agent/crons/search",
+      method: "POST",
+      body: { thread_id: o.dep.thread_id },
+      expect: "hide",
+      ids: [o.dep.thread_id],
+    },
+    {
+      handler: "agent/a2a/card",
+      method: "GET",
+      query: `assistant_id=${o.dep.assistant_id}`,
+      expect: "refuse",
+      ids: [o.dep.assistant_id],
+    },
+    {
+      handler: "agent/runs/stateless-wait",
+      method: "POST",
+      body: { assistant_id: o.dep.assistant_id, input: { text: "x" } },
+      expect: "refuse",
+      ids: [o.dep.assistant_id],
+    },
+    {
+      handler: "agent/crons/create",
+      method: "POST",
+      body: { assistant_id: o.dep.assistant_id, schedule: ONCE_A_YEAR },
+      expect: "refuse",
+      ids: [o.dep.assistant_id],
+    },
+  ];
+}
+
+/** Every id and marker of a deployment's agent data. */
+const agentValues = (d: DeploymentData) => [
+  d.marker,
+  d.assistant_id,
+  d.thread_id,
+  d.agent_run_id,
+  d.checkpoint_id,
+  d.cron_id,
+  d.store_namespace[0],
+  d.store_key,
+];
+/** Everything of a workspace: its ids, markers, deployments and their agent data. */
+const everything = (w: WorkspaceData) => [
+  w.marker,
+  ...Object.values(w.ids),
+  ...w.deployments.flatMap((d) => [d.deployment_id, d.revision_id, ...agentValues(d)]),
+];
+
+export interface SweepOptions {
+  call: Call;
+  /** The two workspaces, each with two deployments (seedIsolation). */
+  data: [WorkspaceData, WorkspaceData];
+  /** Only these routes (all authenticated ones by default). */
+  only?: (r: MountedRoute) => boolean;
+}
+
+export async function isolationSweep(opts: SweepOptions): Promise<IsolationResult> {
+  const result: IsolationResult = {
+    routes: 0,
+    requests: 0,
+    tried: 0,
+    leaks: [],
+    shown: [],
+    secrets: [],
+    ownFailures: [],
+    statuses: {},
+  };
+  const routes = mountedRoutes().filter((r) => r.auth && (opts.only?.(r) ?? true));
+  const touched = new Set<string>();
+  const secrets = opts.data.flatMap((w) => w.secrets);
+
+  /** Sends one request as `caller`; checks the answer for `foreign` values and for secrets. */
+  async function send(
+    caller: WorkspaceData,
+    r: MountedRoute,
+    method: string,
+    path: string,
+    body: unknown,
+    foreign: string[],
+  ) {
+    touched.add(r.routeKey);
+    result.requests++;
+    const answer = await opts.call(method, path, caller.ws.headers, body);
+    const request = `${method} ${path}${body === undefined ? "" : ` ${JSON.stringify(body)}`}`;
+    // An id the request itself carried may come back (a 404 naming it) without telling anything.
+    const shown = foreign.filter((v) => v && answer.text.includes(v) && !request.includes(v));
+    if (shown.length)
+      result.shown.push({ route: r.routeKey, request, status: answer.status, rule: "shown", found: shown });
+    const held = secrets.filter((s) => answer.text.includes(s));
+    if (held.length)
+      result.secrets.push({
+        route: r.routeKey,
+        request,
+        status: answer.status,
+        rule: "secret in body",
+        found: held,
+      });
+    return { ...answer, request };
+  }
+
+  /** What `caller` must never see on route `r` (under its deployment `dep` for agent routes). */
+  function foreignFor(caller: WorkspaceData, other: WorkspaceData, r: MountedRoute, dep: DeploymentData) {
+    const own = new Set(r.group === "agent" ? [caller.marker, ...agentValues(dep)] : everything(caller));
+    const theirs =
+      r.group === "agent"
+        ? [
+            ...everything(other),
+            ...caller.deployments
+              .filter((d) => d !== dep)
+              .flatMap((d) => [d.deployment_id, ...agentValues(d)]),
+          ]
+        : everything(other);
+    return theirs.filter((v) => !own.has(v));
+  }
+
+  /** The route with every parameter filled: the first from `parent`, the rest from `child`. */
+  const pathOf = (r: MountedRoute, parent: Owner, child: Owner) =>
+    paramsOf(r.mountPath).reduce(
+      (p, param, i) => p.replace(`{${param}}`, encodeURIComponent(idFor(r, param, i === 0 ? parent : child))),
+      r.mountPath,
+    );
+  const resourcesIn = (r: MountedRoute, from: number) =>
+    paramsOf(r.mountPath)
+      .slice(from)
+      .filter((p) => !(p in NOT_IDS)).length;
+
+  async function refused(
+    caller: WorkspaceData,
+    other: WorkspaceData,
+    r: MountedRoute,
+    method: string,
+    path: string,
+    body: unknown,
+    resources: number,
+    expect: "refuse" | "hide" = "refuse",
+    refusals = [403, 404],
+  ) {
+    const dep = caller.deployments[0];
+    const answer = await send(caller, r, method, path, body, foreignFor(caller, other, r, dep));
+    result.tried += resources;
+    result.statuses[answer.status] = (result.statuses[answer.status] ?? 0) + 1;
+    const refusedHere =
+      refusals.includes(answer.status as number) ||
+      (KEYED_WRITES.has(r.handler) && answer.status === 202) ||
+      // JSON-RPC (A2A) refuses in the answer: an error and no result.
+      (r.handler === "agent/a2a/rpc" && answer.status === 200 && jsonRpcError(answer.text));
+    if (expect === "refuse" && !refusedHere)
+      result.leaks.push({
+        route: r.routeKey,
+        request: answer.request,
+        status: answer.status,
+        rule: typeof answer.status === "number" && answer.status < 300 ? "leak: 2xx" : "not 404/403",
+        found: [answer.text.slice(0, 300)],
+      });
+  }
+
+  /** Own reads: every GET (but streams) and read-only POST with the caller's own ids; the control pass. */
+  async function ownReads(caller: WorkspaceData, other: WorkspaceData) {
+    const own = { ws: caller, dep: caller.deployments[0] };
+    // A route that needs ids in its query or body gets the caller's own, from the probes.
+    const probes = idsOutsidePath(own);
+    await Promise.all(
+      routes
+        .filter((r) => !r.stream && (r.method === "GET" || (r.method === "POST" && READ_POST.test(r.path))))
+        .map(async (r) => {
+          const probe = probes.find((p) => p.handler === r.handler && p.method === r.method);
+          const answer = await send(
+            caller,
+            r,
+            r.method,
+            pathOf(r, own, own) + (probe?.query ? `?${probe.query}` : ""),
+            probe?.body ?? bodyFor(r, r.method, own),
+            foreignFor(caller, other, r, own.dep),
+          );
+          const ok = typeof answer.status === "number" && answer.status < 300;
+          if (!ok && !OWN_READ_NOT_2XX.has(r.handler))
+            result.ownFailures.push({
+              route: r.routeKey,
+              request: answer.request,
+              status: answer.status,
+              rule: "own read not 2xx",
+              found: [answer.text.slice(0, 300)],
+            });
+        }),
+    );
+  }
+
+  /** `caller` with `other`'s ids, then under its own deployment with its other deployment's ids. */
+  async function crossSweep(caller: WorkspaceData, other: WorkspaceData) {
+    const own: Owner = { ws: caller, dep: caller.deployments[0] };
+    const sibling: Owner = { ws: caller, dep: caller.deployments[1] };
+    const theirs: Owner = { ws: other, dep: other.deployments[0] };
+    const jobs: { method: string; run: () => Promise<void> }[] = [];
+    for (const r of routes) {
+      const params = paramsOf(r.mountPath);
+      if (params.length === 0) continue;
+      for (const method of methodsOf(r)) {
+        const add = (parent: Owner, child: Owner, from: number) =>
+          jobs.push({
+            method,
+            run: () =>
+              refused(
+                caller,
+                other,
+                r,
+                method,
+                pathOf(r, parent, child),
+                bodyFor(r, method, parent),
+                resourcesIn(r, from),
+              ),
+          });
+        // Every id the other workspace's.
+        add(theirs, theirs, 0);
+        if (params.length > 1 && resourcesIn(r, 1) > 0) {
+          // Own parent, the other workspace's child; and for a deployment, its sibling's child.
+          add(own, theirs, 1);
+          if (params[0] === "deployment_id") add(own, sibling, 1);
+        }
+      }
+    }
+    for (const x of idsOutsidePath(theirs).concat(idsOutsidePath(sibling))) {
+      const r = routes.find((m) => m.handler === x.handler && !m.mountPath.startsWith("/api-host"));
+      if (!r) continue;
+      // Agent routes under the caller's own deployment; the sibling's ids only matter there.
+      if (r.group !== "agent" && x.ids.some((id) => everything(caller).includes(id))) continue;
+      const path = pathOf(r, own, own) + (x.query ? `?${x.query}` : "");
+      jobs.push({
+        method: x.method,
+        run: () => refused(caller, other, r, x.method, path, x.body, x.ids.length, x.expect, [403, 404, 422]),
+      });
+    }
+    // Deletes last, so a delete that got through cannot hide what another request would have shown.
+    const [reads, deletes] = [
+      jobs.filter((j) => j.method !== "DELETE"),
+      jobs.filter((j) => j.method === "DELETE"),
+    ];
+    for (const batch of [reads, deletes]) await inBatches(batch, 8);
+  }
+
+  const [a, b] = opts.data;
+  await ownReads(a, b);
+  await ownReads(b, a);
+  await crossSweep(a, b);
+  await crossSweep(b, a);
+  // After the sweep: the same reads still answer, so nothing of either workspace was changed or deleted.
+  await ownReads(a, b);
+  await ownReads(b, a);
+  result.routes = touched.size;
+  return result;
+}
+
+function jsonRpcError(text: string): boolean {
+  try {
+    const j = JSON.parse(text);
+    return j.error !== undefined && j.result === undefined;
+  } catch {
+    return false;
+  }
+}
+
+async function inBatches(jobs: { run: () => Promise<void> }[], size: number) {
+  for (let i = 0; i < jobs.length; i += size) await Promise.all(jobs.slice(i, i + size).map((j) => j.run()));
+}
+
+/** A Call over fetch to `base`; SSE answers are read to their end, every request within `timeoutMs`. */
+export function sweepCall(base: string, timeoutMs = 15_000): Call {
+  return async (method, path, headers, body) => {
+    try {
+      const res = await fetch(base + path, {
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return { status: res.status, text: await res.text() };
+    } catch (err) {
+      if ((err as Error).name === "TimeoutError") return { status: "timeout", text: "" };
+      throw err;
+    }
+  };
+}
