@@ -38,7 +38,7 @@ describe("found by the route fuzz", () => {
     expect((await call("GET", thread, { headers: auth })).json.metadata).toMatchObject({ "a.b": 1 });
   });
 
-  it("values nested deeper than the store's 32 levels are a 422; bodies past 64 are refused before parsing", async () => {
+  it("values nested deeper than the store's 32 levels are a 422; bodies past 128 are refused before parsing", async () => {
     const ok = await call("POST", agent("/threads"), {
       headers: auth,
       body: { metadata: { deep: nestedValue(20) } },
@@ -54,6 +54,20 @@ describe("found by the route fuzz", () => {
     });
     refused(r);
     expect(r.json.detail[0]).toMatchObject({ loc: ["body"], type: "json_invalid" });
+  });
+
+  it("a trace's inputs nested 100 deep are kept (trace payloads are stored as JSON text, not maps)", async () => {
+    const id = crypto.randomUUID();
+    const inputs = { deep: nestedValue(100) };
+    const body = { id, name: "deep", run_type: "chain", start_time: new Date().toISOString(), inputs };
+    const r = await call("POST", "/api/v1/runs", {
+      headers: auth,
+      body: { ...body, session_id: fixtures.ids.session_id },
+    });
+    expect(r.status, r.text).toBe(202);
+    const read = await call("GET", `/api/v1/runs/${id}`, { headers: auth });
+    expect(read.status, read.text).toBe(200);
+    expect(read.json.inputs).toEqual(inputs);
   });
 
   it("numbers past 2^53 are stored and read back; those out of the store's range are a 422", async () => {
@@ -100,8 +114,8 @@ describe("found by the route fuzz", () => {
     }
   });
 
-  it("thread search answers a filter nested as deep as the body may be", async () => {
-    for (const filter of [{ metadata: nestedValue(60) }, { values: { v: nestedValue(60) } }]) {
+  it("thread search answers a filter nested far deeper than any stored value", async () => {
+    for (const filter of [{ metadata: nestedValue(120) }, { values: { v: nestedValue(120) } }]) {
       const r = await call("POST", agent("/threads/search"), { headers: auth, body: filter });
       expect(r.status, r.text).toBe(200);
       expect(r.json).toEqual([]);

@@ -134,10 +134,11 @@ export function auth(needsAuth: NeedsAuth): Middleware {
 }
 
 /**
- * Arrays and objects nested deeper than this are a 422: the store takes 32 levels in all, and recursive code
- * (JSON.stringify, the marshaller) must never meet thousands.
+ * Arrays and objects nested deeper than this are a 422: recursive code (JSON.stringify, the marshaller) must
+ * never meet thousands. Values stored as DynamoDB maps stop at 32 levels anyway (storeLimitError); trace
+ * payloads, stored as JSON text, may go deeper.
  */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = 128;
 
 /**
  * Decodes the JSON body (compressed JSON too, the SDKs gzip when /info allows it, with the same size cap);
