@@ -2,7 +2,7 @@ import { GetObjectCommand, HeadObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { StreamedFile } from "../shared/export/upload.ts";
 import { facts } from "./helpers/cloud.ts";
-import { newBucket, s3For } from "./helpers/export.ts";
+import { newBucket, s3For, s3Proxy } from "./helpers/export.ts";
 
 // Export files stream to S3 as multipart uploads: memory holds one part, and completing is the commit.
 const bytes = (n: number, seed: number) =>
@@ -61,5 +61,42 @@ describe("StreamedFile (multipart export upload)", () => {
     ).rejects.toMatchObject({
       $metadata: { httpStatusCode: 404 },
     });
+  });
+
+  it("a part that fails aborts the multipart upload; the store lacking AbortMultipartUpload does not hide the failure", async () => {
+    const bucket = await newBucket(facts, "upl");
+    const proxy = await s3Proxy(facts.s3.endpoint);
+    try {
+      const s3 = s3For(facts, proxy.endpoint);
+      const file = new StreamedFile(s3, bucket, "fails.parquet", 16 * 1024);
+      proxy.failNext(10); // every attempt of the SDK's retries
+      await expect(file.add([bytes(40_000, 8)])).rejects.toMatchObject({ name: "InternalError" });
+      const aborts = proxy.requests.filter((r) => r.startsWith("DELETE ") && r.includes("uploadId="));
+      expect(aborts).toHaveLength(1);
+      expect(aborts[0]).toContain(`/${bucket}/fails.parquet?`);
+      await file.abort(); // once is enough
+      expect(proxy.requests.filter((r) => r.startsWith("DELETE "))).toHaveLength(1);
+      s3.destroy();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a completed upload is not aborted afterwards", async () => {
+    const bucket = await newBucket(facts, "upl");
+    const proxy = await s3Proxy(facts.s3.endpoint);
+    try {
+      const s3 = s3For(facts, proxy.endpoint);
+      const file = new StreamedFile(s3, bucket, "kept.parquet", 16 * 1024);
+      await file.add([bytes(40_000, 9)]);
+      await file.complete([bytes(10, 9)]);
+      await file.abort();
+      expect(proxy.requests.filter((r) => r.startsWith("DELETE "))).toEqual([]);
+      const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: "kept.parquet" }));
+      expect(head.ContentLength).toBe(40_010);
+      s3.destroy();
+    } finally {
+      await proxy.close();
+    }
   });
 });

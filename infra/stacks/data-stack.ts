@@ -45,6 +45,9 @@ export interface ArtifactAccess {
  * Stateful resources: every table of shared/tables.ts, the KMS key and the buckets, all retained on delete.
  * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names.
  */
+/** Every bucket of the platform drops multipart uploads left unfinished this long (a crash between parts). */
+const ABORT_UPLOADS_DAYS = 1;
+
 export class DataStack extends Stack {
   readonly key: Key;
   readonly tables: Record<TableId, Table>;
@@ -77,33 +80,32 @@ export class DataStack extends Stack {
       enforceSSL: true,
       versioned: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ expiration: Duration.days(365), noncurrentVersionExpiration: Duration.days(30) }],
+      lifecycleRules: [
+        {
+          expiration: Duration.days(365),
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(ABORT_UPLOADS_DAYS),
+        },
+      ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
     // Bucket keys cut KMS request volume (and cost) for payload-heavy workloads. Versioning protects against
     // mistakes; old payload versions need not live forever.
-    this.bucket = this.kmsBucket("Platform", "platform/", { noncurrentDays: 30, abortUploadDays: 7 });
+    this.bucket = this.kmsBucket("Platform", "platform/", { noncurrentDays: 30 });
     this.export("BucketArn", this.bucket.bucketArn);
     this.export("BucketName", this.bucket.bucketName);
 
     // Revision artifacts (bundled graphs) and build/deploy logs: written by the build, read by deploy and the
     // agent server, deleted with their deployment. Its own bucket so those grants do not reach payloads.
     // Objects are written once per revision; old versions only matter to undo a mistaken delete.
-    this.artifactBucket = this.kmsBucket("Artifacts", "artifacts/", {
-      noncurrentDays: 7,
-      abortUploadDays: 1,
-    });
+    this.artifactBucket = this.kmsBucket("Artifacts", "artifacts/", { noncurrentDays: 7 });
     this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
     this.export("ArtifactBucketName", this.artifactBucket.bucketName);
   }
 
   /** A KMS-encrypted (with a bucket key), versioned, private bucket that logs its access under `logPrefix`. */
-  private kmsBucket(
-    id: string,
-    logPrefix: string,
-    keep: { noncurrentDays: number; abortUploadDays: number },
-  ): Bucket {
+  private kmsBucket(id: string, logPrefix: string, keep: { noncurrentDays: number }): Bucket {
     return new Bucket(this, id, {
       encryption: BucketEncryption.KMS,
       encryptionKey: this.key,
@@ -116,7 +118,7 @@ export class DataStack extends Stack {
       lifecycleRules: [
         {
           noncurrentVersionExpiration: Duration.days(keep.noncurrentDays),
-          abortIncompleteMultipartUploadAfter: Duration.days(keep.abortUploadDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(ABORT_UPLOADS_DAYS),
         },
       ],
       removalPolicy: RemovalPolicy.RETAIN,

@@ -352,6 +352,13 @@ describe("platform stacks (manifest as it is)", () => {
       });
       expect(b.Properties.VersioningConfiguration).toEqual({ Status: "Enabled" });
       expect(b.Properties.BucketEncryption).toBeDefined();
+      // Multipart uploads a crash left unfinished are dropped after a day, in every bucket of the platform.
+      expect(b.Properties.LifecycleConfiguration.Rules).toContainEqual(
+        expect.objectContaining({
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          Status: "Enabled",
+        }),
+      );
     }
     data.hasResourceProperties("AWS::S3::Bucket", {
       BucketEncryption: {

@@ -133,49 +133,56 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   let seq = run.files_count ?? 0;
   let writer = newWriter(exp);
   let file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
-  let pending = dayReadDone(cursor) ? undefined : readDayPage(read, cursor);
-  while (pending) {
-    const page = await pending;
-    const next = page.next;
-    pending = page.done ? undefined : readDayPage(read, next); // overlap the next read with this encode
-    for (const item of page.items) {
-      if (match && !match(asFilterable(item, await loadFields(item)))) continue;
-      writer.append(await toRow(item, fields));
-    }
-    if (writer.pendingBytes >= config.export.partBytes)
-      await toDestination(file, () => file.add(writer.takeParts()));
-    cursor = next;
-    const finished = page.done;
-    const outOfTime = Date.now() >= stopAt;
-    if (writer.bytes >= config.export.fileBytes || finished || outOfTime) {
-      if (writer.rows > 0) {
-        const committed = await writeFile(job, run, file, writer, seq, cursor);
-        if (!committed)
-          return { done: FINAL.has((await getExportRun(job.tenant_id, job.export_id, job.run_id)).status) };
-        seq++;
-        writer = newWriter(exp);
-        file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
-      } else if (!finished) {
-        // Nothing to write yet (filtered out): still move the checkpoint so a resume skips what was read.
-        await updateRun(job.tenant_id, job.export_id, run.id, {
-          set: { latest_cursor: JSON.stringify(cursor) },
-          when: { files_count: seq },
-          notIn: [...FINAL],
-        });
+  try {
+    let pending = dayReadDone(cursor) ? undefined : readDayPage(read, cursor);
+    while (pending) {
+      const page = await pending;
+      const next = page.next;
+      pending = page.done ? undefined : readDayPage(read, next); // overlap the next read with this encode
+      for (const item of page.items) {
+        if (match && !match(asFilterable(item, await loadFields(item)))) continue;
+        writer.append(await toRow(item, fields));
       }
-      if (finished) break;
-      if (outOfTime) return { done: false };
+      if (writer.pendingBytes >= config.export.partBytes)
+        await toDestination(() => file.add(writer.takeParts()));
+      cursor = next;
+      const finished = page.done;
+      const outOfTime = Date.now() >= stopAt;
+      if (writer.bytes >= config.export.fileBytes || finished || outOfTime) {
+        if (writer.rows > 0) {
+          const committed = await writeFile(job, run, file, writer, seq, cursor);
+          if (!committed)
+            return { done: FINAL.has((await getExportRun(job.tenant_id, job.export_id, job.run_id)).status) };
+          seq++;
+          writer = newWriter(exp);
+          file = new StreamedFile(dest.client, dest.bucket, `${run.export_path}/${fileName(seq)}`);
+        } else if (!finished) {
+          // Nothing to write yet (filtered out): still move the checkpoint so a resume skips what was read.
+          await updateRun(job.tenant_id, job.export_id, run.id, {
+            set: { latest_cursor: JSON.stringify(cursor) },
+            when: { files_count: seq },
+            notIn: [...FINAL],
+          });
+        }
+        if (finished) break;
+        if (outOfTime) return { done: false };
+      }
     }
+    await updateRun(job.tenant_id, job.export_id, run.id, {
+      set: {
+        status: "Completed",
+        finished_at: canonicalNow(),
+        latest_cursor: JSON.stringify(cursor),
+      },
+      notIn: [...FINAL],
+    });
+    return { done: true };
+  } catch (err) {
+    await file.abort(); // whatever failed (a read, an encode, a write), the unfinished upload goes
+    throw err;
+  } finally {
+    dest.client.destroy(); // a client per invocation: its sockets go with it
   }
-  await updateRun(job.tenant_id, job.export_id, run.id, {
-    set: {
-      status: "Completed",
-      finished_at: canonicalNow(),
-      latest_cursor: JSON.stringify(cursor),
-    },
-    notIn: [...FINAL],
-  });
-  return { done: true };
 }
 
 function newWriter(exp: ExportRecord) {
@@ -201,7 +208,7 @@ async function writeFile(
     await file.abort();
     return false;
   }
-  await toDestination(file, () => file.complete(writer.finishParts().parts));
+  await toDestination(() => file.complete(writer.finishParts().parts));
   return updateRun(job.tenant_id, job.export_id, run.id, {
     set: { latest_cursor: JSON.stringify(cursor) },
     append: { files: [file.key] },
@@ -211,12 +218,11 @@ async function writeFile(
   });
 }
 
-/** An upload step; a failure drops the unfinished upload and is classified (destination errors are final). */
-async function toDestination(file: StreamedFile, step: () => Promise<void>): Promise<void> {
+/** An upload step (a failed send drops the file's upload: StreamedFile); destination errors become final. */
+async function toDestination(step: () => Promise<void>): Promise<void> {
   try {
     await step();
   } catch (err) {
-    await file.abort();
     throw destinationFailure(err);
   }
 }

@@ -1,7 +1,8 @@
 import { config } from "../config.ts";
 import type { ExportRecord } from "../records/export.ts";
 import { canonicalTime } from "../time.ts";
-import { openDestination } from "./destinations.ts";
+import { destinationRoot } from "./destination-client.ts";
+import { getDestination } from "./destinations.ts";
 import { ensureRun } from "./export-runs.ts";
 import type { PartitionJob } from "./exporter.ts";
 import { getExport } from "./exports.ts";
@@ -40,7 +41,7 @@ export interface ExportPlan {
 export async function planExport(tenant: string, exportId: string): Promise<ExportPlan> {
   const exp = await getExport(tenant, exportId);
   if (exp.status !== "Running") return { runs: [], max_concurrency: 1 };
-  const { root } = await openDestination(tenant, exp.bulk_export_destination_id);
+  const root = destinationRoot((await getDestination(tenant, exp.bulk_export_destination_id)).config);
   const end = Date.parse(exp.end_time!);
   const runs: PartitionJob[] = [];
   for (let day = Date.parse(exp.start_time.slice(0, 10)); day < end; day += 86_400_000) {

@@ -12,7 +12,8 @@ import { logger } from "../log.ts";
 // One export file on its way to S3: bytes arrive as the writer closes row groups; once a part's worth has
 // gathered it goes out as an UploadPart, so memory holds one part whatever the file's size. Completing the
 // multipart upload is the commit: until then no object exists under the key. A file smaller than one part
-// is a single PutObject.
+// is a single PutObject. A send that fails drops the unfinished upload (AbortMultipartUpload), so its parts are
+// not kept (and billed) by S3; the platform's buckets also expire incomplete uploads (infra/stacks/data-stack.ts).
 
 const CONTENT_TYPE = "application/vnd.apache.parquet";
 
@@ -20,6 +21,7 @@ export class StreamedFile {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private uploadId?: string;
+  private finished = false;
   private readonly etags: { ETag: string; PartNumber: number }[] = [];
 
   constructor(
@@ -35,11 +37,16 @@ export class StreamedFile {
       this.pending.push(p);
       this.pendingBytes += p.length;
     }
-    if (this.pendingBytes >= this.partBytes) await this.sendPart();
+    if (this.pendingBytes >= this.partBytes) await this.abortingOnFailure(() => this.sendPart());
   }
 
   /** Sends the last bytes and makes the object appear. */
   async complete(last: Buffer[]): Promise<void> {
+    await this.abortingOnFailure(() => this.finish(last));
+    this.finished = true;
+  }
+
+  private async finish(last: Buffer[]): Promise<void> {
     for (const p of last) {
       this.pending.push(p);
       this.pendingBytes += p.length;
@@ -68,12 +75,27 @@ export class StreamedFile {
     );
   }
 
-  /** Drops an unfinished upload (best effort: S3-compatible stores without AbortMultipartUpload keep it). */
+  /**
+   * Drops an unfinished upload; nothing to do before the first part or after completing, and once is enough.
+   * Best effort: a store without AbortMultipartUpload (s3rver, some S3-compatible ones) keeps the parts, which the
+   * bucket's lifecycle rule removes; its refusal is logged, never thrown over the failure being handled.
+   */
   async abort(): Promise<void> {
-    if (this.uploadId === undefined) return;
+    const uploadId = this.uploadId;
+    if (uploadId === undefined || this.finished) return;
+    this.finished = true;
     await this.client
-      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId }))
+      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }))
       .catch((err) => logger.warn("aborting a multipart upload failed", { key: this.key, error: err }));
+  }
+
+  private async abortingOnFailure(step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      await this.abort();
+      throw err;
+    }
   }
 
   private async sendPart(): Promise<void> {

@@ -42,6 +42,8 @@ export interface Proxy {
   failNext(n: number): void;
   /** Every Parquet upload waits this long first. */
   delayMs: number;
+  /** Every request seen, as "METHOD /path?query". */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -56,9 +58,11 @@ export async function s3Proxy(target: string): Promise<Proxy> {
       failing = n;
     },
     delayMs: 0,
+    requests: [],
     close: () => new Promise((r) => server.close(() => r())),
   };
   const server: Server = createServer(async (req, res) => {
+    state.requests.push(`${req.method} ${req.url}`);
     const upload = req.method === "PUT" && (req.url ?? "").includes(".parquet");
     if (upload && state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
     if (upload && failing > 0) {
