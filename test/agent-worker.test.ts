@@ -63,7 +63,8 @@ const runEnd = (c: Client, threadId: string, runId: string) =>
       const r = await c.runs.get(threadId, runId);
       return ["success", "error", "interrupted"].includes(r.status) ? r : undefined;
     },
-    60_000,
+    // A restart of the whole platform (DynamoDB Local, the runtime) can take a while on a busy 2-core machine.
+    120_000,
     100,
   );
 
@@ -185,5 +186,5 @@ describe("a worker that dies mid-run", () => {
     const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
     const attempts = frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt);
     expect(attempts).toEqual([1, 2]);
-  });
+  }, 240_000);
 });
