@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { resetClients } from "../shared/aws/clients.ts";
 import { agentClient } from "./helpers/agents.ts";
-import { type IsolationResult, isolationSweep, sweepCall } from "./helpers/isolation.ts";
-import { seedIsolation, type Workspace, type WorkspaceData } from "./helpers/isolation-seed.ts";
+import type { IsolationResult } from "./helpers/isolation.ts";
+import { type IsolationRun, sweepPlatform } from "./helpers/isolation-run.ts";
+import type { WorkspaceData } from "./helpers/isolation-seed.ts";
 
 // Issue 16, item 2: two workspaces with two deployments each and data in every resource family; every route of
 // the manifest tried with the other workspace's ids (and the other deployment's), every list searched for them,
@@ -16,51 +16,31 @@ import { seedIsolation, type Workspace, type WorkspaceData } from "./helpers/iso
 // deployments' runtimes') written to a file at debug level.
 let platform: RunningPlatform;
 let logDir: string;
-let logFile: string;
+let run: IsolationRun;
 let data: [WorkspaceData, WorkspaceData];
-let closeSeed: () => Promise<void>;
 let result: IsolationResult;
-let sweepStarted: number;
 const savedEnv = { ...process.env };
-
-async function workspace(name: string): Promise<Workspace> {
-  const tenant = newTenantId();
-  const apiKey = newApiKey();
-  await ensureTenant(tenant, name);
-  await storeApiKey(apiKey, [tenant]);
-  return { tenant, apiKey, headers: { "X-Api-Key": apiKey, "X-Tenant-Id": tenant } };
-}
 
 beforeAll(async () => {
   logDir = mkdtempSync(join(tmpdir(), "isolation-logs-"));
-  logFile = join(logDir, "platform.log");
+  const logFile = join(logDir, "platform.log");
   platform = await startPlatform({ LOG_LEVEL: "debug" }, { logFile });
-  const { facts } = platform;
-  // Workspaces are made in the platform's own tables (no route creates one).
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
-    AWS_ACCESS_KEY_ID: facts.s3.access_key_id,
-    AWS_SECRET_ACCESS_KEY: facts.s3.secret_access_key,
-    AWS_REGION: "us-east-1",
-  });
-  resetClients();
-  const seeded = await seedIsolation(facts, [await workspace("A"), await workspace("B")]);
-  data = seeded.data;
-  closeSeed = seeded.close;
-  sweepStarted = Date.now();
-  result = await isolationSweep({ call: sweepCall(platform.base), data });
-  if (process.env.KEEP_ISOLATION_LOG)
+  run = await sweepPlatform(platform, logFile);
+  ({ data, result } = run);
+  // ISOLATION_KEEP_LOG=1 keeps the platform's log and the sweep's full result (result.json) to read.
+  if (process.env.ISOLATION_KEEP_LOG)
     writeFileSync(join(logDir, "result.json"), JSON.stringify(result, null, 2));
+  const f = run.figures;
   console.log(
-    `isolation sweep: ${result.routes} routes, ${result.requests} requests, ${result.tried} routes × resources tried, ` +
-      `${result.leaks.length + result.shown.length + result.secrets.length} leaks; statuses ${JSON.stringify(result.statuses)}`,
+    `isolation sweep: ${f.routes} routes, ${f.requests} requests, ${f.routes_x_resources} routes × resources tried, ` +
+      `${f.leaks} leaks; statuses ${JSON.stringify(f.statuses)}`,
   );
 }, 300_000);
 
 afterAll(async () => {
-  await closeSeed?.();
+  await run?.close();
   await platform?.stop();
-  if (logDir && !process.env.KEEP_ISOLATION_LOG) rmSync(logDir, { recursive: true, force: true });
+  if (logDir && !process.env.ISOLATION_KEEP_LOG) rmSync(logDir, { recursive: true, force: true });
   process.env = savedEnv;
   resetClients();
 });
@@ -90,7 +70,7 @@ describe("isolation sweep over the route manifest", () => {
       });
       const run = (await r.json()) as { outputs: unknown; end_time: string };
       expect(run.outputs).toEqual({ answer: `answered to ${owner.marker}` });
-      expect(Date.parse(run.end_time)).toBeLessThan(sweepStarted);
+      expect(Date.parse(run.end_time)).toBeLessThan(result.startedAt);
       const theirs = await fetch(`${platform.base}/api/v1/runs/${owner.ids.trace_run_id}`, {
         headers: other.ws.headers,
       });
@@ -107,13 +87,10 @@ describe("isolation sweep over the route manifest", () => {
   });
 
   it("no log line holds a secret", () => {
-    const log = readFileSync(logFile, "utf8");
     // The log is the platform's: the refused destinations' write tests and the exports were logged there.
-    expect(log.match(/"msg":"destination write test failed"/g)?.length).toBe(2);
-    expect(log.match(/"msg":"bulk export finished"/g)?.length).toBe(2);
-    const secrets = data.flatMap((w) => [...w.secrets, ...w.logOnlySecrets]);
-    const lines = log.split("\n").filter((line) => secrets.some((s) => line.includes(s)));
-    expect(lines).toEqual([]);
+    expect(run.log.match(/"msg":"destination write test failed"/g)?.length).toBe(2);
+    expect(run.log.match(/"msg":"bulk export finished"/g)?.length).toBe(2);
+    expect(run.secretLogLines).toEqual([]);
   });
 });
 
@@ -155,20 +132,26 @@ describe("agent threads and runs across workspaces and deployments (the SDK)", (
     }
   });
 
-  it("assistants.get of another deployment: 404; store getItem and searchItems, crons.search: nothing of theirs", async () => {
-    for (const { who, client, d } of cases()) {
+  it("assistants.get of another deployment's or workspace's assistant: 404", async () => {
+    for (const { who, client, d } of cases())
       await expect(client.assistants.get(d.assistant_id), who).rejects.toThrow(/404/);
-      const other = who.startsWith("another");
-      const item = other
-        ? client.store.getItem(d.store_namespace, d.store_key)
-        : Promise.resolve(await client.store.getItem(d.store_namespace, d.store_key));
-      if (other) await expect(item, who).rejects.toThrow(/404/);
-      else expect(await item, who).toBeNull();
-      if (other) continue;
-      expect((await client.store.searchItems(d.store_namespace)).items, who).toEqual([]);
-      const crons = await client.crons.search({ threadId: d.thread_id });
-      expect(crons, who).toEqual([]);
-      expect(JSON.stringify(await client.crons.search({ limit: 100 }))).not.toContain(d.cron_id);
-    }
+  });
+
+  it("store getItem: another deployment's item is not there (null); another workspace's deployment is a 404", async () => {
+    const [sibling, foreign] = cases();
+    const { d } = sibling;
+    expect(await sibling.client.store.getItem(d.store_namespace, d.store_key)).toBeNull();
+    await expect(
+      foreign.client.store.getItem(foreign.d.store_namespace, foreign.d.store_key),
+    ).rejects.toThrow(/404/);
+  });
+
+  it("store searchItems and crons.search under the own deployment show nothing of the other deployment's", async () => {
+    const { client, d } = cases()[0];
+    expect((await client.store.searchItems(d.store_namespace)).items).toEqual([]);
+    expect(await client.crons.search({ threadId: d.thread_id })).toEqual([]);
+    const all = JSON.stringify(await client.crons.search({ limit: 100 }));
+    expect(all).not.toContain(d.cron_id);
+    expect(all).toContain(data[0].deployments[0].cron_id);
   });
 });

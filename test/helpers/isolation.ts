@@ -33,6 +33,8 @@ export interface IsolationResult {
   ownFailures: Finding[];
   /** Status counts of the requests with another owner's ids. */
   statuses: Record<string, number>;
+  /** When the sweep began (epoch ms): whatever changed after it, the sweep did. */
+  startedAt: number;
 }
 
 type Call = (
@@ -287,6 +289,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     secrets: [],
     ownFailures: [],
     statuses: {},
+    startedAt: Date.now(),
   };
   const routes = mountedRoutes().filter((r) => r.auth && (opts.only?.(r) ?? true));
   const touched = new Set<string>();
