@@ -30,6 +30,9 @@ let g2 = new StateGraph(List);
 for (let i = 0; i < N; i++) g2 = g2.addNode("n" + i, async () => ({ items: [big(i)] })).addEdge(START, "n" + i).addEdge("n" + i, END);
 export const fanlist = g2.compile();
 const One = Annotation.Root({ text: Annotation(), big: Annotation() });
+export const cjk = new StateGraph(One)
+  .addNode("say", async () => ({ text: "漢".repeat(150_000) }))
+  .addEdge(START, "say").addEdge("say", END).compile();
 export const echo = new StateGraph(One)
   .addNode("say", async ({ text }) => ({ text: "echo " + text, big: "z".repeat(350_000) }))
   .addEdge(START, "say").addEdge("say", END).compile();
@@ -40,6 +43,7 @@ const FILES = {
       fanout: "./src/graph.mjs:fanout",
       fanlist: "./src/graph.mjs:fanlist",
       echo: "./src/graph.mjs:echo",
+      cjk: "./src/graph.mjs:cjk",
     },
     env: {},
   }),
@@ -81,6 +85,17 @@ describe("grouped writes stay within DynamoDB's limits", () => {
     expect(state.values.items.map((s) => s.length)).toEqual(new Array(15).fill(280_000));
     const [run] = await client.runs.list(thread.thread_id);
     expect(run.status).toBe("success");
+  });
+});
+
+describe("values copied into records are sized in UTF-8 bytes", () => {
+  it("a run ending with 150,000 CJK characters (450 KB, not 150 KB) succeeds: no copy overflows an item", async () => {
+    const thread = await client.threads.create();
+    const values = (await client.runs.wait(thread.thread_id, "cjk", { input: {} })) as { text: string };
+    expect(values.text).toHaveLength(150_000);
+    const [run] = await client.runs.list(thread.thread_id);
+    expect(run.status).toBe("success");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
   });
 });
 

@@ -43,7 +43,9 @@ import { notifyWebhook } from "./webhook.ts";
 // cancelling it takes one off. So a new run on a free thread with nothing queued is stored already running
 // (runs.ts `storeStarted`), and a finished run releases a thread with nothing queued without a look for more.
 const T = "main" as const;
+/** Values copied into a record (the thread's, the run's final values) at most this many UTF-8 bytes as JSON. */
 const MAX_VALUES_BYTES = 200_000;
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 const pumping = new Map<string, Promise<void>>();
 const timers = new Map<string, NodeJS.Timeout>();
 /** How long a remote worker sleeps for a delayed run (after_seconds) before leaving it to the sweeper. */
@@ -302,10 +304,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     outcome = { status: "success", values };
     threadSet = {
       status: interrupted ? "interrupted" : "idle",
-      values:
-        JSON.stringify(state.values).length <= MAX_VALUES_BYTES
-          ? (state.values as ThreadRecord["values"])
-          : null,
+      values: jsonBytes(state.values) <= MAX_VALUES_BYTES ? (state.values as ThreadRecord["values"]) : null,
       interrupts: Object.fromEntries(
         (state.tasks as { id: string; interrupts: unknown[] }[])
           .filter((t) => t.interrupts.length)
@@ -397,8 +396,7 @@ export async function finish(
   const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
   const unlock = (set: Partial<ThreadRecord>, idle = false) => release(d, run, set, idle);
   if (outcome.status !== "cancelled") {
-    const final =
-      executor().settlesBeforeReturn && JSON.stringify(outcome.values ?? null).length <= MAX_VALUES_BYTES;
+    const final = executor().settlesBeforeReturn && jsonBytes(outcome.values) <= MAX_VALUES_BYTES;
     const done = runs.updateInput(rk, {
       set: {
         status: outcome.status,
