@@ -240,6 +240,14 @@ export const config = {
   },
   /** Bulk export limits (spec B, "Limits"); tests shrink them. */
   export: {
+    /**
+     * Whether a destination may come without credentials and be written with the platform's own (environment)
+     * credentials — `allow` only in a single-tenant installation: otherwise any workspace could have the platform
+     * write into, or probe, any bucket its role reaches (a confused deputy). Default: credentials are required.
+     */
+    get environmentCredentials() {
+      return env("EXPORT_ENVIRONMENT_CREDENTIALS") === "allow";
+    },
     /** Exports running at once per workspace; more wait in Created (a queue). */
     get maxRunningPerWorkspace() {
       return int("EXPORT_MAX_RUNNING_PER_WORKSPACE", 15);

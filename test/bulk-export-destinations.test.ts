@@ -16,6 +16,9 @@ import { newBucket, newWorkspace, s3For } from "./helpers/export.ts";
 const PATH = "/api/v1/bulk-exports/destinations";
 const KEY_ID = facts.s3.access_key_id;
 const SECRET = facts.s3.secret_access_key;
+/** Forbidden, missing and elsewhere-redirected buckets answer alike (no telling whether another's bucket exists). */
+const BUCKET_ACCESS =
+  "Access denied or bucket is not valid: the bucket must exist (in the region given) and the credentials must be allowed to write to it";
 const WRITE_TEST = /tmp\/\.agent-platform-write-test-[0-9a-f-]{36}$/;
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
 beforeAll(async () => {
@@ -162,15 +165,36 @@ describe("bulk export destinations", () => {
     expect(without.json.detail[0].loc).toEqual(["body", "credentials"]);
   });
 
-  it("accepts the spec's objstore type, stores s3, and no credentials (the default chain)", async () => {
+  it("accepts the spec's objstore type and stores s3", async () => {
     const bucket = await newBucket(facts, "dest");
-    const r = await create(body(bucket, { destination_type: "objstore", credentials: undefined }));
+    const r = await create(body(bucket, { destination_type: "objstore" }));
     expect(r.status, r.text).toBe(200);
     expect(r.json.destination_type).toBe("s3");
-    expect(r.json.credentials_keys).toEqual([]);
     const item = await storedItem(ws.tenant, r.json.id);
     expect(item!.destination_type.S).toBe("s3");
-    expect(item!.credentials_sealed).toBeUndefined();
+  });
+
+  it("without credentials a destination is a 422 and nothing is sent to the bucket: the platform's own credentials never write for a workspace", async () => {
+    const bucket = await newBucket(facts, "dest");
+    const rec = await recorder();
+    for (const credentials of [undefined, null]) {
+      const r = await create(body(bucket, { credentials }, { endpoint_url: rec.endpoint }));
+      expect(r.status, r.text).toBe(422);
+      expect(r.json.detail).toEqual([
+        expect.objectContaining({
+          loc: ["body", "credentials"],
+          type: "missing",
+          msg: expect.stringMatching(/credentials are required/),
+        }),
+      ]);
+    }
+    expect(rec.seen).toEqual([]);
+    expect(await keysIn(bucket)).toEqual([]);
+    expect(
+      (await call("GET", PATH, { headers: ws.headers })).json.map(
+        (d: { config: { bucket_name: string } }) => d.config.bucket_name,
+      ),
+    ).not.toContain(bucket);
   });
 
   it("a session token is stored sealed and named in credentials_keys", async () => {
@@ -238,10 +262,10 @@ describe("bulk export destinations", () => {
 
   it.each([
     ["InvalidAccessKeyId", 403, "Key ID you provided does not exist"],
-    ["AccessDenied", 403, "Access denied"],
-    ["SignatureDoesNotMatch", 403, "Access denied"],
-    ["NoSuchBucket", 404, "Bucket is not valid"],
-    ["PermanentRedirect", 301, "Bucket is not valid"],
+    ["AccessDenied", 403, BUCKET_ACCESS],
+    ["SignatureDoesNotMatch", 403, BUCKET_ACCESS],
+    ["NoSuchBucket", 404, BUCKET_ACCESS],
+    ["PermanentRedirect", 301, BUCKET_ACCESS],
   ])("an S3 %s on the write test is 400 %j, and nothing is stored", async (code, status, detail) => {
     const other = await newWorkspace();
     const rec = await recorder();
@@ -252,11 +276,11 @@ describe("bulk export destinations", () => {
     expect((await call("GET", PATH, { headers: other.headers })).json).toEqual([]);
   });
 
-  it("a bucket that does not exist is 400 'Bucket is not valid', and no bucket gets created", async () => {
+  it("a bucket that does not exist is 400 with the message a forbidden one gets, and no bucket gets created", async () => {
     const bucket = `missing-${crypto.randomUUID().slice(0, 8)}`;
     const r = await create(body(bucket));
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ detail: "Bucket is not valid" });
+    expect(r.json).toEqual({ detail: BUCKET_ACCESS });
     await expect(s3For(facts).send(new HeadBucketCommand({ Bucket: bucket }))).rejects.toThrow();
   });
 

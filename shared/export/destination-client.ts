@@ -3,7 +3,7 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { config } from "../config.ts";
-import { BadRequest } from "../errors.ts";
+import { BadRequest, DestinationError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { publicOnlyLookup } from "../outbound/ssrf.ts";
 import type { Destination } from "./destination-schemas.ts";
@@ -28,12 +28,18 @@ export function writeTestKey(cfg: Destination["config"], id: string = randomUUID
 /** A destination's credentials, unsealed: access_key_id, secret_access_key, and session_token when given. */
 export type Credentials = Record<string, string>;
 
+/** Why a destination without credentials is refused (creation answers it as a 422, an export run records it). */
+export const NO_CREDENTIALS =
+  "credentials are required: an export writes only with the workspace's own keys (access_key_id, secret_access_key), never with the platform's";
+
 /** An S3 client for a destination: "check" for the creation write test (fails fast), "export" for its writes. */
 export function destinationClient(
   cfg: Destination["config"],
   creds: Credentials | undefined,
   purpose: "check" | "export",
 ) {
+  // The backstop of the rule createDestination states: without a workspace's own credentials nothing is sent.
+  if (!creds && !config.export.environmentCredentials) throw new DestinationError(NO_CREDENTIALS);
   const check = purpose === "check";
   // Outside local mode, sockets to a custom endpoint refuse host names resolving to internal addresses.
   const agents =

@@ -6,7 +6,7 @@ import {
   isInternalAddress,
   publicOnlyLookup,
 } from "../outbound/ssrf.ts";
-import { destinationRoot, writeTestFailure, writeTestKey } from "./destination-client.ts";
+import { destinationClient, destinationRoot, writeTestFailure, writeTestKey } from "./destination-client.ts";
 import { DestinationCreate, isValidBucketName } from "./destination-schemas.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 
@@ -285,7 +285,42 @@ const s3err = (name: string, status?: number, extra: Record<string, unknown> = {
 const netErr = (code: string) =>
   Object.assign(new Error(`connect ${code}`), { code, $metadata: { attempts: 2 } });
 
+/** Forbidden, missing and elsewhere-redirected buckets answer alike: no telling whether another's bucket exists. */
+const BUCKET_ACCESS =
+  "Access denied or bucket is not valid: the bucket must exist (in the region given) and the credentials must be allowed to write to it";
+
 describe("S3 error classification", () => {
+  it("AccessDenied, NoSuchBucket and a 301 give one message", () => {
+    const messages = [
+      s3err("AccessDenied", 403),
+      s3err("NoSuchBucket", 404),
+      s3err("PermanentRedirect", 301),
+      s3err("Unknown", 301),
+    ].map((e) => writeTestFailure(e).message);
+    expect(new Set(messages)).toEqual(new Set([BUCKET_ACCESS]));
+  });
+
+  it("no S3 client exists for a destination without credentials unless the installation allows it", () => {
+    const cfg = {
+      bucket_name: "b",
+      prefix: "",
+      region: "us-east-1",
+      endpoint_url: null,
+      include_bucket_in_prefix: false,
+    };
+    expect(() => destinationClient(cfg, undefined, "check")).toThrow(/credentials are required/);
+    expect(() => destinationClient(cfg, undefined, "export")).toThrow(
+      expect.objectContaining({ name: "DestinationError" }),
+    );
+    process.env.EXPORT_ENVIRONMENT_CREDENTIALS = "allow";
+    try {
+      destinationClient(cfg, undefined, "check").destroy();
+    } finally {
+      delete process.env.EXPORT_ENVIRONMENT_CREDENTIALS;
+    }
+    destinationClient(cfg, { access_key_id: "a", secret_access_key: "s" }, "export").destroy();
+  });
+
   it.each([
     ["InvalidAccessKeyId", s3err("InvalidAccessKeyId", 403, { Code: "InvalidAccessKeyId" }), "key_id"],
     ["AccessDenied", s3err("AccessDenied", 403), "access_denied"],
@@ -334,8 +369,8 @@ describe("S3 error classification", () => {
   });
 
   it("gives the spec's messages; a retryable fault keeps its code and message", () => {
-    expect(classifyS3Error(s3err("AccessDenied", 403)).message).toBe("Access denied");
-    expect(classifyS3Error(s3err("NoSuchBucket", 404)).message).toBe("Bucket is not valid");
+    expect(classifyS3Error(s3err("AccessDenied", 403)).message).toBe(BUCKET_ACCESS);
+    expect(classifyS3Error(s3err("NoSuchBucket", 404)).message).toBe(BUCKET_ACCESS);
     expect(classifyS3Error(s3err("InvalidAccessKeyId", 403)).message).toBe(
       "Key ID you provided does not exist",
     );
@@ -349,8 +384,8 @@ describe("S3 error classification", () => {
       const e = writeTestFailure(err);
       return [e.status, e.message];
     };
-    expect(at(s3err("AccessDenied", 403))).toEqual([400, "Access denied"]);
-    expect(at(s3err("NoSuchBucket", 404))).toEqual([400, "Bucket is not valid"]);
+    expect(at(s3err("AccessDenied", 403))).toEqual([400, BUCKET_ACCESS]);
+    expect(at(s3err("NoSuchBucket", 404))).toEqual([400, BUCKET_ACCESS]);
     expect(at(s3err("InvalidAccessKeyId", 403))).toEqual([400, "Key ID you provided does not exist"]);
     expect(at(netErr("ECONNREFUSED"))).toEqual([400, "Invalid endpoint"]);
     expect(at(Object.assign(new Error("t"), { name: "TimeoutError", $metadata: {} }))).toEqual([

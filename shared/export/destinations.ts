@@ -12,6 +12,7 @@ import {
   checkWriteAccess,
   destinationClient,
   destinationRoot,
+  NO_CREDENTIALS,
 } from "./destination-client.ts";
 import type { Destination, DestinationCreateIn } from "./destination-schemas.ts";
 
@@ -56,7 +57,10 @@ export async function createDestination(tenant: string, body: DestinationCreateI
         ...(body.credentials.session_token ? { session_token: body.credentials.session_token } : {}),
       }
     : undefined;
-  // Without credentials the platform's own role would write: never into the platform's bucket (run payloads).
+  // Without credentials the platform's own role would write (a confused deputy): refused unless the installation
+  // allows it (single tenant), and never into the platform's bucket (run payloads).
+  if (!creds && !config.export.environmentCredentials)
+    throw new ValidationFailed([{ loc: ["body", "credentials"], msg: NO_CREDENTIALS, type: "missing" }]);
   if (!creds && body.config.bucket_name === config.defaultBucket)
     throw new ValidationFailed([
       {

@@ -231,10 +231,9 @@ async function toDestination(step: () => Promise<void>): Promise<void> {
 function destinationFailure(err: unknown): Error {
   if (err instanceof DestinationError) return err;
   const c = classifyS3Error(err);
+  // The spec's message only: S3's own code and text would tell a missing bucket from a forbidden one.
   if (c.kind === "access_denied" || c.kind === "bucket_invalid" || c.kind === "key_id")
-    return new DestinationError(
-      `${c.message} (${(err as Error)?.name ?? "error"}: ${(err as Error)?.message ?? err})`,
-    );
+    return new DestinationError(c.message);
   return err instanceof Error ? err : new Error(String(err));
 }
 

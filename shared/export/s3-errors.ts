@@ -10,9 +10,15 @@ function printable(v: unknown): string {
 }
 
 export type S3ErrorKind = "access_denied" | "bucket_invalid" | "key_id" | "endpoint" | "retryable";
+/**
+ * One message for both: telling "Access denied" from "Bucket is not valid" (NoSuchBucket, a 301 to another
+ * region) would tell a caller whether somebody else's bucket exists, and where.
+ */
+const BUCKET_ACCESS =
+  "Access denied or bucket is not valid: the bucket must exist (in the region given) and the credentials must be allowed to write to it";
 export const DESTINATION_MESSAGES: Record<Exclude<S3ErrorKind, "retryable">, string> = {
-  access_denied: "Access denied",
-  bucket_invalid: "Bucket is not valid",
+  access_denied: BUCKET_ACCESS,
+  bucket_invalid: BUCKET_ACCESS,
   key_id: "Key ID you provided does not exist",
   endpoint: "Invalid endpoint",
 };
