@@ -303,10 +303,11 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     path: string,
     body: unknown,
     foreign: string[],
+    headers = caller.ws.headers,
   ) {
     touched.add(r.routeKey);
     result.requests++;
-    const answer = await opts.call(method, path, caller.ws.headers, body);
+    const answer = await opts.call(method, path, headers, body);
     const request = `${method} ${path}${body === undefined ? "" : ` ${JSON.stringify(body)}`}`;
     // An id the request itself carried may come back (a 404 naming it) without telling anything.
     const shown = foreign.filter((v) => v && answer.text.includes(v) && !request.includes(v));
@@ -350,20 +351,23 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       .slice(from)
       .filter((p) => !(p in NOT_IDS)).length;
 
-  async function refused(
-    caller: WorkspaceData,
-    other: WorkspaceData,
-    r: MountedRoute,
-    method: string,
-    path: string,
-    body: unknown,
-    resources: number,
-    expect: "refuse" | "hide" = "refuse",
-    refusals = [403, 404],
-  ) {
-    const dep = caller.deployments[0];
-    const answer = await send(caller, r, method, path, body, foreignFor(caller, other, r, dep));
-    result.tried += resources;
+  /** One request with another owner's ids; `refuse`: its answer must refuse them. */
+  async function tryForeign(t: {
+    caller: WorkspaceData;
+    other: WorkspaceData;
+    r: MountedRoute;
+    method: string;
+    path: string;
+    body: unknown;
+    resources: number;
+    expect?: "refuse" | "hide";
+    refusals?: number[];
+    headers?: Record<string, string>;
+  }) {
+    const { caller, other, r, method, path, body, expect = "refuse", refusals = [403, 404] } = t;
+    const foreign = foreignFor(caller, other, r, caller.deployments[0]);
+    const answer = await send(caller, r, method, path, body, foreign, t.headers);
+    result.tried += t.resources;
     result.statuses[answer.status] = (result.statuses[answer.status] ?? 0) + 1;
     const refusedHere =
       refusals.includes(answer.status as number) ||
@@ -421,22 +425,26 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       const params = paramsOf(r.mountPath);
       if (params.length === 0) continue;
       for (const method of methodsOf(r)) {
-        const add = (parent: Owner, child: Owner, from: number) =>
+        const add = (parent: Owner, child: Owner, from: number, headers?: Record<string, string>) =>
           jobs.push({
             method,
             run: () =>
-              refused(
+              tryForeign({
                 caller,
                 other,
                 r,
                 method,
-                pathOf(r, parent, child),
-                bodyFor(r, method, parent),
-                resourcesIn(r, from),
-              ),
+                path: pathOf(r, parent, child),
+                body: bodyFor(r, method, parent),
+                resources: resourcesIn(r, from),
+                headers,
+                // A key naming a workspace it does not belong to is refused before anything is looked up.
+                refusals: headers ? [401, 403, 404] : [403, 404],
+              }),
           });
-        // Every id the other workspace's.
+        // Every id the other workspace's; then the same with the caller's key claiming the other workspace.
         add(theirs, theirs, 0);
+        add(theirs, theirs, 0, { ...caller.ws.headers, "X-Tenant-Id": other.ws.tenant });
         if (params.length > 1 && resourcesIn(r, 1) > 0) {
           // Own parent, the other workspace's child; and for a deployment, its sibling's child.
           add(own, theirs, 1);
@@ -452,7 +460,19 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       const path = pathOf(r, own, own) + (x.query ? `?${x.query}` : "");
       jobs.push({
         method: x.method,
-        run: () => refused(caller, other, r, x.method, path, x.body, x.ids.length, x.expect, [403, 404, 422]),
+        run: () =>
+          tryForeign({
+            caller,
+            other,
+            r,
+            method: x.method,
+            path,
+            body: x.body,
+            resources: x.ids.length,
+            expect: x.expect,
+            // Ids in a body are input: "no such destination in the workspace" is a 422 naming the field.
+            refusals: [403, 404, 422],
+          }),
       });
     }
     // Deletes last, so a delete that got through cannot hide what another request would have shown.
