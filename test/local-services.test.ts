@@ -180,3 +180,25 @@ describe("local Lambda and Scheduler", () => {
     scheduler.stop();
   });
 });
+
+describe("local S3", () => {
+  it("never shows a partial object: reads during and right after overwrites get one whole version", async () => {
+    const { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } = await import("@aws-sdk/client-s3");
+    const { s3For } = await import("./helpers/export.ts");
+    const { facts } = await import("./helpers/cloud.ts");
+    const s3 = s3For(facts);
+    const Bucket = facts.s3.bucket;
+    const Key = `whole/${crypto.randomUUID()}.json`;
+    const versions = ["a", "b"].map((c) => c.repeat(2 * 1024 * 1024));
+    const put = (i: number) => s3.send(new PutObjectCommand({ Bucket, Key, Body: versions[i % 2] }));
+    const read = async () => (await s3.send(new GetObjectCommand({ Bucket, Key }))).Body!.transformToString();
+    await put(0);
+    expect(await read()).toBe(versions[0]);
+    const seen = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? put(i).then(read) : read())),
+    );
+    for (const body of seen) expect(versions.includes(body), `a body of ${body.length} chars`).toBe(true);
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket, Prefix: "whole/" }));
+    expect(listed.Contents?.map((o) => o.Key)).toEqual([Key]);
+  });
+});

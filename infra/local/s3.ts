@@ -1,6 +1,13 @@
-import { mkdirSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 // @ts-expect-error s3rver ships no types
 import S3rver from "s3rver";
+// @ts-expect-error s3rver ships no types
+import FilesystemStore from "s3rver/lib/stores/filesystem.js";
 
 // s3rver in-process on loopback, with the platform's default bucket.
 export const S3_ACCESS_KEY_ID = "S3RVER";
@@ -28,3 +35,43 @@ export const RUNTIME_S3_KEY = { id: "AGENTRUNTIME", secret: "agent-runtime-local
 import S3rverAccount from "s3rver/lib/models/account.js";
 
 S3rverAccount.DUMMY_ACCOUNT.createKeyPair(RUNTIME_S3_KEY.id, RUNTIME_S3_KEY.secret);
+
+// S3 never shows a partial object; s3rver writes an object over its old file in place and answers before the
+// write is flushed, so a read meanwhile (or right after) got a truncated body. Written whole to a temporary
+// file beside it (not an object name, so no listing sees it), then renamed over it.
+FilesystemStore.prototype.putObject = async function putObject(
+  this: {
+    getResourcePath(b: string, k: string, r: string): string;
+    putMetadata(...a: unknown[]): Promise<void>;
+  },
+  object: { bucket: string; key: string; metadata: unknown; content: Buffer | Readable },
+) {
+  const objectPath = this.getResourcePath(object.bucket, object.key, "object");
+  await mkdir(dirname(objectPath), { recursive: true });
+  const md5 = createHash("md5");
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      md5.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  const source = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content;
+  await whole(objectPath, (path) => pipeline(source, count, createWriteStream(path)));
+  const digest = md5.digest("hex");
+  await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+  return { size, md5: digest };
+};
+
+/** Writes `path` through `write` to a temporary file beside it, then renames it over `path`. */
+async function whole(path: string, write: (partial: string) => Promise<unknown>): Promise<void> {
+  const partial = `${path}.${randomUUID()}.partial`;
+  try {
+    await write(partial);
+    await rename(partial, path);
+  } catch (err) {
+    await rm(partial, { force: true });
+    throw err;
+  }
+}
