@@ -11,7 +11,7 @@ import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
-import { createTables, startDynamoDb } from "./dynamodb.ts";
+import { createTables, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { freePort, StartupError } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
@@ -74,7 +74,8 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
 
 export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const started = performance.now();
-  const host = opts.host ?? "127.0.0.1";
+  // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
+  const host = opts.host ?? LOOPBACK;
   const dataDir = resolve(opts.dataDir ?? ".data");
   mkdirSync(dataDir, { recursive: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
@@ -84,16 +85,18 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   };
   try {
     const [ddb, s3] = await Promise.all([
-      freePort(host).then((port) =>
-        startDynamoDb({ host, port, dataDir: opts.inMemory ? undefined : join(dataDir, "dynamodb") }),
+      freePort(LOOPBACK).then((port) =>
+        startDynamoDb({ port, dataDir: opts.inMemory ? undefined : join(dataDir, "dynamodb") }),
       ),
-      startS3({ host, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch((err) => {
-        throw err?.code === "EADDRINUSE"
-          ? new StartupError(
-              `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
-            )
-          : err;
-      }),
+      startS3({ host: LOOPBACK, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch(
+        (err) => {
+          throw err?.code === "EADDRINUSE"
+            ? new StartupError(
+                `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
+              )
+            : err;
+        },
+      ),
     ]).catch(async (err) => {
       await stopAll();
       throw err;
@@ -144,7 +147,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         await lambda.invoke(target.Arn, input, true);
       }
     }, opts.schedulerIntervalMs);
-    const emulator = await startAwsEmulator({ kms, sfn, lambda, scheduler }, host);
+    const emulator = await startAwsEmulator({ kms, sfn, lambda, scheduler }, LOOPBACK);
     stops.push(() => new Promise((r) => emulator.server.close(r)));
     const machineArns = Object.fromEntries(
       sfn
@@ -164,7 +167,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
 
     // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
     let baseUrl = "";
-    const runtimes = new LocalRuntimes({ dataDir, host, baseUrl: () => baseUrl });
+    const runtimes = new LocalRuntimes({ dataDir, host: LOOPBACK, baseUrl: () => baseUrl });
     setRuntimeHost(runtimes);
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import {
   CreateTableCommand,
   DynamoDBClient,
@@ -8,6 +8,7 @@ import {
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import { TABLES, type TableDef, tableName } from "../../shared/tables.ts";
+import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";
 // @ts-expect-error plain ESM helper without types
 import { ensureDynamoDbLocal } from "./ensure-deps.mjs";
 import { StartupError } from "./http-util.ts";
@@ -28,11 +29,10 @@ function checkJava(): void {
   }
 }
 
-export async function startDynamoDb(opts: {
-  host: string;
-  port: number;
-  dataDir?: string;
-}): Promise<LocalDynamo> {
+/** The only address the local cloud's own services (DynamoDB Local, S3, the AWS emulator, runtimes) listen on. */
+export const LOOPBACK = "127.0.0.1";
+
+export async function startDynamoDb(opts: { port: number; dataDir?: string }): Promise<LocalDynamo> {
   checkJava();
   const dir: string = ensureDynamoDbLocal();
   const storage = opts.dataDir ? ["-dbPath", opts.dataDir] : ["-inMemory"];
@@ -42,8 +42,13 @@ export async function startDynamoDb(opts: {
     // One small JVM beside the platform on a laptop: the serial collector costs the least CPU per request.
     "-XX:+UseSerialGC",
     `-Djava.library.path=${join(dir, "DynamoDBLocal_lib")}`,
-    "-jar",
-    join(dir, "DynamoDBLocal.jar"),
+    // Listening on loopback only, whatever the platform's HOST: its data is nobody else's to reach.
+    `-Dplatform.bindHost=${LOOPBACK}`,
+    "-cp",
+    [join(dir, "DynamoDBLocal.jar"), join(dir, "DynamoDBLocal_lib", "*"), launcherClassDir(dir)].join(
+      delimiter,
+    ),
+    LAUNCHER_CLASS,
     "-sharedDb",
     "-port",
     String(opts.port),
@@ -65,7 +70,7 @@ export async function startDynamoDb(opts: {
     } catch {}
   };
   process.once("exit", killGroup);
-  const endpoint = `http://${opts.host}:${opts.port}`;
+  const endpoint = `http://${LOOPBACK}:${opts.port}`;
   const client = new DynamoDBClient({
     endpoint,
     region: "us-east-1",
