@@ -14,9 +14,9 @@ import { type RunningPlatform, sampleRss, startPlatform } from "./platform.ts";
 const SENDERS = 16;
 const BATCH = 100;
 const RUNS = Number(process.env.BENCH_INGEST_RUNS ?? 20_000);
-const DAY = "2026-01-05";
+export const DAY = "2026-01-05";
 
-function runAt(i: number, session: string) {
+export function runAt(i: number, session: string) {
   const start = Date.parse(`${DAY}T00:00:00Z`) + i * 3;
   const trace = randomUUID();
   const stamp = new Date(start).toISOString().replace(/[-:.]/g, "").replace("T", "T").slice(0, 15);
@@ -40,7 +40,7 @@ function runAt(i: number, session: string) {
 }
 
 /** Closed loop: `senders` workers each take the next batch until none is left. */
-async function drive<T>(batches: T[], senders: number, send: (b: T) => Promise<void>) {
+export async function drive<T>(batches: T[], senders: number, send: (b: T) => Promise<void>) {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -51,7 +51,7 @@ async function drive<T>(batches: T[], senders: number, send: (b: T) => Promise<v
   return (performance.now() - t0) / 1000;
 }
 
-function chunks<T>(items: T[], size: number) {
+export function chunks<T>(items: T[], size: number) {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -98,7 +98,7 @@ async function rawBatchWrite(ddb: DynamoDBClient, tenant: string) {
   });
 }
 
-function post(url: string, headers: Record<string, string>, body: string, agent: Agent) {
+export function post(url: string, headers: Record<string, string>, body: string, agent: Agent) {
   return new Promise<number>((resolve, reject) => {
     const req = request(
       url,

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, request, type Server } from "node:http";
+import { createServer, type IncomingMessage, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
@@ -34,8 +34,42 @@ export async function newWorkspace() {
   return { tenant, headers: { "X-Api-Key": key, "X-Tenant-Id": tenant } };
 }
 
+/** An answer a proxy gives in place of the real service's (a fault at the protocol level). */
+export interface Fault {
+  /** What it stands for in the figures: "500", "SlowDown", "Throttling", … */
+  kind: string;
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+const s3Error = (kind: string, status: number, code: string): Fault => ({
+  kind,
+  status,
+  contentType: "application/xml",
+  body: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected failure</Message></Error>`,
+});
+/** S3's answers to a failing or throttled request, and DynamoDB's to a throttled one. */
+export const FAULTS = {
+  s3InternalError: s3Error("500 InternalError", 500, "InternalError"),
+  s3SlowDown: s3Error("503 SlowDown", 503, "SlowDown"),
+  dynamoThrottled: {
+    kind: "400 ProvisionedThroughputExceeded",
+    status: 400,
+    contentType: "application/x-amz-json-1.0",
+    body: JSON.stringify({
+      __type: "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+      message: "injected: the level of configured provisioned throughput for the table was exceeded",
+    }),
+  },
+} satisfies Record<string, Fault>;
+
 export interface Proxy {
   endpoint: string;
+  /** Decides per request whether to answer a fault instead of forwarding it (any request, any service). */
+  inject?: (req: IncomingMessage) => Fault | undefined;
+  /** Faults answered by `inject` so far, by kind. */
+  injected: Record<string, number>;
   /** Parquet uploads that got an injected 500 so far. */
   failed: number;
   /** The next `n` Parquet uploads fail with 500 InternalError. */
@@ -47,7 +81,10 @@ export interface Proxy {
   close(): Promise<void>;
 }
 
-/** An S3 endpoint in front of the real one that can fail or slow down Parquet uploads (faults we cannot cause otherwise). */
+/**
+ * An endpoint in front of a real one (S3, or DynamoDB Local: it forwards any HTTP) that can fail or slow down
+ * Parquet uploads, or answer whatever `inject` decides (faults we cannot cause otherwise).
+ */
 export async function s3Proxy(target: string): Promise<Proxy> {
   const url = new URL(target);
   let failing = 0;
@@ -58,6 +95,7 @@ export async function s3Proxy(target: string): Promise<Proxy> {
       failing = n;
     },
     delayMs: 0,
+    injected: {},
     requests: [],
     close: () => new Promise((r) => server.close(() => r())),
   };
@@ -65,15 +103,17 @@ export async function s3Proxy(target: string): Promise<Proxy> {
     state.requests.push(`${req.method} ${req.url}`);
     const upload = req.method === "PUT" && (req.url ?? "").includes(".parquet");
     if (upload && state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
-    if (upload && failing > 0) {
+    const failNext = upload && failing > 0;
+    const fault = failNext ? FAULTS.s3InternalError : state.inject?.(req);
+    if (failNext) {
       failing--;
       state.failed++;
+    } else if (fault) state.injected[fault.kind] = (state.injected[fault.kind] ?? 0) + 1;
+    if (fault) {
       req.resume();
       req.on("end", () => {
-        res.writeHead(500, { "content-type": "application/xml" });
-        res.end(
-          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected failure</Message></Error>',
-        );
+        res.writeHead(fault.status, { "content-type": fault.contentType });
+        res.end(fault.body);
       });
       return;
     }
