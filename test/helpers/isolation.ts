@@ -1,4 +1,16 @@
 import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import {
+  bodyFor,
+  idFor,
+  idsOutsidePath,
+  KEYED_WRITES,
+  methodsOf,
+  NOT_IDS,
+  OWN_READ_NOT_2XX,
+  type Owner,
+  paramsOf,
+  READ_POST,
+} from "./isolation-requests.ts";
 import type { DeploymentData, WorkspaceData } from "./isolation-seed.ts";
 
 // Issue 16, item 2: the tenant and deployment isolation sweep, driven from the route manifest so a new route is
@@ -43,215 +55,6 @@ type Call = (
   headers: Record<string, string>,
   body?: unknown,
 ) => Promise<{ status: number | "timeout"; text: string }>;
-
-const ONCE_A_YEAR = "0 0 1 1 *";
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-/** Path parameters that name no stored resource: a fixed value does. */
-const NOT_IDS: Record<string, string> = {
-  namespace: "x",
-  name: "agent",
-  file: "index.js",
-  "proxy+": "no-such",
-};
-/** Own reads that answer no 2xx by design (405 of a stateless MCP server, 404 of a path no custom route serves). */
-const OWN_READ_NOT_2XX = new Set(["agent/mcp/get", "agent/custom/route"]);
-const READ_POST = /\/(search|count|query|namespaces|history|versions)$/;
-/**
- * Writes keyed by the caller's own workspace whatever id they name: the ingestion API takes a run's PATCH before
- * its POST (as LangSmith does), so a PATCH of an id the workspace never posted is accepted and kept as its own,
- * the other workspace's run untouched (the test checks that).
- */
-const KEYED_WRITES = new Set(["platform/runs/update"]);
-
-const paramsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-const methodsOf = (r: MountedRoute) => (r.method === "ANY" ? METHODS : [r.method]);
-
-/** Whose ids fill a path: a workspace and one of its deployments. */
-interface Owner {
-  ws: WorkspaceData;
-  dep: DeploymentData;
-}
-
-function idFor(route: MountedRoute, param: string, o: Owner): string {
-  if (param in NOT_IDS) return NOT_IDS[param];
-  if (param === "run_id")
-    return route.group === "agent"
-      ? o.dep.agent_run_id
-      : route.path.includes("bulk-exports")
-        ? o.ws.ids.export_run_id
-        : o.ws.ids.trace_run_id;
-  const own = (o.dep as unknown as Record<string, string>)[param] ?? o.ws.ids[param];
-  if (!own) throw new Error(`the isolation sweep has no id for {${param}} of ${route.routeKey}: seed one`);
-  return own;
-}
-
-/** A valid body, so a request reaches its lookup rather than stopping at validation. */
-function bodyFor(r: MountedRoute, method: string, o: Owner): unknown {
-  if (!["POST", "PUT", "PATCH"].includes(method)) return undefined;
-  const run = { assistant_id: "agent", input: { text: "x" } };
-  const bodies: Record<string, unknown> = {
-    "agent/runs/create": run,
-    "agent/runs/wait": run,
-    "agent/runs/stream": run,
-    "agent/crons/create-for-thread": { ...run, schedule: ONCE_A_YEAR },
-    "agent/crons/update": { schedule: ONCE_A_YEAR },
-    "agent/threads/state-update": { values: { text: "x" } },
-    "agent/threads/state-patch": { metadata: { x: 1 } },
-    "agent/threads/state-checkpoint": { checkpoint: { checkpoint_id: o.dep.checkpoint_id } },
-    "agent/threads/update": { metadata: { x: 1 } },
-    "agent/assistants/update": { metadata: { x: 1 } },
-    "agent/assistants/latest": { version: 1 },
-    "agent/a2a/rpc": {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "message/send",
-      params: {
-        message: { kind: "message", messageId: "m1", role: "user", parts: [{ kind: "text", text: "x" }] },
-        configuration: { blocking: true },
-      },
-    },
-    "platform/projects/update": { description: "x" },
-    "platform/runs/update": { end_time: new Date().toISOString() },
-    "platform/model-price-map/update": {
-      name: "x",
-      match_pattern: "^x$",
-      prompt_cost: 0,
-      completion_cost: 0,
-      start_time: null,
-    },
-    "export/bulk-exports/update": { status: "Cancelled" },
-    "control/listeners/update": { version: "x" },
-    "control/oauth/providers-update": { name: "x" },
-  };
-  return bodies[r.handler] ?? {};
-}
-
-/** A request that carries ids outside its path: `refuse`, a 404/403 (422 for ids in a body); `hide` may answer. */
-interface Probe {
-  handler: string;
-  method: string;
-  query?: string;
-  body?: unknown;
-  expect: "refuse" | "hide";
-  ids: string[];
-}
-
-function idsOutsidePath(o: Owner): Probe[] {
-  const { ids } = o.ws;
-  const ns = o.dep.store_namespace;
-  return [
-    {
-      handler: "export/bulk-exports/create",
-      method: "POST",
-      body: {
-        bulk_export_destination_id: ids.destination_id,
-        session_id: ids.session_id,
-        start_time: new Date(Date.now() - 3_600_000).toISOString(),
-        end_time: new Date().toISOString(),
-      },
-      expect: "refuse",
-      ids: [ids.destination_id, ids.session_id],
-    },
-    {
-      handler: "export/bulk-exports/runs-by-source",
-      method: "GET",
-      query: `source_bulk_export_id=${ids.export_id}`,
-      expect: "refuse",
-      ids: [ids.export_id],
-    },
-    {
-      handler: "control/oauth/authenticate",
-      method: "POST",
-      body: { provider: ids.provider_id },
-      expect: "refuse",
-      ids: [ids.provider_id],
-    },
-    {
-      handler: "control/oauth/tokens-exists",
-      method: "GET",
-      query: `provider_id=${ids.provider_id}`,
-      expect: "hide",
-      ids: [ids.provider_id],
-    },
-    {
-      handler: "control/oauth/tokens-list",
-      method: "GET",
-      query: `provider_id=${ids.provider_id}`,
-      expect: "hide",
-      ids: [ids.provider_id],
-    },
-    {
-      handler: "platform/runs/query",
-      method: "POST",
-      body: { session: [ids.session_id] },
-      expect: "hide",
-      ids: [ids.session_id],
-    },
-    {
-      handler: "platform/runs/query",
-      method: "POST",
-      body: { id: [ids.trace_run_id] },
-      expect: "hide",
-      ids: [ids.trace_run_id],
-    },
-    {
-      handler: "agent/store/get-item",
-      method: "GET",
-      query: `namespace=${ns.join(".")}&key=${o.dep.store_key}`,
-      expect: "hide",
-      ids: [ns[0]],
-    },
-    {
-      handler: "agent/store/search",
-      method: "POST",
-      body: { namespace_prefix: ns },
-      expect: "hide",
-      ids: [ns[0]],
-    },
-    {
-      handler: "agent/store/namespaces",
-      method: "POST",
-      body: { prefix: ns },
-      expect: "hide",
-      ids: [ns[0]],
-    },
-    {
-      handler: "agent/threads/search",
-      method: "POST",
-      body: { ids: [o.dep.thread_id] },
-      expect: "hide",
-      ids: [o.dep.thread_id],
-    },
-    {
-      handler: "agent/crons/search",
-      method: "POST",
-      body: { thread_id: o.dep.thread_id },
-      expect: "hide",
-      ids: [o.dep.thread_id],
-    },
-    {
-      handler: "agent/a2a/card",
-      method: "GET",
-      query: `assistant_id=${o.dep.assistant_id}`,
-      expect: "refuse",
-      ids: [o.dep.assistant_id],
-    },
-    {
-      handler: "agent/runs/stateless-wait",
-      method: "POST",
-      body: { assistant_id: o.dep.assistant_id, input: { text: "x" } },
-      expect: "refuse",
-      ids: [o.dep.assistant_id],
-    },
-    {
-      handler: "agent/crons/create",
-      method: "POST",
-      body: { assistant_id: o.dep.assistant_id, schedule: ONCE_A_YEAR },
-      expect: "refuse",
-      ids: [o.dep.assistant_id],
-    },
-  ];
-}
 
 /** Every id and marker of a deployment's agent data. */
 const agentValues = (d: DeploymentData) => [
@@ -374,12 +177,18 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       (KEYED_WRITES.has(r.handler) && answer.status === 202) ||
       // JSON-RPC (A2A) refuses in the answer: an error and no result.
       (r.handler === "agent/a2a/rpc" && answer.status === 200 && jsonRpcError(answer.text));
-    if (expect === "refuse" && !refusedHere)
+    // A 409 to a request that may answer tells that the other owner's id exists.
+    if (expect === "refuse" ? !refusedHere : answer.status === 409)
       result.leaks.push({
         route: r.routeKey,
         request: answer.request,
         status: answer.status,
-        rule: typeof answer.status === "number" && answer.status < 300 ? "leak: 2xx" : "not 404/403",
+        rule:
+          typeof answer.status === "number" && answer.status < 300
+            ? "leak: 2xx"
+            : expect === "refuse"
+              ? "not 404/403"
+              : "409: the other's id exists",
         found: [answer.text.slice(0, 300)],
       });
   }
@@ -420,7 +229,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     const own: Owner = { ws: caller, dep: caller.deployments[0] };
     const sibling: Owner = { ws: caller, dep: caller.deployments[1] };
     const theirs: Owner = { ws: other, dep: other.deployments[0] };
-    const jobs: { method: string; run: () => Promise<void> }[] = [];
+    const jobs: { method: string; creates?: boolean; run: () => Promise<void> }[] = [];
     for (const r of routes) {
       const params = paramsOf(r.mountPath);
       if (params.length === 0) continue;
@@ -460,6 +269,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       const path = pathOf(r, own, own) + (x.query ? `?${x.query}` : "");
       jobs.push({
         method: x.method,
+        creates: x.cleanup !== undefined,
         run: () =>
           tryForeign({
             caller,
@@ -472,15 +282,21 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
             expect: x.expect,
             // Ids in a body are input: "no such destination in the workspace" is a 422 naming the field.
             refusals: [403, 404, 422],
+          }).then(async () => {
+            if (x.cleanup) await opts.call("DELETE", `${path}/${x.cleanup}`, caller.ws.headers);
           }),
       });
     }
-    // Deletes last, so a delete that got through cannot hide what another request would have shown.
-    const [reads, deletes] = [
-      jobs.filter((j) => j.method !== "DELETE"),
-      jobs.filter((j) => j.method === "DELETE"),
-    ];
-    for (const batch of [reads, deletes]) await inBatches(batch, 8);
+    // Deletes after the rest, so a delete that got through cannot hide what another request would have shown;
+    // probes that create under the caller's own path (with the other's id) last, so no other request meets them.
+    const reads = jobs.filter((j) => j.method !== "DELETE" && !j.creates);
+    const deletes = jobs.filter((j) => j.method === "DELETE");
+    await inBatches(reads, 8);
+    await inBatches(deletes, 8);
+    await inBatches(
+      jobs.filter((j) => j.creates),
+      1,
+    );
   }
 
   const [a, b] = opts.data;
