@@ -2,18 +2,28 @@ import { runtimeHost } from "../agent/runtime/host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
+import { config } from "../config.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
 import { deleteProjectWithRuns } from "../projects/projects.ts";
-import { type DeploymentRecord, deployments, revisions, TERMINAL } from "../records/control.ts";
+import {
+  DEPLOYMENT_PURGES_PK,
+  type DeploymentPurgeRecord,
+  type DeploymentRecord,
+  deploymentNames,
+  deploymentPurges,
+  deployments,
+  forgetDeploymentRecord,
+  revisions,
+  TERMINAL,
+} from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
 import {
   createDeployment,
   type DeploymentCreate,
   type DeploymentPatch,
   getDeployment,
-  removeDeployment,
   updateDeployment,
 } from "./deployments.ts";
 import { launchRevision } from "./pipeline.ts";
@@ -87,13 +97,58 @@ export async function redeploy(
 }
 
 /**
- * Stops serving at once (the record goes first), then stops pipelines in flight and removes revisions,
- * artifacts and logs; the agent server's threads, checkpoints, assistants and store go through an asynchronous
- * task; with deleteTracingProject also the tracing project and its runs.
+ * Deletes a deployment: in one transaction its record and name go and a tombstone (the purge record) is written,
+ * so it stops serving at once and what it leaves is known; then `purgeDeployment` removes the rest. A crash
+ * in between leaves the tombstone, which the control plane's sweeper resumes; a retried DELETE answers 204
+ * (resuming an unfinished purge) for as long as the tombstone lives (a day after the purge is done).
  */
 export async function destroy(tenant: string, id: string, deleteTracingProject: boolean): Promise<void> {
-  const d = await getDeployment(tenant, id);
-  await removeDeployment(d);
+  const d = await deployments.get({ tenant, id }, true);
+  if (!d) {
+    const tomb = await deploymentPurges.get({ tenant, id }, true);
+    if (!tomb) throw new NotFound("Deployment not found");
+    if (!tomb.done_at) await resumePurge(tomb);
+    return;
+  }
+  const tomb: DeploymentPurgeRecord = {
+    tenant_id: tenant,
+    deployment_id: id,
+    tracing_project_id: d.tracing_project_id ?? null,
+    delete_tracing_project: deleteTracingProject,
+    created_at: canonicalNow(),
+  };
+  try {
+    await transact([
+      { Put: deploymentPurges.putInput(tomb) },
+      { Delete: deploymentNames.deleteInput({ tenant, name: d.name }) },
+      { Delete: { ...deployments.deleteInput({ tenant, id }), ConditionExpression: "attribute_exists(PK)" } },
+    ]);
+  } catch (err) {
+    if (!cancelCodes(err)) throw err;
+    // A concurrent DELETE won: answer as a retry does.
+    return destroy(tenant, id, deleteTracingProject);
+  }
+  forgetDeploymentRecord(tenant, id);
+  await resumePurge(tomb);
+}
+
+/** Runs a tombstone's purge; a failure is left to the sweeper (the deployment is gone already). */
+async function resumePurge(tomb: DeploymentPurgeRecord): Promise<void> {
+  await purgeDeployment(tomb).catch((err) =>
+    logger.warn("a deleted deployment's cleanup failed; the sweeper resumes it", {
+      deployment_id: tomb.deployment_id,
+      error: err,
+    }),
+  );
+}
+
+/**
+ * Removes what a deleted deployment left, each step idempotent: its runtime, pipelines in flight and revisions,
+ * artifacts and logs, the tracing project when asked; last the agent server's threads, checkpoints, assistants,
+ * crons and store, in an asynchronous task that marks the tombstone done when it has finished.
+ */
+export async function purgeDeployment(tomb: DeploymentPurgeRecord): Promise<void> {
+  const { tenant_id: tenant, deployment_id: id } = tomb;
   await runtimeHost()
     .remove(tenant, id)
     .catch((err) =>
@@ -106,11 +161,45 @@ export async function destroy(tenant: string, id: string, deleteTracingProject: 
       );
     await deleteRevisionRecord(r);
   }
-  await invokeTaskAsync("PurgeDeploymentData", { tenant_id: tenant, deployment_id: id });
   await deletePrefix(`artifacts/${tenant}/${id}/`);
   await deletePrefix(`logs/${tenant}/${id}/`);
-  if (deleteTracingProject && d.tracing_project_id)
-    await deleteProjectWithRuns(tenant, d.tracing_project_id).catch((err) => {
+  if (tomb.delete_tracing_project && tomb.tracing_project_id)
+    await deleteProjectWithRuns(tenant, tomb.tracing_project_id).catch((err) => {
       if (!(err instanceof NotFound)) throw err;
     });
+  await invokeTaskAsync("PurgeDeploymentData", { tenant_id: tenant, deployment_id: id });
+}
+
+/** The agent data purge finished: the tombstone is done, and lives a day more for retried DELETEs. */
+export async function deploymentPurged(tenant: string, id: string): Promise<void> {
+  await deploymentPurges.update(
+    { tenant, id },
+    {
+      set: { done_at: canonicalNow(), expires_at: Math.floor(Date.now() / 1000) + TOMBSTONE_TTL_S },
+    },
+  );
+}
+
+const TOMBSTONE_TTL_S = 24 * 3600;
+/**
+ * A purge not done this long after it began (or was last resumed) is resumed by the sweeper. On the local cloud
+ * the sweeper runs once, at start-up, when no purge of the stopped process can still be running.
+ */
+const purgeStaleMs = () => (config.localMode ? 0 : 5 * 60_000);
+
+/** Resumes the purges a crash or a failure left unfinished (the control plane's sweeper). */
+export async function sweepDeploymentPurges(now = Date.now()): Promise<string[]> {
+  const resumed: string[] = [];
+  for (const tomb of await deploymentPurges.list(DEPLOYMENT_PURGES_PK, { consistent: true })) {
+    const since = Date.parse(tomb.resumed_at ?? tomb.created_at);
+    if (tomb.done_at || now - since < purgeStaleMs()) continue;
+    const at = canonicalNow();
+    await deploymentPurges.update(
+      { tenant: tomb.tenant_id, id: tomb.deployment_id },
+      { set: { resumed_at: at } },
+    );
+    await resumePurge(tomb);
+    resumed.push(tomb.deployment_id);
+  }
+  return resumed;
 }

@@ -313,10 +313,3 @@ export async function updateDeployment(
   if (!deployment) throw new NotFound("Deployment not found");
   return { deployment, revisionId };
 }
-
-/** Removes the deployment's records (revisions are removed by the caller first). */
-export async function removeDeployment(d: DeploymentRecord): Promise<void> {
-  await deploymentNames.delete({ tenant: d.tenant_id, name: d.name });
-  await deployments.delete({ tenant: d.tenant_id, id: d.id });
-  forgetDeploymentRecord(d.tenant_id, d.id);
-}

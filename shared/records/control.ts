@@ -10,6 +10,10 @@ import { recentReads } from "../recent.ts";
 // for it.
 //   deployment   PK T#<tenant>#DEPLOYMENT             SK <id>          GSI1 DEPLOYMENT#<id> / DEPLOYMENT
 //   name         PK T#<tenant>#DEPLOYMENTNAME         SK <name>        (names are unique per workspace)
+//   purge        PK DEPLOYMENT_PURGES                 SK <tenant>#<id> a deleted deployment's cleanup: written in
+//                                                                      the transaction that deletes its record,
+//                                                                      done when every part is gone (kept a day,
+//                                                                      so a retried DELETE answers 204)
 //   revision     PK T#<tenant>#DEPLOYMENT#<deployment> SK REV#<uuidv7> GSI1 REVISIONS#INFLIGHT / <id> while
 //                                                                      not terminal (a sweeper finds them)
 //   listener     PK T#<tenant>#LISTENER               SK <id>
@@ -99,6 +103,28 @@ export const deploymentNames = repository<DeploymentNameRecord, { tenant: string
   table: "main",
   key: ({ tenant, name }) => ({ PK: deploymentKeys.namePk(tenant), SK: name }),
   keysOf: (n) => ({ PK: deploymentKeys.namePk(n.tenant), SK: n.name }),
+});
+
+/** A deleted deployment whose cleanup is under way (or done, for a day): the tombstone of DELETE. */
+export interface DeploymentPurgeRecord {
+  tenant_id: string;
+  deployment_id: string;
+  tracing_project_id: string | null;
+  delete_tracing_project: boolean;
+  created_at: string;
+  /** When the sweeper last resumed it. */
+  resumed_at?: string;
+  /** When the last part went: set by the agent data purge, the cleanup's last step. */
+  done_at?: string;
+  /** Epoch seconds: DynamoDB's TTL removes a done tombstone. */
+  expires_at?: number;
+}
+
+export const DEPLOYMENT_PURGES_PK = "DEPLOYMENT_PURGES";
+export const deploymentPurges = repository<DeploymentPurgeRecord, { tenant: string; id: string }>({
+  table: "main",
+  key: ({ tenant, id }) => ({ PK: DEPLOYMENT_PURGES_PK, SK: `${tenant}#${id}` }),
+  keysOf: (p) => ({ PK: DEPLOYMENT_PURGES_PK, SK: `${p.tenant_id}#${p.deployment_id}` }),
 });
 
 // Agent-server calls read their deployment on every request. A record read within the last second serves
