@@ -137,6 +137,24 @@ describe("found by the route fuzz", () => {
     }
   });
 
+  it("as_node naming what every object inherits (valueOf, constructor) is an unknown node: a 400", async () => {
+    for (const as_node of ["valueOf", "constructor", "toString"]) {
+      const r = await call("POST", agent(`/threads/${fixtures.ids.thread_id}/state`), {
+        headers: auth,
+        body: { values: { text: "x" }, as_node },
+      });
+      refused(r, 400);
+      const created = await call("POST", agent("/threads"), {
+        headers: auth,
+        body: {
+          metadata: { graph_id: "agent" },
+          supersteps: [{ updates: [{ values: { text: "x" }, as_node }] }],
+        },
+      });
+      refused(created, 400);
+    }
+  });
+
   it("an id longer than any key is a 404, not a refusal of the store", async () => {
     const r = await call("GET", `/agents/${"z".repeat(3000)}/threads/${fixtures.ids.thread_id}`, {
       headers: auth,

@@ -111,6 +111,16 @@ function requestError(err: unknown): unknown {
   return (err as Error)?.name === "InvalidUpdateError" ? new BadRequest((err as Error).message) : err;
 }
 
+/**
+ * An as_node the graph's node table has only through its prototype (`valueOf`, `constructor`): LangGraph would
+ * take it for a node and call into it, so it is refused as the unknown node it is.
+ */
+function checkNodeName(graph: object, asNode: string | undefined): void {
+  const nodes = (graph as { nodes?: unknown }).nodes;
+  if (asNode === undefined || typeof nodes !== "object" || nodes === null) return;
+  if (asNode in nodes && !Object.hasOwn(nodes, asNode)) throw new BadRequest(`Node ${asNode} does not exist`);
+}
+
 export async function updateThreadState(
   d: AgentDeployment,
   threadId: string,
@@ -122,6 +132,7 @@ export async function updateThreadState(
     ...(input.checkpoint ?? {}),
     ...(input.checkpoint_id ? { checkpoint_id: input.checkpoint_id } : {}),
   };
+  checkNodeName(graph, input.as_node);
   try {
     const out = await graph.updateState(configFor(threadId, checkpoint), input.values ?? null, input.as_node);
     return { checkpoint: checkpointOf(out) };
@@ -157,6 +168,7 @@ export async function applySupersteps(
     | undefined;
   if (typeof bulk !== "function")
     throw new BadRequest("The graph's LangGraph version cannot apply supersteps (no bulkUpdateState)");
+  for (const s of supersteps) for (const u of s.updates) checkNodeName(graph, u.as_node);
   const steps = supersteps.map((s) => ({
     updates: s.updates.map((u) => ({ values: u.values ?? null, asNode: u.as_node })),
   }));
