@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_RUN_TAGS } from "../platform/list-bounds.ts";
 
 // What the langsmith SDKs send for a run. Extra fields (child_runs, serialized, …) are accepted as they are.
 const RUN_TYPES = ["tool", "chain", "llm", "retriever", "embedding", "prompt", "parser"] as const;
@@ -12,7 +13,7 @@ const common = {
   error: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
   extra: z.record(z.string(), z.unknown()).nullish(),
   events: z.array(z.unknown()).nullish(),
-  tags: z.array(z.string()).nullish(),
+  tags: z.array(z.string()).max(MAX_RUN_TAGS).nullish(),
   trace_id: z.string().uuid().nullish(),
   dotted_order: z.string().max(20_000).nullish(),
   parent_run_id: z.string().uuid().nullish(),

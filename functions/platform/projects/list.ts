@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { qCsv, qInt } from "../../../shared/http/query.ts";
+import { MAX_PROJECT_IDS } from "../../../shared/platform/list-bounds.ts";
 import { listProjects, Project } from "../../../shared/projects/projects.ts";
 import { defineHandler } from "../../handler.ts";
 
@@ -9,7 +10,7 @@ export const handler = defineHandler({
     name: z.string().optional(),
     name_contains: z.string().optional(),
     // A repeated `id` arrives comma-joined.
-    id: qCsv().pipe(z.array(z.uuid())).optional(),
+    id: qCsv().pipe(z.array(z.uuid()).max(MAX_PROJECT_IDS)).optional(),
     limit: qInt(1, 100).optional(),
     offset: qInt(0, 1_000_000).optional(),
   }),
