@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { resetClients } from "../shared/aws/clients.ts";
 import { agentClient } from "./helpers/agents.ts";
-import type { IsolationResult } from "./helpers/isolation.ts";
+import { type IsolationResult, isolationSweep } from "./helpers/isolation.ts";
 import { type IsolationRun, sweepPlatform } from "./helpers/isolation-run.ts";
 import type { WorkspaceData } from "./helpers/isolation-seed.ts";
 
@@ -153,5 +153,64 @@ describe("agent threads and runs across workspaces and deployments (the SDK)", (
     const all = JSON.stringify(await client.crons.search({ limit: 100 }));
     expect(all).not.toContain(d.cron_id);
     expect(all).toContain(data[0].deployments[0].cron_id);
+  });
+});
+
+describe("the sweep itself", () => {
+  const fakeWorkspace = (name: string): WorkspaceData => {
+    const id = () => crypto.randomUUID();
+    const dep = () => ({
+      marker: `mk-${name}-${id()}`,
+      deployment_id: id(),
+      revision_id: id(),
+      assistant_id: id(),
+      thread_id: id(),
+      agent_run_id: id(),
+      checkpoint_id: id(),
+      cron_id: id(),
+      store_namespace: [`ns-${id()}`, "notes"],
+      store_key: `key-${id()}`,
+    });
+    const deployments: WorkspaceData["deployments"] = [dep(), dep()];
+    const params = ["session_id", "trace_run_id", "destination_id", "export_id", "export_run_id", "id"];
+    const more = ["listener_id", "integration_id", "provider_id", "auth_id", "token_id"];
+    return {
+      ws: { tenant: id(), apiKey: `key-${id()}`, headers: { "X-Api-Key": name } },
+      marker: `mk-${name}-${id()}`,
+      ids: {
+        ...Object.fromEntries([...params, ...more].map((p) => [p, id()])),
+        deployment_id: deployments[0].deployment_id,
+        revision_id: deployments[0].revision_id,
+      },
+      deployments,
+      secrets: [`secret-${name}-${id()}`],
+      logOnlySecrets: [],
+    };
+  };
+
+  it("reports a leak with its route and request: a platform that answers B's thread to A, with B's secret", async () => {
+    const fake: [WorkspaceData, WorkspaceData] = [fakeWorkspace("A"), fakeWorkspace("B")];
+    const [, b] = fake;
+    const leaky = `/agents/${b.deployments[0].deployment_id}/threads/${b.deployments[0].thread_id}`;
+    const found = await isolationSweep({
+      data: fake,
+      // Everything refused but one path, which answers B's thread (with B's secret) to A.
+      call: async (method, path, headers) =>
+        method === "GET" && path === leaky && headers["X-Api-Key"] === "A" && !headers["X-Tenant-Id"]
+          ? {
+              status: 200,
+              text: JSON.stringify({ metadata: { owner: b.deployments[0].marker }, s: b.secrets[0] }),
+            }
+          : { status: 404, text: "{}" },
+    });
+    expect(found.leaks).toEqual([
+      expect.objectContaining({
+        route: "GET /agents/{deployment_id}/threads/{thread_id}",
+        request: `GET ${leaky}`,
+        status: 200,
+      }),
+    ]);
+    expect(found.shown.map((f) => f.found)).toContainEqual([b.deployments[0].marker]);
+    expect(found.secrets.map((f) => f.found)).toContainEqual([b.secrets[0]]);
   });
 });
