@@ -55,7 +55,21 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 const badId = fc.oneof(
   fc.uuid(),
-  fc.constantFrom("x", "-1", "0", "..", "%00", "a#b", "a.b", "__proto__", " ", "🦜", "null"),
+  fc.constantFrom(
+    "x",
+    "-1",
+    "0",
+    "..",
+    "%00",
+    "a#b",
+    "a.b",
+    "__proto__",
+    "constructor",
+    "valueOf",
+    " ",
+    "🦜",
+    "null",
+  ),
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 30 }),
   fc.integer({ min: 300, max: 3000 }).map((n) => "z".repeat(n)),
 );

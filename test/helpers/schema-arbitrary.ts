@@ -101,6 +101,7 @@ export const nasty: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(null, true, false, 0, -1, "", " ", [], {}, "null", "../../etc/passwd", "%00", "\u0000"),
   fc.constantFrom(1e308, -1e308, Number.MAX_SAFE_INTEGER * 10, -(2 ** 63), 2 ** 53 + 1, 0.000001, -0.5),
   fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.constantFrom("valueOf", "constructor", "__proto__", "toString", "hasOwnProperty", "prototype"),
   fc.constantFrom("🦜🔗".repeat(50), "\u202e\ud83d\ude00\u0301", "ẞ\u0000\uFFFF", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢"),
   fc.integer({ min: 10_000, max: 120_000 }).map((n) => "x".repeat(n)),
   fc.integer({ min: 420_000, max: 600_000 }).map((n) => "y".repeat(n)),
