@@ -8,7 +8,7 @@ import { contention, type Item, knobs, type Row, table } from "./reliability/sum
 // injected, exports completed, retries recorded), 5 load (p50/p99, RSS start/end). Goal: 0 in every failures
 // cell. Knobs (env): RELIABILITY_MODE=quick|full, RELIABILITY_SEED, RELIABILITY_ONLY=fuzz,isolation,crash,faults,load,
 // RELIABILITY_TRIALS, FUZZ_RUNS, RELIABILITY_LOAD_SECONDS, RELIABILITY_ROLLBACKS, RELIABILITY_EXPORTS,
-// RELIABILITY_FAULT_RATE, RELIABILITY_OUT (the JSON summary; bench/results/reliability.json by default).
+// RELIABILITY_FAULT_RATE, RELIABILITY_SCENARIOS (keys: export,ingest,revision,agent,s3-5xx,…), RELIABILITY_OUT (the JSON summary; bench/results/reliability.json by default).
 const SECTIONS: Record<Item, () => Promise<(k: ReturnType<typeof knobs>) => Promise<Row[]>>> = {
   fuzz: async () => (await import("./reliability/sweeps.ts")).fuzzSweep,
   isolation: async () => (await import("./reliability/sweeps.ts")).isolationSweep,

@@ -9,6 +9,8 @@ export interface Knobs {
   mode: "quick" | "full";
   seed: number;
   only: Item[];
+  /** Scenarios whose key is listed (all when empty): RELIABILITY_SCENARIOS=export,ingest,… */
+  scenarios: string[];
   /** Crash trials per scenario. */
   trials: number;
   /** Requests per route of the route fuzz. */
@@ -40,6 +42,7 @@ export function knobs(): Knobs {
     mode,
     seed: num("RELIABILITY_SEED", Math.floor(Math.random() * 2 ** 31)),
     only,
+    scenarios: (process.env.RELIABILITY_SCENARIOS ?? "").split(",").filter(Boolean),
     trials: num("RELIABILITY_TRIALS", full ? 10 : 2),
     fuzzRuns: num("FUZZ_RUNS", full ? 40 : 3),
     loadSeconds: num("RELIABILITY_LOAD_SECONDS", full ? 300 : 20),
@@ -49,6 +52,9 @@ export function knobs(): Knobs {
     out: process.env.RELIABILITY_OUT ?? "bench/results/reliability.json",
   };
 }
+
+/** Whether the scenario named `key` is to run. */
+export const wanted = (k: Knobs, key: string) => k.scenarios.length === 0 || k.scenarios.includes(key);
 
 /** mulberry32: a small seeded generator, so a failing run can be replayed with its printed seed. */
 export function seededRandom(seed: number): () => number {
