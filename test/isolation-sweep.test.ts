@@ -24,7 +24,9 @@ const savedEnv = { ...process.env };
 beforeAll(async () => {
   logDir = mkdtempSync(join(tmpdir(), "isolation-logs-"));
   const logFile = join(logDir, "platform.log");
+  const started = performance.now();
   platform = await startPlatform({ LOG_LEVEL: "debug" }, { logFile });
+  const startSeconds = Math.round((performance.now() - started) / 100) / 10;
   run = await sweepPlatform(platform, logFile);
   ({ data, result } = run);
   // ISOLATION_KEEP_LOG=1 keeps the platform's log and the sweep's full result (result.json) to read.
@@ -33,7 +35,7 @@ beforeAll(async () => {
   const f = run.figures;
   console.log(
     `isolation sweep: ${f.routes} routes, ${f.requests} requests, ${f.routes_x_resources} routes × resources tried, ` +
-      `${f.leaks} leaks; statuses ${JSON.stringify(f.statuses)}`,
+      `${f.leaks} leaks; statuses ${JSON.stringify(f.statuses)}; platform up in ${startSeconds} s, seeded in ${f.seed_seconds} s, swept in ${f.sweep_seconds} s`,
   );
 }, 300_000);
 

@@ -16,6 +16,9 @@ export interface IsolationFigures {
   /** Refusals that were not, answers showing another owner's data, secrets in answers or log lines (goal 0). */
   leaks: number;
   statuses: Record<string, number>;
+  /** Seconds spent seeding (deployments included) and sweeping. */
+  seed_seconds: number;
+  sweep_seconds: number;
 }
 
 export interface IsolationRun {
@@ -51,9 +54,12 @@ export async function sweepPlatform(platform: RunningPlatform, logFile: string):
     await workspaceIn(platform, "Isolation A"),
     await workspaceIn(platform, "Isolation B"),
   ];
+  const t0 = performance.now();
   const seeded = await seedIsolation(platform.facts, workspaces);
   const { data } = seeded;
+  const t1 = performance.now();
   const result = await isolationSweep({ call: sweepCall(platform.base), data });
+  const t2 = performance.now();
   const log = readFileSync(logFile, "utf8");
   const secrets = data.flatMap((w) => [...w.secrets, ...w.logOnlySecrets]);
   const secretLogLines = log.split("\n").filter((line) => secrets.some((s) => line.includes(s)));
@@ -63,6 +69,8 @@ export async function sweepPlatform(platform: RunningPlatform, logFile: string):
     routes_x_resources: result.tried,
     leaks: result.leaks.length + result.shown.length + result.secrets.length + secretLogLines.length,
     statuses: result.statuses,
+    seed_seconds: Math.round((t1 - t0) / 100) / 10,
+    sweep_seconds: Math.round((t2 - t1) / 100) / 10,
   };
   return { figures, result, data, secretLogLines, log, close: seeded.close };
 }
