@@ -16,9 +16,10 @@ import type { DeploymentData, WorkspaceData } from "./isolation-seed.ts";
 // Issue 16, item 2: the tenant and deployment isolation sweep, driven from the route manifest so a new route is
 // covered without anyone remembering. For every authenticated route with path parameters, workspace A calls it
 // with workspace B's ids (and, under its deployment A1, with A2's: the other deployment of the same workspace):
-// the answer is a 404 or 403, never a 2xx. Every list, search and read route A calls with its own ids must show
-// none of the other's ids or markers; every answer of the sweep is grepped for every secret. The test
-// (test/isolation-sweep.test.ts) runs it; `npm run bench -- reliability` can call isolationSweep for its figures.
+// the answer is a 404 or 403, never a 2xx; A's key claiming B's workspace (X-Tenant-Id) is refused too. Ids
+// outside the path (queries, bodies) are probed as well. Every list, search and read route A calls with its own
+// ids must show none of the other's ids or markers; every answer is grepped for every secret. The test
+// (test/isolation-sweep.test.ts) and `npm run bench -- reliability` run it through sweepPlatform (isolation-run.ts).
 
 export interface Finding {
   route: string;
@@ -35,7 +36,7 @@ export interface IsolationResult {
   requests: number;
   /** Routes × resources: for each request carrying another owner's ids, how many of them it carried. */
   tried: number;
-  /** Answers to another owner's ids that were not a 404 or 403 (a 2xx is a leak; a 5xx or 422 a finding). */
+  /** Answers to another owner's ids that did not refuse them (a 2xx is a leak; a 5xx, 422 or 409 a finding). */
   leaks: Finding[];
   /** Answers (any) that held another owner's ids or markers. */
   shown: Finding[];
