@@ -88,6 +88,37 @@ describe("threads", () => {
     await expect(client.threads.get(t.thread_id)).rejects.toThrow(/404/);
   });
 
+  it("search and count read the threads page by page: sort, offset and limit hold across Query pages", async () => {
+    // ~60 KB of metadata each: 24 threads span two 1 MB Query pages.
+    const pad = "x".repeat(60_000);
+    const batch = crypto.randomUUID();
+    const made = [];
+    for (let i = 0; i < 24; i++) made.push(await client.threads.create({ metadata: { batch, n: i, pad } }));
+    const ids = (list: { thread_id: string }[]) => list.map((t) => t.thread_id);
+    const all = await client.threads.search({ metadata: { batch }, limit: 30 });
+    expect(new Set(ids(all))).toEqual(new Set(ids(made)));
+    const at = all.map((t) => t.created_at);
+    expect(at).toEqual([...at].sort().reverse());
+    // A deep page is the same slice of the same order (ties broken by thread id, the same every time).
+    const page = await client.threads.search({ metadata: { batch }, limit: 5, offset: 10 });
+    expect(ids(page)).toEqual(ids(all).slice(10, 15));
+    const asc = await client.threads.search({
+      metadata: { batch },
+      limit: 30,
+      sortBy: "created_at",
+      sortOrder: "asc",
+    });
+    expect(asc.map((t) => t.created_at)).toEqual([...at].sort());
+    expect(await client.threads.count({ metadata: { batch } })).toBe(24);
+    const r = await fetch(`${facts.base_url}/agents/${deploymentId}/threads/search`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ metadata: { batch }, limit: 4, offset: 20 }),
+    });
+    expect(r.headers.get("x-pagination-total")).toBe("24");
+    for (const t of made) await client.threads.delete(t.thread_id);
+  });
+
   it("state, state at a checkpoint, update_state, history and copy", async () => {
     const t = await client.threads.create();
     await client.runs.wait(t.thread_id, "slow", { input: { items: ["in"] } });

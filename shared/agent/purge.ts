@@ -1,5 +1,5 @@
 import { batchWrite } from "../aws/batch.ts";
-import { queryAll } from "../aws/ddb.ts";
+import { queryAll, queryPages } from "../aws/ddb.ts";
 import { agentKeys, esc } from "../records/agent.ts";
 import { deleteThreadCheckpoints } from "./checkpoint-admin.ts";
 import { deleteEventLog } from "./event-log.ts";
@@ -14,18 +14,25 @@ export async function purgeDeploymentData(
   deploymentId: string,
 ): Promise<{ threads: number }> {
   const scope = `${tenant}#${deploymentId}`;
-  const threads = await all("main", agentKeys.threadsPk(scope));
-  for (const t of threads) {
-    const threadId = t.SK as string;
-    const runs = await all("main", agentKeys.runsPk(scope, threadId));
-    for (const r of runs) await deleteEventLog(scope, r.SK as string);
-    await batchWrite(
-      "main",
-      runs.map((r) => ({ delete: { PK: r.PK, SK: r.SK } })),
-    );
-    await deleteThreadCheckpoints(scope, threadId);
-    await batchWrite("main", [{ delete: { PK: t.PK, SK: t.SK } }]);
-  }
+  let threads = 0;
+  // A Query page of threads at a time (keys only): a large deployment is never loaded whole.
+  for await (const page of queryPages("main", {
+    KeyConditionExpression: "PK = :pk",
+    values: { ":pk": agentKeys.threadsPk(scope) },
+    ProjectionExpression: "PK, SK",
+  }))
+    for (const t of page) {
+      threads++;
+      const threadId = t.SK as string;
+      const runs = await all("main", agentKeys.runsPk(scope, threadId));
+      for (const r of runs) await deleteEventLog(scope, r.SK as string);
+      await batchWrite(
+        "main",
+        runs.map((r) => ({ delete: { PK: r.PK, SK: r.SK } })),
+      );
+      await deleteThreadCheckpoints(scope, threadId);
+      await batchWrite("main", [{ delete: { PK: t.PK, SK: t.SK } }]);
+    }
   const assistants = await all("main", agentKeys.assistantsPk(scope));
   const cronItems = await all("main", agentKeys.cronsPk(scope));
   await batchWrite(
@@ -37,5 +44,5 @@ export async function purgeDeploymentData(
     "checkpoints",
     store.map((s) => ({ delete: { PK: s.PK, SK: s.SK } })),
   );
-  return { threads: threads.length };
+  return { threads };
 }

@@ -3,7 +3,7 @@ import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
 import { graphFor } from "./run-assistant.ts";
 import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
-import { threadIds as allThreadIds, getThreadItem, threadItems } from "./threads.ts";
+import { getThreadItem, matchingThreads } from "./threads.ts";
 
 // Operations on many runs at once: a batch of stateless runs (POST /runs/batch) and bulk cancel (POST /runs/cancel).
 
@@ -33,7 +33,8 @@ export interface RunsCancel {
 /**
  * Cancels the active runs a filter selects — filters combine: a thread's (a missing thread → 404), the listed
  * ones, those in a status (`all`, the default, is pending and running). Runs that already finished are left
- * alone. Without `thread_id` every thread of the deployment is looked at.
+ * alone. Without `thread_id` every thread of the deployment is looked at, a Query page of threads at a time
+ * and 25 threads' runs at once, so a large deployment is neither loaded whole nor queried all at once.
  */
 export async function cancelRuns(
   d: AgentDeployment,
@@ -42,24 +43,25 @@ export async function cancelRuns(
   wait: boolean,
 ): Promise<void> {
   const statuses = !filter.status || filter.status === "all" ? ACTIVE : [filter.status];
-  let threadIds: string[];
+  const named = filter.run_ids ? new Set(filter.run_ids) : undefined;
+  const cancelOn = async (threadIds: string[]) => {
+    for (let i = 0; i < threadIds.length; i += 25) {
+      const runs = (await Promise.all(threadIds.slice(i, i + 25).map((t) => threadRuns(d, t, statuses))))
+        .flat()
+        .filter((r) => !named || named.has(r.run_id));
+      // Pending runs first: a running run that ends starts its thread's next pending run.
+      for (const status of ACTIVE) {
+        const batch = runs.filter((r) => r.status === status);
+        await Promise.all(batch.map((r) => cancelRun(d, r, action, wait)));
+      }
+    }
+  };
   if (filter.thread_id) {
     const thread = await getThreadItem(d, filter.thread_id);
     if (!thread || !matchesAuthFilters(thread.metadata, filter.auth))
       throw new NotFound(`Thread with ID ${filter.thread_id} not found`);
-    threadIds = [filter.thread_id];
-  } else if (filter.auth)
-    threadIds = (await threadItems(d))
-      .filter((t) => matchesAuthFilters(t.metadata, filter.auth))
-      .map((t) => t.thread_id);
-  else threadIds = await allThreadIds(d);
-  const named = filter.run_ids ? new Set(filter.run_ids) : undefined;
-  const runs = (await Promise.all(threadIds.map((t) => threadRuns(d, t, statuses))))
-    .flat()
-    .filter((r) => !named || named.has(r.run_id));
-  // Pending runs first: a running run that ends starts its thread's next pending run.
-  for (const status of ACTIVE) {
-    const batch = runs.filter((r) => r.status === status);
-    await Promise.all(batch.map((r) => cancelRun(d, r, action, wait)));
+    return cancelOn([filter.thread_id]);
   }
+  for await (const page of matchingThreads(d, { auth: filter.auth }))
+    await cancelOn(page.map((t) => t.thread_id));
 }

@@ -1,3 +1,4 @@
+import { batchGet } from "../aws/batch.ts";
 import { queryAll } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { agentKeys, THREAD_TTL_PK, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
@@ -163,10 +164,6 @@ export function contains(have: unknown, want: unknown, depth = 0): boolean {
   return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v, depth + 1));
 }
 
-/** Every thread record of a deployment: one Query over its thread partition. */
-export const threadItems = (d: AgentDeployment): Promise<ThreadRecord[]> =>
-  threads.list(agentKeys.threadsPk(d.scope), { consistent: true });
-
 /** The id of every thread of a deployment (one Query, keys only). */
 export const threadIds = async (d: AgentDeployment): Promise<string[]> =>
   (
@@ -178,36 +175,62 @@ export const threadIds = async (d: AgentDeployment): Promise<string[]> =>
     })
   ).map((t) => t.SK);
 
-// Every thread, filtered here: enough for a deployment's thread count; a GSI per status/metadata key would be
-// the step up at scale.
-async function matching(d: AgentDeployment, q: ThreadQuery): Promise<ThreadRecord[]> {
-  const items = await threadItems(d);
-  const ids = q.ids ? new Set(q.ids) : undefined;
-  return items.filter(
-    (i) =>
-      (!ids || ids.has(i.thread_id)) &&
-      (!q.status || i.status === q.status) &&
-      (!q.metadata || contains(i.metadata ?? {}, q.metadata)) &&
-      (!q.values || contains(i.values ?? {}, q.values)) &&
-      matchesAuthFilters(i.metadata, q.auth),
-  );
+// Searches read the deployment's threads a Query page at a time (each at most 1 MB), filtered here, so memory is
+// bounded by a page plus the page of results asked for — not by the deployment's thread count. A GSI per
+// status/metadata key would be the step up in reads at scale.
+const matches = (q: ThreadQuery, ids: Set<string> | undefined) => (i: ThreadRecord) =>
+  (!ids || ids.has(i.thread_id)) &&
+  (!q.status || i.status === q.status) &&
+  (!q.metadata || contains(i.metadata ?? {}, q.metadata)) &&
+  (!q.values || contains(i.values ?? {}, q.values)) &&
+  matchesAuthFilters(i.metadata, q.auth);
+
+/** The threads of a deployment matching `q`, one Query page at a time. */
+export async function* matchingThreads(d: AgentDeployment, q: ThreadQuery): AsyncGenerator<ThreadRecord[]> {
+  const keep = matches(q, q.ids ? new Set(q.ids) : undefined);
+  for await (const page of threads.pages(agentKeys.threadsPk(d.scope), { consistent: true }))
+    yield page.filter(keep);
 }
 
 export async function searchThreads(
   d: AgentDeployment,
   q: ThreadQuery,
 ): Promise<{ threads: Thread[]; total: number }> {
-  const found = await matching(d, q);
   const by = q.sort_by ?? "created_at";
   const dir = (q.sort_order ?? "desc") === "asc" ? 1 : -1;
-  found.sort((a, b) => (String(a[by]) < String(b[by]) ? -dir : String(a[by]) > String(b[by]) ? dir : 0));
   const offset = q.offset ?? 0;
   const limit = q.limit ?? 10;
-  return { threads: found.slice(offset, offset + limit).map(toThread), total: found.length };
+  // The best offset + limit matches so far, by sort value then id (a stable order): ids only, so a deep page
+  // costs a few bytes per skipped thread; the page's records are read again at the end.
+  type Entry = { id: string; at: string };
+  const order = (a: Entry, b: Entry) =>
+    (a.at < b.at ? -dir : a.at > b.at ? dir : 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  let best: Entry[] = [];
+  let total = 0;
+  for await (const page of matchingThreads(d, q)) {
+    total += page.length;
+    best.push(...page.map((t) => ({ id: t.thread_id, at: String(t[by] ?? "") })));
+    best.sort(order);
+    if (best.length > offset + limit) best = best.slice(0, offset + limit);
+  }
+  const ids = best.slice(offset).map((e) => e.id);
+  const found = new Map(
+    (
+      await batchGet<ThreadRecord>(
+        "main",
+        ids.map((id) => threads.key({ scope: d.scope, thread: id })),
+      )
+    ).map((t) => [t.thread_id, t]),
+  );
+  // A thread deleted since it was counted is left out of the page.
+  const page = ids.map((id) => found.get(id)).filter((t): t is ThreadRecord => t !== undefined);
+  return { threads: page.map(toThread), total };
 }
 
 export async function countThreads(d: AgentDeployment, q: ThreadQuery): Promise<number> {
-  return (await matching(d, q)).length;
+  let n = 0;
+  for await (const page of matchingThreads(d, q)) n += page.length;
+  return n;
 }
 
 /** Copies a thread: a new record with the same metadata and a copy of every checkpoint. */
