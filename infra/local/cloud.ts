@@ -32,6 +32,13 @@ export interface CloudOptions {
   dataDir?: string;
   /** Keep DynamoDB in memory (tests); otherwise data lives under dataDir and survives restarts. */
   inMemory?: boolean;
+  /** DynamoDB Local's port (a free one by default). */
+  dynamoDbPort?: number;
+  /**
+   * The endpoint the platform's DynamoDB clients (and its runtimes') use instead of DynamoDB Local's own: a proxy in
+   * front of it (the reliability bench's fault injection: throttling answered at the protocol level).
+   */
+  dynamoDbEndpoint?: string;
   apiKey?: string;
   tenantId?: string;
   schedulerIntervalMs?: number;
@@ -85,7 +92,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   };
   try {
     const [ddb, s3] = await Promise.all([
-      freePort(LOOPBACK).then((port) =>
+      (opts.dynamoDbPort ? Promise.resolve(opts.dynamoDbPort) : freePort(LOOPBACK)).then((port) =>
         startDynamoDb({ port, dataDir: opts.inMemory ? undefined : join(dataDir, "dynamodb") }),
       ),
       startS3({ host: LOOPBACK, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch(
@@ -112,7 +119,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
       AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
       AWS_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
-      AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: opts.dynamoDbEndpoint ?? ddb.endpoint,
       AWS_ENDPOINT_URL_S3: s3.endpoint,
     });
     resetClients();

@@ -26,6 +26,8 @@ async function main() {
       dataDir: process.env.DATA_DIR ?? ".data",
       // Benchmarks that load millions of items: DynamoDB Local in memory writes ~3× faster (nothing persists).
       inMemory: process.env.DYNAMODB_IN_MEMORY === "1",
+      dynamoDbPort: Number(process.env.DYNAMODB_PORT) || undefined,
+      dynamoDbEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT || undefined,
       apiKey: process.env.PLATFORM_API_KEY || undefined,
       tenantId: process.env.PLATFORM_TENANT_ID || undefined,
     });
