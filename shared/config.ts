@@ -233,6 +233,13 @@ export const config = {
     get fieldInlineBytes() {
       return int("RUN_FIELD_INLINE_BYTES", 48 * 1024);
     },
+    /**
+     * Stored runs one runs query may read (and pages it may fetch, a tenth of it): a filter that matches little
+     * answers what it found so far with a cursor instead of reading a project's whole history in one request.
+     */
+    get queryScanBudget() {
+      return int("RUNS_QUERY_SCAN_BUDGET", 5000);
+    },
   },
   /** Where the build step keeps dependency trees between builds (unset: no cache). */
   get buildCacheDir() {

@@ -102,6 +102,10 @@ export async function queryRuns(tenant: string, q: RunQuery) {
   const upper = q.end_time ? canonicalTime(q.end_time) : undefined;
   const cursor = decode(q.cursor, ProjectCursor);
   const runs: Record<string, unknown>[] = [];
+  // The read's budget: runs read plus ten per page fetched. When it is spent, what was found so far is answered
+  // with a cursor at the place the next read starts (the SDKs follow it, empty pages included).
+  const budget = config.runs.queryScanBudget;
+  let spent = 0;
   for (let s = cursor?.s ?? 0; s < q.session.length; s++) {
     const project = await getProject(tenant, q.session[s]);
     const [firstRun, lastRun] = [project.first_run_start_time, project.last_run_start_time];
@@ -112,8 +116,11 @@ export async function queryRuns(tenant: string, q: RunQuery) {
       if (cursor && s === cursor.s && day > cursor.day) continue;
       let before = cursor && s === cursor.s && day === cursor.day ? cursor.before : upper ? `${upper}#` : "~";
       for (;;) {
+        if (spent >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
         const page = await mergedPage(tenant, q.session[s], day, before, lower, q.limit);
+        spent += 10;
         for (const item of page.items) {
+          if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
           before = item.GSI1SK;
           if (!match(await filterable(item))) continue;
           runs.push(await toWire(item));
@@ -172,6 +179,8 @@ async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r:
   if (lastKey && lastKey.GSI2PK !== traceRunKeys.trace(tenant, trace))
     throw validationError(["body", "cursor"], "Invalid cursor");
   const runs: Record<string, unknown>[] = [];
+  const budget = config.runs.queryScanBudget;
+  let spent = 0;
   do {
     const page = await queryPage<TraceRunItem>("runs", {
       IndexName: "GSI2",
@@ -182,7 +191,8 @@ async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r:
     });
     for (const item of page.items) if (match(await filterable(item))) runs.push(await toWire(item));
     lastKey = page.lastKey;
-  } while (lastKey && runs.length < q.limit);
+    spent += page.items.length + 10;
+  } while (lastKey && runs.length < q.limit && spent < budget);
   return { runs, cursors: { next: lastKey ? encode(lastKey) : null } };
 }
 
