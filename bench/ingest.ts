@@ -114,7 +114,7 @@ export function post(url: string, headers: Record<string, string>, body: string,
 }
 
 /** Runs stored for a project on DAY, counted straight from the partition index. */
-async function countStored(ddb: DynamoDBClient, tenant: string, session: string) {
+export async function countStored(ddb: DynamoDBClient, tenant: string, session: string) {
   let total = 0;
   for (let shard = 0; shard < 4; shard++) {
     let key: Record<string, any> | undefined;

@@ -45,7 +45,7 @@ export function knobs(): Knobs {
     scenarios: (process.env.RELIABILITY_SCENARIOS ?? "").split(",").filter(Boolean),
     trials: num("RELIABILITY_TRIALS", full ? 10 : 2),
     fuzzRuns: num("FUZZ_RUNS", full ? 40 : 3),
-    loadSeconds: num("RELIABILITY_LOAD_SECONDS", full ? 300 : 20),
+    loadSeconds: num("RELIABILITY_LOAD_SECONDS", full ? 300 : 30),
     rollbacks: num("RELIABILITY_ROLLBACKS", 50),
     exports: num("RELIABILITY_EXPORTS", 16),
     faultRate: num("RELIABILITY_FAULT_RATE", 0.3),
