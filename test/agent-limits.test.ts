@@ -225,3 +225,39 @@ describe("GET /agents/{id}/ok", () => {
     expect([mine.status, mine.json]).toEqual([unknown.status, unknown.json]);
   });
 });
+
+describe("list inputs are bounded", () => {
+  it("thread ids, namespaces, stream modes and interrupt nodes beyond their maximum are a 422 naming the list", async () => {
+    const at = (p: string) => `/agents/${deploymentId}${p}`;
+    const tooMany = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
+    const cases: [string, string, unknown, (string | number)[]][] = [
+      ["POST", "/threads/search", { ids: tooMany(1001) }, ["body", "ids"]],
+      [
+        "PUT",
+        "/store/items",
+        { namespace: Array(101).fill("a"), key: "k", value: {} },
+        ["body", "namespace"],
+      ],
+      [
+        "POST",
+        "/store/items/search",
+        { namespace_prefix: Array(101).fill("a") },
+        ["body", "namespace_prefix"],
+      ],
+      [
+        "POST",
+        "/runs/wait",
+        { assistant_id: "echo", interrupt_before: Array(1001).fill("n") },
+        ["body", "interrupt_before"],
+      ],
+    ];
+    for (const [method, path, body, loc] of cases) {
+      const r = await call(method, at(path), { headers: auth, body });
+      expect(r.status, path).toBe(422);
+      expect(
+        r.json.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, 2)),
+        path,
+      ).toContainEqual(loc);
+    }
+  });
+});

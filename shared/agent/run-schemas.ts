@@ -59,7 +59,7 @@ export const threadCreate = z
   });
 export const threadPatch = z.object({ metadata: obj.optional(), ttl: threadTtl });
 export const threadSearch = z.object({
-  ids: z.array(id).optional(),
+  ids: z.array(id).max(1000).optional(),
   metadata: obj.optional(),
   values: obj.optional(),
   status: threadStatus.optional(),
@@ -131,7 +131,7 @@ const webhookUrl = z
     const problem = endpointUrlProblem(url, config.localMode, { field: "webhook" });
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
-const nodes = z.union([z.literal("*"), z.array(z.string())]);
+const nodes = z.union([z.literal("*"), z.array(z.string()).max(1000)]);
 export const runCreate = z.object({
   assistant_id: z.string().min(1),
   input: z.unknown().optional(),
@@ -141,7 +141,7 @@ export const runCreate = z.object({
   config: obj.nullish().transform((v) => v ?? undefined),
   context: obj.nullish().transform((v) => v ?? undefined),
   metadata: obj.nullish().transform((v) => v ?? undefined),
-  stream_mode: z.union([streamMode, z.array(streamMode)]).optional(),
+  stream_mode: z.union([streamMode, z.array(streamMode).max(20)]).optional(),
   stream_subgraphs: z.boolean().optional(),
   stream_resumable: z.boolean().optional(),
   interrupt_before: nodes.optional(),
@@ -158,7 +158,7 @@ export const runCreate = z.object({
   checkpoint_id: z.string().optional(),
   checkpoint: obj.optional(),
   webhook: webhookUrl.optional(),
-  feedback_keys: z.array(z.string()).optional(),
+  feedback_keys: z.array(z.string()).max(100).optional(),
   checkpoint_during: z.boolean().optional(),
   durability: z.string().optional(),
 });
@@ -172,7 +172,7 @@ export const cancelQuery = z.object({
   action: z.enum(["interrupt", "rollback"]).default("interrupt"),
 });
 export const joinStreamQuery = z.object({
-  stream_mode: z.union([z.string(), z.array(z.string())]).optional(),
+  stream_mode: z.union([z.string(), z.array(z.string()).max(20)]).optional(),
   cancel_on_disconnect: qFlag.optional(),
 });
 

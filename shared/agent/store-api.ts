@@ -18,9 +18,9 @@ const label = z
   .min(1, LABEL_RULES)
   .refine((l) => !/[.:\0]/.test(l), LABEL_RULES);
 /** A namespace as the request bodies give it: a list of labels. */
-const namespace = z.array(label).min(1, "A namespace needs at least one label");
+const namespace = z.array(label).min(1, "A namespace needs at least one label").max(100);
 /** A namespace prefix or suffix of a listing: labels, `*` matching any one label. */
-const namespacePattern = z.array(label);
+const namespacePattern = z.array(label).max(100);
 const obj = z.record(z.string(), z.unknown());
 
 export const storePut = z.object({
@@ -28,7 +28,7 @@ export const storePut = z.object({
   key: z.string(),
   value: obj,
   /** Fields to embed for semantic search (store.index): false = not indexed; absent = store.index.fields. */
-  index: z.union([z.literal(false), z.array(z.string())]).nullish(),
+  index: z.union([z.literal(false), z.array(z.string()).max(100)]).nullish(),
   /** Minutes the item lives (refreshed by reads); absent: store.ttl.default_ttl; null: it does not expire. */
   ttl: z.number().positive().nullish(),
 });
