@@ -2,11 +2,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Client as LangSmith } from "langsmith";
 import { agentClient, collect, deployedClient } from "../../test/helpers/agents.ts";
-import { exportSource, platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
+import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
 import { gitRepo, graphRepoFiles } from "../../test/helpers/repos.ts";
 import { runAt } from "../ingest.ts";
 import { startPlatform } from "../platform.ts";
-import { checkExportedRows, EXPORT_ENV, exportEnd, newDestination, startExport } from "./exports.ts";
+import {
+  checkExportedRows,
+  EXPORT_ENV,
+  exportEnd,
+  exportSourceOf,
+  newDestination,
+  sleepyGraphFiles,
+  startExport,
+} from "./exports.ts";
 import { check, type Knobs, type Row, seededRandom, sleep, trials, wanted } from "./summary.ts";
 
 // Item 3: kill -9 at seeded random moments — of the platform (alone, or its whole process group: DynamoDB Local,
@@ -23,20 +31,11 @@ async function exportScenario(k: Knobs, rand: () => number): Promise<Row> {
   const proxy = await s3Proxy(p.facts.s3.endpoint);
   proxy.delayMs = 100;
   try {
-    const bucket = "crash-export";
-    const src = await exportSource(p, {
-      project: "crash-export",
-      firstDay: "2026-04-01",
-      days: 2,
-      perDay: 100,
-      bucket,
-      endpoint: proxy.endpoint,
-    });
-    const sent = new Set(src.sent.map((r) => r.id as string));
+    const { project, bucket, sent } = await exportSourceOf(p, "crash-export", "2026-04-01", proxy.endpoint);
     return await trials("crash", "export (platform kill -9)", k.trials, async (i) => {
       const api = platformApi(p);
       const dest = await newDestination(p, api, bucket, `t${i}`, proxy.endpoint);
-      const id = await startExport(api, dest, src.project, "2026-04-01T00:00:00Z", "2026-04-03T00:00:00Z");
+      const id = await startExport(api, dest, project, "2026-04-01T00:00:00Z", "2026-04-03T00:00:00Z");
       await sleep(rand() * 3000);
       p = await p.crashAndRestart({ wholeGroup: rand() < 0.5 });
       const end = await exportEnd(() => platformApi(p), id, RESTART_WAIT_MS);
@@ -170,17 +169,6 @@ async function revisionScenario(k: Knobs, rand: () => number): Promise<Row> {
   }
 }
 
-const AGENT_GRAPH = `
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
-export const graph = new StateGraph(State)
-  .addNode("a", async () => { await sleep(300); return { items: ["a"] }; })
-  .addNode("b", async () => { await sleep(1500); return { items: ["b"] }; })
-  .addNode("c", async () => { await sleep(300); return { items: ["c"] }; })
-  .addEdge(START, "a").addEdge("a", "b").addEdge("b", "c").addEdge("c", END).compile();
-`;
-
 /** The pid of a deployment's runtime: a child of the platform process running the runtime bundle. */
 export function runtimePids(platformPid: number): number[] {
   const pids: number[] = [];
@@ -199,7 +187,7 @@ export function runtimePids(platformPid: number): number[] {
   return pids;
 }
 
-/** Three runs of a 3-node graph on three threads; `kill` strikes 0–3 s in; each run ends success, nodes once. */
+/** Three runs of a 3-node graph (3.6 s) on three threads; `kill` strikes 0–2.5 s in; each ends success, nodes once. */
 async function agentTrial(client: () => Client, rand: () => number, kill: () => Promise<void>) {
   let c = client();
   const started = [];
@@ -208,7 +196,7 @@ async function agentTrial(client: () => Client, rand: () => number, kill: () => 
     const run = await c.runs.create(thread.thread_id, "agent", { input: { items: ["in"] } });
     started.push({ thread: thread.thread_id, run: run.run_id });
   }
-  await sleep(rand() * 3000);
+  await sleep(rand() * 2500);
   await kill();
   c = client();
   let retried = 0;
@@ -238,10 +226,7 @@ async function agentTrial(client: () => Client, rand: () => number, kill: () => 
 /** Agent runs through a platform kill (whole group) and through a kill of the deployment's runtime alone. */
 async function agentScenarios(k: Knobs, rand: () => number): Promise<Row[]> {
   let p = await startPlatform({ LOG_LEVEL: "error", AGENT_RUN_LEASE_MS: "2000" });
-  const repo = gitRepo({
-    "langgraph.json": JSON.stringify({ graphs: { agent: "./src/graph.mjs:graph" }, env: {} }),
-    "src/graph.mjs": AGENT_GRAPH,
-  });
+  const repo = gitRepo(sleepyGraphFiles({ a: 300, b: 3000, c: 300 }));
   try {
     const { deploymentId } = await deployedClient(p.facts, repo.dir, "crash-runs");
     const client = () => agentClient(p.facts, deploymentId);

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import {
   download,
   duck,
+  exportSource,
   FINAL_STATUSES,
   type platformApi,
   s3For,
@@ -21,6 +22,23 @@ export const EXPORT_ENV = {
   LOCAL_SFN_RETRY_INTERVAL_MS: "100",
   LOG_LEVEL: "error",
 };
+
+/**
+ * The runs exports read: 2 days × 100 from `firstDay` ingested into the project `name`, a bucket of that name
+ * (destinations at `endpoint`), and the ids sent.
+ */
+export async function exportSourceOf(p: RunningPlatform, name: string, firstDay: string, endpoint: string) {
+  const made = await exportSource(p, {
+    project: name,
+    firstDay,
+    days: 2,
+    perDay: 100,
+    bucket: name,
+    endpoint,
+  });
+  return { project: made.project, bucket: name, sent: new Set(made.sent.map((r) => r.id as string)) };
+}
+export type ExportSource = Awaited<ReturnType<typeof exportSourceOf>>;
 
 export async function newDestination(
   p: RunningPlatform,
@@ -97,4 +115,27 @@ export async function checkExportedRows(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A one-graph repository (`agent`) whose nodes run in order, each sleeping its ms, each adding its name to `items`. */
+export function sleepyGraphFiles(nodes: Record<string, number>): Record<string, string> {
+  const names = Object.keys(nodes);
+  const add = names.map(
+    (n) =>
+      `.addNode(${JSON.stringify(n)}, async () => { await sleep(${nodes[n]}); return { items: [${JSON.stringify(n)}] }; })`,
+  );
+  const edges = ["START", ...names.map((n) => JSON.stringify(n)), "END"];
+  return {
+    "langgraph.json": JSON.stringify({ graphs: { agent: "./src/graph.mjs:graph" }, env: {} }),
+    "src/graph.mjs": [
+      `import { Annotation, END, START, StateGraph } from "@langchain/langgraph";`,
+      "const sleep = (ms) => new Promise((r) => setTimeout(r, ms));",
+      "const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });",
+      `export const graph = new StateGraph(State)${add.join("")}${edges
+        .slice(1)
+        .map((to, i) => `.addEdge(${edges[i]}, ${to})`)
+        .join("")}.compile();`,
+      "",
+    ].join("\n"),
+  };
 }

@@ -1,7 +1,6 @@
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { freePort } from "../../infra/local/http-util.ts";
 import {
-  exportSource,
   FAULTS,
   type Fault,
   type Proxy as FaultProxy,
@@ -11,7 +10,15 @@ import {
   s3Proxy,
 } from "../../test/helpers/export.ts";
 import { type RunningPlatform, startPlatform } from "../platform.ts";
-import { checkExportedRows, EXPORT_ENV, exportEnd, newDestination, startExport } from "./exports.ts";
+import {
+  checkExportedRows,
+  EXPORT_ENV,
+  type ExportSource,
+  exportEnd,
+  exportSourceOf,
+  newDestination,
+  startExport,
+} from "./exports.ts";
 import { check, type Knobs, type Row, seededRandom, trials, wanted } from "./summary.ts";
 
 // Item 4: faults at the protocol level — a proxy in front of the local S3 (the export destination's endpoint_url)
@@ -22,11 +29,6 @@ import { check, type Knobs, type Row, seededRandom, trials, wanted } from "./sum
 const FROM = "2026-05-01T00:00:00Z";
 const TO = "2026-05-03T00:00:00Z";
 
-interface Source {
-  project: string;
-  sent: Set<string>;
-}
-
 /**
  * One export per trial with `proxy`'s faults set up (cleared once it ended), its destination at `endpoint`;
  * figures: faults injected, retries recorded, rows.
@@ -34,7 +36,7 @@ interface Source {
 function faultScenario(
   k: Knobs,
   p: RunningPlatform,
-  src: Source,
+  src: ExportSource,
   proxy: FaultProxy,
   name: string,
   setUp: () => void,
@@ -75,7 +77,7 @@ const sometimes = (rand: () => number, rate: number, fault: Fault) => () =>
   rand() < rate ? fault : undefined;
 
 /** The destination's bucket is deleted after the destination was made: the export fails fast, no retries. */
-function deletedBucket(k: Knobs, p: RunningPlatform, src: Source): Promise<Row> {
+function deletedBucket(k: Knobs, p: RunningPlatform, src: ExportSource): Promise<Row> {
   return trials("faults", "deleted bucket", k.trials, async (i) => {
     const api = platformApi(p);
     const s3 = s3For(p.facts);
@@ -115,15 +117,7 @@ async function dynamoThrottle(k: Knobs, rand: () => number, name: string): Promi
     LOCAL_DYNAMODB_ENDPOINT: proxy.endpoint,
   });
   try {
-    const made = await exportSource(p, {
-      project: "faults-ddb",
-      firstDay: "2026-05-01",
-      days: 2,
-      perDay: 100,
-      bucket: "faults-ddb-source",
-      endpoint: p.facts.s3.endpoint,
-    });
-    const src = { project: made.project, sent: new Set(made.sent.map((r) => r.id as string)) };
+    const src = await exportSourceOf(p, "faults-ddb", "2026-05-01", p.facts.s3.endpoint);
     return await faultScenario(
       k,
       p,
@@ -148,15 +142,7 @@ export async function faultInjection(k: Knobs): Promise<Row[]> {
   const rows: Row[] = [];
   const pct = Math.round(k.faultRate * 100);
   try {
-    const made = await exportSource(p, {
-      project: "faults",
-      firstDay: "2026-05-01",
-      days: 2,
-      perDay: 100,
-      bucket: "faults-source",
-      endpoint: proxy.endpoint,
-    });
-    const src = { project: made.project, sent: new Set(made.sent.map((r) => r.id as string)) };
+    const src = await exportSourceOf(p, "faults", "2026-05-01", proxy.endpoint);
     if (wanted(k, "s3-5xx"))
       rows.push(
         await faultScenario(k, p, src, proxy, `S3 500 InternalError on ${pct}% of calls`, () => {

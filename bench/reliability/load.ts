@@ -3,11 +3,19 @@ import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { tableName } from "../../shared/tables.ts";
 import { agentClient, deployedClient } from "../../test/helpers/agents.ts";
-import { exportSource, platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
+import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
 import { gitRepo } from "../../test/helpers/repos.ts";
 import { countStored, post, runAt } from "../ingest.ts";
 import { type RunningPlatform, rssOf, startPlatform } from "../platform.ts";
-import { checkExportedRows, EXPORT_ENV, exportEnd, newDestination, startExport } from "./exports.ts";
+import {
+  checkExportedRows,
+  EXPORT_ENV,
+  exportEnd,
+  exportSourceOf,
+  newDestination,
+  sleepyGraphFiles,
+  startExport,
+} from "./exports.ts";
 import { check, type Knobs, type Row, sleep, trials, wanted } from "./summary.ts";
 
 // Item 5: load held — ingestion as the ingest benchmark drives it (16 senders of 100-run batches, closed loop) for
@@ -94,16 +102,6 @@ async function ingestion(k: Knobs): Promise<Row> {
   }
 }
 
-const SLOW_GRAPH = `
-import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
-export const graph = new StateGraph(State)
-  .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
-  .addNode("b", async () => { await sleep(800); return { items: ["b"] }; })
-  .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
-`;
-
 /** Checkpoint items of a thread (any namespace) as stored, read straight from the table. */
 async function checkpointItems(p: RunningPlatform, thread: string) {
   const items: Record<string, any>[] = [];
@@ -164,6 +162,11 @@ async function rollbacks(k: Knobs, p: RunningPlatform, deploymentId: string): Pr
     const orphanCheckpoints = items.filter(
       (i) => i.kind === "checkpoint" && i.run_id && i.run_id !== survivor.run_id,
     );
+    // The method's own check: the survivor's checkpoints carry its run id, so a rolled-back run's would carry theirs.
+    check(
+      items.some((i) => i.kind === "checkpoint" && i.run_id === survivor.run_id),
+      "no checkpoint carries the survivor's run id",
+    );
     const orphanSks = orphanCheckpoints.map((i) => String(i.SK));
     const orphanItems = items.filter((i) => orphanSks.some((sk) => String(i.SK).startsWith(sk)));
     check(orphanCheckpoints.length === 0, `${orphanCheckpoints.length} checkpoints of rolled-back runs left`);
@@ -184,25 +187,15 @@ async function concurrentExports(k: Knobs, p: RunningPlatform): Promise<Row> {
   const proxy = await s3Proxy(p.facts.s3.endpoint);
   proxy.delayMs = 200;
   try {
-    const src = await exportSource(p, {
-      project: "load-exports",
-      firstDay: "2026-06-01",
-      days: 2,
-      perDay: 100,
-      bucket: "load-exports",
-      endpoint: proxy.endpoint,
-    });
-    const sent = new Set(src.sent.map((r) => r.id as string));
+    const { project, bucket, sent } = await exportSourceOf(p, "load-exports", "2026-06-01", proxy.endpoint);
     return await trials("load", `${k.exports} concurrent exports in one workspace`, 1, async () => {
       const api = platformApi(p);
       const dests = await Promise.all(
-        Array.from({ length: k.exports }, (_, i) =>
-          newDestination(p, api, "load-exports", `e${i}`, proxy.endpoint),
-        ),
+        Array.from({ length: k.exports }, (_, i) => newDestination(p, api, bucket, `e${i}`, proxy.endpoint)),
       );
       const t0 = performance.now();
       const ids = await Promise.all(
-        dests.map((d) => startExport(api, d, src.project, "2026-06-01T00:00:00Z", "2026-06-03T00:00:00Z")),
+        dests.map((d) => startExport(api, d, project, "2026-06-01T00:00:00Z", "2026-06-03T00:00:00Z")),
       );
       let maxRunning = 0;
       let waitedWhileFull = 0;
@@ -225,7 +218,7 @@ async function concurrentExports(k: Knobs, p: RunningPlatform): Promise<Row> {
       for (const [i, id] of ids.entries()) {
         const end = await exportEnd(() => api, id, 10_000);
         check(end.status === "Completed", `export ${i} ended ${end.status}: ${end.errors.join("; ")}`);
-        await checkExportedRows(p, "load-exports", `e${i}`, sent);
+        await checkExportedRows(p, bucket, `e${i}`, sent);
         completed++;
       }
       const seconds = [...ended.values()];
@@ -247,10 +240,7 @@ export async function loadHeld(k: Knobs): Promise<Row[]> {
   if (wanted(k, "ingestion")) rows.push(await ingestion(k));
   if (!wanted(k, "rollbacks") && !wanted(k, "exports")) return rows;
   const p = await startPlatform(EXPORT_ENV);
-  const repo = gitRepo({
-    "langgraph.json": JSON.stringify({ graphs: { agent: "./src/graph.mjs:graph" }, env: {} }),
-    "src/graph.mjs": SLOW_GRAPH,
-  });
+  const repo = gitRepo(sleepyGraphFiles({ a: 200, b: 800 }));
   try {
     if (wanted(k, "rollbacks")) {
       const { deploymentId } = await deployedClient(p.facts, repo.dir, "load-rollback");
