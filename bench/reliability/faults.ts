@@ -99,7 +99,7 @@ function deletedBucket(k: Knobs, p: RunningPlatform, src: ExportSource): Promise
     check(end.status === "Failed", `export ended ${end.status}`);
     check(end.retries === 0, `${end.retries} retries of a destination error`);
     check(end.errors.length > 0, "no error recorded on the export's runs");
-    return { "exports failed": 1, "retries recorded": end.retries, "seconds to Failed": seconds };
+    return { "exports failed": 1, "retries recorded": end.retries, "to Failed s": seconds };
   });
 }
 

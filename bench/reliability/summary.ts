@@ -68,7 +68,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** One line of the table: a scenario, its trials and failures (goal 0), and its figures. */
+/** One line of the table: a scenario, its trials and failures (goal 0), its figures (counts summed over trials). */
 export interface Row {
   item: Item;
   scenario: string;
@@ -81,6 +81,9 @@ export interface Row {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Figures that are times, rates or sizes: a row keeps the largest of its trials (counts add up). */
+const WORST = /( s| ms| MB|\/s)$/;
 
 /** Runs `trial` `n` times; a trial that throws counts as a failure with its message. */
 export async function trials(
@@ -95,7 +98,10 @@ export async function trials(
     row.trials++;
     try {
       const figures = await trial(i);
-      for (const [k, v] of Object.entries(figures)) row.figures[k] = (Number(row.figures[k]) || 0) + v;
+      for (const [k, v] of Object.entries(figures))
+        row.figures[k] = WORST.test(k)
+          ? Math.max(Number(row.figures[k] ?? v), v)
+          : (Number(row.figures[k]) || 0) + v;
     } catch (err) {
       row.failures++;
       row.problems.push(`trial ${i + 1}: ${(err as Error).message}`);
