@@ -83,8 +83,9 @@ async function ingestScenario(k: Knobs, rand: () => number): Promise<Row> {
       const crash = (async () => {
         await sleep(rand() * 3000);
         p = await p.crashAndRestart({ wholeGroup: rand() < 0.5 });
-        restarted = true;
-      })();
+      })().finally(() => {
+        restarted = true; // or failed to: the senders stop either way
+      });
       await Promise.all(
         Array.from({ length: 4 }, async () => {
           while (!restarted || next < 20) {
