@@ -92,9 +92,10 @@ export class LocalRuntimes implements RuntimeHost {
   prepare(): void {
     // Scratch folders a killed platform's runtimes left behind.
     rmSync(join(this.runtimeDir, "scratch"), { recursive: true, force: true });
-    void bundleRuntime(this.runtimeDir).catch((err: unknown) =>
-      logger.error("runtime bundle failed", { error: err }),
-    );
+    void bundleRuntime(this.runtimeDir).catch((err: unknown) => {
+      // A platform stopping while the bundle builds stops esbuild too: not a failure worth a line.
+      if (!this.stopped) logger.error("runtime bundle failed", { error: err });
+    });
   }
 
   private get runtimeDir() {
