@@ -341,6 +341,8 @@ describe("bulk export to S3 as Parquet", () => {
       const mine = all.filter((e: any) => e.source_bulk_export_id === created.json.id);
       return mine.length >= 2 ? mine : undefined;
     });
+    // A window is a one-off export: no interval_hours of its own.
+    for (const c of children) expect(c.interval_hours).toBeNull();
     const windows = children.map((c: any) => [c.start_time, c.end_time]).sort();
     expect(Date.parse(windows[0][0])).toBe(Date.parse(start));
     expect(Date.parse(windows[0][1])).toBe(Date.parse(start) + 24 * 3_600_000);
@@ -360,6 +362,26 @@ describe("bulk export to S3 as Parquet", () => {
       expect((await call("GET", `/api/v1/bulk-exports/${c.id}`, { headers: ws.headers })).json.status).toBe(
         "Completed",
       );
+  });
+});
+
+describe("listing bulk exports", () => {
+  it("pages with limit and offset and says when more exist; status takes any case", async () => {
+    const list = (q: string) => call("GET", `/api/v1/bulk-exports?${q}`, { headers: ws.headers });
+    const all = (await list("limit=1000")).json as { id: string; status: string }[];
+    expect(all.length).toBeGreaterThan(2);
+    const first = await list("limit=2");
+    expect(first.json.map((e: { id: string }) => e.id)).toEqual(all.slice(0, 2).map((e) => e.id));
+    expect(first.headers.get("x-pagination-next")).toBe("2");
+    const second = await list("limit=2&offset=2");
+    expect(second.json.map((e: { id: string }) => e.id)).toEqual(all.slice(2, 4).map((e) => e.id));
+    const last = await list(`limit=10&offset=${all.length - 1}`);
+    expect(last.json).toHaveLength(1);
+    expect(last.headers.get("x-pagination-next")).toBeNull();
+    const completed = await list("status=completed&limit=1000");
+    expect(completed.status).toBe(200);
+    expect(completed.json.length).toBe(all.filter((e) => e.status === "Completed").length);
+    expect((await list("status=done")).status).toBe(422);
   });
 });
 

@@ -34,6 +34,7 @@ describe("StreamedFile (multipart export upload)", () => {
       "HeadObjectCommand", // nothing under the key yet
       "UploadPartCommand", // the last 5,000
       "CompleteMultipartUploadCommand",
+      "HeadObjectCommand", // the object's size checked
       "GetObjectCommand",
     ]);
   });
@@ -48,6 +49,19 @@ describe("StreamedFile (multipart export upload)", () => {
     expect(Buffer.from(await got.Body!.transformToByteArray())).toEqual(
       Buffer.concat([bytes(100, 5), bytes(50, 6)]),
     );
+  });
+
+  it("a completed object whose size is not what was written is an error (checked with a HEAD)", async () => {
+    const s3 = s3For(facts);
+    const bucket = await newBucket(facts, "upl");
+    // The one fault s3rver cannot produce: an object of another size. The HEAD's answer is altered.
+    const send = s3.send.bind(s3);
+    s3.send = (async (cmd: any, ...rest: any[]) => {
+      const out = await (send as any)(cmd, ...rest);
+      return cmd instanceof HeadObjectCommand ? { ...out, ContentLength: out.ContentLength - 1 } : out;
+    }) as typeof s3.send;
+    const file = new StreamedFile(s3, bucket, "short.parquet", 16 * 1024);
+    await expect(file.complete([bytes(1000, 9)])).rejects.toThrow(/holds 999 bytes, not the 1000 written/);
   });
 
   it("an aborted upload leaves no object", async () => {

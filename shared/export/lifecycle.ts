@@ -266,7 +266,8 @@ export async function spawnDue(tenant: string, parentId: string): Promise<string
       export_fields: parent.export_fields,
       format_version: parent.format_version,
       compression: parent.compression,
-      interval_hours: parent.interval_hours,
+      // A window is a one-off export: the schedule is its parent's.
+      interval_hours: null,
       source_bulk_export_id: parentId,
     });
     spawned.push(child.id);

@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  HeadObjectCommand,
   PutObjectCommand,
   type S3Client,
   UploadPartCommand,
@@ -20,6 +21,8 @@ const CONTENT_TYPE = "application/vnd.apache.parquet";
 export class StreamedFile {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Every byte given so far: what the object must hold once completed. */
+  private totalBytes = 0;
   private uploadId?: string;
   private finished = false;
   private readonly etags: { ETag: string; PartNumber: number }[] = [];
@@ -36,20 +39,36 @@ export class StreamedFile {
     for (const p of parts) {
       this.pending.push(p);
       this.pendingBytes += p.length;
+      this.totalBytes += p.length;
     }
     if (this.pendingBytes >= this.partBytes) await this.abortingOnFailure(() => this.sendPart());
   }
 
-  /** Sends the last bytes and makes the object appear. */
+  /**
+   * Sends the last bytes and makes the object appear; then checks its size with a HEAD, as the spec recommends
+   * (an object of another size is an error: the file is written again from its cursor). Reading objects is an
+   * optional permission of a destination: credentials without it (403) skip the check.
+   */
   async complete(last: Buffer[]): Promise<void> {
     await this.abortingOnFailure(() => this.finish(last));
     this.finished = true;
+    const head = await this.client
+      .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key }))
+      .catch((err: { $metadata?: { httpStatusCode?: number } }) => {
+        if (err?.$metadata?.httpStatusCode === 403) return undefined;
+        throw err;
+      });
+    if (head && head.ContentLength !== this.totalBytes)
+      throw new Error(
+        `the exported file ${this.key} holds ${head.ContentLength} bytes, not the ${this.totalBytes} written`,
+      );
   }
 
   private async finish(last: Buffer[]): Promise<void> {
     for (const p of last) {
       this.pending.push(p);
       this.pendingBytes += p.length;
+      this.totalBytes += p.length;
     }
     if (this.uploadId === undefined) {
       await this.client.send(
