@@ -248,6 +248,16 @@ describe("deployments: validation, listing and tenancy", () => {
     ],
     ["no repo_url", { source_config: { deployment_type: "dev" } }, ["body", "source_config", "repo_url"]],
     [
+      "a custom_url (not served here)",
+      { source_config: { repo_url: "/tmp/x", custom_url: "https://agents.example.com" } },
+      ["body", "source_config", "custom_url"],
+    ],
+    [
+      "a resource_spec (not served here)",
+      { source_config: { repo_url: "/tmp/x", resource_spec: { cpu: 2 } } },
+      ["body", "source_config", "resource_spec"],
+    ],
+    [
       "unknown integration",
       { source_config: { repo_url: "/tmp/x", integration_id: crypto.randomUUID() } },
       ["body", "source_config", "integration_id"],

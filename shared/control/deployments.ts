@@ -57,8 +57,23 @@ const SourceConfig = z.looseObject({
   repo_url: nullishString(2048),
   deployment_type: z.enum(DEPLOYMENT_TYPES).nullish(),
   build_on_push: z.boolean().nullish(),
-  custom_url: nullishString(2048),
-  resource_spec: z.record(z.string(), z.unknown()).nullish(),
+  // Accepted only empty (null, or {}): this platform does not do them, and a field taken must do what it says.
+  custom_url: nullishString(2048)
+    .refine((v) => !v, {
+      error:
+        "custom_url is not served by this platform: point your domain at the agent API (in AWS an API Gateway " +
+        "custom domain mapped to AgentApiUrl) and leave custom_url null",
+    })
+    .describe("Not served here: must be null (see the README)"),
+  resource_spec: z
+    .record(z.string(), z.unknown())
+    .nullish()
+    .refine((v) => v == null || Object.keys(v).length === 0, {
+      error:
+        "resource_spec is not served by this platform: a deployment's runtime is sized by the platform " +
+        "(in AWS a Lambda function of 1024 MB); leave resource_spec null",
+    })
+    .describe("Not served here: must be null or {} (see the README)"),
   listener_id: nullishString(128),
   listener_config: z.looseObject({ k8s_namespace: nullishString(253) }).nullish(),
 });
