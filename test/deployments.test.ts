@@ -253,6 +253,11 @@ describe("deployments: validation, listing and tenancy", () => {
       ["body", "source_config", "custom_url"],
     ],
     [
+      "an image_uri (not served here)",
+      { source_revision_config: { image_uri: "123.dkr.ecr.eu-west-1.amazonaws.com/agent:1" } },
+      ["body", "source_revision_config", "image_uri"],
+    ],
+    [
       "a resource_spec (not served here)",
       { source_config: { repo_url: "/tmp/x", resource_spec: { cpu: 2 } } },
       ["body", "source_config", "resource_spec"],

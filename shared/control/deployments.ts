@@ -84,7 +84,13 @@ const SourceRevisionConfig = z.looseObject({
   repo_ref: z.string().min(1).max(255).nullish(),
   graph_config_path: z.string().min(1).max(1024).nullish(),
   langgraph_config_path: z.string().min(1).max(1024).nullish(),
-  image_uri: nullishString(2048),
+  image_uri: nullishString(2048)
+    .refine((v) => !v, {
+      error:
+        "image_uri is not served by this platform: deployments are built from a git repository " +
+        "(source_config.repo_url); leave image_uri null",
+    })
+    .describe("Not served here: must be null (see the README)"),
 });
 export type SourceRevisionConfigIn = z.output<typeof SourceRevisionConfig>;
 
