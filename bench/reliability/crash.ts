@@ -29,7 +29,7 @@ type Api = ReturnType<typeof platformApi>;
 async function exportScenario(k: Knobs, rand: () => number): Promise<Row> {
   let p = await startPlatform(EXPORT_ENV);
   const proxy = await s3Proxy(p.facts.s3.endpoint);
-  proxy.delayMs = 100;
+  proxy.delayMs = 300; // 8 uploads per day take ≥ 2.4 s: a kill 0–3 s in mostly lands mid-export
   try {
     const { project, bucket, sent } = await exportSourceOf(p, "crash-export", "2026-04-01", proxy.endpoint);
     return await trials("crash", "export (platform kill -9)", k.trials, async (i) => {
@@ -37,10 +37,15 @@ async function exportScenario(k: Knobs, rand: () => number): Promise<Row> {
       const dest = await newDestination(p, api, bucket, `t${i}`, proxy.endpoint);
       const id = await startExport(api, dest, project, "2026-04-01T00:00:00Z", "2026-04-03T00:00:00Z");
       await sleep(rand() * 3000);
+      const at = (await api("GET", `/api/v1/bulk-exports/${id}`)).json.status as string;
       p = await p.crashAndRestart({ wholeGroup: rand() < 0.5 });
       const end = await exportEnd(() => platformApi(p), id, RESTART_WAIT_MS);
       check(end.status === "Completed", `export ended ${end.status}: ${end.errors.join("; ")}`);
-      return { rows: await checkExportedRows(p, bucket, `t${i}`, sent), "retries recorded": end.retries };
+      return {
+        [`killed while ${at}`]: 1,
+        rows: await checkExportedRows(p, bucket, `t${i}`, sent),
+        "retries recorded": end.retries,
+      };
     });
   } finally {
     await proxy.close();
@@ -119,7 +124,7 @@ async function ingestScenario(k: Knobs, rand: () => number): Promise<Row> {
   }
 }
 
-/** A new deployment per trial, the platform's whole group killed 0–8 s into its pipeline. */
+/** A new deployment per trial, the platform's whole group killed 0–4 s into its pipeline (the status then noted). */
 async function revisionScenario(k: Knobs, rand: () => number): Promise<Row> {
   let p = await startPlatform({ LOG_LEVEL: "error" });
   const repo = gitRepo(graphRepoFiles(["step"]), { v2: { "NOTES.md": "v2\n" } });
@@ -134,7 +139,9 @@ async function revisionScenario(k: Knobs, rand: () => number): Promise<Row> {
       });
       check(created.status === 201, `create: ${created.status} ${JSON.stringify(created.json)}`);
       const id = created.json.id as string;
-      await sleep(rand() * 8000);
+      await sleep(rand() * 4000);
+      const revisionPath = `/v2/deployments/${id}/revisions/${created.json.latest_revision_id}`;
+      const at = (await api("GET", revisionPath)).json.status as string;
       p = await p.crashAndRestart({ wholeGroup: true });
       api = platformApi(p);
       const final = (revision: string) =>
@@ -162,7 +169,11 @@ async function revisionScenario(k: Knobs, rand: () => number): Promise<Row> {
         redeployed = 1;
       }
       check((await api("GET", `/agents/${id}/ok`)).status === 200, "the deployment does not answer");
-      return { "deployed at once": 1 - redeployed, "failed with a reason, then redeployed": redeployed };
+      return {
+        [`killed while ${at}`]: 1,
+        "deployed at once": 1 - redeployed,
+        "failed with a reason, then redeployed": redeployed,
+      };
     });
   } finally {
     await p.stop();
@@ -198,6 +209,7 @@ async function agentTrial(client: () => Client, rand: () => number, kill: () => 
     started.push({ thread: thread.thread_id, run: run.run_id });
   }
   await sleep(rand() * 2500);
+  const statuses = await Promise.all(started.map(async (s) => (await c.runs.get(s.thread, s.run)).status));
   await kill();
   c = client();
   let retried = 0;
@@ -221,7 +233,11 @@ async function agentTrial(client: () => Client, rand: () => number, kill: () => 
     const frames = await collect(c.runs.joinStream(s.thread, s.run, { lastEventId: "-1" }));
     if (frames.filter((f) => f.event === "metadata").length > 1) retried++;
   }
-  return { runs: started.length, "retried runs": retried };
+  return {
+    runs: started.length,
+    "running at the kill": statuses.filter((x) => x === "running").length,
+    "retried runs": retried,
+  };
 }
 
 /** Agent runs through a platform kill (whole group) and through a kill of the deployment's runtime alone. */
