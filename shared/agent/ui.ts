@@ -2,7 +2,7 @@ import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
 import type { HttpEvent } from "../http/event.ts";
-import { deploymentById } from "../records/control.ts";
+import { recentDeploymentById } from "../records/control.ts";
 import { resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
 import { artifactManifest } from "./runtime/artifact.ts";
@@ -73,7 +73,7 @@ export async function uiAsset(
   file: string,
 ): Promise<{ type: string; body: Buffer } | undefined> {
   if (!SEGMENT.test(name) || !SEGMENT.test(file)) return undefined;
-  const prefix = (await deploymentById(deploymentId))?.active_artifact_prefix;
+  const prefix = (await recentDeploymentById(deploymentId))?.active_artifact_prefix;
   if (!prefix) return undefined;
   try {
     const obj = await s3().send(

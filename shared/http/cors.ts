@@ -128,8 +128,18 @@ export function withCors(
  * so a preflight tells nothing about which ids exist beyond what a custom policy shows.
  */
 export async function deploymentCorsPolicy(deploymentId: string): Promise<CorsPolicy> {
-  return corsPolicy((await recentDeploymentById(deploymentId))?.cors);
+  const cors = (await recentDeploymentById(deploymentId))?.cors;
+  if (!cors) return DEFAULT_CORS;
+  // The record read within the last second is the same object on every request: its policy (a compiled
+  // origin regex) is built once per read, not per request.
+  let policy = compiled.get(cors);
+  if (!policy) {
+    policy = corsPolicy(cors);
+    compiled.set(cors, policy);
+  }
+  return policy;
 }
+const compiled = new WeakMap<CorsConfig, CorsPolicy>();
 
 /** The deployment an agent-server path names (`/agents/<id>/…`), if it is one. */
 export function agentDeploymentOf(path: string): string | undefined {
