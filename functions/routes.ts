@@ -79,6 +79,12 @@ export const routes: Route[] = [
     ],
     ["GET", "/api/v1/runs/{run_id}", "platform/runs/get", "Read a run"],
     ["POST", "/api/v1/runs/query", "platform/runs/query", "Query runs with the filter language"],
+    // — feedback —
+    ["POST", "/api/v1/feedback", "platform/feedback/create", "Give feedback on a run"],
+    ["GET", "/api/v1/feedback", "platform/feedback/list", "List feedback (by run, key, source)"],
+    ["GET", "/api/v1/feedback/{feedback_id}", "platform/feedback/get", "Read a feedback"],
+    ["PATCH", "/api/v1/feedback/{feedback_id}", "platform/feedback/update", "Change a feedback"],
+    ["DELETE", "/api/v1/feedback/{feedback_id}", "platform/feedback/delete", "Delete a feedback"],
   ]),
   // — bulk export —
   ...grouped("export", [

@@ -240,6 +240,19 @@ export const config = {
     get queryScanBudget() {
       return int("RUNS_QUERY_SCAN_BUDGET", 5000);
     },
+    /**
+     * The retention tier of a project that names none (`longlived` or `shortlived`, the hosted platform's two
+     * tiers). A trace given feedback is upgraded to `longlived`.
+     */
+    get defaultTraceTier(): "longlived" | "shortlived" {
+      return env("TRACE_TIER_DEFAULT") === "shortlived" ? "shortlived" : "longlived";
+    },
+    /** How long a run of each tier is kept, in days from its ingestion (then DynamoDB TTL deletes it). */
+    tierDays(tier: "longlived" | "shortlived"): number {
+      return tier === "shortlived"
+        ? int("TRACE_TTL_SHORTLIVED_DAYS", 14)
+        : int("TRACE_TTL_LONGLIVED_DAYS", 400);
+    },
   },
   /** Where the build step keeps dependency trees between builds (unset: no cache). */
   get buildCacheDir() {

@@ -34,7 +34,8 @@ function attributesFor(fields: readonly ExportField[]): string[] {
   const attrs = new Set<string>(["id", "start_time"]);
   for (const f of fields) {
     if (JSON_COLUMNS.has(f) || f === "error") attrs.add(`${f}_json`).add(`${f}_ref`);
-    else if (f !== "trace_tier" && f !== "feedback_stats") attrs.add(f);
+    else if (f === "feedback_stats") attrs.add("feedback_stats_json");
+    else attrs.add(f);
   }
   return [...attrs];
 }
@@ -67,8 +68,10 @@ export async function toRow(
         break;
       }
       case "feedback_stats":
+        row.feedback_stats = item.feedback_stats_json ?? null;
+        break;
       case "trace_tier":
-        row[f] = null;
+        row.trace_tier = item.trace_tier ?? null;
         break;
       case "tags":
       case "parent_run_ids": {

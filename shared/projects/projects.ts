@@ -17,8 +17,10 @@ import {
   transact,
 } from "../aws/ddb.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
+import { config } from "../config.ts";
 import { Conflict, NotFound, validationError } from "../errors.ts";
 import { type ProjectNameRecord, type ProjectRecord, projectKeys, projects } from "../records/projects.ts";
+import { TRACE_TIERS, type TraceTier } from "../records/runs.ts";
 import { tableName } from "../tables.ts";
 import { canonicalTime, isoNow } from "../time.ts";
 
@@ -33,6 +35,8 @@ export const Project = z.object({
   start_time: z.string(),
   end_time: z.string().nullable(),
   reference_dataset_id: z.string().nullable(),
+  /** The retention tier its new runs get (`longlived` or `shortlived`). */
+  trace_tier: z.enum(TRACE_TIERS),
   run_count: z.number().int(),
   first_run_start_time: z.string().nullable(),
   last_run_start_time: z.string().nullable(),
@@ -52,6 +56,7 @@ export const ProjectCreate = z.looseObject({
   id: z.uuid().nullish(),
   reference_dataset_id: z.uuid().nullish(),
   start_time: time.nullish(),
+  trace_tier: z.enum(TRACE_TIERS).nullish(),
 });
 export interface NewProject {
   name: string;
@@ -60,6 +65,7 @@ export interface NewProject {
   id?: string | null;
   reference_dataset_id?: string | null;
   start_time?: string | null;
+  trace_tier?: TraceTier | null;
   /** Return the project already holding the name instead of a 409. */
   upsert?: boolean;
 }
@@ -69,12 +75,15 @@ export const ProjectUpdate = z.looseObject({
   description: z.string().nullish(),
   extra,
   end_time: time.nullish(),
+  /** Applies to runs ingested from now on; runs already stored keep theirs. */
+  trace_tier: z.enum(TRACE_TIERS).nullish(),
 });
 export interface ProjectPatch {
   name?: string;
   description?: string | null;
   extra?: Record<string, unknown> | null;
   end_time?: string | null;
+  trace_tier?: TraceTier | null;
 }
 
 export interface ProjectQuery {
@@ -103,6 +112,7 @@ function toProject(item: ProjectRecord): Project {
     start_time: item.start_time,
     end_time: item.end_time ?? null,
     reference_dataset_id: item.reference_dataset_id ?? null,
+    trace_tier: item.trace_tier ?? config.runs.defaultTraceTier,
     run_count: Number(item.run_count ?? 0),
     first_run_start_time: item.first_run_start_time ?? null,
     last_run_start_time: item.last_run_start_time ?? null,
@@ -114,15 +124,30 @@ function toProject(item: ProjectRecord): Project {
 // name→id and known ids, so ingestion does not read the project for every batch. Entries expire because a
 // project deleted through another Lambda instance is not evicted here.
 const CACHE_MS = 60_000;
-const cache = new Map<string, { id: string; until: number }>();
+const cache = new Map<string, { id: string; tier: TraceTier; until: number }>();
 const nameEntry = (tenant: string, name: string) => `n\u0000${tenant}\u0000${name}`;
 const idEntry = (tenant: string, id: string) => `i\u0000${tenant}\u0000${id}`;
 
-function remember(tenant: string, project: Pick<Project, "id" | "name">): void {
+function remember(tenant: string, project: Pick<Project, "id" | "name" | "trace_tier">): void {
   if (cache.size > 10_000) cache.clear();
   const until = Date.now() + CACHE_MS;
-  cache.set(nameEntry(tenant, project.name), { id: project.id, until });
-  cache.set(idEntry(tenant, project.id), { id: project.id, until });
+  const entry = { id: project.id, tier: project.trace_tier, until };
+  cache.set(nameEntry(tenant, project.name), entry);
+  cache.set(idEntry(tenant, project.id), entry);
+}
+
+/**
+ * The retention tier of a project's new runs (read through the cache: a change reaches other Lambda
+ * instances within a minute). A project deleted meanwhile gets the default: its runs are being purged.
+ */
+export async function projectTier(tenant: string, id: string): Promise<TraceTier> {
+  const hit = cache.get(idEntry(tenant, id));
+  if (hit && hit.until > Date.now()) return hit.tier;
+  const item = await projects.get({ tenant, id }, false);
+  if (!item) return config.runs.defaultTraceTier;
+  const project = toProject(item);
+  remember(tenant, project);
+  return project.trace_tier;
 }
 
 function cached(key: string): string | undefined {
@@ -146,6 +171,7 @@ export async function createProject(tenant: string, input: NewProject): Promise<
     start_time: (input.start_time && canonicalTime(input.start_time)) || now,
     end_time: null,
     reference_dataset_id: input.reference_dataset_id ?? null,
+    trace_tier: input.trace_tier ?? config.runs.defaultTraceTier,
     run_count: 0,
     first_run_start_time: null,
     last_run_start_time: null,
@@ -223,6 +249,7 @@ export async function updateProject(tenant: string, id: string, patch: ProjectPa
   if (patch.name !== undefined) fields.name = patch.name;
   if (patch.description !== undefined) fields.description = patch.description;
   if (patch.extra !== undefined) fields.extra = patch.extra;
+  if (patch.trace_tier !== undefined) fields.trace_tier = patch.trace_tier ?? config.runs.defaultTraceTier;
   if (patch.end_time !== undefined)
     fields.end_time = patch.end_time && (canonicalTime(patch.end_time) ?? null);
   const key = { tenant, id };

@@ -24,6 +24,8 @@ export interface ProjectRecord {
   start_time: string;
   end_time: string | null;
   reference_dataset_id: string | null;
+  /** The retention tier of the runs ingested into it; absent: the platform's default (config.runs). */
+  trace_tier?: "longlived" | "shortlived" | null;
   /** Runs ingested into it (ADD on ingestion). */
   run_count: number;
   /** Absent until the first run, so that ingestion can widen them with attribute_not_exists conditions. */

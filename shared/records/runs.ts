@@ -2,11 +2,17 @@ import { repository } from "../aws/repository.ts";
 import { config } from "../config.ts";
 import { dayOf } from "../time.ts";
 
-// Trace runs (runs table). Both records of a run share its partition:
+// Trace runs (runs table). The records of a run share its partition:
 //   run    PK <tenant>#<run id>  SK run    GSI1 <tenant>#<session>#<UTC day of start>#<shard> / <start>#<id>
 //                                          GSI2 <tenant>#<trace id> / <dotted_order>, else <start>#<id>
 //   patch  PK <tenant>#<run id>  SK patch  (the durable record of the patches a run received: a post that
 //                                          lands after them applies it again)
+//   feedback        PK <tenant>#<run id>  SK feedback#<id>   GSI1 <tenant>#feedback / <created_at>#<id>
+//   feedback stats  PK <tenant>#<run id>  SK feedback_stats  (re-applied to a run posted after its feedback)
+//   tier            PK <tenant>#<trace id> SK tier           (the trace was upgraded to longlived)
+//   pointer         PK <tenant>#feedback#<id> SK feedback     (a feedback's run, by feedback id)
+// Every one carries expires_at (epoch seconds, the table's TTL attribute): a run its tier's retention after
+// ingestion, the others the long-lived retention.
 // GSI1 partitions runs for export and for reading a project: a project-day is `config.runs.shards` partitions, each a
 // paginated Query in start order. GSI2 groups a trace. Ingestion writes run items by hand (BatchWriteItem, in
 // store.ts) and the readers query the indexes page by page; the repository serves reads of one run.
@@ -21,6 +27,25 @@ export function shardOf(id: string): number {
 export const traceRunKeys = {
   run: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "run" as const }),
   patch: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "patch" as const }),
+  /** A feedback on a run, in the run's partition (a consistent Query reads a run's feedback). */
+  feedback: (tenant: string, runId: string, id: string) => ({
+    PK: `${tenant}#${runId}`,
+    SK: `feedback#${id}`,
+  }),
+  /** The run's feedback summary and its sequence number (re-applied to a run posted again). */
+  feedbackStats: (tenant: string, runId: string) => ({
+    PK: `${tenant}#${runId}`,
+    SK: "feedback_stats" as const,
+  }),
+  /** Where a feedback lives, by its id alone. */
+  feedbackPointer: (tenant: string, id: string) => ({
+    PK: `${tenant}#feedback#${id}`,
+    SK: "feedback" as const,
+  }),
+  /** GSI1PK of every feedback of a workspace (GSI1SK `<created_at>#<id>`). */
+  feedbackList: (tenant: string) => `${tenant}#feedback`,
+  /** A trace upgraded to the long-lived tier (in its root run's partition: the trace id is the root's id). */
+  tier: (tenant: string, traceId: string) => ({ PK: `${tenant}#${traceId}`, SK: "tier" as const }),
   /** GSI1PK: one shard of one project-day. */
   partition: (tenant: string, session: string, day: string, shard: number) =>
     `${tenant}#${session}#${day}#${shard}`,
@@ -84,7 +109,20 @@ export interface TraceRunRecord extends TraceRunDerived, RunJsonAttributes {
   is_root: boolean;
   /** The status a patch sent (the derived status falls back on it). */
   status_hint?: string;
+  /** The retention tier (absent on runs stored before tiers existed). */
+  trace_tier?: TraceTier;
+  /** Epoch seconds after which DynamoDB TTL deletes the run: ingestion time plus its tier's retention. */
+  expires_at?: number;
+  /** JSON of FeedbackStats (shared/runs/feedback-stats.ts); the sequence number of the feedback it counts. */
+  feedback_stats_json?: string | null;
+  feedback_seq?: number;
 }
+
+export type TraceTier = "longlived" | "shortlived";
+export const TRACE_TIERS = ["longlived", "shortlived"] as const;
+
+/** The feedback of a run summarized per key. */
+export type FeedbackStats = Record<string, { n: number; avg: number | null; values: Record<string, number> }>;
 
 /** The key and index attributes of a run item (queries answer with them). */
 export type TraceRunKeys = {

@@ -9,6 +9,7 @@ import {
 import { decodeBody } from "../ingest/body.ts";
 import { type Part, parseMultipart } from "../ingest/multipart.ts";
 import { groupRunParts } from "../ingest/parts.ts";
+import { ingestFeedbackParts } from "./feedback.ts";
 import { type IngestResult, ingestPatches, ingestPosts } from "./store.ts";
 
 // Posts go first so that patches of runs created in the same request find their run.
@@ -47,5 +48,9 @@ export async function ingestMultipart(
   const posts = [...grouped.posts].map(([id, run]) => ({ ...run, id }));
   const patches = [...grouped.patches].map(([id, body]) => ({ id, body }));
   const r = await ingestBatch(tenant, posts, patches);
-  return { accepted: r.accepted, errors: [...partErrors, ...r.errors] };
+  // Feedback last: on runs of the same request, it finds them stored.
+  const f = grouped.feedback.length
+    ? await ingestFeedbackParts(tenant, grouped.feedback)
+    : { accepted: [], errors: [] };
+  return { accepted: [...r.accepted, ...f.accepted], errors: [...partErrors, ...r.errors, ...f.errors] };
 }

@@ -1,13 +1,13 @@
 import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import { batchWrite } from "../aws/batch.ts";
 import { s3 } from "../aws/clients.ts";
-import { queryPage } from "../aws/ddb.ts";
+import { queryAll, queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { JSON_FIELDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
 import { dayOf } from "../time.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
-// run items with their patch records and the payloads they offloaded to S3. Idempotent, so a retried
+// run items with their patch records, feedback and the payloads they offloaded to S3. Idempotent, so a retried
 // invocation finishes what an earlier one started.
 export interface PurgeJob {
   tenant_id: string;
@@ -36,11 +36,27 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
         const refs = page.items.flatMap((i) =>
           JSON_FIELDS.map((f) => i[`${f}_ref` as const]).filter((ref) => typeof ref === "string"),
         );
+        // Each run's partition: the run, its patch record, its feedback (with their pointers by id), its
+        // feedback summary and, for a root, its trace's tier record.
+        const records = (
+          await Promise.all(
+            page.items.map((i) =>
+              queryAll<{ PK: string; SK: string }>("runs", {
+                KeyConditionExpression: "PK = :pk",
+                values: { ":pk": i.PK },
+                ConsistentRead: true,
+                ProjectionExpression: "PK, SK",
+              }),
+            ),
+          )
+        ).flat();
         await batchWrite(
           "runs",
-          page.items.flatMap((i) => [
-            { delete: { PK: i.PK, SK: "run" } },
-            { delete: { PK: i.PK, SK: "patch" } },
+          records.flatMap((r) => [
+            { delete: { PK: r.PK, SK: r.SK } },
+            ...(r.SK.startsWith("feedback#")
+              ? [{ delete: traceRunKeys.feedbackPointer(job.tenant_id, r.SK.slice("feedback#".length)) }]
+              : []),
           ]),
         );
         if (refs.length)

@@ -6,7 +6,7 @@ import { fromItem, isConditionFailure, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
-import { recordRuns, resolveProject } from "../projects/projects.ts";
+import { projectTier, recordRuns, resolveProject } from "../projects/projects.ts";
 import {
   JSON_FIELDS,
   shardOf,
@@ -20,9 +20,11 @@ import {
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime, dayOf } from "../time.ts";
 import { deriveFields } from "./derive.ts";
+import { applyStats, type StatsRecord } from "./feedback.ts";
 import { lineageOf } from "./lineage.ts";
 import { loadFields, storeField } from "./payloads.ts";
 import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
+import { promoteUpgradedTraces, recordExpiry, runExpiry, upgradeTrace } from "./tiers.ts";
 
 // The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
 // same item). Patches are kept in a durable patch record as well as applied to the run; a post re-applies
@@ -117,7 +119,10 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
   for (const [i, run] of valid.entries()) {
     try {
       const session = await sessionOf(run);
+      const tier = await projectTier(tenant, session);
       const { item, content } = await buildPostItem(tenant, session, run, receivedAt);
+      item.trace_tier = tier;
+      item.expires_at = runExpiry(receivedAt, tier);
       const derived = deriveFields(content, prices);
       if (
         typeof derived.messages_json === "string" &&
@@ -150,16 +155,38 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
     [...byId.values()].map((b) => ({ put: b.item })),
     { parallel: true },
   );
-  const patches = await batchGet<TraceRunPatchRecord>(
+  // What arrived before the post (or before it was sent again): patches, and the feedback summary.
+  const records = await batchGet<
+    (TraceRunPatchRecord & { SK: "patch" }) | (StatsRecord & { SK: "feedback_stats" })
+  >(
     "runs",
-    ids.map((id) => traceRunKeys.patch(tenant, id)),
+    ids.flatMap((id) => [traceRunKeys.patch(tenant, id), traceRunKeys.feedbackStats(tenant, id)]),
   );
-  await Promise.all(patches.map((p) => applyToRun(tenant, p.id, p, prices)));
+  await Promise.all(
+    records.map((r) =>
+      r.SK === "patch" ? applyToRun(tenant, r.id, r, prices) : applyFeedback(tenant, r, byId),
+    ),
+  );
+  await promoteUpgradedTraces(
+    tenant,
+    [...byId.values()].map((b) => b.item),
+  );
   await countNewRuns(
     tenant,
     [...byId.values()].filter((b) => !existing.has(b.item.id)),
   );
   return { accepted: ids, errors };
+}
+
+/** A run's feedback summary back on the run; feedback that extends retention upgrades the run's trace. */
+async function applyFeedback(
+  tenant: string,
+  r: StatsRecord,
+  byId: Map<string, { item: TraceRunItem }>,
+): Promise<void> {
+  if (typeof r.stats_seq === "number") await applyStats(tenant, r.run_id, r.stats_json ?? null, r.stats_seq);
+  const run = byId.get(r.run_id)?.item;
+  if (r.extend && run && run.trace_tier !== "longlived") await upgradeTrace(tenant, run.trace_id);
 }
 
 async function countNewRuns(tenant: string, fresh: { item: TraceRunItem; session: string }[]) {
@@ -287,7 +314,7 @@ export async function ingestPatches(
         return;
       }
       const attrs = await patchAttributes(tenant, runId, parsed.data, version);
-      const { expr, names, values } = setExpression(attrs);
+      const { expr, names, values } = setExpression({ ...attrs, expires_at: recordExpiry() });
       await dynamo().send(
         new UpdateItemCommand({
           TableName: tableName("runs"),

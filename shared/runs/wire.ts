@@ -40,8 +40,8 @@ export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = 
     is_root: item.is_root,
     reference_example_id: item.reference_example_id ?? null,
     first_token_time: item.first_token_time ?? null,
-    feedback_stats: null,
-    trace_tier: null,
+    feedback_stats: item.feedback_stats_json ? JSON.parse(item.feedback_stats_json) : null,
+    trace_tier: item.trace_tier ?? null,
   };
   for (const f of TOKEN_FIELDS)
     run[f] = item[f] ?? (f.endsWith("details") ? null : f.endsWith("cost") ? null : 0);

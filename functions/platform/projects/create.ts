@@ -15,6 +15,7 @@ export const handler = defineHandler({
       id: body.id,
       reference_dataset_id: body.reference_dataset_id,
       start_time: body.start_time,
+      trace_tier: body.trace_tier,
       upsert: query.upsert,
     }),
 });

@@ -12,5 +12,6 @@ export const handler = defineHandler({
       description: body.description,
       extra: body.extra,
       end_time: body.end_time,
+      trace_tier: body.trace_tier,
     }),
 });
