@@ -62,7 +62,7 @@ const refused = (message: string) => z.null({ error: message }).optional();
 /** What the SDKs send to create a feedback (the REST body, and each `feedback.<id>` part). */
 export const FeedbackCreate = z.looseObject({
   id: z.string().uuid().optional(),
-  run_id: z.string().uuid({ error: "run_id is required: feedback is given on a run" }),
+  run_id: z.uuid({ error: "run_id is required (a run's UUID): feedback is given on a run" }),
   trace_id: z.string().uuid().nullish(),
   session_id: z.string().uuid().nullish(),
   key: z.string().min(1).max(180),
