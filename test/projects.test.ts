@@ -39,6 +39,7 @@ describe("tracing projects (/api/v1/sessions)", () => {
       start_time: expect.any(String),
       end_time: null,
       reference_dataset_id: null,
+      trace_tier: "longlived",
       run_count: 0,
       first_run_start_time: null,
       last_run_start_time: null,
