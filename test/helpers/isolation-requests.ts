@@ -71,6 +71,7 @@ export function bodyFor(r: MountedRoute, method: string, o: Owner): unknown {
       },
     },
     "platform/projects/update": { description: "x" },
+    "platform/feedback/update": { comment: "x" },
     "platform/runs/update": { end_time: new Date().toISOString() },
     "platform/model-price-map/update": {
       name: "x",
@@ -113,6 +114,13 @@ export function idsOutsidePath(o: Owner): Probe[] {
       },
       expect: "refuse",
       ids: [ids.destination_id, ids.session_id],
+    },
+    {
+      handler: "platform/feedback/list",
+      method: "GET",
+      query: `run=${ids.trace_run_id}`,
+      expect: "hide",
+      ids: [ids.feedback_id],
     },
     {
       handler: "export/bulk-exports/runs-by-source",

@@ -194,6 +194,13 @@ async function seedWorkspace(
     20_000,
   );
 
+  const feedback = await as("POST", "/api/v1/feedback", {
+    run_id: runIds[0],
+    key: `key-${marker}`,
+    score: 1,
+    comment: `feedback-${marker}`,
+  });
+
   const price = await as("POST", "/api/v1/model-price-map", {
     name: `price-${marker}`,
     match_pattern: `^${marker}$`,
@@ -238,6 +245,7 @@ async function seedWorkspace(
     ids: {
       session_id: session.id,
       trace_run_id: runIds[0],
+      feedback_id: feedback.id,
       destination_id: destination.id,
       export_id: exported.id,
       export_run_id: exportRuns[0].id,
