@@ -181,10 +181,24 @@ export const routes: Route[] = [
       "Register a source-code integration (token write-only)",
     ],
     [
+      "PATCH",
+      "/v1/integrations/github/{integration_id}",
+      "control/integrations/update",
+      "Rename an integration or set its webhook secret (write-only)",
+    ],
+    [
       "DELETE",
       "/v1/integrations/github/{integration_id}",
       "control/integrations/delete",
       "Delete a source-code integration",
+    ],
+    // GitHub sends no API key: the delivery's signature (the integration's webhook secret) authenticates it.
+    [
+      "POST",
+      "/v1/integrations/github/webhook",
+      "control/integrations/webhook",
+      "GitHub webhook receiver (build_on_push): push deliveries signed with the integration's webhook secret",
+      PUBLIC,
     ],
     [
       "GET",

@@ -63,6 +63,8 @@ export async function redeploy(
   const reuse = Boolean(source.built_at && source.artifact_prefix);
   const revision = newRevision(tenant, deploymentId, id, source.source, source.source_revision_config, at, {
     redeploy_of: source.id,
+    // A pushed revision redeploys the commit it was made for, not its branch's head of today.
+    ...(source.source_commit ? { source_commit: source.source_commit } : {}),
     ...(reuse
       ? {
           reuses_artifact: true,

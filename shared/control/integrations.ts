@@ -5,7 +5,13 @@ import { seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
-import { type IntegrationRecord, integrations, integrationsPk } from "../records/control.ts";
+import {
+  type IntegrationRecord,
+  integrationById,
+  integrationKeys,
+  integrations,
+  integrationsPk,
+} from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
 import { type GitHubRepository, listInstallationRepositories } from "./github.ts";
 
@@ -14,13 +20,27 @@ import { type GitHubRepository, listInstallationRepositories } from "./github.ts
 // to `git clone` over https, never returned.
 // Records: shared/records/control.ts (ids are uuidv7: the sort key lists oldest first).
 const sealContext = (tenant: string, id: string) => ({ tenant_id: tenant, record: `integration/${id}` });
+const webhookSealContext = (tenant: string, id: string) => ({
+  tenant_id: tenant,
+  record: `integration/${id}/webhook-secret`,
+});
 const DEFAULT_API_URL = "https://api.github.com";
 
 const apiUrlRules = { field: "api_url", httpsOnly: true };
 
+/** The secret of the repository's webhook (GitHub signs each delivery with it): write-only. */
+const WebhookSecret = z
+  .string()
+  .min(1)
+  .max(1024)
+  .describe(
+    "The secret of the repository's webhook: write-only (has_webhook_secret says whether one is set)",
+  );
+
 export const IntegrationCreate = z.looseObject({
   name: z.string().trim().min(1).max(255),
   access_token: z.string().min(1).max(4096),
+  webhook_secret: WebhookSecret.nullish(),
   installation_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullish(),
   api_url: z
     .string()
@@ -34,11 +54,19 @@ export const IntegrationCreate = z.looseObject({
 });
 export type IntegrationCreateIn = z.output<typeof IntegrationCreate>;
 
+/** PATCH: a new name, or a new webhook secret (null removes it, and with it the webhook). */
+export const IntegrationPatch = z.looseObject({
+  name: z.string().trim().min(1).max(255).optional(),
+  webhook_secret: WebhookSecret.nullable().optional(),
+});
+export type IntegrationPatchIn = z.output<typeof IntegrationPatch>;
+
 export const IntegrationOut = z.object({
   id: z.string(),
   installation_id: z.number().int(),
   name: z.string(),
   api_url: z.string(),
+  has_webhook_secret: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -62,6 +90,7 @@ const toIntegration = (item: IntegrationRecord): Integration => ({
   installation_id: item.installation_id,
   name: item.name,
   api_url: item.api_url,
+  has_webhook_secret: Boolean(item.webhook_secret_sealed),
   created_at: item.created_at,
   updated_at: item.updated_at,
 });
@@ -99,12 +128,55 @@ export async function createIntegration(tenantId: string, body: IntegrationCreat
     installation_id: body.installation_id ?? randomInt(1, 2 ** 47),
     name: body.name,
     api_url: body.api_url,
+    has_webhook_secret: Boolean(body.webhook_secret),
     created_at: at,
     updated_at: at,
   };
+  const { has_webhook_secret: _, ...fields } = integration;
   const token_sealed = await seal(body.access_token, sealContext(tenantId, id));
-  await integrations.put({ tenant_id: tenantId, ...integration, token_sealed });
+  const webhook_secret_sealed = body.webhook_secret
+    ? await seal(body.webhook_secret, webhookSealContext(tenantId, id))
+    : undefined;
+  await integrations.put({ tenant_id: tenantId, ...fields, token_sealed, webhook_secret_sealed });
   return integration;
+}
+
+export async function updateIntegration(
+  tenantId: string,
+  integrationId: string,
+  patch: IntegrationPatchIn,
+): Promise<Integration> {
+  if (!(await record(tenantId, integrationId))) throw new NotFound("Integration not found");
+  const set: Record<string, unknown> = {
+    updated_at: canonicalNow(),
+    // Integrations made before the webhook receiver have no by-id index entry: the first update writes it.
+    GSI1PK: integrationKeys.byIdPk(integrationId),
+    GSI1SK: integrationKeys.byIdSk,
+  };
+  const remove: string[] = [];
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.webhook_secret)
+    set.webhook_secret_sealed = await seal(patch.webhook_secret, webhookSealContext(tenantId, integrationId));
+  else if (patch.webhook_secret === null) remove.push("webhook_secret_sealed");
+  const updated = await integrations.updateReturning(
+    { tenant: tenantId, id: integrationId },
+    { set, remove },
+  );
+  if (!updated) throw new NotFound("Integration not found");
+  return toIntegration(updated);
+}
+
+/**
+ * The integration a webhook delivery names and its secret in clear, whatever its workspace; undefined for an
+ * unknown id or one without a webhook secret (the caller answers both alike: it has proven nothing yet).
+ */
+export async function webhookIntegration(
+  integrationId: string,
+): Promise<{ integration: IntegrationRecord; secret: string } | undefined> {
+  const item = await integrationById(integrationId);
+  if (!item?.webhook_secret_sealed) return undefined;
+  const secret = await unseal(item.webhook_secret_sealed, webhookSealContext(item.tenant_id, item.id));
+  return { integration: item, secret };
 }
 
 export async function listIntegrations(tenantId: string): Promise<Integration[]> {

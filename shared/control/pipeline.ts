@@ -112,7 +112,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
     const src = join(work, "src");
     const { commit } = await fetchSource({
       repoUrl,
-      ref: cfg.repo_ref ?? undefined,
+      ref: r.source_commit ?? cfg.repo_ref ?? undefined,
       dest: src,
       token,
       allowLocal: config.localMode,

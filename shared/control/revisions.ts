@@ -94,7 +94,8 @@ export function revisionWire(r: RevisionRecord): RevisionOut {
     source_revision_config: revisionConfigWire(r.source_revision_config),
     status_history: r.status_history ?? [],
     error: r.error ?? null,
-    commit_sha: r.commit_sha ?? null,
+    // A pushed revision names its commit from the start; a built one, the commit it was built from.
+    commit_sha: r.commit_sha ?? r.source_commit ?? null,
     graphs: r.graphs ?? [],
     redeploy_of: r.redeploy_of ?? null,
     logs_url: `/v2/deployments/${r.deployment_id}/revisions/${r.id}/logs`,

@@ -18,7 +18,10 @@ import { recentReads } from "../recent.ts";
 //                                                                      not terminal (a sweeper finds them)
 //   listener     PK T#<tenant>#LISTENER               SK <id>
 //   compute id   PK T#<tenant>#LISTENERCOMPUTE        SK <compute_id>  (compute ids are unique per workspace)
-//   integration  PK T#<tenant>#INTEGRATION            SK <id>
+//   integration  PK T#<tenant>#INTEGRATION            SK <id>          GSI1 INTEGRATION#<id> / INTEGRATION (the
+//                                                                      webhook receiver finds it by id alone)
+//   delivery     PK T#<tenant>#INTEGRATION#<id>#DELIVERY SK <GUID>   a GitHub webhook delivery seen (TTL 7 days:
+//                                                                      a replayed delivery does nothing)
 
 export const DEPLOYMENT_STATUSES = [
   "AWAITING_DATABASE",
@@ -202,6 +205,8 @@ export interface RevisionRecord {
   status_history: { status: RevisionStatus; at: string }[];
   error?: string | null;
   commit_sha?: string | null;
+  /** The commit a push named (build_on_push): the build fetches it rather than the head of repo_ref. */
+  source_commit?: string;
   graphs?: GraphInfo[];
   artifact_prefix?: string;
   execution_arn?: string;
@@ -270,12 +275,55 @@ export interface IntegrationRecord {
   api_url: string;
   /** The access token, KMS-sealed: write-only. */
   token_sealed: Sealed;
+  /** The secret GitHub signs webhook deliveries with, KMS-sealed: write-only. Absent: deliveries are refused. */
+  webhook_secret_sealed?: Sealed;
   created_at: string;
   updated_at: string;
 }
 export const integrationsPk = (tenant: string) => `T#${tenant}#INTEGRATION`;
+export const integrationKeys = { byIdPk: (id: string) => `INTEGRATION#${id}`, byIdSk: "INTEGRATION" };
 export const integrations = repository<IntegrationRecord, { tenant: string; id: string }>({
   table: "main",
   key: ({ tenant, id }) => ({ PK: integrationsPk(tenant), SK: id }),
-  keysOf: (i) => ({ PK: integrationsPk(i.tenant_id), SK: i.id }),
+  keysOf: (i) => ({
+    PK: integrationsPk(i.tenant_id),
+    SK: i.id,
+    GSI1PK: integrationKeys.byIdPk(i.id),
+    GSI1SK: integrationKeys.byIdSk,
+  }),
+});
+
+/** An integration whatever its workspace, by id (the webhook receiver: its caller has no API key). */
+export async function integrationById(id: string): Promise<IntegrationRecord | undefined> {
+  if (tooLongForKey(id)) return undefined;
+  const page = await queryPage<IntegrationRecord>("main", {
+    IndexName: "GSI1",
+    KeyConditionExpression: "GSI1PK = :pk",
+    values: { ":pk": integrationKeys.byIdPk(id) },
+    Limit: 1,
+  });
+  return page.items[0];
+}
+
+/** A GitHub webhook delivery an integration has received: written once (a conditional put), kept a week. */
+export interface WebhookDeliveryRecord {
+  tenant_id: string;
+  integration_id: string;
+  delivery_id: string;
+  event: string;
+  /** The revisions the delivery made. */
+  revisions: { deployment_id: string; revision_id: string }[];
+  created_at: string;
+  /** Epoch seconds: DynamoDB's TTL removes it. */
+  expires_at: number;
+}
+const deliveriesPk = (tenant: string, integration: string) =>
+  `T#${tenant}#INTEGRATION#${integration}#DELIVERY`;
+export const webhookDeliveries = repository<
+  WebhookDeliveryRecord,
+  { tenant: string; integration: string; delivery: string }
+>({
+  table: "main",
+  key: ({ tenant, integration, delivery }) => ({ PK: deliveriesPk(tenant, integration), SK: delivery }),
+  keysOf: (d) => ({ PK: deliveriesPk(d.tenant_id, d.integration_id), SK: d.delivery_id }),
 });
