@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conditionalUpdate, getItem, queryPage } from "../shared/aws/ddb.ts";
+import { conditionalUpdate, getItem, queryAll, queryPage } from "../shared/aws/ddb.ts";
 import { base, call } from "./helpers/cloud.ts";
 import { newWorkspace } from "./helpers/export.ts";
 import { type Answer, type FakeServer, fakeServer, type Seen } from "./helpers/fake-http.ts";
@@ -57,8 +57,13 @@ async function createProvider(over: Record<string, unknown> = {}, headers = ws.h
   expect(r.status, r.text).toBe(200);
   return r.json;
 }
-const authenticate = (body: Record<string, unknown>, headers = ws.headers, prefix = "") =>
-  call("POST", `${prefix}/v2/auth/authenticate`, { headers, body });
+/** compat-notes: authenticate answers these four statuses and no other. */
+const AUTHENTICATE_STATUSES = ["completed", "pending", "connection_required", "token_expired"];
+async function authenticate(body: Record<string, unknown>, headers = ws.headers, prefix = "") {
+  const r = await call("POST", `${prefix}/v2/auth/authenticate`, { headers, body });
+  if (r.status === 200) expect(AUTHENTICATE_STATUSES).toContain(r.json.status);
+  return r;
+}
 /** The browser's side: follow the provider's redirect to our callback (no API key). */
 function callback(providerId: string, params: Record<string, string>, prefix = "") {
   return call("GET", `${prefix}/v2/auth/callback/${providerId}?${new URLSearchParams(params)}`);
@@ -66,11 +71,16 @@ function callback(providerId: string, params: Record<string, string>, prefix = "
 const exists = (providerId: string, headers = ws.headers) =>
   call("GET", `/v2/auth/tokens/exists?provider_id=${providerId}`, { headers });
 
-/** Starts a flow and answers the authorization URL's parameters. */
-async function startFlow(providerId: string, body: Record<string, unknown> = {}, prefix = "") {
+/** Starts a flow (a new one: `connection_required` unless told) and answers the authorization URL's parameters. */
+async function startFlow(
+  providerId: string,
+  body: Record<string, unknown> = {},
+  prefix = "",
+  status = "connection_required",
+) {
   const r = await authenticate({ provider: providerId, ...body }, ws.headers, prefix);
   expect(r.status, r.text).toBe(200);
-  expect(r.json.status).toBe("pending");
+  expect(r.json.status).toBe(status);
   const url = new URL(r.json.url);
   return { authId: r.json.auth_id as string, url, q: Object.fromEntries(url.searchParams) };
 }
@@ -262,8 +272,12 @@ describe("authorization-code flow", () => {
     });
     expect(idp.seen.length).toBe(calls);
     // force, or a scope the token lacks, starts a new flow.
-    expect((await authenticate({ provider: p.provider_id, force: true })).json.status).toBe("pending");
-    expect((await authenticate({ provider: p.provider_id, scopes: ["admin"] })).json.status).toBe("pending");
+    expect((await authenticate({ provider: p.provider_id, force: true })).json.status).toBe(
+      "connection_required",
+    );
+    expect((await authenticate({ provider: p.provider_id, scopes: ["admin"] })).json.status).toBe(
+      "connection_required",
+    );
 
     // The state is single-use.
     const replay = await callback(p.provider_id, { code: "the-code", state: q.state });
@@ -325,7 +339,9 @@ describe("authorization-code flow", () => {
     expect((await e("alice")).json).toEqual({ has_token: true });
     expect((await e("bob")).json).toEqual({ has_token: false });
     expect((await exists(p.provider_id)).json).toEqual({ has_token: true });
-    expect((await authenticate({ provider: p.provider_id, user_id: "bob" })).json.status).toBe("pending");
+    expect((await authenticate({ provider: p.provider_id, user_id: "bob" })).json.status).toBe(
+      "connection_required",
+    );
     expect((await authenticate({ provider: p.provider_id, user_id: "alice" })).json.status).toBe("completed");
   });
 });
@@ -469,6 +485,12 @@ describe("tokens", () => {
     }
     await new Promise((r) => setTimeout(r, 1200));
     expect((await exists(p.provider_id)).json).toEqual({ has_token: false });
+    // Expired without a refresh token: a new flow, and the status says why.
+    expect((await authenticate({ provider: p.provider_id })).json).toEqual({
+      status: "token_expired",
+      url: expect.any(String),
+      auth_id: expect.any(String),
+    });
 
     next = () => ({ status: 200, body: { access_token: "old", refresh_token: "refresh-1", expires_in: 1 } });
     try {
@@ -485,6 +507,145 @@ describe("tokens", () => {
     const refresh = idp.seen.slice(before);
     expect(refresh.map(form)).toEqual([{ grant_type: "refresh_token", refresh_token: "refresh-1" }]);
     expect(refresh[0].headers.authorization).toMatch(/^Basic /);
+  });
+});
+
+describe("authenticate statuses: completed | pending | connection_required | token_expired", () => {
+  const flowsOf = async (providerId: string) =>
+    (
+      await queryAll("main", {
+        KeyConditionExpression: "PK = :pk",
+        values: { ":pk": `T#${ws.tenant}#OAUTHFLOW` },
+      })
+    ).filter((f) => f.provider_id === providerId);
+  const flowItem = (authId: string) => getItem("main", { PK: `T#${ws.tenant}#OAUTHFLOW`, SK: authId });
+
+  it("connection_required the first time; pending with the same auth_id and url while that flow is open; completed after the callback", async () => {
+    const p = await createProvider();
+    const first = await authenticate({ provider: p.provider_id, scopes: ["repo", "read:user"] });
+    expect(first.json).toEqual({
+      status: "connection_required",
+      url: expect.stringMatching(/^https:\/\/idp\.example\.com\/authorize\?/),
+      auth_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    // The same scope set in another order, repeated: the same flow, not a second one.
+    const again = await authenticate({ provider: p.provider_id, scopes: ["read:user", "repo", "repo"] });
+    expect(again.json).toEqual({ status: "pending", url: first.json.url, auth_id: first.json.auth_id });
+    expect(await flowsOf(p.provider_id)).toHaveLength(1);
+    // Another scope set, or another user, needs its own flow.
+    expect((await authenticate({ provider: p.provider_id, scopes: ["repo"] })).json.status).toBe(
+      "connection_required",
+    );
+    expect(
+      (await authenticate({ provider: p.provider_id, scopes: ["repo", "read:user"], user_id: "carol" })).json
+        .status,
+    ).toBe("connection_required");
+
+    // The URL is kept sealed: the state's secret is nowhere in clear.
+    const state = new URL(first.json.url).searchParams.get("state") as string;
+    const stored = await flowItem(first.json.auth_id);
+    expect(stored?.url_sealed).toBeDefined();
+    expect(JSON.stringify(stored)).not.toContain(state.split(".")[2]);
+
+    expect((await callback(p.provider_id, { code: "c", state })).status).toBe(200);
+    expect((await flowItem(first.json.auth_id))?.url_sealed).toBeUndefined();
+    const done = await authenticate({ provider: p.provider_id, scopes: ["repo", "read:user"] });
+    expect(done.json).toEqual({
+      status: "completed",
+      token: expect.stringMatching(/^at-\d+$/),
+      token_id: expect.any(String),
+      expires_at: expect.any(String),
+      scopes: ["repo", "read:user"],
+    });
+  });
+
+  it("concurrent calls start one flow: one connection_required, the others pending with its auth_id and url", async () => {
+    const p = await createProvider();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => authenticate({ provider: p.provider_id })),
+    );
+    const statuses = answers.map((a) => a.json.status);
+    expect(statuses.filter((s) => s === "connection_required")).toHaveLength(1);
+    expect(statuses.filter((s) => s === "pending")).toHaveLength(5);
+    expect(new Set(answers.map((a) => a.json.auth_id)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.json.url)).size).toBe(1);
+    expect(await flowsOf(p.provider_id)).toHaveLength(1);
+  });
+
+  it("a flow that expired, is about to, or was denied is not answered again: a new one starts", async () => {
+    const p = await createProvider();
+    const setExpiry = (authId: string, inSeconds: number) =>
+      conditionalUpdate(
+        "main",
+        { PK: `T#${ws.tenant}#OAUTHFLOW`, SK: authId },
+        { set: { expires_at: Math.floor(Date.now() / 1000) + inSeconds } },
+      );
+    const a = await startFlow(p.provider_id);
+    await setExpiry(a.authId, -1);
+    const b = await startFlow(p.provider_id);
+    expect(b.authId).not.toBe(a.authId);
+    await setExpiry(b.authId, 20);
+    const c = await startFlow(p.provider_id);
+    expect(c.authId).not.toBe(b.authId);
+    expect((await callback(p.provider_id, { error: "access_denied", state: c.q.state })).status).toBe(400);
+    const d = await startFlow(p.provider_id);
+    expect(d.authId).not.toBe(c.authId);
+    const again = await startFlow(p.provider_id, {}, "", "pending");
+    expect(again.authId).toBe(d.authId);
+  });
+
+  it("force: true answers connection_required with a fresh flow, which later calls answer", async () => {
+    const p = await createProvider();
+    const a = await startFlow(p.provider_id);
+    const forced = await startFlow(p.provider_id, { force: true });
+    expect(forced.authId).not.toBe(a.authId);
+    const again = await startFlow(p.provider_id, {}, "", "pending");
+    expect(again.authId).toBe(forced.authId);
+    expect(again.url.href).toBe(forced.url.href);
+  });
+
+  it("token_expired when the provider refuses the refresh grant; asked again, the same flow without another refresh", async () => {
+    const p = await createProvider({ uses_pkce: false });
+    next = () => ({ status: 200, body: { access_token: "old", refresh_token: "refresh-x", expires_in: 1 } });
+    try {
+      const f = await startFlow(p.provider_id);
+      expect((await callback(p.provider_id, { code: "c", state: f.q.state })).status).toBe(200);
+    } finally {
+      next = undefined;
+    }
+    await new Promise((r) => setTimeout(r, 1200));
+    const before = idp.seen.length;
+    next = () => ({ status: 400, body: { error: "invalid_grant", error_description: "revoked" } });
+    try {
+      const r = await authenticate({ provider: p.provider_id });
+      expect(r.json).toEqual({
+        status: "token_expired",
+        url: expect.any(String),
+        auth_id: expect.any(String),
+      });
+      expect(idp.seen.slice(before).map(form)).toEqual([
+        { grant_type: "refresh_token", refresh_token: "refresh-x" },
+      ]);
+      const again = await authenticate({ provider: p.provider_id });
+      expect(again.json).toEqual({ status: "pending", url: r.json.url, auth_id: r.json.auth_id });
+      expect(idp.seen.length).toBe(before + 1);
+    } finally {
+      next = undefined;
+    }
+  });
+
+  it("/openapi.json lists exactly the four statuses for authenticate, and wait's own statuses for wait", async () => {
+    const doc = (await call("GET", "/openapi.json")).json;
+    const statuses = (path: string, method: string) =>
+      doc.paths[path][method].responses["200"].content["application/json"].schema.properties.status.enum;
+    expect(statuses("/v2/auth/authenticate", "post")).toEqual(AUTHENTICATE_STATUSES);
+    expect(statuses("/v2/auth/wait/{auth_id}", "get")).toEqual([
+      "completed",
+      "pending",
+      "timeout",
+      "failed",
+      "expired",
+    ]);
   });
 });
 

@@ -1,59 +1,40 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { transact } from "../aws/ddb.ts";
-import { seal, unseal } from "../crypto/envelope.ts";
-import { secretHash, secretMatches } from "../crypto/secret-hash.ts";
+import { unseal } from "../crypto/envelope.ts";
+import { secretMatches } from "../crypto/secret-hash.ts";
 import { BadGateway, BadRequest, NotFound, TokenEndpointError } from "../errors.ts";
-import { logger } from "../log.ts";
 import { type OAuthFlowRecord, oauthFlows } from "../records/oauth.ts";
 import { canonicalNow } from "../time.ts";
-import { exchangeCode, printable, refreshGrant } from "./client.ts";
-import {
-  authorizationUrl,
-  codeChallenge,
-  formatState,
-  newCodeVerifier,
-  newSecret,
-  parseState,
-} from "./protocol.ts";
-import { clientCredentials, getProviderRecord, ProviderId, type ProviderRecord, Scope } from "./providers.ts";
-import { findToken, isFresh, type StoredToken, saveToken, tokenPut } from "./tokens.ts";
+import { exchangeCode, printable } from "./client.ts";
+import { parseState } from "./protocol.ts";
+import { clientCredentials, getProviderRecord } from "./providers.ts";
+import { findToken, type StoredToken, tokenPut } from "./tokens.ts";
 
-// The authorization-code flow (with PKCE when the provider uses it): authenticate starts a flow or answers
-// with a token the workspace already holds; the provider redirects the browser to the callback, which
-// exchanges the code; wait long-polls the flow's record (shared/records/oauth.ts: its key, TTL and statuses).
-const verifierContext = (tenant: string, authId: string) => ({
+// The authorization-code flow (with PKCE when the provider uses it): authenticate (./authenticate.ts) starts a
+// flow or answers with a token the workspace already holds; the provider redirects the browser to the
+// callback, which exchanges the code; wait long-polls the flow's record (shared/records/oauth.ts: its key, TTL
+// and statuses).
+/** The KMS context of a flow's sealed values (its PKCE verifier, its authorization URL). */
+export const flowContext = (tenant: string, authId: string) => ({
   tenant_id: tenant,
   record: `oauth-flow/${authId}`,
 });
-const FLOW_TTL_SECONDS = 600;
-const epoch = () => Math.floor(Date.now() / 1000);
+export const FLOW_TTL_SECONDS = 600;
+export const epoch = () => Math.floor(Date.now() / 1000);
 
-export const AuthenticateBody = z.looseObject({
-  provider: ProviderId,
-  scopes: z.array(Scope).max(100).nullish(),
-  user_id: z.string().min(1).max(256).nullish(),
-  force: z.boolean().nullish(),
-});
-export type AuthenticateIn = z.output<typeof AuthenticateBody>;
-
-export const AuthResult = z.object({
-  status: z.enum(["completed", "pending", "failed", "expired", "timeout"]),
-  auth_id: z.string().optional(),
-  url: z.string().optional(),
+/** What a `completed` answer carries besides its status. */
+export const TokenFields = z.object({
   /** The access token (never the refresh token), for the workspace that owns it. */
   token: z.string().optional(),
   token_id: z.string().optional(),
   expires_at: z.string().nullable().optional(),
   scopes: z.array(z.string()).optional(),
-  error: z.string().optional(),
 });
-export type AuthResultOut = z.output<typeof AuthResult>;
 
-async function completed(t: StoredToken): Promise<AuthResultOut> {
+export async function completed(t: StoredToken) {
   const secret = await t.secret();
   return {
-    status: "completed",
+    status: "completed" as const,
     token: secret.access_token,
     token_id: t.token.id,
     expires_at: t.token.expires_at,
@@ -61,88 +42,19 @@ async function completed(t: StoredToken): Promise<AuthResultOut> {
   };
 }
 
-/** A usable token for the request, refreshed when it expired and can be; undefined when a flow is needed. */
-async function currentToken(
-  tenantId: string,
-  rec: ProviderRecord,
-  userId: string | null,
-  scopes: string[],
-): Promise<StoredToken | undefined> {
-  const found = await findToken(tenantId, rec.provider_id, userId);
-  if (!found || !scopes.every((s) => found.token.scopes.includes(s))) return undefined;
-  if (isFresh(found.token)) return found;
-  const refresh = (await found.secret()).refresh_token;
-  if (!refresh) return undefined;
-  try {
-    const grant = await refreshGrant(await clientCredentials(tenantId, rec), refresh);
-    await saveToken(tenantId, {
-      id: found.token.id,
-      created_at: found.token.created_at,
-      provider_id: rec.provider_id,
-      user_id: userId,
-      requested_scopes: found.token.scopes,
-      grant,
-      previous_refresh_token: refresh,
-    });
-    return findToken(tenantId, rec.provider_id, userId);
-  } catch (err) {
-    if (!(err instanceof TokenEndpointError)) throw err;
-    logger.info("oauth refresh failed; starting a new flow", {
-      tenant_id: tenantId,
-      provider_id: rec.provider_id,
-      reason: err.message,
-    });
-    return undefined;
-  }
-}
-
-/** `{status: completed, token}` for a usable token (unless forced), else a new flow: `{status: pending, url, auth_id}`. */
-export async function authenticate(
-  tenantId: string,
-  body: AuthenticateIn,
-  redirectUri: string,
-): Promise<AuthResultOut> {
-  const rec = await getProviderRecord(tenantId, body.provider);
-  if (!rec) throw new NotFound("OAuth provider not found");
-  const userId = body.user_id ?? null;
-  const scopes = body.scopes ?? rec.scopes ?? [];
-  if (!body.force) {
-    const token = await currentToken(tenantId, rec, userId, scopes);
-    if (token) return completed(token);
-  }
-  const authId = randomUUID();
-  const secret = newSecret();
-  const verifier = rec.uses_pkce ? newCodeVerifier() : undefined;
-  await oauthFlows.put({
-    id: authId,
-    tenant_id: tenantId,
-    provider_id: rec.provider_id,
-    provider_record_id: rec.id,
-    user_id: userId,
-    scopes,
-    redirect_uri: redirectUri,
-    state_hash: secretHash(secret),
-    ...(verifier ? { verifier_sealed: await seal(verifier, verifierContext(tenantId, authId)) } : {}),
-    status: "pending",
-    created_at: canonicalNow(),
-    updated_at: canonicalNow(),
-    expires_at: epoch() + FLOW_TTL_SECONDS,
-  });
-  const url = authorizationUrl({
-    authUrl: rec.auth_url,
-    clientId: rec.client_id,
-    redirectUri,
-    state: formatState({ tenantId, authId, secret }),
-    scopes,
-    ...(verifier
-      ? {
-          codeChallenge: codeChallenge(verifier, rec.code_challenge_method),
-          codeChallengeMethod: rec.code_challenge_method,
-        }
-      : {}),
-  });
-  return { status: "pending", url, auth_id: authId };
-}
+/**
+ * `GET /v2/auth/wait/{auth_id}`: the langchain-auth SDK's AuthWaitStatus (completed | pending | timeout), and
+ * what becomes of a flow that does not complete: `failed` (denied, or the code exchange failed; `error` says
+ * why) and `expired` (nobody came back within its 10 minutes).
+ */
+export const WAIT_STATUSES = ["completed", "pending", "timeout", "failed", "expired"] as const;
+export const WaitResult = z.object({
+  status: z.enum(WAIT_STATUSES),
+  auth_id: z.string(),
+  ...TokenFields.shape,
+  error: z.string().optional(),
+});
+export type WaitOut = z.output<typeof WaitResult>;
 
 export const CallbackQuery = z.looseObject({
   code: z.string().max(4096).optional(),
@@ -159,6 +71,7 @@ const flowKey = (flow: OAuthFlowRecord) => ({ tenant: flow.tenant_id, id: flow.i
 async function failFlow(flow: OAuthFlowRecord, from: string, error: string): Promise<void> {
   await oauthFlows.update(flowKey(flow), {
     set: { status: "failed", error, updated_at: canonicalNow() },
+    remove: ["url_sealed"],
     when: { status: from },
   });
 }
@@ -190,6 +103,8 @@ export async function handleCallback(
   // The claim makes the state single-use: of two callbacks with the same state, one exchanges the code.
   const claimed = await oauthFlows.update(flowKey(flow), {
     set: { status: "exchanging", updated_at: canonicalNow() },
+    // The URL carries the state, used now: authenticate no longer answers this flow.
+    remove: ["url_sealed"],
     when: { status: "pending" },
   });
   if (!claimed) throw new BadRequest(BAD_STATE);
@@ -204,7 +119,7 @@ export async function handleCallback(
       code: q.code,
       redirectUri: flow.redirect_uri,
       codeVerifier: flow.verifier_sealed
-        ? await unseal(flow.verifier_sealed, verifierContext(tenantId, flow.id))
+        ? await unseal(flow.verifier_sealed, flowContext(tenantId, flow.id))
         : undefined,
     });
     const { put, token } = await tokenPut(tenantId, {
@@ -245,13 +160,16 @@ export async function handleCallback(
   };
 }
 
-/** Long-polls a flow for up to `seconds`: completed (with the token), failed, expired, or still pending. */
+/**
+ * Long-polls a flow for up to `seconds`: completed (with the token), failed, expired; `timeout` when the
+ * caller's `seconds` passed, `pending` when the server's hold limit passed first (call again).
+ */
 export async function waitForFlow(
   tenantId: string,
   authId: string,
   seconds: number,
   limitSeconds: number,
-): Promise<AuthResultOut> {
+): Promise<WaitOut> {
   const deadline = Date.now() + Math.min(seconds, limitSeconds) * 1000;
   for (;;) {
     const flow = await oauthFlows.get({ tenant: tenantId, id: authId });

@@ -5,10 +5,14 @@ import type { Sealed } from "../crypto/envelope.ts";
 // authorization-code flows, and the tokens they obtained.
 //   provider  PK T#<tenant>#OAUTHPROVIDER  SK <provider_id>   (the caller's slug, unique per workspace)
 //   flow      PK T#<tenant>#OAUTHFLOW      SK <auth_id>       expires_at (TTL) 10 minutes after it starts
+//   open flow PK T#<tenant>#OAUTHFLOWOPEN  SK <provider_id>#<scopes digest>#<user_id or "">
+//             the latest flow authenticate started for that provider, user and scope set (answered again while
+//             it is pending); expires_at (TTL) with the flow
 //   token     PK T#<tenant>#OAUTHTOKEN     SK <provider_id>#<user_id or "">
 //             GSI1 T#<tenant>#OAUTHTOKENID / <id>            (delete by id)
 // Secrets are sealed with KMS and never returned: a provider's client secret, a flow's PKCE verifier, a
-// token's values. A flow's state is stored only as its SHA-256.
+// token's values, a flow's authorization URL (it carries the state). A flow's state is otherwise stored only
+// as its SHA-256.
 
 export const AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
 export const CHALLENGE_METHODS = ["S256", "plain"] as const;
@@ -58,6 +62,8 @@ export interface OAuthFlowRecord {
   state_hash: string;
   /** The PKCE code verifier, while the flow waits for its code (removed when it completes). */
   verifier_sealed?: Sealed;
+  /** The authorization URL, while the flow is pending: authenticate answers it again (removed once claimed). */
+  url_sealed?: Sealed;
   status: FlowStatus;
   /** Why it failed. */
   error?: string;
@@ -73,6 +79,34 @@ export const oauthFlows = repository<OAuthFlowRecord, { tenant: string; id: stri
   table: "main",
   key: ({ tenant, id }) => ({ PK: `T#${tenant}#OAUTHFLOW`, SK: id }),
   keysOf: (f) => ({ PK: `T#${f.tenant_id}#OAUTHFLOW`, SK: f.id }),
+});
+
+/** Points at the flow authenticate answers again for a provider, user and scope set while it is pending. */
+export interface OAuthOpenFlowRecord {
+  tenant_id: string;
+  provider_id: string;
+  user_id: string | null;
+  /** Of the sorted, distinct requested scopes: a scope set of any length makes a key of fixed size. */
+  scopes_digest: string;
+  auth_id: string;
+  /** The table's TTL (epoch seconds): the flow's. */
+  expires_at: number;
+}
+
+export const oauthOpenFlowsPk = (tenant: string) => `T#${tenant}#OAUTHFLOWOPEN`;
+const openFlowSk = (providerId: string, digest: string, userId: string | null) =>
+  `${providerId}#${digest}#${userId ?? ""}`;
+
+export const oauthOpenFlows = repository<
+  OAuthOpenFlowRecord,
+  { tenant: string; provider_id: string; user_id: string | null; scopes_digest: string }
+>({
+  table: "main",
+  key: (k) => ({ PK: oauthOpenFlowsPk(k.tenant), SK: openFlowSk(k.provider_id, k.scopes_digest, k.user_id) }),
+  keysOf: (o) => ({
+    PK: oauthOpenFlowsPk(o.tenant_id),
+    SK: openFlowSk(o.provider_id, o.scopes_digest, o.user_id),
+  }),
 });
 
 /** A token of a workspace (user_id null) or one of its users at a provider. */

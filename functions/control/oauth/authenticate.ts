@@ -1,11 +1,11 @@
 import { config } from "../../../shared/config.ts";
-import { AuthenticateBody, AuthResult, authenticate } from "../../../shared/oauth/flow.ts";
+import { AuthenticateBody, AuthenticateResult, authenticate } from "../../../shared/oauth/authenticate.ts";
 import { callbackUrl } from "../../../shared/oauth/protocol.ts";
 import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   body: AuthenticateBody,
-  response: AuthResult,
+  response: AuthenticateResult,
   handle: ({ tenantId, body, headers, event }) => {
     const redirectUri = callbackUrl(
       { headers, domainName: event.requestContext?.domainName, rawPath: event.rawPath },
