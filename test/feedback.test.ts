@@ -1,8 +1,11 @@
 import { rmSync } from "node:fs";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { Client, RunTree } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getItem } from "../shared/aws/ddb.ts";
+import { dynamo } from "../shared/aws/clients.ts";
+import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { type TraceRunRecord, traceRunKeys } from "../shared/records/runs.ts";
+import { tableName } from "../shared/tables.ts";
 import { call, facts } from "./helpers/cloud.ts";
 import { download, duck, newBucket, newWorkspace, s3For, waitFor } from "./helpers/export.ts";
 
@@ -279,6 +282,35 @@ describe("feedback: order, retention choices and refusals", () => {
     // A project's tier can change: runs ingested after it take the new one.
     const patched = await api("PATCH", `/api/v1/sessions/${longId}`, { trace_tier: "shortlived" });
     expect(patched.json.trace_tier).toBe("shortlived");
+  });
+
+  it("a run past its retention is gone for readers before DynamoDB TTL deletes it", async () => {
+    const name = `fb-old-${crypto.randomUUID().slice(0, 8)}`;
+    const projectId = await project(name, "shortlived");
+    const [old, fresh] = [crypto.randomUUID(), crypto.randomUUID()];
+    for (const id of [old, fresh])
+      await api("POST", "/api/v1/runs", {
+        id,
+        name: "r",
+        run_type: "tool",
+        session_id: projectId,
+        inputs: {},
+      });
+    // Fifteen days pass for one run: its expiry is moved into the past (the platform never does this itself).
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("runs"),
+        Key: toItem(traceRunKeys.run(ws.tenant, old)),
+        UpdateExpression: "SET expires_at = :e",
+        ExpressionAttributeValues: toItem({ ":e": Math.floor(Date.now() / 1000) - DAY }),
+      }),
+    );
+    expect((await api("GET", `/api/v1/runs/${old}`)).status).toBe(404);
+    expect((await api("GET", `/api/v1/runs/${fresh}`)).status).toBe(200);
+    const q = await api("POST", "/api/v1/runs/query", { session: [projectId] });
+    expect(q.json.runs.map((r: { id: string }) => r.id)).toEqual([fresh]);
+    const byId = await api("POST", "/api/v1/runs/query", { id: [old, fresh] });
+    expect(byId.json.runs.map((r: { id: string }) => r.id)).toEqual([fresh]);
   });
 
   it("refuses what it does not do, with a 422 that says why; another workspace sees nothing", async () => {

@@ -4,7 +4,7 @@ import { compileFilter } from "../filter/index.ts";
 import { logger } from "../log.ts";
 import type { ExportRecord, ExportRunRecord } from "../records/export.ts";
 import { EXPORT_FIELDS, type ExportField, type ExportRow } from "../records/export-fields.ts";
-import type { TraceRunRecord } from "../records/runs.ts";
+import { isExpired, type TraceRunRecord } from "../records/runs.ts";
 import { loadField, loadFields } from "../runs/payloads.ts";
 import { asFilterable, type DayCursor, dayReadDone, readDayPage } from "../runs/query.ts";
 import { canonicalNow } from "../time.ts";
@@ -31,7 +31,7 @@ const JSON_COLUMNS = new Set<ExportField>(["inputs", "outputs", "extra", "events
 
 /** The stored attributes a set of columns reads (a projection for the Query). */
 function attributesFor(fields: readonly ExportField[]): string[] {
-  const attrs = new Set<string>(["id", "start_time"]);
+  const attrs = new Set<string>(["id", "start_time", "expires_at"]);
   for (const f of fields) {
     if (JSON_COLUMNS.has(f) || f === "error") attrs.add(`${f}_json`).add(`${f}_ref`);
     else if (f === "feedback_stats") attrs.add("feedback_stats_json");
@@ -143,6 +143,8 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
       const next = page.next;
       pending = page.done ? undefined : readDayPage(read, next); // overlap the next read with this encode
       for (const item of page.items) {
+        // A run past its retention is gone (DynamoDB TTL deletes it within a day or two).
+        if (isExpired(item)) continue;
         if (match && !match(asFilterable(item, await loadFields(item)))) continue;
         writer.append(await toRow(item, fields));
       }

@@ -118,6 +118,13 @@ export interface TraceRunRecord extends TraceRunDerived, RunJsonAttributes {
   feedback_seq?: number;
 }
 
+/**
+ * Past its retention: DynamoDB TTL deletes such an item within a day or two, and readers treat it as gone
+ * already.
+ */
+export const isExpired = (item: { expires_at?: number }, nowMs = Date.now()): boolean =>
+  typeof item.expires_at === "number" && item.expires_at * 1000 <= nowMs;
+
 export type TraceTier = "longlived" | "shortlived";
 export const TRACE_TIERS = ["longlived", "shortlived"] as const;
 

@@ -5,7 +5,13 @@ import { FilterParseError, validationError } from "../errors.ts";
 import type { FilterableRun } from "../filter/ast.ts";
 import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
-import { type JsonField, type TraceRunItem, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
+import {
+  isExpired,
+  type JsonField,
+  type TraceRunItem,
+  type TraceRunRecord,
+  traceRunKeys,
+} from "../records/runs.ts";
 import { canonicalTime, dayOf } from "../time.ts";
 import { loadFields } from "./payloads.ts";
 import { getRunItem } from "./store.ts";
@@ -122,7 +128,7 @@ export async function queryRuns(tenant: string, q: RunQuery) {
         for (const item of page.items) {
           if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
           before = item.GSI1SK;
-          if (!match(await filterable(item))) continue;
+          if (isExpired(item) || !match(await filterable(item))) continue;
           runs.push(await toWire(item));
           if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, before }) } };
         }
@@ -189,7 +195,8 @@ async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r:
       ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
       Limit: q.limit - runs.length,
     });
-    for (const item of page.items) if (match(await filterable(item))) runs.push(await toWire(item));
+    for (const item of page.items)
+      if (!isExpired(item) && match(await filterable(item))) runs.push(await toWire(item));
     lastKey = page.lastKey;
     spent += page.items.length + 10;
   } while (lastKey && runs.length < q.limit && spent < budget);

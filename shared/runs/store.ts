@@ -8,6 +8,7 @@ import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { projectTier, recordRuns, resolveProject } from "../projects/projects.ts";
 import {
+  isExpired,
   JSON_FIELDS,
   shardOf,
   type TraceRunDerived,
@@ -332,6 +333,7 @@ export async function ingestPatches(
 }
 
 /** A run by id (consistent read). */
-export function getRunItem(tenant: string, id: string): Promise<TraceRunRecord | undefined> {
-  return traceRuns.get({ tenant, id: id.toLowerCase() });
+export async function getRunItem(tenant: string, id: string): Promise<TraceRunRecord | undefined> {
+  const item = await traceRuns.get({ tenant, id: id.toLowerCase() });
+  return item && !isExpired(item) ? item : undefined;
 }
