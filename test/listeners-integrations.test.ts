@@ -230,6 +230,7 @@ describe("source-code integrations", () => {
       installation_id: 42,
       name: "acme",
       api_url: api.url,
+      has_webhook_secret: false,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -129,7 +129,7 @@ export function repositoryIdentity(address: string): string | undefined {
   return a.startsWith("/") ? trimPath(a) : undefined;
 }
 
-const trimPath = (p: string) => p.replace(/(\.git)?\/*$/, "").replace(/\/\.git$/, "") || "/";
+const trimPath = (p: string) => p.replace(/\/+$/, "").replace(/(\/\.git|\.git)$/, "") || "/";
 
 /** What a deployment tracks: its repository and ref (null: the repository's default branch). */
 export interface TrackedSource {
