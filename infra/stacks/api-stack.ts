@@ -258,7 +258,7 @@ class ApiGroupStack extends NestedStack {
           "APIG4",
           route.auth
             ? "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too."
-            : "Deliberately public endpoint (health, OpenAPI document or server info); it returns no tenant data.",
+            : "Deliberately without an API key: health, OpenAPI document or server info (no tenant data), or a caller that proves itself in the Lambda instead (an OAuth flow's single-use state; a GitHub webhook delivery's HMAC-SHA256 signature made with its integration's KMS-sealed secret).",
         );
       }
     }

@@ -297,6 +297,31 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
+  it("serves the GitHub webhook receiver without an API key, from a control function that can do its work", () => {
+    const control = s.api.groups.get("control")!;
+    const t = Template.fromStack(control);
+    const [fn] = Object.values(
+      t.findResources("AWS::Lambda::Function", {
+        Properties: { Description: Match.stringLikeRegexp("^POST /v1/integrations/github/webhook: ") },
+      }),
+    );
+    expect(fn, "the webhook's function").toBeDefined();
+    const routeKeys = resourcesOf([control], "AWS::ApiGatewayV2::Route").map((r) => r.Properties);
+    const hook = routeKeys.filter((r) => /^POST .*\/v1\/integrations\/github\/webhook$/.test(r.RouteKey));
+    expect(hook.map((r) => r.RouteKey).sort()).toEqual([
+      "POST /api-host/v1/integrations/github/webhook",
+      "POST /v1/integrations/github/webhook",
+    ]);
+    for (const r of hook) expect(r.AuthorizationType ?? "NONE").toBe("NONE");
+    // Unseal the webhook secret, find the integration by id (GSI1), record the delivery, start the revision build.
+    const statements = statementsOf(control, fn.Properties.Role["Fn::GetAtt"][0]);
+    const actions = statements.flatMap(actionsOf);
+    expect(actions).toEqual(
+      expect.arrayContaining(["kms:Decrypt", "dynamodb:Query", "dynamodb:PutItem", "states:StartExecution"]),
+    );
+    expect(JSON.stringify(statements)).toContain("/index/*");
+  });
+
   it("keeps workflow and schedule permissions to the control and export groups", () => {
     for (const group of groups.filter((g) => !["Group-control", "Group-export"].includes(g.node.id))) {
       const actions = JSON.stringify(resourcesOf([group], "AWS::IAM::Policy"));
