@@ -174,7 +174,15 @@ describe("the sweep itself", () => {
       store_key: `key-${id()}`,
     });
     const deployments: WorkspaceData["deployments"] = [dep(), dep()];
-    const params = ["session_id", "trace_run_id", "destination_id", "export_id", "export_run_id", "id"];
+    const params = [
+      "session_id",
+      "trace_run_id",
+      "destination_id",
+      "export_id",
+      "export_run_id",
+      "id",
+      "feedback_id",
+    ];
     const more = ["listener_id", "integration_id", "provider_id", "auth_id", "token_id"];
     return {
       ws: { tenant: id(), apiKey: `key-${id()}`, headers: { "X-Api-Key": name } },
