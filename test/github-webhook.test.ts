@@ -297,3 +297,29 @@ describe("POST /v1/integrations/github/webhook", () => {
     expect(pushed.json.revisions.map((m: { deployment_id: string }) => m.deployment_id)).toEqual([onPush]);
   });
 });
+
+describe("/openapi.json", () => {
+  it("documents the receiver: no API key, integration_id in the query, GitHub's headers, its answers", async () => {
+    const doc = (await call("GET", "/openapi.json")).json;
+    const op = doc.paths[HOOK].post;
+    expect(op.security).toBeUndefined();
+    expect(op.description).toMatch(/build_on_push/);
+    const params = op.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+    expect(params).toEqual(
+      expect.arrayContaining([
+        "query:integration_id",
+        "header:X-GitHub-Event",
+        "header:X-GitHub-Delivery",
+        "header:X-Hub-Signature-256",
+      ]),
+    );
+    expect(Object.keys(op.requestBody.content)).toContain("application/json");
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "400", "401"]));
+    expect(op.responses["200"].content["application/json"].schema.properties).toHaveProperty("duplicate");
+    const patch = doc.paths[`${INTEGRATIONS}/{integration_id}`].patch;
+    expect(patch.requestBody.content["application/json"].schema.properties).toHaveProperty("webhook_secret");
+    const created = doc.paths[INTEGRATIONS].post.responses["200"].content["application/json"].schema;
+    expect(created.properties).toHaveProperty("has_webhook_secret");
+    expect(created.properties).not.toHaveProperty("webhook_secret");
+  });
+});

@@ -37,7 +37,19 @@ export interface HandlerSpec<
   rawBody?: boolean;
   /** Response schema, for the OpenAPI document only. */
   response?: Schema;
+  /** More for the OpenAPI document: what the schemas cannot say (headers read, a raw body, other statuses). */
+  doc?: OperationDoc;
   handle: (ctx: RequestContext<Out<P>, Out<Q>, Out<B>>) => Promise<unknown> | unknown;
+}
+
+export interface OperationDoc {
+  description?: string;
+  /** Request headers the handler reads: name → what it holds (each required). */
+  headers?: Record<string, string>;
+  /** The body of a rawBody handler: its content types and what it is. */
+  rawBody?: { contentTypes: string[]; description: string };
+  /** Statuses besides 200 and 422: status → when. */
+  responses?: Record<string, string>;
 }
 
 export interface RequestContext<P, Q, B> {

@@ -31,7 +31,18 @@ export function openApiDocument(title: string, version: string, list: DocRoute[]
     const op: Record<string, unknown> = {
       summary: r.summary,
       tags: [r.group],
-      parameters: [...parameters("path", spec.params), ...parameters("query", spec.query)],
+      ...(spec.doc?.description ? { description: spec.doc.description } : {}),
+      parameters: [
+        ...parameters("path", spec.params),
+        ...parameters("query", spec.query),
+        ...Object.entries(spec.doc?.headers ?? {}).map(([name, description]) => ({
+          name,
+          in: "header",
+          required: true,
+          description,
+          schema: { type: "string" },
+        })),
+      ],
       responses: {
         "200": {
           description: "Success",
@@ -47,8 +58,17 @@ export function openApiDocument(title: string, version: string, list: DocRoute[]
               },
             }
           : {}),
+        ...Object.fromEntries(
+          Object.entries(spec.doc?.responses ?? {}).map(([status, description]) => [status, { description }]),
+        ),
       },
     };
+    const raw = spec.doc?.rawBody;
+    if (raw)
+      op.requestBody = {
+        description: raw.description,
+        content: Object.fromEntries(raw.contentTypes.map((t) => [t, { schema: {} }])),
+      };
     if (spec.body) op.requestBody = { content: { "application/json": { schema: schemaOf(spec.body) } } };
     if (r.auth) op.security = [{ ApiKey: [], TenantId: [] }, { BearerAuth: [] }];
     // A greedy `{name+}` is written `{name}` in OpenAPI; an ANY route is each method OpenAPI names.

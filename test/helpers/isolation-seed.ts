@@ -120,8 +120,9 @@ async function seedWorkspace(
     `gh-token-${rand()}`,
     `client-secret-${rand()}`,
     `refused-secret-${rand()}`,
+    `webhook-secret-${rand()}`,
   ];
-  const [destSecret, ghToken, clientSecret, refusedSecret] = secrets;
+  const [destSecret, ghToken, clientSecret, refusedSecret, webhookSecret] = secrets;
 
   // Runs through the real SDK; their project is created by the first of them.
   const project = `proj-${marker}`;
@@ -213,6 +214,7 @@ async function seedWorkspace(
   const integration = await as("POST", "/v1/integrations/github", {
     name: `gh-${marker}`,
     access_token: ghToken,
+    webhook_secret: webhookSecret,
     api_url: idp.url,
     installation_id: 7,
   });
