@@ -1,5 +1,7 @@
 import { TASK_FUNCTION_PREFIX } from "../shared/aws/tasks.ts";
 import { withLogContext } from "../shared/log.ts";
+import { RUN_ITEM, type TtlDeleteFilter } from "../shared/retention/ttl-stream.ts";
+import type { TableId } from "../shared/tables.ts";
 import type { Group } from "./routes.ts";
 
 // Non-HTTP functions: workflow tasks (ASL Task states name them as ${<name>FunctionArn}), async workers
@@ -18,6 +20,16 @@ export interface TaskFunction {
   onLocalStart?: boolean;
   /** With onLocalStart: how often AWS runs it (an EventBridge Scheduler rate; default every 5 minutes). */
   scheduleRate?: string;
+  /**
+   * Consumes what DynamoDB TTL deletes from a table (items with this sort key only): in AWS an event source
+   * mapping on the table's stream, filtered to TTL REMOVEs; locally the TTL emulation (infra/local/ttl.ts).
+   */
+  ttlDeletes?: TtlDeleteFilter & { table: TableId };
+  /**
+   * A role of its own instead of the tasks' shared data role: it may only list and delete objects under these
+   * prefixes of the platform bucket (and read the stream of ttlDeletes).
+   */
+  bucketCleanup?: string[];
 }
 
 export const tasks: TaskFunction[] = [
@@ -34,6 +46,14 @@ export const tasks: TaskFunction[] = [
     handler: "tasks/purge-deployment-data",
     timeoutSeconds: 900,
     invokedBy: ["control"],
+  },
+  // Retention: DynamoDB TTL deletes runs past their tier's age; this deletes their S3 payloads.
+  {
+    name: "RunRetentionCleanup",
+    handler: "tasks/run-retention-cleanup",
+    timeoutSeconds: 300,
+    ttlDeletes: { table: "runs", ...RUN_ITEM },
+    bucketCleanup: ["payloads/"],
   },
   // Agent server: runs execute in each deployment's own runtime (in AWS its function, see
   // shared/agent/runtime); the sweeper retries runs of dead runtimes and starts due delayed runs; runtimes send

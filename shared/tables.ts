@@ -13,6 +13,8 @@ export interface TableDef {
   sortKey?: string;
   indexes?: IndexDef[];
   ttlAttribute?: string;
+  /** The table's DynamoDB stream in AWS (what its TTL consumers read; the local cloud emulates them instead). */
+  stream?: "KEYS_ONLY" | "NEW_IMAGE" | "OLD_IMAGE" | "NEW_AND_OLD_IMAGES";
 }
 
 export const TABLES = {
@@ -29,7 +31,8 @@ export const TABLES = {
   },
   /**
    * Trace runs: the run and its patch record, GSI1 (a project-day's runs, for export) and GSI2 (a trace).
-   * Layout: shared/records/runs.ts.
+   * Layout: shared/records/runs.ts. TTL: every item of a run expires with its retention tier; the stream's TTL
+   * deletes of run items drive the cleanup of their S3 payloads (RunRetentionCleanup).
    */
   runs: {
     id: "runs",
@@ -39,6 +42,8 @@ export const TABLES = {
       { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
       { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK" },
     ],
+    ttlAttribute: "expires_at",
+    stream: "KEYS_ONLY",
   },
   /**
    * Agent server state: a thread's checkpoints with their pending writes and channel values, and the store.

@@ -20,10 +20,20 @@ import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
+import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
 
 // The local cloud: every AWS part replaced by a local one speaking its protocol, the handlers unchanged.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
+/**
+ * AWS deletes expired items within days; every 5 minutes is close enough locally and keeps the sweep (a keys-only
+ * scan of the runs table) off the hot path of a laptop holding a large trace history.
+ */
+const DEFAULT_TTL_SWEEP_MS = 300_000;
+const envMs = (name: string, fallback: number) => {
+  const n = Number(process.env[name] || Number.NaN);
+  return Number.isFinite(n) ? n : fallback;
+};
 
 export interface CloudOptions {
   host?: string;
@@ -42,6 +52,8 @@ export interface CloudOptions {
   apiKey?: string;
   tenantId?: string;
   schedulerIntervalMs?: number;
+  /** How often DynamoDB TTL is emulated (LOCAL_TTL_SWEEP_MS; 0: only when invoked as LocalTtlSweep). */
+  ttlSweepMs?: number;
 }
 
 export interface LocalFacts {
@@ -59,6 +71,7 @@ export interface Cloud {
   sfn: LocalStepFunctions;
   lambda: LocalLambda;
   scheduler: LocalScheduler;
+  ttl: LocalTtl;
   gateway: Gateway;
   runtimes: LocalRuntimes;
   startupMs: number;
@@ -123,7 +136,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       AWS_ENDPOINT_URL_S3: s3.endpoint,
     });
     resetClients();
-    await createTables(dynamo());
+    await createTables(dynamo(), ttlEmulatedTables(tasks));
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
 
     const codeBuild = localCodeBuild(dataDir);
@@ -131,6 +144,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // The Build state's input is a CodeBuild StartBuild request.
       if (nameOrArn.startsWith(CODEBUILD_RESOURCE))
         return (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0]);
+      // Tests sweep expired items now rather than wait for the timer.
+      if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
       const task = taskByName(nameOrArn);
       return task ? async (event: unknown) => (await loadTask(task))(event) : undefined;
     };
@@ -154,6 +169,12 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         await lambda.invoke(target.Arn, input, true);
       }
     }, opts.schedulerIntervalMs);
+    // DynamoDB TTL (DynamoDB Local never deletes expired items): what it deletes is delivered as a stream would.
+    const ttl = new LocalTtl(
+      tasks,
+      (name, event) => lambda.invoke(name, event, false),
+      opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
+    );
     const emulator = await startAwsEmulator({ kms, sfn, lambda, scheduler }, LOOPBACK);
     stops.push(() => new Promise((r) => emulator.server.close(r)));
     const machineArns = Object.fromEntries(
@@ -201,8 +222,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => gateway.close());
     baseUrl = `http://${host}:${boundPort}`;
     scheduler.start();
+    ttl.start();
     stops.push(
       () => scheduler.stop(),
+      () => ttl.stop(),
       () => sfn.stopAll(),
     );
 
@@ -227,6 +250,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       sfn,
       lambda,
       scheduler,
+      ttl,
       gateway,
       runtimes,
       startupMs: performance.now() - started,

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import {
   CreateTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
@@ -104,12 +105,24 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
   };
 }
 
-/** Creates every table of shared/tables.ts that does not exist yet (idempotent). */
-export async function createTables(client: DynamoDBClient): Promise<void> {
+/**
+ * Creates every table of shared/tables.ts that does not exist yet (idempotent). DynamoDB Local enforces TTL
+ * itself (expired items go within seconds, REMOVE stream records by "dynamodb.amazonaws.com"), except on the
+ * tables in `ttlEmulated`: their TTL is infra/local/ttl.ts's, which tells the consumers of those deletes, so
+ * DynamoDB Local's is left off (and turned off on a table an earlier version created with it).
+ */
+export async function createTables(
+  client: DynamoDBClient,
+  ttlEmulated: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   for (const def of Object.values(TABLES) as TableDef[]) {
     const name = tableName(def.id as keyof typeof TABLES);
-    if (existing.has(name)) continue;
+    const ttlAttribute = ttlEmulated.has(def.id) ? undefined : def.ttlAttribute;
+    if (existing.has(name)) {
+      if (ttlEmulated.has(def.id)) await disableTtl(client, name);
+      continue;
+    }
     const attrs = new Set([
       def.partitionKey,
       def.sortKey,
@@ -136,13 +149,24 @@ export async function createTables(client: DynamoDBClient): Promise<void> {
           : undefined,
       }),
     );
-    if (def.ttlAttribute) {
+    if (ttlAttribute) {
       await client.send(
         new UpdateTimeToLiveCommand({
           TableName: name,
-          TimeToLiveSpecification: { AttributeName: def.ttlAttribute, Enabled: true },
+          TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
         }),
       );
     }
   }
+}
+
+async function disableTtl(client: DynamoDBClient, name: string): Promise<void> {
+  const ttl = (await client.send(new DescribeTimeToLiveCommand({ TableName: name }))).TimeToLiveDescription;
+  if (ttl?.TimeToLiveStatus !== "ENABLED" || !ttl.AttributeName) return;
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: name,
+      TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: false },
+    }),
+  );
 }

@@ -1,0 +1,41 @@
+import { logger } from "../log.ts";
+import { deleteRunPayloads } from "./run-payloads.ts";
+import { expiredRun, recordsOf, sequenceNumberOf } from "./ttl-stream.ts";
+
+// Retention: DynamoDB TTL deletes a run's items once its tier's age has passed; this deletes the S3 payloads of
+// every run item TTL removed. Other records of the batch (user deletes, inserts, other items) are ignored.
+
+/** A DynamoDB Streams event source's partial batch answer: processing resumes from the first failed record. */
+export interface BatchResponse {
+  batchItemFailures: { itemIdentifier: string }[];
+}
+
+const CONCURRENCY = 8;
+
+/** Cleans up the runs of a stream batch; failures are reported (or thrown) so the event source retries them. */
+export async function cleanUpExpiredRuns(event: unknown): Promise<BatchResponse & { runs: number }> {
+  const records = recordsOf(event);
+  const failed = new Set<number>();
+  let runs = 0;
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < records.length; i = next++) {
+      const run = expiredRun(records[i]);
+      if (!run) continue;
+      try {
+        await deleteRunPayloads(run.tenant_id, run.run_id);
+        runs++;
+      } catch (error) {
+        failed.add(i);
+        logger.error("expired run's payload cleanup failed", { ...run, error });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, records.length) }, worker));
+  if (!failed.size) return { batchItemFailures: [], runs };
+  // A stream is retried from the earliest failed record on (the records after it again too: deletes are idempotent).
+  const first = records[Math.min(...failed)];
+  const sequence = sequenceNumberOf(first);
+  if (!sequence) throw new Error(`${failed.size} expired run(s) of the batch could not be cleaned up`);
+  return { batchItemFailures: [{ itemIdentifier: sequence }], runs };
+}
