@@ -4,6 +4,7 @@ import {
   BillingMode,
   type ITable,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
@@ -134,6 +135,7 @@ export class DataStack extends Stack {
       encryption: TableEncryption.CUSTOMER_MANAGED,
       encryptionKey: this.key,
       timeToLiveAttribute: def.ttlAttribute,
+      stream: def.stream ? StreamViewType[def.stream] : undefined,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const index of def.indexes ?? []) {
@@ -146,6 +148,7 @@ export class DataStack extends Stack {
     }
     this.export(`Table-${def.id}-Arn`, table.tableArn);
     this.export(`Table-${def.id}-Name`, table.tableName);
+    if (def.stream) this.export(`Table-${def.id}-StreamArn`, table.tableStreamArn!);
     return table;
   }
 
@@ -169,6 +172,7 @@ export class DataStack extends Stack {
       const id = def.id as TableId;
       tables[id] = Table.fromTableAttributes(scope, `DataTable-${id}`, {
         tableArn: imp(`Table-${id}-Arn`),
+        tableStreamArn: def.stream ? imp(`Table-${id}-StreamArn`) : undefined,
         encryptionKey: key,
         globalIndexes: def.indexes?.map((i) => i.name),
       });

@@ -477,6 +477,78 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
+  // Retention (issue 17, item 4): runs past their tier's age are deleted by DynamoDB TTL, with their S3 payloads.
+  it("streams the runs table's keys and gives it TTL on expires_at", () => {
+    const runs = s.data.tables.runs;
+    const resource = Template.fromStack(s.data).toJSON().Resources[
+      s.data.getLogicalId(runs.node.defaultChild as CfnElement)
+    ];
+    expect(resource.Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: "expires_at",
+      Enabled: true,
+    });
+    expect(resource.Properties.StreamSpecification).toEqual({ StreamViewType: "KEYS_ONLY" });
+    Template.fromStack(s.data).hasOutput("*", {
+      Export: { Name: `${s.data.stackName}:Table-runs-StreamArn` },
+    });
+  });
+
+  it("feeds RunRetentionCleanup the runs stream's TTL deletes of run items only, retried, with failures queued", () => {
+    const wf = Template.fromStack(s.workflows);
+    const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;
+    wf.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      FunctionName: { Ref: logicalId(fn) },
+      EventSourceArn: { "Fn::ImportValue": Match.stringLikeRegexp(":Table-runs-StreamArn$") },
+      StartingPosition: "TRIM_HORIZON",
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      MaximumRetryAttempts: 10,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ["REMOVE"],
+              userIdentity: { type: ["Service"], principalId: ["dynamodb.amazonaws.com"] },
+              dynamodb: { Keys: { SK: { S: ["run"] } } },
+            }),
+          },
+        ],
+      },
+    });
+    expect(wf.findResources("AWS::Lambda::EventSourceMapping")).toSatisfy(
+      (m: object) => Object.keys(m).length === 1,
+    );
+    wf.hasResourceProperties("AWS::SQS::Queue", { SqsManagedSseEnabled: true });
+    wf.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "ApproximateNumberOfMessagesVisible",
+      Threshold: 1,
+    });
+  });
+
+  it("lets RunRetentionCleanup list and delete payloads/ of the platform bucket, and nothing else of the data", () => {
+    const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;
+    const role = Stack.of(fn).getLogicalId(fn.role!.node.defaultChild as CfnElement);
+    // Its own role: not the task role with read/write on every table and the whole bucket.
+    for (const [name, other] of s.workflows.taskFunctions)
+      if (name !== "RunRetentionCleanup") expect(other.role).not.toBe(fn.role);
+    const statements = statementsOf(s.workflows, role);
+    const actions = statements.flatMap(actionsOf);
+    expect(actions.filter((a) => a.startsWith("s3:")).sort()).toEqual(["s3:DeleteObject", "s3:ListBucket"]);
+    expect(actions.filter((a) => a.startsWith("dynamodb:")).sort()).toEqual([
+      "dynamodb:DescribeStream",
+      "dynamodb:GetRecords",
+      "dynamodb:GetShardIterator",
+      "dynamodb:ListStreams",
+    ]);
+    expect(actions.some((a) => /^kms:(Encrypt|GenerateDataKey|ReEncrypt)/.test(a))).toBe(false);
+    const list = statements.find((st) => actionsOf(st).includes("s3:ListBucket"));
+    expect(list.Condition).toEqual({ StringLike: { "s3:prefix": ["payloads/*"] } });
+    const del = statements.find((st) => actionsOf(st).includes("s3:DeleteObject"));
+    expect(JSON.stringify(del.Resource)).toMatch(/"\/payloads\/\*"\]/);
+    expect(statements.find((st) => actionsOf(st).includes("sqs:SendMessage"))).toBeDefined();
+  });
+
   // Agent server crons (issue 15, item 1): due ticks fire at the start of every minute, in UTC.
   it("fires agent cron ticks every minute: a cron(* * * * ? *) schedule targeting AgentCronTick", () => {
     const wf = Template.fromStack(s.workflows);

@@ -4,18 +4,22 @@ import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { type IGrantable, type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { CfnSchedule, CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
 import { renderAsl } from "../state-machines/render.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
-import { acknowledgeResource } from "./nag.ts";
+import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import { RevisionBuild } from "./revision-build.ts";
 
@@ -151,7 +155,7 @@ export class WorkflowsStack extends Stack {
           task.name,
           handlerFunction(this, `Task-${task.name}`, {
             handler: task.handler,
-            role,
+            role: task.bucketCleanup ? this.bucketCleanupRole(task.name, task.bucketCleanup) : role,
             environment,
             timeout: Duration.seconds(task.timeoutSeconds),
             memoryMb: task.memoryMb,
@@ -166,6 +170,7 @@ export class WorkflowsStack extends Stack {
 
     for (const task of props.tasks) {
       const fn = this.taskFunctions.get(task.name)!;
+      if (task.ttlDeletes) this.consumeTtlDeletes(task.name, fn, task.ttlDeletes);
       if (task.onExecutionEnd) {
         // What the local cloud's onEnded hook stands in for: executions that end without their last step.
         new Rule(this, `${task.name}Rule`, {
@@ -197,6 +202,92 @@ export class WorkflowsStack extends Stack {
     new CfnOutput(this, "SchedulerRoleArn", {
       value: this.schedulerRole.roleArn,
       exportName: `${this.stackName}:SchedulerRoleArn`,
+    });
+  }
+
+  /**
+   * A role that may only list (keys under `prefixes`) and delete objects under `prefixes` of the platform bucket:
+   * what a cleanup task needs instead of the shared task role's read/write on every table and the whole bucket.
+   */
+  private bucketCleanupRole(name: string, prefixes: string[]): IRole {
+    const role = lambdaRole(
+      this,
+      `${name}Role`,
+      `Agent platform task ${name}: deletes platform bucket objects`,
+    );
+    const { bucket } = this.data.importInto(this);
+    const keys = prefixes.map((p) => `${p}*`);
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:ListBucket"],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { "s3:prefix": keys } },
+      }),
+    );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["s3:DeleteObject"],
+        resources: keys.map((k) => bucket.arnForObjects(k)),
+      }),
+    );
+    for (const k of keys)
+      acknowledgeResource(
+        role,
+        bucket.arnForObjects(k),
+        `Deletes objects under generated keys below ${k.slice(0, -1)} of the platform bucket only.`,
+      );
+    return role;
+  }
+
+  /**
+   * The table's stream → the task, filtered to what DynamoDB TTL deletes (a user's delete, e.g. a project purge,
+   * carries no TTL userIdentity) of items with the task's sort key. A failing batch is bisected and retried; what
+   * still fails goes to a queue (its shard and sequence numbers, no item data) with an alarm on it.
+   */
+  private consumeTtlDeletes(name: string, fn: NodejsFunction, on: NonNullable<TaskFunction["ttlDeletes"]>) {
+    const table = this.data.importInto(this).tables[on.table];
+    const failures = new Queue(this, `${name}Failures`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      failures,
+      "SQS3",
+      "This queue is itself a dead-letter destination: the on-failure destination of the stream's event source mapping.",
+    );
+    fn.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        reportBatchItemFailures: true,
+        retryAttempts: 10,
+        onFailure: new SqsDlq(failures),
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual("REMOVE"),
+            userIdentity: {
+              type: FilterRule.isEqual(TTL_IDENTITY.type),
+              principalId: FilterRule.isEqual(TTL_IDENTITY.principalId),
+            },
+            dynamodb: { Keys: { SK: { S: FilterRule.isEqual(on.sortKey) } } },
+          }),
+        ],
+      }),
+    );
+    acknowledgeResource(
+      fn.role!,
+      "*",
+      "dynamodb:ListStreams (CDK's stream read grant for the event source mapping) has no resource-level permissions.",
+    );
+    new Alarm(this, `${name}FailuresAlarm`, {
+      alarmDescription: `Records of ${on.table}'s stream that ${name} could not process after its retries`,
+      metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
 
