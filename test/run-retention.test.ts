@@ -1,8 +1,15 @@
-import { DeleteItemCommand, QueryCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import {
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
 import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { HeadObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { Client, RunTree } from "langsmith";
 import { beforeAll, describe, expect, it } from "vitest";
+import { LocalTtl } from "../infra/local/ttl.ts";
 import { dynamo, lambda } from "../shared/aws/clients.ts";
 import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
@@ -171,5 +178,79 @@ describe("run retention (DynamoDB TTL, emulated locally)", () => {
       expect(JSON.parse(Buffer.from(out.Payload!).toString())).toEqual({ batchItemFailures: [], runs: 1 });
     }
     expect(await payloadKeys(id)).toEqual([]);
+  });
+
+  it("the local emulation delivers a batch its consumer failed again at the next sweep, from the failed record on", async () => {
+    // A consumer of its own items (sort key of their own), through a LocalTtl of the test's: the cloud's own
+    // sweep has no consumer for them.
+    const sortKey = `retention-test-${crypto.randomUUID().slice(0, 8)}`;
+    const consumer = {
+      name: "Consumer",
+      handler: "none",
+      timeoutSeconds: 1,
+      ttlDeletes: { table: "runs" as const, sortKey },
+    };
+    const calls: string[][] = [];
+    const ttl = new LocalTtl(
+      [consumer],
+      async (_task, event) => {
+        const records = (
+          event as { Records: { dynamodb: { Keys: { PK: { S: string } }; SequenceNumber: string } }[] }
+        ).Records;
+        calls.push(records.map((r) => r.dynamodb.Keys.PK.S));
+        // The first delivery fails from its second record on; later ones succeed.
+        return calls.length === 1
+          ? { body: { batchItemFailures: [{ itemIdentifier: records[1].dynamodb.SequenceNumber }] } }
+          : { body: { batchItemFailures: [] } };
+      },
+      0,
+    );
+    const keys = ["a", "b", "c"].map((x) => ({ PK: `${ws.tenant}#${sortKey}-${x}`, SK: sortKey }));
+    for (const k of keys)
+      await dynamo().send(
+        new PutItemCommand({ TableName: tableName("runs"), Item: toItem({ ...k, expires_at: now() - DAY }) }),
+      );
+    const first = await ttl.sweep();
+    expect(first.deleted).toBeGreaterThanOrEqual(3);
+    expect(calls[0].filter((pk) => pk.includes(sortKey)).sort()).toEqual(keys.map((k) => k.PK).sort());
+    for (const k of keys)
+      expect(
+        (await dynamo().send(new GetItemCommand({ TableName: tableName("runs"), Key: toItem(k) }))).Item,
+      ).toBe(undefined);
+    await ttl.sweep();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toEqual(calls[0].slice(1));
+    await ttl.sweep();
+    expect(calls).toHaveLength(2);
+  });
+
+  it("the local emulation sweeps by itself every interval (LOCAL_TTL_SWEEP_MS), paced", async () => {
+    const sortKey = `retention-timer-${crypto.randomUUID().slice(0, 8)}`;
+    const consumer = {
+      name: "Consumer",
+      handler: "none",
+      timeoutSeconds: 1,
+      ttlDeletes: { table: "runs" as const, sortKey },
+    };
+    const heard: string[] = [];
+    const ttl = new LocalTtl(
+      [consumer],
+      async (_task, event) => {
+        for (const r of (event as { Records: { dynamodb: { Keys: { PK: { S: string } } } }[] }).Records)
+          heard.push(r.dynamodb.Keys.PK.S);
+        return { body: { batchItemFailures: [] } };
+      },
+      100,
+    );
+    const key = { PK: `${ws.tenant}#${sortKey}`, SK: sortKey };
+    await dynamo().send(
+      new PutItemCommand({ TableName: tableName("runs"), Item: toItem({ ...key, expires_at: now() - 1 }) }),
+    );
+    ttl.start();
+    try {
+      await expect.poll(() => heard, { timeout: 60_000, interval: 200 }).toEqual([key.PK]);
+    } finally {
+      ttl.stop();
+    }
   });
 });

@@ -7,10 +7,12 @@ import { TTL_IDENTITY, ttlDeletedKey } from "../../shared/retention/ttl-stream.t
 import { TABLES, type TableDef, type TableId, tableName } from "../../shared/tables.ts";
 
 // DynamoDB TTL for the tables a task consumes TTL deletes of (the runs table), locally. DynamoDB Local enforces
-// TTL itself, but a consumer would then have to poll its stream, and its own sweeper re-scans the table every few
-// seconds; so on those tables DynamoDB Local's TTL is left off (infra/local/dynamodb.ts) and, every interval, this
-// scans for expired items (keys only), deletes each unless its expiry moved meanwhile, and invokes the consumer
-// with the stream records AWS would deliver it: REMOVE by the TTL service, keys only, the same filter.
+// TTL itself, but a consumer would then have to poll its stream; so on those tables DynamoDB Local's TTL is left
+// off (infra/local/dynamodb.ts) and, every interval, this scans for expired items (keys only), deletes each
+// unless its expiry moved meanwhile, and invokes the consumer with the stream records AWS would deliver it:
+// REMOVE by the TTL service, keys only, the same filter. A scan reads every item (~0.7 ms each in DynamoDB Local:
+// a 150k-run table takes minutes), so timer sweeps are paced to a tenth of DynamoDB Local's time, in small pages;
+// AWS itself takes up to two days. A sweep invoked (LocalTtlSweep) runs at full speed.
 
 /** The function name a local InvokeCommand uses to run a sweep now (tests), instead of waiting for the timer. */
 export const LOCAL_TTL_SWEEP = "LocalTtlSweep";
@@ -19,6 +21,10 @@ const BATCH = 100;
 /** Deliveries of a failed batch before its records are given up on (logged by key). */
 const ATTEMPTS = 5;
 const CONCURRENCY = 8;
+/** A paced sweep waits this many times as long as its last page took before reading the next one. */
+const PACE = 9;
+/** Items a paced sweep reads per page (a short request, so others' requests wait little behind it). */
+const PACED_PAGE = 200;
 const FIVE_YEARS_SECONDS = 5 * 365 * 86_400;
 
 type Invoke = (task: string, event: unknown) => Promise<{ body: unknown; error?: string }>;
@@ -42,6 +48,9 @@ export function ttlEmulatedTables(tasks: TaskFunction[]): Set<TableId> {
 export class LocalTtl {
   private timer?: NodeJS.Timeout;
   private running?: Promise<SweepResult>;
+  /** Set by an invoked sweep: a paced one in progress stops pausing between pages. */
+  private hurry = false;
+  private stopped = false;
   private sequence = 0;
   private pending: Pending[] = [];
   private readonly consumers: (TaskFunction & { ttlDeletes: NonNullable<TaskFunction["ttlDeletes"]> })[];
@@ -55,47 +64,58 @@ export class LocalTtl {
     this.consumers = tasks.filter((t): t is (typeof this.consumers)[number] => !!t.ttlDeletes);
   }
 
+  /** Paced sweeps, each `intervalMs` after the previous one ended. */
   start() {
-    if (!(this.intervalMs > 0) || !this.consumers.length) return;
-    this.timer = setInterval(() => {
-      if (!this.running)
-        void this.sweep().catch((error) => logger.error("local TTL sweep failed", { error }));
+    if (!(this.intervalMs > 0) || !this.consumers.length || this.stopped) return;
+    this.timer = setTimeout(async () => {
+      await this.sweep(true).catch((error) => logger.error("local TTL sweep failed", { error }));
+      this.start();
     }, this.intervalMs);
     this.timer.unref();
   }
 
   stop() {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
   }
 
-  /** One sweep, after the one in progress (so items expired before the call are swept by it). */
-  sweep(): Promise<SweepResult> {
+  /**
+   * One sweep, after the one in progress (so items expired before the call are swept by it); unless `paced`, the
+   * one in progress stops pausing too.
+   */
+  sweep(paced = false): Promise<SweepResult> {
+    if (!paced) this.hurry = true;
     const next = (this.running ?? Promise.resolve())
       .catch(() => undefined)
-      .then(() => this.sweepOnce())
+      .then(() => this.sweepOnce(paced))
       .finally(() => {
-        if (this.running === next) this.running = undefined;
+        if (this.running === next) {
+          this.running = undefined;
+          this.hurry = false;
+        }
       });
     this.running = next;
     return next;
   }
 
-  private async sweepOnce(): Promise<SweepResult> {
+  private async sweepOnce(paced: boolean): Promise<SweepResult> {
     const result: SweepResult = { deleted: 0, delivered: 0 };
     // Batches an earlier sweep failed to deliver go first: their items are gone already, only the event is owed.
     const retry = this.pending;
     this.pending = [];
     for (const p of retry) result.delivered += await this.deliver(p);
-    for (const id of ttlEmulatedTables(this.consumers)) await this.sweepTable(TABLES[id] as TableDef, result);
+    for (const id of ttlEmulatedTables(this.consumers))
+      await this.sweepTable(TABLES[id] as TableDef, result, paced);
     return result;
   }
 
-  private async sweepTable(def: TableDef, result: SweepResult) {
+  private async sweepTable(def: TableDef, result: SweepResult, paced: boolean) {
     const table = tableName(def.id as TableId);
     const names = { "#ttl": def.ttlAttribute ?? "expires_at", "#pk": def.partitionKey, ...sk(def) };
     const keys = def.sortKey ? "#pk, #sk" : "#pk";
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
+      const started = Date.now();
       const nowSeconds = Math.floor(Date.now() / 1000);
       const now = { ":now": { N: String(nowSeconds) } };
       // Keys only: a run item's payload never leaves DynamoDB Local for this.
@@ -108,6 +128,7 @@ export class LocalTtl {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: { ...now, ":floor": { N: String(nowSeconds - FIVE_YEARS_SECONDS) } },
           ExclusiveStartKey: ExclusiveStartKey as never,
+          Limit: paced && !this.hurry ? PACED_PAGE : undefined,
         }),
       );
       const records: StreamRecord[] = [];
@@ -146,6 +167,9 @@ export class LocalTtl {
           });
       }
       ExclusiveStartKey = page.LastEvaluatedKey;
+      if (this.stopped) return;
+      if (paced && !this.hurry && ExclusiveStartKey)
+        await new Promise((r) => setTimeout(r, (Date.now() - started) * PACE).unref());
     } while (ExclusiveStartKey);
   }
 
