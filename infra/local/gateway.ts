@@ -16,6 +16,7 @@ import {
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { logger } from "../../shared/log.ts";
+import { serveConsoleFile } from "./console-files.ts";
 import { BodyTooLarge, listen, readBody } from "./http-util.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
@@ -231,6 +232,12 @@ export class Gateway {
       if (Number(req.headers["content-length"] ?? 0) > config.maxRequestBytes) throw new BodyTooLarge();
       const internal = req.method === "POST" ? this.opts.internal?.[url.pathname] : undefined;
       if (internal) return await internal(req, res);
+      if (
+        found === 404 &&
+        (req.method === "GET" || req.method === "HEAD") &&
+        (await serveConsoleFile(url.pathname, res))
+      )
+        return void req.resume();
       if (typeof found === "number") {
         req.resume();
         return write(res, jsonResult(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" }));

@@ -21,6 +21,9 @@ const rest = process.argv.slice(MODES.includes(process.argv[2]) ? 3 : 2);
 ensureInstalled();
 const { ensureDynamoDbLocal } = await import("./ensure-deps.mjs");
 ensureDynamoDbLocal();
+// The web console's files (console/dist), rebuilt when its sources changed.
+const { buildConsole } = await import("../console-build.mjs");
+await buildConsole();
 if (mode === "prepare") process.exit(0);
 
 const child = spawn(

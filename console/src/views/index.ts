@@ -1,0 +1,17 @@
+import type { ComponentType } from "react";
+import { Deployments } from "./deployments.tsx";
+import { Exports } from "./exports.tsx";
+import { Traces } from "./traces.tsx";
+
+/** The console's sections: `#/<path>/...`; each view gets the rest of the route. */
+export interface Section {
+  path: string;
+  title: string;
+  component: ComponentType<{ route: string[] }>;
+}
+
+export const VIEWS: Section[] = [
+  { path: "traces", title: "Traces", component: Traces },
+  { path: "exports", title: "Exports", component: Exports },
+  { path: "deployments", title: "Deployments", component: Deployments },
+];

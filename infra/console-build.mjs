@@ -1,0 +1,67 @@
+// The web console (console/src, React) bundled for the browser with esbuild into console/dist: index.html,
+// app.js and app.css — no CDN at run time. `npm start` and `npm test` build it when its sources changed
+// (launch.mjs); the CDK app deploys console/dist to S3 behind CloudFront.
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const CONSOLE_SRC = join(root, "console", "src");
+export const CONSOLE_DIST = join(root, "console", "dist");
+
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+/** A digest of the console's sources (and this script): the build is redone when it changes. */
+function sourceDigest() {
+  const h = createHash("sha256");
+  for (const f of [...files(CONSOLE_SRC), fileURLToPath(import.meta.url)].sort()) {
+    h.update(f.slice(root.length));
+    h.update(readFileSync(f));
+  }
+  return h.digest("hex");
+}
+
+/** Builds console/dist unless it is up to date; returns the dist folder. */
+export async function buildConsole({ force = false } = {}) {
+  const digest = sourceDigest();
+  const stamp = join(CONSOLE_DIST, ".digest");
+  if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return CONSOLE_DIST;
+  const { build } = await import("esbuild");
+  mkdirSync(CONSOLE_DIST, { recursive: true });
+  await build({
+    entryPoints: { app: join(CONSOLE_SRC, "main.tsx") },
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    minify: true,
+    sourcemap: false,
+    outdir: CONSOLE_DIST,
+    jsx: "automatic",
+    loader: { ".css": "css" },
+    define: { "process.env.NODE_ENV": '"production"' },
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  writeFileSync(join(CONSOLE_DIST, "index.html"), readFileSync(join(CONSOLE_SRC, "index.html")));
+  writeFileSync(stamp, digest);
+  return CONSOLE_DIST;
+}
+
+/** The built files, for checks: name → bytes. */
+export function consoleFiles() {
+  return Object.fromEntries(
+    files(CONSOLE_DIST)
+      .filter((f) => !f.endsWith(".digest"))
+      .map((f) => [f.slice(CONSOLE_DIST.length + 1), statSync(f).size]),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await buildConsole({ force: process.argv.includes("--force") });
+  console.log(`console built in ${CONSOLE_DIST}`);
+}
