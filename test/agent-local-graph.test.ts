@@ -80,13 +80,18 @@ describe("--graph: local development without a deployment", () => {
 
   it("the config's graphs serve through the SDK as deployment local, with their default assistants", async () => {
     const found = await client.assistants.search();
-    expect(found).toEqual([
-      expect.objectContaining({
-        assistant_id: defaultAssistantId("agent"),
-        graph_id: "agent",
-        metadata: { created_by: "system" },
-      }),
-    ]);
+    expect(found).toHaveLength(2);
+    expect(found).toEqual(
+      expect.arrayContaining(
+        ["agent", "agent_with_approval"].map((graph_id) =>
+          expect.objectContaining({
+            assistant_id: defaultAssistantId(graph_id),
+            graph_id,
+            metadata: { created_by: "system" },
+          }),
+        ),
+      ),
+    );
     const g = await client.assistants.getGraph("fe096781-5601-53d2-b2f6-0d3403f7e9ca");
     expect(g.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["agent", "tools"]));
     const schemas = await client.assistants.getSchemas(defaultAssistantId("agent"));

@@ -46,7 +46,10 @@ describe("examples/agent", () => {
     expect(first.lines.some((l) => l.startsWith("npm ci "))).toBe(true);
     expect(first.manifest.graphs.agent).toMatchObject({ file: "graphs/agent.mjs", export_name: "graph" });
     expect(first.manifest.graphs.agent!.description).toMatch(/weather/);
-    expect(first.graphs).toEqual([{ graph_id: "agent", export_name: "graph", nodes: ["agent", "tools"] }]);
+    expect(first.graphs).toEqual([
+      { graph_id: "agent", export_name: "graph", nodes: ["agent", "tools"] },
+      { graph_id: "agent_with_approval", export_name: "graph", nodes: ["agent", "approval", "tools"] },
+    ]);
 
     const { graph } = await import(pathToFileURL(path.join(first.out, "graphs", "agent.mjs")).href);
     const result = await graph.invoke({ messages: [{ role: "user", content: "weather in Paris?" }] });

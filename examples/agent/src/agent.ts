@@ -28,7 +28,7 @@ function cityOf(question: string): string {
 }
 
 /** Deterministic: a tool call for the user's question first, then a final answer quoting the tool's result. */
-class ScriptedWeatherModel extends BaseChatModel {
+export class ScriptedWeatherModel extends BaseChatModel {
   _llmType() {
     return "scripted-weather";
   }
