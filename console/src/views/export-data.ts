@@ -1,0 +1,118 @@
+import { useCallback, useEffect, useState } from "react";
+import { ApiError, headers } from "../api.ts";
+
+// Shapes of the bulk export API as the console reads them (shared/export/{exports,export-runs,destination-schemas}.ts).
+export interface Destination {
+  id: string;
+  display_name: string;
+  destination_type: string;
+  config: {
+    bucket_name: string;
+    prefix: string;
+    region: string | null;
+    endpoint_url: string | null;
+    include_bucket_in_prefix: boolean;
+  };
+  /** Names of the credentials given (never their values: the API does not return them). */
+  credentials_keys: string[];
+  created_at: string;
+}
+
+export interface BulkExport {
+  id: string;
+  bulk_export_destination_id: string;
+  session_id: string;
+  start_time: string;
+  end_time: string | null;
+  filter: string | null;
+  format: string;
+  format_version: string;
+  compression: string;
+  interval_hours: number | null;
+  export_fields: string[] | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  source_bulk_export_id: string | null;
+}
+
+export interface ExportRun {
+  id: string;
+  bulk_export_id: string;
+  status: string;
+  retry_number: number;
+  errors: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+  start_time: string;
+  end_time: string;
+  metadata: {
+    prefix: string;
+    result: {
+      rows_written: number;
+      exported_files: string[];
+      export_path: string;
+      latest_cursor: string | null;
+    };
+  };
+}
+
+/** Statuses after which an export (or a run) no longer changes. */
+export const FINAL = new Set(["Completed", "Failed", "Cancelled", "TimedOut"]);
+
+const PAGE = 50;
+
+/**
+ * The exports, newest first, a page at a time: the list answers `X-Pagination-Next` (the offset to ask next)
+ * when more follow, so `more()` reads the next page and appends it.
+ */
+export function useExportPages() {
+  const [items, setItems] = useState<BulkExport[]>([]);
+  const [next, setNext] = useState<number | undefined>(0);
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(false);
+  const read = useCallback(async (offset: number, replace: boolean) => {
+    setLoading(true);
+    try {
+      const r = await fetch(`/api/v1/bulk-exports?limit=${PAGE}&offset=${offset}`, { headers: headers() });
+      const json = await r.json().catch(() => undefined);
+      if (!r.ok) throw new ApiError(r.status, json?.detail ?? json ?? r.statusText);
+      const n = r.headers.get("x-pagination-next");
+      setNext(n ? Number(n) : undefined);
+      setItems((old) => (replace ? json : [...old, ...json]));
+      setError(undefined);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+  useEffect(() => {
+    read(0, true);
+  }, [read]);
+  return {
+    items,
+    error,
+    loading,
+    hasMore: next !== undefined,
+    more: () => next !== undefined && read(next, false),
+    reload: () => read(0, true),
+  };
+}
+
+export const day = (iso: string) => iso.slice(0, 10);
+export const when = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }) : "—";
+export const shortId = (id: string) => id.slice(0, 8);
+
+/** A window bound in UTC, as the export's days are cut: `2026-04-01 00:00 UTC`. */
+export const utc = (iso: string | null) =>
+  iso ? `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC` : "—";
+
+/** An export's window: its start and end (or "every N h from start" for a scheduled one). */
+export function windowText(e: BulkExport): string {
+  if (e.interval_hours) return `every ${e.interval_hours} h from ${utc(e.start_time)}`;
+  return `${utc(e.start_time)} → ${utc(e.end_time)}`;
+}
