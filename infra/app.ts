@@ -1,9 +1,12 @@
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { buildConsole } from "./console-build.mjs";
 import { buildApp } from "./stacks/index.ts";
 
 // Entry point of `cdk synth/deploy` (see cdk.json). cdk-nag 3 is a validation plugin: any unacknowledged
 // AwsSolutions finding fails synthesis, so problems surface before a deploy.
+// The console stack deploys console/dist: build it first (a no-op when its sources have not changed).
+await buildConsole();
 const app = new App();
 buildApp(app);
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -47,7 +47,7 @@ export interface ArtifactAccess {
  * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names.
  */
 /** Every bucket of the platform drops multipart uploads left unfinished this long (a crash between parts). */
-const ABORT_UPLOADS_DAYS = 1;
+export const ABORT_UPLOADS_DAYS = 1;
 
 export class DataStack extends Stack {
   readonly key: Key;

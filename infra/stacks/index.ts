@@ -1,7 +1,9 @@
 import type { App, StackProps } from "aws-cdk-lib";
 import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
 import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
+import { CONSOLE_DIST } from "../console-build.mjs";
 import { ApiStack } from "./api-stack.ts";
+import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
 import { STATE_MACHINE_DIR } from "./node-function.ts";
 import { WorkflowsStack } from "./workflows-stack.ts";
@@ -13,12 +15,15 @@ export interface BuildOptions {
   tasks?: TaskFunction[];
   /** Defaults to infra/state-machines. */
   stateMachineDir?: string;
+  /** Defaults to console/dist; it must be built (infra/console-build.mjs) before synthesis. */
+  consoleDir?: string;
 }
 
 export interface PlatformStacks {
   data: DataStack;
   workflows: WorkflowsStack;
   api: ApiStack;
+  console: ConsoleStack;
 }
 
 /**
@@ -27,6 +32,7 @@ export interface PlatformStacks {
  */
 export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
   const common: StackProps = { tags: { project: "agent-platform" } };
+  const routes = options.routes ?? manifestRoutes;
   const data = new DataStack(app, "AgentPlatformData", {
     ...common,
     description: "Agent platform: tables, KMS key, buckets",
@@ -43,11 +49,19 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     description: "Agent platform: HTTP API, one Lambda per route",
     data,
     workflows,
-    routes: options.routes ?? manifestRoutes,
+    routes,
+  });
+  const web = new ConsoleStack(app, "AgentPlatformConsole", {
+    ...common,
+    description: "Agent platform: web console on S3 behind CloudFront, with the APIs on the same origin",
+    httpApi: api.api,
+    agentApi: api.groups.get("agent")?.restApi,
+    routes,
+    consoleDir: options.consoleDir ?? CONSOLE_DIST,
   });
   // Consumers import by export name, so CDK cannot infer the deploy order: state it.
   workflows.addStackDependency(data);
   api.addStackDependency(data);
   api.addStackDependency(workflows);
-  return { data, workflows, api };
+  return { data, workflows, api, console: web };
 }

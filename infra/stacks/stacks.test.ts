@@ -1,21 +1,28 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, type CfnElement, type NestedStack, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
+import { CachePolicy, OriginRequestPolicy } from "aws-cdk-lib/aws-cloudfront";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { buildConsole, CONSOLE_DIST } from "../console-build.mjs";
+import { CONSOLE_CSP } from "../local/console-files.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
+import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
 import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, BUILD_SCRIPT, bundleBuildStep } from "./revision-build.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
+// Every build deploys console/dist (a no-op when console/src is unchanged since the last build).
+beforeAll(() => buildConsole(), 120_000);
+
 const context = {
   ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
   "aws:cdk:bundling-stacks": [],
@@ -740,6 +747,179 @@ describe("platform stacks (manifest as it is)", () => {
       const group = s.api.groups.get(g);
       if (group) expect(artifactStatements(group), g).toEqual([]);
     }
+  });
+
+  describe("web console", () => {
+    const consoleTemplate = () => Template.fromStack(s.console);
+    const distribution = () =>
+      Object.values(consoleTemplate().findResources("AWS::CloudFront::Distribution"))[0].Properties
+        .DistributionConfig;
+    const originOf = (behavior: any) =>
+      distribution().Origins.find((o: any) => o.Id === behavior.TargetOriginId);
+
+    it("keeps the console bucket private: all public access blocked, SSL only, encrypted, access logged", () => {
+      const bucket = consoleTemplate().toJSON().Resources[logicalId(s.console.bucket)];
+      expect(bucket.Properties).toMatchObject({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }],
+        },
+        LoggingConfiguration: { DestinationBucketName: expect.anything(), LogFilePrefix: "console/" },
+      });
+      expect(bucket.Properties.WebsiteConfiguration).toBeUndefined();
+    });
+
+    it("lets only the distribution read the console bucket, through Origin Access Control", () => {
+      const t = consoleTemplate();
+      const bucketId = logicalId(s.console.bucket);
+      const policy = Object.values(t.findResources("AWS::S3::BucketPolicy")).find(
+        (p) => p.Properties.Bucket.Ref === bucketId,
+      )!;
+      const allows = policy.Properties.PolicyDocument.Statement.filter((st: any) => st.Effect === "Allow");
+      expect(allows).toEqual([
+        {
+          Effect: "Allow",
+          Principal: { Service: "cloudfront.amazonaws.com" },
+          Action: "s3:GetObject",
+          Resource: expect.anything(),
+          Condition: { StringEquals: { "AWS:SourceArn": expect.anything() } },
+        },
+      ]);
+      // The condition names this distribution, not any.
+      expect(JSON.stringify(allows[0].Condition)).toContain(logicalId(s.console.distribution));
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+      );
+      t.hasResourceProperties("AWS::CloudFront::OriginAccessControl", {
+        OriginAccessControlConfig: {
+          OriginAccessControlOriginType: "s3",
+          SigningBehavior: "always",
+          SigningProtocol: "sigv4",
+        },
+      });
+      const d = distribution();
+      expect(d.DefaultRootObject).toBe("index.html");
+      const s3 = originOf(d.DefaultCacheBehavior);
+      expect(s3.DomainName).toEqual({ "Fn::GetAtt": [bucketId, "RegionalDomainName"] });
+      expect(s3.OriginAccessControlId).toEqual({ "Fn::GetAtt": [expect.any(String), "Id"] });
+      expect(s3.S3OriginConfig).toEqual({ OriginAccessIdentity: "" });
+      expect(d.DefaultCacheBehavior).toMatchObject({
+        AllowedMethods: ["GET", "HEAD"],
+        ViewerProtocolPolicy: "redirect-to-https",
+      });
+    });
+
+    it("routes each API prefix of the manifest to its API's origin: the HTTP API, or the agent REST API at its stage", () => {
+      expect(apiPathPatterns(routes)).toEqual({
+        http: ["/api-host/*", "/api/*", "/ok", "/openapi.json", "/v1/*", "/v2/*"],
+        rest: ["/agents/*"],
+      });
+      const behaviors = distribution().CacheBehaviors;
+      expect(behaviors.map((b: any) => b.PathPattern).sort()).toEqual(
+        ["/agents/*", "/api-host/*", "/api/*", "/ok", "/openapi.json", "/v1/*", "/v2/*"].sort(),
+      );
+      const httpApiId = JSON.stringify(s.console.resolve(s.api.api.apiId));
+      const agentApiId = JSON.stringify(s.console.resolve(s.api.groups.get("agent")!.restApi!.restApiId));
+      for (const b of behaviors) {
+        const origin = originOf(b);
+        const domain = JSON.stringify(origin.DomainName);
+        expect(domain).toContain(".execute-api.");
+        if (b.PathPattern === "/agents/*") {
+          expect(domain).toContain(agentApiId.slice(1, -1));
+          expect(origin.OriginPath).toBe(`/${AGENT_STAGE}`);
+        } else {
+          expect(domain, b.PathPattern).toContain(httpApiId.slice(1, -1));
+          expect(origin.OriginPath, b.PathPattern).toBeUndefined();
+        }
+        expect(origin.CustomOriginConfig).toMatchObject({
+          OriginProtocolPolicy: "https-only",
+          OriginReadTimeout: 60,
+          OriginSSLProtocols: ["TLSv1.2"],
+        });
+      }
+    });
+
+    it("passes API calls through uncached and whole: every method, header but Host, query string; no compression", () => {
+      for (const b of distribution().CacheBehaviors) {
+        expect(b, b.PathPattern).toMatchObject({
+          CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+          OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+          AllowedMethods: ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"],
+          ViewerProtocolPolicy: "https-only",
+          Compress: false,
+        });
+      }
+    });
+
+    it("sends the console's CSP (the local gateway's), HSTS, nosniff, frame-deny and no-referrer with its files", () => {
+      const t = consoleTemplate();
+      const policyId = distribution().DefaultCacheBehavior.ResponseHeadersPolicyId.Ref;
+      const policy = t.toJSON().Resources[policyId].Properties.ResponseHeadersPolicyConfig;
+      expect(policy.SecurityHeadersConfig).toEqual({
+        ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true },
+        StrictTransportSecurity: {
+          AccessControlMaxAgeSec: 63072000,
+          IncludeSubdomains: true,
+          Override: true,
+        },
+        ContentTypeOptions: { Override: true },
+        FrameOptions: { FrameOption: "DENY", Override: true },
+        ReferrerPolicy: { ReferrerPolicy: "no-referrer", Override: true },
+      });
+      // API answers get the same headers but the CSP (they are not pages).
+      const apiPolicyId = distribution().CacheBehaviors[0].ResponseHeadersPolicyId.Ref;
+      const api =
+        t.toJSON().Resources[apiPolicyId].Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+      expect(api.ContentSecurityPolicy).toBeUndefined();
+      expect(api.StrictTransportSecurity).toMatchObject({ AccessControlMaxAgeSec: 63072000 });
+    });
+
+    it("deploys index.html, app.js and app.css of console/dist to the bucket, invalidating the edge", () => {
+      const t = consoleTemplate();
+      const deployments = Object.values(t.findResources("Custom::CDKBucketDeployment"));
+      expect(deployments).toHaveLength(1);
+      const props = deployments[0].Properties;
+      expect(props).toMatchObject({
+        DestinationBucketName: { Ref: logicalId(s.console.bucket) },
+        Prune: true,
+        DistributionId: { Ref: logicalId(s.console.distribution) },
+        DistributionPaths: ["/*"],
+      });
+      // The staged asset holds the built console files, and not the build's stamp (.digest).
+      const [key] = props.SourceObjectKeys;
+      const staged = join(app.outdir, `asset.${key.replace(/\.zip$/, "")}`);
+      expect(readdirSync(staged)).toEqual(expect.arrayContaining(CONSOLE_FILES));
+      expect(readdirSync(staged).sort()).toEqual(
+        readdirSync(CONSOLE_DIST)
+          .filter((f) => !f.startsWith("."))
+          .sort(),
+      );
+      expect(readFileSync(join(staged, "index.html"), "utf8")).toMatch(/app\.js/);
+    });
+
+    it("outputs ConsoleUrl, the distribution's https address", () => {
+      expect(consoleTemplate().toJSON().Outputs.ConsoleUrl.Value).toEqual({
+        "Fn::Join": [
+          "",
+          ["https://", { "Fn::GetAtt": [logicalId(s.console.distribution), "DomainName"] }, "/"],
+        ],
+      });
+    });
+
+    it("refuses routes CloudFront cannot route by prefix, or that shadow a console file", () => {
+      const base = { ...routes[0], method: "GET" as const, group: "platform" as const };
+      expect(() => apiPathPatterns([{ ...base, path: "/{tenant}/x" }])).toThrow(
+        /no fixed first path segment/,
+      );
+      expect(() => apiPathPatterns([{ ...base, path: "/app.js" }])).toThrow(
+        /shadows the console file app\.js/,
+      );
+    });
   });
 
   it("passes cdk-nag AwsSolutions with no unacknowledged finding", () => {
