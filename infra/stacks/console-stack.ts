@@ -29,7 +29,7 @@ import { HttpOrigin, S3BucketOrigin } from "aws-cdk-lib/aws-cloudfront-origins";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deployment";
 import type { Construct } from "constructs";
-import { type Group, mountedRoutes, type Route } from "../../functions/routes.ts";
+import { mountedRoutes, type Route } from "../../functions/routes.ts";
 import { CONSOLE_CSP } from "../local/console-files.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { ABORT_UPLOADS_DAYS } from "./data-stack.ts";
@@ -79,7 +79,7 @@ export function apiPathPatterns(routes: Route[]): { http: string[]; rest: string
       throw new Error(`Route ${r.routeKey} has no fixed first path segment to route it by in CloudFront`);
     if (CONSOLE_FILES.includes(first))
       throw new Error(`Route ${r.routeKey} shadows the console file ${first}`);
-    const api = REST_GROUPS.has(r.group as Group) ? patterns.rest : patterns.http;
+    const api = REST_GROUPS.has(r.group) ? patterns.rest : patterns.http;
     api.add(rest.length > 0 ? `/${first}/*` : `/${first}`);
   }
   const http = [...patterns.http].sort();
