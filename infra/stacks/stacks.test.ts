@@ -1060,3 +1060,20 @@ describe("workflows", () => {
     expect(counts.sort()).toEqual(["AWS::IAM::Role", "AWS::Scheduler::ScheduleGroup"]);
   });
 });
+
+describe("web console build", () => {
+  it("fails synth clearly when console/dist is not built", () => {
+    const app = new App({ context, outdir: mkdtempSync(join(tmpdir(), "cdk-test-")) });
+    const empty = mkdtempSync(join(tmpdir(), "console-dist-"));
+    expect(() =>
+      buildApp(app, {
+        tasks: [],
+        stateMachineDir: join(tmpdir(), "no-such-dir"),
+        routes: [],
+        consoleDir: empty,
+      }),
+    ).toThrow(
+      /lacks index\.html, app\.js, app\.css: build the console first \(node infra\/console-build\.mjs\)/,
+    );
+  });
+});
