@@ -1,0 +1,320 @@
+import { useEffect, useMemo, useState } from "react";
+import { api } from "../../api.ts";
+import { type Bin, Chart } from "../../components/chart.tsx";
+import { useApi } from "../../hooks.ts";
+import { href } from "../../router.ts";
+import {
+  errorText,
+  fmtCost,
+  fmtDuration,
+  fmtNumber,
+  fmtTime,
+  latencyMs,
+  ms,
+  percentile,
+  type Run,
+} from "./format.ts";
+
+// Tracing projects with their run counts, and one project's charts over a chosen range, binned in the browser
+// from the public run query. A chart reads at most CHART_RUN_CAP runs (the newest), and says so when capped.
+export const CHART_RUN_CAP = 5000;
+
+interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  run_count: number;
+  last_run_start_time: string | null;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const RANGES = {
+  "24h": { label: "Last 24 hours", ms: DAY },
+  "7d": { label: "Last 7 days", ms: 7 * DAY },
+  "30d": { label: "Last 30 days", ms: 30 * DAY },
+} as const;
+type RangeKey = keyof typeof RANGES | "custom";
+
+export function Projects() {
+  const { data, error, loading } = useApi<Project[]>("/api/v1/sessions?limit=100");
+  const projects = useMemo(
+    () =>
+      [...(data ?? [])].sort((a, b) =>
+        (b.last_run_start_time ?? "").localeCompare(a.last_run_start_time ?? ""),
+      ),
+    [data],
+  );
+  const [chosen, setChosen] = useState<string>();
+  const selected = projects.find((p) => p.id === chosen) ?? projects[0];
+  return (
+    <section aria-labelledby="projects-h">
+      <h1 id="projects-h">Tracing projects</h1>
+      {error && <p role="alert">{error}</p>}
+      {loading && !data && <p role="status">Loading projects…</p>}
+      {data && !projects.length && <p>No tracing projects yet: runs sent with an SDK create them.</p>}
+      {projects.length > 0 && (
+        <table aria-label="Tracing projects">
+          <thead>
+            <tr>
+              <th scope="col">Project</th>
+              <th scope="col">Runs</th>
+              <th scope="col" className="hide-narrow">
+                Last run
+              </th>
+              <th scope="col">Charts</th>
+            </tr>
+          </thead>
+          <tbody>
+            {projects.map((p) => (
+              <tr key={p.id} aria-selected={p === selected}>
+                <td>
+                  <a href={href("traces", p.id)}>{p.name}</a>
+                  {p.description && <div className="muted">{p.description}</div>}
+                </td>
+                <td>{fmtNumber(p.run_count)}</td>
+                <td className="hide-narrow">{fmtTime(p.last_run_start_time)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="link"
+                    aria-pressed={p === selected}
+                    aria-label={`Charts of ${p.name}`}
+                    onClick={() => setChosen(p.id)}
+                  >
+                    {p === selected ? "Shown" : "Show"}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {selected && <ProjectCharts key={selected.id} project={selected} />}
+    </section>
+  );
+}
+
+function toLocalInput(t: number) {
+  return new Date(t).toISOString().slice(0, 16);
+}
+
+export function ProjectCharts({ project }: { project: { id: string; name: string } }) {
+  const [range, setRange] = useState<RangeKey>("24h");
+  const [custom, setCustom] = useState(() => ({
+    from: toLocalInput(Date.now() - 7 * DAY),
+    to: toLocalInput(Date.now()),
+  }));
+  // The span is fixed when the range is chosen, so re-renders do not re-read.
+  const span = useMemo(() => {
+    if (range === "custom") {
+      const from = Date.parse(`${custom.from}:00Z`);
+      const to = Date.parse(`${custom.to}:00Z`);
+      return Number.isFinite(from) && Number.isFinite(to) && from < to ? { from, to } : undefined;
+    }
+    const to = Date.now();
+    return { from: to - RANGES[range].ms, to };
+  }, [range, custom]);
+  const [read, setRead] = useState<{ runs: Run[]; capped: boolean; done: boolean; error?: string }>({
+    runs: [],
+    capped: false,
+    done: false,
+  });
+  useEffect(() => {
+    if (!span) return;
+    const ctl = new AbortController();
+    setRead({ runs: [], capped: false, done: false });
+    (async () => {
+      const runs: Run[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { runs: Run[]; cursors: { next: string | null } } = await api(
+          "POST",
+          "/api/v1/runs/query",
+          {
+            session: [project.id],
+            start_time: new Date(span.from).toISOString(),
+            ...(range === "custom" ? { end_time: new Date(span.to).toISOString() } : {}),
+            limit: 100,
+            ...(cursor ? { cursor } : {}),
+          },
+          { signal: ctl.signal },
+        );
+        runs.push(...page.runs);
+        cursor = page.cursors.next;
+      } while (cursor && runs.length < CHART_RUN_CAP);
+      if (!ctl.signal.aborted) setRead({ runs: runs.slice(0, CHART_RUN_CAP), capped: !!cursor, done: true });
+    })().catch((e) => {
+      if (!ctl.signal.aborted) setRead({ runs: [], capped: false, done: true, error: errorText(e) });
+    });
+    return () => ctl.abort();
+  }, [project.id, span, range]);
+
+  const binMs = span && span.to - span.from <= 2 * DAY ? HOUR : DAY;
+  const stats = useMemo(() => (span ? binRuns(read.runs, span, binMs) : undefined), [read.runs, span, binMs]);
+  const label = (t: number) =>
+    binMs === HOUR
+      ? `${new Date(t).toISOString().slice(5, 13).replace("T", " ")}:00`
+      : new Date(t).toISOString().slice(0, 10);
+  const per = binMs === HOUR ? "per hour" : "per day";
+  return (
+    <section className="card" aria-labelledby="charts-h">
+      <h2 id="charts-h">{`Charts: ${project.name}`}</h2>
+      <div className="chart-controls">
+        <label>
+          Range
+          <select value={range} onChange={(e) => setRange(e.target.value as RangeKey)}>
+            {Object.entries(RANGES).map(([k, r]) => (
+              <option key={k} value={k}>
+                {r.label}
+              </option>
+            ))}
+            <option value="custom">Custom (UTC)</option>
+          </select>
+        </label>
+        {range === "custom" && (
+          <>
+            <label>
+              From
+              <input
+                type="datetime-local"
+                value={custom.from}
+                onChange={(e) => setCustom((c) => ({ ...c, from: e.target.value }))}
+              />
+            </label>
+            <label>
+              To
+              <input
+                type="datetime-local"
+                value={custom.to}
+                onChange={(e) => setCustom((c) => ({ ...c, to: e.target.value }))}
+              />
+            </label>
+          </>
+        )}
+      </div>
+      {!span && <p role="alert">Choose a start before the end.</p>}
+      {read.error && <p role="alert">{read.error}</p>}
+      {span && !read.done && <p role="status">Reading runs…</p>}
+      {read.done && !read.error && (
+        <p role="status" aria-label="Runs read">
+          {`${fmtNumber(read.runs.length)} runs read (all run types), ${per}, UTC.`}
+          {read.capped &&
+            ` Capped: the charts read the newest ${fmtNumber(CHART_RUN_CAP)} runs of the range only; older runs are not counted.`}
+        </p>
+      )}
+      {read.done && stats && (
+        <div className="charts">
+          <Chart
+            id="chart-runs"
+            title="Runs"
+            bins={stats.runs}
+            label={label}
+            format={fmtNumber}
+            summary={`${fmtNumber(stats.total)} runs`}
+          />
+          <Chart
+            id="chart-errors"
+            title="Error rate"
+            bins={stats.errorRate}
+            label={label}
+            format={(v) => `${v.toFixed(1)}%`}
+            summary={`${stats.total ? ((stats.errors / stats.total) * 100).toFixed(1) : "0.0"}% errors (${fmtNumber(stats.errors)} of ${fmtNumber(stats.total)} runs)`}
+            color="var(--bad)"
+          />
+          <Chart
+            id="chart-p50"
+            title="Latency p50"
+            bins={stats.p50}
+            label={label}
+            format={fmtDuration}
+            summary={`p50 latency ${fmtDuration(stats.p50All)}`}
+          />
+          <Chart
+            id="chart-p99"
+            title="Latency p99"
+            bins={stats.p99}
+            label={label}
+            format={fmtDuration}
+            summary={`p99 latency ${fmtDuration(stats.p99All)}`}
+          />
+          <Chart
+            id="chart-tokens"
+            title="Tokens"
+            bins={stats.tokens}
+            label={label}
+            format={fmtNumber}
+            summary={`${fmtNumber(stats.tokensAll)} tokens (llm runs)`}
+            color="var(--ok)"
+          />
+          <Chart
+            id="chart-cost"
+            title="Cost"
+            bins={stats.cost}
+            label={label}
+            format={fmtCost}
+            summary={`${fmtCost(stats.costAll)} cost (llm runs)`}
+            color="var(--ok)"
+          />
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The runs binned by start time (UTC hours or days) into the charts' series. */
+export function binRuns(runs: Run[], span: { from: number; to: number }, binMs: number) {
+  const first = Math.floor(span.from / binMs) * binMs;
+  const n = Math.max(1, Math.ceil((span.to - first) / binMs));
+  const bins = Array.from({ length: n }, (_, i) => ({
+    start: first + i * binMs,
+    runs: 0,
+    errors: 0,
+    latencies: [] as number[],
+    tokens: 0,
+    cost: 0,
+  }));
+  const all: number[] = [];
+  let errors = 0;
+  let tokensAll = 0;
+  let costAll = 0;
+  let total = 0;
+  for (const run of runs) {
+    const i = Math.floor((ms(run.start_time) - first) / binMs);
+    const bin = bins[i];
+    if (!bin) continue;
+    total++;
+    bin.runs++;
+    if (run.status === "error") {
+      bin.errors++;
+      errors++;
+    }
+    const l = latencyMs(run);
+    if (l !== undefined) {
+      bin.latencies.push(l);
+      all.push(l);
+    }
+    if (run.run_type === "llm") {
+      bin.tokens += run.total_tokens ?? 0;
+      bin.cost += run.total_cost ?? 0;
+      tokensAll += run.total_tokens ?? 0;
+      costAll += run.total_cost ?? 0;
+    }
+  }
+  const series = (f: (b: (typeof bins)[number]) => number | null): Bin[] =>
+    bins.map((b) => ({ start: b.start, value: f(b) }));
+  return {
+    total,
+    errors,
+    tokensAll,
+    costAll,
+    p50All: percentile(all, 0.5),
+    p99All: percentile(all, 0.99),
+    runs: series((b) => b.runs),
+    errorRate: series((b) => (b.runs ? (b.errors / b.runs) * 100 : null)),
+    p50: series((b) => percentile(b.latencies, 0.5) ?? null),
+    p99: series((b) => percentile(b.latencies, 0.99) ?? null),
+    tokens: series((b) => b.tokens),
+    cost: series((b) => b.cost),
+  };
+}

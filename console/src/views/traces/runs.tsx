@@ -1,0 +1,173 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { api } from "../../api.ts";
+import { useApi } from "../../hooks.ts";
+import { href } from "../../router.ts";
+import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
+
+// A project's runs, newest first, a page at a time (the query's cursor), filtered with the filter language.
+// A filter the server refuses shows its 422 message (which names the error's position).
+const PAGE = 25;
+
+export function ProjectRuns({ projectId }: { projectId: string }) {
+  const project = useApi<{ id: string; name: string; run_count: number }>(`/api/v1/sessions/${projectId}`);
+  const [draft, setDraft] = useState("");
+  const [filter, setFilter] = useState("");
+  const [rootsOnly, setRootsOnly] = useState(false);
+  // cursors[i] is where page i starts; page 0 starts at the top.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [pageIndex, setPageIndex] = useState(0);
+  const [state, setState] = useState<{
+    runs?: Run[];
+    next?: string | null;
+    error?: string;
+    loading: boolean;
+  }>({
+    loading: true,
+  });
+  const cursor = cursors[pageIndex];
+  useEffect(() => {
+    const ctl = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    api(
+      "POST",
+      "/api/v1/runs/query",
+      {
+        session: [projectId],
+        limit: PAGE,
+        ...(filter ? { filter } : {}),
+        ...(rootsOnly ? { is_root: true } : {}),
+        ...(cursor ? { cursor } : {}),
+      },
+      { signal: ctl.signal },
+    )
+      .then((r: { runs: Run[]; cursors: { next: string | null } }) =>
+        setState({ runs: r.runs, next: r.cursors.next, loading: false }),
+      )
+      .catch((e) => {
+        if (!ctl.signal.aborted) setState({ error: errorText(e), loading: false });
+      });
+    return () => ctl.abort();
+  }, [projectId, filter, rootsOnly, cursor]);
+
+  const restart = () => {
+    setCursors([undefined]);
+    setPageIndex(0);
+  };
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setFilter(draft.trim());
+    restart();
+  };
+  const name = project.data?.name ?? projectId;
+  return (
+    <section aria-labelledby="runs-h">
+      <nav aria-label="Breadcrumb" className="crumbs">
+        <a href={href("traces")}>Projects</a> › <span>{name}</span>
+      </nav>
+      <h1 id="runs-h">{`Runs: ${name}`}</h1>
+      {project.error && <p role="alert">{project.error}</p>}
+      <form className="filter" aria-label="Filter runs" onSubmit={apply}>
+        <label htmlFor="run-filter">Filter</label>
+        <input
+          id="run-filter"
+          value={draft}
+          spellCheck={false}
+          placeholder='and(eq(run_type, "llm"), gt(latency, "2s"))'
+          onChange={(e) => setDraft(e.target.value)}
+          aria-describedby="run-filter-help"
+          aria-invalid={state.error && filter ? true : undefined}
+        />
+        <button type="submit" className="primary">
+          Apply
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            setDraft("");
+            setFilter("");
+            restart();
+          }}
+        >
+          Clear
+        </button>
+        <label className="check">
+          <input
+            type="checkbox"
+            checked={rootsOnly}
+            onChange={(e) => {
+              setRootsOnly(e.target.checked);
+              restart();
+            }}
+          />
+          Root runs only
+        </label>
+        <small id="run-filter-help" className="muted">
+          The platform's filter language, e.g. <code>eq(status, "error")</code> or{" "}
+          <code>and(eq(run_type, "llm"), gt(latency, "2s"))</code>.
+        </small>
+      </form>
+      {state.error && (
+        <p role="alert" aria-label="Filter error">
+          {state.error}
+        </p>
+      )}
+      {state.loading && <p role="status">Loading runs…</p>}
+      {state.runs && !state.error && (
+        <>
+          <table aria-label="Runs">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="hide-narrow">
+                  Start (UTC)
+                </th>
+                <th scope="col">Latency</th>
+                <th scope="col" className="hide-narrow">
+                  Tokens
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Cost
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {state.runs.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <a href={href("traces", projectId, "trace", r.trace_id, r.id)}>{r.name}</a>
+                  </td>
+                  <td>{r.run_type}</td>
+                  <td className={`status-${r.status}`}>{r.status}</td>
+                  <td className="hide-narrow">{fmtTime(r.start_time)}</td>
+                  <td>{fmtDuration(latencyMs(r))}</td>
+                  <td className="hide-narrow">{r.total_tokens ? fmtNumber(r.total_tokens) : "—"}</td>
+                  <td className="hide-narrow">{fmtCost(r.total_cost)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {!state.runs.length && <p>No runs match.</p>}
+        </>
+      )}
+      <nav className="pager" aria-label="Pages">
+        <button type="button" disabled={pageIndex === 0} onClick={() => setPageIndex((i) => i - 1)}>
+          Newer
+        </button>
+        <span>{`Page ${pageIndex + 1}`}</span>
+        <button
+          type="button"
+          disabled={!state.next || state.loading}
+          onClick={() => {
+            const next = state.next ?? undefined;
+            setCursors((c) => [...c.slice(0, pageIndex + 1), next]);
+            setPageIndex((i) => i + 1);
+          }}
+        >
+          Older
+        </button>
+      </nav>
+    </section>
+  );
+}
