@@ -105,7 +105,7 @@ describe("console: deployments", () => {
     await screenshot(phone, "deployment-revisions-phone");
     await noSecretIn(p);
     await noSecretIn(phone);
-  });
+  }, 300_000);
 
   it("lists deployments with their status and links to a deployment's page", async () => {
     const p = await page();

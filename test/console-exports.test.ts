@@ -84,9 +84,7 @@ afterAll(async () => {
 });
 
 describe("console: exports", () => {
-  it("lists destinations (key names, no secret) and exports; an export's runs are watched live to Completed", async () => {
-    proxy.delayMs = 4000;
-    const id = await createExport();
+  it("lists destinations (key names, no secret) and exports; an export's runs are watched live to Completed, a retried one with its retry_0 error", async () => {
     const p = await page();
     await p.goto(`${facts.base_url}/#/exports`);
     const dests = p.getByRole("table", { name: "Destinations" });
@@ -94,41 +92,56 @@ describe("console: exports", () => {
     await row.waitFor();
     expect(await row.textContent()).toContain("access_key_id, secret_access_key");
     expect(await row.textContent()).toContain("console/runs");
-    const link = p.getByRole("table", { name: "Bulk exports" }).getByRole("link", { name: `Export ${id}` });
-    await link.waitFor();
-    await screenshot(p, "exports-list");
 
-    await link.click();
+    // Uploads slowed (so the page is open while it runs), the first one failing (so a run is retried).
+    proxy.delayMs = 3000;
+    proxy.failNext(1);
+    const id = await createExport();
+    await p.goto(`${facts.base_url}/#/exports/${id}`);
     await p.getByRole("heading", { level: 1, name: new RegExp(`Export ${id.slice(0, 8)}`) }).waitFor();
     const runs = p.getByRole("table", { name: "Runs" });
     // Seen live: the page says it refreshes while the export is not final.
     await p.getByRole("status").filter({ hasText: "Live" }).waitFor({ timeout: 10_000 });
     for (const day of DAYS)
-      await runs.getByRole("row", { name: new RegExp(day) }).waitFor({ timeout: 30_000 });
+      await runs.getByRole("row", { name: new RegExp(day) }).waitFor({ timeout: 60_000 });
     await waitFor(
       "both runs Completed in the page",
       async () => {
         const texts = await runs.getByRole("row").allTextContents();
         return texts.filter((t) => t.includes("Completed")).length === DAYS.length || undefined;
       },
-      60_000,
+      120_000,
+      250,
     );
+    const retries: string[] = [];
     for (const day of DAYS) {
       const cells = await runs
         .getByRole("row", { name: new RegExp(day) })
         .getByRole("cell")
         .allTextContents();
-      // Status, rows, files (a count that opens to their keys), retries.
+      // Status, rows, files (a count that opens to their keys), retries, errors.
       expect(cells[0]).toBe("Completed");
       expect(cells[1]).toBe(String(PER_DAY));
       expect(cells[2]).toMatch(/^1console\/runs\/export_id=/);
-      expect(cells[3]).toBe("0");
+      retries.push(cells[3]);
+      if (cells[3] === "1") expect(cells[4]).toMatch(/^retry_0: .*(injected failure|InternalError)/);
+      else expect(cells[4]).toBe("—");
     }
+    expect(retries.sort()).toEqual(["0", "1"]);
     await p.getByRole("status").filter({ hasText: "Final" }).waitFor({ timeout: 10_000 });
     await expect
       .poll(() => p.getByRole("heading", { level: 1 }).textContent(), { timeout: 10_000 })
       .toContain("Completed");
     await screenshot(p, "export-live");
+    await p.goto(`${facts.base_url}/#/exports`);
+    const listed = p
+      .getByRole("table", { name: "Bulk exports" })
+      .getByRole("row", { name: new RegExp(id.slice(0, 8)) });
+    await listed.waitFor();
+    expect(await listed.textContent()).toContain("Completed");
+    await screenshot(p, "exports-list");
+    await listed.getByRole("link", { name: `Export ${id}` }).click();
+    await p.getByRole("table", { name: "Runs" }).waitFor();
 
     const phone = await page(390);
     await phone.goto(`${facts.base_url}/#/exports/${id}`);
@@ -142,10 +155,11 @@ describe("console: exports", () => {
     await screenshot(phone, "exports-list-phone");
     await noSecretIn(p);
     await noSecretIn(phone);
-  });
+  }, 300_000);
 
   it("cancels a running export from its page, after a confirmation", async () => {
-    proxy.delayMs = 3000;
+    // Uploads held long enough that the export is still running when the cancel is confirmed.
+    proxy.delayMs = 15_000;
     const id = await createExport();
     await waitFor("the export to run", async () => {
       const r = await call("GET", `/api/v1/bulk-exports/${id}`, { headers: ws.headers });
@@ -177,5 +191,46 @@ describe("console: exports", () => {
     expect(await p.getByRole("button", { name: "Cancel export" }).count()).toBe(0);
     await screenshot(p, "export-cancelled");
     await noSecretIn(p);
-  });
+  }, 180_000);
+  it("a scheduled export's page shows the runs of the exports it spawned, each linked to its export", async () => {
+    proxy.delayMs = 0;
+    const start = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 49 * 3_600_000).toISOString();
+    const created = await call("POST", "/api/v1/bulk-exports", {
+      headers: ws.headers,
+      body: { bulk_export_destination_id: dest, session_id: project, start_time: start, interval_hours: 24 },
+    });
+    expect(created.status, created.text).toBe(200);
+    const id = created.json.id;
+    const p = await page();
+    await p.goto(`${facts.base_url}/#/exports`);
+    const listed = p
+      .getByRole("table", { name: "Bulk exports" })
+      .getByRole("row", { name: new RegExp(id.slice(0, 8)) });
+    await listed.waitFor();
+    expect(await listed.textContent()).toMatch(/scheduled.*IntervalScheduled.*every 24 h from/);
+    await listed.getByRole("link", { name: `Export ${id}` }).click();
+    const spawned = p.getByRole("table", { name: "Runs of spawned exports" });
+    await waitFor(
+      "two spawned windows Completed in the page",
+      async () => {
+        const rows = await spawned.getByRole("row").allTextContents();
+        return rows.filter((t) => t.includes("Completed")).length >= 2 || undefined;
+      },
+      60_000,
+    );
+    const links = spawned.getByRole("link");
+    expect(await links.count()).toBeGreaterThanOrEqual(2);
+    await screenshot(p, "export-scheduled");
+    // A spawned export's page links back to its schedule.
+    await links.first().click();
+    await p.getByRole("link", { name: `scheduled export ${id.slice(0, 8)}` }).waitFor();
+    await p.getByRole("link", { name: `scheduled export ${id.slice(0, 8)}` }).click();
+    await p.getByRole("button", { name: "Cancel export" }).click();
+    await p.getByRole("alertdialog").getByText("The schedule stops").waitFor();
+    await p.getByRole("button", { name: "Yes, cancel the export" }).click();
+    await expect
+      .poll(() => p.getByRole("heading", { level: 1 }).textContent(), { timeout: 10_000 })
+      .toContain("Cancelled");
+    await noSecretIn(p);
+  }, 180_000);
 });

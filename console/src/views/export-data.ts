@@ -102,7 +102,11 @@ export function useExportPages() {
   };
 }
 
-export const day = (iso: string) => iso.slice(0, 10);
+/** A run's day (`2026-04-01`), with its UTC time when the window does not start at midnight. */
+export function dayOrTime(iso: string): string {
+  const t = new Date(iso).toISOString();
+  return t.slice(11, 16) === "00:00" ? t.slice(0, 10) : `${t.slice(0, 10)} ${t.slice(11, 16)}`;
+}
 export const when = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }) : "—";
 export const shortId = (id: string) => id.slice(0, 8);

@@ -5,7 +5,7 @@ import { href } from "../router.ts";
 import {
   type BulkExport,
   type Destination,
-  day,
+  dayOrTime,
   type ExportRun,
   FINAL,
   shortId,
@@ -14,6 +14,7 @@ import {
 } from "./export-data.ts";
 
 const LIVE_MS = 1500;
+const SCHEDULE_MS = 10_000;
 
 // An export's page: its definition, a live table of its runs (one a day), Cancel, and for a scheduled export
 // the runs of the windows it spawned. Re-read every 1.5 s while the export or one of its runs is not final.
@@ -28,11 +29,14 @@ export function ExportPage({ id }: { id: string }) {
     exp.data ? `/api/v1/bulk-exports/destinations/${exp.data.bulk_export_destination_id}` : undefined,
   );
   const status = exp.data?.status;
-  const live =
+  // Something still moving (the export, a run, a spawned run): every 1.5 s. A schedule with all its windows
+  // settled only waits for the next one to come due: every 10 s.
+  const moving =
     !!exp.data &&
-    (!FINAL.has(exp.data.status) ||
+    ((!FINAL.has(exp.data.status) && exp.data.status !== "IntervalScheduled") ||
       (runs.data ?? []).some((r) => !FINAL.has(r.status)) ||
       (children.data ?? []).some((r) => !FINAL.has(r.status)));
+  const waiting = exp.data?.status === "IntervalScheduled";
   const { reload: reloadExport } = exp;
   const { reload: reloadRuns } = runs;
   const { reload: reloadChildren } = children;
@@ -41,7 +45,7 @@ export function ExportPage({ id }: { id: string }) {
     reloadRuns();
     if (scheduled) reloadChildren();
   }, [reloadExport, reloadRuns, reloadChildren, scheduled]);
-  useInterval(refresh, live ? LIVE_MS : undefined);
+  useInterval(refresh, moving ? LIVE_MS : waiting ? SCHEDULE_MS : undefined);
 
   if (exp.error && !exp.data)
     return (
@@ -64,7 +68,11 @@ export function ExportPage({ id }: { id: string }) {
         Export {shortId(e.id)} <span className={`export-status status-${status}`}>{status}</span>
       </h1>
       <p role="status" aria-live="polite" className="muted">
-        {live ? "Live: refreshing every 1.5 s" : "Final: no longer refreshed"}
+        {moving
+          ? "Live: refreshing every 1.5 s"
+          : waiting
+            ? "Live: scheduled, checking for new windows every 10 s"
+            : "Final: no longer refreshed"}
       </p>
       <dl className="export-facts" aria-label="Export details">
         <dt>Id</dt>
@@ -155,7 +163,7 @@ function RunTable({ runs, label, withExport }: { runs: ExportRun[]; label: strin
             const errors = Object.entries(r.errors ?? {}).sort(([a], [b]) => a.localeCompare(b));
             return (
               <tr key={r.id}>
-                <th scope="row">{day(r.start_time)}</th>
+                <th scope="row">{dayOrTime(r.start_time)}</th>
                 {withExport && (
                   <td>
                     <a href={href("exports", r.bulk_export_id)}>{shortId(r.bulk_export_id)}</a>
