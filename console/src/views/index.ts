@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import { Deployments } from "./deployments.tsx";
 import { Exports } from "./exports.tsx";
+import { Playground } from "./playground.tsx";
 import { Traces } from "./traces.tsx";
 
 /** The console's sections: `#/<path>/...`; each view gets the rest of the route. */
@@ -14,4 +15,5 @@ export const VIEWS: Section[] = [
   { path: "traces", title: "Traces", component: Traces },
   { path: "exports", title: "Exports", component: Exports },
   { path: "deployments", title: "Deployments", component: Deployments },
+  { path: "playground", title: "Playground", component: Playground },
 ];

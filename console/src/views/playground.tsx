@@ -1,0 +1,253 @@
+import "./playground-styles.css";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useApi } from "../hooks.ts";
+import { href } from "../router.ts";
+import { type Assistant, agentServer, type Thread } from "./playground-api.ts";
+import { chatReducer, emptyChat, shownMessages } from "./playground-chat.ts";
+import { History } from "./playground-history.tsx";
+import { type Decision, InterruptPanel } from "./playground-interrupt.tsx";
+import { MessageList } from "./playground-messages.tsx";
+
+// The chat playground on a deployment's agent server (#/playground/<deployment id>): pick an assistant, pick or
+// start a thread, send a message and watch the run stream (messages-tuple chunks as they arrive, tool calls
+// and their results), resume an interrupt, browse the thread's checkpoints.
+const STREAM_MODE = ["messages-tuple", "values", "updates"];
+
+export function Playground({ route }: { route: string[] }) {
+  const deploymentId = route[0];
+  if (!deploymentId) return <DeploymentPicker />;
+  return <ChatPlayground key={deploymentId} deploymentId={deploymentId} />;
+}
+
+function DeploymentPicker() {
+  const { data, error, loading } = useApi<{ resources: { id: string; name: string; status?: string }[] }>(
+    "/v2/deployments?limit=100",
+  );
+  return (
+    <section className="pg">
+      <h1>Playground</h1>
+      <p>Chat with a deployment's agents. Choose a deployment:</p>
+      {error && <p role="alert">{error}</p>}
+      {loading && <p className="muted">Loading…</p>}
+      {data?.resources.length === 0 && (
+        <p className="muted">
+          No deployments yet: create one in <a href={href("deployments")}>Deployments</a>.
+        </p>
+      )}
+      <ul aria-label="Deployments">
+        {data?.resources.map((d) => (
+          <li key={d.id}>
+            <a href={href("playground", d.id)}>{d.name}</a> <span className="muted">{d.status}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const threadLabel = (t: Thread) =>
+  `${t.thread_id.slice(0, 8)} · ${new Date(t.created_at).toLocaleString()}${t.status ? ` · ${t.status}` : ""}`;
+
+function ChatPlayground({ deploymentId }: { deploymentId: string }) {
+  const server = useMemo(() => agentServer(deploymentId), [deploymentId]);
+  const [assistants, setAssistants] = useState<Assistant[]>();
+  const [assistantId, setAssistantId] = useState<string>();
+  const [threads, setThreads] = useState<Thread[]>([]);
+  const [threadId, setThreadId] = useState<string>();
+  const [chat, dispatch] = useReducer(chatReducer, emptyChat);
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string>();
+  const [showHistory, setShowHistory] = useState(false);
+  const [version, setVersion] = useState(0);
+  // A thread this view just created and is streaming into: its (empty) state is not loaded over the stream.
+  const fresh = useRef<string | undefined>(undefined);
+  const stop = useRef<AbortController | undefined>(undefined);
+
+  useEffect(() => {
+    server
+      .assistants()
+      .then((a) => {
+        setAssistants(a);
+        setAssistantId((id) => id ?? a[0]?.assistant_id);
+      })
+      .catch((e) => setError(e.message));
+    return () => stop.current?.abort();
+  }, [server]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a finished run (version) changes thread statuses
+  useEffect(() => {
+    server
+      .threads()
+      .then(setThreads)
+      .catch((e) => setError(e.message));
+  }, [server, version]);
+
+  useEffect(() => {
+    if (!threadId) return dispatch({ type: "load", state: undefined });
+    if (fresh.current === threadId) return;
+    server
+      .state(threadId)
+      .then((state) => dispatch({ type: "load", state }))
+      .catch((e) => setError(e.message));
+  }, [server, threadId]);
+
+  const assistant = assistants?.find((a) => a.assistant_id === assistantId);
+  const shownThreads = threads.filter(
+    (t) => !t.metadata?.graph_id || t.metadata.graph_id === assistant?.graph_id,
+  );
+
+  const run = useCallback(
+    async (tid: string, body: Record<string, unknown>) => {
+      const ctl = new AbortController();
+      stop.current = ctl;
+      let failed: string | undefined;
+      try {
+        const frames = server.stream(
+          tid,
+          { assistant_id: assistantId, stream_mode: STREAM_MODE, ...body },
+          ctl.signal,
+        );
+        for await (const part of frames) dispatch({ type: "part", part });
+      } catch (e) {
+        if (!ctl.signal.aborted) failed = (e as Error).message;
+      }
+      try {
+        dispatch({ type: "load", state: await server.state(tid) });
+      } catch {}
+      dispatch({ type: "end", error: failed });
+      setVersion((v) => v + 1);
+    },
+    [server, assistantId],
+  );
+
+  async function send() {
+    const message = text.trim();
+    if (!message || !assistant || chat.running) return;
+    setError(undefined);
+    let tid = threadId;
+    if (!tid) {
+      try {
+        const t = await server.createThread({
+          graph_id: assistant.graph_id,
+          assistant_id: assistant.assistant_id,
+        });
+        tid = t.thread_id;
+        fresh.current = tid;
+        setThreads((list) => [t, ...list]);
+        setThreadId(tid);
+      } catch (e) {
+        return setError((e as Error).message);
+      }
+    }
+    setText("");
+    dispatch({ type: "send", message: { id: `local-${Date.now()}`, type: "human", content: message } });
+    await run(tid, { input: { messages: [{ role: "user", content: message }] } });
+  }
+
+  function resume(decision: Decision) {
+    if (!threadId || chat.running) return;
+    dispatch({ type: "send" });
+    void run(threadId, { command: { resume: decision } });
+  }
+
+  const chooseThread = (id: string | undefined) => {
+    fresh.current = undefined;
+    setThreadId(id);
+  };
+
+  return (
+    <section className="pg">
+      <h1>Playground</h1>
+      <p className="muted">
+        Deployment <code>{deploymentId}</code> · <a href={href("playground")}>another deployment</a>
+      </p>
+      {error && <p role="alert">{error}</p>}
+      <div className="pg-bar">
+        <label>
+          Assistant
+          <select
+            value={assistantId ?? ""}
+            onChange={(e) => {
+              setAssistantId(e.target.value);
+              chooseThread(undefined);
+            }}
+          >
+            {!assistants && <option value="">Loading…</option>}
+            {assistants?.map((a) => (
+              <option key={a.assistant_id} value={a.assistant_id}>
+                {a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Thread
+          <select value={threadId ?? ""} onChange={(e) => chooseThread(e.target.value || undefined)}>
+            <option value="">New thread</option>
+            {shownThreads.map((t) => (
+              <option key={t.thread_id} value={t.thread_id}>
+                {threadLabel(t)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={() => chooseThread(undefined)} disabled={chat.running}>
+          New thread
+        </button>
+        <button
+          type="button"
+          aria-pressed={showHistory}
+          disabled={!threadId}
+          onClick={() => setShowHistory((x) => !x)}
+        >
+          History
+        </button>
+      </div>
+      <div className={showHistory && threadId ? "pg-main pg-with-history" : "pg-main"}>
+        <section className="pg-chat" aria-label="Chat">
+          <MessageList messages={shownMessages(chat)} label="Messages" streaming={chat.running} />
+          <p role="status" className="muted pg-status">
+            {chat.running ? "Streaming… " : ""}
+            {chat.chunks ? `${chat.chunks} message chunks streamed` : ""}
+          </p>
+          {chat.error && <p role="alert">{chat.error}</p>}
+          {chat.interrupts.length > 0 && !chat.running && (
+            <InterruptPanel
+              key={chat.interrupts[0]!.id ?? JSON.stringify(chat.interrupts[0]!.value)}
+              interrupt={chat.interrupts[0]!}
+              busy={chat.running}
+              onResume={resume}
+            />
+          )}
+          <form
+            className="pg-composer"
+            aria-label="Send a message"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void send();
+            }}
+          >
+            <label htmlFor="pg-input">Message</label>
+            <textarea
+              id="pg-input"
+              rows={2}
+              value={text}
+              placeholder="Ask the agent…"
+              onChange={(e) => setText(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.shiftKey) {
+                  e.preventDefault();
+                  void send();
+                }
+              }}
+            />
+            <button type="submit" className="primary" disabled={!assistant || chat.running || !text.trim()}>
+              Send
+            </button>
+          </form>
+        </section>
+        {showHistory && threadId && <History server={server} threadId={threadId} version={version} />}
+      </div>
+    </section>
+  );
+}
