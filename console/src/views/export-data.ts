@@ -92,13 +92,16 @@ export function useExportPages() {
   useEffect(() => {
     read(0, true);
   }, [read]);
+  const reload = useCallback(() => read(0, true), [read]);
   return {
     items,
     error,
     loading,
+    /** Only the first page is shown (a re-read replaces it without losing pages read after it). */
+    firstPageOnly: items.length <= PAGE,
     hasMore: next !== undefined,
     more: () => next !== undefined && read(next, false),
-    reload: () => read(0, true),
+    reload,
   };
 }
 

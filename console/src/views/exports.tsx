@@ -1,8 +1,9 @@
-import { useApi } from "../hooks.ts";
+import { useApi, useInterval } from "../hooks.ts";
 import { href } from "../router.ts";
 import {
   type BulkExport,
   type Destination,
+  FINAL,
   shortId,
   useExportPages,
   when,
@@ -21,6 +22,9 @@ function ExportList() {
   const dests = useApi<Destination[]>("/api/v1/bulk-exports/destinations");
   const pages = useExportPages();
   const destName = new Map((dests.data ?? []).map((d) => [d.id, d.display_name]));
+  // While an export on the first page is still moving, the list re-reads it every 3 s.
+  const moving = pages.items.some((e) => !FINAL.has(e.status) && e.status !== "IntervalScheduled");
+  useInterval(pages.reload, moving && pages.firstPageOnly ? 3000 : undefined);
   return (
     <>
       <h1>Exports</h1>
