@@ -1,5 +1,5 @@
 import { deflateSync } from "node:zlib";
-import { Client } from "langsmith";
+import { Client, RunTree } from "langsmith";
 import { getCurrentRunTree, traceable } from "langsmith/traceable";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,6 +150,7 @@ async function sendTraces() {
     (s) => s === "error",
     "the failing run",
   );
+  await sendOddRun();
   projectId = (await getRun(ids.root)).session_id;
   await client.createFeedback(ids.llm, "correctness", {
     score: 1,
@@ -162,6 +163,59 @@ async function sendTraces() {
     (s) => !!s,
     "feedback stats",
   );
+}
+
+/** An llm run in the platform format with reasoning, a server tool call, file and audio blocks, and an
+ * output message whose role is unknown (so the run has format_errors), in a project of its own. */
+async function sendOddRun() {
+  const rt = new RunTree({
+    name: "Odd model",
+    run_type: "llm",
+    client,
+    project_name: `${project}-odd`,
+    inputs: {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Search the web and read this." },
+            { type: "file", id: "file-123", mime_type: "application/pdf" },
+            {
+              type: "audio",
+              base64: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=",
+              mime_type: "audio/wav",
+            },
+            { type: "image", url: "javascript:alert(1)" },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "reasoning", text: "I should search first." },
+            { type: "server_tool_call", id: "srv_1", name: "web_search", args: { query: "weather Paris" } },
+            {
+              type: "server_tool_result",
+              tool_call_id: "srv_1",
+              status: "success",
+              output: { hits: ["meteo.fr"] },
+            },
+          ],
+        },
+      ],
+    },
+  });
+  await rt.postRun();
+  await rt.end({ messages: [{ role: "robot", content: "beep" }] });
+  await rt.patchRun();
+  ids.odd = rt.id;
+  ids.oddTrace = rt.trace_id;
+  await client.awaitPendingTraceBatches();
+  await until(
+    async () => (await getRun(ids.odd))?.status,
+    (s) => s === "success",
+    "the odd run",
+  );
+  ids.oddProject = (await getRun(ids.odd)).session_id;
 }
 
 beforeAll(async () => {
@@ -191,7 +245,7 @@ describe("console traces", () => {
       .getByRole("row")
       .filter({ has: page.getByRole("link", { name: project, exact: true }) });
     await expect.poll(() => row.getByRole("cell").nth(1).textContent()).toBe("4");
-    await row.getByRole("button", { name: `Charts of ${project}` }).click();
+    await row.getByRole("button", { name: `Charts of ${project}`, exact: true }).click();
     await page.getByRole("heading", { name: `Charts: ${project}` }).waitFor();
     const runs = page.getByRole("figure", { name: "Runs" });
     await expect.poll(() => runs.locator("figcaption").textContent()).toBe("4 runs");
@@ -278,12 +332,36 @@ describe("console traces", () => {
     await noKey(page);
   });
 
+  it("an llm run that did not conform shows its format_errors; reasoning, server tool calls, audio and references render; unsafe URLs are not loaded", async () => {
+    const page = await consolePage(browser);
+    await goto(page, `#/traces/${ids.oddProject}/trace/${ids.oddTrace}/${ids.odd}`);
+    await page.getByRole("heading", { name: "Odd model", exact: true }).waitFor();
+    await expect
+      .poll(() => page.getByRole("region", { name: "Format errors" }).textContent())
+      .toContain('unknown message role "robot"');
+    const user = page.getByRole("article", { name: "user message" });
+    expect(await user.getByRole("region", { name: "file reference" }).textContent()).toContain("id file-123");
+    expect(await user.locator("audio").getAttribute("src")).toMatch(/^data:audio\/wav;base64,UklGR/);
+    // A javascript: URL is never loaded: the image is shown as a reference only.
+    expect(await user.getByRole("img").count()).toBe(0);
+    expect(await user.getByRole("region", { name: "image reference" }).textContent()).toContain(
+      "URL not shown",
+    );
+    const assistant = page.getByRole("article", { name: "assistant message" });
+    expect(await assistant.locator("details.reasoning").textContent()).toContain("I should search first.");
+    const server = assistant.getByRole("region", { name: "Server tool call web_search" });
+    expect(await server.locator(".tool-args").textContent()).toContain('"query": "weather Paris"');
+    expect(await server.locator(".tool-result").textContent()).toContain("meteo.fr");
+    await screenshot(page, "traces-llm-run-format-errors");
+    await noKey(page);
+  });
+
   it("works at a phone's width (390 px)", async () => {
     const page = await consolePage(browser, { width: 390 });
     const fits = async () =>
       expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await goto(page, "#/traces");
-    await page.getByRole("button", { name: `Charts of ${project}` }).click();
+    await page.getByRole("button", { name: `Charts of ${project}`, exact: true }).click();
     await expect
       .poll(() => page.getByRole("figure", { name: "Runs" }).locator("figcaption").textContent())
       .toBe("4 runs");

@@ -58,7 +58,11 @@ export function RunDetail({ runId }: { runId: string }) {
             />
             <Fact
               name="Cost"
-              value={`${fmtCost(run.total_cost)} (prompt ${fmtCost(run.prompt_cost)}, completion ${fmtCost(run.completion_cost)})`}
+              value={
+                run.total_cost === null
+                  ? "— (no price for the model)"
+                  : `${fmtCost(run.total_cost)} (prompt ${fmtCost(run.prompt_cost)}, completion ${fmtCost(run.completion_cost)})`
+              }
             />
             <Fact name="Time to first token" value={fmtDuration(ttft)} />
           </>
