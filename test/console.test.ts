@@ -31,10 +31,10 @@ describe("web console", () => {
     const page = await consolePage(browser);
     const nav = page.getByRole("navigation", { name: "Sections" });
     for (const name of ["Traces", "Exports", "Deployments"]) await nav.getByRole("link", { name }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("console.session"))).toContain(facts.api_key);
+    expect(await page.evaluate('sessionStorage.getItem("console.session")')).toContain(facts.api_key);
     await screenshot(page, "signed-in");
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem("console.session"))).toBeNull();
+    expect(await page.evaluate('sessionStorage.getItem("console.session")')).toBeNull();
   });
 });
