@@ -294,6 +294,11 @@ describe("console traces", () => {
     await expect.poll(() => alert.textContent()).toMatch(/position \d+/);
     await page.getByRole("button", { name: "Clear" }).click();
     await expect.poll(() => rows.count()).toBe(4);
+    // The project's charts are one click away on its runs page too.
+    await page.getByRole("button", { name: "Show charts" }).click();
+    await expect
+      .poll(() => page.getByRole("figure", { name: "Runs" }).locator("figcaption").textContent())
+      .toBe("4 runs");
     await noKey(page);
   });
 

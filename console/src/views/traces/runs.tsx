@@ -3,6 +3,7 @@ import { api } from "../../api.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
+import { ProjectCharts } from "./projects.tsx";
 
 // A project's runs, newest first, a page at a time (the query's cursor), filtered with the filter language.
 // A filter the server refuses shows its 422 message (which names the error's position).
@@ -13,6 +14,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
   const [draft, setDraft] = useState("");
   const [filter, setFilter] = useState("");
   const [rootsOnly, setRootsOnly] = useState(false);
+  const [charts, setCharts] = useState(false);
   // cursors[i] is where page i starts; page 0 starts at the top.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [pageIndex, setPageIndex] = useState(0);
@@ -66,6 +68,10 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
       </nav>
       <h1 id="runs-h">{`Runs: ${name}`}</h1>
       {project.error && <p role="alert">{project.error}</p>}
+      <button type="button" aria-expanded={charts} onClick={() => setCharts((c) => !c)}>
+        {charts ? "Hide charts" : "Show charts"}
+      </button>
+      {charts && <ProjectCharts project={{ id: projectId, name }} />}
       <form className="filter" aria-label="Filter runs" onSubmit={apply}>
         <label htmlFor="run-filter">Filter</label>
         <input
