@@ -79,8 +79,45 @@ export async function* runSse(
   runId: string,
   opts: { lastSeq?: number; modes?: string[]; signal?: AbortSignal } = {},
 ): AsyncGenerator<string> {
-  for await (const f of runFrames(d, threadId, runId, opts))
-    if (wanted(f.event, opts.modes)) yield sseFrame(f);
+  async function* frames() {
+    for await (const f of runFrames(d, threadId, runId, opts))
+      if (wanted(f.event, opts.modes)) yield sseFrame(f);
+  }
+  yield* withHeartbeat(frames());
+}
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The text of `source`, with an SSE comment line after every `ms` without any: a run that thinks for a minute
+ * (a slow model call) is not cut by a proxy's idle timeout (CloudFront's origin read timeout is 60 s).
+ */
+export async function* withHeartbeat(
+  source: AsyncIterable<string>,
+  ms = HEARTBEAT_MS,
+): AsyncGenerator<string> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<"tick">((r) => {
+        timer = setTimeout(() => r("tick"), ms);
+      });
+      const got = await Promise.race([next, tick]);
+      clearTimeout(timer);
+      if (got === "tick") {
+        yield ": heartbeat\n\n";
+        continue;
+      }
+      if (got.done) return;
+      yield got.value;
+      next = it.next();
+    }
+  } finally {
+    // Not awaited: a source waiting for its next frame ends when the stream's signal aborts.
+    void it.return?.(undefined);
+  }
 }
 
 /** Waits for a run to end and answers its final values (the thread's values when it ended elsewhere). */
