@@ -27,8 +27,12 @@ export function DeploymentPage({ id, revisionId }: { id: string; revisionId?: st
     selected ? `/v2/deployments/${id}/revisions/${selected}/logs` : undefined,
   );
   const revisions = revs.data?.resources ?? [];
+  // A revision's deploy log may be stored a moment after its status turns final: read until it is there.
+  const logPending = !!logs.data && /DEPLOY/.test(logs.data.status) && !logs.data.deploy_log;
   const live =
-    revisions.some((r) => !TERMINAL.has(r.status)) || (!!logs.data && !TERMINAL.has(logs.data.status));
+    revisions.some((r) => !TERMINAL.has(r.status)) ||
+    (!!logs.data && !TERMINAL.has(logs.data.status)) ||
+    logPending;
   const { reload: reloadDep } = dep;
   const { reload: reloadRevs } = revs;
   const { reload: reloadLogs } = logs;
