@@ -1,6 +1,6 @@
 import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { buildConsole } from "./console-build.mjs";
+import { buildConsole } from "./console/build.mjs";
 import { buildApp } from "./stacks/index.ts";
 
 // Entry point of `cdk synth/deploy` (see cdk.json). cdk-nag 3 is a validation plugin: any unacknowledged

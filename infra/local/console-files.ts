@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-// The web console's static files (console/dist, built by infra/console-build.mjs) served by the local gateway
+// The web console's static files (console/dist, built by infra/console/build.mjs) served by the local gateway
 // at `/`: index.html, app.js, app.css. In AWS, CloudFront serves them from S3. Only flat file names are served
 // (no path reaches outside the folder).
 const DIST = join(resolve(dirname(fileURLToPath(import.meta.url)), "../.."), "console", "dist");

@@ -22,7 +22,7 @@ ensureInstalled();
 const { ensureDynamoDbLocal } = await import("./ensure-deps.mjs");
 ensureDynamoDbLocal();
 // The web console's files (console/dist), rebuilt when its sources changed.
-const { buildConsole } = await import("../console-build.mjs");
+const { buildConsole } = await import("../console/build.mjs");
 await buildConsole();
 if (mode === "prepare") process.exit(0);
 

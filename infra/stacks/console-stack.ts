@@ -35,7 +35,7 @@ import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { ABORT_UPLOADS_DAYS } from "./data-stack.ts";
 import { acknowledge, acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
-/** The files console/dist (infra/console-build.mjs) must hold; the distribution serves all it has. */
+/** The files console/dist (infra/console/build.mjs) must hold; the distribution serves all it has. */
 export const CONSOLE_FILES = ["index.html", "app.js", "app.css"];
 /**
  * CloudFront's origin response timeout: how long it waits for the first byte and then between packets. 60 s is
@@ -63,7 +63,7 @@ export interface ConsoleStackProps extends StackProps {
   /** The agent servers' REST API, when the routes have an agent group. */
   agentApi?: RestApi;
   routes: Route[];
-  /** console/dist, built by infra/console-build.mjs. */
+  /** console/dist, built by infra/console/build.mjs. */
   consoleDir: string;
 }
 
@@ -112,7 +112,7 @@ export class ConsoleStack extends Stack {
     const missing = CONSOLE_FILES.filter((f) => !existsSync(join(props.consoleDir, f)));
     if (missing.length)
       throw new Error(
-        `${props.consoleDir} lacks ${missing.join(", ")}: build the console first (node infra/console-build.mjs)`,
+        `${props.consoleDir} lacks ${missing.join(", ")}: build the console first (node infra/console/build.mjs)`,
       );
 
     // S3 server access logs and CloudFront standard logs. CloudFront writes its logs with ACLs, so object

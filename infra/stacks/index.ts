@@ -1,7 +1,7 @@
 import type { App, StackProps } from "aws-cdk-lib";
 import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
 import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
-import { CONSOLE_DIST } from "../console-build.mjs";
+import { CONSOLE_DIST } from "../console/build.mjs";
 import { ApiStack } from "./api-stack.ts";
 import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
@@ -15,7 +15,7 @@ export interface BuildOptions {
   tasks?: TaskFunction[];
   /** Defaults to infra/state-machines. */
   stateMachineDir?: string;
-  /** Defaults to console/dist; it must be built (infra/console-build.mjs) before synthesis. */
+  /** Defaults to console/dist; it must be built (infra/console/build.mjs) before synthesis. */
   consoleDir?: string;
 }
 

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
-import { buildConsole, CONSOLE_DIST } from "../console-build.mjs";
+import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { CONSOLE_CSP } from "../local/console-files.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
@@ -1073,7 +1073,7 @@ describe("web console build", () => {
         consoleDir: empty,
       }),
     ).toThrow(
-      /lacks index\.html, app\.js, app\.css: build the console first \(node infra\/console-build\.mjs\)/,
+      /lacks index\.html, app\.js, app\.css: build the console first \(node infra\/console\/build\.mjs\)/,
     );
   });
 });

@@ -1,4 +1,4 @@
-import { ApiError } from "../../api.ts";
+import { ApiError, api } from "../../api.ts";
 
 // Small formatting helpers shared by the traces views. Everything returns text: nothing from data becomes HTML.
 
@@ -93,4 +93,25 @@ export function percentile(values: number[], p: number): number | undefined {
   if (!values.length) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+/** The runs a run query matches, page after page (100 a page), until `cap`; `capped` when more were left. */
+export async function queryRuns(
+  body: Record<string, unknown>,
+  cap: number,
+  signal: AbortSignal,
+): Promise<{ runs: Run[]; capped: boolean }> {
+  const runs: Run[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { runs: Run[]; cursors: { next: string | null } } = await api(
+      "POST",
+      "/api/v1/runs/query",
+      { ...body, limit: 100, ...(cursor ? { cursor } : {}) },
+      { signal },
+    );
+    runs.push(...page.runs);
+    cursor = page.cursors.next;
+  } while (cursor && runs.length < cap);
+  return { runs: runs.slice(0, cap), capped: !!cursor };
 }

@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState } from "react";
-import { api } from "../../api.ts";
 import { type Bin, Chart } from "../../components/chart.tsx";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
@@ -12,6 +11,7 @@ import {
   latencyMs,
   ms,
   percentile,
+  queryRuns,
   type Run,
 } from "./format.ts";
 
@@ -125,25 +125,13 @@ export function ProjectCharts({ project }: { project: { id: string; name: string
     const ctl = new AbortController();
     setRead({ runs: [], capped: false, done: false });
     (async () => {
-      const runs: Run[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { runs: Run[]; cursors: { next: string | null } } = await api(
-          "POST",
-          "/api/v1/runs/query",
-          {
-            session: [project.id],
-            start_time: new Date(span.from).toISOString(),
-            ...(range === "custom" ? { end_time: new Date(span.to).toISOString() } : {}),
-            limit: 100,
-            ...(cursor ? { cursor } : {}),
-          },
-          { signal: ctl.signal },
-        );
-        runs.push(...page.runs);
-        cursor = page.cursors.next;
-      } while (cursor && runs.length < CHART_RUN_CAP);
-      if (!ctl.signal.aborted) setRead({ runs: runs.slice(0, CHART_RUN_CAP), capped: !!cursor, done: true });
+      const body = {
+        session: [project.id],
+        start_time: new Date(span.from).toISOString(),
+        ...(range === "custom" ? { end_time: new Date(span.to).toISOString() } : {}),
+      };
+      const { runs, capped } = await queryRuns(body, CHART_RUN_CAP, ctl.signal);
+      if (!ctl.signal.aborted) setRead({ runs, capped, done: true });
     })().catch((e) => {
       if (!ctl.signal.aborted) setRead({ runs: [], capped: false, done: true, error: errorText(e) });
     });

@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useState } from "react";
-import { api } from "../../api.ts";
 import { RunDetail } from "../../components/trace-run.tsx";
 import { href } from "../../router.ts";
-import { errorText, fmtDuration, latencyMs, ms, type Run } from "./format.ts";
+import { errorText, fmtDuration, latencyMs, ms, queryRuns, type Run } from "./format.ts";
 
 // A trace's runs as a tree in dotted order (a run's dotted order extends its parent's), each on a timeline:
 // the bar starts at the run's offset from the trace's start and is as wide as its latency.
@@ -21,19 +20,7 @@ export function TraceView({
   useEffect(() => {
     const ctl = new AbortController();
     (async () => {
-      const runs: Run[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { runs: Run[]; cursors: { next: string | null } } = await api(
-          "POST",
-          "/api/v1/runs/query",
-          { trace: traceId, limit: 100, ...(cursor ? { cursor } : {}) },
-          { signal: ctl.signal },
-        );
-        runs.push(...page.runs);
-        cursor = page.cursors.next;
-      } while (cursor && runs.length < MAX_RUNS);
-      setState({ runs, capped: !!cursor });
+      setState(await queryRuns({ trace: traceId }, MAX_RUNS, ctl.signal));
     })().catch((e) => {
       if (!ctl.signal.aborted) setState({ error: errorText(e) });
     });
