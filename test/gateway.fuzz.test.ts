@@ -46,9 +46,12 @@ describe("gateway fuzz", () => {
           });
           const text = await res.text();
           expect(res.status, `${method} ${p}`).toBeLessThan(500);
-          // Reference documentation pages are HTML by design; everything else answers JSON.
-          if (res.status === 200 && res.headers.get("content-type")?.startsWith("text/html"))
-            expect(p).toMatch(/\/docs$/);
+          // Reference documentation pages and the web console's files are not JSON by design; everything else is.
+          const type = res.headers.get("content-type") ?? "";
+          if (res.status === 200 && type.startsWith("text/html"))
+            expect(p).toMatch(/\/docs$|^\/(index\.html)?$/);
+          else if (res.status === 200 && /^text\/(javascript|css)/.test(type))
+            expect(p).toMatch(/^\/app\.(js|css)$/);
           else expect(() => JSON.parse(text), `${method} ${p} → ${text}`).not.toThrow();
         },
       ),
