@@ -15,7 +15,6 @@ import {
   deploymentPurges,
   deployments,
   forgetDeploymentRecord,
-  revisions,
   TERMINAL,
 } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
@@ -27,7 +26,14 @@ import {
   updateDeployment,
 } from "./deployments.ts";
 import { launchRevision } from "./pipeline.ts";
-import { allRevisions, deletePrefix, deleteRevisionRecord, getRevision, newRevision } from "./revisions.ts";
+import {
+  allRevisions,
+  deletePrefix,
+  deleteRevisionRecord,
+  getRevision,
+  latestRevisionWrites,
+  newRevision,
+} from "./revisions.ts";
 
 // What the deployment endpoints do: each write that makes a revision also starts its pipeline.
 
@@ -74,22 +80,9 @@ export async function redeploy(
       : {}),
   });
   try {
-    await transact([
-      { Put: revisions.putInput(revision) },
-      {
-        Update: deployments.updateInput(
-          { tenant, id: deploymentId },
-          {
-            set: {
-              latest_revision_id: id,
-              source_revision_config: source.source_revision_config,
-              updated_at: at,
-            },
-            when: { latest_revision_id: d.latest_revision_id },
-          },
-        ),
-      },
-    ]);
+    await transact(
+      latestRevisionWrites(d, revision, { source_revision_config: source.source_revision_config }),
+    );
   } catch (err) {
     if (cancelCodes(err)) throw new Conflict("The deployment changed while it was being redeployed: retry");
     throw err;

@@ -9,7 +9,6 @@ import {
   deploymentKeys,
   deployments,
   forgetDeploymentRecord,
-  revisions,
   type WebhookDeliveryRecord,
   webhookDeliveries,
 } from "../records/control.ts";
@@ -17,7 +16,7 @@ import { canonicalNow } from "../time.ts";
 import { deliveryOf, payloadOf, pushMatches, pushOf, signatureMatches } from "./github-webhook.ts";
 import { webhookIntegration } from "./integrations.ts";
 import { launchRevision } from "./pipeline.ts";
-import { newRevision } from "./revisions.ts";
+import { latestRevisionWrites, newRevision } from "./revisions.ts";
 
 // Push-to-deploy (`build_on_push`): GitHub's webhook deliveries, each signed with its integration's webhook
 // secret. A push to the repository and ref a deployment tracks makes a new revision of every such deployment
@@ -138,28 +137,12 @@ export async function receiveWebhook(req: WebhookRequest): Promise<WebhookAnswer
   }
 }
 
-/**
- * A new revision of the deployment with its current revision config, pinned to the pushed commit, as a PATCH or
- * a redeploy writes one: the revision, and the deployment's latest revision under the condition that it is
- * still the one read.
- */
+/** A new revision of the deployment with its current revision config, pinned to the pushed commit. */
 function revisionItems(d: DeploymentRecord, revisionId: string, commit: string, at: string) {
-  return [
-    {
-      Put: revisions.putInput(
-        newRevision(d.tenant_id, d.id, revisionId, d.source, d.source_revision_config, at, {
-          source_commit: commit,
-        }),
-      ),
-    },
-    {
-      Update: deployments.updateInput(
-        { tenant: d.tenant_id, id: d.id },
-        {
-          set: { latest_revision_id: revisionId, updated_at: at },
-          when: { latest_revision_id: d.latest_revision_id },
-        },
-      ),
-    },
-  ];
+  return latestRevisionWrites(
+    d,
+    newRevision(d.tenant_id, d.id, revisionId, d.source, d.source_revision_config, at, {
+      source_commit: commit,
+    }),
+  );
 }

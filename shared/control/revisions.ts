@@ -10,6 +10,8 @@ import { queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import {
+  type DeploymentRecord,
+  deployments,
   REVISION_STATUSES,
   REVISIONS_INFLIGHT_PK,
   type RevisionConfig,
@@ -51,6 +53,29 @@ export function newRevision(
     updated_at: at,
     ...extra,
   };
+}
+
+/**
+ * The transaction items that make `revision` its deployment's latest: the revision, and the deployment's
+ * pointer (with `set`) on condition that it still names the revision read (`d`), so two writers cannot both win.
+ */
+export function latestRevisionWrites(
+  d: Pick<DeploymentRecord, "tenant_id" | "id" | "latest_revision_id">,
+  revision: RevisionRecord,
+  set: Partial<DeploymentRecord> = {},
+) {
+  return [
+    { Put: revisions.putInput(revision) },
+    {
+      Update: deployments.updateInput(
+        { tenant: d.tenant_id, id: d.id },
+        {
+          set: { latest_revision_id: revision.id, updated_at: revision.created_at, ...set },
+          when: { latest_revision_id: d.latest_revision_id },
+        },
+      ),
+    },
+  ];
 }
 
 /** A revision config as the API shows it (on a deployment and on each of its revisions). */
