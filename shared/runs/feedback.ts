@@ -3,9 +3,9 @@ import { z } from "zod";
 import { dynamo } from "../aws/clients.ts";
 import {
   cancelCodes,
+  conditionalUpdate,
   fromItem,
   getItem,
-  isConditionFailure,
   queryAll,
   queryPages,
   toItem,
@@ -198,44 +198,22 @@ async function refreshStats(tenant: string, runId: string, extend: boolean): Pro
   });
   const stats = feedbackStats(list.map((f) => ({ key: f.key, score: f.score, value: parsed(f.value_json) })));
   const statsJson = stats ? JSON.stringify(stats) : null;
-  await newerOnly(key, "SET stats_json = :s, stats_seq = :n", "stats_seq", statsJson, seq);
+  await conditionalUpdate("runs", key, {
+    set: { stats_json: statsJson, stats_seq: seq },
+    atMost: { stats_seq: seq - 1 },
+  });
   await applyStats(tenant, runId, statsJson, seq);
 }
 
-/** An update that only moves a sequence number forward (a stale recomputation changes nothing). */
-async function newerOnly(
-  key: { PK: string; SK: string },
-  update: string,
-  seqAttr: string,
-  stats: string | null,
-  seq: number,
-  mustExist = false,
-): Promise<void> {
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("runs"),
-        Key: toItem(key),
-        UpdateExpression: update,
-        ConditionExpression: `${mustExist ? "attribute_exists(PK) AND " : ""}(attribute_not_exists(${seqAttr}) OR ${seqAttr} < :n)`,
-        ExpressionAttributeValues: toItem({ ":s": stats, ":n": seq }),
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-  }
-}
-
-/** Sets a summary on the run item (no-op when the run is not stored yet or already has a newer one). */
+/**
+ * Sets a summary on the run item, unless the run is not stored yet or already has a newer one (`seq` only moves
+ * forward: a slower recomputation changes nothing).
+ */
 export function applyStats(tenant: string, runId: string, statsJson: string | null, seq: number) {
-  return newerOnly(
-    traceRunKeys.run(tenant, runId),
-    "SET feedback_stats_json = :s, feedback_seq = :n",
-    "feedback_seq",
-    statsJson,
-    seq,
-    true,
-  );
+  return conditionalUpdate("runs", traceRunKeys.run(tenant, runId), {
+    set: { feedback_stats_json: statsJson, feedback_seq: seq },
+    atMost: { feedback_seq: seq - 1 },
+  });
 }
 
 /** The summary records of runs just posted: each one's summary goes back onto its run. */
@@ -378,29 +356,21 @@ export async function updateFeedback(tenant: string, id: string, patch: Feedback
     config_json: text(config),
     modified_at: canonicalNow(),
   };
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("runs"),
-        Key: toItem({ PK: current.PK, SK: current.SK }),
-        UpdateExpression:
-          "SET score = :score, value_json = :value, correction_json = :correction, #c = :comment, config_json = :config, modified_at = :m",
-        ConditionExpression: "attribute_exists(PK)",
-        ExpressionAttributeNames: { "#c": "comment" },
-        ExpressionAttributeValues: toItem({
-          ":score": next.score,
-          ":value": next.value_json,
-          ":correction": next.correction_json,
-          ":comment": next.comment,
-          ":config": next.config_json,
-          ":m": next.modified_at,
-        }),
-      }),
-    );
-  } catch (err) {
-    if (isConditionFailure(err)) throw new NotFound("Feedback not found");
-    throw err;
-  }
+  const updated = await conditionalUpdate(
+    "runs",
+    { PK: current.PK, SK: current.SK },
+    {
+      set: {
+        score: next.score,
+        value_json: next.value_json,
+        correction_json: next.correction_json,
+        comment: next.comment,
+        config_json: next.config_json,
+        modified_at: next.modified_at,
+      },
+    },
+  );
+  if (!updated) throw new NotFound("Feedback not found");
   await refreshStats(tenant, current.run_id, false);
   return toFeedback(next);
 }

@@ -1,10 +1,7 @@
-import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { batchGet } from "../aws/batch.ts";
-import { dynamo } from "../aws/clients.ts";
-import { isConditionFailure, putItem, queryPages, toItem } from "../aws/ddb.ts";
+import { conditionalUpdate, putItem, queryPages } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { type TraceRunItem, type TraceTier, traceRunKeys } from "../records/runs.ts";
-import { tableName } from "../tables.ts";
 
 // Retention tiers (the hosted platform's `shortlived` and `longlived`). A run takes its project's tier when it
 // is ingested and expires (DynamoDB TTL, attribute expires_at) that tier's retention after its ingestion. A
@@ -23,21 +20,11 @@ export const recordExpiry = (): number =>
   Math.floor(Date.now() / 1000) + config.runs.tierDays("longlived") * DAY;
 
 /** Sets a stored run long-lived (no-op for a run that is gone or already long-lived). */
-async function promoteRun(tenant: string, runId: string, receivedAt: string): Promise<void> {
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName("runs"),
-        Key: toItem(traceRunKeys.run(tenant, runId)),
-        UpdateExpression: "SET trace_tier = :l, expires_at = :e",
-        ConditionExpression:
-          "attribute_exists(PK) AND (attribute_not_exists(trace_tier) OR trace_tier <> :l)",
-        ExpressionAttributeValues: toItem({ ":l": "longlived", ":e": runExpiry(receivedAt, "longlived") }),
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-  }
+function promoteRun(tenant: string, runId: string, receivedAt: string): Promise<boolean> {
+  return conditionalUpdate("runs", traceRunKeys.run(tenant, runId), {
+    set: { trace_tier: "longlived", expires_at: runExpiry(receivedAt, "longlived") },
+    notIn: { trace_tier: ["longlived"] },
+  });
 }
 
 /** Upgrades a trace to the long-lived tier: the tier record first, then every run of the trace stored so far. */
