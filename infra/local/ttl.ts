@@ -2,6 +2,7 @@ import { DeleteItemCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { dynamo } from "../../shared/aws/clients.ts";
 import { isConditionFailure } from "../../shared/aws/ddb.ts";
+import { forEachLimit } from "../../shared/concurrency.ts";
 import { logger } from "../../shared/log.ts";
 import { TTL_IDENTITY, ttlDeletedKey } from "../../shared/retention/ttl-stream.ts";
 import { TABLES, type TableDef, type TableId, tableName } from "../../shared/tables.ts";
@@ -133,31 +134,26 @@ export class LocalTtl {
       );
       const records: StreamRecord[] = [];
       const items = page.Items ?? [];
-      let next = 0;
-      const worker = async () => {
-        for (let i = next++; i < items.length; i = next++) {
-          const Key = items[i];
-          try {
-            // Conditional, as TTL is: an item whose expiry was extended since the scan stays.
-            await dynamo().send(
-              new DeleteItemCommand({
-                TableName: table,
-                Key,
-                ConditionExpression: "#ttl < :now",
-                ExpressionAttributeNames: { "#ttl": names["#ttl"] },
-                ExpressionAttributeValues: now,
-              }),
-            );
-          } catch (error) {
-            // Still there (expiry extended), or left for the next sweep: the page's other deletes are delivered.
-            if (!isConditionFailure(error)) logger.warn("local TTL: delete failed", { table, error });
-            continue;
-          }
-          result.deleted++;
-          records.push(this.removeRecord(table, Key as Record<string, unknown>));
+      await forEachLimit(items, CONCURRENCY, async (Key) => {
+        try {
+          // Conditional, as TTL is: an item whose expiry was extended since the scan stays.
+          await dynamo().send(
+            new DeleteItemCommand({
+              TableName: table,
+              Key,
+              ConditionExpression: "#ttl < :now",
+              ExpressionAttributeNames: { "#ttl": names["#ttl"] },
+              ExpressionAttributeValues: now,
+            }),
+          );
+        } catch (error) {
+          // Still there (expiry extended), or left for the next sweep: the page's other deletes are delivered.
+          if (!isConditionFailure(error)) logger.warn("local TTL: delete failed", { table, error });
+          return;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+        result.deleted++;
+        records.push(this.removeRecord(table, Key as Record<string, unknown>));
+      });
       for (const c of this.consumers.filter((x) => x.ttlDeletes.table === def.id)) {
         const mine = records.filter((r) => ttlDeletedKey(r, c.ttlDeletes) !== undefined);
         for (let i = 0; i < mine.length; i += BATCH)

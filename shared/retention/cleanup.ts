@@ -1,3 +1,4 @@
+import { forEachLimit } from "../concurrency.ts";
 import { logger } from "../log.ts";
 import { deleteRunPayloads } from "./run-payloads.ts";
 import { expiredRun, recordsOf, sequenceNumberOf } from "./ttl-stream.ts";
@@ -17,21 +18,17 @@ export async function cleanUpExpiredRuns(event: unknown): Promise<BatchResponse 
   const records = recordsOf(event);
   const failed = new Set<number>();
   let runs = 0;
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < records.length; i = next++) {
-      const run = expiredRun(records[i]);
-      if (!run) continue;
-      try {
-        await deleteRunPayloads(run.tenant_id, run.run_id);
-        runs++;
-      } catch (error) {
-        failed.add(i);
-        logger.error("expired run's payload cleanup failed", { ...run, error });
-      }
+  await forEachLimit(records, CONCURRENCY, async (record, i) => {
+    const run = expiredRun(record);
+    if (!run) return;
+    try {
+      await deleteRunPayloads(run.tenant_id, run.run_id);
+      runs++;
+    } catch (error) {
+      failed.add(i);
+      logger.error("expired run's payload cleanup failed", { ...run, error });
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, records.length) }, worker));
+  });
   if (!failed.size) return { batchItemFailures: [], runs };
   // A stream is retried from the earliest failed record on (the records after it again too: deletes are idempotent).
   const first = records[Math.min(...failed)];
