@@ -7,6 +7,7 @@ import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
 import {
   isExpired,
+  JSON_FIELDS,
   type JsonField,
   type TraceRunItem,
   type TraceRunRecord,
@@ -15,7 +16,7 @@ import {
 import { canonicalTime, dayOf } from "../time.ts";
 import { loadFields } from "./payloads.ts";
 import { getRunItem } from "./store.ts";
-import { toWire } from "./wire.ts";
+import { type RunField, toWire } from "./wire.ts";
 
 // Reading runs: by trace (in dotted order) or by project, newest first, filtered with the filter language.
 // The cursor is opaque: which project, which UTC day, and the sort key to continue below.
@@ -25,9 +26,21 @@ export interface RunQuery {
   trace?: string;
   is_root?: boolean;
   run_type?: string;
+  /** true: runs that failed; false: runs that did not. */
+  error?: boolean;
+  /** Only the children of this run. */
+  parent_run?: string;
+  /** Only runs made from one of these dataset examples. */
+  reference_example?: string[];
   filter?: string;
+  /** The filter language on the root run of each run's trace. */
+  trace_filter?: string;
+  /** The filter language on every run of each run's trace: kept when any of them matches. */
+  tree_filter?: string;
   start_time?: string;
   end_time?: string;
+  /** The run fields to answer (`id` always); all when absent. */
+  select?: readonly RunField[];
   limit: number;
   cursor?: string;
 }
@@ -60,20 +73,72 @@ function decode<T>(cursor: string | undefined, shape: z.ZodType<T>): T | undefin
   return parsed.data;
 }
 
-function matcher(q: RunQuery) {
-  let f: ((run: FilterableRun) => boolean) | undefined;
+function compile(filter: string | undefined, field: string) {
   try {
-    f = q.filter ? compileFilter(q.filter) : undefined;
+    return filter ? compileFilter(filter) : undefined;
   } catch (err) {
-    if (err instanceof FilterParseError)
-      throw validationError(["body", "filter"], err.message, "filter_syntax");
+    if (err instanceof FilterParseError) throw validationError(["body", field], err.message, "filter_syntax");
     throw err;
   }
-  return (run: FilterableRun) =>
-    (q.is_root === undefined || run.is_root === q.is_root) &&
-    (!q.run_type || run.run_type === q.run_type) &&
-    (!f || f(run));
 }
+
+type Candidate = TraceRunItem | TraceRunRecord;
+
+/**
+ * Whether a stored run is answered: the plain conditions on the item first, then the filter language on the
+ * run with its JSON fields, then the trace's conditions (each trace judged once per query). `reads()` tells how
+ * many stored runs the trace conditions read since it was last asked (they count against the read's budget).
+ */
+function matcher(tenant: string, q: RunQuery) {
+  const filter = compile(q.filter, "filter");
+  const traceFilter = compile(q.trace_filter, "trace_filter");
+  const treeFilter = compile(q.tree_filter, "tree_filter");
+  const traces = new Map<string, Promise<boolean>>();
+  let read = 0;
+  const traceMatches = async (trace: string) => {
+    if (traceFilter) {
+      const root = await getRunItem(tenant, trace);
+      read++;
+      if (!root || !traceFilter(await filterable(root))) return false;
+    }
+    if (!treeFilter) return true;
+    let lastKey: Record<string, unknown> | undefined;
+    do {
+      const page = await traceRunsPage(tenant, trace, lastKey);
+      read += page.items.length;
+      for (const item of page.items) if (!isExpired(item) && treeFilter(await filterable(item))) return true;
+      lastKey = page.lastKey;
+    } while (lastKey);
+    return false;
+  };
+  const match = async (item: Candidate) => {
+    if (q.is_root !== undefined && item.is_root !== q.is_root) return false;
+    if (q.run_type && item.run_type !== q.run_type) return false;
+    if (q.error !== undefined && (item.status === "error") !== q.error) return false;
+    if (q.parent_run && item.parent_run_id !== q.parent_run) return false;
+    if (q.reference_example && !q.reference_example.includes(item.reference_example_id ?? "")) return false;
+    if (filter && !filter(await filterable(item))) return false;
+    if (!traceFilter && !treeFilter) return true;
+    if (!traces.has(item.trace_id)) traces.set(item.trace_id, traceMatches(item.trace_id));
+    return traces.get(item.trace_id)!;
+  };
+  const reads = () => {
+    const n = read;
+    read = 0;
+    return n;
+  };
+  return { match, reads };
+}
+
+/** One page of a trace's runs, in dotted order. */
+const traceRunsPage = (tenant: string, trace: string, lastKey?: Record<string, unknown>, limit?: number) =>
+  queryPage<TraceRunItem>("runs", {
+    IndexName: "GSI2",
+    KeyConditionExpression: "GSI2PK = :pk",
+    values: { ":pk": traceRunKeys.trace(tenant, trace) },
+    ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+    ...(limit ? { Limit: limit } : {}),
+  });
 
 /**
  * A stored run as the filter evaluator reads it, with its JSON fields loaded. Their values are whatever the
@@ -94,14 +159,15 @@ const days = (from: string, to: string) => {
 };
 
 export async function queryRuns(tenant: string, q: RunQuery) {
-  const match = matcher(q);
+  const { match, reads } = matcher(tenant, q);
+  const answer = answerer(q.select);
   if (q.id?.length) {
     const items = (await Promise.all(q.id.map((id) => getRunItem(tenant, id)))).filter((i) => !!i);
     const kept = [];
-    for (const i of items) if (match(await filterable(i))) kept.push(await toWire(i));
+    for (const i of items) if (await match(i)) kept.push(await answer(i));
     return { runs: kept, cursors: { next: null } };
   }
-  if (q.trace) return queryTrace(tenant, q.trace, q, match);
+  if (q.trace) return queryTrace(tenant, q.trace, q, match, reads, answer);
   if (!q.session?.length)
     throw validationError(["body", "session"], "Give session (project ids), trace or id");
   const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
@@ -128,8 +194,9 @@ export async function queryRuns(tenant: string, q: RunQuery) {
         for (const item of page.items) {
           if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
           before = item.GSI1SK;
-          if (isExpired(item) || !match(await filterable(item))) continue;
-          runs.push(await toWire(item));
+          if (isExpired(item) || !(await match(item))) continue;
+          spent += reads();
+          runs.push(await answer(item));
           if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, before }) } };
         }
         if (page.done) break;
@@ -179,7 +246,14 @@ async function mergedPage(
   return { items, done: open.length === 0 };
 }
 
-async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r: FilterableRun) => boolean) {
+async function queryTrace(
+  tenant: string,
+  trace: string,
+  q: RunQuery,
+  match: (item: Candidate) => Promise<boolean>,
+  reads: () => number,
+  answer: (item: TraceRunRecord) => Promise<Record<string, unknown>>,
+) {
   let lastKey: Record<string, unknown> | undefined = decode(q.cursor, TraceCursor);
   // Another trace's (or workspace's) key is not a place in this trace.
   if (lastKey && lastKey.GSI2PK !== traceRunKeys.trace(tenant, trace))
@@ -188,19 +262,24 @@ async function queryTrace(tenant: string, trace: string, q: RunQuery, match: (r:
   const budget = config.runs.queryScanBudget;
   let spent = 0;
   do {
-    const page = await queryPage<TraceRunItem>("runs", {
-      IndexName: "GSI2",
-      KeyConditionExpression: "GSI2PK = :pk",
-      values: { ":pk": traceRunKeys.trace(tenant, trace) },
-      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
-      Limit: q.limit - runs.length,
-    });
-    for (const item of page.items)
-      if (!isExpired(item) && match(await filterable(item))) runs.push(await toWire(item));
+    const page = await traceRunsPage(tenant, trace, lastKey, q.limit - runs.length);
+    for (const item of page.items) if (!isExpired(item) && (await match(item))) runs.push(await answer(item));
     lastKey = page.lastKey;
-    spent += page.items.length + 10;
+    spent += page.items.length + 10 + reads();
   } while (lastKey && runs.length < q.limit && spent < budget);
   return { runs, cursors: { next: lastKey ? encode(lastKey) : null } };
+}
+
+/** A run as answered: whole, or only the selected fields (and its id), each present (null when it has none). */
+function answerer(select: readonly RunField[] | undefined) {
+  if (!select) return (item: TraceRunRecord) => toWire(item);
+  const fields = [...new Set<RunField>(["id", ...select])];
+  // The JSON fields live in the item or in S3: read only when a selected field needs them.
+  const content = fields.some((f) => (JSON_FIELDS as readonly string[]).includes(f) || f === "messages");
+  return async (item: TraceRunRecord) => {
+    const run = await toWire(item, { fields: content });
+    return Object.fromEntries(fields.map((f) => [f, run[f] ?? null]));
+  };
 }
 
 // — one project-day, shard after shard (the bulk export's read) —

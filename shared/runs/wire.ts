@@ -16,6 +16,43 @@ const TOKEN_FIELDS = [
   "completion_cost_details",
 ] as const;
 
+/** Every field of a run as answered (llm runs alone have the last three); what `select` may name. */
+export const RUN_FIELDS = [
+  "id",
+  "name",
+  "run_type",
+  "start_time",
+  "end_time",
+  "status",
+  "inputs",
+  "outputs",
+  "error",
+  "extra",
+  "events",
+  "serialized",
+  "tags",
+  "session_id",
+  "trace_id",
+  "dotted_order",
+  "parent_run_id",
+  "parent_run_ids",
+  "is_root",
+  "reference_example_id",
+  "first_token_time",
+  "feedback_stats",
+  "trace_tier",
+  "app_path",
+  ...TOKEN_FIELDS,
+  "messages",
+  "format_errors",
+  "tokens_estimated",
+] as const;
+export type RunField = (typeof RUN_FIELDS)[number];
+
+/** Where the web console shows the run: its trace, with the run opened (a path on the platform's origin). */
+export const appPath = (run: { session_id: string; trace_id: string; id: string }) =>
+  `/#/traces/${[run.session_id, "trace", run.trace_id, run.id].map(encodeURIComponent).join("/")}`;
+
 export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = {}) {
   const content: Partial<Record<JsonField, unknown>> = opts.fields === false ? {} : await loadFields(item);
   const run: Record<string, unknown> = {
@@ -42,6 +79,7 @@ export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = 
     first_token_time: item.first_token_time ?? null,
     feedback_stats: item.feedback_stats_json ? JSON.parse(item.feedback_stats_json) : null,
     trace_tier: item.trace_tier ?? null,
+    app_path: appPath(item),
   };
   for (const f of TOKEN_FIELDS)
     run[f] = item[f] ?? (f.endsWith("details") ? null : f.endsWith("cost") ? null : 0);
