@@ -1,7 +1,8 @@
+import { Client } from "langsmith";
 import { describe, expect, it } from "vitest";
 import { ensureTenant, newApiKey, storeApiKey } from "../shared/auth/api-keys.ts";
 import { recordRuns, resolveProject } from "../shared/projects/projects.ts";
-import { auth, call, facts } from "./helpers/cloud.ts";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
 
 const SESSIONS = "/api/v1/sessions";
 const unique = (label: string) => `${label}-${crypto.randomUUID()}`;
@@ -73,7 +74,7 @@ describe("tracing projects (/api/v1/sessions)", () => {
     expect(r.json.map((p: { id: string }) => p.id)).toEqual([b.json.id, a.json.id]);
   });
 
-  it("list honours limit, offset, a repeated id filter and ignores unknown LangSmith filters", async () => {
+  it("list honours limit, offset and a repeated id filter", async () => {
     const tag = unique("page");
     const made = [];
     for (const n of [1, 2, 3]) made.push((await create({ name: `${tag}-${n}` })).json);
@@ -81,16 +82,49 @@ describe("tracing projects (/api/v1/sessions)", () => {
       headers: auth,
     });
     expect(page.json.map((p: { name: string }) => p.name)).toEqual([`${tag}-2`]);
-    const ids = await call(
-      "GET",
-      `${SESSIONS}?id=${made[0].id}&id=${made[2].id}&sort_by=last_run_start_time`,
-      {
-        headers: auth,
-      },
-    );
+    const ids = await call("GET", `${SESSIONS}?id=${made[0].id}&id=${made[2].id}`, {
+      headers: auth,
+    });
     expect(ids.json.map((p: { id: string }) => p.id).sort()).toEqual([made[0].id, made[2].id].sort());
     expect((await call("GET", `${SESSIONS}?limit=0`, { headers: auth })).status).toBe(422);
     expect((await call("GET", `${SESSIONS}?id=nope`, { headers: auth })).status).toBe(422);
+  });
+
+  it("the langsmith SDK's listProjects filters apply: reference dataset, reference-free, metadata, stats", async () => {
+    const client = new Client({ apiUrl: `${base}/api/v1`, apiKey: facts.api_key, autoBatchTracing: false });
+    const tag = unique("sdk-filters");
+    const dataset = crypto.randomUUID();
+    const withSet = (await create({ name: `${tag}-eval`, reference_dataset_id: dataset })).json;
+    const blue = (await create({ name: `${tag}-blue`, extra: { metadata: { team: "blue", tier: 1 } } })).json;
+    const red = (await create({ name: `${tag}-red`, extra: { metadata: { team: "red" } } })).json;
+    const names = async (props: Parameters<Client["listProjects"]>[0]) => {
+      const out: string[] = [];
+      for await (const p of client.listProjects({ nameContains: tag, ...props })) out.push(String(p.name));
+      return out.sort();
+    };
+    expect(await names({ referenceDatasetId: dataset })).toEqual([withSet.name]);
+    expect(await names({ referenceFree: true })).toEqual([blue.name, red.name].sort());
+    expect(await names({ referenceFree: false })).toEqual([withSet.name]);
+    expect(await names({ metadata: { team: "blue" } })).toEqual([blue.name]);
+    expect(await names({ metadata: { team: "blue", tier: 2 } })).toEqual([]);
+    expect(await names({ includeStats: true })).toEqual([withSet.name, blue.name, red.name].sort());
+    const [stats] = await (async () => {
+      const out = [];
+      for await (const p of client.listProjects({ name: red.name, includeStats: true })) out.push(p);
+      return out;
+    })();
+    expect(stats).toMatchObject({ id: red.id, run_count: 0 });
+    // What the hosted API also takes and this one does not serve is refused, saying why.
+    for (const [q, msg] of [
+      ["sort_by=last_run_start_time", /sorting is not served/],
+      ["dataset_version=latest", /datasets are not served/],
+      ["metadata=%5B1%5D", /JSON object/],
+      ["reference_dataset=nope", /./],
+    ] as const) {
+      const r = await call("GET", `${SESSIONS}?${q}`, { headers: auth });
+      expect(r.status, q).toBe(422);
+      expect(r.json.detail[0].msg, q).toMatch(msg);
+    }
   });
 
   it("PATCH updates name, description, extra and end_time, and frees the old name", async () => {

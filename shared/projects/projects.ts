@@ -90,6 +90,12 @@ export interface ProjectQuery {
   name?: string;
   name_contains?: string;
   ids?: string[];
+  /** Only projects of these reference datasets. */
+  reference_datasets?: string[];
+  /** true: projects without a reference dataset; false: with one. */
+  reference_free?: boolean;
+  /** Only projects whose `extra.metadata` holds each of these keys with an equal value. */
+  metadata?: Record<string, unknown>;
   limit: number;
   offset: number;
 }
@@ -213,12 +219,24 @@ async function findProjectByName(tenant: string, name: string): Promise<Project 
   return item ? toProject(item) : undefined;
 }
 
+/** Whether `metadata` (a project's `extra.metadata`) holds every wanted key with an equal (JSON) value. */
+function holds(metadata: unknown, wanted: Record<string, unknown>): boolean {
+  if (!metadata || typeof metadata !== "object") return Object.keys(wanted).length === 0;
+  const m = metadata as Record<string, unknown>;
+  return Object.entries(wanted).every(
+    ([k, v]) => Object.hasOwn(m, k) && JSON.stringify(m[k]) === JSON.stringify(v),
+  );
+}
+
 export async function listProjects(tenant: string, q: ProjectQuery): Promise<Project[]> {
   const needle = q.name_contains?.toLowerCase();
   const keep = (p: Project) =>
     (q.name === undefined || p.name === q.name) &&
     (needle === undefined || p.name.toLowerCase().includes(needle)) &&
-    (q.ids === undefined || q.ids.includes(p.id));
+    (q.ids === undefined || q.ids.includes(p.id)) &&
+    (q.reference_datasets === undefined || q.reference_datasets.includes(p.reference_dataset_id ?? "")) &&
+    (q.reference_free === undefined || (p.reference_dataset_id === null) === q.reference_free) &&
+    (q.metadata === undefined || holds(p.extra?.metadata, q.metadata));
   const page = (list: Project[]) => list.filter(keep).slice(q.offset, q.offset + q.limit);
   if (q.name !== undefined) {
     const found = await findProjectByName(tenant, q.name);
