@@ -220,6 +220,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         : err;
     });
     stops.push(() => gateway.close());
+    // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
+    stops.push(() => runtimes.stopAll());
     baseUrl = `http://${host}:${boundPort}`;
     scheduler.start();
     ttl.start();

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
+import { flushRunTraces } from "../../shared/agent/run-tracing.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
@@ -135,15 +136,20 @@ async function main() {
   // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
   // A newer revision took over: no new runs here; the running ones finish (or are retried from their last
   // checkpoint by the new runtime after DRAIN_MS).
+  // Either way, the traces still waiting for their batch's timer are sent before the process exits.
+  const exit = () => void flushRunTraces().finally(() => process.exit(0));
   process.on("SIGTERM", () => {
     draining = true;
     const deadline = Date.now() + DRAIN_MS;
     const check = () => {
-      if (controllers.size === 0 || Date.now() > deadline) process.exit(0);
+      if (controllers.size === 0 || Date.now() > deadline) return exit();
       setTimeout(check, 100);
     };
     check();
   });
+  // The platform is stopping (SIGINT, as Ctrl-C sends): runs in flight are retried from their last checkpoint
+  // when it starts again, so only the traces are waited for.
+  process.on("SIGINT", exit);
 }
 
 main().catch((err) => {

@@ -60,6 +60,9 @@ interface Running {
   stopping?: boolean;
 }
 
+/** How long a stopping runtime gets to send its last traces and exit before it is killed. */
+const KILL_AFTER_MS = 5000;
+
 /** The settings a local runtime gets besides the deployment's own variables (never a secret of the platform). */
 const PASSED_SETTINGS = [
   "AWS_REGION",
@@ -366,9 +369,12 @@ export class LocalRuntimes implements RuntimeHost {
     r.stopping = true;
     if (r.child.exitCode !== null || r.child.signalCode !== null) return;
     const gone = new Promise((done) => r.child.once("exit", done));
-    // A profiled runtime gets to write its profile (SIGTERM: it exits once its runs ended).
-    r.child.kill(process.env.PLATFORM_RUNTIME_PROFILE ? "SIGTERM" : "SIGKILL");
+    // A profiled runtime gets to write its profile (SIGTERM: it exits once its runs ended). Else SIGINT: it
+    // sends the traces it still holds and exits; a runtime that does not within seconds is killed.
+    r.child.kill(process.env.PLATFORM_RUNTIME_PROFILE ? "SIGTERM" : "SIGINT");
+    const killer = setTimeout(() => r.child.kill("SIGKILL"), KILL_AFTER_MS);
     await gone;
+    clearTimeout(killer);
   }
 
   /**

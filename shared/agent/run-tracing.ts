@@ -132,6 +132,20 @@ function tenantBatch(tenant: string): TraceBatch {
 }
 
 /**
+ * Sends what every workspace's shared batch holds now, and waits for it (a process about to exit calls it: the
+ * shared timer would otherwise be the last to send a finished run's end). At most `ms`; failures are logged by
+ * the batches themselves.
+ */
+export async function flushRunTraces(ms = 3000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  await Promise.race([Promise.all([...tenantBatches.values()].map((b) => b.flush())), late]);
+  clearTimeout(timer);
+}
+
+/**
  * The trace of one agent run, or undefined when the deployment has no tracing project. Given options, the
  * run gets a batch of its own; else it shares its workspace's, and its end leaves the last writes to the
  * shared timer (a worker function, which may be frozen once it returns, flushes at once).
