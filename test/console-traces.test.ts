@@ -5,6 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
+import { newWorkspace } from "./helpers/export.ts";
 
 // The console's traces (issue 18, item 1) in Chromium, on data sent by the real langsmith SDK: a project's
 // charts and their numbers, its runs filtered with the filter language (and a bad filter's positioned error),
@@ -273,6 +274,42 @@ describe("console traces", () => {
     expect(await page.getByRole("status", { name: "Runs read" }).textContent()).toContain("per day");
     await screenshot(page, "traces-projects");
     await noKey(page);
+  });
+
+  it("projects: found by name, and paged when there are more than a page of them", async () => {
+    // A workspace of its own: 51 new projects would push this file's project off the shared one's first page.
+    const ws = await newWorkspace();
+    const tag = `find-${crypto.randomUUID().slice(0, 8)}`;
+    for (let i = 0; i < 51; i++) {
+      const r = await call("POST", "/api/v1/sessions", {
+        headers: ws.headers,
+        body: { name: `${tag}-${i}` },
+      });
+      expect(r.status, r.text).toBe(200);
+    }
+    await call("POST", "/api/v1/sessions", { headers: ws.headers, body: { name: "unrelated" } });
+    const page = await consolePage(browser, { apiKey: ws.headers["X-Api-Key"], tenantId: ws.tenant });
+    await goto(page, "#/traces");
+    await page.getByLabel("Name contains").fill(tag);
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    const rows = page.getByRole("table", { name: "Tracing projects" }).locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(50);
+    const names = async () =>
+      (await rows.getByRole("link").allTextContents()).filter((n) => n.startsWith(tag));
+    const first = await names();
+    const pages = page.getByRole("navigation", { name: "Project pages" });
+    await pages.getByRole("button", { name: "Older projects" }).click();
+    // The oldest one is alone on the second page: together the pages hold each project once.
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(new Set([...first, ...(await names())]).size).toBe(51);
+    expect(await pages.getByRole("button", { name: "Older projects" }).isDisabled()).toBe(true);
+    await pages.getByRole("button", { name: "Newer projects" }).click();
+    await expect.poll(() => rows.count()).toBe(50);
+    // A name no project has.
+    await page.getByLabel("Name contains").fill(`${tag}-none`);
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await page.getByText("No project has that in its name.").waitFor();
+    expect(await page.content()).not.toContain(ws.headers["X-Api-Key"]);
   });
 
   it("a project's runs: newest first, filtered with the filter language; a bad filter shows the position of its error", async () => {

@@ -36,13 +36,22 @@ const RANGES = {
 } as const;
 type RangeKey = keyof typeof RANGES | "custom";
 
+/** Projects per page (one more is read to know whether an older page exists). */
+const PROJECT_PAGE = 50;
+
 export function Projects() {
-  const { data, error, loading } = useApi<Project[]>("/api/v1/sessions?limit=100");
+  const [needle, setNeedle] = useState("");
+  const [draft, setDraft] = useState("");
+  const [offset, setOffset] = useState(0);
+  const query = new URLSearchParams({ limit: String(PROJECT_PAGE + 1), offset: String(offset) });
+  if (needle) query.set("name_contains", needle);
+  const { data, error, loading } = useApi<Project[]>(`/api/v1/sessions?${query}`);
+  const more = (data?.length ?? 0) > PROJECT_PAGE;
   const projects = useMemo(
     () =>
-      [...(data ?? [])].sort((a, b) =>
-        (b.last_run_start_time ?? "").localeCompare(a.last_run_start_time ?? ""),
-      ),
+      (data ?? [])
+        .slice(0, PROJECT_PAGE)
+        .sort((a, b) => (b.last_run_start_time ?? "").localeCompare(a.last_run_start_time ?? "")),
     [data],
   );
   const [chosen, setChosen] = useState<string>();
@@ -50,9 +59,35 @@ export function Projects() {
   return (
     <section aria-labelledby="projects-h">
       <h1 id="projects-h">Tracing projects</h1>
+      <form
+        className="filter"
+        aria-label="Find projects"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setNeedle(draft.trim());
+          setOffset(0);
+        }}
+      >
+        <label htmlFor="project-find">Name contains</label>
+        <input
+          id="project-find"
+          value={draft}
+          spellCheck={false}
+          onChange={(e) => setDraft(e.target.value)}
+        />
+        <button type="submit" className="primary">
+          Find
+        </button>
+      </form>
       {error && <p role="alert">{error}</p>}
       {loading && !data && <p role="status">Loading projects…</p>}
-      {data && !projects.length && <p>No tracing projects yet: runs sent with an SDK create them.</p>}
+      {data && !projects.length && (
+        <p>
+          {needle
+            ? "No project has that in its name."
+            : "No tracing projects yet: runs sent with an SDK create them."}
+        </p>
+      )}
       {projects.length > 0 && (
         <table aria-label="Tracing projects">
           <thead>
@@ -89,6 +124,25 @@ export function Projects() {
             ))}
           </tbody>
         </table>
+      )}
+      {(offset > 0 || more) && (
+        <nav className="pager" aria-label="Project pages">
+          <button
+            type="button"
+            disabled={offset === 0}
+            onClick={() => setOffset((o) => Math.max(0, o - PROJECT_PAGE))}
+          >
+            Newer projects
+          </button>
+          <span>{`Page ${offset / PROJECT_PAGE + 1}`}</span>
+          <button
+            type="button"
+            disabled={!more || loading}
+            onClick={() => setOffset((o) => o + PROJECT_PAGE)}
+          >
+            Older projects
+          </button>
+        </nav>
       )}
       {selected && <ProjectCharts key={selected.id} project={selected} />}
     </section>
