@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,24 @@ export interface RunningPlatform {
   crash(opts?: { wholeGroup?: boolean }): Promise<void>;
   /** crash(), then the platform again with the same env, args, data dir and ports: what a restart finds. */
   crashAndRestart(opts?: { wholeGroup?: boolean }): Promise<RunningPlatform>;
+}
+
+/** A start takes ~5 s on a quiet 2-core machine; a busy one (a CI run, a build beside it) can take far longer. */
+const START_LIMIT_MS = 90_000;
+
+function stuckReport(pgid: number): string {
+  const ps = (args: string[]) => spawnSync("ps", args, { encoding: "utf8" }).stdout?.slice(0, 3000) ?? "";
+  let load = "unknown";
+  try {
+    load = readFileSync("/proc/loadavg", "utf8").trim();
+  } catch {}
+  return [
+    `load average: ${load}`,
+    "the platform's processes:",
+    ps(["-o", "pid,etime,time,pcpu,stat,args", "-g", String(pgid)]),
+    "the busiest processes of the machine:",
+    ps(["-eo", "pid,etime,time,pcpu,args", "--sort=-pcpu"]).split("\n").slice(0, 12).join("\n"),
+  ].join("\n");
 }
 
 export async function startPlatform(
@@ -65,7 +83,14 @@ export async function startPlatform(
       break;
     }
     if (child.exitCode != null) throw new Error(`the platform exited with ${child.exitCode}`);
-    if (performance.now() - t0 > 60_000) throw new Error("the platform did not start within 60 s");
+    if (performance.now() - t0 > START_LIMIT_MS) {
+      // What each process of its group was doing, and how busy the machine was: a slow start says why.
+      const report = stuckReport(child.pid!);
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {}
+      throw new Error(`the platform did not start within ${START_LIMIT_MS / 1000} s\n${report}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   // local.json is written just before /ok answers; wait for it if the poll won the race.
