@@ -247,6 +247,10 @@ export const config = {
     get defaultTraceTier(): "longlived" | "shortlived" {
       return env("TRACE_TIER_DEFAULT") === "shortlived" ? "shortlived" : "longlived";
     },
+    /** How long the presigned URL of a run's attachment (in `s3_urls`) stays valid, in seconds. */
+    get attachmentUrlSeconds() {
+      return int("RUN_ATTACHMENT_URL_SECONDS", 3600);
+    },
     /** How long a run of each tier is kept, in days from its ingestion (then DynamoDB TTL deletes it). */
     tierDays(tier: "longlived" | "shortlived"): number {
       return tier === "shortlived"

@@ -76,6 +76,11 @@ async function sendTraces() {
       ...opts,
       name: "get_weather",
       run_type: "tool",
+      // A file sent with the run (an attachment part): the run page shows it.
+      extractAttachments: (args: { city: string }) => [
+        { map: ["image/png", Buffer.from(PNG, "base64")] },
+        args,
+      ],
     },
   );
   const chat = traceable(
@@ -360,6 +365,13 @@ describe("console traces", () => {
     expect(await page.getByRole("region", { name: "Outputs" }).textContent()).toContain(
       "18°C and sunny in Paris",
     );
+    // Its attachment: named, typed, the image loaded from its presigned URL.
+    const files = page.getByRole("region", { name: "Attachments" });
+    expect(await files.textContent()).toContain("map image/png");
+    const image = files.getByRole("img", { name: "Attachment map" });
+    await expect
+      .poll(() => image.evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth))
+      .toBe(96);
     await screenshot(page, "traces-trace");
     await noKey(page);
   });

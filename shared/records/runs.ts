@@ -44,6 +44,11 @@ export const traceRunKeys = {
   }),
   /** GSI1PK of every feedback of a workspace (GSI1SK `<created_at>#<id>`). */
   feedbackList: (tenant: string) => `${tenant}#feedback`,
+  /** A file sent with a run (`attachment.<run id>.<name>` parts), in the run's partition; its bytes are in S3. */
+  attachment: (tenant: string, runId: string, name: string) => ({
+    PK: `${tenant}#${runId}`,
+    SK: `attachment#${name}`,
+  }),
   /** A trace upgraded to the long-lived tier (in its root run's partition: the trace id is the root's id). */
   tier: (tenant: string, traceId: string) => ({ PK: `${tenant}#${traceId}`, SK: "tier" as const }),
   /** GSI1PK: one shard of one project-day. */

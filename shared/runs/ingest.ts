@@ -9,6 +9,7 @@ import {
 import { decodeBody } from "../ingest/body.ts";
 import { type Part, parseMultipart } from "../ingest/multipart.ts";
 import { groupRunParts } from "../ingest/parts.ts";
+import { storeAttachments } from "./attachments.ts";
 import { ingestFeedbackParts } from "./feedback.ts";
 import { type IngestResult, ingestPatches, ingestPosts } from "./store.ts";
 
@@ -47,10 +48,15 @@ export async function ingestMultipart(
   }));
   const posts = [...grouped.posts].map(([id, run]) => ({ ...run, id }));
   const patches = [...grouped.patches].map(([id, body]) => ({ id, body }));
+  const none = { accepted: [], errors: [] };
   const r = await ingestBatch(tenant, posts, patches);
-  // Feedback last: on runs of the same request, it finds them stored.
-  const f = grouped.feedback.length
-    ? await ingestFeedbackParts(tenant, grouped.feedback)
-    : { accepted: [], errors: [] };
-  return { accepted: [...r.accepted, ...f.accepted], errors: [...partErrors, ...r.errors, ...f.errors] };
+  // Feedback last: on runs of the same request, it finds them stored. Attachments beside it.
+  const [f, a] = await Promise.all([
+    grouped.feedback.length ? ingestFeedbackParts(tenant, grouped.feedback) : none,
+    grouped.attachments.length ? storeAttachments(tenant, grouped.attachments) : none,
+  ]);
+  return {
+    accepted: [...r.accepted, ...f.accepted, ...a.accepted],
+    errors: [...partErrors, ...r.errors, ...f.errors, ...a.errors],
+  };
 }

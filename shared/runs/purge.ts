@@ -5,9 +5,10 @@ import { queryAll, queryPage } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { JSON_FIELDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
 import { dayOf } from "../time.ts";
+import { attachmentObjectKey } from "./attachments.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
-// run items with their patch records, feedback and the payloads they offloaded to S3. Idempotent, so a retried
+// run items with their patch records, feedback, attachments and the payloads they offloaded to S3. Idempotent, so a retried
 // invocation finishes what an earlier one started.
 export interface PurgeJob {
   tenant_id: string;
@@ -59,11 +60,24 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
               : []),
           ]),
         );
-        if (refs.length)
+        // And the files sent with the runs, named by their records.
+        const files = records.flatMap((r) =>
+          r.SK.startsWith("attachment#")
+            ? [
+                attachmentObjectKey(
+                  job.tenant_id,
+                  r.PK.slice(job.tenant_id.length + 1),
+                  r.SK.slice("attachment#".length),
+                ),
+              ]
+            : [],
+        );
+        const keys = [...refs, ...files];
+        for (let i = 0; i < keys.length; i += 1000)
           await s3().send(
             new DeleteObjectsCommand({
               Bucket: config.defaultBucket,
-              Delete: { Objects: refs.map((Key) => ({ Key })), Quiet: true },
+              Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
             }),
           );
         deleted += page.items.length;

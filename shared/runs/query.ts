@@ -274,10 +274,11 @@ async function queryTrace(
 function answerer(select: readonly RunField[] | undefined) {
   if (!select) return (item: TraceRunRecord) => toWire(item);
   const fields = [...new Set<RunField>(["id", ...select])];
-  // The JSON fields live in the item or in S3: read only when a selected field needs them.
+  // The JSON fields live in the item or in S3, the attachments in the run's partition: read only when selected.
   const content = fields.some((f) => (JSON_FIELDS as readonly string[]).includes(f) || f === "messages");
+  const attachments = fields.includes("s3_urls");
   return async (item: TraceRunRecord) => {
-    const run = await toWire(item, { fields: content });
+    const run = await toWire(item, { fields: content, attachments });
     return Object.fromEntries(fields.map((f) => [f, run[f] ?? null]));
   };
 }

@@ -1,5 +1,6 @@
 import { normalizeLlmIO } from "../llm/index.ts";
 import type { JsonField, TraceRunRecord } from "../records/runs.ts";
+import { attachmentUrls } from "./attachments.ts";
 import { loadFields } from "./payloads.ts";
 
 // A stored run as the API returns it (the shape the langsmith SDK reads).
@@ -42,6 +43,7 @@ export const RUN_FIELDS = [
   "feedback_stats",
   "trace_tier",
   "app_path",
+  "s3_urls",
   ...TOKEN_FIELDS,
   "messages",
   "format_errors",
@@ -53,8 +55,16 @@ export type RunField = (typeof RUN_FIELDS)[number];
 export const appPath = (run: { session_id: string; trace_id: string; id: string }) =>
   `/#/traces/${[run.session_id, "trace", run.trace_id, run.id].map(encodeURIComponent).join("/")}`;
 
-export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = {}) {
-  const content: Partial<Record<JsonField, unknown>> = opts.fields === false ? {} : await loadFields(item);
+/**
+ * A stored run as answered. `fields: false` leaves the JSON fields out (not read from S3), `attachments:
+ * false` its attachments' URLs (not read from its partition).
+ */
+export async function toWire(item: TraceRunRecord, opts: { fields?: boolean; attachments?: boolean } = {}) {
+  const [content, s3Urls]: [Partial<Record<JsonField, unknown>>, Record<string, unknown> | undefined] =
+    await Promise.all([
+      opts.fields === false ? {} : loadFields(item),
+      opts.attachments === false ? undefined : attachmentUrls(item.tenant_id, item.id),
+    ]);
   const run: Record<string, unknown> = {
     id: item.id,
     name: item.name,
@@ -80,6 +90,7 @@ export async function toWire(item: TraceRunRecord, opts: { fields?: boolean } = 
     feedback_stats: item.feedback_stats_json ? JSON.parse(item.feedback_stats_json) : null,
     trace_tier: item.trace_tier ?? null,
     app_path: appPath(item),
+    s3_urls: s3Urls ?? {},
   };
   for (const f of TOKEN_FIELDS)
     run[f] = item[f] ?? (f.endsWith("details") ? null : f.endsWith("cost") ? null : 0);

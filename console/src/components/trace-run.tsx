@@ -12,7 +12,7 @@ import {
 import { LlmMessages } from "./llm-messages.tsx";
 
 // One run of a trace: its facts, an llm run's messages (or any run's inputs and outputs), its error, and its
-// feedback (the summary the run carries and the list from /feedback).
+// attachments, and its feedback (the summary the run carries and the list from /feedback).
 interface Feedback {
   id: string;
   key: string;
@@ -100,7 +100,42 @@ export function RunDetail({ runId }: { runId: string }) {
           </section>
         </>
       )}
+      <RunAttachments files={run.s3_urls} />
       <RunFeedback run={run} />
+    </section>
+  );
+}
+
+/** The files sent with the run: images shown, anything else a link (presigned, valid for an hour). */
+function RunAttachments({ files }: { files: Run["s3_urls"] }) {
+  const list = Object.entries(files ?? {}).filter(([key]) => key.startsWith("attachment."));
+  if (!list.length) return null;
+  return (
+    <section aria-labelledby="attachments-h">
+      <h3 id="attachments-h">Attachments</h3>
+      <ul className="attachments">
+        {list.map(([key, file]) => {
+          const name = key.slice("attachment.".length);
+          const safe = /^https?:\/\//.test(file.presigned_url);
+          return (
+            <li key={key}>
+              {safe ? (
+                <a href={file.presigned_url} target="_blank" rel="noreferrer noopener">
+                  {name}
+                </a>
+              ) : (
+                name
+              )}{" "}
+              <span className="muted">{file.mime_type}</span>
+              {safe && file.mime_type.startsWith("image/") && (
+                <div>
+                  <img src={file.presigned_url} alt={`Attachment ${name}`} className="attachment-image" />
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ul>
     </section>
   );
 }

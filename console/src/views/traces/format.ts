@@ -30,6 +30,8 @@ export interface Run {
   messages?: { input_messages: unknown[]; output_messages: unknown[] } | null;
   format_errors?: string[];
   tokens_estimated?: boolean;
+  /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */
+  s3_urls?: Record<string, { presigned_url: string; mime_type: string }>;
 }
 
 /** A run's start and end as epoch milliseconds (canonical times may carry microseconds). */
