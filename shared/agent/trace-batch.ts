@@ -5,13 +5,19 @@ import type { RunBody } from "./trace-format.ts";
 // The writes of one agent run's trace, batched: run creates and ends are collected and ingested together
 // (the same ingestion /runs/batch uses) when a short timer fires, when many are waiting, and at the end. A
 // run that starts and ends between two flushes is one complete post, with no patch. Flushes run one at a
-// time, so a run's post always lands before its patches. Failures are logged, never thrown.
+// time, so a run's post always lands before its patches. A failed ingestion is retried for ~15 s; failures
+// are logged, never thrown.
 export interface TraceBatchOptions {
   flushMs: number;
   maxQueued?: number;
   /** The ingestion; the platform's own by default. */
   ingest?: typeof ingestBatch;
+  /** Waits before each retry of a failed ingestion (then the batch is given up, with a log line). */
+  retryDelaysMs?: readonly number[];
 }
+
+/** ~15 s in all: a platform restarting or DynamoDB throttling for a moment does not lose a trace. */
+const RETRY_DELAYS_MS = [250, 1000, 2000, 4000, 8000] as const;
 
 // Where traces go: the platform's ingestion in a platform process; a runtime sends them to the platform.
 let defaultIngest: typeof ingestBatch = ingestBatch;
@@ -70,9 +76,10 @@ export class TraceBatch {
     }
   }
 
-  // Ingestion is idempotent on run ids, so a failed batch is simply sent once more.
+  // Ingestion is idempotent on run ids, so a failed batch is simply sent again, after a growing wait.
   private async send(posts: RunBody[], patches: { id: string; body: RunBody }[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
+    const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS_MS;
+    for (let attempt = 0; ; attempt++) {
       try {
         const r = await this.ingest(this.tenant, posts, patches);
         if (r.errors.length)
@@ -82,11 +89,15 @@ export class TraceBatch {
           });
         return;
       } catch (err) {
-        if (attempt >= 2) {
-          logger.warn("agent trace: ingestion failed", { runs: posts.length + patches.length, error: err });
+        if (attempt >= delays.length) {
+          logger.error("agent trace: ingestion failed, the batch is given up", {
+            runs: posts.length + patches.length,
+            attempts: attempt + 1,
+            error: err,
+          });
           return;
         }
-        await new Promise((r) => setTimeout(r, 250));
+        await new Promise((r) => setTimeout(r, delays[attempt]));
       }
     }
   }
