@@ -94,6 +94,7 @@ function matcher(tenant: string, q: RunQuery) {
   const traceFilter = compile(q.trace_filter, "trace_filter");
   const treeFilter = compile(q.tree_filter, "tree_filter");
   const traces = new Map<string, Promise<boolean>>();
+  const examples = q.reference_example && new Set(q.reference_example.map((id) => id.toLowerCase()));
   let read = 0;
   const traceMatches = async (trace: string) => {
     if (traceFilter) {
@@ -115,8 +116,8 @@ function matcher(tenant: string, q: RunQuery) {
     if (q.is_root !== undefined && item.is_root !== q.is_root) return false;
     if (q.run_type && item.run_type !== q.run_type) return false;
     if (q.error !== undefined && (item.status === "error") !== q.error) return false;
-    if (q.parent_run && item.parent_run_id !== q.parent_run) return false;
-    if (q.reference_example && !q.reference_example.includes(item.reference_example_id ?? "")) return false;
+    if (q.parent_run && item.parent_run_id?.toLowerCase() !== q.parent_run.toLowerCase()) return false;
+    if (q.reference_example && !examples?.has(item.reference_example_id?.toLowerCase() ?? "")) return false;
     if (filter && !filter(await filterable(item))) return false;
     if (!traceFilter && !treeFilter) return true;
     if (!traces.has(item.trace_id)) traces.set(item.trace_id, traceMatches(item.trace_id));
@@ -194,8 +195,10 @@ export async function queryRuns(tenant: string, q: RunQuery) {
         for (const item of page.items) {
           if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
           before = item.GSI1SK;
-          if (isExpired(item) || !(await match(item))) continue;
+          const kept = !isExpired(item) && (await match(item));
+          // What the trace conditions read counts, whether or not the run was kept.
           spent += reads();
+          if (!kept) continue;
           runs.push(await answer(item));
           if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, before }) } };
         }
