@@ -143,11 +143,11 @@ describe("agent run tracing", () => {
     }
   });
 
-  it("an ingestion failure is retried once, then logged: end() never throws", async () => {
+  it("an ingestion failure is retried (here twice), then logged: end() never throws", async () => {
     const rec = recorder(true);
-    const trace = startRunTrace(deployment, ids(), { flushMs: 60_000, ...rec })!;
+    const trace = startRunTrace(deployment, ids(), { flushMs: 60_000, retryDelaysMs: [1, 1], ...rec })!;
     await runGraph(trace);
     await expect(trace.end()).resolves.toBeUndefined();
-    expect(rec.calls).toHaveLength(2);
+    expect(rec.calls).toHaveLength(3);
   });
 });
