@@ -79,6 +79,7 @@ export const routes: Route[] = [
     ],
     ["GET", "/api/v1/runs/{run_id}", "platform/runs/get", "Read a run"],
     ["POST", "/api/v1/runs/query", "platform/runs/query", "Query runs with the filter language"],
+    ["POST", "/api/v1/runs/stats", "platform/runs/stats", "Figures over the runs the filters match"],
     // — feedback —
     ["POST", "/api/v1/feedback", "platform/feedback/create", "Give feedback on a run"],
     ["GET", "/api/v1/feedback", "platform/feedback/list", "List feedback (by run, key, source)"],

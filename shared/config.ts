@@ -247,6 +247,10 @@ export const config = {
     get defaultTraceTier(): "longlived" | "shortlived" {
       return env("TRACE_TIER_DEFAULT") === "shortlived" ? "shortlived" : "longlived";
     },
+    /** Matching runs one POST /runs/stats reads at the most (more is a 422 asking for a narrower filter). */
+    get statsMaxRuns() {
+      return int("RUNS_STATS_MAX_RUNS", 100_000);
+    },
     /** How long the presigned URL of a run's attachment (in `s3_urls`) stays valid, in seconds. */
     get attachmentUrlSeconds() {
       return int("RUN_ATTACHMENT_URL_SECONDS", 3600);

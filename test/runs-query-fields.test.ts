@@ -1,5 +1,6 @@
 import { Client, type Run } from "langsmith";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runStats } from "../shared/runs/stats.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 
 // Every field of POST /api/v1/runs/query that the langsmith SDK's listRuns sends either narrows the answer as
@@ -181,5 +182,52 @@ describe("runs query fields the langsmith SDK sends", () => {
     const ok = await query({ query: null, order: "desc", execution_order: null, error: null, select: null });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.runs).toHaveLength(5);
+  });
+});
+
+describe("run stats (getRunStats)", () => {
+  it("figures over the runs the filters match: count, latency percentiles in seconds, error rate, newest start", async () => {
+    const all = await client.getRunStats({ projectIds: [projectId] });
+    expect(all).toMatchObject({ run_count: 5, error_rate: 0.4, total_tokens: 0, streaming_rate: 0 });
+    // Latencies 0.09, 0.09, 0.1, 0.5, 0.5 s.
+    expect(all.latency_p50).toBeCloseTo(0.1, 6);
+    expect(all.latency_p99).toBeCloseTo(0.5, 6);
+    const newest = (await call("GET", `/api/v1/runs/${plain.child}`, { headers: auth })).json.start_time;
+    expect(all.last_run_start_time).toBe(newest);
+    // The same filters as the query.
+    expect((await client.getRunStats({ projectIds: [projectId], error: true })).run_count).toBe(2);
+    expect((await client.getRunStats({ projectIds: [projectId], isRoot: true })).run_count).toBe(2);
+    expect(
+      (await client.getRunStats({ projectIds: [projectId], traceFilter: 'has(tags, "vip")' })).run_count,
+    ).toBe(3);
+    expect(
+      (await client.getRunStats({ projectNames: [project], filter: 'eq(run_type, "tool")' })).run_count,
+    ).toBe(2);
+    expect(
+      (await client.getRunStats({ projectIds: [projectId], filter: 'eq(name, "none")' })).run_count,
+    ).toBe(0);
+  });
+
+  it("refuses what it does not serve, and more matching runs than its limit, with a 422 that says why", async () => {
+    const stats = (body: Record<string, unknown>) =>
+      call("POST", "/api/v1/runs/stats", { headers: auth, body: { session: [projectId], ...body } });
+    for (const [body, msg] of [
+      [{ data_source_type: "historical" }, /data source types are not served/],
+      [{ query: "boom" }, /full-text query is not served/],
+      [{ filter: "eq(name" }, /./],
+    ] as const) {
+      const r = await stats(body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(r.json.detail[0].msg).toMatch(msg);
+    }
+    process.env.RUNS_STATS_MAX_RUNS = "3";
+    try {
+      await expect(runStats(facts.tenant_id, { session: [projectId] })).rejects.toThrow(
+        /more than 3 runs match/,
+      );
+      expect((await runStats(facts.tenant_id, { session: [projectId], is_root: true })).run_count).toBe(2);
+    } finally {
+      delete process.env.RUNS_STATS_MAX_RUNS;
+    }
   });
 });

@@ -213,6 +213,16 @@ export function idsOutsidePath(o: Owner): Probe[] {
       expect: "hide",
       ids: [ids.trace_run_id],
     },
+    // The run stats read through the same query: another's project, trace or run counts nothing of theirs.
+    ...[{ session: [ids.session_id] }, { trace: ids.trace_run_id }, { id: [ids.trace_run_id] }].map(
+      (body) => ({
+        handler: "platform/runs/stats",
+        method: "POST" as const,
+        body,
+        expect: "hide" as const,
+        ids: Object.values(body).flat(),
+      }),
+    ),
     {
       handler: "agent/store/get-item",
       method: "GET",
