@@ -3,11 +3,12 @@ import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
 import { logger } from "../log.ts";
 import { JSON_FIELDS, type JsonField, type RunJsonAttributes } from "../records/runs.ts";
+import { runPayloadPrefix } from "../retention/run-payloads.ts";
 
 // Big JSON fields of a run live in S3, referenced from the item (DynamoDB items stop at 400 KB).
 
 const keyOf = (tenant: string, runId: string, field: JsonField, version: string) =>
-  `payloads/${tenant}/runs/${runId}/${field}-${version}.json`;
+  `${runPayloadPrefix(tenant, runId)}${field}-${version}.json`;
 
 /** Sets `<field>_json` inline, or uploads it and sets `<field>_ref`. */
 export async function storeField(

@@ -1,15 +1,14 @@
-import { DeleteObjectsCommand } from "@aws-sdk/client-s3";
 import { batchWrite } from "../aws/batch.ts";
-import { s3 } from "../aws/clients.ts";
 import { queryAll, queryPage } from "../aws/ddb.ts";
+import { forEachLimit } from "../concurrency.ts";
 import { config } from "../config.ts";
-import { JSON_FIELDS, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
+import { type TraceRunItem, traceRunKeys } from "../records/runs.ts";
+import { deleteRunPayloads } from "../retention/run-payloads.ts";
 import { dayOf } from "../time.ts";
-import { attachmentObjectKey } from "./attachments.ts";
 
 // Deleting a project deletes its runs: every day partition between its first and last run, each shard,
-// run items with their patch records, feedback, attachments and the payloads they offloaded to S3. Idempotent, so a retried
-// invocation finishes what an earlier one started.
+// run items with their patch records, feedback, attachments and everything under their S3 payload prefix.
+// Idempotent, so a retried invocation finishes what an earlier one started.
 export interface PurgeJob {
   tenant_id: string;
   session_id: string;
@@ -33,12 +32,13 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
           Limit: 100,
         });
         if (!page.items.length) break;
-        // The payloads the runs offloaded to S3: the JSON fields held by reference.
-        const refs = page.items.flatMap((i) =>
-          JSON_FIELDS.map((f) => i[`${f}_ref` as const]).filter((ref) => typeof ref === "string"),
-        );
+        // The runs' S3 objects first (every version of each offloaded field, and the attachments: all under the
+        // run's payload prefix, as retention deletes them), so a purge stopped half-way still finds these runs.
+        await forEachLimit(page.items, 8, async (i) => {
+          await deleteRunPayloads(job.tenant_id, i.id);
+        });
         // Each run's partition: the run, its patch record, its feedback (with their pointers by id), its
-        // feedback summary and, for a root, its trace's tier record.
+        // feedback summary, its attachments' records and, for a root, its trace's tier record.
         const records = (
           await Promise.all(
             page.items.map((i) =>
@@ -60,26 +60,6 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
               : []),
           ]),
         );
-        // And the files sent with the runs, named by their records.
-        const files = records.flatMap((r) =>
-          r.SK.startsWith("attachment#")
-            ? [
-                attachmentObjectKey(
-                  job.tenant_id,
-                  r.PK.slice(job.tenant_id.length + 1),
-                  r.SK.slice("attachment#".length),
-                ),
-              ]
-            : [],
-        );
-        const keys = [...refs, ...files];
-        for (let i = 0; i < keys.length; i += 1000)
-          await s3().send(
-            new DeleteObjectsCommand({
-              Bucket: config.defaultBucket,
-              Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
-            }),
-          );
         deleted += page.items.length;
       }
     }
