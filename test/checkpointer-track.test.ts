@@ -3,7 +3,11 @@ import "./helpers/cloud.ts";
 import { randomUUID } from "node:crypto";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
+import { PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoCheckpointSaver, type RunFence } from "../shared/agent/checkpointer.ts";
+import { dynamo } from "../shared/aws/clients.ts";
+import { toItem } from "../shared/aws/ddb.ts";
+import { tableName } from "../shared/tables.ts";
 
 // A tracked thread (its run executes in this process) is read from what the saver just put, not from
 // DynamoDB: the answer must equal what a read from DynamoDB gives, for every kind of state a run leaves.
@@ -133,6 +137,35 @@ describe("DynamoCheckpointSaver.track", () => {
     await saver.untrack(thread);
     expect((await saver.getTuple(second))?.checkpoint.id).toBe("2");
     expect((await saver.getTuple(first))?.pendingWrites).toEqual([["task-1", "items", ["first"]]]);
+  });
+
+  it("a run that ends after the thread's next run began here leaves that run tracked: tagged, fenced, found by a rollback", async () => {
+    // Each run's fence: a record in the main table that says it is running (the worker's run record).
+    const fenceOf = async (run: string): Promise<RunFence> => {
+      const key = { PK: `fence-test#${randomUUID()}`, SK: `run#${run}` };
+      await dynamo().send(
+        new PutItemCommand({
+          TableName: tableName("main"),
+          Item: toItem({ ...key, status: "running", attempt: 1 }),
+        }),
+      );
+      return { key, attempt: 1 };
+    };
+    const g = new StateGraph(State)
+      .addNode("a", () => ({ items: ["a"] }))
+      .addEdge(START, "a")
+      .addEdge("a", END)
+      .compile({ checkpointer: saver });
+    const thread = randomUUID();
+    const [first, next] = [await fenceOf("first"), await fenceOf("next")];
+    saver.track(thread, first);
+    // The first run released the thread; the next run started in this process before the first one untracked.
+    saver.track(thread, next);
+    await saver.untrack(thread, first);
+    await g.invoke({ items: ["next"] }, { configurable: { thread_id: thread }, metadata: { run_id: "next" } });
+    expect(await saver.deleteByRunId(thread, "next")).toBe(3);
+    expect(await saver.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
+    await saver.untrack(thread, next);
   });
 
   it("forgets a thread's latest checkpoint when checkpoints are deleted", async () => {

@@ -514,8 +514,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     this.deferred.delete(thread);
   }
 
-  /** Ends tracking; resolves once writes still held are stored (errors are logged). */
-  untrack(thread: string): Promise<void> {
+  /**
+   * Ends tracking; resolves once writes still held are stored (errors are logged). With a fence, only while
+   * it is still the thread's: a run ends after it released the thread, and the thread's next run may already
+   * track it here (its checkpoints must stay tagged with its run id and fenced, or a rollback cannot find them).
+   */
+  untrack(thread: string, fence?: RunFence): Promise<void> {
+    if (fence && this.fences.get(thread) !== fence) return Promise.resolve();
     this.latest.delete(thread);
     this.fences.delete(thread);
     return this.settle(thread).catch((err) =>

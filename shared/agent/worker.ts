@@ -347,7 +347,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     saver.abandon(run.thread_id, fence);
     return false;
   }
-  void saver.untrack(run.thread_id);
+  void saver.untrack(run.thread_id, fence);
   saver.forgetRun(run.run_id);
   channel.end(outcome);
   const hook = notifyWebhook(d, run, outcome).catch((err) =>
