@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import "./helpers/cloud.ts";
 import { randomUUID } from "node:crypto";
+import { PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoCheckpointSaver, type RunFence } from "../shared/agent/checkpointer.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
@@ -139,6 +139,30 @@ describe("DynamoCheckpointSaver.track", () => {
     expect((await saver.getTuple(first))?.pendingWrites).toEqual([["task-1", "items", ["first"]]]);
   });
 
+  it("refuses a fenced write once the run's rollback is asked for (RunAborted), and another attempt's (LeaseLost)", async () => {
+    const g = new StateGraph(State)
+      .addNode("a", () => ({ items: ["a"] }))
+      .addEdge(START, "a")
+      .addEdge("a", END)
+      .compile({ checkpointer: saver });
+    for (const [record, error] of [
+      [{ status: "running", attempt: 1, cancel_action: "rollback" }, "run rollback"],
+      [{ status: "running", attempt: 2 }, "no longer owns the run"],
+    ] as const) {
+      const key = { PK: `fence-test#${randomUUID()}`, SK: "run#r" };
+      await dynamo().send(
+        new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...key, ...record }) }),
+      );
+      const thread = randomUUID();
+      saver.track(thread, { key, attempt: 1 });
+      await expect(
+        g.invoke({ items: ["x"] }, { configurable: { thread_id: thread }, metadata: { run_id: "r" } }),
+      ).rejects.toThrow(error);
+      await saver.untrack(thread);
+      expect(await saver.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
+    }
+  });
+
   it("a run that ends after the thread's next run began here leaves that run tracked: tagged, fenced, found by a rollback", async () => {
     // Each run's fence: a record in the main table that says it is running (the worker's run record).
     const fenceOf = async (run: string): Promise<RunFence> => {
@@ -162,7 +186,10 @@ describe("DynamoCheckpointSaver.track", () => {
     // The first run released the thread; the next run started in this process before the first one untracked.
     saver.track(thread, next);
     await saver.untrack(thread, first);
-    await g.invoke({ items: ["next"] }, { configurable: { thread_id: thread }, metadata: { run_id: "next" } });
+    await g.invoke(
+      { items: ["next"] },
+      { configurable: { thread_id: thread }, metadata: { run_id: "next" } },
+    );
     expect(await saver.deleteByRunId(thread, "next")).toBe(3);
     expect(await saver.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
     await saver.untrack(thread, next);

@@ -22,7 +22,7 @@ import { dynamo } from "../aws/clients.ts";
 import { cancelCodes, fromItem, getItem, queryAll, toItem, transact } from "../aws/ddb.ts";
 import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "../aws/limits.ts";
 import { itemBytes } from "../aws/write-units.ts";
-import { LeaseLost } from "../errors.ts";
+import { LeaseLost, RunAborted } from "../errors.ts";
 import { logger } from "../log.ts";
 import type {
   ChannelValueItem,
@@ -119,15 +119,36 @@ function runMetadata(config: RunnableConfig): Record<string, unknown> {
   return out;
 }
 
+/**
+ * A fenced write lands only while the run's attempt owns the run and no rollback of it was asked for: a write
+ * of an aborted graph that lands after the rollback deleted the run's checkpoints would outlive it.
+ */
 const fenceCheck = (fence: RunFence) => ({
   ConditionCheck: {
     TableName: tableName("main"),
     Key: toItem(fence.key),
-    ConditionExpression: "#s = :running AND attempt = :attempt",
+    ConditionExpression:
+      "#s = :running AND attempt = :attempt AND (attribute_not_exists(cancel_action) OR cancel_action <> :rollback)",
     ExpressionAttributeNames: { "#s": "status" },
-    ExpressionAttributeValues: toItem({ ":running": "running", ":attempt": fence.attempt }),
+    ExpressionAttributeValues: toItem({
+      ":running": "running",
+      ":attempt": fence.attempt,
+      ":rollback": "rollback",
+    }),
   },
 });
+
+/** Why a fenced write was refused: the run is being rolled back, or this attempt no longer owns it. */
+async function refusal(fence: RunFence): Promise<Error> {
+  const run = await getItem<{ status?: string; attempt?: number; cancel_action?: string }>(
+    "main",
+    fence.key,
+    true,
+  );
+  return run?.status === "running" && run.attempt === fence.attempt && run.cancel_action === "rollback"
+    ? new RunAborted("rollback")
+    : new LeaseLost(fence.key.SK, fence.attempt);
+}
 
 export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   readonly scope: string;
@@ -406,8 +427,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
         return;
       } catch (err) {
         const codes = cancelCodes(err);
-        if (fence && codes?.[0] === "ConditionalCheckFailed")
-          throw new LeaseLost(fence.key.SK, fence.attempt);
+        if (fence && codes?.[0] === "ConditionalCheckFailed") throw await refusal(fence);
         if (!writes.length || !codes?.includes("ConditionalCheckFailed")) throw err;
       }
       // A replayed task's write was stored before: the writes one by one, then the checkpoint alone.

@@ -314,6 +314,8 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     };
   } catch (err) {
     if (err instanceof LeaseLost) ac.abort(new RunAborted("lease-lost"));
+    // A checkpoint refused because the run is being rolled back (a worker elsewhere learns it here first).
+    else if (err instanceof RunAborted) ac.abort(err);
     if (ac.signal.aborted) outcome = { status: "cancelled" };
     else {
       const e = err as Error;
