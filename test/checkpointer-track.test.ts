@@ -27,6 +27,23 @@ async function bothReads(saver: DynamoCheckpointSaver, thread: string, run: () =
 
 describe("DynamoCheckpointSaver.track", () => {
   const saver = new DynamoCheckpointSaver({ scope: `t-${randomUUID()}#d` });
+  // A run's fence: a record in the main table that says its attempt is running (the worker's run record).
+  const fenceOf = async (run: string): Promise<RunFence> => {
+    const key = { PK: `fence-test#${randomUUID()}`, SK: `run#${run}` };
+    await dynamo().send(
+      new PutItemCommand({
+        TableName: tableName("main"),
+        Item: toItem({ ...key, status: "running", attempt: 1 }),
+      }),
+    );
+    return { key, attempt: 1, run };
+  };
+  const oneStep = () =>
+    new StateGraph(State)
+      .addNode("a", () => ({ items: ["a"] }))
+      .addEdge(START, "a")
+      .addEdge("a", END)
+      .compile({ checkpointer: saver });
 
   it("answers a finished multi-step run's state as DynamoDB does", async () => {
     const g = new StateGraph(State)
@@ -140,11 +157,7 @@ describe("DynamoCheckpointSaver.track", () => {
   });
 
   it("refuses a fenced write once the run's rollback is asked for (RunAborted), and another attempt's (LeaseLost)", async () => {
-    const g = new StateGraph(State)
-      .addNode("a", () => ({ items: ["a"] }))
-      .addEdge(START, "a")
-      .addEdge("a", END)
-      .compile({ checkpointer: saver });
+    const g = oneStep();
     for (const [record, error] of [
       [{ status: "running", attempt: 1, cancel_action: "rollback" }, "run rollback"],
       [{ status: "running", attempt: 2 }, "no longer owns the run"],
@@ -165,21 +178,7 @@ describe("DynamoCheckpointSaver.track", () => {
 
   it("a run that ends after the thread's next run began here leaves that run tracked: tagged, fenced, found by a rollback", async () => {
     // Each run's fence: a record in the main table that says it is running (the worker's run record).
-    const fenceOf = async (run: string): Promise<RunFence> => {
-      const key = { PK: `fence-test#${randomUUID()}`, SK: `run#${run}` };
-      await dynamo().send(
-        new PutItemCommand({
-          TableName: tableName("main"),
-          Item: toItem({ ...key, status: "running", attempt: 1 }),
-        }),
-      );
-      return { key, attempt: 1 };
-    };
-    const g = new StateGraph(State)
-      .addNode("a", () => ({ items: ["a"] }))
-      .addEdge(START, "a")
-      .addEdge("a", END)
-      .compile({ checkpointer: saver });
+    const g = oneStep();
     const thread = randomUUID();
     const [first, next] = [await fenceOf("first"), await fenceOf("next")];
     saver.track(thread, first);
@@ -195,12 +194,27 @@ describe("DynamoCheckpointSaver.track", () => {
     await saver.untrack(thread, next);
   });
 
+  it("refuses a late write of a run that ended here, and of another run than the one tracking the thread", async () => {
+    const g = oneStep();
+    const thread = randomUUID();
+    const [ended, current] = [await fenceOf(randomUUID()), await fenceOf(randomUUID())];
+    const write = (run: string) =>
+      g.invoke({ items: [run] }, { configurable: { thread_id: thread }, metadata: { run_id: run } });
+    saver.track(thread, ended);
+    await saver.untrack(thread, ended);
+    await expect(write(ended.run!)).rejects.toThrow("no longer owns the run");
+    saver.track(thread, current);
+    await expect(write(ended.run!)).rejects.toThrow("no longer owns the run");
+    await expect(write(randomUUID())).rejects.toThrow("no longer owns the run");
+    expect(await saver.getTuple({ configurable: { thread_id: thread } })).toBeUndefined();
+    await write(current.run!);
+    await saver.untrack(thread, current);
+    const stored = await saver.getTuple({ configurable: { thread_id: thread } });
+    expect((stored?.metadata as Record<string, unknown>).run_id).toBe(current.run);
+  });
+
   it("forgets a thread's latest checkpoint when checkpoints are deleted", async () => {
-    const g = new StateGraph(State)
-      .addNode("a", () => ({ items: ["a"] }))
-      .addEdge(START, "a")
-      .addEdge("a", END)
-      .compile({ checkpointer: saver });
+    const g = oneStep();
     const thread = randomUUID();
     saver.track(thread);
     await g.invoke({ items: [] }, { configurable: { thread_id: thread } });

@@ -108,7 +108,12 @@ const threadOf = (config: RunnableConfig): string | undefined => {
 export interface RunFence {
   key: { PK: string; SK: string };
   attempt: number;
+  /** The run the attempt executes: a write of another run on the thread is refused while this one tracks it. */
+  run?: string;
 }
+
+/** How many runs that ended here a saver remembers, to refuse their late writes. */
+const ENDED_RUNS_KEPT = 10_000;
 
 /** A run's config metadata as checkpoint metadata: plain values, LangSmith's and LangGraph's internals left out. */
 function runMetadata(config: RunnableConfig): Record<string, unknown> {
@@ -162,6 +167,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   private deferred = new Map<string, PendingWriteItem[]>();
   /** A tracked thread's fence: its checkpoints are stored only while the run's attempt still owns the run. */
   private fences = new Map<string, RunFence>();
+  /** Runs that ended here (untracked): a late write of theirs, from a graph stopped mid-step, is refused. */
+  private ended = new Set<string>();
   /** Writes of runs executing here, still in flight (see `afterRunWrites`). */
   private inflight = new Map<string, { pending: Set<Promise<unknown>>; started: number }>();
 
@@ -244,9 +251,13 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
   ): Promise<RunnableConfig> {
+    const refused = this.refusedWrite(config);
+    if (refused) return Promise.reject(refused);
     const run = this.runOf(config);
     const tagged = run ? ({ ...runMetadata(config), ...metadata } as CheckpointMetadata) : metadata;
-    return this.follow(run, this.storeCheckpoint(config, checkpoint, tagged, newVersions));
+    // The fence as the write is asked for (the thread may pass to its next run before the write is stored).
+    const fence = this.fences.get(threadOf(config) ?? "");
+    return this.follow(run, this.storeCheckpoint(config, checkpoint, tagged, newVersions, fence));
   }
 
   putWrites(
@@ -255,7 +266,22 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     taskId: string,
     taskPath?: string,
   ): Promise<void> {
+    const refused = this.refusedWrite(config);
+    if (refused) return Promise.reject(refused);
     return this.follow(this.runOf(config), this.storeWrites(config, writes, taskId, taskPath));
+  }
+
+  /**
+   * A write this process knows to be stale: of a run that ended here, or of another run than the one that
+   * tracks the thread (which holds the thread's lock). Such writes come from a graph stopped mid-step whose
+   * last puts were still to be made; DynamoDB's fence could not tell them from the thread's current run.
+   */
+  private refusedWrite(config: RunnableConfig): LeaseLost | undefined {
+    const runId = config.metadata?.run_id ?? config.configurable?.run_id;
+    if (typeof runId !== "string") return undefined;
+    const owner = this.fences.get(threadOf(config) ?? "")?.run;
+    if (this.ended.has(runId) || (owner && owner !== runId)) return new LeaseLost(runId, 0);
+    return undefined;
   }
 
   /** The run a config belongs to, when it executes on a thread tracked here. */
@@ -301,6 +327,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
+    fence: RunFence | undefined,
   ): Promise<RunnableConfig> {
     const thread = threadOf(config);
     if (thread === undefined)
@@ -383,7 +410,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     );
     const writes = this.deferred.get(thread) ?? [];
     this.deferred.delete(thread);
-    await this.store(valueItems, head, writes, this.fences.get(thread));
+    await this.store(valueItems, head, writes, fence);
     this.remember(pk, ns, id, { writers, inline });
     const mine = this.tracked(thread, ns);
     if (mine) {
@@ -521,6 +548,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   track(thread: string, fence?: RunFence): void {
     this.latest.set(thread, new Map());
     if (fence) this.fences.set(thread, fence);
+    if (fence?.run) this.ended.delete(fence.run);
   }
 
   /**
@@ -540,6 +568,10 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * track it here (its checkpoints must stay tagged with its run id and fenced, or a rollback cannot find them).
    */
   untrack(thread: string, fence?: RunFence): Promise<void> {
+    if (fence?.run) {
+      this.ended.add(fence.run);
+      if (this.ended.size > ENDED_RUNS_KEPT) this.ended.delete(this.ended.values().next().value as string);
+    }
     if (fence && this.fences.get(thread) !== fence) return Promise.resolve();
     this.latest.delete(thread);
     this.fences.delete(thread);

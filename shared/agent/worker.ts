@@ -213,6 +213,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   const fence = {
     key: runs.key({ scope: d.scope, thread: run.thread_id, run: run.run_id }),
     attempt: attemptOf(run),
+    run: run.run_id,
   };
   const log = new EventLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
