@@ -1,5 +1,6 @@
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import type { Client } from "@langchain/langgraph-sdk";
+import { Client as TraceClient, type Run as TracedRun } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { s3ThreadPrefix } from "../shared/agent/checkpoint-keys.ts";
 import { MAX_AFTER_SECONDS } from "../shared/agent/run-settings.ts";
@@ -8,7 +9,7 @@ import { getItem, queryAll } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
 import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
 import { collect, deployedClient } from "./helpers/agents.ts";
-import { auth, call, facts } from "./helpers/cloud.ts";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { newWorkspace, waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
 
@@ -72,6 +73,28 @@ describe("grouped writes stay within DynamoDB's limits", () => {
     const state = await client.threads.getState<Record<string, string>>(thread.thread_id);
     expect(Object.keys(state.values)).toHaveLength(15);
     expect(state.values.c14).toHaveLength(280_000);
+    // Its trace (~8 MB of outputs, twice the request limit) is ingested whole: cut into calls, and the root's
+    // 4.2 MB output (over what one traced run may carry) replaced by a note of its size.
+    const [agentRun] = await client.runs.list(thread.thread_id);
+    const projectId = (await call("GET", `/v2/deployments/${deploymentId}`, { headers: auth })).json
+      .tracing_project_id;
+    const traces = new TraceClient({ apiUrl: `${base}/api/v1`, apiKey: facts.api_key });
+    const runs = await waitFor(
+      "the fan-out's trace",
+      async () => {
+        const out: TracedRun[] = [];
+        for await (const r of traces.listRuns({ projectId, traceId: agentRun.run_id })) out.push(r);
+        const nodes = out.filter((r) => /^n\d+$/.test(r.name) && r.end_time);
+        const root = out.find((r) => r.id === agentRun.run_id);
+        return nodes.length === 15 && root?.end_time ? out : undefined;
+      },
+      30_000,
+    );
+    const n3 = runs.find((r) => r.name === "n3")!;
+    expect(n3.outputs?.c3).toBe("3".repeat(280_000));
+    const root = runs.find((r) => r.id === agentRun.run_id)!;
+    expect(root.status).toBe("success");
+    expect(String(root.outputs?.__truncated__)).toMatch(/^outputs was \d+ bytes as JSON/);
   });
 
   it("a fan-out of 15 branches appending ~280 KB each to one reducer list succeeds", async () => {

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ingestBatch } from "../runs/ingest.ts";
-import { TraceBatch } from "./trace-batch.ts";
+import { cutCalls, fitRun, TraceBatch } from "./trace-batch.ts";
 
 type Call = { posts: unknown[]; patches: { id: string; body: unknown }[] };
 
@@ -79,5 +80,72 @@ describe("TraceBatch", () => {
     batch.create({ id: "next", name: "next" });
     await batch.flush();
     expect(calls).toEqual([{ posts: [{ id: "next", name: "next" }], patches: [] }]);
+  });
+
+  it("a flush bigger than one call's size goes as several calls, in order, each within the size", async () => {
+    const { ingest, calls } = flakyIngest(0);
+    const batch = new TraceBatch("t", { flushMs: 60_000, ingest, maxBytes: 10_000 });
+    const ids = Array.from({ length: 12 }, (_, i) => `r${i}`);
+    for (const id of ids) batch.create({ id, name: id, outputs: { text: "x".repeat(3_000) } });
+    await batch.flush();
+    expect(calls.length).toBeGreaterThan(3);
+    expect(calls.flatMap((c) => c.posts.map((p) => (p as { id: string }).id))).toEqual(ids);
+    for (const c of calls) expect(Buffer.byteLength(JSON.stringify(c.posts))).toBeLessThanOrEqual(10_000);
+  });
+
+  it("a run too big for a call alone keeps its id and small fields; its largest fields say what they were", () => {
+    const body = {
+      id: "big",
+      name: "big",
+      inputs: { q: "small" },
+      outputs: { text: "y".repeat(50_000) },
+      events: [{ name: "start" }],
+    };
+    const fit = fitRun(body, 5_000);
+    expect(fit).toMatchObject({
+      id: "big",
+      name: "big",
+      inputs: { q: "small" },
+      events: [{ name: "start" }],
+    });
+    expect(String((fit.outputs as { __truncated__: string }).__truncated__)).toMatch(
+      /^outputs was 50\d{3} bytes/,
+    );
+    expect(fitRun(fit, 5_000)).toBe(fit);
+    expect(body.outputs.text).toHaveLength(50_000);
+  });
+
+  it("cutting keeps every run once, posts before patches, each call within the size (property)", () => {
+    const run = fc.record({
+      id: fc.uuid(),
+      name: fc.string({ maxLength: 20 }),
+      inputs: fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 3_000 }), { maxKeys: 3 }),
+      outputs: fc.option(fc.string({ maxLength: 20_000 })),
+      events: fc.array(fc.string({ maxLength: 500 }), { maxLength: 5 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(run, { maxLength: 20 }),
+        fc.array(run, { maxLength: 10 }),
+        fc.integer({ min: 2_000, max: 40_000 }),
+        (posts, ends, max) => {
+          const patches = ends.map(({ id, ...body }) => ({ id, body }));
+          const { calls, shortened } = cutCalls(posts, patches, max);
+          expect(calls.flatMap((c) => c.posts.map((p) => p.id))).toEqual(posts.map((p) => p.id));
+          expect(calls.flatMap((c) => c.patches.map((p) => p.id))).toEqual(patches.map((p) => p.id));
+          const kinds = calls.flatMap((c) => [...c.posts.map(() => "post"), ...c.patches.map(() => "patch")]);
+          expect(kinds.indexOf("patch") === -1 || kinds.lastIndexOf("post") < kinds.indexOf("patch")).toBe(
+            true,
+          );
+          for (const c of calls)
+            expect(Buffer.byteLength(JSON.stringify([...c.posts, ...c.patches]))).toBeLessThanOrEqual(
+              max + 100 * (c.posts.length + c.patches.length),
+            );
+          const big = [...posts, ...ends].filter((r) => Buffer.byteLength(JSON.stringify(r)) > max).length;
+          expect(shortened.length).toBeGreaterThanOrEqual(big > 0 ? 1 : 0);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { config } from "../config.ts";
 import { logger } from "../log.ts";
 import { ingestBatch } from "../runs/ingest.ts";
 import type { RunBody } from "./trace-format.ts";
@@ -5,8 +6,9 @@ import type { RunBody } from "./trace-format.ts";
 // The writes of one agent run's trace, batched: run creates and ends are collected and ingested together
 // (the same ingestion /runs/batch uses) when a short timer fires, when many are waiting, and at the end. A
 // run that starts and ends between two flushes is one complete post, with no patch. Flushes run one at a
-// time, so a run's post always lands before its patches. A failed ingestion is retried for ~15 s; failures
-// are logged, never thrown.
+// time, so a run's post always lands before its patches. A flush is cut into ingestion calls of at most
+// `maxBytes` of JSON (a request's limit is about twice that), and a run bigger than that alone has its largest
+// fields replaced by a note saying so. A failed ingestion is retried for ~15 s; failures are logged, never thrown.
 export interface TraceBatchOptions {
   flushMs: number;
   maxQueued?: number;
@@ -14,6 +16,73 @@ export interface TraceBatchOptions {
   ingest?: typeof ingestBatch;
   /** Waits before each retry of a failed ingestion (then the batch is given up, with a log line). */
   retryDelaysMs?: readonly number[];
+  /** The most JSON bytes one ingestion call carries (default: the ingestion's advertised batch size). */
+  maxBytes?: number;
+}
+
+type Patch = { id: string; body: RunBody };
+interface Call {
+  posts: RunBody[];
+  patches: Patch[];
+}
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+/** The fields of a run that can grow without bound, in the order they give way. */
+const BULKY_FIELDS = ["events", "extra", "inputs", "outputs", "error"] as const;
+
+/**
+ * A run's body within `max` JSON bytes: its largest bulky fields replaced, biggest first, by a note of their
+ * size (what the trace says instead of losing the run). Bodies within the limit are returned as they are.
+ */
+export function fitRun(body: RunBody, max: number): RunBody {
+  if (jsonBytes(body) <= max) return body;
+  const out: RunBody = { ...body };
+  const sizes = BULKY_FIELDS.filter((f) => out[f] !== undefined)
+    .map((f) => ({ f, bytes: jsonBytes(out[f]) }))
+    .sort((a, b) => b.bytes - a.bytes);
+  for (const { f, bytes } of sizes) {
+    out[f] = {
+      __truncated__: `${f} was ${bytes} bytes as JSON, over the ${max} bytes a traced run may carry`,
+    };
+    if (jsonBytes(out) <= max) break;
+  }
+  return out;
+}
+
+/** Posts then patches, cut into calls of at most `max` JSON bytes each, in order; `shortened` names runs fitted. */
+export function cutCalls(
+  posts: RunBody[],
+  patches: Patch[],
+  max: number,
+): { calls: Call[]; shortened: string[] } {
+  const calls: Call[] = [];
+  const shortened: string[] = [];
+  const fitted = (id: unknown, body: RunBody) => {
+    const fit = fitRun(body, max);
+    if (fit !== body) shortened.push(String(id));
+    return fit;
+  };
+  let call: Call = { posts: [], patches: [] };
+  let bytes = 0;
+  const add = (bodyBytes: number, put: (c: Call) => void) => {
+    if (bytes + bodyBytes > max && (call.posts.length || call.patches.length)) {
+      calls.push(call);
+      call = { posts: [], patches: [] };
+      bytes = 0;
+    }
+    put(call);
+    bytes += bodyBytes;
+  };
+  for (const post of posts) {
+    const fit = fitted(post.id, post);
+    add(jsonBytes(fit), (c) => c.posts.push(fit));
+  }
+  for (const patch of patches) {
+    const fit = { id: patch.id, body: fitted(patch.id, patch.body) };
+    add(jsonBytes(fit), (c) => c.patches.push(fit));
+  }
+  if (call.posts.length || call.patches.length) calls.push(call);
+  return { calls, shortened };
 }
 
 /** ~15 s in all: a platform restarting or DynamoDB throttling for a moment does not lose a trace. */
@@ -76,8 +145,19 @@ export class TraceBatch {
     }
   }
 
-  // Ingestion is idempotent on run ids, so a failed batch is simply sent again, after a growing wait.
-  private async send(posts: RunBody[], patches: { id: string; body: RunBody }[]): Promise<void> {
+  private async send(posts: RunBody[], patches: Patch[]): Promise<void> {
+    const max = this.opts.maxBytes ?? config.ingestBatchBytes;
+    const { calls, shortened } = cutCalls(posts, patches, max);
+    if (shortened.length)
+      logger.warn("agent trace: runs over the size a traced run may carry were shortened", {
+        max_bytes: max,
+        run_ids: shortened.slice(0, 10),
+      });
+    for (const call of calls) await this.sendCall(call.posts, call.patches);
+  }
+
+  // Ingestion is idempotent on run ids, so a failed call is simply sent again, after a growing wait.
+  private async sendCall(posts: RunBody[], patches: Patch[]): Promise<void> {
     const delays = this.opts.retryDelaysMs ?? RETRY_DELAYS_MS;
     for (let attempt = 0; ; attempt++) {
       try {
