@@ -210,7 +210,7 @@ describe("DynamoCheckpointSaver.track", () => {
     await write(current.run!);
     await saver.untrack(thread, current);
     const stored = await saver.getTuple({ configurable: { thread_id: thread } });
-    expect((stored?.metadata as Record<string, unknown>).run_id).toBe(current.run);
+    expect((stored?.metadata as Record<string, unknown> | undefined)?.run_id).toBe(current.run);
   });
 
   it("forgets a thread's latest checkpoint when checkpoints are deleted", async () => {
