@@ -1,6 +1,6 @@
 import { TASK_FUNCTION_PREFIX } from "../shared/aws/tasks.ts";
 import { withLogContext } from "../shared/log.ts";
-import { RUN_ITEM, type TtlDeleteFilter } from "../shared/retention/ttl-stream.ts";
+import { RUN_CLEANUP, type TtlDeleteFilter } from "../shared/retention/ttl-stream.ts";
 import type { TableId } from "../shared/tables.ts";
 import type { Group } from "./routes.ts";
 
@@ -47,12 +47,13 @@ export const tasks: TaskFunction[] = [
     timeoutSeconds: 900,
     invokedBy: ["control"],
   },
-  // Retention: DynamoDB TTL deletes runs past their tier's age; this deletes their S3 payloads.
+  // Retention: DynamoDB TTL deletes runs past their tier's age; this deletes their S3 payloads (and the objects
+  // of expired attachment records whose run is gone).
   {
     name: "RunRetentionCleanup",
     handler: "tasks/run-retention-cleanup",
     timeoutSeconds: 300,
-    ttlDeletes: { table: "runs", ...RUN_ITEM },
+    ttlDeletes: { table: "runs", ...RUN_CLEANUP },
     bucketCleanup: ["payloads/"],
   },
   // Agent server: runs execute in each deployment's own runtime (in AWS its function, see

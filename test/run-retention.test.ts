@@ -13,6 +13,7 @@ import { LocalTtl } from "../infra/local/ttl.ts";
 import { dynamo, lambda } from "../shared/aws/clients.ts";
 import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
+import { buildMultipart } from "../shared/ingest/build-multipart.ts";
 import { type TraceRunRecord, traceRunKeys } from "../shared/records/runs.ts";
 import { runPayloadPrefix } from "../shared/retention/run-payloads.ts";
 import { tableName } from "../shared/tables.ts";
@@ -137,6 +138,53 @@ describe("run retention (DynamoDB TTL, emulated locally)", () => {
     expect(await payloadKeys(kept)).not.toEqual([]);
   });
 
+  it("an attachment whose run never arrived goes with its record; a living run's attachment stays", async () => {
+    // An attachment part for a run that is never posted (a client that crashed between the two).
+    const orphan = crypto.randomUUID();
+    const body = buildMultipart(
+      [{ name: `attachment.${orphan}.notes`, data: "never traced", contentType: "text/plain" }],
+      "b0undary",
+    );
+    const res = await fetch(`${facts.base_url}/api/v1/runs/multipart`, {
+      method: "POST",
+      headers: { ...ws.headers, "content-type": "multipart/form-data; boundary=b0undary" },
+      body,
+    });
+    expect(res.status).toBe(202);
+    expect(await payloadKeys(orphan)).toHaveLength(1);
+    // A traced run with an attachment: only its attachment record expires (the run lives on).
+    const run = new RunTree({
+      name: "WithFile",
+      run_type: "chain",
+      inputs: {},
+      project_name: `retention-files-${crypto.randomUUID().slice(0, 8)}`,
+      client,
+      tracingEnabled: true,
+      attachments: { notes: ["text/plain", new TextEncoder().encode("kept")] },
+    });
+    await run.postRun();
+    await run.end({});
+    await run.patchRun();
+    await client.awaitPendingTraceBatches();
+    await expect.poll(async () => (await payloadKeys(run.id)).length, { timeout: 15_000 }).toBe(1);
+
+    // The attachment records' long-lived age passes.
+    await expireAt(orphan, now() - DAY);
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("runs"),
+        Key: toItem({ PK: traceRunKeys.run(ws.tenant, run.id).PK, SK: "attachment#notes" }),
+        UpdateExpression: "SET expires_at = :e",
+        ExpressionAttributeValues: toItem({ ":e": now() - DAY }),
+      }),
+    );
+    await sweep();
+    expect(await partition(orphan)).toEqual([]);
+    expect(await payloadKeys(orphan)).toEqual([]);
+    expect(await stored(run.id)).toBeDefined();
+    expect(await payloadKeys(run.id)).toHaveLength(1);
+  });
+
   it("an expiry extended before the sweep keeps the run; a run without one never expires", async () => {
     const project = `retention-${crypto.randomUUID().slice(0, 8)}`;
     const [extended, forever] = [await trace(project, true), await trace(project, true)];
@@ -175,7 +223,11 @@ describe("run retention (DynamoDB TTL, emulated locally)", () => {
         }),
       );
       expect(out.FunctionError).toBeUndefined();
-      expect(JSON.parse(Buffer.from(out.Payload!).toString())).toEqual({ batchItemFailures: [], runs: 1 });
+      expect(JSON.parse(Buffer.from(out.Payload!).toString())).toEqual({
+        batchItemFailures: [],
+        runs: 1,
+        attachments: 0,
+      });
     }
     expect(await payloadKeys(id)).toEqual([]);
   });

@@ -517,7 +517,7 @@ describe("platform stacks (manifest as it is)", () => {
             Pattern: JSON.stringify({
               eventName: ["REMOVE"],
               userIdentity: { type: ["Service"], principalId: ["dynamodb.amazonaws.com"] },
-              dynamodb: { Keys: { SK: { S: ["run"] } } },
+              dynamodb: { Keys: { SK: { S: ["run", { prefix: "attachment#" }] } } },
             }),
           },
         ],
@@ -533,7 +533,7 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
-  it("lets RunRetentionCleanup list and delete payloads/ of the platform bucket, and nothing else of the data", () => {
+  it("lets RunRetentionCleanup list and delete payloads/ of the platform bucket, read runs by key, and nothing else", () => {
     const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;
     const role = Stack.of(fn).getLogicalId(fn.role!.node.defaultChild as CfnElement);
     // Its own role: not the task role with read/write on every table and the whole bucket.
@@ -544,6 +544,7 @@ describe("platform stacks (manifest as it is)", () => {
     expect(actions.filter((a) => a.startsWith("s3:")).sort()).toEqual(["s3:DeleteObject", "s3:ListBucket"]);
     expect(actions.filter((a) => a.startsWith("dynamodb:")).sort()).toEqual([
       "dynamodb:DescribeStream",
+      "dynamodb:GetItem",
       "dynamodb:GetRecords",
       "dynamodb:GetShardIterator",
       "dynamodb:ListStreams",
@@ -554,6 +555,9 @@ describe("platform stacks (manifest as it is)", () => {
     const del = statements.find((st) => actionsOf(st).includes("s3:DeleteObject"));
     expect(JSON.stringify(del.Resource)).toMatch(/"\/payloads\/\*"\]/);
     expect(statements.find((st) => actionsOf(st).includes("sqs:SendMessage"))).toBeDefined();
+    // Reads runs by key (is an expired attachment's run still there?): the runs table itself, no index.
+    const get = statements.find((st) => actionsOf(st).includes("dynamodb:GetItem"));
+    expect(JSON.stringify(get.Resource)).toMatch(/Table-runs-Arn"\}$/);
   });
 
   // Agent server crons (issue 15, item 1): due ticks fire at the start of every minute, in UTC.

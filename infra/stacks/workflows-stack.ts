@@ -271,11 +271,22 @@ export class WorkflowsStack extends Stack {
               type: FilterRule.isEqual(TTL_IDENTITY.type),
               principalId: FilterRule.isEqual(TTL_IDENTITY.principalId),
             },
-            dynamodb: { Keys: { SK: { S: FilterRule.isEqual(on.sortKey) } } },
+            dynamodb: {
+              Keys: {
+                SK: {
+                  S: [
+                    ...FilterRule.isEqual(on.sortKey),
+                    ...(on.sortKeyPrefixes ?? []).flatMap((p) => FilterRule.beginsWith(p)),
+                  ],
+                },
+              },
+            },
           }),
         ],
       }),
     );
+    // It may read an item by its key (retention: is an expired attachment's run still there?).
+    fn.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
     acknowledgeResource(
       fn.role!,
       "*",

@@ -39,6 +39,7 @@ describe("expired runs' cleanup", () => {
     expect(await cleanUpExpiredRuns(event)).toEqual({
       batchItemFailures: [{ itemIdentifier: "2" }],
       runs: 0,
+      attachments: 0,
     });
   });
 

@@ -1,10 +1,24 @@
-import { DeleteObjectsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, DeleteObjectsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
 
 // A run's offloaded JSON fields (every version: shared/runs/payloads.ts) live under one prefix of the platform
 // bucket; retention deletes them all with the run.
 export const runPayloadPrefix = (tenantId: string, runId: string) => `payloads/${tenantId}/runs/${runId}/`;
+
+/** Where a run attachment's bytes are: under the run's payload prefix (retention deletes it with the run). */
+export const attachmentObjectKey = (tenantId: string, runId: string, name: string) =>
+  `${runPayloadPrefix(tenantId, runId)}attachments/${encodeURIComponent(name)}`;
+
+/** Deletes one attachment's object (idempotent: a missing object is no error). */
+export async function deleteAttachmentObject(tenantId: string, runId: string, name: string): Promise<void> {
+  await s3().send(
+    new DeleteObjectCommand({
+      Bucket: config.defaultBucket,
+      Key: attachmentObjectKey(tenantId, runId, name),
+    }),
+  );
+}
 
 /**
  * Deletes every object under the run's payload prefix, a listed page at a time; returns how many were listed.

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  expiredAttachment,
   expiredRun,
+  RUN_CLEANUP,
   RUN_ITEM,
   recordsOf,
   sequenceNumberOf,
@@ -60,6 +62,19 @@ describe("TTL stream records", () => {
   it("the filter names the sort key acted on", () => {
     expect(ttlDeletedKey(record({ SK: "patch" }), { sortKey: "patch" })).toBe("t1#r1");
     expect(ttlDeletedKey(record({}), RUN_ITEM)).toBe("t1#r1");
+  });
+
+  it("a TTL REMOVE of an attachment record names its run and the attachment; retention's filter takes both", () => {
+    const a = record({ PK: "t1#r1", SK: "attachment#photo" });
+    expect(expiredAttachment(a)).toEqual({ tenant_id: "t1", run_id: "r1", name: "photo" });
+    expect(expiredRun(a)).toBeUndefined();
+    expect(expiredAttachment(record({}))).toBeUndefined();
+    expect(expiredAttachment(record({ SK: "attachment#" }))).toBeUndefined();
+    expect(expiredAttachment(record({ SK: "attachment#photo", userIdentity: undefined }))).toBeUndefined();
+    expect(expiredAttachment(record({ SK: "attachment#photo", PK: "t1#feedback#f1" }))).toBeUndefined();
+    expect(ttlDeletedKey(a, RUN_CLEANUP)).toBe("t1#r1");
+    expect(ttlDeletedKey(record({}), RUN_CLEANUP)).toBe("t1#r1");
+    expect(ttlDeletedKey(record({ SK: "patch" }), RUN_CLEANUP)).toBeUndefined();
   });
 
   it("an event's records and their sequence numbers", () => {

@@ -12,34 +12,65 @@ export interface StreamRecord {
   dynamodb?: { Keys?: Record<string, { S?: string }>; SequenceNumber?: string };
 }
 
-/** The items a TTL consumer acts on: TTL deletes of items whose sort key SK is `sortKey`. */
+/** The items a TTL consumer acts on: TTL deletes of items whose sort key SK is `sortKey` or begins with a prefix. */
 export interface TtlDeleteFilter {
   sortKey: string;
+  sortKeyPrefixes?: readonly string[];
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-/** The PK of a TTL delete of an item with SK `filter.sortKey`, else undefined (other events, garbage). */
-export function ttlDeletedKey(record: unknown, filter: TtlDeleteFilter): string | undefined {
+/** The keys of a TTL delete of an item the filter names, else undefined (other events, garbage). */
+export function ttlDeletedItem(
+  record: unknown,
+  filter: TtlDeleteFilter,
+): { PK: string; SK: string } | undefined {
   if (!isObject(record) || record.eventName !== "REMOVE") return undefined;
   const who = record.userIdentity;
   if (!isObject(who) || who.type !== TTL_IDENTITY.type || who.principalId !== TTL_IDENTITY.principalId)
     return undefined;
   const keys = isObject(record.dynamodb) ? record.dynamodb.Keys : undefined;
-  if (!isObject(keys) || !isObject(keys.SK) || keys.SK.S !== filter.sortKey) return undefined;
-  const pk = isObject(keys.PK) ? keys.PK.S : undefined;
-  return typeof pk === "string" ? pk : undefined;
+  const sk = isObject(keys) && isObject(keys.SK) ? keys.SK.S : undefined;
+  if (typeof sk !== "string") return undefined;
+  if (sk !== filter.sortKey && !filter.sortKeyPrefixes?.some((p) => sk.startsWith(p))) return undefined;
+  const pk = isObject(keys) && isObject(keys.PK) ? keys.PK.S : undefined;
+  return typeof pk === "string" ? { PK: pk, SK: sk } : undefined;
+}
+
+/** The PK of a TTL delete of an item the filter names, else undefined. */
+export function ttlDeletedKey(record: unknown, filter: TtlDeleteFilter): string | undefined {
+  return ttlDeletedItem(record, filter)?.PK;
 }
 
 /** The sort key of a run's own item (shared/records/runs.ts): the record whose TTL delete ends the run. */
 export const RUN_ITEM: TtlDeleteFilter = { sortKey: "run" };
 
-/** The run whose item TTL deleted: `<tenant>#<run id>` (neither contains `#`), else undefined. */
-export function expiredRun(record: unknown): { tenant_id: string; run_id: string } | undefined {
-  const pk = ttlDeletedKey(record, RUN_ITEM);
+/** The sort key prefix of a run's attachment records (`attachment#<name>`, shared/records/runs.ts). */
+const ATTACHMENT_PREFIX = "attachment#";
+
+/** What retention's cleanup consumes: TTL deletes of run items and of run attachment records. */
+export const RUN_CLEANUP: TtlDeleteFilter = { ...RUN_ITEM, sortKeyPrefixes: [ATTACHMENT_PREFIX] };
+
+/** A run partition's `<tenant>#<run id>` (neither contains `#`), else undefined. */
+function runOfPk(pk: string | undefined): { tenant_id: string; run_id: string } | undefined {
   const parts = pk?.split("#");
   if (parts?.length !== 2 || !parts[0] || !parts[1]) return undefined;
   return { tenant_id: parts[0], run_id: parts[1] };
+}
+
+/** The run whose item TTL deleted, else undefined. */
+export function expiredRun(record: unknown): { tenant_id: string; run_id: string } | undefined {
+  return runOfPk(ttlDeletedKey(record, RUN_ITEM));
+}
+
+/** The attachment whose record TTL deleted (its run's partition, its name), else undefined. */
+export function expiredAttachment(
+  record: unknown,
+): { tenant_id: string; run_id: string; name: string } | undefined {
+  const item = ttlDeletedItem(record, { sortKey: "", sortKeyPrefixes: [ATTACHMENT_PREFIX] });
+  const run = runOfPk(item?.PK);
+  const name = item?.SK.slice(ATTACHMENT_PREFIX.length);
+  return run && name ? { ...run, name } : undefined;
 }
 
 /** The records of a stream event (`{Records: [...]}`); anything else has none. */

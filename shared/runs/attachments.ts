@@ -7,7 +7,7 @@ import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import type { Attachment } from "../ingest/parts.ts";
 import { traceRunKeys } from "../records/runs.ts";
-import { runPayloadPrefix } from "../retention/run-payloads.ts";
+import { attachmentObjectKey } from "../retention/run-payloads.ts";
 import { isoNow } from "../time.ts";
 import { recordExpiry } from "./tiers.ts";
 
@@ -55,10 +55,6 @@ export function readAttachmentPart(
     return { problem: `the part's content type is not a media type: ${a.contentType}` };
   return { name: a.name, mimeType };
 }
-
-/** Where an attachment's bytes are: under the run's payload prefix (retention deletes it with the run). */
-const attachmentObjectKey = (tenant: string, runId: string, name: string) =>
-  `${runPayloadPrefix(tenant, runId)}attachments/${encodeURIComponent(name)}`;
 
 /**
  * Stores the attachments of one request: each object, then its record (a retry writes both again, the same
