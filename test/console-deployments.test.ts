@@ -114,8 +114,9 @@ describe("console: deployments", () => {
     await p.getByRole("button", { name: "Filter" }).click();
     const table = p.getByRole("table", { name: "Deployments" });
     const row = table.getByRole("row", { name: new RegExp(deployment.name) });
+    // The filtered page replaces the whole list once it arrives (the list may show first).
+    await expect.poll(() => table.getByRole("row").count(), { timeout: 15_000 }).toBe(2);
     await row.waitFor();
-    expect(await table.getByRole("row").count()).toBe(2);
     expect(await row.textContent()).toContain("READY");
     await p.getByLabel("Name contains").fill("");
     await p.getByRole("button", { name: "Filter" }).click();

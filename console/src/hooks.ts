@@ -12,7 +12,10 @@ export function useApi<T = any>(path: string | undefined, deps: unknown[] = []) 
     const ctl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     api<T>("GET", path, undefined, { signal: ctl.signal })
-      .then((data) => setState({ data, loading: false }))
+      // A read whose path changed meanwhile is stale: only the current one's answer is shown.
+      .then((data) => {
+        if (!ctl.signal.aborted) setState({ data, loading: false });
+      })
       .catch((e) => {
         if (!ctl.signal.aborted) setState({ error: e.message, loading: false });
       });
