@@ -448,6 +448,49 @@ describe("runs", () => {
   });
 });
 
+describe("durability", () => {
+  /** A two-step run on a new thread with the given options: its final values and how many checkpoints it left. */
+  const runWith = async (opts: { durability?: "async" | "sync" | "exit"; checkpointDuring?: boolean }) => {
+    const t = await client.threads.create();
+    const values = await client.runs.wait(t.thread_id, "slow", { input: { items: ["in"] }, ...opts });
+    return { values, checkpoints: (await client.threads.getHistory(t.thread_id, { limit: 50 })).length };
+  };
+
+  it("exit stores only what the run ends with, sync and the default every step; checkpointDuring false is exit", async () => {
+    const [byDefault, sync, exit, notDuring] = [
+      await runWith({}),
+      await runWith({ durability: "sync" }),
+      await runWith({ durability: "exit" }),
+      await runWith({ checkpointDuring: false }),
+    ];
+    for (const r of [byDefault, sync, exit, notDuring])
+      expect(r.values).toEqual({ items: ["in", "work", "done"] });
+    expect(byDefault.checkpoints).toBe(4);
+    expect(sync.checkpoints).toBe(4);
+    expect(exit.checkpoints).toBe(1);
+    expect(notDuring.checkpoints).toBe(1);
+  });
+
+  it("an unknown durability and feedback_keys are refused with a 422 saying why", async () => {
+    const t = await client.threads.create();
+    const post = (body: Record<string, unknown>) =>
+      call("POST", `/agents/${deploymentId}/threads/${t.thread_id}/runs`, {
+        headers: auth,
+        body: { assistant_id: "slow", input: {}, ...body },
+      });
+    const bad = await post({ durability: "later" });
+    expect(bad.status).toBe(422);
+    expect(bad.json.detail[0].loc).toContain("durability");
+    const keys = await post({ feedback_keys: ["thumbs"] });
+    expect(keys.status).toBe(422);
+    expect(keys.json.detail[0].msg).toMatch(/feedback_keys .* not served here/);
+    await expect(
+      client.runs.create(t.thread_id, "slow", { input: {}, feedbackKeys: ["thumbs"] }),
+    ).rejects.toThrow(/422/);
+    expect(await client.runs.list(t.thread_id)).toEqual([]);
+  });
+});
+
 describe("multitask strategies", () => {
   it("reject answers 409 while a run is active", async () => {
     const t = await client.threads.create();

@@ -54,7 +54,7 @@ export const cronPatch = z.object({
   stream_mode: runCreate.shape.stream_mode,
   stream_subgraphs: z.boolean().nullish(),
   stream_resumable: z.boolean().nullish(),
-  durability: z.string().nullish(),
+  durability: runCreate.shape.durability,
 });
 export type CronPatch = z.output<typeof cronPatch>;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { config } from "../config.ts";
 import { qFlag } from "../http/query.ts";
 import { endpointUrlProblem } from "../outbound/ssrf.ts";
+import { RUN_DURABILITY } from "../records/agent.ts";
 import { MAX_AFTER_SECONDS } from "./run-settings.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
@@ -158,9 +159,18 @@ export const runCreate = z.object({
   checkpoint_id: z.string().optional(),
   checkpoint: obj.optional(),
   webhook: webhookUrl.optional(),
-  feedback_keys: z.array(z.string()).max(100).optional(),
+  // Signed feedback URLs for LangSmith (the reference's feedback_keys) are not made here: refused, not ignored.
+  feedback_keys: z
+    .array(z.string())
+    .max(100)
+    .refine(
+      (keys) => keys.length === 0,
+      "feedback_keys (signed feedback URLs for the run) are not served here: add feedback to the run's trace with the langsmith SDK's createFeedback",
+    )
+    .optional(),
+  /** Deprecated in LangGraph for durability: false is "exit", true "async". */
   checkpoint_during: z.boolean().optional(),
-  durability: z.string().optional(),
+  durability: z.enum(RUN_DURABILITY).nullish(),
 });
 export const runList = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),

@@ -79,6 +79,10 @@ export async function listRuns(
   return items.slice(offset, offset + (q.limit ?? 10)).map(toRun);
 }
 
+/** LangGraph's deprecated checkpoint_during as the durability it stands for. */
+const durabilityOf = (during: boolean | undefined) =>
+  during === undefined ? undefined : during ? ("async" as const) : ("exit" as const);
+
 const modesOf = (m: RunCreate["stream_mode"]) => (m === undefined ? ["values"] : Array.isArray(m) ? m : [m]);
 
 /**
@@ -132,6 +136,7 @@ export function newRunRecord(
       on_disconnect: overrides.on_disconnect ?? body.on_disconnect ?? (stateless ? "cancel" : "continue"),
       on_completion: overrides.on_completion ?? body.on_completion ?? (stateless ? "delete" : "keep"),
       webhook: body.webhook,
+      durability: body.durability ?? durabilityOf(body.checkpoint_during),
       assistant_config: rg.config,
       assistant_context: rg.context,
     },

@@ -258,6 +258,8 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
       subgraphs: kw.stream_subgraphs ?? false,
       interruptBefore: kw.interrupt_before,
       interruptAfter: kw.interrupt_after,
+      // The run's durability (LangGraph refuses checkpointDuring beside it).
+      ...(kw.durability ? { durability: kw.durability } : {}),
       signal: ac.signal,
     };
     if (config.recursion_limit) config.recursionLimit = config.recursion_limit;

@@ -120,6 +120,9 @@ export type RunStatus = "pending" | "running" | "error" | "success" | "timeout" 
 export type MultitaskStrategy = "reject" | "rollback" | "interrupt" | "enqueue";
 /** A user's cancel of a run, as the run's `cancel_action` flag says it. */
 export type RunCancelAction = "interrupt" | "rollback";
+/** LangGraph's checkpoint durability: after each step while the next runs, before the next step, or at exit. */
+export const RUN_DURABILITY = ["async", "sync", "exit"] as const;
+export type RunDurability = (typeof RUN_DURABILITY)[number];
 
 /** A LangGraph config as a client gave it: the fields the server reads, the rest passed to the graph. */
 export interface GraphConfig {
@@ -143,6 +146,8 @@ export interface RunKwargs {
   on_completion: "delete" | "keep";
   /** Called with the run when it finishes (shared/agent/webhook.ts). */
   webhook?: string;
+  /** When the graph stores its checkpoints (LangGraph's `durability`; its default, async, when missing). */
+  durability?: RunDurability;
   /** The assistant's config and context when the run was created (the run's own values override them). */
   assistant_config?: GraphConfig;
   assistant_context?: Record<string, unknown>;
