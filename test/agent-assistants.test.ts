@@ -241,7 +241,7 @@ describe("system", () => {
   it("GET /info answers version and flags", async () => {
     const r = await call("GET", `/agents/${deploymentId}/info`, { headers: auth });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ version: expect.any(String), flags: { assistants: true, crons: false } });
+    expect(r.json).toMatchObject({ version: expect.any(String), flags: { assistants: true, crons: true } });
   });
 
   it("GET /openapi.json documents the agent routes relative to the deployment", async () => {

@@ -448,6 +448,31 @@ describe("runs", () => {
   });
 });
 
+describe("strict resume", () => {
+  it("a resume naming no waiting interrupt fails the run and leaves the thread interrupted; without it the answer is ignored", async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, "ask", { input: {} });
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    const bogus = { resume: { "0123456789abcdef0123456789abcdef": "red" } };
+    const refused = await client.runs.create(t.thread_id, "ask", { command: bogus, strictResume: true });
+    await client.runs.join(t.thread_id, refused.run_id);
+    expect((await client.runs.get(t.thread_id, refused.run_id)).status).toBe("error");
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    expect((await client.threads.getState(t.thread_id)).next).toEqual(["ask"]);
+    // Not strict: the unmatched answer is ignored and the run ends as it began, interrupted again.
+    const lax = await client.runs.create(t.thread_id, "ask", { command: bogus });
+    await client.runs.join(t.thread_id, lax.run_id);
+    expect((await client.runs.get(t.thread_id, lax.run_id)).status).toBe("success");
+    expect((await client.threads.get(t.thread_id)).status).toBe("interrupted");
+    // The answer to the waiting interrupt resumes it, strict or not.
+    const values = await client.runs.wait(t.thread_id, "ask", {
+      command: { resume: "blue" },
+      strictResume: true,
+    });
+    expect(values).toEqual({ items: ["answer:blue"] });
+  });
+});
+
 describe("durability", () => {
   /** A two-step run on a new thread with the given options: its final values and how many checkpoints it left. */
   const runWith = async (opts: { durability?: "async" | "sync" | "exit"; checkpointDuring?: boolean }) => {

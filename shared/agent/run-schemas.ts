@@ -145,6 +145,8 @@ export const runCreate = z.object({
   stream_mode: z.union([streamMode, z.array(streamMode).max(20)]).optional(),
   stream_subgraphs: z.boolean().optional(),
   stream_resumable: z.boolean().optional(),
+  /** A resume that answers no waiting interrupt fails the run (UnknownInterruptError) instead of being ignored. */
+  strict_resume: z.boolean().optional(),
   interrupt_before: nodes.optional(),
   interrupt_after: nodes.optional(),
   multitask_strategy: z.enum(["reject", "rollback", "interrupt", "enqueue"]).optional(),

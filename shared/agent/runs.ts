@@ -137,6 +137,7 @@ export function newRunRecord(
       on_completion: overrides.on_completion ?? body.on_completion ?? (stateless ? "delete" : "keep"),
       webhook: body.webhook,
       durability: body.durability ?? durabilityOf(body.checkpoint_during),
+      ...(body.strict_resume ? { strict_resume: true } : {}),
       assistant_config: rg.config,
       assistant_context: rg.context,
     },

@@ -250,6 +250,8 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
         ...ids,
         ...(kw.checkpoint ?? {}),
         ...(kw.checkpoint_id ? { checkpoint_id: kw.checkpoint_id } : {}),
+        // LangGraph's strict resume: the graph refuses a resume that answers no pending interrupt.
+        ...(kw.strict_resume ? { __pregel_strict_resume: true } : {}),
         thread_id: run.thread_id,
       },
       metadata: { ...(kw.config?.metadata ?? {}), ...(run.metadata ?? {}), ...ids },
@@ -325,7 +327,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
       const error = { error: e?.name ?? "Error", message: e?.message ?? String(err) };
       emit("error", error);
       outcome = { status: "error", error, values: { __error__: error } };
-      threadSet = { status: "error", error: error.message, state_updated_at: isoNow() };
+      threadSet = refusedResume(err) ?? { status: "error", error: error.message, state_updated_at: isoNow() };
     }
   }
   try {
@@ -371,6 +373,16 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   // A worker function must not return (and be frozen) before its webhook went out and its thread went.
   if (executor().settlesBeforeReturn) await Promise.all([hook, removed]);
   return more;
+}
+
+/**
+ * A strict resume the graph refused (UnknownInterruptError) fails the run, not the thread: the thread is left as
+ * it was — interrupted while interrupts are pending, else idle.
+ */
+function refusedResume(err: unknown): Partial<ThreadRecord> | undefined {
+  const e = err as { name?: string; pendingIds?: unknown } | null;
+  if (e?.name !== "UnknownInterruptError") return undefined;
+  return { status: Array.isArray(e.pendingIds) && e.pendingIds.length ? "interrupted" : "idle" };
 }
 
 /** Frames that may join the run's final transaction (DynamoDB: 100 items, 4 MB a transaction). */

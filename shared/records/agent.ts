@@ -146,6 +146,8 @@ export interface RunKwargs {
   on_completion: "delete" | "keep";
   /** Called with the run when it finishes (shared/agent/webhook.ts). */
   webhook?: string;
+  /** A resume answering no waiting interrupt fails the run, the thread left as it was (LangGraph's strict resume). */
+  strict_resume?: boolean;
   /** When the graph stores its checkpoints (LangGraph's `durability`; its default, async, when missing). */
   durability?: RunDurability;
   /** The assistant's config and context when the run was created (the run's own values override them). */
