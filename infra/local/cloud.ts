@@ -11,7 +11,7 @@ import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
-import { createTables, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
+import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { freePort, StartupError } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
@@ -92,6 +92,25 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
   return { apiKey, tenantId };
 }
 
+/**
+ * DynamoDB Local on the given port, or on a free one: a port taken between the probe and DynamoDB Local's bind
+ * is given up for another (three tries).
+ */
+export async function startDynamoDbOnAPort(
+  fixed: number | undefined,
+  dataDir: string | undefined,
+  pick: () => Promise<number> = () => freePort(LOOPBACK),
+) {
+  if (fixed) return startDynamoDb({ port: fixed, dataDir });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDynamoDb({ port: await pick(), dataDir });
+    } catch (err) {
+      if (!(err instanceof DynamoPortInUse) || attempt >= 3) throw err;
+    }
+  }
+}
+
 export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const started = performance.now();
   // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
@@ -105,9 +124,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   };
   try {
     const [ddb, s3] = await Promise.all([
-      (opts.dynamoDbPort ? Promise.resolve(opts.dynamoDbPort) : freePort(LOOPBACK)).then((port) =>
-        startDynamoDb({ port, dataDir: opts.inMemory ? undefined : join(dataDir, "dynamodb") }),
-      ),
+      startDynamoDbOnAPort(opts.dynamoDbPort, opts.inMemory ? undefined : join(dataDir, "dynamodb")),
       startS3({ host: LOOPBACK, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch(
         (err) => {
           throw err?.code === "EADDRINUSE"

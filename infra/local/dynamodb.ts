@@ -33,6 +33,17 @@ function checkJava(): void {
 /** The only address the local cloud's own services (DynamoDB Local, S3, the AWS emulator, runtimes) listen on. */
 export const LOOPBACK = "127.0.0.1";
 
+/**
+ * DynamoDB Local could not listen on its port (taken between the free-port probe and its bind, e.g. by an
+ * outgoing connection's ephemeral port). Its JVM does not exit then: the failure is read from its output.
+ */
+export class DynamoPortInUse extends StartupError {
+  constructor(readonly port: number) {
+    super(`Port ${port} (DynamoDB Local) is in use: stop what holds it or choose a free port.`);
+  }
+}
+const BIND_FAILURE = /BindException|Failed to bind/;
+
 export async function startDynamoDb(opts: { port: number; dataDir?: string }): Promise<LocalDynamo> {
   checkJava();
   const dir: string = ensureDynamoDbLocal();
@@ -61,6 +72,7 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
   });
+  const exited = new Promise((r) => child.once("exit", r));
   let stderr = "";
   child.stderr?.on("data", (d) => {
     stderr += d;
@@ -78,16 +90,25 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
   });
   const deadline = Date.now() + 60_000;
+  /** Stops the JVM (and waits up to 5 s for it: a retry may open the same files) before failing the start. */
+  const fail = async (err: Error): Promise<never> => {
+    process.off("exit", killGroup);
+    killGroup();
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    client.destroy();
+    throw err;
+  };
   for (;;) {
     if (child.exitCode !== null)
       throw new StartupError(`DynamoDB Local exited: ${stderr.trim().split("\n").pop() ?? "no output"}`);
+    if (BIND_FAILURE.test(stderr)) await fail(new DynamoPortInUse(opts.port));
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
       if (Date.now() > deadline) {
-        killGroup();
-        throw new StartupError("DynamoDB Local did not answer within 60 s");
+        const last = stderr.trim().split("\n").slice(-3).join(" | ");
+        await fail(new StartupError(`DynamoDB Local did not answer within 60 s${last ? `: ${last}` : ""}`));
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -98,7 +119,6 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
     stop: async () => {
       process.off("exit", killGroup);
       if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
       killGroup();
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
     },

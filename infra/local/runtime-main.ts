@@ -20,6 +20,7 @@ import {
   type LocalRuntimeStart,
   ROUTER_AUTH_HEADER,
   ROUTER_TENANT_HEADER,
+  RUNTIME_PORT_TAKEN_EXIT,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
 
@@ -129,7 +130,12 @@ async function main() {
     });
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(start.port, start.host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      err.code === "EADDRINUSE" ? process.exit(RUNTIME_PORT_TAKEN_EXIT) : reject(err),
+    );
+    server.listen(start.port, start.host, resolve);
+  });
   // The graphs load now, so the first request finds them ready.
   d.loadGraphs!().catch((err) => logger.error("the deployment's graphs failed to load", { error: err }));
 

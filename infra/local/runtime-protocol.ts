@@ -10,6 +10,12 @@ export interface LocalRuntimeStart {
   trace_url: string;
 }
 
+/**
+ * A runtime's exit code when its port was taken between the platform's free-port probe and its listen (e.g. by
+ * an outgoing connection's ephemeral port): the platform starts it again on another port.
+ */
+export const RUNTIME_PORT_TAKEN_EXIT = 98;
+
 /** Header names the router uses; a request without the token is refused. */
 export const RUNTIME_TOKEN_HEADER = "x-runtime-token";
 export const ROUTER_TENANT_HEADER = "x-router-tenant";

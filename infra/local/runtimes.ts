@@ -27,6 +27,7 @@ import {
   type LocalRuntimeStart,
   ROUTER_AUTH_HEADER,
   ROUTER_TENANT_HEADER,
+  RUNTIME_PORT_TAKEN_EXIT,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
 import { RUNTIME_S3_KEY } from "./s3.ts";
@@ -137,7 +138,7 @@ export class LocalRuntimes implements RuntimeHost {
       let starting = this.starting.get(key);
       if (!starting) {
         if (r && r.key !== key) this.retire(r);
-        starting = this.start(key, spec).then((started) => {
+        starting = this.startListening(key, spec).then((started) => {
           this.current.set(deploymentId, started);
           return started;
         });
@@ -149,6 +150,22 @@ export class LocalRuntimes implements RuntimeHost {
     }
     await r.ready;
     return r;
+  }
+
+  /** Starts the runtime, again on another port (three tries) when its port was taken before it listened. */
+  private async startListening(key: string, spec: RuntimeSpec): Promise<Running> {
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.start(key, spec);
+      const taken = await r.ready.then(
+        () => false,
+        () => r.child.exitCode === RUNTIME_PORT_TAKEN_EXIT,
+      );
+      if (!taken || attempt >= 3) return r;
+      logger.warn("agent runtime's port was taken before it listened: starting it on another", {
+        deployment_id: spec.config.deployment_id,
+        port: r.port,
+      });
+    }
   }
 
   private async start(key: string, spec: RuntimeSpec): Promise<Running> {
