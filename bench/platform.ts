@@ -41,17 +41,37 @@ function stuckReport(pgid: number): string {
   ].join("\n");
 }
 
+/** The platform process exited before it answered (a port it was given taken, a startup error). */
+class ExitedAtStart extends Error {}
+
+/**
+ * A platform started as `npm start` does. Ports the harness picks itself may be taken by someone else before the
+ * platform binds them (the platform then exits): it is started again on other ports, three tries in all.
+ */
 export async function startPlatform(
   env: Record<string, string> = {},
-  opts: {
-    dataDir?: string;
-    port?: number;
-    s3Port?: number;
-    args?: string[];
-    /** Append the platform's stdout and stderr (its runtimes' too) to this file instead (tests grep its logs). */
-    logFile?: string;
-  } = {},
+  opts: StartOptions = {},
 ): Promise<RunningPlatform> {
+  const picked = opts.port === undefined && opts.s3Port === undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startPlatformOnce(env, opts);
+    } catch (err) {
+      if (!picked || !(err instanceof ExitedAtStart) || attempt >= 3) throw err;
+    }
+  }
+}
+
+interface StartOptions {
+  dataDir?: string;
+  port?: number;
+  s3Port?: number;
+  args?: string[];
+  /** Append the platform's stdout and stderr (its runtimes' too) to this file instead (tests grep its logs). */
+  logFile?: string;
+}
+
+async function startPlatformOnce(env: Record<string, string>, opts: StartOptions): Promise<RunningPlatform> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "bench-platform-"));
   const port = opts.port ?? (await freePort());
   const s3Port = opts.s3Port ?? (await freePort());
@@ -82,7 +102,10 @@ export async function startPlatform(
       readyMs = performance.now() - t0;
       break;
     }
-    if (child.exitCode != null) throw new Error(`the platform exited with ${child.exitCode}`);
+    if (child.exitCode != null) {
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      throw new ExitedAtStart(`the platform exited with ${child.exitCode}`);
+    }
     if (performance.now() - t0 > START_LIMIT_MS) {
       // What each process of its group was doing, and how busy the machine was: a slow start says why.
       const report = stuckReport(child.pid!);
