@@ -115,6 +115,12 @@ export interface RunFence {
 /** How many runs that ended here a saver remembers, to refuse their late writes. */
 const ENDED_RUNS_KEPT = 10_000;
 
+/** The agent run a config executes (the worker puts its id in the metadata), if any. */
+function runIdOf(config: RunnableConfig): string | undefined {
+  const runId = config.metadata?.run_id ?? config.configurable?.run_id;
+  return typeof runId === "string" ? runId : undefined;
+}
+
 /** A run's config metadata as checkpoint metadata: plain values, LangSmith's and LangGraph's internals left out. */
 function runMetadata(config: RunnableConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -277,8 +283,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
    * last puts were still to be made; DynamoDB's fence could not tell them from the thread's current run.
    */
   private refusedWrite(config: RunnableConfig): LeaseLost | undefined {
-    const runId = config.metadata?.run_id ?? config.configurable?.run_id;
-    if (typeof runId !== "string") return undefined;
+    const runId = runIdOf(config);
+    if (runId === undefined) return undefined;
     const owner = this.fences.get(threadOf(config) ?? "")?.run;
     if (this.ended.has(runId) || (owner && owner !== runId)) return new LeaseLost(runId, 0);
     return undefined;
@@ -288,8 +294,7 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
   private runOf(config: RunnableConfig): string | undefined {
     const thread = threadOf(config);
     if (thread === undefined || !this.latest.has(thread)) return undefined;
-    const runId = config.metadata?.run_id ?? config.configurable?.run_id;
-    return typeof runId === "string" ? runId : undefined;
+    return runIdOf(config);
   }
 
   private follow<T>(runId: string | undefined, p: Promise<T>): Promise<T> {
