@@ -24,6 +24,9 @@ export function shardOf(id: string): number {
   return h % config.runs.shards;
 }
 
+/** The sort key prefix of a run's attachment records (`attachment#<name>`). */
+export const ATTACHMENT_SK_PREFIX = "attachment#";
+
 export const traceRunKeys = {
   run: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "run" as const }),
   patch: (tenant: string, id: string) => ({ PK: `${tenant}#${id}`, SK: "patch" as const }),
@@ -47,7 +50,7 @@ export const traceRunKeys = {
   /** A file sent with a run (`attachment.<run id>.<name>` parts), in the run's partition; its bytes are in S3. */
   attachment: (tenant: string, runId: string, name: string) => ({
     PK: `${tenant}#${runId}`,
-    SK: `attachment#${name}`,
+    SK: `${ATTACHMENT_SK_PREFIX}${name}`,
   }),
   /** A trace upgraded to the long-lived tier (in its root run's partition: the trace id is the root's id). */
   tier: (tenant: string, traceId: string) => ({ PK: `${tenant}#${traceId}`, SK: "tier" as const }),

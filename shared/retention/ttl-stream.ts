@@ -1,3 +1,5 @@
+import { ATTACHMENT_SK_PREFIX } from "../records/runs.ts";
+
 // DynamoDB Streams records of items DynamoDB TTL deleted: which ones a consumer acts on. In AWS they come from a
 // table's stream (the event source mapping filters them the same way); locally from the TTL emulation
 // (infra/local/ttl.ts), which delivers records of the same shape.
@@ -45,11 +47,8 @@ export function ttlDeletedKey(record: unknown, filter: TtlDeleteFilter): string 
 /** The sort key of a run's own item (shared/records/runs.ts): the record whose TTL delete ends the run. */
 export const RUN_ITEM: TtlDeleteFilter = { sortKey: "run" };
 
-/** The sort key prefix of a run's attachment records (`attachment#<name>`, shared/records/runs.ts). */
-const ATTACHMENT_PREFIX = "attachment#";
-
 /** What retention's cleanup consumes: TTL deletes of run items and of run attachment records. */
-export const RUN_CLEANUP: TtlDeleteFilter = { ...RUN_ITEM, sortKeyPrefixes: [ATTACHMENT_PREFIX] };
+export const RUN_CLEANUP: TtlDeleteFilter = { ...RUN_ITEM, sortKeyPrefixes: [ATTACHMENT_SK_PREFIX] };
 
 /** A run partition's `<tenant>#<run id>` (neither contains `#`), else undefined. */
 function runOfPk(pk: string | undefined): { tenant_id: string; run_id: string } | undefined {
@@ -67,9 +66,10 @@ export function expiredRun(record: unknown): { tenant_id: string; run_id: string
 export function expiredAttachment(
   record: unknown,
 ): { tenant_id: string; run_id: string; name: string } | undefined {
-  const item = ttlDeletedItem(record, { sortKey: "", sortKeyPrefixes: [ATTACHMENT_PREFIX] });
-  const run = runOfPk(item?.PK);
-  const name = item?.SK.slice(ATTACHMENT_PREFIX.length);
+  const item = ttlDeletedItem(record, RUN_CLEANUP);
+  if (!item?.SK.startsWith(ATTACHMENT_SK_PREFIX)) return undefined;
+  const run = runOfPk(item.PK);
+  const name = item.SK.slice(ATTACHMENT_SK_PREFIX.length);
   return run && name ? { ...run, name } : undefined;
 }
 
