@@ -27,6 +27,8 @@ interface Call {
 }
 
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+/** `{"id":,"body":}` around a patch's id and body. */
+const PATCH_WRAPPING_BYTES = Buffer.byteLength('{"id":,"body":}');
 /** The fields of a run that can grow without bound, in the order they give way. */
 const BULKY_FIELDS = ["events", "extra", "inputs", "outputs", "error"] as const;
 
@@ -35,18 +37,25 @@ const BULKY_FIELDS = ["events", "extra", "inputs", "outputs", "error"] as const;
  * size (what the trace says instead of losing the run). Bodies within the limit are returned as they are.
  */
 export function fitRun(body: RunBody, max: number): RunBody {
-  if (jsonBytes(body) <= max) return body;
+  return fitted(body, max).body;
+}
+
+/** `fitRun` with the fitted body's JSON size (each body is serialised once to be measured). */
+function fitted(body: RunBody, max: number): { body: RunBody; bytes: number } {
+  let bytes = jsonBytes(body);
+  if (bytes <= max) return { body, bytes };
   const out: RunBody = { ...body };
   const sizes = BULKY_FIELDS.filter((f) => out[f] !== undefined)
     .map((f) => ({ f, bytes: jsonBytes(out[f]) }))
     .sort((a, b) => b.bytes - a.bytes);
-  for (const { f, bytes } of sizes) {
+  for (const { f, bytes: fieldBytes } of sizes) {
     out[f] = {
-      __truncated__: `${f} was ${bytes} bytes as JSON, over the ${max} bytes a traced run may carry`,
+      __truncated__: `${f} was ${fieldBytes} bytes as JSON, over the ${max} bytes a traced run may carry`,
     };
-    if (jsonBytes(out) <= max) break;
+    bytes = jsonBytes(out);
+    if (bytes <= max) break;
   }
-  return out;
+  return { body: out, bytes };
 }
 
 /** Posts then patches, cut into calls of at most `max` JSON bytes each, in order; `shortened` names runs fitted. */
@@ -57,10 +66,10 @@ export function cutCalls(
 ): { calls: Call[]; shortened: string[] } {
   const calls: Call[] = [];
   const shortened: string[] = [];
-  const fitted = (id: unknown, body: RunBody) => {
-    const fit = fitRun(body, max);
-    if (fit !== body) shortened.push(String(id));
-    return fit;
+  const fit = (id: unknown, body: RunBody) => {
+    const out = fitted(body, max);
+    if (out.body !== body) shortened.push(String(id));
+    return out;
   };
   let call: Call = { posts: [], patches: [] };
   let bytes = 0;
@@ -74,12 +83,13 @@ export function cutCalls(
     bytes += bodyBytes;
   };
   for (const post of posts) {
-    const fit = fitted(post.id, post);
-    add(jsonBytes(fit), (c) => c.posts.push(fit));
+    const { body, bytes } = fit(post.id, post);
+    add(bytes, (c) => c.posts.push(body));
   }
   for (const patch of patches) {
-    const fit = { id: patch.id, body: fitted(patch.id, patch.body) };
-    add(jsonBytes(fit), (c) => c.patches.push(fit));
+    const { body, bytes } = fit(patch.id, patch.body);
+    // The patch's id and its wrapping ({"id":…,"body":…}) count too.
+    add(bytes + jsonBytes(patch.id) + PATCH_WRAPPING_BYTES, (c) => c.patches.push({ id: patch.id, body }));
   }
   if (call.posts.length || call.patches.length) calls.push(call);
   return { calls, shortened };
