@@ -3,7 +3,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalFacts } from "../infra/local/cloud.ts";
-import { freePort } from "../infra/local/http-util.ts";
+import { freePort, startOnFreePorts } from "../infra/local/http-util.ts";
 
 // The platform as `npm start` runs it, in its own process group on free ports with a scratch data dir,
 // so benchmarks measure the real thing and its memory apart from the load generator.
@@ -52,14 +52,11 @@ export async function startPlatform(
   env: Record<string, string> = {},
   opts: StartOptions = {},
 ): Promise<RunningPlatform> {
-  const picked = opts.port === undefined && opts.s3Port === undefined;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startPlatformOnce(env, opts);
-    } catch (err) {
-      if (!picked || !(err instanceof ExitedAtStart) || attempt >= 3) throw err;
-    }
-  }
+  if (opts.port !== undefined || opts.s3Port !== undefined) return startPlatformOnce(env, opts);
+  return startOnFreePorts(
+    () => startPlatformOnce(env, opts),
+    (err) => err instanceof ExitedAtStart,
+  );
 }
 
 interface StartOptions {

@@ -13,7 +13,7 @@ import { startAwsEmulator } from "./aws-emulator.ts";
 import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
-import { freePort, StartupError } from "./http-util.ts";
+import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { LocalRuntimes } from "./runtimes.ts";
@@ -102,13 +102,10 @@ export async function startDynamoDbOnAPort(
   pick: () => Promise<number> = () => freePort(LOOPBACK),
 ) {
   if (fixed) return startDynamoDb({ port: fixed, dataDir });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startDynamoDb({ port: await pick(), dataDir });
-    } catch (err) {
-      if (!(err instanceof DynamoPortInUse) || attempt >= 3) throw err;
-    }
-  }
+  return startOnFreePorts(
+    async () => startDynamoDb({ port: await pick(), dataDir }),
+    (err) => err instanceof DynamoPortInUse,
+  );
 }
 
 export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {

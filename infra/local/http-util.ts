@@ -43,4 +43,21 @@ export async function freePort(host = "127.0.0.1"): Promise<number> {
   return port;
 }
 
+/**
+ * Starts something on ports `freePort` found, again (three tries in all) while it fails with an error `taken`
+ * recognises: a probed port can be taken by someone else before the start binds it.
+ */
+export async function startOnFreePorts<T>(
+  start: () => Promise<T>,
+  taken: (err: unknown) => boolean,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!taken(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
 export class StartupError extends Error {}
