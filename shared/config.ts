@@ -1,6 +1,8 @@
 // Configuration, read from the environment in one place. Every limit is here so tests can shrink it.
+/** Settings handed to this process privately (an agent runtime's, on its stdin), never put in process.env. */
+const sealed = new Map<string, string>();
 const env = (name: string): string | undefined => {
-  const v = process.env[name];
+  const v = sealed.get(name) ?? process.env[name];
   return v === undefined || v === "" ? undefined : v;
 };
 const int = (name: string, fallback: number): number => {
@@ -72,7 +74,28 @@ export function reservedEnvName(name: string): string | undefined {
     : undefined;
 }
 
+/**
+ * An agent runtime's settings (table names, endpoints, its credentials): read by `config` from here, so graph
+ * code, which sees process.env, never finds them there.
+ */
+export function sealSettings(settings: Record<string, string>): void {
+  for (const [name, value] of Object.entries(settings)) {
+    sealed.set(name, value);
+    delete process.env[name];
+  }
+}
+
 export const config = {
+  /** Credentials given as sealed settings (an agent runtime's own); else the SDK's default chain decides. */
+  get sealedCredentials(): { accessKeyId: string; secretAccessKey: string } | undefined {
+    const accessKeyId = sealed.get("AWS_ACCESS_KEY_ID");
+    const secretAccessKey = sealed.get("AWS_SECRET_ACCESS_KEY");
+    return accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;
+  },
+  /** A sandboxed runtime's one way out: the platform's Unix socket its AWS calls go over. */
+  get platformSocket() {
+    return env("PLATFORM_SOCKET");
+  },
   get region() {
     return env("AWS_REGION") ?? "us-east-1";
   },
@@ -221,6 +244,44 @@ export const config = {
     },
     get runtimeToken() {
       return env("AGENT_RUNTIME_TOKEN");
+    },
+  },
+  /** The local cloud's OS sandbox for deployments' code (shared/deploy/sandbox.ts). */
+  sandbox: {
+    /**
+     * AGENT_UNSANDBOXED=1: on a host without the sandbox, run every workspace's deployments anyway (else only the
+     * bootstrap workspace's). A warning says so at every start.
+     */
+    get allowUnsandboxed() {
+      return env("AGENT_UNSANDBOXED") === "1";
+    },
+    /** The workspace `npm start` made (set by the local cloud): its deployments run even without the sandbox. */
+    get bootstrapTenant() {
+      return env("PLATFORM_BOOTSTRAP_TENANT");
+    },
+    /** A runtime's memory: its V8 heap; its writable memory may reach twice this. */
+    get memoryMb() {
+      return int("AGENT_RUNTIME_MEMORY_MB", 1024);
+    },
+    /** CPU seconds over a runtime's life; at the limit it is stopped (and started again at the next request). */
+    get cpuSeconds() {
+      return int("AGENT_RUNTIME_CPU_SECONDS", 4 * 3600);
+    },
+    get openFiles() {
+      return int("AGENT_RUNTIME_OPEN_FILES", 1024);
+    },
+    get scratchMb() {
+      return int("AGENT_RUNTIME_SCRATCH_MB", 256);
+    },
+    /**
+     * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
+     * comma-separated; e.g. a package registry behind a private address).
+     */
+    get egressAllow(): string[] {
+      return (env("EGRESS_ALLOW") ?? "")
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
     },
   },
   /** Trace runs' storage. */
