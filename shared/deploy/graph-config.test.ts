@@ -168,6 +168,16 @@ describe("graph config", () => {
     expect(bad({ allow_origin_regex: "(" })).toMatch(
       /http\.cors\.allow_origin_regex: is not a valid regular expression/,
     );
+    // Patterns that can backtrack exponentially fail as price-map patterns do (shared/safe-regex.ts).
+    expect(bad({ allow_origin_regex: "https://(a+)+$" })).toMatch(
+      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds a quantifier/,
+    );
+    expect(bad({ allow_origin_regex: "(x|xy)*\\.example" })).toMatch(
+      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds an alternation/,
+    );
+    expect(bad({ allow_origin_regex: "(https)://\\1" })).toMatch(
+      /allow_origin_regex: the regex may not use backreferences/,
+    );
     expect(bad({ allow_headers: ["x-a\r\nx-b: 1"] })).toMatch(/http\.cors\.allow_headers\.0: header names/);
     expect(bad({ allow_credentials: "yes" })).toMatch(/http\.cors\.allow_credentials: must be true or false/);
     expect(bad({ max_age: -1 })).toMatch(/http\.cors\.max_age/);

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { reservedEnvName } from "../config.ts";
 import { BuildError } from "../errors.ts";
+import { unsafePatternReason } from "../safe-regex.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
@@ -68,6 +69,10 @@ export const CorsConfigSchema = z.strictObject(
     allow_origin_regex: z
       .string({ error: "must be a regular expression (a string)" })
       .refine(compiles, { error: "is not a valid regular expression" })
+      .superRefine((re, ctx) => {
+        const unsafe = compiles(re) ? unsafePatternReason(re, "the regex") : undefined;
+        if (unsafe) ctx.addIssue({ code: "custom", message: unsafe });
+      })
       .optional(),
     allow_methods: tokens(METHOD, "HTTP methods").optional(),
     allow_headers: tokens(HEADER_NAME, "header names").optional(),
