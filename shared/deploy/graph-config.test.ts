@@ -128,10 +128,22 @@ describe("graph config", () => {
       "TABLE_MAIN",
       "PATH",
       "agent_run_worker",
+      "OPENSSL_CONF",
+      "LD_PRELOAD",
+      "GCONV_PATH",
+      "BASH_ENV",
+      "http_proxy",
+      "PYTHONPATH",
     ])
       expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { [name]: "x" } })), name).toMatch(
         new RegExp(`env: ${name} is reserved`),
       );
+    expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { OPENSSL_MODULES: "x" } }))).toMatch(
+      /env: OPENSSL_MODULES is reserved: names starting with OPENSSL_ change what code or certificates a program loads/,
+    );
+    expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { ["A".repeat(129)]: "x" } }))).toMatch(
+      /longer than 128 characters/,
+    );
     expect(
       parse({ graphs: { a: "./a.ts:g" }, env: { NODE_ENV: "production", OPENAI_API_KEY: "k" } }).env,
     ).toEqual({
