@@ -18,6 +18,10 @@ export async function setup(project: TestProject) {
   // Small multipart parts, so every export test streams its files as multipart uploads.
   process.env.EXPORT_PART_BYTES ??= "16384";
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
+  // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
+  // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
+  const egressAllowed = `http://127.0.0.1:${await freePort()}`;
+  process.env.EGRESS_ALLOW = new URL(egressAllowed).host;
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,
@@ -29,6 +33,7 @@ export async function setup(project: TestProject) {
   project.provide("cloud", cloud.facts);
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
+  project.provide("egressAllowed", egressAllowed);
 }
 
 export async function teardown() {
@@ -41,5 +46,7 @@ declare module "vitest" {
     cloud: LocalFacts;
     env: Record<string, string>;
     dataDir: string;
+    /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
+    egressAllowed: string;
   }
 }
