@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { RuntimeScope } from "../../../shared/agent/runtime/policy.ts";
 import { config } from "../../../shared/config.ts";
 import { tableName } from "../../../shared/tables.ts";
-import { LOCAL_ACCOUNT } from "./handler.ts";
+import { LOCAL_ACCOUNT } from "./local-tables.ts";
 
 /** A runtime's own access key pair, shaped as AWS's (AKIA… id, 40-character secret). */
 export function mintRuntimeCredentials(): { accessKeyId: string; secretAccessKey: string } {

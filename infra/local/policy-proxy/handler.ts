@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
-import { TABLES, tableName } from "../../../shared/tables.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
-import { type DynamoTables, dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
+import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
 import { firstDenial } from "./evaluate.ts";
+import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
 import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
-import { s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
+import { objectArn, type S3Call, s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
 import {
   type Credential,
   parseAuthorization,
@@ -39,7 +39,6 @@ export interface PolicyProxyOptions {
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
-export const LOCAL_ACCOUNT = "000000000000";
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
 const MAX_DYNAMO_BODY = 16 * 1024 * 1024;
 /** A DeleteObjects body: at most 1000 keys of 1 KiB, with their XML. */
@@ -58,23 +57,6 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 const sha256Hex = (b: Buffer) => createHash("sha256").update(b).digest("hex");
-
-/** The local tables with their partition keys, by physical name (read when the proxy is made). */
-function localTables(region: string, account: string): DynamoTables {
-  const byName = new Map(Object.values(TABLES).map((t) => [tableName(t.id), t] as const));
-  const prefix = `arn:aws:dynamodb:${region}:${account}:table/`;
-  const nameOf = (table: string) => (table.startsWith(prefix) ? table.slice(prefix.length) : table);
-  return {
-    arn: (table) => (table.startsWith("arn:") ? table : `${prefix}${table}`),
-    partitionKey(table, index) {
-      const def = byName.get(nameOf(table));
-      if (!def) return undefined;
-      if (index === undefined) return def.partitionKey;
-      return (def.indexes as readonly { name: string; partitionKey: string }[]).find((i) => i.name === index)
-        ?.partitionKey;
-    },
-  };
-}
 
 export function createPolicyProxy(
   opts: PolicyProxyOptions,
@@ -124,8 +106,10 @@ export function createPolicyProxy(
       throw new Refused("SerializationException", "The request body is not valid JSON.");
     }
     authorize(who, dynamoAuthorizations(op, input, tables));
-    const headers = { ...req.headers, host: upstreamDynamo.host };
-    forward(req, res, upstreamDynamo, headers, body);
+    // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
+    const checked = Buffer.from(JSON.stringify(input));
+    const headers = { ...req.headers, host: upstreamDynamo.host, "content-length": String(checked.length) };
+    forward(req, res, upstreamDynamo, headers, checked);
   }
 
   async function s3(req: IncomingMessage, res: ServerResponse, cred: Credential) {
@@ -137,13 +121,22 @@ export function createPolicyProxy(
         "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or the payload's SHA-256 (no streaming signatures).",
         400,
       );
-    const call = s3Authorizations(method, req.url ?? "/", req.headers["x-amz-copy-source"]);
-    const body = call.deleteObjects ? await readBody(req, MAX_DELETE_BODY) : undefined;
+    // Authenticated first, as S3 does: a caller without a valid signature learns nothing of how its call reads.
+    let call: S3Call | undefined;
+    let unreadable: unknown;
+    try {
+      call = s3Authorizations(method, req.url ?? "/", req.headers["x-amz-copy-source"]);
+    } catch (err) {
+      unreadable = err;
+    }
+    const body = call?.deleteObjects ? await readBody(req, MAX_DELETE_BODY) : undefined;
     const who = await authenticate(req, cred, body && sha256Hex(body));
+    if (!call) throw unreadable;
+    const bucket = call.bucket ?? "";
     const auths = body
       ? s3DeleteKeys(body.toString("utf8")).map((key) => ({
           action: "s3:DeleteObject",
-          resource: `arn:aws:s3:::${call.bucket}/${key}`,
+          resource: objectArn(bucket, key),
           context: {},
         }))
       : call.authorizations;

@@ -94,7 +94,16 @@ function bucketAction(
   throw denied();
 }
 
-const objectArn = (bucket: string, key: string) => `arn:aws:s3:::${bucket}/${key}`;
+/** An object's ARN; a key with `.` or `..` segments is refused (s3rver keeps objects as files under their keys). */
+export function objectArn(bucket: string, key: string): string {
+  if (key.split("/").some((seg) => seg === "." || seg === "..") || key.includes("\\") || key.includes("\0"))
+    throw new Refused(
+      "InvalidURI",
+      "Object keys with . or .. segments are not supported by the local cloud.",
+      400,
+    );
+  return `arn:aws:s3:::${bucket}/${key}`;
+}
 
 /** The authorization requests of an S3 call, from its method, path, query and copy source header. */
 export function s3Authorizations(method: string, url: string, copySource?: string | string[]): S3Call {
