@@ -101,6 +101,23 @@ export function signer(
   });
 }
 
+// One signer per key, service and region: it keeps the day's signing key (four HMACs) between requests.
+const signers = new Map<string, { secret: string; signer: SignatureV4 }>();
+function signerFor(
+  service: string,
+  region: string,
+  accessKeyId: string,
+  secretAccessKey: string,
+): SignatureV4 {
+  const id = `${accessKeyId}/${service}/${region}`;
+  const known = signers.get(id);
+  if (known?.secret === secretAccessKey) return known.signer;
+  if (signers.size >= 1024) signers.clear();
+  const made = signer(service, region, { accessKeyId, secretAccessKey });
+  signers.set(id, { secret: secretAccessKey, signer: made });
+  return made;
+}
+
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(",") : v);
 
 /** The query string's parameters as the signer takes them (decoded; a repeated name as a list). */
@@ -157,10 +174,7 @@ export async function signatureMatches(
     return false;
   if (declared === undefined && payloadHash !== undefined) headers["x-amz-content-sha256"] = payloadHash;
   const path = req.url.split("?")[0];
-  const signed = await signer(cred.service, cred.region, {
-    accessKeyId: cred.accessKeyId,
-    secretAccessKey,
-  }).sign(
+  const signed = await signerFor(cred.service, cred.region, cred.accessKeyId, secretAccessKey).sign(
     {
       method: req.method,
       protocol: "http:",
