@@ -58,6 +58,17 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 const sha256Hex = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
+const HOP_BY_HOP = ["host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"];
+
+/** The request's headers for the upstream: end-to-end ones only, less `drop`. */
+function passed(req: IncomingMessage, drop: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined && !HOP_BY_HOP.includes(k) && !drop.includes(k))
+      out[k] = Array.isArray(v) ? v.join(",") : v;
+  return out;
+}
+
 export function createPolicyProxy(
   opts: PolicyProxyOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
@@ -108,7 +119,11 @@ export function createPolicyProxy(
     authorize(who, dynamoAuthorizations(op, input, tables));
     // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
     const checked = Buffer.from(JSON.stringify(input));
-    const headers = { ...req.headers, host: upstreamDynamo.host, "content-length": String(checked.length) };
+    const headers = {
+      ...passed(req, ["transfer-encoding"]),
+      host: upstreamDynamo.host,
+      "content-length": String(checked.length),
+    };
     forward(req, res, upstreamDynamo, headers, checked);
   }
 
@@ -141,11 +156,7 @@ export function createPolicyProxy(
         }))
       : call.authorizations;
     authorize(who, auths);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (v !== undefined && !["authorization", "host", "connection", "keep-alive", "x-amz-date"].includes(k))
-        headers[k] = Array.isArray(v) ? v.join(",") : v;
-    headers.host = upstreamS3.host;
+    const headers = { ...passed(req, ["authorization", "x-amz-date"]), host: upstreamS3.host };
     const url = req.url ?? "/";
     const signed = await signer("s3", opts.region, s3Creds).sign({
       method,
