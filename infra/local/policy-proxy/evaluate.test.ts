@@ -1,3 +1,4 @@
+import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { describe, expect, it } from "vitest";
 import { type PolicyDocument, runtimePolicy } from "../../../shared/agent/runtime/policy.ts";
 import { localRuntimeScope } from "./credentials.ts";
@@ -70,15 +71,48 @@ describe("evaluating the runtime's policy", () => {
     expect(decide(policy, object("checkpoints/t-1%23d-10/th/x"))).toBe("ImplicitlyDenied");
   });
 
-  it("kms:ViaService matches, but KMS also needs the key's own policy: identity policy alone never allows KMS", () => {
-    const kms = (via: string) => ({
+  it("kms:ViaService is evaluated; KMS also needs the key's own policy, so the identity policy alone allows no KMS call", async () => {
+    const kms = (via?: string): Authorization => ({
       action: "kms:Decrypt",
       resource: scope.keyArn,
-      context: { "kms:ViaService": via },
+      context: via ? { "kms:ViaService": via } : {},
     });
-    // The proxy serves DynamoDB and S3 only (KMS calls are refused before evaluation); the simulator evaluates the
-    // condition, yet answers ImplicitlyDenied without a key policy, as AWS does for a key whose policy grants nothing.
+    // The proxy serves DynamoDB and S3 only (a KMS call is refused before evaluation): without a key policy the
+    // simulator answers ImplicitlyDenied, as AWS does for a key whose policy grants nothing.
     expect(decide(policy, kms(`dynamodb.${scope.region}.amazonaws.com`))).toBe("ImplicitlyDenied");
+    const keyPolicy = {
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { AWS: `arn:aws:iam::${scope.account}:root` },
+          Action: "kms:*",
+          Resource: "*",
+        },
+      ],
+    };
+    const withKeyPolicy = async (via?: string) => {
+      const a = kms(via);
+      const r = await runSimulation(
+        {
+          request: {
+            principal: ARN,
+            action: a.action,
+            resource: { resource: a.resource, accountId: scope.account },
+            contextVariables: a.context,
+          },
+          identityPolicies: [{ name: "runtime", policy }],
+          serviceControlPolicies: [],
+          resourceControlPolicies: [],
+          resourcePolicy: keyPolicy,
+        },
+        {},
+      );
+      return r.resultType === "error" ? r.errors.message : r.overallResult;
+    };
+    expect(await withKeyPolicy(`dynamodb.${scope.region}.amazonaws.com`)).toBe("Allowed");
+    expect(await withKeyPolicy(`lambda.${scope.region}.amazonaws.com`)).toBe("ImplicitlyDenied");
+    expect(await withKeyPolicy()).toBe("ImplicitlyDenied");
   });
 
   it("an invalid policy allows nothing", () => {
