@@ -18,12 +18,15 @@ export interface Route {
   summary: string;
   /** The response is a stream (SSE): in AWS its function streams through a REST API (Lambda response streaming). */
   stream?: boolean;
+  /** An agent-server route answered by platform code, not the deployment's runtime (it reads shared indexes). */
+  platform?: boolean;
 }
 
 interface RouteOptions {
   /** false: answered without an API key (health, documents, a redirect whose own state authenticates it). */
   auth?: false;
   stream?: true;
+  platform?: true;
 }
 type RouteTuple = readonly [Method, string, string, string, RouteOptions?];
 /** A route that needs no API key. */
@@ -39,6 +42,7 @@ function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
     group,
     summary,
     ...(options?.stream ? { stream: true } : {}),
+    ...(options?.platform ? { platform: true } : {}),
   }));
 }
 
@@ -327,6 +331,8 @@ export const routes: Route[] = [
       "/agents/{deployment_id}/metrics",
       "agent/system/metrics",
       "Run-queue metrics (Prometheus text, or format=json)",
+      // The active-runs index holds every deployment's runs, which a runtime's role may not read.
+      { platform: true },
     ],
     [
       "GET",
@@ -590,7 +596,7 @@ export const AGENT_ENTRY_POINTS = { router: "agent/router", runtime: "agent/runt
  * Routes a deployment's own runtime serves (the authenticated agent-server routes: they read the deployment's
  * data or run its code). The platform's router checks the API key and forwards them; it never handles them.
  */
-export const servedByRuntime = (r: Route): boolean => r.group === "agent" && r.auth;
+export const servedByRuntime = (r: Route): boolean => r.group === "agent" && r.auth && !r.platform;
 
 export interface MountedRoute extends Route {
   /** The concrete path this copy answers on (the route's path, or its /api-host twin). */

@@ -182,10 +182,12 @@ describe("a deployment's code runs in its own runtime", () => {
         "readOther",
         "readPlatformKey",
         "readParentEnv",
-        "listArtifacts",
       ])
         expect(["ENOENT", "ERR_ACCESS_DENIED"], a).toContain(r[a].error);
       expect(r.spawn.ok).toBe(false);
+      // The artifacts folder holds, in its sandbox, its own revision's artifact only.
+      const listed: string[] = r.listArtifacts.ok ? r.listArtifacts.value : [];
+      expect(listed.every((name) => name.includes(hostile.deploymentId))).toBe(true);
     }
     const dir = artifactOf(normal.deploymentId);
     expect(existsSync(join(dir, "evil.mjs"))).toBe(false);

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type EgressRules, egressConnect, egressForward } from "./egress-proxy.ts";
 import { jsonResult, write } from "./gateway.ts";
 
@@ -38,35 +38,4 @@ export async function servePlatformSocket(path: string, h: RuntimeSocketHandlers
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((done, fail) => server.once("error", fail).listen(path, done));
   return server;
-}
-
-/**
- * Until the policy proxy checks them: an AWS call passed to the local service its signature names (the
- * credential scope's service), headers unchanged so the signature still verifies there.
- */
-export function awsPassthrough(upstream: { dynamodb: string; s3: string }) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization))?.[1];
-    const base = service === "dynamodb" ? upstream.dynamodb : service === "s3" ? upstream.s3 : undefined;
-    if (!base) {
-      req.resume();
-      return write(
-        res,
-        jsonResult(400, { __type: "UnrecognizedClientException", message: "Unknown service" }),
-      );
-    }
-    const url = new URL(base);
-    const out = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on("error", (err) => {
-      if (!res.headersSent) write(res, jsonResult(502, { detail: err.message }));
-      else res.destroy();
-    });
-    req.pipe(out);
-  };
 }

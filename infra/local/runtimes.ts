@@ -8,6 +8,7 @@ import type { MountedRoute } from "../../functions/routes.ts";
 import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
+import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
@@ -31,6 +32,12 @@ import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
+import {
+  createPolicyProxy,
+  LOCAL_ACCOUNT,
+  localRuntimeScope,
+  mintRuntimeCredentials,
+} from "./policy-proxy/index.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
 import {
   type LocalRuntimeStart,
@@ -40,8 +47,7 @@ import {
   RUNTIME_SOCKET,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
-import { awsPassthrough, servePlatformSocket } from "./runtime-socket.ts";
-import { RUNTIME_S3_KEY } from "./s3.ts";
+import { servePlatformSocket } from "./runtime-socket.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
 // use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
@@ -221,16 +227,28 @@ export class LocalRuntimes implements RuntimeHost {
       startedAt: performance.now(),
       stderrTail: "",
     };
+    // Its AWS calls are signed with credentials made for it alone and checked against the very policy its role
+    // has in AWS (shared/agent/runtime/policy.ts) before they reach DynamoDB Local or s3rver.
+    const credentials = mintRuntimeCredentials();
+    const principal = {
+      ...credentials,
+      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${runtimeFunctionName(deployment_id)}/${deployment_id}`,
+      policy: runtimePolicy(localRuntimeScope(spec.config.tenant_id, deployment_id)),
+    };
     r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
-      aws: awsPassthrough(this.opts.upstream()),
+      aws: createPolicyProxy({
+        principal: (id) => (id === principal.accessKeyId ? principal : undefined),
+        upstream: this.opts.upstream(),
+        region: config.region,
+      }),
       traces: (req, res) => this.ingestTraces(r, req, res),
       egress: { allow: config.sandbox.egressAllow },
     });
     const settings: Record<string, string> = {
       ...SANDBOX_AWS_ENDPOINTS,
       PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
-      AWS_ACCESS_KEY_ID: RUNTIME_S3_KEY.id,
-      AWS_SECRET_ACCESS_KEY: RUNTIME_S3_KEY.secret,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     };
     for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
     const env: Record<string, string> = {

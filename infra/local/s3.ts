@@ -27,15 +27,6 @@ export async function startS3(opts: { host: string; port: number; directory: str
   return { endpoint: `http://${opts.host}:${addr.port}`, stop: () => server.close() as Promise<void> };
 }
 
-// The dummy key a local agent runtime signs its S3 requests with: not the platform's own. (s3rver, like
-// DynamoDB Local, enforces no IAM: locally a runtime's isolation is its process, see runtimes.ts.)
-export const RUNTIME_S3_KEY = { id: "AGENTRUNTIME", secret: "agent-runtime-local" } as const;
-
-// @ts-expect-error s3rver ships no types
-import S3rverAccount from "s3rver/lib/models/account.js";
-
-S3rverAccount.DUMMY_ACCOUNT.createKeyPair(RUNTIME_S3_KEY.id, RUNTIME_S3_KEY.secret);
-
 // S3 never shows a partial object; s3rver writes an object over its old file in place and answers before the
 // write is flushed, so a read meanwhile (or right after) got a truncated body. Written whole to a temporary
 // file beside it (not an object name, so no listing sees it), then renamed over it.
