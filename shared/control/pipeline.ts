@@ -136,7 +136,11 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
       log.line(
         `Custom auth: ${graphConfig.auth.path} authenticates requests without a platform API key${graphConfig.auth.disable_studio_auth ? " (and with one: disable_studio_auth)" : ""}`,
       );
-    await installDependencies(configDir, log.line, src);
+    await installDependencies(configDir, log.line, {
+      repoDir: src,
+      scratch: join(work, "npm"),
+      secrets: () => unsealSecrets(d),
+    });
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
     // A deployment deleted while it built leaves nothing behind.
