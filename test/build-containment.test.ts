@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -78,5 +79,23 @@ describe("builds: a repository's .npmrc", () => {
     const { log } = await built(headers, dir);
     expect(existsSync(marker)).toBe(false);
     expect(log).toContain('npmrc setting dropped: .npmrc: "git"');
+  });
+});
+
+describe("builds: symlinks in the repository", () => {
+  it("a package.json linked to a host file fails the build naming the link; the log holds none of the file", async () => {
+    const { headers } = await newWorkspace();
+    const host = join(scratchDir("host-file-"), "secret.json");
+    const content = "HOST-FILE-CONTENT-4a1f";
+    writeFileSync(host, `{"name": "${content}"`);
+    const dir = repo(GRAPH);
+    symlinkSync(host, join(dir, "package.json"));
+    execFileSync("git", ["-C", dir, "add", "-A"]);
+    execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "link"]);
+    const { revision, log } = await built(headers, dir);
+    expect(revision.status).toBe("BUILD_FAILED");
+    expect(revision.error).toBe("package.json is a symlink that points outside the repository");
+    expect(log).toContain("package.json is a symlink that points outside the repository");
+    expect(log).not.toContain(content);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -132,6 +132,16 @@ describe("plain directories (local cloud)", () => {
 });
 
 describe("what is refused", () => {
+  it("a source holding a symlink that leads outside it, once fetched, before anything reads it", async () => {
+    const dir = path.join(tmp, `linked-${++n}`);
+    await mkdir(dir);
+    await symlink("/etc/hostname", path.join(dir, "package.json"));
+    const t = target();
+    await expect(fetchSource({ repoUrl: dir, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
+      new BuildError("package.json is a symlink that points outside the repository"),
+    );
+  });
+
   it.each([
     ["a local path outside the local cloud", () => repo],
     ["a file:// URL outside the local cloud", () => pathToFileURL(repo).href],
