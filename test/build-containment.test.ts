@@ -2,10 +2,11 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { call } from "./helpers/cloud.ts";
 import { newWorkspace, waitFor } from "./helpers/export.ts";
-import { type Files, gitRepo } from "./helpers/repos.ts";
+import { type Files, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 25, break-outs 2 and 4: what a hostile repository tries in the revision build, deployed through
 // /v2/deployments of a workspace of its own on the shared local cloud.
@@ -97,5 +98,33 @@ describe("builds: symlinks in the repository", () => {
     expect(revision.error).toBe("package.json is a symlink that points outside the repository");
     expect(log).toContain("package.json is a symlink that points outside the repository");
     expect(log).not.toContain(content);
+  });
+});
+
+describe("builds: local repo_url paths", () => {
+  const refused = async (repoUrl: string, msg: RegExp) => {
+    const { headers } = await newWorkspace();
+    const r = await deploy(headers, repoUrl);
+    expect(r.status).toBe(422);
+    const issue = r.json.detail.find(
+      (d: { loc: string[] }) => d.loc.join(".") === "body.source_config.repo_url",
+    );
+    expect(issue?.msg).toMatch(msg);
+  };
+
+  it("the platform's data folder is refused (as a path, a file:// URL, or a folder inside it)", async () => {
+    const dataDir = inject("dataDir");
+    for (const url of [dataDir, pathToFileURL(dataDir).href, join(dataDir, "s3")])
+      await refused(url, /data folder \(DATA_DIR\)/);
+  });
+
+  it("a folder outside the roots the operator lists is refused", async () => {
+    await refused("/etc", /LOCAL_REPO_ROOTS/);
+  });
+
+  it("a folder under a root, outside the data folder, builds", async () => {
+    const { headers } = await newWorkspace();
+    const { revision } = await built(headers, repo(graphRepoFiles(["a"])));
+    expect(revision.status).toBe("DEPLOYED");
   });
 });

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { BuildError } from "../errors.ts";
 import { endpointProblem } from "../outbound/ssrf.ts";
 import { type LogLine, redactor, run, toolEnv } from "./exec.ts";
+import { localRepoProblem } from "./local-repos.ts";
 import { checkSymlinks } from "./paths.ts";
 
 // Fetches a revision's source into `dest`: an https git repository (token sent as an HTTP header through git's
@@ -95,6 +96,8 @@ async function classify(repoUrl: string, allowLocal: boolean): Promise<Source> {
 }
 
 async function localSource(dir: string, shown: string): Promise<Source> {
+  const problem = await localRepoProblem(dir);
+  if (problem) throw new BuildError(problem);
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new BuildError(`repository ${shown} not found`);
   const exists = (p: string) =>
