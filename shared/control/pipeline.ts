@@ -140,6 +140,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
       repoDir: src,
       scratch: join(work, "npm"),
       secrets: () => unsealSecrets(d),
+      tenant: r.tenant_id,
     });
     const out = join(work, "out");
     await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });

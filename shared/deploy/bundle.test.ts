@@ -185,16 +185,21 @@ describe("a repository with its own package.json", () => {
     expect(err.message.split("\n").length).toBeGreaterThan(1);
   });
 
-  it("with BUILD_CACHE_DIR, a second build restores node_modules from the cache without npm", async () => {
+  it("with BUILD_CACHE_DIR, a second build of the workspace restores node_modules without npm", async () => {
     vi.stubEnv("BUILD_CACHE_DIR", path.join(tmp, "cache"));
     const first = await ownRepo();
     const firstLog: string[] = [];
-    await installDependencies(first, (l) => firstLog.push(l));
+    await installDependencies(first, (l) => firstLog.push(l), { tenant: "workspace-a" });
     expect(firstLog.some((l) => l.startsWith("npm install"))).toBe(true);
+
+    const other = await ownRepo();
+    const otherLog: string[] = [];
+    await installDependencies(other, (l) => otherLog.push(l), { tenant: "workspace-b" });
+    expect(otherLog.some((l) => l.startsWith("npm install"))).toBe(true);
 
     const second = await ownRepo();
     const secondLog: string[] = [];
-    await installDependencies(second, (l) => secondLog.push(l));
+    await installDependencies(second, (l) => secondLog.push(l), { tenant: "workspace-a" });
     expect(secondLog.filter((l) => l.startsWith("npm"))).toEqual([]);
     expect(secondLog.join("\n")).toMatch(/restored from the build cache/);
     expect(existsSync(path.join(second, "node_modules", "greet", "index.js"))).toBe(true);

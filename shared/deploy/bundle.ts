@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
 import { BuildError } from "../errors.ts";
 import { isoNow } from "../time.ts";
-import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
+import { cacheEntry, cacheKey, restoreModules, storeModules, tenantCacheDir } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run } from "./exec.ts";
 import {
@@ -77,6 +77,8 @@ export interface InstallOptions {
   scratch?: string;
   /** The deployment's secrets, read only when an .npmrc asks for a token. */
   secrets?: () => Promise<Record<string, string>>;
+  /** The workspace the build is for: its own folder of the dependency cache (none: no cache). */
+  tenant?: string;
 }
 
 /**
@@ -107,15 +109,28 @@ export async function installDependencies(
   if (!lockName && (await exists(path.join(pkgDir, "yarn.lock"))))
     log("yarn.lock is not used: installing with npm install (commit a package-lock.json for exact versions)");
   const scratch = opts.scratch ?? (await mkdtemp(path.join(tmpdir(), "npm-scratch-")));
-  const npm = await npmSetup({ repoDir, pkgDir, scratch, secrets: opts.secrets, log });
+  const cacheDir = opts.tenant ? tenantCacheDir(opts.tenant) : undefined;
+  const npm = await npmSetup({
+    repoDir,
+    pkgDir,
+    scratch,
+    secrets: opts.secrets,
+    log,
+    ...(cacheDir ? { npmCache: path.join(cacheDir, "npm") } : {}),
+  });
   try {
+    const args = [command, "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", "--ignore-scripts"];
     const modules = path.join(pkgDir, "node_modules");
-    const entry = await cacheEntry(command, pkgDir, lockName);
+    const inputs = async () => ({
+      command: args.join(" "),
+      npmrc: npm.config,
+      npmVersion: await npm.version(),
+    });
+    const entry = cacheDir && cacheEntry(cacheDir, await cacheKey(pkgDir, lockName, await inputs()));
     if (entry && (await restoreModules(entry, modules))) {
       log(`dependencies restored from the build cache (${path.basename(entry).slice(0, 12)})`);
       return;
     }
-    const args = [command, "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", "--ignore-scripts"];
     log(`npm ${args.join(" ")}`);
     const started = Date.now();
     const r = await run("npm", [...args, ...npm.args], {

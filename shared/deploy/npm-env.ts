@@ -1,7 +1,7 @@
 import { lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BuildError } from "../errors.ts";
-import { type LogLine, redactor } from "./exec.ts";
+import { type LogLine, redactor, run } from "./exec.ts";
 import { filterNpmrc } from "./npmrc.ts";
 import { isWithin } from "./paths.ts";
 
@@ -16,6 +16,8 @@ export interface NpmSetup {
   redact: (text: string) => string;
   /** The filtered config npm is given (part of the dependency cache's key). */
   config: string;
+  /** npm's version as this setup runs it. */
+  version: () => Promise<string>;
   /** Puts the repository's .npmrc files back. */
   restore: () => Promise<void>;
 }
@@ -43,6 +45,8 @@ export async function npmSetup(opts: {
   pkgDir: string;
   scratch: string;
   secrets?: () => Promise<Record<string, string>>;
+  /** npm's download cache (default: in the scratch folder). */
+  npmCache?: string;
   log: LogLine;
 }): Promise<NpmSetup> {
   const { repoDir, scratch, log } = opts;
@@ -66,27 +70,34 @@ export async function npmSetup(opts: {
   await writeFile(globalconfig, "", { mode: 0o600 });
   const aside = files.map((_, i) => path.join(scratch, `repository-npmrc-${i}`));
   for (const [i, f] of files.entries()) await rename(f, aside[i]!);
+  const args = [
+    `--userconfig=${userconfig}`,
+    `--globalconfig=${globalconfig}`,
+    `--prefix=${opts.pkgDir}`,
+    `--cache=${opts.npmCache ?? path.join(scratch, "npm-cache")}`,
+    "--git=git",
+    "--update-notifier=false",
+  ];
+  const env = {
+    PATH: TOOL_PATH,
+    HOME: home,
+    TMPDIR: tmp,
+    LANG: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_CONFIG_NOSYSTEM: "1",
+    // git dependencies come over https only: file:// or ext:: would read or run things on the build machine.
+    GIT_ALLOW_PROTOCOL: "https",
+    ...filtered.env,
+  };
   return {
-    args: [
-      `--userconfig=${userconfig}`,
-      `--globalconfig=${globalconfig}`,
-      `--prefix=${opts.pkgDir}`,
-      `--cache=${path.join(scratch, "npm-cache")}`,
-      "--git=git",
-      "--update-notifier=false",
-    ],
-    env: {
-      PATH: TOOL_PATH,
-      HOME: home,
-      TMPDIR: tmp,
-      LANG: "C",
-      GIT_TERMINAL_PROMPT: "0",
-      GIT_CONFIG_NOSYSTEM: "1",
-      // git dependencies come over https only: file:// or ext:: would read or run things on the build machine.
-      GIT_ALLOW_PROTOCOL: "https",
-      ...filtered.env,
-    },
+    args,
+    env,
     redact: redactor(Object.values(filtered.env)),
+    version: async () => {
+      const r = await run("npm", ["--version", ...args], { cwd: scratch, env, timeoutMs: 60_000 });
+      if (r.code !== 0) throw new BuildError(`npm --version failed: ${r.tail.join(" ")}`);
+      return r.stdout.trim();
+    },
     config: filtered.text,
     restore: async () => {
       for (const [i, f] of files.entries()) await rename(aside[i]!, f).catch(() => {});
