@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { BuildError } from "../errors.ts";
 import { bundleGraphs, installDependencies } from "./bundle.ts";
+import { tenantCacheDir } from "./dep-cache.ts";
 import { readGraphConfig } from "./graph-config.ts";
 
 let tmp: string;
@@ -189,17 +190,17 @@ describe("a repository with its own package.json", () => {
     vi.stubEnv("BUILD_CACHE_DIR", path.join(tmp, "cache"));
     const first = await ownRepo();
     const firstLog: string[] = [];
-    await installDependencies(first, (l) => firstLog.push(l), { tenant: "workspace-a" });
+    await installDependencies(first, (l) => firstLog.push(l), { cacheDir: tenantCacheDir("workspace-a") });
     expect(firstLog.some((l) => l.startsWith("npm install"))).toBe(true);
 
     const other = await ownRepo();
     const otherLog: string[] = [];
-    await installDependencies(other, (l) => otherLog.push(l), { tenant: "workspace-b" });
+    await installDependencies(other, (l) => otherLog.push(l), { cacheDir: tenantCacheDir("workspace-b") });
     expect(otherLog.some((l) => l.startsWith("npm install"))).toBe(true);
 
     const second = await ownRepo();
     const secondLog: string[] = [];
-    await installDependencies(second, (l) => secondLog.push(l), { tenant: "workspace-a" });
+    await installDependencies(second, (l) => secondLog.push(l), { cacheDir: tenantCacheDir("workspace-a") });
     expect(secondLog.filter((l) => l.startsWith("npm"))).toEqual([]);
     expect(secondLog.join("\n")).toMatch(/restored from the build cache/);
     expect(existsSync(path.join(second, "node_modules", "greet", "index.js"))).toBe(true);

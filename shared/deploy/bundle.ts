@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
 import { BuildError } from "../errors.ts";
 import { isoNow } from "../time.ts";
-import { cacheEntry, cacheKey, restoreModules, storeModules, tenantCacheDir } from "./dep-cache.ts";
+import { cacheEntry, cacheKey, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
 import { type LogLine, run } from "./exec.ts";
 import {
@@ -77,8 +77,8 @@ export interface InstallOptions {
   scratch?: string;
   /** The deployment's secrets, read only when an .npmrc asks for a token. */
   secrets?: () => Promise<Record<string, string>>;
-  /** The workspace the build is for: its own folder of the dependency cache (none: no cache). */
-  tenant?: string;
+  /** The workspace's own folder of the dependency cache (dep-cache.ts tenantCacheDir; none: no cache). */
+  cacheDir?: string;
 }
 
 /**
@@ -109,7 +109,7 @@ export async function installDependencies(
   if (!lockName && (await exists(path.join(pkgDir, "yarn.lock"))))
     log("yarn.lock is not used: installing with npm install (commit a package-lock.json for exact versions)");
   const scratch = opts.scratch ?? (await mkdtemp(path.join(tmpdir(), "npm-scratch-")));
-  const cacheDir = opts.tenant ? tenantCacheDir(opts.tenant) : undefined;
+  const cacheDir = opts.cacheDir;
   const npm = await npmSetup({
     repoDir,
     pkgDir,

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BuildError } from "../errors.ts";
 import { type LogLine, redactor, run } from "./exec.ts";
@@ -23,7 +23,9 @@ export interface NpmSetup {
 }
 
 /** Where a build's npm finds node, npm and git: beside this Node, then the system's folders. */
-const TOOL_PATH = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(path.delimiter);
+export const TOOL_PATH = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(
+  path.delimiter,
+);
 
 /** The .npmrc files from `pkgDir` up to `repoDir`, outermost first (npm's project and workspace-root files). */
 async function npmrcFiles(repoDir: string, pkgDir: string): Promise<string[]> {
@@ -103,4 +105,26 @@ export async function npmSetup(opts: {
       for (const [i, f] of files.entries()) await rename(aside[i]!, f).catch(() => {});
     },
   };
+}
+
+/**
+ * The deployment's secrets an .npmrc of the repository names (`${NAME}`), for the build's untrusted step: it is
+ * handed those and no other. `unseal` runs only when some .npmrc names one.
+ */
+export async function npmrcSecrets(
+  repoDir: string,
+  unseal: () => Promise<Record<string, string>>,
+): Promise<Record<string, string>> {
+  const entries = await readdir(repoDir, { recursive: true, withFileTypes: true });
+  const names = new Set<string>();
+  for (const e of entries) {
+    if (e.name !== ".npmrc" || !e.isFile()) continue;
+    const rel = path.relative(repoDir, e.parentPath).split(path.sep);
+    if (rel.includes("node_modules") || rel[0] === ".git") continue;
+    const text = await readFile(path.join(e.parentPath, e.name), "utf8");
+    for (const m of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(m[1]!);
+  }
+  if (!names.size) return {};
+  const secrets = await unseal();
+  return Object.fromEntries([...names].filter((n) => Object.hasOwn(secrets, n)).map((n) => [n, secrets[n]!]));
 }
