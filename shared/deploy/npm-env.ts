@@ -1,13 +1,14 @@
 import { lstat, mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BuildError } from "../errors.ts";
-import { type LogLine, redactor, run } from "./exec.ts";
+import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { filterNpmrc } from "./npmrc.ts";
 import { isWithin } from "./paths.ts";
 
-// How npm runs in a build: an environment built from nothing (no platform variable, no npm_config_* of the
-// platform), config files of the build's own in its scratch folder, and the repository's .npmrc files moved
-// aside for the install so npm reads only their filtered form. Settings that run programs are pinned on the
+// How npm runs in a build: an environment built from nothing (no platform variable or credential, no
+// npm_config_* of the platform; only the operator's proxy and CA settings), config files of the build's own
+// in its scratch folder, and the repository's .npmrc files moved aside for the install so npm reads only
+// their filtered form. Settings that run programs are pinned on the
 // command line too, which outranks any .npmrc, including those of git dependencies npm prepares.
 
 export interface NpmSetup {
@@ -81,6 +82,7 @@ export async function npmSetup(opts: {
     "--update-notifier=false",
   ];
   const env = {
+    ...networkEnv(),
     PATH: TOOL_PATH,
     HOME: home,
     TMPDIR: tmp,

@@ -3,11 +3,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BuildError } from "../errors.ts";
 import type { SourceBuildJob } from "./build-source.ts";
-import { type LogLine, redactor, run } from "./exec.ts";
+import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
-// nothing: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
+// nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ENTRY = path.join(ROOT, "infra", "build", "build-source.ts");
 const TIMEOUT_MS = 20 * 60_000;
@@ -34,7 +34,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
   let outcome: { ok?: true; error?: string; expected?: boolean } | undefined;
   const r = await run(argv[0]!, argv.slice(1), {
     cwd: ROOT,
-    env: { PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" },
+    env: { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" },
     redact: redactor(Object.values(job.npmSecrets)),
     timeoutMs: TIMEOUT_MS,
     log: (line) => {
