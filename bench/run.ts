@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<void>> = {
   agent: async () => (await import("./agent.ts")).agentBench(),
   deploy: async () => (await import("./deploy.ts")).deployBench(),
   reliability: async () => (await import("./reliability.ts")).reliabilityBench(),
+  "policy-proxy": async () => (await import("./policy-proxy.ts")).policyProxyBench(),
   parquet: async () => {
     await (await import("./parquet.ts")).parquetEncoderBench();
   },

@@ -1,8 +1,10 @@
 import path from "node:path";
 
 // Configuration, read from the environment in one place. Every limit is here so tests can shrink it.
+/** Settings handed to this process privately (an agent runtime's, on its stdin), never put in process.env. */
+const sealed = new Map<string, string>();
 const env = (name: string): string | undefined => {
-  const v = process.env[name];
+  const v = sealed.get(name) ?? process.env[name];
   return v === undefined || v === "" ? undefined : v;
 };
 const int = (name: string, fallback: number): number => {
@@ -15,66 +17,168 @@ const int = (name: string, fallback: number): number => {
 export const SELF_HOSTED_PREFIX = "/api-host";
 
 /**
- * The environment names the platform reads or sets for itself. A deployment's secrets and its langgraph.json
- * env may not use them: they would change how the platform (or the deployment's runtime) behaves, or reach
- * a credential. Prefixes end in `_`; NODE_ENV stays the graph's own.
+ * The environment names a deployment's secrets and langgraph.json env may not use. `platform`: the names the
+ * platform reads or sets for itself (they would change how it, or the deployment's runtime, behaves, or reach a
+ * credential). `loader`: variables that make a program load or run other code or trust other certificates —
+ * Node, libuv and V8, OpenSSL, the dynamic loader and glibc (its "unsecure" list, dropped for setuid programs),
+ * shells, other interpreters, git, npm and esbuild (the build runs them), proxies (the platform routes egress).
+ * Matched case-insensitively; a prefix is a start of the name; NODE_ENV stays the graph's own.
  */
 const RESERVED_ENV = {
-  prefixes: [
-    "PLATFORM_",
-    "TABLE_",
-    "AGENT_",
-    "EXPORT_",
-    "KMS_",
-    "AWS_",
-    "LAMBDA_",
-    "STATE_MACHINE_",
-    "TASK_",
-    "SCHEDULER_",
-    "LOCAL_",
-    "BUILD_",
-    "AUTH_",
-    "DYNAMODB_",
-    "S3_",
-    "NODE_",
-    "LD_",
-    "DYLD_",
-    "NPM_CONFIG_",
-  ],
-  names: [
-    "PATH",
-    "HOME",
-    "TMPDIR",
-    "PORT",
-    "HOST",
-    "DATA_DIR",
-    "MAX_BODY_BYTES",
-    "LOG_LEVEL",
-    "PUBLIC_BASE_URL",
-    "ARTIFACT_BUCKET",
-    "RUN_SHARDS",
-    "RUN_FIELD_INLINE_BYTES",
-    "TENANT_ID",
-    "DEPLOYMENT_ID",
-    "REVISION_ID",
-    "_HANDLER",
-  ],
+  platform: {
+    prefixes: [
+      "PLATFORM_",
+      "TABLE_",
+      "AGENT_",
+      "EXPORT_",
+      "KMS_",
+      "AWS_",
+      "LAMBDA_",
+      "STATE_MACHINE_",
+      "TASK_",
+      "SCHEDULER_",
+      "LOCAL_",
+      "BUILD_",
+      "AUTH_",
+      "DYNAMODB_",
+      "S3_",
+    ],
+    names: [
+      "PATH",
+      "HOME",
+      "TMPDIR",
+      "PORT",
+      "HOST",
+      "DATA_DIR",
+      "MAX_BODY_BYTES",
+      "LOG_LEVEL",
+      "PUBLIC_BASE_URL",
+      "ARTIFACT_BUCKET",
+      "RUN_SHARDS",
+      "RUN_FIELD_INLINE_BYTES",
+      "TENANT_ID",
+      "DEPLOYMENT_ID",
+      "REVISION_ID",
+      "_HANDLER",
+    ],
+  },
+  loader: {
+    prefixes: [
+      "NODE_",
+      "UV_",
+      "V8_",
+      "OPENSSL_",
+      "LD_",
+      "DYLD_",
+      "MALLOC_",
+      "BASH_",
+      "PYTHON",
+      "PERL5",
+      "GIT_",
+      "XDG_",
+      "NPM_CONFIG_",
+      "ESBUILD_",
+      "GLOBAL_AGENT_",
+    ],
+    names: [
+      "GCONV_PATH",
+      "GETCONF_DIR",
+      "GLIBC_TUNABLES",
+      "HOSTALIASES",
+      "LOCALDOMAIN",
+      "LOCPATH",
+      "NIS_PATH",
+      "NLSPATH",
+      "RESOLV_HOST_CONF",
+      "RES_OPTIONS",
+      "TZDIR",
+      "SSL_CERT_FILE",
+      "SSL_CERT_DIR",
+      "SSLKEYLOGFILE",
+      "ENV",
+      "SHELL",
+      "SHELLOPTS",
+      "BASHOPTS",
+      "PS4",
+      "IFS",
+      "CDPATH",
+      "GLOBIGNORE",
+      "PROMPT_COMMAND",
+      "PAGER",
+      "EDITOR",
+      "VISUAL",
+      "LESSOPEN",
+      "LESSCLOSE",
+      "PERLLIB",
+      "RUBYOPT",
+      "RUBYLIB",
+      "JAVA_TOOL_OPTIONS",
+      "_JAVA_OPTIONS",
+      "JDK_JAVA_OPTIONS",
+      "CLASSPATH",
+      "HTTP_PROXY",
+      "HTTPS_PROXY",
+      "FTP_PROXY",
+      "NO_PROXY",
+      "ALL_PROXY",
+    ],
+  },
   allowed: ["NODE_ENV"],
 } as const;
 
-/** Why an environment name is the platform's own, or undefined when a deployment may set it. */
+/** An environment variable name a deployment may write: letters, digits and `_`, not starting with a digit. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Longest such name. */
+export const MAX_ENV_NAME_LENGTH = 128;
+
+/** Why an environment name is the platform's own or a loader's, or undefined when a deployment may set it. */
 export function reservedEnvName(name: string): string | undefined {
   const upper = name.toUpperCase();
   if ((RESERVED_ENV.allowed as readonly string[]).includes(upper)) return undefined;
-  if ((RESERVED_ENV.names as readonly string[]).includes(upper))
+  const { platform, loader } = RESERVED_ENV;
+  if ((platform.names as readonly string[]).includes(upper))
     return `${name} is reserved: the platform sets it`;
-  const prefix = RESERVED_ENV.prefixes.find((p) => upper.startsWith(p));
-  return prefix
-    ? `${name} is reserved: names starting with ${prefix} are the platform's settings`
+  const prefix = platform.prefixes.find((p) => upper.startsWith(p));
+  if (prefix) return `${name} is reserved: names starting with ${prefix} are the platform's settings`;
+  if ((loader.names as readonly string[]).includes(upper))
+    return `${name} is reserved: it changes what code or certificates a program loads`;
+  const loaderPrefix = loader.prefixes.find((p) => upper.startsWith(p));
+  return loaderPrefix
+    ? `${name} is reserved: names starting with ${loaderPrefix} change what code or certificates a program loads`
     : undefined;
 }
 
+/** Why `name` may not be a deployment's environment variable (secret or langgraph.json env), or undefined. */
+export function envNameProblem(name: string): string | undefined {
+  if (name.length > MAX_ENV_NAME_LENGTH)
+    return `${JSON.stringify(name.slice(0, 40))}… is longer than ${MAX_ENV_NAME_LENGTH} characters`;
+  if (!ENV_NAME.test(name))
+    return `${JSON.stringify(name)} is not a variable name (letters, digits and _, not starting with a digit)`;
+  return reservedEnvName(name);
+}
+
+/**
+ * An agent runtime's settings (table names, endpoints, its credentials): read by `config` from here, so graph
+ * code, which sees process.env, never finds them there.
+ */
+export function sealSettings(settings: Record<string, string>): void {
+  for (const [name, value] of Object.entries(settings)) {
+    sealed.set(name, value);
+    delete process.env[name];
+  }
+}
+
 export const config = {
+  /** Credentials given as sealed settings (an agent runtime's own); else the SDK's default chain decides. */
+  get sealedCredentials(): { accessKeyId: string; secretAccessKey: string } | undefined {
+    const accessKeyId = sealed.get("AWS_ACCESS_KEY_ID");
+    const secretAccessKey = sealed.get("AWS_SECRET_ACCESS_KEY");
+    return accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;
+  },
+  /** A sandboxed runtime's one way out: the platform's Unix socket its AWS calls go over. */
+  get platformSocket() {
+    return env("PLATFORM_SOCKET");
+  },
   get region() {
     return env("AWS_REGION") ?? "us-east-1";
   },
@@ -223,6 +327,44 @@ export const config = {
     },
     get runtimeToken() {
       return env("AGENT_RUNTIME_TOKEN");
+    },
+  },
+  /** The local cloud's OS sandbox for deployments' code (shared/deploy/sandbox.ts). */
+  sandbox: {
+    /**
+     * AGENT_UNSANDBOXED=1: on a host without the sandbox, run every workspace's deployments anyway (else only the
+     * bootstrap workspace's). A warning says so at every start.
+     */
+    get allowUnsandboxed() {
+      return env("AGENT_UNSANDBOXED") === "1";
+    },
+    /** The workspace `npm start` made (set by the local cloud): its deployments run even without the sandbox. */
+    get bootstrapTenant() {
+      return env("PLATFORM_BOOTSTRAP_TENANT");
+    },
+    /** A runtime's memory: its V8 heap; its writable memory may reach twice this. */
+    get memoryMb() {
+      return int("AGENT_RUNTIME_MEMORY_MB", 1024);
+    },
+    /** CPU seconds over a runtime's life; at the limit it is stopped (and started again at the next request). */
+    get cpuSeconds() {
+      return int("AGENT_RUNTIME_CPU_SECONDS", 4 * 3600);
+    },
+    get openFiles() {
+      return int("AGENT_RUNTIME_OPEN_FILES", 1024);
+    },
+    get scratchMb() {
+      return int("AGENT_RUNTIME_SCRATCH_MB", 256);
+    },
+    /**
+     * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
+     * comma-separated; e.g. a package registry behind a private address).
+     */
+    get egressAllow(): string[] {
+      return (env("EGRESS_ALLOW") ?? "")
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
     },
   },
   /** Trace runs' storage. */

@@ -18,7 +18,9 @@ const restricted = gitRepo({
   ...graphRepoFiles(["a"]),
   "langgraph.json": JSON.stringify({
     graphs: { agent: "./src/graph.mjs:graph" },
-    http: { cors: { allow_origins: [APP], max_age: 600 } },
+    http: {
+      cors: { allow_origins: [APP], allow_origin_regex: "https://[a-z]+\\.app\\.example", max_age: 600 },
+    },
   }),
 });
 let openId: string;
@@ -140,6 +142,19 @@ describe("an agent server whose langgraph.json sets http.cors", () => {
   });
 });
 
+describe("a hostile Origin", () => {
+  it("one longer than the cap is not allowed, even where the regex would match it", async () => {
+    const long = `https://${"a".repeat(5000)}.app.example`;
+    const pre = await call("OPTIONS", `/agents/${restrictedId}/threads`, { headers: preflightOf(long) });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBeNull();
+    const short = await call("OPTIONS", `/agents/${restrictedId}/threads`, {
+      headers: preflightOf("https://preview.app.example"),
+    });
+    expect(short.headers.get("access-control-allow-origin")).toBe("https://preview.app.example");
+  });
+});
+
 describe("a bad http.cors", () => {
   it("fails the build, the revision's error and log saying which key and why", async () => {
     const bad = gitRepo({
@@ -159,6 +174,23 @@ describe("a bad http.cors", () => {
         headers: auth,
       });
       expect(logs.json.build_log).toContain("http.cors.allow_origins: must be a list of origins");
+    } finally {
+      bad.remove();
+    }
+  }, 120_000);
+
+  it("an allow_origin_regex that can backtrack exponentially fails the build, naming the field", async () => {
+    const bad = gitRepo({
+      ...graphRepoFiles(["a"]),
+      "langgraph.json": JSON.stringify({
+        graphs: { agent: "./src/graph.mjs:graph" },
+        http: { cors: { allow_origin_regex: "https://(a+)+$" } },
+      }),
+    });
+    try {
+      await expect(deployRepo(bad.dir, "cors-redos", call, auth)).rejects.toThrow(
+        /BUILD_FAILED: graph config langgraph.json: http\.cors\.allow_origin_regex: the regex may not repeat a group that holds a quantifier/,
+      );
     } finally {
       bad.remove();
     }

@@ -1,6 +1,6 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, deployedClient } from "./helpers/agents.ts";
+import { collect, deployedClient, runtimeHostPid } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
@@ -11,10 +11,12 @@ const GRAPH = `
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const concat = { reducer: (a, b) => a.concat(b), default: () => [] };
-const State = Annotation.Root({ items: Annotation(concat), pids: Annotation(concat) });
+// Which runtime ran a node: an id drawn when the runtime imported the graph.
+const instance = crypto.randomUUID();
+const State = Annotation.Root({ items: Annotation(concat), runtimes: Annotation(concat) });
 export const graph = new StateGraph(State)
-  .addNode("a", async () => ({ items: ["a"], pids: [process.pid] }))
-  .addNode("b", async () => { await sleep(3000); return { items: ["b"], pids: [process.pid] }; })
+  .addNode("a", async () => ({ items: ["a"], runtimes: [instance] }))
+  .addNode("b", async () => { await sleep(3000); return { items: ["b"], runtimes: [instance] }; })
   .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
 `;
 const repo = gitRepo({
@@ -22,9 +24,10 @@ const repo = gitRepo({
   "src/graph.mjs": GRAPH,
 });
 let client: Client;
+let deploymentId: string;
 
 beforeAll(async () => {
-  ({ client } = await deployedClient(facts, repo.dir, "crash"));
+  ({ client, deploymentId } = await deployedClient(facts, repo.dir, "crash"));
 }, 180_000);
 afterAll(() => repo.remove());
 
@@ -35,12 +38,14 @@ describe("a crashed runtime", () => {
     const crashed = await waitFor(
       "node a's checkpoint",
       async () =>
-        ((await client.threads.getState(t.thread_id)).values as any).pids?.[0] as number | undefined,
+        ((await client.threads.getState(t.thread_id)).values as any).runtimes?.[0] as string | undefined,
       20_000,
       20,
     );
-    expect(crashed).not.toBe(facts.pid);
-    process.kill(crashed, "SIGKILL");
+    const pid = runtimeHostPid(deploymentId);
+    expect(pid).toEqual(expect.any(Number));
+    expect(pid).not.toBe(facts.pid);
+    process.kill(pid!, "SIGKILL");
     const t0 = performance.now();
     const done = await waitFor(
       "the retried run to end",
@@ -54,9 +59,12 @@ describe("a crashed runtime", () => {
     // Well before its 30 s lease would have run out: the platform knew the runtime was gone.
     expect(performance.now() - t0).toBeLessThan(20_000);
     expect(done.status).toBe("success");
-    const values = (await client.threads.getState(t.thread_id)).values as { items: string[]; pids: number[] };
+    const values = (await client.threads.getState(t.thread_id)).values as {
+      items: string[];
+      runtimes: string[];
+    };
     expect(values.items).toEqual(["in", "a", "b"]);
-    expect(values.pids[1]).not.toBe(crashed);
+    expect(values.runtimes[1]).not.toBe(crashed);
     const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
     expect(frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt)).toEqual([1, 2]);
   });

@@ -282,6 +282,26 @@ describe("deployments: validation, listing and tenancy", () => {
       { secrets: [{ name: "NODE_OPTIONS", value: "v" }] },
       ["body", "secrets", 0, "name"],
     ],
+    [
+      "a loader variable as a secret name (OPENSSL_CONF)",
+      {
+        secrets: [
+          { name: "OK_NAME", value: "v" },
+          { name: "OPENSSL_CONF", value: "/tmp/evil.cnf" },
+        ],
+      },
+      ["body", "secrets", 1, "name"],
+    ],
+    [
+      "a proxy variable in lower case as a secret name",
+      { secrets: [{ name: "https_proxy", value: "http://evil.example" }] },
+      ["body", "secrets", 0, "name"],
+    ],
+    [
+      "an over-long secret name",
+      { secrets: [{ name: "A".repeat(129), value: "v" }] },
+      ["body", "secrets", 0, "name"],
+    ],
   ])("422 for %s, naming the field", async (_label, patch, loc) => {
     const b: any = { ...body("/tmp/unused"), ...patch };
     for (const k of Object.keys(b)) if (b[k] === undefined) delete b[k];

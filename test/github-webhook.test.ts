@@ -4,9 +4,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getItem } from "../shared/aws/ddb.ts";
+import { refCommit } from "../shared/control/github.ts";
 import { signatureOf } from "../shared/control/github-webhook.ts";
 import { base, call } from "./helpers/cloud.ts";
 import { newWorkspace, waitFor } from "./helpers/export.ts";
+import { fakeServer } from "./helpers/fake-http.ts";
 import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // build_on_push (issue 17 item 1): GitHub's webhook deliveries, signed with the integration's webhook secret,
@@ -200,14 +202,14 @@ describe("POST /v1/integrations/github/webhook", () => {
 
   it("a push to the tracked branch makes a revision of each build_on_push deployment, built from the pushed commit", async () => {
     const before = await revisionsOf(onPush);
-    const r = await deliver("push", pushPayload("refs/heads/main", first));
+    const r = await deliver("push", pushPayload("refs/heads/main", head));
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ event: "push", duplicate: false, ignored: null });
     expect(r.json.revisions).toEqual([{ deployment_id: onPush, revision_id: expect.any(String) }]);
     const revisionId = r.json.revisions[0].revision_id;
     const after = await revisionsOf(onPush);
     expect(after.length).toBe(before.length + 1);
-    expect(after[0]).toMatchObject({ id: revisionId, commit_sha: first });
+    expect(after[0]).toMatchObject({ id: revisionId, commit_sha: head });
     const d = await call("GET", `${V2}/${onPush}`, { headers: ws.headers });
     expect(d.json.latest_revision_id).toBe(revisionId);
     // The pushed commit is built, not main's head of today.
@@ -221,8 +223,19 @@ describe("POST /v1/integrations/github/webhook", () => {
       200,
     );
     expect(final.status, final.error).toBe("DEPLOYED");
-    expect(final.commit_sha).toBe(first);
-    expect(final.commit_sha).not.toBe(head);
+    expect(final.commit_sha).toBe(head);
+  });
+
+  it("a delivery of a commit that is no longer the branch's head (old, or replayed under a new id) builds nothing: 2xx, ignored saying why", async () => {
+    const count = (await revisionsOf(onPush)).length;
+    const old = await deliver("push", pushPayload("refs/heads/main", first));
+    expect(old.status, old.text).toBe(200);
+    expect(old.json).toMatchObject({
+      duplicate: false,
+      revisions: [],
+      ignored: `${first} is no longer the head of refs/heads/main (${head} is): an old delivery is not built`,
+    });
+    expect((await revisionsOf(onPush)).length).toBe(count);
   });
 
   it("the same delivery again does nothing: 2xx, duplicate, no second revision", async () => {
@@ -295,6 +308,32 @@ describe("POST /v1/integrations/github/webhook", () => {
     expect(r.status, r.text).toBe(201);
     const pushed = await deliver("push", pushPayload("refs/heads/main", head));
     expect(pushed.json.revisions.map((m: { deployment_id: string }) => m.deployment_id)).toEqual([onPush]);
+  });
+});
+
+describe("an https repository's head", () => {
+  it("is asked of the integration's API (GitHub's commits endpoint, the sha as text); an unknown ref is none", async () => {
+    const sha = "a".repeat(40);
+    const api = await fakeServer((req) =>
+      req.path === "/repos/acme/agent/commits/feature/x"
+        ? { status: 200, body: sha, type: "application/vnd.github.sha" }
+        : req.path.includes("/boom/")
+          ? { status: 500 }
+          : { status: 404, body: { message: "No commit found for SHA: nope" } },
+    );
+    try {
+      expect(await refCommit(api.url, "ghs_token", "acme", "agent", "refs/heads/feature/x")).toBe(sha);
+      expect(api.seen[0].headers).toMatchObject({
+        accept: "application/vnd.github.sha",
+        authorization: "Bearer ghs_token",
+      });
+      expect(await refCommit(api.url, undefined, "acme", "agent", "refs/heads/nope")).toBeUndefined();
+      await expect(refCommit(api.url, undefined, "acme", "boom", "refs/heads/main")).rejects.toThrow(
+        /HTTP 500/,
+      );
+    } finally {
+      await api.close();
+    }
   });
 });
 

@@ -20,6 +20,10 @@ export async function setup(project: TestProject) {
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
   // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
   process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
+  // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
+  // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
+  const egressAllowed = `http://127.0.0.1:${await freePort()}`;
+  process.env.EGRESS_ALLOW = new URL(egressAllowed).host;
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,
@@ -31,6 +35,7 @@ export async function setup(project: TestProject) {
   project.provide("cloud", cloud.facts);
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
+  project.provide("egressAllowed", egressAllowed);
 }
 
 export async function teardown() {
@@ -43,5 +48,7 @@ declare module "vitest" {
     cloud: LocalFacts;
     env: Record<string, string>;
     dataDir: string;
+    /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
+    egressAllowed: string;
   }
 }

@@ -81,6 +81,41 @@ describe("run attachments", () => {
     expect(without.json.runs[0]).toEqual({ id, name: "with-files" });
   });
 
+  it("active types (HTML, SVG, JavaScript) are presigned as downloads; passive ones stay inline", async () => {
+    const project = `attachments-active-${crypto.randomUUID().slice(0, 8)}`;
+    const html = new TextEncoder().encode("<script>alert(document.domain)</script>");
+    const id = await traced(project, {
+      page: ["text/html", html],
+      drawing: [
+        "image/svg+xml",
+        new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>'),
+      ],
+      script: ["text/javascript", new TextEncoder().encode("alert(1)")],
+      photo: ["image/png", png],
+    });
+    const run = await waitFor("the run with its attachments", async () => {
+      const r = await getRun(id);
+      return Object.keys(r.s3_urls ?? {}).length === 4 ? r : undefined;
+    });
+    for (const [name, type] of [
+      ["page", "text/html"],
+      ["drawing", "image/svg+xml"],
+      ["script", "text/javascript"],
+    ]) {
+      const res = await fetch(run.s3_urls[`attachment.${name}`].presigned_url);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get("content-disposition"), name).toBe(`attachment; filename*=UTF-8''${name}`);
+      expect(res.headers.get("content-type"), name).toBe(type);
+      await res.arrayBuffer();
+    }
+    const page = await fetch(run.s3_urls["attachment.page"].presigned_url);
+    expect(Buffer.from(await page.arrayBuffer()).equals(Buffer.from(html))).toBe(true);
+    const photo = await fetch(run.s3_urls["attachment.photo"].presigned_url);
+    expect(photo.headers.get("content-disposition")).toBeNull();
+    expect(photo.headers.get("content-type")).toBe("image/png");
+    await photo.arrayBuffer();
+  });
+
   it("an attachment sent again replaces the first (a retry keeps one); bad names are refused part by part", async () => {
     const id = crypto.randomUUID();
     const post = (extra: { name: string; data: Uint8Array | string; contentType: string }[]) => {

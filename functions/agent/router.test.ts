@@ -36,7 +36,7 @@ vi.mock("../../shared/auth/api-keys.ts", async () => {
     authenticate: async () => {
       throw new Unauthorized("Missing API key");
     },
-    withoutApiKey: (h: unknown) => h,
+    withoutPlatformKeys: async (h: unknown) => h,
   };
 });
 

@@ -155,6 +155,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     resetClients();
     await createTables(dynamo(), ttlEmulatedTables(tasks));
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
+    process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
     const codeBuild = localCodeBuild(dataDir);
     const resolveTask = (nameOrArn: string) => {
@@ -211,15 +212,17 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     resetClients();
 
     // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
-    let baseUrl = "";
-    const runtimes = new LocalRuntimes({ dataDir, host: LOOPBACK, baseUrl: () => baseUrl });
+    const runtimes = new LocalRuntimes({
+      dataDir,
+      upstream: () => ({ dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint, s3: s3.endpoint }),
+    });
     setRuntimeHost(runtimes);
+    runtimes.announce();
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
       forward: runtimes.forward,
       internal: {
-        "/__platform/runtime-traces": (req, res) => runtimes.ingestTraces(req, res),
         // Diagnostics mode only (benchmarks): this process's DynamoDB and S3 request counts.
         ...(config.countRequests !== undefined
           ? {
@@ -239,7 +242,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => gateway.close());
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
     stops.push(() => runtimes.stopAll());
-    baseUrl = `http://${host}:${boundPort}`;
     scheduler.start();
     ttl.start();
     stops.push(

@@ -14,11 +14,43 @@ export function ensureInstalled() {
   }
 }
 
+// The OS sandbox of deployments' code (bubblewrap) on Linux: installed with the system's package manager when
+// this runs as root and it is missing; otherwise the platform says at start what running without it means.
+function ensureSandbox() {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return;
+  const has = (tool) => {
+    try {
+      execFileSync("sh", ["-c", `command -v ${tool}`], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (has("bwrap") || !has("apt-get")) return;
+  console.log("Installing bubblewrap (the sandbox of deployments' code)…");
+  try {
+    execFileSync(
+      "sh",
+      [
+        "-c",
+        "apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq bubblewrap)",
+      ],
+      {
+        stdio: ["ignore", "ignore", "inherit"],
+        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      },
+    );
+  } catch {
+    console.log("bubblewrap could not be installed: agent runtimes will say what that means at start");
+  }
+}
+
 // `npm start -- --graph x` arrives as `launch.mjs --graph x`: only a known first word is a mode.
 const MODES = ["start", "prepare"];
 const mode = MODES.includes(process.argv[2]) ? process.argv[2] : "start";
 const rest = process.argv.slice(MODES.includes(process.argv[2]) ? 3 : 2);
 ensureInstalled();
+ensureSandbox();
 const { ensureDynamoDbLocal } = await import("./ensure-deps.mjs");
 ensureDynamoDbLocal();
 // The web console's files (console/dist), rebuilt when its sources changed.

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { join } from "node:path";
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
@@ -9,25 +10,30 @@ import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
-import { config } from "../../shared/config.ts";
+import { config, sealSettings } from "../../shared/config.ts";
 import { secretHash, secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { HttpError } from "../../shared/errors.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
+import { installEgress } from "./runtime-net.ts";
 import {
   type LocalRuntimeStart,
+  PLATFORM_SOCKET,
   ROUTER_AUTH_HEADER,
   ROUTER_TENANT_HEADER,
-  RUNTIME_PORT_TAKEN_EXIT,
+  RUNTIME_SOCKET,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
+import { TRACES_PATH } from "./runtime-socket.ts";
 
-// A deployment's runtime on the local cloud: a child process of the platform (runtimes.ts starts it under
-// Node's permission model), serving that one deployment. What it is told arrives on stdin, not in its
-// environment: the token that proves a request came from the platform's router, its port, where traces go.
-// It exits when its parent goes away (stdin closes) and, on SIGTERM, once its runs have ended.
+// A deployment's runtime on the local cloud: a child process of the platform (runtimes.ts starts it in the OS
+// sandbox), serving that one deployment on a Unix socket. What it is told arrives on stdin, not in its
+// environment: the token that proves a request came from the platform's router, its socket folder, the
+// platform's settings for it (sealed: config reads them, process.env never holds them). Its network is set up
+// (runtime-net.ts) before any of the deployment's code loads. It exits when its parent goes away (stdin closes),
+// and when the platform asks (POST /__runtime/stop: "now" after sending its traces, "drain" once its runs ended).
 const DRAIN_MS = 30_000;
 
 /** The first line on stdin; stdin stays open, and its end means the platform is gone. */
@@ -53,8 +59,35 @@ function readStart(): Promise<LocalRuntimeStart> {
   });
 }
 
+/** POST of a JSON body to the platform over its socket. */
+function postToPlatform(
+  socketPath: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; text: string }> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { socketPath, method: "POST", path, headers: { "content-type": "application/json" }, agent: false },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () => done({ status: res.statusCode ?? 0, text }));
+        res.on("error", fail);
+      },
+    );
+    req.on("error", fail);
+    req.end(JSON.stringify(body));
+  });
+}
+
 async function main() {
   const start = await readStart();
+  sealSettings(start.settings);
+  const platformSocket = join(start.socket_dir, PLATFORM_SOCKET);
+  await installEgress(platformSocket);
   const expected = secretHash(start.token);
   const trusted = (req: IncomingMessage) =>
     secretMatches(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""), expected);
@@ -63,13 +96,9 @@ async function main() {
     posts: unknown[],
     patches: { id: string; body: unknown }[],
   ): Promise<IngestResult> => {
-    const res = await fetch(start.trace_url, {
-      method: "POST",
-      headers: { "content-type": "application/json", [RUNTIME_TOKEN_HEADER]: start.token },
-      body: JSON.stringify({ posts, patches }),
-    });
-    if (!res.ok) throw new Error(`trace ingestion answered ${res.status}`);
-    return (await res.json()) as IngestResult;
+    const res = await postToPlatform(platformSocket, TRACES_PATH, { posts, patches });
+    if (res.status !== 200) throw new Error(`trace ingestion answered ${res.status}`);
+    return JSON.parse(res.text) as IngestResult;
   };
   const d = startRuntime(start.runtime, sendTraces);
   // AGENT_RUN_WORKER=lambda: runs go through the Lambda executor's path, played in this process.
@@ -84,6 +113,24 @@ async function main() {
   });
   await gateway.load();
   let draining = false;
+  // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
+  // The platform is stopping ("now"): runs in flight are retried from their last checkpoint when it starts again,
+  // so only the traces still waiting for their batch's timer are sent before the process exits.
+  // A newer revision took over ("drain"): no new runs here; the running ones finish (or are retried from their
+  // last checkpoint by the new runtime after DRAIN_MS), then the traces are sent and it exits.
+  const exit = () => void flushRunTraces().finally(() => process.exit(0));
+  const drain = () => {
+    draining = true;
+    const deadline = Date.now() + DRAIN_MS;
+    const check = () => {
+      if (controllers.size === 0 || Date.now() > deadline) return exit();
+      setTimeout(check, 100);
+    };
+    check();
+  };
+  // Unsandboxed, a terminal's Ctrl-C reaches this process too (the sandbox starts a session of its own).
+  process.on("SIGINT", exit);
+  process.on("SIGTERM", drain);
 
   const internal = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (path === "/__runtime/health") {
@@ -93,6 +140,13 @@ async function main() {
     }
     if (path === "/__runtime/stats" && config.countRequests !== undefined)
       return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));
+    if (path === "/__runtime/stop" && req.method === "POST") {
+      const { mode } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
+      write(res, jsonResult(202, { stopping: mode === "drain" ? "drain" : "now" }));
+      if (mode === "drain") drain();
+      else exit();
+      return;
+    }
     if (path === "/__runtime/kick" && req.method === "POST") {
       const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
       if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));
@@ -131,31 +185,11 @@ async function main() {
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (err: NodeJS.ErrnoException) =>
-      err.code === "EADDRINUSE" ? process.exit(RUNTIME_PORT_TAKEN_EXIT) : reject(err),
-    );
-    server.listen(start.port, start.host, resolve);
+    server.once("error", reject);
+    server.listen(join(start.socket_dir, RUNTIME_SOCKET), resolve);
   });
   // The graphs load now, so the first request finds them ready.
   d.loadGraphs!().catch((err) => logger.error("the deployment's graphs failed to load", { error: err }));
-
-  // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
-  // A newer revision took over: no new runs here; the running ones finish (or are retried from their last
-  // checkpoint by the new runtime after DRAIN_MS).
-  // Either way, the traces still waiting for their batch's timer are sent before the process exits.
-  const exit = () => void flushRunTraces().finally(() => process.exit(0));
-  process.on("SIGTERM", () => {
-    draining = true;
-    const deadline = Date.now() + DRAIN_MS;
-    const check = () => {
-      if (controllers.size === 0 || Date.now() > deadline) return exit();
-      setTimeout(check, 100);
-    };
-    check();
-  });
-  // The platform is stopping (SIGINT, as Ctrl-C sends): runs in flight are retried from their last checkpoint
-  // when it starts again, so only the traces are waited for.
-  process.on("SIGINT", exit);
 }
 
 main().catch((err) => {

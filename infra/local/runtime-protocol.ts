@@ -4,17 +4,14 @@ import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 export interface LocalRuntimeStart {
   runtime: RuntimeConfig;
   token: string;
-  host: string;
-  port: number;
-  /** The platform's endpoint for this runtime's traces (its tracing project only). */
-  trace_url: string;
+  /** The runtime's socket folder: it listens on runtime.sock there; platform.sock is its way out. */
+  socket_dir: string;
+  /** The platform's settings for it (tables, endpoints, its own AWS credentials): sealed, never in process.env. */
+  settings: Record<string, string>;
 }
 
-/**
- * A runtime's exit code when its port was taken between the platform's free-port probe and its listen (e.g. by
- * an outgoing connection's ephemeral port): the platform starts it again on another port.
- */
-export const RUNTIME_PORT_TAKEN_EXIT = 98;
+export const RUNTIME_SOCKET = "runtime.sock";
+export const PLATFORM_SOCKET = "platform.sock";
 
 /** Header names the router uses; a request without the token is refused. */
 export const RUNTIME_TOKEN_HEADER = "x-runtime-token";

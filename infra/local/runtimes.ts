@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
 import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
@@ -12,24 +13,34 @@ import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
-import { secretHash } from "../../shared/crypto/secret-hash.ts";
+import { appendLog } from "../../shared/control/revisions.ts";
 import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
-import { sandboxFlags } from "../../shared/deploy/sandbox.ts";
+import {
+  limitThatKilled,
+  osSandbox,
+  SANDBOX_SCRATCH,
+  type SandboxLimits,
+  sandboxedCommand,
+  sandboxFlags,
+  unsandboxedRefusal,
+} from "../../shared/deploy/sandbox.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { jsonResult, write } from "./gateway.ts";
-import { freePort, readBody } from "./http-util.ts";
+import { readBody } from "./http-util.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
 import {
   type LocalRuntimeStart,
+  PLATFORM_SOCKET,
   ROUTER_AUTH_HEADER,
   ROUTER_TENANT_HEADER,
-  RUNTIME_PORT_TAKEN_EXIT,
+  RUNTIME_SOCKET,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
+import { awsPassthrough, servePlatformSocket } from "./runtime-socket.ts";
 import { RUNTIME_S3_KEY } from "./s3.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
@@ -37,10 +48,14 @@ import { RUNTIME_S3_KEY } from "./s3.ts";
 // goes live, restarted after a crash (its runs retried at once from their last checkpoint). The gateway
 // authenticates each agent-server request (platform code) and forwards it here.
 //
-// Isolation of a child: its environment is the deployment's secrets and langgraph.json env plus the non-secret
-// settings it needs (no platform credential: DynamoDB Local and s3rver take its own dummy keys); what it is told
-// (its router token, port) comes on stdin; Node's permission model lets it read only the runtime bundle and its
-// revision's artifact, write only its own scratch folder, and start no process or worker thread.
+// Containment of a child: it runs in the OS sandbox (shared/deploy/sandbox.ts: bubblewrap namespaces, read-only
+// binds of Node, the runtime bundle and its revision's artifact, a tmpfs scratch, seccomp, rlimits). Its only
+// ways out are two Unix sockets in a folder of its own: runtime.sock, where it takes the requests the gateway
+// forwards, and platform.sock (runtime-socket.ts), where its AWS calls meet the policy proxy, its traces go
+// into its deployment's project and its outbound HTTP(S) meets the egress proxy. Its environment is the
+// deployment's secrets and langgraph.json env; the platform's settings for it (tables, its own credentials) come
+// on stdin and never enter its process.env. On a host without the sandbox only the bootstrap workspace's
+// deployments run (under Node's permission model alone), unless the operator sets AGENT_UNSANDBOXED=1.
 export interface RuntimeSpec {
   config: RuntimeConfig;
   /** The deployment's secrets and langgraph.json env. */
@@ -51,7 +66,9 @@ interface Running {
   key: string;
   spec: RuntimeSpec;
   child: ChildProcess;
-  port: number;
+  /** Its socket folder (runtime.sock, platform.sock). */
+  socketDir: string;
+  platform: Server;
   token: string;
   agent: Agent;
   ready: Promise<void>;
@@ -59,16 +76,16 @@ interface Running {
   /** Spawn → first health answer (graphs imported). */
   coldStartMs?: number;
   stopping?: boolean;
+  /** The last of its stderr, to tell which limit stopped it. */
+  stderrTail: string;
 }
 
 /** How long a stopping runtime gets to send its last traces and exit before it is killed. */
 const KILL_AFTER_MS = 5000;
 
-/** The settings a local runtime gets besides the deployment's own variables (never a secret of the platform). */
+/** The platform's settings a local runtime is handed (sealed in it; never a secret of the platform). */
 const PASSED_SETTINGS = [
   "AWS_REGION",
-  "AWS_ENDPOINT_URL_DYNAMODB",
-  "AWS_ENDPOINT_URL_S3",
   "TABLE_PREFIX",
   "TABLE_MAIN",
   "TABLE_RUNS",
@@ -82,15 +99,46 @@ const PASSED_SETTINGS = [
   "PLATFORM_COUNT_REQUESTS",
 ];
 
+/** Hosts the runtime's AWS clients name: any name would do, the connection is the platform socket. */
+const SANDBOX_AWS_ENDPOINTS = {
+  AWS_ENDPOINT_URL_DYNAMODB: "http://dynamodb.platform.sandbox",
+  AWS_ENDPOINT_URL_S3: "http://s3.platform.sandbox",
+};
+
+const sandboxLimits = (): SandboxLimits => ({
+  memoryMb: config.sandbox.memoryMb,
+  cpuSeconds: config.sandbox.cpuSeconds,
+  openFiles: config.sandbox.openFiles,
+  scratchMb: config.sandbox.scratchMb,
+});
+
 export class LocalRuntimes implements RuntimeHost {
   private readonly current = new Map<string, Running>();
   /** Runtimes being started, by `<deployment>@<revision>`. */
   private readonly starting = new Map<string, Promise<Running>>();
-  /** Hashes of runtime tokens → the runtime they stand for (trace ingestion). */
-  private readonly byToken = new Map<string, Running>();
   private stopped = false;
 
-  constructor(private readonly opts: { dataDir: string; host: string; baseUrl: () => string }) {}
+  constructor(
+    private readonly opts: {
+      dataDir: string;
+      /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver). */
+      upstream: () => { dynamodb: string; s3: string };
+    },
+  ) {}
+
+  /** Says at start whether deployments' code runs in the OS sandbox, and what a host without it gives up. */
+  announce(): void {
+    const s = osSandbox();
+    if (s.available) return;
+    if (config.sandbox.allowUnsandboxed)
+      logger.warn(
+        `WARNING: agent runtimes run WITHOUT the OS sandbox (AGENT_UNSANDBOXED=1): ${s.reason}. Every workspace's deployments run with only Node's permission model between them and this machine's loopback services`,
+      );
+    else
+      logger.warn(
+        `agent runtimes: no OS sandbox on this host (${s.reason}); only the bootstrap workspace's deployments will run. Set AGENT_UNSANDBOXED=1 to run every workspace's without it`,
+      );
+  }
 
   /** The runtime bundle is built in the background at start-up, so the first deployment does not wait. */
   prepare(): void {
@@ -115,6 +163,8 @@ export class LocalRuntimes implements RuntimeHost {
     const prefix = d?.active_artifact_prefix;
     if (!revision || (!local && !prefix))
       throw new ServiceUnavailable("The deployment has no deployed revision yet");
+    const refusal = unsandboxedRefusal(tenant);
+    if (refusal) throw new ServiceUnavailable(refusal);
     // The revision that runs already: nothing to read again.
     const running = this.current.get(deploymentId);
     if (running?.key === `${deploymentId}@${revision}`) return running.spec;
@@ -138,7 +188,7 @@ export class LocalRuntimes implements RuntimeHost {
       let starting = this.starting.get(key);
       if (!starting) {
         if (r && r.key !== key) this.retire(r);
-        starting = this.startListening(key, spec).then((started) => {
+        starting = this.start(key, spec).then((started) => {
           this.current.set(deploymentId, started);
           return started;
         });
@@ -152,92 +202,130 @@ export class LocalRuntimes implements RuntimeHost {
     return r;
   }
 
-  /** Starts the runtime, again on another port (three tries) when its port was taken before it listened. */
-  private async startListening(key: string, spec: RuntimeSpec): Promise<Running> {
-    for (let attempt = 1; ; attempt++) {
-      const r = await this.start(key, spec);
-      const taken = await r.ready.then(
-        () => false,
-        () => r.child.exitCode === RUNTIME_PORT_TAKEN_EXIT,
-      );
-      if (!taken || attempt >= 3) return r;
-      logger.warn("agent runtime's port was taken before it listened: starting it on another", {
-        deployment_id: spec.config.deployment_id,
-        port: r.port,
-      });
-    }
-  }
-
   private async start(key: string, spec: RuntimeSpec): Promise<Running> {
     const bundle = await bundleRuntime(this.runtimeDir);
     const { deployment_id } = spec.config;
-    const scratch = join(this.runtimeDir, "scratch", `${deployment_id}-${randomUUID().slice(0, 8)}`);
-    mkdirSync(scratch, { recursive: true });
-    const settings: Record<string, string> = {
-      NODE_ENV: "production",
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      AWS_ACCESS_KEY_ID: RUNTIME_S3_KEY.id,
-      AWS_SECRET_ACCESS_KEY: RUNTIME_S3_KEY.secret,
-      TMPDIR: scratch,
-      HOME: scratch,
-    };
-    for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
-    const env = { ...spec.env, ...settings };
-    const port = await freePort(this.opts.host);
+    // Its sockets live in a folder of its own, short enough for a socket path, that only it and we can reach.
+    const socketDir = mkdtempSync(join(tmpdir(), "ap-rt-"));
     const token = randomBytes(32).toString("hex");
     const workerId = randomUUID();
-    const config = { ...spec.config, worker_id: workerId };
-    // Diagnostics: PLATFORM_RUNTIME_PROFILE=<folder> writes each runtime's CPU profile there when it exits. Node's
-    // permission model refuses the profiler's write, so a profiled runtime runs without the sandbox.
-    const profile = process.env.PLATFORM_RUNTIME_PROFILE;
-    if (profile) logger.warn("profiling agent runtimes: they run without the sandbox", { folder: profile });
-    const child = spawn(
-      process.execPath,
-      [
-        ...(profile
-          ? ["--cpu-prof", `--cpu-prof-dir=${profile}`]
-          : sandboxFlags({ read: [bundle.dir, spec.config.artifact_dir, scratch], write: [scratch] })),
-        "--openssl-legacy-provider",
-        bundle.file,
-      ],
-      { cwd: spec.config.artifact_dir, env, stdio: ["pipe", "inherit", "inherit"] },
-    );
-    const start: LocalRuntimeStart = {
-      runtime: config,
-      token,
-      host: this.opts.host,
-      port,
-      trace_url: `${this.opts.baseUrl()}/__platform/runtime-traces`,
-    };
-    child.stdin!.write(`${JSON.stringify(start)}\n`);
-    child.stdin!.on("error", () => {});
     const r: Running = {
       key,
       spec,
-      child,
-      port,
+      child: undefined as unknown as ChildProcess,
+      socketDir,
+      platform: undefined as unknown as Server,
       token,
       agent: new Agent({ keepAlive: true, maxSockets: 256 }),
       ready: Promise.resolve(),
       startedAt: performance.now(),
+      stderrTail: "",
     };
+    r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
+      aws: awsPassthrough(this.opts.upstream()),
+      traces: (req, res) => this.ingestTraces(r, req, res),
+      egress: { allow: config.sandbox.egressAllow },
+    });
+    const settings: Record<string, string> = {
+      ...SANDBOX_AWS_ENDPOINTS,
+      PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
+      AWS_ACCESS_KEY_ID: RUNTIME_S3_KEY.id,
+      AWS_SECRET_ACCESS_KEY: RUNTIME_S3_KEY.secret,
+    };
+    for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
+    const env: Record<string, string> = {
+      ...spec.env,
+      NODE_ENV: spec.env.NODE_ENV ?? "production",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    };
+    // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.
+    if (process.env.NODE_EXTRA_CA_CERTS) env.NODE_EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
+    const limits = sandboxLimits();
+    const sandbox = osSandbox().available;
+    const scratch = sandbox
+      ? SANDBOX_SCRATCH
+      : join(this.runtimeDir, "scratch", `${deployment_id}-${randomUUID().slice(0, 8)}`);
+    if (!sandbox) mkdirSync(scratch, { recursive: true });
+    const nodeArgs = [
+      `--max-old-space-size=${limits.memoryMb}`,
+      ...sandboxFlags({
+        read: [
+          bundle.dir,
+          spec.config.artifact_dir,
+          scratch,
+          socketDir,
+          ...(env.NODE_EXTRA_CA_CERTS ? [env.NODE_EXTRA_CA_CERTS] : []),
+        ],
+        write: [scratch, socketDir],
+      }),
+      "--openssl-legacy-provider",
+      bundle.file,
+    ];
+    const cmd = sandbox
+      ? sandboxedCommand([realpathSync(process.execPath), ...nodeArgs], {
+          readOnly: [bundle.dir, spec.config.artifact_dir],
+          readWrite: [socketDir],
+          cwd: spec.config.artifact_dir,
+          env,
+          limits,
+        })
+      : { command: process.execPath, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+    const child = spawn(cmd.command, cmd.args, {
+      cwd: spec.config.artifact_dir,
+      env: cmd.env,
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      // A process group of its own: a signal to the platform's group (Ctrl-C, a service manager's stop) leaves
+      // it to the platform, which asks it to send its traces first; it still dies with the platform.
+      detached: true,
+    });
+    r.child = child;
+    const fd3 = child.stdio[3] as NodeJS.WritableStream;
+    if ("seccomp" in cmd && cmd.seccomp) fd3.end(cmd.seccomp);
+    else fd3.end();
+    child.stdout!.pipe(process.stdout, { end: false });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      r.stderrTail = (r.stderrTail + chunk.toString("utf8")).slice(-4000);
+    });
+    const start: LocalRuntimeStart = {
+      runtime: { ...spec.config, worker_id: workerId },
+      token,
+      socket_dir: socketDir,
+      settings,
+    };
+    child.stdin!.write(`${JSON.stringify(start)}\n`);
+    child.stdin!.on("error", () => {});
     r.ready = this.waitReady(r);
     r.ready.catch(() => this.retire(r));
-    this.byToken.set(secretHash(token), r);
     child.on("exit", (code, signal) => {
-      this.byToken.delete(secretHash(token));
       r.agent.destroy();
-      rmSync(scratch, { recursive: true, force: true });
+      r.platform.close();
+      rmSync(socketDir, { recursive: true, force: true });
+      if (!sandbox) rmSync(scratch, { recursive: true, force: true });
       if (this.current.get(deployment_id) === r) this.current.delete(deployment_id);
       if (r.stopping || this.stopped) return;
-      logger.warn("agent runtime exited", { deployment_id, code, signal });
+      const limit = limitThatKilled({ code, signal, stderrTail: r.stderrTail }, limits);
+      logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
+      if (limit) void this.noteLimit(spec, limit);
       // Its runs are retried now (from their last checkpoint), which starts a runtime again.
       void sweepRuns(Date.now(), {
         only: { tenant: spec.config.tenant_id, deployment: deployment_id },
         deadWorker: workerId,
+        ...(limit ? { cause: limit } : {}),
       }).catch((err) => logger.error("retrying a crashed runtime's runs failed", { error: err }));
     });
     return r;
+  }
+
+  /** A limit stopped the runtime: its revision's deploy log says so (the run's error does too, via the sweep). */
+  private async noteLimit(spec: RuntimeSpec, limit: string): Promise<void> {
+    const { tenant_id, deployment_id, revision_id } = spec.config;
+    if (localDeployment(deployment_id)) return;
+    await appendLog(
+      { tenant_id, deployment_id, id: revision_id },
+      "deploy",
+      `Runtime stopped: ${limit}`,
+    ).catch((err) => logger.warn("could not note a runtime's limit in its deploy log", { error: err }));
   }
 
   private async waitReady(r: Running): Promise<void> {
@@ -247,7 +335,7 @@ export class LocalRuntimes implements RuntimeHost {
       const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
       if (res?.status === 200) {
         r.coldStartMs = performance.now() - r.startedAt;
-        if (config.countRequests !== undefined) this.describe(r);
+        if (config.countRequests !== undefined) this.describe(r, JSON.parse(res.body).pid);
         return;
       }
       if (res && res.status !== 404)
@@ -259,19 +347,21 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /**
-   * Diagnostics mode (PLATFORM_COUNT_REQUESTS=1, benchmarks): where a runtime listens, its token, pid and cold
-   * start, in DATA_DIR/runtime/<deployment>.json (the platform's data folder, which no runtime can read).
+   * Diagnostics mode (PLATFORM_COUNT_REQUESTS=1, benchmarks): where a runtime listens (its socket), its token,
+   * pids and cold start, in DATA_DIR/runtime/<deployment>.json (the platform's data folder, which no runtime can
+   * read). `pid` is the process the platform started (the sandbox's launcher: its tree holds the runtime).
    */
-  private describe(r: Running): void {
+  private describe(r: Running, innerPid: number): void {
     const { deployment_id } = r.spec.config;
     writeFileSync(
       join(this.runtimeDir, `${deployment_id}.json`),
       JSON.stringify({
         deployment_id,
-        port: r.port,
+        socket: join(r.socketDir, RUNTIME_SOCKET),
         token: r.token,
         tenant_id: r.spec.config.tenant_id,
         pid: r.child.pid,
+        inner_pid: innerPid,
         cold_start_ms: r.coldStartMs,
       }),
       { mode: 0o600 },
@@ -283,8 +373,7 @@ export class LocalRuntimes implements RuntimeHost {
     return new Promise<{ status: number; body: string }>((done, fail) => {
       const req = request(
         {
-          host: this.opts.host,
-          port: r.port,
+          socketPath: join(r.socketDir, RUNTIME_SOCKET),
           method,
           path,
           agent: r.agent,
@@ -332,7 +421,13 @@ export class LocalRuntimes implements RuntimeHost {
     };
     await new Promise<void>((done) => {
       const upstream = request(
-        { host: this.opts.host, port: r.port, method: req.method, path: req.url, headers, agent: r.agent },
+        {
+          socketPath: join(r.socketDir, RUNTIME_SOCKET),
+          method: req.method,
+          path: req.url,
+          headers,
+          agent: r.agent,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
@@ -376,9 +471,11 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /** A newer revision took over: the old runtime finishes its runs (SIGTERM drains) and exits. */
+  // Stops are asked over the runtime's socket (signals do not cross the sandbox's pid namespace); one that
+  // does not exit in time is killed with its sandbox.
   private retire(r: Running): void {
     r.stopping = true;
-    r.child.kill("SIGTERM");
+    void this.call(r, "POST", "/__runtime/stop", { mode: "drain" }).catch(() => r.child.kill("SIGKILL"));
     setTimeout(() => r.child.kill("SIGKILL"), 40_000).unref();
   }
 
@@ -386,23 +483,19 @@ export class LocalRuntimes implements RuntimeHost {
     r.stopping = true;
     if (r.child.exitCode !== null || r.child.signalCode !== null) return;
     const gone = new Promise((done) => r.child.once("exit", done));
-    // A profiled runtime gets to write its profile (SIGTERM: it exits once its runs ended). Else SIGINT: it
-    // sends the traces it still holds and exits; a runtime that does not within seconds is killed.
-    r.child.kill(process.env.PLATFORM_RUNTIME_PROFILE ? "SIGTERM" : "SIGINT");
+    // It sends the traces it still holds and exits; a runtime that does not within seconds is killed.
+    void this.call(r, "POST", "/__runtime/stop", { mode: "now" }).catch(() => r.child.kill("SIGKILL"));
     const killer = setTimeout(() => r.child.kill("SIGKILL"), KILL_AFTER_MS);
     await gone;
     clearTimeout(killer);
   }
 
   /**
-   * Traces a runtime sends (`POST /__platform/runtime-traces`, its token in the header): ingested into its
+   * Traces a runtime sends (POST /__platform/runtime-traces on its own platform socket): ingested into its
    * deployment's tracing project, whatever project the runs name; a deployment without one sends nothing.
    */
-  async ingestTraces(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const token = String(req.headers[RUNTIME_TOKEN_HEADER] ?? "");
-    const r = this.byToken.get(secretHash(token));
+  private async ingestTraces(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req, 50 * 1024 * 1024);
-    if (!r) return write(res, jsonResult(403, { detail: "Unknown runtime" }));
     const { tenant_id, tracing_project_id } = r.spec.config;
     if (!tracing_project_id) return write(res, jsonResult(403, { detail: "The deployment is not traced" }));
     let parsed: { posts?: unknown[]; patches?: { id: string; body: unknown }[] };

@@ -1,4 +1,4 @@
-import { authenticate, withoutApiKey } from "../auth/api-keys.ts";
+import { authenticate, withoutPlatformKeys } from "../auth/api-keys.ts";
 import { HttpError } from "../errors.ts";
 import { recentDeploymentById } from "../records/control.ts";
 import { localDeployment } from "./context.ts";
@@ -11,7 +11,8 @@ import type { RouterAuth } from "./runtime/custom-auth.ts";
 //   operator, as the reference's Studio user; with `auth.disable_studio_auth` the key counts for nothing and
 //   the deployment's `authenticate` decides, as for anyone else.
 // - without a valid platform key, a deployment with custom auth gets the request as it came (an app's end-user
-//   token, in whatever header the app uses), and its own `authenticate` decides; one without answers 401.
+//   token, in whatever header the app uses) less any platform key it carried (unknown, refused for its
+//   X-Tenant-Id, of several workspaces), and its own `authenticate` decides; one without answers the refusal.
 // A key of another workspace is that workspace's request: the deployment is not found there (404).
 
 export interface AgentAccess {
@@ -43,9 +44,10 @@ export async function agentAccess(
   if (tenant !== undefined) {
     const d = await routingRecord(deploymentId);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
-    return { tenant, auth: keyIgnored ? "custom" : "operator", headers: withoutApiKey(headers) };
+    return { tenant, auth: keyIgnored ? "custom" : "operator", headers: await withoutPlatformKeys(headers) };
   }
   const d = await routingRecord(deploymentId);
-  if (d?.custom_auth && d.active_revision_id) return { tenant: d.tenant_id, auth: "custom", headers };
+  if (d?.custom_auth && d.active_revision_id)
+    return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };
   throw refused!;
 }

@@ -25,11 +25,12 @@ export interface SweepResult {
 
 /**
  * `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
- * running runs are taken back at once instead of when their leases run out.
+ * running runs are taken back at once instead of when their leases run out; `cause` says what stopped it (a
+ * sandbox limit), for the error of a run that is given up.
  */
 export async function sweepRuns(
   now = Date.now(),
-  opts: { only?: { tenant: string; deployment: string }; deadWorker?: string } = {},
+  opts: { only?: { tenant: string; deployment: string }; deadWorker?: string; cause?: string } = {},
 ): Promise<SweepResult> {
   const kick = (d: AgentDeployment, threadId: string) =>
     runtimeHost().kick(d.tenant_id, d.deployment_id, threadId);
@@ -65,7 +66,7 @@ export async function sweepRuns(
         const dead = opts.deadWorker !== undefined && item.worker === opts.deadWorker;
         const leaseUntil = item.lease_until ?? 0;
         if (!dead && leaseUntil > now) soon(leaseUntil);
-        else if (await recover(d, item)) {
+        else if (await recover(d, item, dead ? opts.cause : undefined)) {
           if (item.cancel_action) continue;
           if ((item.attempt ?? 1) >= MAX_RUN_ATTEMPTS) out.failed++;
           else out.retried++;
@@ -88,7 +89,7 @@ export async function sweepRuns(
 }
 
 /** Takes a run back from a dead worker; false when the run moved on meanwhile (its worker was alive). */
-async function recover(d: AgentDeployment, item: RunRecord): Promise<boolean> {
+async function recover(d: AgentDeployment, item: RunRecord, cause?: string): Promise<boolean> {
   if (item.cancel_action) {
     await finish(d, item, { status: "cancelled" }, {}, [], item.cancel_action);
     return true;
@@ -97,7 +98,7 @@ async function recover(d: AgentDeployment, item: RunRecord): Promise<boolean> {
   const attempt = item.attempt ?? 1;
   const rk = { scope: d.scope, thread: item.thread_id, run: item.run_id };
   const giveUp = attempt >= MAX_RUN_ATTEMPTS;
-  const error = `The run's worker stopped ${attempt} times before the run finished`;
+  const error = `The run's worker stopped ${attempt} times before the run finished${cause ? `; the last time ${cause}` : ""}`;
   const run = runs.updateInput(rk, {
     set: giveUp
       ? { status: "error", updated_at: at, error: { error: "WorkerLost", message: error } }

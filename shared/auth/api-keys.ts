@@ -46,16 +46,50 @@ function apiKeyFrom(headers: Record<string, string | undefined>): string | undef
   return m?.[1]?.trim() || undefined;
 }
 
+// What a platform key looks like (newApiKey, and the reference's `lsv2_pt_`/`lsv2_sk_` keys): a credential header
+// holding such a value anywhere is stripped, even when the store does not know it (revoked, or mistyped).
+const KEY_SHAPE = /lsv2_/i;
+/** Headers read for a platform key (lower-cased names). */
+const CREDENTIAL_HEADERS = ["x-api-key", "authorization"];
+/** More values than this in one X-Api-Key (repeated headers, joined) are not looked up one by one: dropped. */
+const MAX_CHECKED_VALUES = 4;
+
+/** Whether the store knows the value as a key. */
+const storedKey = async (value: string) => value.length <= 512 && (await tenantsOfKey(value)) !== undefined;
+
+/** Whether a credential header's value carries a platform key: `Bearer <key>`, or X-Api-Key's value(s). */
+async function carriesPlatformKey(
+  name: string,
+  value: string,
+  known: (v: string) => Promise<boolean>,
+): Promise<boolean> {
+  if (KEY_SHAPE.test(value)) return true;
+  const values =
+    name === "authorization"
+      ? [/^\s*Bearer\s+(.+)$/i.exec(value)?.[1]?.trim() ?? ""]
+      : value.split(",").map((v) => v.trim());
+  const candidates = values.filter(Boolean);
+  if (candidates.length > MAX_CHECKED_VALUES) return true;
+  for (const v of candidates) if (await known(v)) return true;
+  return false;
+}
+
 /**
- * The request's headers without the platform API key it was authenticated with (`X-Api-Key`, or an
- * `Authorization: Bearer` carrying it): what a deployment's runtime is given, so its code never sees a key.
+ * The request's headers without any platform API key (in `X-Api-Key`, or `Authorization: Bearer`): what a
+ * deployment's runtime is given, its custom auth and app included, whether the key let the request in or not
+ * (unknown, of another workspace, without a matching X-Tenant-Id). An app's own token stays.
  */
-export function withoutApiKey<H extends Record<string, string | string[] | undefined>>(headers: H): H {
-  const key = apiKeyFrom(headers as Record<string, string | undefined>);
+export async function withoutPlatformKeys<H extends Record<string, string | string[] | undefined>>(
+  headers: H,
+  known: (value: string) => Promise<boolean> = storedKey,
+): Promise<H> {
   const out = { ...headers };
-  delete out["x-api-key"];
-  const auth = out.authorization;
-  if (typeof auth === "string" && key && auth.trim().endsWith(key)) delete out.authorization;
+  for (const [name, raw] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!CREDENTIAL_HEADERS.includes(lower) || raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(",") : raw;
+    if (await carriesPlatformKey(lower, value, known)) delete out[name];
+  }
   return out;
 }
 

@@ -1,3 +1,5 @@
+import { Agent } from "node:http";
+import { connect, type Socket } from "node:net";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { KMSClient } from "@aws-sdk/client-kms";
@@ -26,7 +28,23 @@ function once<T extends { middlewareStack: { remove(name: string): boolean } }>(
 const base = (service: Parameters<typeof config.endpoint>[0]) => ({
   region: config.region,
   endpoint: config.endpoint(service),
+  ...sandboxed(),
 });
+
+/**
+ * A sandboxed agent runtime (local cloud) calls AWS with its own credentials over the platform's Unix socket,
+ * where the policy proxy checks each call against the runtime's IAM policy.
+ */
+function sandboxed() {
+  const socket = config.platformSocket;
+  if (!socket) return {};
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  (agent as unknown as { createConnection: () => Socket }).createConnection = () => connect(socket);
+  return {
+    credentials: config.sealedCredentials,
+    requestHandler: { httpAgent: agent, httpsAgent: agent },
+  };
+}
 
 export const dynamo = () =>
   once("dynamodb", () => counted(new DynamoDBClient({ ...base("dynamodb"), maxAttempts: 5 }), dynamoCounter));

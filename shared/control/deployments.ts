@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
-import { config, reservedEnvName } from "../config.ts";
+import { config, envNameProblem } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { localRepoPath, localRepoProblem } from "../deploy/local-repos.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
@@ -36,14 +36,10 @@ export const SOURCES = ["github", "gitsource"] as const;
 const DEPLOYMENT_TYPES = ["dev", "prod"] as const;
 
 const Secret = z.object({
-  name: z
-    .string()
-    .max(256)
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a secret name is an environment variable name")
-    .superRefine((n, ctx) => {
-      const reserved = reservedEnvName(n);
-      if (reserved) ctx.addIssue({ code: "custom", message: reserved });
-    }),
+  name: z.string().superRefine((n, ctx) => {
+    const problem = envNameProblem(n);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
   value: z.string().max(65_536),
 });
 const Secrets = z
@@ -209,7 +205,9 @@ export async function getDeployment(tenant: string, id: string): Promise<Deploym
 
 export async function unsealSecrets(d: DeploymentRecord): Promise<Record<string, string>> {
   if (!d.secrets_sealed) return {};
-  return unsealRecord(d.secrets_sealed, secretsContext(d.tenant_id, d.id));
+  const all = await unsealRecord(d.secrets_sealed, secretsContext(d.tenant_id, d.id));
+  // A secret stored before its name was refused (a loader variable) never reaches an environment.
+  return Object.fromEntries(Object.entries(all).filter(([name]) => !envNameProblem(name)));
 }
 
 const sealSecrets = (tenant: string, id: string, secrets: { name: string; value: string }[]) =>

@@ -55,6 +55,44 @@ export function parseRepositoriesPage(
   return { total, count: page.repositories.length, repositories };
 }
 
+/**
+ * The commit a ref (`refs/heads/x`, `refs/tags/x`) of owner/name names now, from GitHub's API; undefined when
+ * no such ref exists. Upstream problems are a 502.
+ */
+export async function refCommit(
+  apiUrl: string,
+  token: string | undefined,
+  owner: string,
+  name: string,
+  ref: string,
+): Promise<string | undefined> {
+  const short = ref.replace(/^refs\/(heads|tags)\//, "");
+  const path = [owner, name].map(encodeURIComponent).join("/");
+  const url = `${apiUrl.replace(/\/+$/, "")}/repos/${path}/commits/${short.split("/").map(encodeURIComponent).join("/")}`;
+  let res: Awaited<ReturnType<typeof outboundRequest>>;
+  try {
+    res = await outboundRequest(url, {
+      method: "GET",
+      headers: {
+        // The commit's sha as plain text.
+        accept: "application/vnd.github.sha",
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        "x-github-api-version": "2022-11-28",
+      },
+    });
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      throw new BadGateway(`Could not reach the integration's API: ${err.message}`);
+    throw err;
+  }
+  if (res.status === 404 || res.status === 422) return undefined;
+  if (res.status !== 200) throw new BadGateway(`The integration's API answered HTTP ${res.status}`);
+  const sha = res.body.trim().toLowerCase();
+  if (!/^[0-9a-f]{40}$/.test(sha))
+    throw new BadGateway("The integration's API answered with something other than a commit");
+  return sha;
+}
+
 /** Every repository the token can read, through GitHub's pagination. Upstream problems are a 502. */
 export async function listInstallationRepositories(
   apiUrl: string,

@@ -200,7 +200,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
       );
       graphs = out.graphs;
       runtime = { version: out.version, token_hash: out.token_hash };
-    } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets });
+    } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets, tenant: r.tenant_id });
     // Some graphs failing deploys the others (their assistants answer why); none loading fails the deploy.
     for (const g of someGraphLoads(graphs))
       log.line(

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { Conflict, PayloadTooLarge, Unauthorized } from "../errors.ts";
+import { localRefCommit } from "../deploy/source.ts";
+import { BadGateway, BuildError, Conflict, PayloadTooLarge, Unauthorized } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";
 import {
@@ -9,19 +10,29 @@ import {
   deploymentKeys,
   deployments,
   forgetDeploymentRecord,
+  type IntegrationRecord,
   type WebhookDeliveryRecord,
   webhookDeliveries,
 } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
-import { deliveryOf, payloadOf, pushMatches, pushOf, signatureMatches } from "./github-webhook.ts";
-import { webhookIntegration } from "./integrations.ts";
+import { refCommit } from "./github.ts";
+import {
+  deliveryOf,
+  payloadOf,
+  pushMatches,
+  pushOf,
+  repositoryIdentity,
+  signatureMatches,
+} from "./github-webhook.ts";
+import { integrationToken, webhookIntegration } from "./integrations.ts";
 import { launchRevision } from "./pipeline.ts";
 import { latestRevisionWrites, newRevision } from "./revisions.ts";
 
 // Push-to-deploy (`build_on_push`): GitHub's webhook deliveries, each signed with its integration's webhook
 // secret. A push to the repository and ref a deployment tracks makes a new revision of every such deployment
 // with build_on_push, pinned to the pushed commit; the delivery is recorded in the same transaction, so a
-// replayed (or concurrent) delivery of the same id makes nothing more.
+// replayed (or concurrent) delivery of the same id makes nothing more. A delivery builds only while its commit is
+// still the ref's head (asked of the source), so an old delivery, replayed under any id, redeploys nothing.
 
 /** Kept this long: GitHub redelivers on request, from its last few days of deliveries. */
 const DELIVERY_TTL_S = 7 * 24 * 3600;
@@ -99,6 +110,15 @@ export async function receiveWebhook(req: WebhookRequest): Promise<WebhookAnswer
         matching: matching.length,
       });
     const built = matching.slice(0, MAX_DEPLOYMENTS_PER_PUSH);
+    if (built.length) {
+      const now = await headOf(built[0], push.ref, integration);
+      if (now !== push.after)
+        return answer(
+          now
+            ? `${push.after} is no longer the head of ${push.ref} (${now} is): an old delivery is not built`
+            : `${push.ref} no longer exists in the repository: an old delivery is not built`,
+        );
+    }
     const at = canonicalNow();
     const planned = built.map((d) => ({ d, revisionId: uuidv7() }));
     const made = planned.map(({ d, revisionId }) => ({ deployment_id: d.id, revision_id: revisionId }));
@@ -145,4 +165,21 @@ function revisionItems(d: DeploymentRecord, revisionId: string, commit: string, 
       source_commit: commit,
     }),
   );
+}
+
+/**
+ * The commit `ref` names now in the repository the deployment builds: its host's API for an https repository
+ * (with the integration's token), git for a local one (the local cloud's).
+ */
+async function headOf(d: DeploymentRecord, ref: string, integration: IntegrationRecord) {
+  const url = d.source_config.repo_url ?? "";
+  if (!/^https?:\/\//i.test(url)) {
+    if (!config.localMode) return undefined;
+    return localRefCommit(url, ref).catch((err) => {
+      throw err instanceof BuildError ? new BadGateway(`Could not read the repository: ${err.message}`) : err;
+    });
+  }
+  const [owner, name] = (repositoryIdentity(url) ?? "").split("/").slice(-2);
+  const token = await integrationToken(integration.tenant_id, integration.id);
+  return refCommit(integration.api_url, token, owner ?? "", name ?? "", ref);
 }

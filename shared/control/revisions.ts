@@ -258,7 +258,10 @@ export class RevisionLog {
   }
 }
 
-export async function readLog(r: RevisionRecord, kind: LogKind): Promise<string> {
+export async function readLog(
+  r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">,
+  kind: LogKind,
+): Promise<string> {
   try {
     const out = await s3().send(
       new GetObjectCommand({ Bucket: config.artifactBucket, Key: logKey(r, kind) }),
@@ -269,6 +272,23 @@ export async function readLog(r: RevisionRecord, kind: LogKind): Promise<string>
     if (e?.name === "NoSuchKey" || e?.$metadata?.httpStatusCode === 404) return "";
     throw err;
   }
+}
+
+/** Adds a line to a revision's log after its step ended (a live runtime stopped by a sandbox limit). */
+export async function appendLog(
+  r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">,
+  kind: LogKind,
+  text: string,
+): Promise<void> {
+  const before = await readLog(r, kind);
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.artifactBucket,
+      Key: logKey(r, kind),
+      Body: `${before}${isoNow()} ${text}\n`,
+      ContentType: "text/plain; charset=utf-8",
+    }),
+  );
 }
 
 /** Deletes every object under a prefix (a revision's artifact, a deployment's logs). */

@@ -128,10 +128,22 @@ describe("graph config", () => {
       "TABLE_MAIN",
       "PATH",
       "agent_run_worker",
+      "OPENSSL_CONF",
+      "LD_PRELOAD",
+      "GCONV_PATH",
+      "BASH_ENV",
+      "http_proxy",
+      "PYTHONPATH",
     ])
       expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { [name]: "x" } })), name).toMatch(
         new RegExp(`env: ${name} is reserved`),
       );
+    expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { OPENSSL_MODULES: "x" } }))).toMatch(
+      /env: OPENSSL_MODULES is reserved: names starting with OPENSSL_ change what code or certificates a program loads/,
+    );
+    expect(problem(JSON.stringify({ graphs: { a: "./a.ts:g" }, env: { ["A".repeat(129)]: "x" } }))).toMatch(
+      /longer than 128 characters/,
+    );
     expect(
       parse({ graphs: { a: "./a.ts:g" }, env: { NODE_ENV: "production", OPENAI_API_KEY: "k" } }).env,
     ).toEqual({
@@ -167,6 +179,16 @@ describe("graph config", () => {
     );
     expect(bad({ allow_origin_regex: "(" })).toMatch(
       /http\.cors\.allow_origin_regex: is not a valid regular expression/,
+    );
+    // Patterns that can backtrack exponentially fail as price-map patterns do (shared/safe-regex.ts).
+    expect(bad({ allow_origin_regex: "https://(a+)+$" })).toMatch(
+      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds a quantifier/,
+    );
+    expect(bad({ allow_origin_regex: "(x|xy)*\\.example" })).toMatch(
+      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds an alternation/,
+    );
+    expect(bad({ allow_origin_regex: "(https)://\\1" })).toMatch(
+      /allow_origin_regex: the regex may not use backreferences/,
     );
     expect(bad({ allow_headers: ["x-a\r\nx-b: 1"] })).toMatch(/http\.cors\.allow_headers\.0: header names/);
     expect(bad({ allow_credentials: "yes" })).toMatch(/http\.cors\.allow_credentials: must be true or false/);

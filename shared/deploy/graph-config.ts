@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { reservedEnvName } from "../config.ts";
+import { envNameProblem } from "../config.ts";
 import { BuildError } from "../errors.ts";
+import { unsafePatternReason } from "../safe-regex.ts";
 import { realInside, repoRelative } from "./paths.ts";
 
 // The graph config (langgraph.json, compat-notes "Agent server"): which graphs a repository holds and where.
@@ -40,7 +41,6 @@ export interface GraphConfig {
 const GRAPH_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const isGraphId = (id: string): boolean => GRAPH_ID.test(id);
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const JS_FILE = /\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/;
 
 // Values of `http.cors` become response headers: each must be one header token (or an origin), no spaces,
@@ -68,6 +68,10 @@ export const CorsConfigSchema = z.strictObject(
     allow_origin_regex: z
       .string({ error: "must be a regular expression (a string)" })
       .refine(compiles, { error: "is not a valid regular expression" })
+      .superRefine((re, ctx) => {
+        const unsafe = compiles(re) ? unsafePatternReason(re, "the regex") : undefined;
+        if (unsafe) ctx.addIssue({ code: "custom", message: unsafe });
+      })
       .optional(),
     allow_methods: tokens(METHOD, "HTTP methods").optional(),
     allow_headers: tokens(HEADER_NAME, "header names").optional(),
@@ -319,10 +323,8 @@ export function unhonouredKeys(config: GraphConfig): string[] {
 /** A langgraph.json env (the object or its .env file) names only variables a deployment may set. */
 export function checkEnvNames(names: string[], where: string): void {
   for (const name of names) {
-    if (!ENV_NAME.test(name))
-      throw new BuildError(`${where}: ${JSON.stringify(name)} is not a variable name`);
-    const reserved = reservedEnvName(name);
-    if (reserved) throw new BuildError(`${where}: ${reserved}`);
+    const problem = envNameProblem(name);
+    if (problem) throw new BuildError(`${where}: ${problem}`);
   }
 }
 

@@ -1,15 +1,209 @@
-// Node's permission model for processes that run a deployment's code (its runtime, the deploy step's smoke
-// test): they read only the folders named, write only their own scratch folder, and start no process or
-// worker thread. Node 20 calls the switch --experimental-permission, Node 22+ --permission.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { config } from "../config.ts";
+import { seccompProgram, seccompSupported } from "./seccomp.ts";
+
+// The OS sandbox for processes that run a deployment's code on the local cloud (its runtime, the deploy step's
+// smoke test, the build's install and bundling): bubblewrap, with new user, pid, ipc, uts, cgroup and network
+// namespaces (only a loopback of its own: the platform's services on the host's loopback are out of reach), a
+// root file system made of read-only binds of exactly what it runs (Node and its libraries, the folders named)
+// and a scratch tmpfs of its own, no capabilities, a new session, killed with its parent, a seccomp filter
+// (seccomp.ts: threads but no process; no ptrace, mounts, keyrings, BPF), and rlimits on memory, CPU time and
+// open files. Inside, Node's permission model is kept as a second fence.
+// Node 20 calls the permission switch --experimental-permission, Node 22+ --permission.
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has("--permission")
   ? "--permission"
   : "--experimental-permission";
 
+/** Node's permission model: read only the folders named, write only the scratch, start no process or thread. */
 export function sandboxFlags(opts: { read: string[]; write: string[] }): string[] {
+  // Inside the OS sandbox /proc is its own pid namespace's: readable, as in any Linux process.
+  const proc = osSandbox().available ? ["/proc"] : [];
   return [
     PERMISSION_FLAG,
-    ...opts.read.map((dir) => `--allow-fs-read=${dir}`),
+    ...[...opts.read, ...proc].map((dir) => `--allow-fs-read=${dir}`),
     ...opts.write.map((dir) => `--allow-fs-write=${dir}`),
     "--no-warnings",
   ];
+}
+
+export interface SandboxLimits {
+  /** The V8 heap (--max-old-space-size) and, doubled, the process's writable memory (RLIMIT_DATA). */
+  memoryMb: number;
+  /** CPU seconds over the process's life (RLIMIT_CPU); at the limit it gets SIGXCPU, then SIGKILL. */
+  cpuSeconds: number;
+  /** Open file descriptors (RLIMIT_NOFILE). */
+  openFiles: number;
+  /** Size of its scratch tmpfs (/tmp, also its HOME). */
+  scratchMb: number;
+}
+
+export interface SandboxSpec {
+  /** Host paths bound read-only at the same path inside. */
+  readOnly: string[];
+  /** Host paths bound read-write at the same path inside (a socket folder). */
+  readWrite?: string[];
+  cwd: string;
+  env: Record<string, string>;
+  limits: SandboxLimits;
+  /** The child's descriptor the seccomp program is written to (3 unless the child uses 3 itself). */
+  seccompFd?: number;
+}
+
+export interface SandboxedCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** The seccomp program, to be written to the child's seccompFd (a pipe) right after spawning. */
+  seccomp?: Buffer;
+}
+
+/** The scratch folder inside every sandbox (a tmpfs of its own). */
+export const SANDBOX_SCRATCH = "/tmp";
+
+export type SandboxSupport = { available: true } | { available: false; reason: string };
+let support: SandboxSupport | undefined;
+
+/** Whether this host can run the sandbox (Linux, bwrap and prlimit installed, user namespaces allowed). */
+export function osSandbox(): SandboxSupport {
+  support ??= probe();
+  return support;
+}
+
+/**
+ * Why a workspace's deployment may not run its code on this host (no sandbox, and neither the bootstrap workspace
+ * nor AGENT_UNSANDBOXED=1), or undefined when it may.
+ */
+export function unsandboxedRefusal(tenant: string): string | undefined {
+  if (osSandbox().available || config.sandbox.allowUnsandboxed || tenant === config.sandbox.bootstrapTenant)
+    return undefined;
+  return "This host has no OS sandbox for deployments' code: only the bootstrap workspace's deployments run here (the operator may set AGENT_UNSANDBOXED=1)";
+}
+
+function probe(): SandboxSupport {
+  if (process.platform !== "linux")
+    return { available: false, reason: `bubblewrap needs Linux (this is ${process.platform})` };
+  for (const tool of ["bwrap", "prlimit"])
+    if (!which(tool))
+      return {
+        available: false,
+        reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)`,
+      };
+  const r = spawnSync("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  if (r.status !== 0)
+    return {
+      available: false,
+      reason: `bwrap cannot create its namespaces here (${(r.stderr || r.error?.message || "").trim() || `exit ${r.status}`}): user namespaces are off or not allowed in this container`,
+    };
+  return { available: true };
+}
+
+function which(tool: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
+    const p = path.join(dir, tool);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+let nodeFiles: string[] | undefined;
+
+/** The Node binary and the shared libraries it loads (read off ldd), each by the path it is loaded from. */
+function nodeRuntimeFiles(): string[] {
+  if (nodeFiles) return nodeFiles;
+  const exe = realpathSync(process.execPath);
+  const files = new Set([exe]);
+  try {
+    const out = execFileSync("ldd", [exe], { encoding: "utf8" });
+    for (const m of out.matchAll(/(?:=>\s*)?(\/[^\s)]+)\s+\(0x/g)) files.add(m[1]);
+  } catch {
+    // A static binary (ldd says so with a non-zero exit): the binary alone.
+  }
+  for (const f of ["/etc/ld.so.cache"]) if (existsSync(f)) files.add(f);
+  nodeFiles = [...files];
+  return nodeFiles;
+}
+
+/** Certificate bundles a TLS client inside may need (public files; NODE_EXTRA_CA_CERTS names one). */
+function caFiles(env: Record<string, string>): string[] {
+  const extra = env.NODE_EXTRA_CA_CERTS;
+  return extra && existsSync(extra) ? [realpathSync(extra)] : [];
+}
+
+/**
+ * The command line that runs `argv` (argv[0]: an absolute path, bound read-only) in the sandbox. Paths keep
+ * their names inside, so a program reads the same paths as outside. The caller spawns `command args` with
+ * `env` and stdio[3] a pipe that receives `seccomp`.
+ */
+export function sandboxedCommand(argv: string[], spec: SandboxSpec): SandboxedCommand {
+  const { limits } = spec;
+  const bw: string[] = [
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--unshare-cgroup-try",
+    "--uid",
+    "65534",
+    "--gid",
+    "65534",
+    "--hostname",
+    "sandbox",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(limits.scratchMb * 1024 * 1024),
+    "--tmpfs",
+    SANDBOX_SCRATCH,
+  ];
+  const ro = new Set([...nodeRuntimeFiles(), ...caFiles(spec.env), ...spec.readOnly]);
+  for (const p of ro) bw.push("--ro-bind", p, p);
+  for (const p of spec.readWrite ?? []) bw.push("--bind", p, p);
+  bw.push("--chdir", spec.cwd);
+  const seccomp = seccompSupported() ? seccompProgram() : undefined;
+  if (seccomp) bw.push("--seccomp", String(spec.seccompFd ?? 3));
+  const dataBytes = limits.memoryMb * 2 * 1024 * 1024;
+  const prlimit = [
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 5}`,
+    `--nofile=${limits.openFiles}`,
+    `--data=${dataBytes}`,
+  ];
+  return {
+    command: which("prlimit") ?? "prlimit",
+    args: [...prlimit, "--", which("bwrap") ?? "bwrap", ...bw, "--", ...argv],
+    env: { ...spec.env, HOME: SANDBOX_SCRATCH, TMPDIR: SANDBOX_SCRATCH, PATH: "/nonexistent" },
+    seccomp,
+  };
+}
+
+/**
+ * Why a sandboxed process ended, when one of its limits ended it (from its exit and the end of its stderr), in
+ * words for the run's error and the deploy log; undefined for any other end.
+ */
+export function limitThatKilled(
+  exit: { code: number | null; signal: NodeJS.Signals | null; stderrTail: string },
+  limits: SandboxLimits,
+): string | undefined {
+  if (exit.signal === "SIGXCPU" || (exit.signal === "SIGKILL" && /SIGXCPU|CPU time/i.test(exit.stderrTail)))
+    return `the deployment's runtime used its ${limits.cpuSeconds} s of CPU time and was stopped (sandbox CPU limit)`;
+  if (
+    /heap out of memory|Reached heap limit|Allocation failed|std::bad_alloc|Cannot allocate memory/i.test(
+      exit.stderrTail,
+    )
+  )
+    return `the deployment's runtime ran out of its ${limits.memoryMb} MB of memory and was stopped (sandbox memory limit)`;
+  if (/EMFILE|too many open files/i.test(exit.stderrTail) && exit.code !== 0)
+    return `the deployment's runtime opened more than ${limits.openFiles} files at once and stopped (sandbox open-files limit)`;
+  return undefined;
 }

@@ -1,12 +1,19 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor } from "./exec.ts";
 import { isWithin } from "./paths.ts";
-import { sandboxFlags } from "./sandbox.ts";
+import {
+  osSandbox,
+  SANDBOX_SCRATCH,
+  type SandboxLimits,
+  sandboxedCommand,
+  sandboxFlags,
+  unsandboxedRefusal,
+} from "./sandbox.ts";
 
 // The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
 // only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
@@ -107,12 +114,19 @@ say({ done: true });
 process.exit(0);
 `;
 
+/** The smoke test's process: the runtime's memory, a minute of CPU. */
+const SMOKE_LIMITS: SandboxLimits = { memoryMb: 1024, cpuSeconds: 60, openFiles: 1024, scratchMb: 64 };
+
 export async function smokeTestGraphs(opts: {
   artifactDir: string;
   manifest: ArtifactManifest;
   env: Record<string, string>;
   timeoutMs?: number;
+  /** The deployment's workspace: on a host without the OS sandbox only the bootstrap one's code runs. */
+  tenant?: string;
 }): Promise<GraphInfo[]> {
+  const refusal = opts.tenant === undefined ? undefined : unsandboxedRefusal(opts.tenant);
+  if (refusal) throw new DeployError(refusal);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const artifactDir = path.resolve(opts.artifactDir);
   const entries = Object.entries(opts.manifest.graphs);
@@ -134,16 +148,41 @@ export async function smokeTestGraphs(opts: {
   const redact = redactor(Object.values(opts.env));
   const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
   Object.assign(env, opts.manifest.env ?? {}, opts.env);
-  // The graph's code runs sandboxed like in its runtime: it reads its artifact, writes a scratch folder only.
-  const scratch = await mkdtemp(path.join(tmpdir(), "smoke-"));
-  Object.assign(env, { TMPDIR: scratch, HOME: scratch });
-  const sandbox = sandboxFlags({ read: [artifactDir, scratch], write: [scratch] });
-  const child = spawn(
-    process.execPath,
-    [...sandbox, "--input-type=module", "-e", CHILD, "--", JSON.stringify(childJobs)],
-    { cwd: artifactDir, env, stdio: ["ignore", "pipe", "pipe", "pipe"] },
-  );
-  child.on("close", () => void rm(scratch, { recursive: true, force: true }));
+  // The graph's code runs sandboxed like in its runtime (the OS sandbox, without network; Node's permission
+  // model inside): it reads its artifact, writes a scratch folder only.
+  const sandbox = osSandbox().available;
+  const scratch = sandbox ? SANDBOX_SCRATCH : await mkdtemp(path.join(tmpdir(), "smoke-"));
+  const nodeArgs = [
+    ...sandboxFlags({ read: [artifactDir, scratch], write: [scratch] }),
+    "--input-type=module",
+    "-e",
+    CHILD,
+    "--",
+    JSON.stringify(childJobs),
+  ];
+  const cmd = sandbox
+    ? sandboxedCommand([await realpath(process.execPath), ...nodeArgs], {
+        readOnly: [artifactDir],
+        cwd: artifactDir,
+        env,
+        limits: SMOKE_LIMITS,
+        seccompFd: 4,
+      })
+    : {
+        command: process.execPath,
+        args: nodeArgs,
+        env: { ...env, TMPDIR: scratch, HOME: scratch },
+        seccomp: undefined,
+      };
+  const child = spawn(cmd.command, cmd.args, {
+    cwd: artifactDir,
+    env: cmd.env,
+    stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+  });
+  const fd4 = child.stdio[4] as NodeJS.WritableStream;
+  if (cmd.seccomp) fd4.end(cmd.seccomp);
+  else fd4.end();
+  if (!sandbox) child.on("close", () => void rm(scratch, { recursive: true, force: true }));
   const nodes = new Map<string, string[]>();
   const graphFailures = new Map<string, string>();
   const failures: string[] = [];

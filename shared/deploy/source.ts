@@ -121,19 +121,40 @@ function checkRef(ref: string) {
     throw new BuildError(`ref ${JSON.stringify(ref)} is not a valid git ref`);
 }
 
+/** git's environment: no prompt, no system or user config, only the repository's protocol. */
+const gitEnv = (protocol: string): Record<string, string> => ({
+  GIT_TERMINAL_PROMPT: "0",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_ALLOW_PROTOCOL: protocol,
+  LANG: "C",
+  LC_ALL: "C",
+});
+
+/**
+ * The commit a full ref (`refs/heads/main`, `refs/tags/v1`) names now in a local git repository (the local
+ * cloud's repositories), or undefined when it names none. https repositories are asked through their host's API.
+ */
+export async function localRefCommit(repoUrl: string, ref: string): Promise<string | undefined> {
+  const source = await classify(repoUrl.trim(), true);
+  if (source.kind !== "git" || source.protocol !== "file") return undefined;
+  checkRef(ref);
+  const r = await run("git", ["ls-remote", "--", source.url, ref], {
+    env: toolEnv(gitEnv("file")),
+    timeoutMs: 30_000,
+  });
+  if (r.code !== 0) throw new BuildError(`git ls-remote failed: ${r.tail.join(" ")}`);
+  const names = new Map(r.stdout.split("\n").map((l) => [l.split("\t")[1], l.split("\t")[0]] as const));
+  // An annotated tag names a tag object: its commit is the peeled `^{}` line.
+  return names.get(`${ref}^{}`) ?? names.get(ref);
+}
+
 async function cloneGit(
   source: Extract<Source, { kind: "git" }>,
   ref: string | undefined,
   opts: FetchSourceOptions,
 ): Promise<string> {
-  const extra: Record<string, string> = {
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_ALLOW_PROTOCOL: source.protocol,
-    LANG: "C",
-    LC_ALL: "C",
-  };
+  const extra = gitEnv(source.protocol);
   const secrets: string[] = [];
   if (opts.token) {
     const basic = Buffer.from(`x-access-token:${opts.token}`).toString("base64");

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { MAX_PATTERN_LENGTH } from "../safe-regex.ts";
 import {
   agentDeploymentOf,
   corsHeaders,
   corsPolicy,
   DEFAULT_CORS,
+  MAX_ORIGIN_LENGTH,
   preflightResult,
   withCors,
 } from "./cors.ts";
@@ -57,6 +59,32 @@ describe("CORS as the reference server answers it", () => {
     expect(policy.allowOrigin("https://preview.app.example.evil.com")).toBeUndefined();
     expect(policy.allowOrigin("http://localhost:3000")).toBe("http://localhost:3000");
     expect(policy.allowOrigin("http://localhost:3001")).toBeUndefined();
+  });
+
+  it("an Origin longer than MAX_ORIGIN_LENGTH is allowed by nothing, the regex is not even tried", () => {
+    const long = `https://${"a".repeat(MAX_ORIGIN_LENGTH)}.app.example`;
+    const policy = corsPolicy({
+      allow_origins: [long],
+      allow_origin_regex: "https://[a-z]+\\.app\\.example",
+    });
+    expect(policy.allowOrigin(long)).toBeUndefined();
+    expect(corsPolicy({ allow_origins: ["*"], allow_credentials: true }).allowOrigin(long)).toBeUndefined();
+    expect(policy.allowOrigin("https://b.app.example")).toBe("https://b.app.example");
+  });
+
+  it("a regex of the longest accepted length still works", () => {
+    const [head, tail] = ["https://(", "|b)\\.example"];
+    const source = `${head}${"x".repeat(MAX_PATTERN_LENGTH - head.length - tail.length)}${tail}`;
+    expect(source.length).toBe(MAX_PATTERN_LENGTH);
+    expect(corsPolicy({ allow_origin_regex: source }).allowOrigin("https://b.example")).toBe(
+      "https://b.example",
+    );
+  });
+
+  it("an unsafe regex kept in an older record matches nothing, and a hostile Origin is answered at once", () => {
+    const policy = corsPolicy({ allow_origin_regex: "(a+)+$" });
+    expect(policy.allowOrigin("aaaa")).toBeUndefined();
+    expect(policy.allowOrigin(`${"a".repeat(MAX_ORIGIN_LENGTH - 1)}!`)).toBeUndefined();
   });
 
   it("methods, headers, credentials, max age and exposed headers as configured (the SDK's two added)", () => {

@@ -1,5 +1,6 @@
 import type { CorsConfig } from "../deploy/graph-config.ts";
 import { recentDeploymentById } from "../records/control.ts";
+import { safeRegex } from "../safe-regex.ts";
 
 // CORS, as the reference LangGraph server answers it (hono's cors() middleware): by default any origin, hono's
 // methods, the headers a preflight asks for, no credentials, and content-location and x-pagination-total
@@ -12,10 +13,15 @@ import { recentDeploymentById } from "../records/control.ts";
 // allowed by the list or the regex both count, "*" in `allow_origins` means any origin, a key left out takes
 // its default (methods, exposed headers), and with credentials the request's origin is echoed instead of "*"
 // (a browser refuses "*" with credentials).
+//
+// An Origin longer than MAX_ORIGIN_LENGTH is allowed by nothing (a real one is a scheme, a DNS name of at most
+// 253 characters and a port), so it bounds the work of the origin regex.
 
 export const DEFAULT_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"];
 /** Exposed always: the SDK reads them (pagination, the run a request created). */
 export const REQUIRED_EXPOSE = ["content-location", "x-pagination-total"];
+/** Longest Origin any policy allows. */
+export const MAX_ORIGIN_LENGTH = 300;
 
 export interface CorsPolicy {
   /** The Access-Control-Allow-Origin value for a request's Origin, or none when the origin is not allowed. */
@@ -42,13 +48,17 @@ export function corsPolicy(config?: CorsConfig | null): CorsPolicy {
   if (!config) return DEFAULT_CORS;
   const credentials = config.allow_credentials === true;
   const origins = new Set(config.allow_origins ?? []);
-  const regex = config.allow_origin_regex ? new RegExp(`^(?:${config.allow_origin_regex})$`) : undefined;
+  // Linear time: safeRegex admits only patterns V8's linear engine runs, and safe-regex.ts makes V8 fall back to
+  // it after a few backtracks; an unsafe pattern (a record older than the build's check) matches nothing.
+  const source = config.allow_origin_regex;
+  const regex = source && safeRegex(source) ? new RegExp(`^(?:${source})$`) : undefined;
   const any = origins.has("*");
   const expose = [...(config.expose_headers ?? [])];
   const present = new Set(expose.map((h) => h.toLowerCase()));
   for (const h of REQUIRED_EXPOSE) if (!present.has(h)) expose.push(h);
   return {
     allowOrigin: (origin) => {
+      if (origin.length > MAX_ORIGIN_LENGTH) return undefined;
       if (any) return credentials && origin ? origin : credentials ? undefined : "*";
       if (!origin) return undefined;
       return origins.has(origin) || regex?.test(origin) ? origin : undefined;

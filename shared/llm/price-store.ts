@@ -11,9 +11,9 @@ import {
   prices,
   pricesPk,
 } from "../records/prices.ts";
+import { regexProblem } from "../safe-regex.ts";
 import { canonicalTime, isoNow } from "../time.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
-import { MAX_PATTERN_LENGTH, unsafePatternReason } from "./pattern-safety.ts";
 import type { PriceEntry } from "./prices.ts";
 
 // A workspace's model price map. Each tenant starts from the built-in defaults, copied in on first read,
@@ -30,18 +30,6 @@ const cost = z.union([
 ]);
 const details = z.record(z.string(), cost).nullish();
 
-/** Why a pattern cannot be a price-map pattern: RegExp refuses it, or it could backtrack for too long. */
-function patternProblem(pattern: string): string | undefined {
-  if (pattern.length > MAX_PATTERN_LENGTH)
-    return `match_pattern is longer than ${MAX_PATTERN_LENGTH} characters`;
-  try {
-    new RegExp(pattern);
-  } catch {
-    return "Invalid regular expression";
-  }
-  return unsafePatternReason(pattern);
-}
-
 /** Body of POST and PUT; `match_path` (LangSmith's field path) is accepted and ignored. */
 export const PriceInput = z.looseObject({
   name: z.string().min(1).max(512),
@@ -49,7 +37,7 @@ export const PriceInput = z.looseObject({
     .string()
     .min(1)
     .superRefine((pattern, ctx) => {
-      const problem = patternProblem(pattern);
+      const problem = regexProblem(pattern, "match_pattern");
       if (problem) ctx.addIssue({ code: "custom", message: problem });
     }),
   match_path: z.unknown().optional(),
@@ -111,7 +99,7 @@ const tidyAll = (m: Record<string, number> | null | undefined) =>
 
 /** The stored fields of a body; throws a 422 for a pattern refused by the schema (for callers without it). */
 function fields(body: PriceInput | PriceEntry) {
-  const problem = patternProblem(body.match_pattern);
+  const problem = regexProblem(body.match_pattern, "match_pattern");
   if (problem) throw validationError(["body", "match_pattern"], problem);
   return {
     name: body.name,

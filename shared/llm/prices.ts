@@ -1,6 +1,9 @@
+import { safeRegex } from "../safe-regex.ts";
 import type { UsageMetadata } from "./format.ts";
 import { isRecord, toMillis } from "./json.ts";
-import { MAX_MODEL_NAME_LENGTH, unsafePatternReason } from "./pattern-safety.ts";
+
+/** Model names longer than this are not priced (real names are far shorter); it bounds every match's work. */
+export const MAX_MODEL_NAME_LENGTH = 256;
 
 /** One row of the model price map; prices are per token. */
 export interface PriceEntry {
@@ -33,12 +36,7 @@ const regexCache = new Map<string, RegExp | null>();
 
 function compile(pattern: string): RegExp | null {
   if (!regexCache.has(pattern)) {
-    let re: RegExp | null = null;
-    try {
-      re = unsafePatternReason(pattern) ? null : new RegExp(pattern);
-    } catch {
-      re = null;
-    }
+    const re = safeRegex(pattern);
     if (regexCache.size > 1000) regexCache.clear();
     regexCache.set(pattern, re);
   }

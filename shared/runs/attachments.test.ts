@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readAttachmentPart } from "./attachments.ts";
+import { readAttachmentPart, servedInline } from "./attachments.ts";
 
 describe("readAttachmentPart", () => {
   it("takes the media type without the SDK's length parameter, lower-cased", () => {
@@ -36,5 +36,26 @@ describe("readAttachmentPart", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("servedInline", () => {
+  it("only passive types are shown inline; active and unknown types are downloads", () => {
+    for (const t of ["image/png", "image/jpeg", "audio/mpeg", "video/mp4", "text/plain", "application/json"])
+      expect(servedInline(t), t).toBe(true);
+    for (const t of [
+      "text/html",
+      "image/svg+xml",
+      "application/xhtml+xml",
+      "text/javascript",
+      "application/javascript",
+      "application/xml",
+      "text/xml",
+      "application/pdf",
+      "application/octet-stream",
+      "text/x-unknown",
+      "multipart/x-mixed-replace",
+    ])
+      expect(servedInline(t), t).toBe(false);
   });
 });

@@ -99,6 +99,34 @@ export async function storeAttachments(
   return { accepted, errors };
 }
 
+// Types a browser shows without running anything or rendering a document on the bucket's origin: raster images,
+// audio, video, plain text and JSON. Every other type — text/html, image/svg+xml, XHTML, XML, JavaScript, PDF, and
+// anything unknown — is presigned with `Content-Disposition: attachment`, so a browser saves it instead (a
+// presigned URL cannot set X-Content-Type-Options, so the disposition is what holds).
+const INLINE_TYPES = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+  "audio/mpeg",
+  "audio/ogg",
+  "audio/wav",
+  "audio/webm",
+  "video/mp4",
+  "video/ogg",
+  "video/webm",
+  "text/plain",
+  "application/json",
+]);
+
+/** Whether an attachment of this media type is served inline (else as a download). */
+export const servedInline = (mimeType: string): boolean => INLINE_TYPES.has(mimeType.toLowerCase());
+
+/** `attachment; filename*=…` (RFC 6266/5987): the name survives any characters it holds. */
+const downloadDisposition = (name: string) =>
+  `attachment; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+
 /** A run's attachments as its `s3_urls`: `attachment.<name>` → a presigned GET of the object and its type. */
 export async function attachmentUrls(
   tenant: string,
@@ -113,7 +141,12 @@ export async function attachmentUrls(
   for (const r of records.sort((a, b) => a.name.localeCompare(b.name))) {
     const presigned_url = await getSignedUrl(
       s3(),
-      new GetObjectCommand({ Bucket: config.defaultBucket, Key: r.key }),
+      new GetObjectCommand({
+        Bucket: config.defaultBucket,
+        Key: r.key,
+        ResponseContentType: r.mime_type,
+        ...(servedInline(r.mime_type) ? {} : { ResponseContentDisposition: downloadDisposition(r.name) }),
+      }),
       { expiresIn: config.runs.attachmentUrlSeconds },
     );
     urls[`attachment.${r.name}`] = { presigned_url, mime_type: r.mime_type };

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
 import { waitFor } from "./export.ts";
@@ -51,3 +53,26 @@ export const runStatusSoon = (
     timeoutMs,
     everyMs,
   );
+
+/**
+ * The host's process id of a deployment's runtime (the Node process inside its sandbox, whose own pid there is
+ * 2): found by its command line, which names the deployment's artifact folder.
+ */
+export function runtimeHostPid(deploymentId: string): number | undefined {
+  for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    const isNode = basename(argv[0] ?? "") === "node" || argv[0] === process.execPath;
+    if (
+      isNode &&
+      argv.some((a) => a.endsWith("agent-runtime.mjs")) &&
+      argv.some((a) => a.includes(deploymentId))
+    )
+      return Number(name);
+  }
+  return undefined;
+}

@@ -30,7 +30,7 @@ export interface RuntimeScope {
 
 export interface PolicyStatement {
   Sid: string;
-  Effect: "Allow";
+  Effect: "Allow" | "Deny";
   Action: string[];
   Resource: string[];
   Condition?: Record<string, Record<string, string | string[]>>;

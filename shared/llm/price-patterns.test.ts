@@ -1,13 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { LINEAR_FALLBACK, MAX_PATTERN_LENGTH, unsafePatternReason as reason } from "../safe-regex.ts";
 import { DEFAULT_PRICE_MAP } from "./default-prices.ts";
-import {
-  LINEAR_FALLBACK,
-  MAX_MODEL_NAME_LENGTH,
-  MAX_PATTERN_LENGTH,
-  unsafePatternReason,
-} from "./pattern-safety.ts";
-import { findPrice, type PriceEntry } from "./prices.ts";
+import { findPrice, MAX_MODEL_NAME_LENGTH, type PriceEntry } from "./prices.ts";
+
+const unsafePatternReason = (p: string) => reason(p, "match_pattern");
 
 const entry = (match_pattern: string): PriceEntry => ({
   id: match_pattern,

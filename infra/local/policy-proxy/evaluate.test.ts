@@ -1,0 +1,126 @@
+import { runSimulation } from "@cloud-copilot/iam-simulate";
+import { describe, expect, it } from "vitest";
+import { type PolicyDocument, runtimePolicy } from "../../../shared/agent/runtime/policy.ts";
+import { localRuntimeScope } from "./credentials.ts";
+import { firstDenial, policyProblem } from "./evaluate.ts";
+import type { Authorization } from "./refusal.ts";
+
+// The runtime's role policy, evaluated by @cloud-copilot/iam-simulate as AWS evaluates it.
+const scope = localRuntimeScope("t-1", "d-1");
+const base = runtimePolicy(scope);
+const policy: PolicyDocument = {
+  ...base,
+  Statement: [
+    ...base.Statement,
+    {
+      Sid: "NoIndexKeys",
+      Effect: "Deny",
+      Action: ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem"],
+      Resource: [scope.tables.main],
+      Condition: { "ForAnyValue:StringEquals": { "dynamodb:Attributes": ["GSI1PK", "GSI1SK"] } },
+    },
+  ],
+};
+const ARN = "arn:aws:sts::000000000000:assumed-role/r/s";
+const decide = (p: PolicyDocument, a: Authorization) =>
+  firstDenial(ARN, "000000000000", p, [a])?.decision ?? "Allowed";
+const put = (keys: string[], attributes = ["PK", "SK"]) => ({
+  action: "dynamodb:PutItem",
+  resource: scope.tables.main,
+  context: { "dynamodb:LeadingKeys": keys, "dynamodb:Attributes": attributes },
+});
+
+describe("evaluating the runtime's policy", () => {
+  it("the generated policy is a valid identity policy", () => {
+    expect(policyProblem(base)).toBeUndefined();
+    expect(policyProblem(policy)).toBeUndefined();
+  });
+
+  it("ForAllValues:StringLike on dynamodb:LeadingKeys: every key under the prefix, else not allowed", () => {
+    expect(decide(policy, put(["AGENT#t-1#d-1#THREAD"]))).toBe("Allowed");
+    expect(decide(policy, put(["AGENT#t-1#d-1#A", "AGENT#t-1#d-2#B"]))).toBe("ImplicitlyDenied");
+    expect(decide(policy, put(["TENANT#t-1"]))).toBe("ImplicitlyDenied");
+  });
+
+  it("ForAllValues holds for a missing key, as in AWS: why the request readers never leave LeadingKeys out", () => {
+    expect(decide(policy, { action: "dynamodb:GetItem", resource: scope.tables.main, context: {} })).toBe(
+      "Allowed",
+    );
+  });
+
+  it("ForAnyValue:StringEquals on dynamodb:Attributes in a Deny: an explicit deny whatever allows it", () => {
+    expect(decide(policy, put(["AGENT#t-1#d-1#THREAD"], ["PK", "SK", "GSI1PK"]))).toBe("ExplicitlyDenied");
+    expect(decide(base, put(["AGENT#t-1#d-1#THREAD"], ["PK", "SK", "GSI1PK"]))).toBe("Allowed");
+  });
+
+  it("other tables, indexes, actions and S3 prefixes are not allowed", () => {
+    const runs = scope.tables.main.replace(/main$/, "runs");
+    expect(decide(policy, { ...put(["AGENT#t-1#d-1#X"]), resource: runs })).toBe("ImplicitlyDenied");
+    expect(decide(policy, { ...put(["AGENT#t-1#d-1#X"]), resource: `${scope.tables.main}/index/GSI1` })).toBe(
+      "ImplicitlyDenied",
+    );
+    expect(decide(policy, { action: "dynamodb:Scan", resource: scope.tables.main, context: {} })).toBe(
+      "ImplicitlyDenied",
+    );
+    const object = (key: string) => ({
+      action: "s3:PutObject",
+      resource: `${scope.bucketArn}/${key}`,
+      context: {},
+    });
+    expect(decide(policy, object("checkpoints/t-1%23d-1/th/x"))).toBe("Allowed");
+    expect(decide(policy, object("checkpoints/t-1%23d-10/th/x"))).toBe("ImplicitlyDenied");
+  });
+
+  it("kms:ViaService is evaluated; KMS also needs the key's own policy, so the identity policy alone allows no KMS call", async () => {
+    const kms = (via?: string): Authorization => ({
+      action: "kms:Decrypt",
+      resource: scope.keyArn,
+      context: via ? { "kms:ViaService": via } : {},
+    });
+    // The proxy serves DynamoDB and S3 only (a KMS call is refused before evaluation): without a key policy the
+    // simulator answers ImplicitlyDenied, as AWS does for a key whose policy grants nothing.
+    expect(decide(policy, kms(`dynamodb.${scope.region}.amazonaws.com`))).toBe("ImplicitlyDenied");
+    const keyPolicy = {
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { AWS: `arn:aws:iam::${scope.account}:root` },
+          Action: "kms:*",
+          Resource: "*",
+        },
+      ],
+    };
+    const withKeyPolicy = async (via?: string) => {
+      const a = kms(via);
+      const r = await runSimulation(
+        {
+          request: {
+            principal: ARN,
+            action: a.action,
+            resource: { resource: a.resource, accountId: scope.account },
+            contextVariables: a.context,
+          },
+          identityPolicies: [{ name: "runtime", policy }],
+          serviceControlPolicies: [],
+          resourceControlPolicies: [],
+          resourcePolicy: keyPolicy,
+        },
+        {},
+      );
+      return r.resultType === "error" ? r.errors.message : r.overallResult;
+    };
+    expect(await withKeyPolicy(`dynamodb.${scope.region}.amazonaws.com`)).toBe("Allowed");
+    expect(await withKeyPolicy(`lambda.${scope.region}.amazonaws.com`)).toBe("ImplicitlyDenied");
+    expect(await withKeyPolicy()).toBe("ImplicitlyDenied");
+  });
+
+  it("an invalid policy allows nothing", () => {
+    const bad = {
+      Version: "2012-10-17",
+      Statement: [{ Sid: "x", Effect: "Perhaps", Action: ["dynamodb:*"], Resource: ["*"] }],
+    } as unknown as PolicyDocument;
+    expect(policyProblem(bad)).toBeDefined();
+    expect(decide(bad, put(["AGENT#t-1#d-1#X"]))).toBe("ImplicitlyDenied");
+  });
+});

@@ -1,0 +1,72 @@
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import { type EgressRules, egressConnect, egressForward } from "./egress-proxy.ts";
+import { jsonResult, write } from "./gateway.ts";
+
+// The platform's end of one sandboxed runtime's Unix socket (platform.sock in the runtime's socket folder): the
+// runtime's only way out. Who calls is known by the socket itself, so nothing the runtime says can make it
+// another runtime. It serves:
+// - AWS calls (SigV4-signed DynamoDB and S3 requests) → the AWS handler (the policy proxy);
+// - POST /__platform/runtime-traces → the runtime's traces, into its deployment's project;
+// - CONNECT and absolute-URI requests → the egress proxy (public internet only).
+export const TRACES_PATH = "/__platform/runtime-traces";
+
+export interface RuntimeSocketHandlers {
+  aws: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  traces: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  egress: EgressRules;
+}
+
+export async function servePlatformSocket(path: string, h: RuntimeSocketHandlers): Promise<Server> {
+  const server = createServer((req, res) => {
+    const done = (err: unknown) => {
+      if (!res.headersSent)
+        write(res, jsonResult(502, { detail: `platform socket: ${(err as Error)?.message}` }));
+      else res.destroy();
+    };
+    try {
+      if (/^https?:\/\//i.test(req.url ?? "")) return void egressForward(req, res, h.egress).catch(done);
+      if (String(req.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256"))
+        return void Promise.resolve(h.aws(req, res)).catch(done);
+      if (req.method === "POST" && req.url === TRACES_PATH) return void h.traces(req, res).catch(done);
+      req.resume();
+      write(res, jsonResult(404, { detail: "Not Found" }));
+    } catch (err) {
+      done(err);
+    }
+  });
+  server.on("connect", (req, socket, head) => void egressConnect(req, socket, head, h.egress));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((done, fail) => server.once("error", fail).listen(path, done));
+  return server;
+}
+
+/**
+ * Until the policy proxy checks them: an AWS call passed to the local service its signature names (the
+ * credential scope's service), headers unchanged so the signature still verifies there.
+ */
+export function awsPassthrough(upstream: { dynamodb: string; s3: string }) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const service = /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization))?.[1];
+    const base = service === "dynamodb" ? upstream.dynamodb : service === "s3" ? upstream.s3 : undefined;
+    if (!base) {
+      req.resume();
+      return write(
+        res,
+        jsonResult(400, { __type: "UnrecognizedClientException", message: "Unknown service" }),
+      );
+    }
+    const url = new URL(base);
+    const out = request(
+      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on("error", (err) => {
+      if (!res.headersSent) write(res, jsonResult(502, { detail: err.message }));
+      else res.destroy();
+    });
+    req.pipe(out);
+  };
+}
