@@ -1,3 +1,5 @@
+import path from "node:path";
+
 // Configuration, read from the environment in one place. Every limit is here so tests can shrink it.
 /** Settings handed to this process privately (an agent runtime's, on its stdin), never put in process.env. */
 const sealed = new Map<string, string>();
@@ -403,6 +405,18 @@ export const config = {
         ? int("TRACE_TTL_SHORTLIVED_DAYS", 14)
         : int("TRACE_TTL_LONGLIVED_DAYS", 400);
     },
+  },
+  /** The local cloud's data folder: DynamoDB, S3 objects, the local key, the bootstrap credentials. */
+  get dataDir() {
+    return path.resolve(env("DATA_DIR") ?? ".data");
+  },
+  /**
+   * Local cloud: the folders a deployment's repo_url may name a path under (LOCAL_REPO_ROOTS, separated by
+   * path.delimiter). Default: the folder the platform runs in. DATA_DIR is refused whatever they say.
+   */
+  get localRepoRoots(): string[] {
+    const listed = env("LOCAL_REPO_ROOTS")?.split(path.delimiter).filter(Boolean);
+    return (listed?.length ? listed : [process.cwd()]).map((p) => path.resolve(p));
   },
   /** Where the build step keeps dependency trees between builds (unset: no cache). */
   get buildCacheDir() {

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
@@ -18,6 +18,8 @@ export async function setup(project: TestProject) {
   // Small multipart parts, so every export test streams its files as multipart uploads.
   process.env.EXPORT_PART_BYTES ??= "16384";
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
+  // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
+  process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
   // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
   const egressAllowed = `http://127.0.0.1:${await freePort()}`;

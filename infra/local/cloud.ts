@@ -1,7 +1,7 @@
 import "./polyfill.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTask, taskByName, tasks } from "../../functions/task-manifest.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
@@ -142,6 +142,9 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
 
     Object.assign(process.env, {
       PLATFORM_LOCAL: "1",
+      // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
+      DATA_DIR: dataDir,
+      LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
       PLATFORM_BUCKET: bucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
       AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,

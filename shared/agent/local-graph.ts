@@ -49,7 +49,7 @@ export async function serveLocalGraphs(opts: {
     const { config, configDir } = await readGraphConfig(repoDir, path.basename(configFile));
     // A graph folder whose imports already resolve — a node_modules in it or in a folder above it, as Node
     // looks them up (a monorepo's root) — is bundled as it is: install only when there is none.
-    if (!(await nodeModulesAbove(configDir))) await installDependencies(configDir, log, repoDir);
+    if (!(await nodeModulesAbove(configDir))) await installDependencies(configDir, log, { repoDir });
     const outDir = path.join(path.resolve(opts.dataDir), "local-graph");
     await rm(outDir, { recursive: true, force: true });
     const manifest = await bundleGraphs({ repoDir, configDir, config, outDir, log });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config, envNameProblem } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
+import { localRepoPath, localRepoProblem } from "../deploy/local-repos.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
@@ -163,7 +164,9 @@ async function checkReferences(tenant: string, sc: SourceConfig, creating: boole
   const loc = (f: string) => ["body", "source_config", f];
   if (creating && !sc.repo_url) issues.push({ loc: loc("repo_url"), msg: "Field required", type: "missing" });
   if (sc.repo_url) {
-    const problem = repoUrlProblem(sc.repo_url, config.localMode);
+    const local = config.localMode ? localRepoPath(sc.repo_url) : undefined;
+    const problem =
+      repoUrlProblem(sc.repo_url, config.localMode) ?? (local ? await localRepoProblem(local) : undefined);
     if (problem) issues.push({ loc: loc("repo_url"), msg: problem, type: "value_error" });
   }
   if (sc.integration_id && !(await getIntegration(tenant, sc.integration_id)))

@@ -7,10 +7,12 @@ import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
-import { type ArtifactManifest, bundleGraphs, installDependencies } from "../deploy/bundle.ts";
-import { readGraphConfig, unhonouredKeys } from "../deploy/graph-config.ts";
+import type { ArtifactManifest } from "../deploy/bundle.ts";
+import { tenantCacheDir } from "../deploy/dep-cache.ts";
+import { npmrcSecrets } from "../deploy/npm-env.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { fetchSource } from "../deploy/source.ts";
+import { runSourceBuild } from "../deploy/source-build-process.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
@@ -118,27 +120,22 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
       allowLocal: config.localMode,
       log: log.line,
     });
-    log.line(`Reading the graph config ${cfg.graph_config_path}`);
-    const { config: graphConfig, configDir } = await readGraphConfig(src, cfg.graph_config_path);
-    const unhonoured = unhonouredKeys(graphConfig);
-    if (unhonoured.length)
-      log.line(
-        `Not honoured by this platform (kept, no effect): ${unhonoured.join(", ")} of ${cfg.graph_config_path}`,
-      );
-    log.line(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
-    if (graphConfig.http?.cors) log.line("CORS: the agent server answers with http.cors of the graph config");
-    const major = process.versions.node.split(".")[0];
-    if (graphConfig.node_version && !lambdaRuntimes() && graphConfig.node_version !== major)
-      log.line(
-        `node_version ${graphConfig.node_version}: the local cloud runs graphs on this machine's Node.js ${process.versions.node} (in AWS the runtime is nodejs${graphConfig.node_version}.x)`,
-      );
-    if (graphConfig.auth?.path)
-      log.line(
-        `Custom auth: ${graphConfig.auth.path} authenticates requests without a platform API key${graphConfig.auth.disable_studio_auth ? " (and with one: disable_studio_auth)" : ""}`,
-      );
-    await installDependencies(configDir, log.line, src);
+    // The repository's files are read and run only in the build's untrusted step, given folders and the
+    // secrets its .npmrc names; fetching, the revision and the artifact stay here.
     const out = join(work, "out");
-    await bundleGraphs({ repoDir: src, configDir, config: graphConfig, outDir: out, log: log.line });
+    const cacheDir = tenantCacheDir(r.tenant_id);
+    await runSourceBuild(
+      {
+        src,
+        out,
+        scratch: join(work, "scratch"),
+        ...(cacheDir ? { cacheDir } : {}),
+        graphConfigPath: cfg.graph_config_path,
+        npmSecrets: await npmrcSecrets(src, () => unsealSecrets(d)),
+        lambdaRuntimes: lambdaRuntimes(),
+      },
+      log.line,
+    );
     // A deployment deleted while it built leaves nothing behind.
     if (!(await revisionOf(input))) throw new BuildError("The deployment was deleted during the build");
     const count = await uploadArtifact(out, r.artifact_prefix!);

@@ -1,11 +1,13 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { BuildError } from "../errors.ts";
 import { bundleGraphs, installDependencies } from "./bundle.ts";
+import { tenantCacheDir } from "./dep-cache.ts";
 import { readGraphConfig } from "./graph-config.ts";
 
 let tmp: string;
@@ -184,22 +186,48 @@ describe("a repository with its own package.json", () => {
     expect(err.message.split("\n").length).toBeGreaterThan(1);
   });
 
-  it("with BUILD_CACHE_DIR, a second build restores node_modules from the cache without npm", async () => {
+  it("with BUILD_CACHE_DIR, a second build of the workspace restores node_modules without npm", async () => {
     vi.stubEnv("BUILD_CACHE_DIR", path.join(tmp, "cache"));
     const first = await ownRepo();
     const firstLog: string[] = [];
-    await installDependencies(first, (l) => firstLog.push(l));
+    await installDependencies(first, (l) => firstLog.push(l), { cacheDir: tenantCacheDir("workspace-a") });
     expect(firstLog.some((l) => l.startsWith("npm install"))).toBe(true);
+
+    const other = await ownRepo();
+    const otherLog: string[] = [];
+    await installDependencies(other, (l) => otherLog.push(l), { cacheDir: tenantCacheDir("workspace-b") });
+    expect(otherLog.some((l) => l.startsWith("npm install"))).toBe(true);
 
     const second = await ownRepo();
     const secondLog: string[] = [];
-    await installDependencies(second, (l) => secondLog.push(l));
+    await installDependencies(second, (l) => secondLog.push(l), { cacheDir: tenantCacheDir("workspace-a") });
     expect(secondLog.filter((l) => l.startsWith("npm"))).toEqual([]);
     expect(secondLog.join("\n")).toMatch(/restored from the build cache/);
     expect(existsSync(path.join(second, "node_modules", "greet", "index.js"))).toBe(true);
     const { outDir } = await build(second);
     const mod = await import(pathToFileURL(path.join(outDir, "graphs", "g.mjs")).href);
     expect(mod.graph.greeting).toBe("hello world");
+  });
+
+  it("a .npmrc's git=./pwn.sh with a git+ dependency runs nothing; the log names the dropped setting", async () => {
+    const marker = path.join(tmp, `pwned-${++n}`);
+    const dep = await repoOf({ "package.json": '{"name": "d", "version": "1.0.0"}' });
+    execFileSync("git", ["init", "-q", "-b", "main", dep]);
+    execFileSync("git", ["-C", dep, "add", "-A"]);
+    execFileSync("git", ["-C", dep, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "d"]);
+    const repo = await repoOf({
+      ".npmrc": "git=./pwn.sh\n",
+      "pwn.sh": `#!/bin/sh\necho "$HOME $PLATFORM_API_KEY" > ${marker}\nexec git "$@"\n`,
+      "package.json": JSON.stringify({ name: "x", dependencies: { d: `git+file://${dep}` } }),
+    });
+    await chmod(path.join(repo, "pwn.sh"), 0o755);
+    const lines: string[] = [];
+    await installDependencies(repo, (l) => lines.push(l)).catch(() => {});
+    expect(existsSync(marker)).toBe(false);
+    expect(lines).toContain(
+      'npmrc setting dropped: .npmrc: "git" — only registry, @scope:registry and //host/:_authToken are used',
+    );
+    expect(await readFile(path.join(repo, ".npmrc"), "utf8")).toBe("git=./pwn.sh\n");
   });
 
   it("no package.json: nothing to install", async () => {

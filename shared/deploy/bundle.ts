@@ -1,12 +1,13 @@
-import { access, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { access, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Message } from "esbuild";
 import { BuildError } from "../errors.ts";
 import { isoNow } from "../time.ts";
-import { cacheEntry, restoreModules, storeModules } from "./dep-cache.ts";
+import { cacheEntry, cacheKey, restoreModules, storeModules } from "./dep-cache.ts";
 import { parseDotenv } from "./dotenv.ts";
-import { type LogLine, run, toolEnv } from "./exec.ts";
+import { type LogLine, run } from "./exec.ts";
 import {
   type CorsConfig,
   checkEnvNames,
@@ -14,6 +15,7 @@ import {
   isGraphId,
   parseGraphSpec,
 } from "./graph-config.ts";
+import { npmSetup } from "./npm-env.ts";
 import { isWithin, realInside, repoRelative } from "./paths.ts";
 import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
@@ -67,24 +69,31 @@ async function nearest(repoDir: string, fromDir: string, name: string): Promise<
   return undefined;
 }
 
-/** npm's settings a build may take from the platform's environment; nothing else of npm's leaks in. */
-function npmEnv(): Record<string, string> {
-  const env: Record<string, string> = { npm_config_update_notifier: "false" };
-  for (const name of ["registry", "cache", "userconfig"])
-    for (const key of [`npm_config_${name}`, `NPM_CONFIG_${name.toUpperCase()}`]) {
-      const v = process.env[key];
-      if (v) env[key] = v;
-    }
-  return toolEnv(env);
+/** What the install is given besides the repository: the build's scratch folder and the deployment's secrets. */
+export interface InstallOptions {
+  /** The repository root (default: `dir`): .npmrc files are looked for from the package's folder up to it. */
+  repoDir?: string;
+  /** The build's own folder for npm's HOME, TMPDIR and config files (default: a new temporary folder). */
+  scratch?: string;
+  /** The deployment's secrets, read only when an .npmrc asks for a token. */
+  secrets?: () => Promise<Record<string, string>>;
+  /** The workspace's own folder of the dependency cache (dep-cache.ts tenantCacheDir; none: no cache). */
+  cacheDir?: string;
 }
 
 /**
  * Installs dependencies where the nearest package.json is, from `dir` up to `repoDir` (default: `dir` only):
- * `npm ci` with a lockfile, else `npm install`; production dependencies only and no install scripts. With
- * BUILD_CACHE_DIR set, node_modules is cached by the hash of package.json and the lockfile (dep-cache.ts).
+ * `npm ci` with a lockfile, else `npm install`; production dependencies only and no install scripts. npm gets
+ * an environment of its own and the repository's .npmrc filtered (npmrc.ts). With BUILD_CACHE_DIR set,
+ * node_modules is cached by the inputs of the install (dep-cache.ts).
  */
-export async function installDependencies(dir: string, log: LogLine, repoDir: string = dir): Promise<void> {
-  const pkgDir = await nearest(path.resolve(repoDir), path.resolve(dir), "package.json");
+export async function installDependencies(
+  dir: string,
+  log: LogLine,
+  opts: InstallOptions = {},
+): Promise<void> {
+  const repoDir = path.resolve(opts.repoDir ?? dir);
+  const pkgDir = await nearest(repoDir, path.resolve(dir), "package.json");
   if (!pkgDir) {
     log("no package.json: graphs are bundled against the platform's own packages");
     return;
@@ -99,27 +108,48 @@ export async function installDependencies(dir: string, log: LogLine, repoDir: st
   const command = lockName ? "ci" : "install";
   if (!lockName && (await exists(path.join(pkgDir, "yarn.lock"))))
     log("yarn.lock is not used: installing with npm install (commit a package-lock.json for exact versions)");
-  const modules = path.join(pkgDir, "node_modules");
-  const entry = await cacheEntry(command, pkgDir, lockName);
-  if (entry && (await restoreModules(entry, modules))) {
-    log(`dependencies restored from the build cache (${path.basename(entry).slice(0, 12)})`);
-    return;
-  }
-  const args = [command, "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", "--ignore-scripts"];
-  log(`npm ${args.join(" ")}`);
-  const started = Date.now();
-  const r = await run("npm", args, {
-    cwd: pkgDir,
-    env: npmEnv(),
+  const scratch = opts.scratch ?? (await mkdtemp(path.join(tmpdir(), "npm-scratch-")));
+  const cacheDir = opts.cacheDir;
+  const npm = await npmSetup({
+    repoDir,
+    pkgDir,
+    scratch,
+    secrets: opts.secrets,
     log,
-    timeoutMs: NPM_TIMEOUT_MS,
-    tailLines: 15,
+    ...(cacheDir ? { npmCache: path.join(cacheDir, "npm") } : {}),
   });
-  if (r.timedOut) throw new BuildError(`npm ${command} timed out after ${NPM_TIMEOUT_MS / 1000} s`);
-  if (r.code !== 0)
-    throw new BuildError(`npm ${command} failed (exit code ${r.code ?? "none"}):\n${r.tail.join("\n")}`);
-  log(`dependencies installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  if (entry) await storeModules(modules, entry, log);
+  try {
+    const args = [command, "--no-audit", "--no-fund", "--prefer-offline", "--omit=dev", "--ignore-scripts"];
+    const modules = path.join(pkgDir, "node_modules");
+    const inputs = async () => ({
+      command: args.join(" "),
+      npmrc: npm.config,
+      npmVersion: await npm.version(),
+    });
+    const entry = cacheDir && cacheEntry(cacheDir, await cacheKey(pkgDir, lockName, await inputs()));
+    if (entry && (await restoreModules(entry, modules))) {
+      log(`dependencies restored from the build cache (${path.basename(entry).slice(0, 12)})`);
+      return;
+    }
+    log(`npm ${args.join(" ")}`);
+    const started = Date.now();
+    const r = await run("npm", [...args, ...npm.args], {
+      cwd: pkgDir,
+      env: npm.env,
+      log,
+      redact: npm.redact,
+      timeoutMs: NPM_TIMEOUT_MS,
+      tailLines: 15,
+    });
+    if (r.timedOut) throw new BuildError(`npm ${command} timed out after ${NPM_TIMEOUT_MS / 1000} s`);
+    if (r.code !== 0)
+      throw new BuildError(`npm ${command} failed (exit code ${r.code ?? "none"}):\n${r.tail.join("\n")}`);
+    log(`dependencies installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    if (entry) await storeModules(modules, entry, log);
+  } finally {
+    await npm.restore();
+    if (!opts.scratch) await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 /** The platform's own node_modules: where a repository without package.json resolves its imports from. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { bundleGraphs, installDependencies } from "./bundle.ts";
+import { tenantCacheDir } from "./dep-cache.ts";
 import { readGraphConfig } from "./graph-config.ts";
 import { smokeTestGraphs } from "./smoke.ts";
 import { fetchSource } from "./source.ts";
@@ -31,7 +32,7 @@ async function buildExample(name: string) {
   const out = path.join(tmp, name, "out");
   await fetchSource({ repoUrl: EXAMPLE, dest: src, allowLocal: true, log });
   const { config, configDir } = await readGraphConfig(src, "langgraph.json");
-  await installDependencies(configDir, log);
+  await installDependencies(configDir, log, { cacheDir: tenantCacheDir("example-workspace") });
   const manifest = await bundleGraphs({ repoDir: src, configDir, config, outDir: out, log });
   const graphs = await smokeTestGraphs({ artifactDir: out, manifest, env: {} });
   return { lines, out, manifest, graphs };
@@ -39,7 +40,7 @@ async function buildExample(name: string) {
 
 describe("examples/agent", () => {
   it("installs, bundles, smoke-tests, and answers with the tool's result; a rebuild hits the cache", {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     vi.stubEnv("BUILD_CACHE_DIR", path.join(tmp, "cache"));
     const first = await buildExample("first");

@@ -6,14 +6,8 @@ import { spawn } from "node:child_process";
 
 export type LogLine = (line: string) => void;
 
-/** Environment variables a build tool may see from the platform's environment (proxies, CA, locale). */
-const PASSED = [
-  "PATH",
-  "HOME",
-  "TMPDIR",
-  "LANG",
-  "LC_ALL",
-  "SYSTEMROOT",
+/** The operator's network settings a build needs to reach registries (proxies, CA); no credential of the platform. */
+const NETWORK = [
   "HTTP_PROXY",
   "HTTPS_PROXY",
   "NO_PROXY",
@@ -24,14 +18,22 @@ const PASSED = [
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
 ];
+/** Environment variables a build tool may see from the platform's environment (and the network settings). */
+const PASSED = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT", ...NETWORK];
 
-export function toolEnv(extra: Record<string, string>): Record<string, string> {
+const pick = (names: string[]) => {
   const env: Record<string, string> = {};
-  for (const name of PASSED) {
+  for (const name of names) {
     const v = process.env[name];
     if (v !== undefined) env[name] = v;
   }
-  return { ...env, ...extra };
+  return env;
+};
+
+export const networkEnv = (): Record<string, string> => pick(NETWORK);
+
+export function toolEnv(extra: Record<string, string>): Record<string, string> {
+  return { ...pick(PASSED), ...extra };
 }
 
 export function redactor(secrets: (string | undefined)[]): (text: string) => string {

@@ -1,5 +1,6 @@
-import { realpath } from "node:fs/promises";
+import { readdir, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
+import { BuildError } from "../errors.ts";
 
 // Paths a repository names (graph config, graph files, .env) must stay inside the repository, both as written
 // and after symlinks are followed, or a build could read the build machine's own files into an artifact.
@@ -27,4 +28,29 @@ export function isWithin(parent: string, child: string): boolean {
 export async function realInside(root: string, abs: string): Promise<string | undefined> {
   const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
   return isWithin(realRoot, real) ? real : undefined;
+}
+
+/**
+ * Fails the build on the first symlink under `root` (`.git` aside) that leads outside it: absolute, climbing
+ * out with `..`, or through other links (the kernel's resolution, not the text, decides). Links inside work.
+ */
+export async function checkSymlinks(root: string): Promise<void> {
+  const realRoot = await realpath(root);
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  for (const e of entries) {
+    if (!e.isSymbolicLink()) continue;
+    const abs = path.join(e.parentPath, e.name);
+    const rel = path.relative(root, abs);
+    if (rel === ".git" || rel.startsWith(`.git${path.sep}`)) continue;
+    const target = await readlink(abs);
+    const lexical = path.resolve(path.dirname(abs), target);
+    const real = await realpath(abs).catch(() => undefined);
+    const inside = path.isAbsolute(target)
+      ? false
+      : isWithin(path.resolve(root), lexical) && (real === undefined || isWithin(realRoot, real));
+    if (!inside)
+      throw new BuildError(
+        `${rel.split(path.sep).join("/")} is a symlink that points outside the repository`,
+      );
+  }
 }

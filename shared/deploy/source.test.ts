@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BuildError } from "../errors.ts";
 import { fetchSource } from "./source.ts";
 
@@ -32,6 +32,9 @@ const target = () => {
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), "source-test-"));
+  // The repositories of these tests are allowed where they are made; the data folder is set apart.
+  vi.stubEnv("LOCAL_REPO_ROOTS", tmp);
+  vi.stubEnv("DATA_DIR", path.join(tmp, "data"));
   repo = path.join(tmp, "repo");
   await mkdir(repo);
   git(repo, "init", "--quiet", "-b", "main");
@@ -47,6 +50,7 @@ beforeAll(async () => {
   git(repo, "checkout", "--quiet", "main");
 });
 afterAll(async () => {
+  vi.unstubAllEnvs();
   await rm(tmp, { recursive: true, force: true });
 });
 
@@ -132,6 +136,43 @@ describe("plain directories (local cloud)", () => {
 });
 
 describe("what is refused", () => {
+  it("a local path outside LOCAL_REPO_ROOTS, or reaching out through a symlink, fails the build saying why", async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), "source-outside-"));
+    try {
+      await writeFile(path.join(outside, "a.txt"), "x");
+      const link = path.join(tmp, `to-outside-${++n}`);
+      await symlink(outside, link);
+      for (const repoUrl of [outside, pathToFileURL(outside).href, link]) {
+        const t = target();
+        await expect(fetchSource({ repoUrl, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
+          /under the roots the operator allows for local repositories \(LOCAL_REPO_ROOTS\)/,
+        );
+      }
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("the platform's data folder, or a folder holding it, is refused even under a root", async () => {
+    await mkdir(path.join(tmp, "data", "s3"), { recursive: true });
+    for (const repoUrl of [path.join(tmp, "data"), path.join(tmp, "data", "s3"), tmp]) {
+      const t = target();
+      await expect(fetchSource({ repoUrl, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
+        /must not name the platform's data folder \(DATA_DIR\)/,
+      );
+    }
+  });
+
+  it("a source holding a symlink that leads outside it, once fetched, before anything reads it", async () => {
+    const dir = path.join(tmp, `linked-${++n}`);
+    await mkdir(dir);
+    await symlink("/etc/hostname", path.join(dir, "package.json"));
+    const t = target();
+    await expect(fetchSource({ repoUrl: dir, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
+      new BuildError("package.json is a symlink that points outside the repository"),
+    );
+  });
+
   it.each([
     ["a local path outside the local cloud", () => repo],
     ["a file:// URL outside the local cloud", () => pathToFileURL(repo).href],

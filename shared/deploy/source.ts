@@ -4,6 +4,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { BuildError } from "../errors.ts";
 import { endpointProblem } from "../outbound/ssrf.ts";
 import { type LogLine, redactor, run, toolEnv } from "./exec.ts";
+import { localRepoProblem } from "./local-repos.ts";
+import { checkSymlinks } from "./paths.ts";
 
 // Fetches a revision's source into `dest`: an https git repository (token sent as an HTTP header through git's
 // environment, never in argv, the URL or the log), or — on the local cloud — a local git repository or a plain
@@ -26,7 +28,14 @@ const SKIPPED = new Set([".git", "node_modules"]);
 
 type Source = { kind: "git"; url: string; shown: string; protocol: string } | { kind: "dir"; dir: string };
 
+/** Fetches the source, then refuses it when a symlink in it leads outside (before anything reads a file). */
 export async function fetchSource(opts: FetchSourceOptions): Promise<{ commit?: string }> {
+  const fetched = await fetchTree(opts);
+  await checkSymlinks(opts.dest);
+  return fetched;
+}
+
+async function fetchTree(opts: FetchSourceOptions): Promise<{ commit?: string }> {
   const source = await classify(opts.repoUrl.trim(), opts.allowLocal);
   const ref = opts.ref?.trim() || undefined;
   if (ref !== undefined) checkRef(ref);
@@ -87,6 +96,8 @@ async function classify(repoUrl: string, allowLocal: boolean): Promise<Source> {
 }
 
 async function localSource(dir: string, shown: string): Promise<Source> {
+  const problem = await localRepoProblem(dir);
+  if (problem) throw new BuildError(problem);
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new BuildError(`repository ${shown} not found`);
   const exists = (p: string) =>
