@@ -361,10 +361,21 @@ export const config = {
      * comma-separated; e.g. a package registry behind a private address).
      */
     get egressAllow(): string[] {
-      return (env("EGRESS_ALLOW") ?? "")
+      const listed = (env("EGRESS_ALLOW") ?? "")
         .split(",")
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
+      // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
+      // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
+      try {
+        const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
+        listed.push(
+          `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
+        );
+      } catch {
+        // not a URL: nothing added
+      }
+      return listed;
     },
   },
   /** Trace runs' storage. */

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { type EgressRules, egressConnect, egressForward } from "./egress-proxy.ts";
+import { type EgressRules, egressConnect, egressForward } from "../../shared/outbound/egress.ts";
 import { jsonResult, write } from "./gateway.ts";
 
 // The platform's end of one sandboxed runtime's Unix socket (platform.sock in the runtime's socket folder): the

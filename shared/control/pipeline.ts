@@ -135,6 +135,7 @@ export async function runBuild(input: PipelineInput): Promise<boolean> {
         lambdaRuntimes: lambdaRuntimes(),
       },
       log.line,
+      r.tenant_id,
     );
     // A deployment deleted while it built leaves nothing behind.
     if (!(await revisionOf(input))) throw new BuildError("The deployment was deleted during the build");

@@ -60,6 +60,8 @@ export function run(
     redact?: (text: string) => string;
     timeoutMs: number;
     tailLines?: number;
+    /** A seccomp program for a sandboxed command (shared/deploy/sandbox.ts), written to its descriptor 3. */
+    seccomp?: Buffer;
   },
 ): Promise<RunResult> {
   const redact = opts.redact ?? ((t: string) => t);
@@ -68,7 +70,12 @@ export function run(
     const tail: string[] = [];
     let stdout = "";
     let timedOut = false;
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: opts.seccomp ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+    });
+    if (opts.seccomp) (child.stdio[3] as NodeJS.WritableStream).end(opts.seccomp);
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
@@ -96,11 +103,11 @@ export function run(
     };
     const out = lines(onLine);
     const err = lines(onLine);
-    child.stdout.on("data", (c: Buffer) => {
+    child.stdout!.on("data", (c: Buffer) => {
       stdout += c.toString("utf8");
       out.data(c);
     });
-    child.stderr.on("data", (c: Buffer) => err.data(c));
+    child.stderr!.on("data", (c: Buffer) => err.data(c));
     let done = false;
     const finish = (code: number | null) => {
       if (done) return;

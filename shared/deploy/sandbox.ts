@@ -49,6 +49,11 @@ export interface SandboxSpec {
   limits: SandboxLimits;
   /** The child's descriptor the seccomp program is written to (3 unless the child uses 3 itself). */
   seccompFd?: number;
+  /**
+   * A build's needs: the system's programs and libraries read-only (/usr, with its /bin, /lib links; the TLS
+   * certificates), and new processes allowed (npm starts git and node, esbuild its binary).
+   */
+  tools?: boolean;
 }
 
 export interface SandboxedCommand {
@@ -167,11 +172,25 @@ export function sandboxedCommand(argv: string[], spec: SandboxSpec): SandboxedCo
     "--tmpfs",
     SANDBOX_SCRATCH,
   ];
-  const ro = new Set([...nodeRuntimeFiles(), ...caFiles(spec.env), ...spec.readOnly]);
+  const ro = new Set([...(spec.tools ? [] : nodeRuntimeFiles()), ...caFiles(spec.env), ...spec.readOnly]);
+  if (spec.tools) {
+    // Node's installation (its npm beside it) when it is not the system's.
+    const prefix = path.dirname(path.dirname(realpathSync(process.execPath)));
+    if (!prefix.startsWith("/usr")) ro.add(prefix);
+    for (const p of ["/usr", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives"])
+      if (existsSync(p)) ro.add(p);
+    // Merged /usr: /bin, /lib… are links into it; elsewhere they are folders of their own.
+    for (const link of ["/bin", "/sbin", "/lib", "/lib64", "/lib32"]) {
+      if (!existsSync(link)) continue;
+      const real = realpathSync(link);
+      if (real.startsWith("/usr/")) bw.push("--symlink", real.slice(1), link);
+      else ro.add(link);
+    }
+  }
   for (const p of ro) bw.push("--ro-bind", p, p);
   for (const p of spec.readWrite ?? []) bw.push("--bind", p, p);
   bw.push("--chdir", spec.cwd);
-  const seccomp = seccompSupported() ? seccompProgram() : undefined;
+  const seccomp = seccompSupported() ? seccompProgram(process.arch, { processes: spec.tools }) : undefined;
   if (seccomp) bw.push("--seccomp", String(spec.seccompFd ?? 3));
   const dataBytes = limits.memoryMb * 2 * 1024 * 1024;
   const prlimit = [
@@ -182,7 +201,7 @@ export function sandboxedCommand(argv: string[], spec: SandboxSpec): SandboxedCo
   return {
     command: which("prlimit") ?? "prlimit",
     args: [...prlimit, "--", which("bwrap") ?? "bwrap", ...bw, "--", ...argv],
-    env: { ...spec.env, HOME: SANDBOX_SCRATCH, TMPDIR: SANDBOX_SCRATCH, PATH: "/nonexistent" },
+    env: { HOME: SANDBOX_SCRATCH, TMPDIR: SANDBOX_SCRATCH, PATH: "/nonexistent", ...spec.env },
     seccomp,
   };
 }

@@ -120,10 +120,22 @@ export function seccompSupported(arch = process.arch): boolean {
   return arch in ARCHES;
 }
 
-/** The filter program for `arch` (Node's process.arch), as the bytes of a `struct sock_filter[]`. */
-export function seccompProgram(arch = process.arch): Buffer {
-  const a = ARCHES[arch];
-  if (!a) throw new Error(`no seccomp filter for ${arch}`);
+/**
+ * The filter program for `arch` (Node's process.arch), as the bytes of a `struct sock_filter[]`. With
+ * `processes` (a build: npm starts git and node) new processes are allowed; the rest stays refused.
+ */
+export function seccompProgram(arch = process.arch, opts: { processes?: boolean } = {}): Buffer {
+  const base = ARCHES[arch];
+  if (!base) throw new Error(`no seccomp filter for ${arch}`);
+  const forks = new Set([57, 58]); // x86_64 fork, vfork
+  const a: Arch = opts.processes
+    ? {
+        ...base,
+        clone: -1,
+        clone3: -1,
+        refused: base.refused.filter((nr) => !(arch === "x64" && forks.has(nr))),
+      }
+    : base;
   // Layout: [arch check] [x32 check] [load nr] [refused…] [clone3] [clone] [allow] [kill] [eperm] [enosys]
   // [clone flags: load arg0, jset thread, allow, eperm]. Jumps are forward, relative to the next instruction.
   const body: Insn[] = [];

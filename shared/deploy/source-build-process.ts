@@ -1,10 +1,14 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { config } from "../config.ts";
 import { BuildError } from "../errors.ts";
+import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
+import { osSandbox, sandboxedCommand, unsandboxedRefusal } from "./sandbox.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -12,29 +16,68 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const ENTRY = path.join(ROOT, "infra", "build", "build-source.ts");
 const TIMEOUT_MS = 20 * 60_000;
 
-/**
- * The command line the untrusted step runs as. This is where the local cloud's OS sandbox wraps it
- * (infra/local/sandbox.ts, bubblewrap): `read` bound read-only (Node, the platform's code and packages),
- * `write` read-write (the job's folders), nothing else of the machine.
- */
-export function sandboxed(argv: string[], _binds: { read: string[]; write: string[] }): string[] {
-  return argv;
-}
+/** The platform's files the untrusted step runs from (its code and packages; never the data folder). */
+const PLATFORM_FILES = [
+  "node_modules",
+  "shared",
+  path.join("infra", "build"),
+  path.join("infra", "local", "runtime-net.ts"),
+  "package.json",
+  "tsconfig.json",
+];
 
-export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise<void> {
+/** The build's limits in its sandbox: an install and a bundle, not a service. */
+const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scratchMb: 512 };
+
+/**
+ * Runs the untrusted step. On a host with the OS sandbox (shared/deploy/sandbox.ts) it runs in it: read-only
+ * binds of the system's tools and the platform's code and packages, read-write only its job's folders, no
+ * network but the egress proxy (a Unix socket of its own, public addresses only), new processes allowed (npm
+ * starts git and node) and the rest of the seccomp filter. `tenant` decides, on a host without it, whether the
+ * workspace's code may run at all (unsandboxedRefusal).
+ */
+export async function runSourceBuild(job: SourceBuildJob, log: LogLine, tenant?: string): Promise<void> {
+  const refusal = tenant !== undefined && config.localMode ? unsandboxedRefusal(tenant) : undefined;
+  if (refusal) throw new BuildError(refusal);
   const home = path.join(job.scratch, "home");
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
+  const sandbox = config.localMode && osSandbox().available;
+  if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
+  const egressDir = sandbox ? await mkdtemp(path.join(tmpdir(), "ap-b-")) : undefined;
+  const egress = egressDir
+    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.egressAllow })
+    : undefined;
   const jobFile = path.join(job.scratch, "job.json");
-  await writeFile(jobFile, JSON.stringify(job), { mode: 0o600 });
-  const argv = sandboxed([process.execPath, "--import", "tsx", ENTRY, jobFile], {
-    read: [path.dirname(process.execPath), ROOT],
-    write: [job.src, job.out, job.scratch, ...(job.cacheDir ? [job.cacheDir] : [])],
-  });
+  await writeFile(
+    jobFile,
+    JSON.stringify({ ...job, ...(egressDir ? { egressSocket: path.join(egressDir, "egress.sock") } : {}) }),
+    { mode: 0o600 },
+  );
+  const argv = [process.execPath, "--import", "tsx", ENTRY, jobFile];
+  const env = { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" };
+  const writable = [
+    job.src,
+    job.out,
+    job.scratch,
+    ...(job.cacheDir ? [job.cacheDir] : []),
+    ...(egressDir ? [egressDir] : []),
+  ];
+  const cmd = sandbox
+    ? sandboxedCommand([await realpath(process.execPath), ...argv.slice(1)], {
+        readOnly: PLATFORM_FILES.map((f) => path.join(ROOT, f)),
+        readWrite: await Promise.all(writable.map((d) => realpath(d))),
+        cwd: ROOT,
+        env,
+        limits: BUILD_LIMITS,
+        tools: true,
+      })
+    : { command: argv[0]!, args: argv.slice(1), env, seccomp: undefined };
   let outcome: { ok?: true; error?: string; expected?: boolean } | undefined;
-  const r = await run(argv[0]!, argv.slice(1), {
+  const r = await run(cmd.command, cmd.args, {
     cwd: ROOT,
-    env: { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" },
+    env: cmd.env,
+    seccomp: cmd.seccomp,
     redact: redactor(Object.values(job.npmSecrets)),
     timeoutMs: TIMEOUT_MS,
     log: (line) => {
@@ -49,6 +92,8 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
       else log(line);
     },
   });
+  egress?.close();
+  if (egressDir) await rm(egressDir, { recursive: true, force: true });
   if (r.timedOut) throw new BuildError(`the build timed out after ${TIMEOUT_MS / 60_000} min`);
   if (outcome?.ok && r.code === 0) return;
   if (outcome?.error !== undefined)

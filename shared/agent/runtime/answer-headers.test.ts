@@ -5,7 +5,10 @@ describe("a runtime's answer headers", () => {
   it("never carry Service-Worker-Allowed, on any origin", () => {
     for (const sharedOrigin of [true, false])
       expect(
-        containedHeaders({ "Service-Worker-Allowed": "/", "content-type": "text/javascript" }, { sharedOrigin }),
+        containedHeaders(
+          { "Service-Worker-Allowed": "/", "content-type": "text/javascript" },
+          { sharedOrigin },
+        ),
       ).toEqual({ "content-type": "text/javascript" });
   });
 

@@ -6,7 +6,8 @@
 /** The sandbox a deployment's HTML gets: its scripts and forms run, in an opaque origin. */
 export const HTML_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-downloads allow-modals";
 
-const ACTIVE_DOCUMENT = /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|application\/xml|text\/xml)\b/i;
+const ACTIVE_DOCUMENT =
+  /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|application\/xml|text\/xml)\b/i;
 
 /** Whether a response of this content type is a document a browser would run or render as a page. */
 export function isActiveDocument(contentType: string | undefined): boolean {

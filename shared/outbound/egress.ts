@@ -1,8 +1,8 @@
 import { lookup } from "node:dns/promises";
-import { type IncomingMessage, request, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { isInternalAddress } from "../../shared/outbound/ssrf.ts";
+import { isInternalAddress } from "./ssrf.ts";
 
 // The egress proxy of sandboxed code (agent runtimes, builds): the only way from a sandbox to the internet. It
 // takes HTTP CONNECT (https, and any tunnel a client asks for) and absolute-URI HTTP requests, resolves the host
@@ -116,4 +116,16 @@ export async function egressForward(
     else res.destroy();
   });
   req.pipe(upstream);
+}
+
+/** A Unix socket that serves the egress proxy alone (a build's way out of its sandbox). */
+export async function serveEgressSocket(path: string, rules: EgressRules): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (/^https?:\/\//i.test(req.url ?? "")) return void egressForward(req, res, rules);
+    req.resume();
+    res.writeHead(404).end();
+  });
+  server.on("connect", (req, socket, head) => void egressConnect(req, socket, head, rules));
+  await new Promise<void>((done, fail) => server.once("error", fail).listen(path, done));
+  return server;
 }
