@@ -178,6 +178,8 @@ export const traceRuns = repository<TraceRunRecord, { tenant: string; id: string
 export interface TraceRunPatchRecord extends RunJsonAttributes {
   id: string;
   tenant_id: string;
+  /** Written by ingestion for one project (a runtime's traces): applied only to a run of that project. */
+  session_id?: string;
   end_time?: string | null;
   tags?: string[];
   status_hint?: string;
