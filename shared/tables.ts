@@ -20,13 +20,18 @@ export interface TableDef {
 export const TABLES = {
   /**
    * Workspaces, API keys, tokens, deployments, destinations, exports, agent threads/runs/assistants: everything
-   * keyed PK/SK by tenant. The records and their key layouts: shared/records/*.ts.
+   * keyed PK/SK by tenant. The records and their key layouts: shared/records/*.ts. GSI1 is the platform's
+   * lookups; AGENT1 the agent records' own (a runtime writes agent records, and its role may not write GSI1's
+   * keys: shared/agent/runtime/policy.ts). CloudFormation adds one GSI per update: add a new index alone.
    */
   main: {
     id: "main",
     partitionKey: "PK",
     sortKey: "SK",
-    indexes: [{ name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" }],
+    indexes: [
+      { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
+      { name: "AGENT1", partitionKey: "AGENT1PK", sortKey: "AGENT1SK" },
+    ],
     ttlAttribute: "expires_at",
   },
   /**

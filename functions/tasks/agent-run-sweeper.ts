@@ -1,3 +1,4 @@
+import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { sweepExpiredThreads } from "../../shared/agent/thread-ttl.ts";
 import { config } from "../../shared/config.ts";
@@ -8,6 +9,8 @@ import { defineTask } from "../task-manifest.ts";
 // then again whenever a lease it saw runs out, a delayed run it saw falls due or a thread's TTL runs out.
 let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentRunSweeper", async () => {
+  // In AWS the entries a table of an earlier version holds move on the next sweeps (locally: at start).
+  if (config.lambda.functionName) await moveAgentIndexEntries();
   const runs = await sweepRuns();
   const threads = await sweepExpiredThreads();
   const result = {

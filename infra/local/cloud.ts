@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTask, taskByName, tasks } from "../../functions/task-manifest.ts";
+import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
@@ -154,6 +155,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     resetClients();
     await createTables(dynamo(), ttlEmulatedTables(tasks));
+    // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
+    await moveAgentIndexEntries();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 

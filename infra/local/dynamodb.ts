@@ -3,9 +3,11 @@ import { mkdirSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
 import { TABLES, type TableDef, tableName } from "../../shared/tables.ts";
@@ -126,7 +128,8 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
 }
 
 /**
- * Creates every table of shared/tables.ts that does not exist yet (idempotent). DynamoDB Local enforces TTL
+ * Creates every table of shared/tables.ts that does not exist yet, and adds the indexes a table of an earlier
+ * version lacks (idempotent). DynamoDB Local enforces TTL
  * itself (expired items go within seconds, REMOVE stream records by "dynamodb.amazonaws.com"), except on the
  * tables in `ttlEmulated`: their TTL is infra/local/ttl.ts's, which tells the consumers of those deletes, so
  * DynamoDB Local's is left off (and turned off on a table an earlier version created with it).
@@ -141,6 +144,7 @@ export async function createTables(
     const ttlAttribute = ttlEmulated.has(def.id) ? undefined : def.ttlAttribute;
     if (existing.has(name)) {
       if (ttlEmulated.has(def.id)) await disableTtl(client, name);
+      await addMissingIndexes(client, name, def);
       continue;
     }
     const attrs = new Set([
@@ -148,10 +152,6 @@ export async function createTables(
       def.sortKey,
       ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey]),
     ]);
-    const keySchema = (pk: string, sk?: string) => [
-      { AttributeName: pk, KeyType: "HASH" as const },
-      ...(sk ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : []),
-    ];
     await client.send(
       new CreateTableCommand({
         TableName: name,
@@ -177,6 +177,37 @@ export async function createTables(
         }),
       );
     }
+  }
+}
+
+const keySchema = (pk: string, sk?: string) => [
+  { AttributeName: pk, KeyType: "HASH" as const },
+  ...(sk ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : []),
+];
+
+/** Adds the indexes of `def` a table made by an earlier version lacks, one at a time (as AWS requires). */
+async function addMissingIndexes(client: DynamoDBClient, name: string, def: TableDef): Promise<void> {
+  const table = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
+  const have = new Set((table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  for (const i of def.indexes ?? []) {
+    if (have.has(i.name)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: name,
+        AttributeDefinitions: [i.partitionKey, i.sortKey]
+          .filter((a): a is string => !!a)
+          .map((a) => ({ AttributeName: a, AttributeType: "S" })),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: i.name,
+              KeySchema: keySchema(i.partitionKey, i.sortKey),
+              Projection: { ProjectionType: "ALL" },
+            },
+          },
+        ],
+      }),
+    );
   }
 }
 

@@ -4,11 +4,12 @@ import { CREATE_ONLY, cancelCodes, queryAll, transact } from "../aws/ddb.ts";
 import { HttpError, NotFound } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
+  AGENT_INDEX,
   agentKeys,
   CRONS_DUE_PK,
   type CronRecord,
   crons,
-  deploymentOfPk,
+  indexedAgentRecord,
   runs,
   type ThreadRecord,
   threads,
@@ -35,16 +36,16 @@ import { bindGraph, contains, getThreadItem, newThreadRecord } from "./threads.t
 //   deployment's runtime is kicked to execute it, as the run sweeper does (a lost kick is the sweeper's pending run).
 
 /** A cron as the API shows it. */
-export type Cron = Omit<CronRecord, "PK" | "SK" | "GSI1PK" | "GSI1SK">;
+export type Cron = Omit<CronRecord, "PK" | "SK" | "AGENT1PK" | "AGENT1SK">;
 
 export function toCron(r: CronRecord): Cron {
-  const { PK: _pk, SK: _sk, GSI1PK: _g, GSI1SK: _s, ...cron } = r;
+  const { PK: _pk, SK: _sk, AGENT1PK: _g, AGENT1SK: _s, ...cron } = r;
   return cron;
 }
 
 /** The due-index attributes of a cron with this next run (none: no next run). */
 const dueIndex = (scope: string, cronId: string, next: string | null) =>
-  next ? { GSI1PK: CRONS_DUE_PK, GSI1SK: `${next}#${scope}#${cronId}` } : {};
+  next ? { AGENT1PK: CRONS_DUE_PK, AGENT1SK: `${next}#${scope}#${cronId}` } : {};
 
 const PAYLOAD_OMIT = ["schedule", "timezone", "end_time", "enabled", "on_run_completed"] as const;
 
@@ -120,7 +121,7 @@ export async function patchCron(d: AgentDeployment, cronId: string, patch: CronP
       : timing || !old.next_run_date
         ? (nextRunDate(schedule, Date.now(), endTime) ?? null)
         : old.next_run_date;
-    const { GSI1PK: _g, GSI1SK: _s, ...rest } = old;
+    const { AGENT1PK: _g, AGENT1SK: _s, ...rest } = old;
     const record: CronRecord = {
       ...rest,
       ...dueIndex(d.scope, cronId, next),
@@ -259,7 +260,7 @@ export async function fireTick(
       {
         set: { next_run_date: next, ...dueIndex(d.scope, cronId, next) },
         when: { next_run_date: scheduledAt, enabled: true },
-        remove: next ? undefined : ["GSI1PK", "GSI1SK"],
+        remove: next ? undefined : ["AGENT1PK", "AGENT1SK"],
       },
     ),
   });
@@ -346,12 +347,12 @@ export interface CronSweep {
 export async function sweepCrons(now = Date.now()): Promise<CronSweep> {
   const out: CronSweep = { fired: 0, skipped: 0 };
   const due = await queryAll<CronRecord>("main", {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK <= :now",
+    IndexName: AGENT_INDEX,
+    KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
     values: { ":pk": CRONS_DUE_PK, ":now": `${new Date(now).toISOString()}~` },
   });
   for (const item of due) {
-    const ids = deploymentOfPk(item.PK, "cron");
+    const ids = indexedAgentRecord(item, "cron");
     if (!ids || !item.next_run_date) continue;
     try {
       // The index lags the table: fireTick reads the cron again and fires only the tick still due.

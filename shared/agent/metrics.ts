@@ -1,5 +1,11 @@
 import { queryPages } from "../aws/ddb.ts";
-import { ACTIVE_RUNS_PK, agentKeys, type RunRecord } from "../records/agent.ts";
+import {
+  ACTIVE_RUNS_PK,
+  AGENT_INDEX,
+  agentKeys,
+  indexedAgentRecord,
+  type RunRecord,
+} from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
 
 // GET /metrics of an agent server: the reference server's run-queue gauges (lg_api_ names), read from the
@@ -18,15 +24,19 @@ const HELP: Record<keyof AgentMetrics, string> = {
 export async function agentMetrics(d: AgentDeployment): Promise<AgentMetrics> {
   const out: AgentMetrics = { lg_api_num_pending_runs: 0, lg_api_num_running_runs: 0 };
   const prefix = agentKeys.runsPk(d.scope, "");
-  for await (const page of queryPages<Pick<RunRecord, "status">>("main", {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk",
-    FilterExpression: "begins_with(PK, :prefix)",
-    ProjectionExpression: "#s",
-    ExpressionAttributeNames: { "#s": "status" },
-    values: { ":pk": ACTIVE_RUNS_PK, ":prefix": prefix },
-  }))
+  for await (const page of queryPages<Pick<RunRecord, "PK" | "SK" | "thread_id" | "run_id" | "status">>(
+    "main",
+    {
+      IndexName: AGENT_INDEX,
+      KeyConditionExpression: "AGENT1PK = :pk",
+      FilterExpression: "begins_with(PK, :prefix)",
+      ProjectionExpression: "PK, SK, thread_id, run_id, #s",
+      ExpressionAttributeNames: { "#s": "status" },
+      values: { ":pk": ACTIVE_RUNS_PK, ":prefix": prefix },
+    },
+  ))
     for (const r of page) {
+      if (!indexedAgentRecord(r, "run")) continue;
       if (r.status === "pending") out.lg_api_num_pending_runs++;
       else if (r.status === "running") out.lg_api_num_running_runs++;
     }

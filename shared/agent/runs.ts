@@ -25,8 +25,8 @@ export type RunCreate = z.output<typeof runCreate>;
 const PRIVATE = [
   "PK",
   "SK",
-  "GSI1PK",
-  "GSI1SK",
+  "AGENT1PK",
+  "AGENT1SK",
   "graph_id",
   "cancel_action",
   "not_before",
@@ -120,8 +120,8 @@ export function newRunRecord(
     multitask_strategy: body.multitask_strategy ?? "enqueue",
     attempt: 1,
     // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
-    GSI1PK: ACTIVE_RUNS_PK,
-    GSI1SK: `${d.scope}#${threadId}#${runId}`,
+    AGENT1PK: ACTIVE_RUNS_PK,
+    AGENT1SK: `${d.scope}#${threadId}#${runId}`,
     kwargs: {
       input: body.input,
       command: body.command ?? undefined,
@@ -242,7 +242,7 @@ export async function cancelRun(d: AgentDeployment, run: RunRecord, action: Canc
       Update: runs.updateInput(key, {
         set: { status: "interrupted", updated_at: isoNow() },
         when: { status: "pending" },
-        remove: ["GSI1PK", "GSI1SK"],
+        remove: ["AGENT1PK", "AGENT1SK"],
       }),
     })
   ) {

@@ -1,7 +1,7 @@
 import { queryAll, transact } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { ACTIVE_RUNS_PK, deploymentOfPk, type RunRecord, runs } from "../records/agent.ts";
+import { ACTIVE_RUNS_PK, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
@@ -39,14 +39,14 @@ export async function sweepRuns(
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
   };
   const items = await queryAll<RunRecord>(T, {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk",
+    IndexName: AGENT_INDEX,
+    KeyConditionExpression: "AGENT1PK = :pk",
     values: { ":pk": ACTIVE_RUNS_PK },
   });
   const deployments = new Map<string, Promise<AgentDeployment | undefined>>();
   const kicked = new Set<string>();
   for (const item of items) {
-    const ids = deploymentOfPk(item.PK, "run");
+    const ids = indexedAgentRecord(item, "run");
     if (!ids) continue;
     if (opts.only && (ids.tenant !== opts.only.tenant || ids.deployment !== opts.only.deployment)) continue;
     const key = `${ids.tenant}#${ids.deployment}`;
@@ -104,7 +104,7 @@ async function recover(d: AgentDeployment, item: RunRecord, cause?: string): Pro
       ? { status: "error", updated_at: at, error: { error: "WorkerLost", message: error } }
       : { status: "pending", updated_at: at, attempt: attempt + 1 },
     when: { status: "running", lease_until: item.lease_until },
-    remove: giveUp ? ["lease_until", "worker", "GSI1PK", "GSI1SK"] : ["lease_until", "worker"],
+    remove: giveUp ? ["lease_until", "worker", "AGENT1PK", "AGENT1SK"] : ["lease_until", "worker"],
   });
   try {
     await transact([{ Update: run }, unlockForRetry(d, item, at, giveUp ? error : undefined)]);

@@ -1,7 +1,7 @@
 import { queryAll, queryPage } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { deploymentOfPk, THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
+import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
 import { agentDeployment } from "./context.ts";
 import { deleteThread } from "./thread-delete.ts";
 import { getThreadItem } from "./threads.ts";
@@ -10,20 +10,20 @@ import { getThreadItem } from "./threads.ts";
 // its runs, events and checkpoints by the run sweeper (every minute in AWS; locally when the next TTL runs out).
 // Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
 
-type Expiring = Pick<ThreadRecord, "PK" | "thread_id" | "ttl_expires_at">;
+type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "ttl_expires_at">;
 
 /** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
 export async function sweepExpiredThreads(
   now = Date.now(),
 ): Promise<{ deleted: number; nextCheck?: number }> {
   const due = await queryAll<Expiring>("main", {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK <= :now",
+    IndexName: AGENT_INDEX,
+    KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
     values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
   });
   let deleted = 0;
   for (const item of due) {
-    const ids = deploymentOfPk(item.PK, "thread");
+    const ids = indexedAgentRecord(item, "thread");
     if (!ids) continue;
     try {
       const d = await agentDeployment(ids.tenant, ids.deployment);
@@ -40,8 +40,8 @@ export async function sweepExpiredThreads(
   }
   if (deleted) logger.info("threads deleted by their TTL", { deleted });
   const next = await queryPage<Expiring>("main", {
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk AND GSI1SK > :now",
+    IndexName: AGENT_INDEX,
+    KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK > :now",
     values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
     Limit: 1,
   });

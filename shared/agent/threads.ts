@@ -14,8 +14,8 @@ import { threadDefaultTtl } from "./deployment-settings.ts";
 const PRIVATE = [
   "PK",
   "SK",
-  "GSI1PK",
-  "GSI1SK",
+  "AGENT1PK",
+  "AGENT1SK",
   "active_run",
   "active_attempt",
   "graph_id",
@@ -27,7 +27,7 @@ const PRIVATE = [
 /** The attributes that give a thread a TTL of `minutes` from `at` (ms). */
 function ttlFields(minutes: number, at: number): Partial<ThreadRecord> {
   const expires = new Date(at + minutes * 60_000).toISOString();
-  return { ttl_minutes: minutes, ttl_expires_at: expires, GSI1PK: THREAD_TTL_PK, GSI1SK: expires };
+  return { ttl_minutes: minutes, ttl_expires_at: expires, AGENT1PK: THREAD_TTL_PK, AGENT1SK: expires };
 }
 /** A thread as the API shows it: its record without the keys and the lock's bookkeeping. */
 export type Thread = Omit<ThreadRecord, (typeof PRIVATE)[number] | "error"> & {

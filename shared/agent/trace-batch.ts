@@ -177,6 +177,11 @@ export class TraceBatch {
             rejected: r.errors.length,
             errors: r.errors.slice(0, 5),
           });
+        if (r.refused?.length)
+          logger.warn("agent trace: runs refused, their ids are runs of another project", {
+            refused: r.refused.length,
+            ids: r.refused.slice(0, 5).map((x) => x.id),
+          });
         return;
       } catch (err) {
         if (attempt >= delays.length) {

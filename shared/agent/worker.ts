@@ -390,7 +390,7 @@ const MAX_FRAME_ITEMS = 20;
 const MAX_FRAME_BYTES = 2_000_000;
 
 /** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
-const ENDED = ["lease_until", "worker", "GSI1PK", "GSI1SK"];
+const ENDED = ["lease_until", "worker", "AGENT1PK", "AGENT1SK"];
 
 /**
  * Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile.

@@ -11,6 +11,7 @@ import {
   type Key,
   putInput,
   putItem,
+  type QueryInput,
   queryAll,
   queryPages,
   toItem,
@@ -22,6 +23,8 @@ import {
 // records (shared/records/), the repository speaks items. A record kind says which table holds it, the key a
 // lookup names, and the key and index attributes stored beside a record's fields; the rest is the same for
 // every kind. Conditions, transactions and partition queries stay available through the *Input builders.
+// An index's keys are plain attributes that whoever may write an item may set: a read through an index keeps
+// only the items whose primary key is the one their kind builds of their fields (`owns`, `indexPages`).
 
 export interface RecordKind<R extends object, K> {
   table: TableId;
@@ -57,6 +60,10 @@ export interface Repository<R extends object, K> {
   list(pk: string, opts?: PartitionQuery): Promise<R[]>;
   /** The records of one partition page by page; the caller may stop early. */
   pages(pk: string, opts?: PartitionQuery & { limit?: PageLimit }): AsyncGenerator<R[]>;
+  /** Whether an item is a record of this kind: its PK and SK are those its own fields build. */
+  owns(item: Item): item is R;
+  /** An index query page by page, keeping only the records of this kind (`owns`); the caller may stop early. */
+  indexPages(input: QueryInput): AsyncGenerator<R[]>;
 }
 
 export interface PartitionQuery {
@@ -83,6 +90,14 @@ function partitionQuery(pk: string, opts: PartitionQuery & { limit?: PageLimit }
 export function repository<R extends object, K>(kind: RecordKind<R, K>): Repository<R, K> {
   const { table } = kind;
   const item = (r: R): Item => ({ ...kind.keysOf(r), ...defined(r) });
+  const owns = (i: Item): i is R => {
+    try {
+      const k = kind.keysOf(i as R);
+      return typeof i.PK === "string" && i.PK === k.PK && i.SK === k.SK;
+    } catch {
+      return false; // fields its kind's keys cannot be built of
+    }
+  };
   return {
     table,
     key: kind.key,
@@ -106,5 +121,9 @@ export function repository<R extends object, K>(kind: RecordKind<R, K>): Reposit
     deleteInput: (k) => ({ TableName: tableName(table), Key: toItem(kind.key(k)) }),
     list: (pk, opts) => queryAll<R>(table, partitionQuery(pk, opts)),
     pages: (pk, opts) => queryPages<R>(table, partitionQuery(pk, opts)),
+    owns,
+    async *indexPages(input) {
+      for await (const page of queryPages<Item>(table, input)) yield page.filter(owns);
+    },
   };
 }

@@ -6,7 +6,6 @@ import {
 } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
-import { queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import {
@@ -188,13 +187,16 @@ export async function deleteRevisionRecord(r: RevisionRecord): Promise<void> {
   await revisions.delete(revisionOf(r));
 }
 
-/** Revisions of every tenant whose pipeline has not ended. */
+/** Revisions of every tenant whose pipeline has not ended (revision records only: their keys are checked). */
 export async function inFlightRevisions(): Promise<RevisionRecord[]> {
-  return queryAll<RevisionRecord>("main", {
+  const out: RevisionRecord[] = [];
+  for await (const items of revisions.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": REVISIONS_INFLIGHT_PK },
-  });
+  }))
+    out.push(...items);
+  return out;
 }
 
 // — logs —

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { queryAll } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { DestinationError, NotFound, ValidationFailed, validationError } from "../errors.ts";
@@ -102,13 +101,15 @@ export async function getDestination(tenant: string, id: string): Promise<Destin
 
 /** The workspace's destinations, newest first. */
 export async function listDestinations(tenant: string): Promise<Destination[]> {
-  const items = await queryAll<DestinationRecord>("main", {
+  const out: Destination[] = [];
+  for await (const items of destinations.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": exportKeys.destinationListPk(tenant) },
     ScanIndexForward: false,
-  });
-  return items.map(toDestination);
+  }))
+    out.push(...items.filter((d) => d.tenant_id === tenant).map(toDestination));
+  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { CREATE_ONLY, cancelCodes, putInput, queryAll, queryPages, transact } from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, putInput, queryAll, transact } from "../aws/ddb.ts";
 import { FilterParseError, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { parseFilter } from "../filter/index.ts";
 import { uuidv5 } from "../ids.ts";
@@ -199,13 +199,14 @@ export async function listExports(
 ): Promise<BulkExport[]> {
   const out: BulkExport[] = [];
   let skipped = 0;
-  for await (const items of queryPages<ExportRecord>("main", {
+  for await (const items of bulkExports.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": exportKeys.listPk(tenant) },
     ScanIndexForward: false,
   })) {
     for (const item of items) {
+      if (item.tenant_id !== tenant) continue;
       if (opts.status && item.status !== opts.status) continue;
       if (skipped++ < opts.offset) continue;
       out.push(toWire(item));

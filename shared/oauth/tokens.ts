@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { z } from "zod";
-import { cancelCodes, queryPage, toItem, transact } from "../aws/ddb.ts";
+import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
 import { seal, unseal } from "../crypto/envelope.ts";
 import { NotFound } from "../errors.ts";
 import { type OAuthTokenRecord, oauthTokenIdsPk, oauthTokens, oauthTokensPk } from "../records/oauth.ts";
@@ -164,13 +164,15 @@ export async function listTokens(
 }
 
 export async function deleteToken(tenantId: string, tokenId: string): Promise<void> {
-  const page = await queryPage<OAuthTokenRecord>("main", {
+  let item: OAuthTokenRecord | undefined;
+  for await (const items of oauthTokens.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk AND GSI1SK = :id",
     values: { ":pk": oauthTokenIdsPk(tenantId), ":id": tokenId },
-    Limit: 1,
-  });
-  const item = page.items[0];
+  })) {
+    item ??= items.find((t) => t.tenant_id === tenantId && t.id === tokenId);
+    if (item) break;
+  }
   if (!item) throw new NotFound("OAuth token not found");
   try {
     // Only this token: a newer one stored under the same key since the lookup stays.

@@ -12,7 +12,6 @@ import {
   getItem,
   isConditionFailure,
   putInput,
-  queryPages,
   toItem,
   transact,
 } from "../aws/ddb.ts";
@@ -249,13 +248,18 @@ export async function listProjects(tenant: string, q: ProjectQuery): Promise<Pro
   }
   // GSI1 keeps the tenant's projects in creation order; read newest first until the page is full.
   const out: Project[] = [];
-  for await (const items of queryPages<ProjectRecord>("main", {
+  for await (const items of projects.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": projectKeys.pk(tenant) },
     ScanIndexForward: false,
   })) {
-    out.push(...items.map(toProject).filter(keep));
+    out.push(
+      ...items
+        .filter((p) => p.tenant_id === tenant)
+        .map(toProject)
+        .filter(keep),
+    );
     if (out.length >= q.offset + q.limit) break;
   }
   return out.slice(q.offset, q.offset + q.limit);

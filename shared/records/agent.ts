@@ -6,15 +6,18 @@ import { repository } from "../aws/repository.ts";
 // these records carry their keys (PK, SK) as stored; the repositories' lookups name scope and ids.
 // Main table:
 //   thread        PK AGENT#<scope>#THREAD              SK <thread_id>
+//                 AGENT1 AGENT#THREAD_TTL / <ttl_expires_at> while it has a TTL (the sweeper reads it)
 //   run           PK AGENT#<scope>#RUN#<thread_id>     SK <run_id>       (uuidv7: a thread's runs sort by creation)
-//                 GSI1 AGENT#ACTIVE_RUNS / <scope>#<thread_id>#<run_id> while pending or running (the sweeper
+//                 AGENT1 AGENT#ACTIVE_RUNS / <scope>#<thread_id>#<run_id> while pending or running (the sweeper
 //                 reads this sparse index)
 //   cron          PK AGENT#<scope>#CRON                SK <cron_id>
-//                 GSI1 AGENT#CRONS_DUE / <next_run_date>#<scope>#<cron_id> while it has a next run (the cron
+//                 AGENT1 AGENT#CRONS_DUE / <next_run_date>#<scope>#<cron_id> while it has a next run (the cron
 //                 tick task reads this sparse index)
 //   assistant     PK AGENT#<scope>#ASSISTANT           SK <assistant_id>              (the current version)
 //   version       PK AGENT#<scope>#ASSISTANT           SK <assistant_id>#V#<8-digit n> (every version)
 //   event chunk   PK AGENT#<scope>#EVENTS#<run_id>     SK <10-digit seq of its last frame> (TTL expires_at)
+// The agent index is AGENT1 (AGENT1PK/AGENT1SK), never the platform's GSI1: a runtime writes these records and
+// its role may not write GSI1's keys. Its readers take the deployment from an item's PK, never from the index key.
 // Checkpoints table (every variable part escaped by `esc`: `#` only ever separates):
 //   checkpoint    PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>
 //   write         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#W#<task_id>#<idx>
@@ -54,9 +57,41 @@ export function deploymentOfPk(
   return m ? { tenant: m[1], deployment: m[2] } : undefined;
 }
 
-/** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
+/** What the agent index's readers need of an item to check its keys: its PK, SK and the ids they are built of. */
+interface IndexedAgentItem extends Key {
+  thread_id?: string | null;
+  run_id?: string;
+  cron_id?: string;
+}
+/**
+ * The tenant and deployment of an item read from the agent index, only when its PK/SK are exactly those of a
+ * `kind` record with the ids it holds (a runtime may write any attribute of its own items: a reader of the index
+ * trusts the keys, and only keys its own repository would have built).
+ */
+export function indexedAgentRecord(
+  item: IndexedAgentItem,
+  kind: keyof typeof PK_OF_KIND,
+): { tenant: string; deployment: string } | undefined {
+  const ids = deploymentOfPk(item.PK, kind);
+  if (!ids) return undefined;
+  const scope = `${ids.tenant}#${ids.deployment}`;
+  const own =
+    kind === "run"
+      ? typeof item.thread_id === "string" &&
+        item.PK === agentKeys.runsPk(scope, item.thread_id) &&
+        item.SK === item.run_id
+      : kind === "thread"
+        ? item.PK === agentKeys.threadsPk(scope) && item.SK === item.thread_id
+        : item.PK === agentKeys.cronsPk(scope) && item.SK === item.cron_id;
+  return own ? ids : undefined;
+}
+
+/** The agent records' index on the main table (shared/tables.ts). */
+export const AGENT_INDEX = "AGENT1";
+
+/** The sparse AGENT1 partition of active (pending or running) runs, which the sweeper reads. */
 export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
-/** The sparse GSI1 partition of threads with a TTL, sorted by when it runs out, which the sweeper reads. */
+/** The sparse AGENT1 partition of threads with a TTL, sorted by when it runs out, which the sweeper reads. */
 export const THREAD_TTL_PK = "AGENT#THREAD_TTL";
 
 /** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
@@ -84,8 +119,8 @@ export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
  */
 export interface ThreadRecord extends Key {
   /** With a TTL: THREAD_TTL_PK and `ttl_expires_at`, so the sweeper finds the thread when it runs out. */
-  GSI1PK?: string;
-  GSI1SK?: string;
+  AGENT1PK?: string;
+  AGENT1SK?: string;
   /** `ttl` (strategy delete): the thread is deleted, with its runs and checkpoints, this many minutes after
    * its creation or the update that last set it. */
   ttl_minutes?: number;
@@ -161,8 +196,8 @@ export interface RunKwargs {
  */
 export interface RunRecord extends Key {
   /** The active-runs index (ACTIVE_RUNS_PK), removed when the run ends. */
-  GSI1PK?: string;
-  GSI1SK?: string;
+  AGENT1PK?: string;
+  AGENT1SK?: string;
   run_id: string;
   thread_id: string;
   assistant_id: string;
@@ -197,7 +232,7 @@ export const runs = repository<RunRecord, { scope: string; thread: string; run: 
 
 // — crons —
 
-/** The sparse GSI1 partition of crons with a next run, sorted by it, which the cron tick task reads. */
+/** The sparse AGENT1 partition of crons with a next run, sorted by it, which the cron tick task reads. */
 export const CRONS_DUE_PK = "AGENT#CRONS_DUE";
 
 /**
@@ -207,8 +242,8 @@ export const CRONS_DUE_PK = "AGENT#CRONS_DUE";
  */
 export interface CronRecord extends Key {
   /** CRONS_DUE_PK and `<next_run_date>#<scope>#<cron_id>` while next_run_date is set. */
-  GSI1PK?: string;
-  GSI1SK?: string;
+  AGENT1PK?: string;
+  AGENT1SK?: string;
   cron_id: string;
   assistant_id: string;
   thread_id: string | null;

@@ -1,4 +1,3 @@
-import { queryPage } from "../aws/ddb.ts";
 import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
 import type { CorsConfig } from "../deploy/graph-config.ts";
@@ -155,16 +154,21 @@ const recentById = recentReads(deploymentById);
 export const recentDeploymentById = (id: string): Promise<DeploymentRecord | undefined> =>
   id ? recentById.get(id) : Promise.resolve(undefined);
 
-/** The deployment an agent-server path names, whatever its tenant (routing only). */
+/**
+ * The deployment an agent-server path names, whatever its tenant (routing only): the item of the by-id index
+ * that is a deployment record (`T#<tenant>#DEPLOYMENT` / `<id>`) of that id, never another item carrying its keys.
+ */
 export async function deploymentById(id: string): Promise<DeploymentRecord | undefined> {
   if (tooLongForKey(id)) return undefined;
-  const page = await queryPage<DeploymentRecord>("main", {
+  for await (const items of deployments.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": deploymentKeys.byIdPk(id) },
-    Limit: 1,
-  });
-  return page.items[0];
+  })) {
+    const found = items.find((d) => d.id === id);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 // — revisions —
@@ -293,16 +297,19 @@ export const integrations = repository<IntegrationRecord, { tenant: string; id: 
   }),
 });
 
-/** An integration whatever its workspace, by id (the webhook receiver: its caller has no API key). */
+/** An integration whatever its workspace, by id (the webhook receiver: its caller has no API key): an
+ * integration record of that id, never another item carrying its index keys. */
 export async function integrationById(id: string): Promise<IntegrationRecord | undefined> {
   if (tooLongForKey(id)) return undefined;
-  const page = await queryPage<IntegrationRecord>("main", {
+  for await (const items of integrations.indexPages({
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk",
     values: { ":pk": integrationKeys.byIdPk(id) },
-    Limit: 1,
-  });
-  return page.items[0];
+  })) {
+    const found = items.find((i) => i.id === id);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** A GitHub webhook delivery an integration has received: written once (a conditional put), kept a week. */

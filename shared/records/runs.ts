@@ -62,6 +62,19 @@ export const traceRunKeys = {
 };
 
 /**
+ * Whether an item read through an index is a run of `tenant` (its PK/SK are its id's), or a feedback on one:
+ * an index's keys are plain attributes, so its readers trust an item by its primary key.
+ */
+export const isRunOf = (tenant: string) => (i: { PK?: string; SK?: string; id?: string }) =>
+  i.SK === "run" && typeof i.id === "string" && i.PK === traceRunKeys.run(tenant, i.id).PK;
+export const isFeedbackOf =
+  (tenant: string) => (i: { PK?: string; SK?: string; id?: string; run_id?: string }) => {
+    if (typeof i.id !== "string" || typeof i.run_id !== "string") return false;
+    const k = traceRunKeys.feedback(tenant, i.run_id, i.id);
+    return i.PK === k.PK && i.SK === k.SK;
+  };
+
+/**
  * The JSON fields of a run (inputs, outputs, extra, events, serialized, error): `<field>_json` holds the JSON
  * text inline, or `<field>_ref` the S3 key of the object it was offloaded to (the other one is null). Both
  * are absent for a field never sent.
@@ -178,6 +191,8 @@ export const traceRuns = repository<TraceRunRecord, { tenant: string; id: string
 export interface TraceRunPatchRecord extends RunJsonAttributes {
   id: string;
   tenant_id: string;
+  /** Written by ingestion for one project (a runtime's traces): applied only to a run of that project. */
+  session_id?: string;
   end_time?: string | null;
   tags?: string[];
   status_hint?: string;

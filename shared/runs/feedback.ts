@@ -13,7 +13,7 @@ import {
 } from "../aws/ddb.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
+import { isFeedbackOf, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { feedbackStats } from "./feedback-stats.ts";
@@ -421,7 +421,7 @@ export async function listFeedback(tenant: string, q: FeedbackQuery): Promise<Fe
       ScanIndexForward: false,
       Limit: 100,
     })) {
-      found.push(...items.filter(keep));
+      found.push(...items.filter((r) => isFeedbackOf(tenant)(r) && keep(r)));
       if (found.length >= wanted) break;
     }
   return found.slice(q.offset, wanted).map(toFeedback);

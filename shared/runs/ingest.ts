@@ -13,15 +13,23 @@ import { storeAttachments } from "./attachments.ts";
 import { ingestFeedbackParts } from "./feedback.ts";
 import { type IngestResult, ingestPatches, ingestPosts } from "./store.ts";
 
-// Posts go first so that patches of runs created in the same request find their run.
+// Posts go first so that patches of runs created in the same request find their run. `ownProject`: every run is
+// of that project, and a run id of another project is refused (a runtime's traces, runtime/traces.ts).
 export async function ingestBatch(
   tenant: string,
   posts: unknown[],
   patches: { id: string; body: unknown }[],
+  ownProject?: string,
 ): Promise<IngestResult> {
-  const p = posts.length ? await ingestPosts(tenant, posts) : { accepted: [], errors: [] };
-  const q = patches.length ? await ingestPatches(tenant, patches) : { accepted: [], errors: [] };
-  return { accepted: [...p.accepted, ...q.accepted], errors: [...p.errors, ...q.errors] };
+  const none: IngestResult = { accepted: [], errors: [] };
+  const p = posts.length ? await ingestPosts(tenant, posts, "post", ownProject) : none;
+  const q = patches.length ? await ingestPatches(tenant, patches, "patch", ownProject) : none;
+  const refused = [...(p.refused ?? []), ...(q.refused ?? [])];
+  return {
+    accepted: [...p.accepted, ...q.accepted],
+    errors: [...p.errors, ...q.errors],
+    ...(refused.length ? { refused } : {}),
+  };
 }
 
 /** POST /runs/multipart: `post.<id>` / `patch.<id>` parts plus one part per big field. */

@@ -2,7 +2,7 @@ import { batchWrite } from "../aws/batch.ts";
 import { queryAll, queryPage } from "../aws/ddb.ts";
 import { forEachLimit } from "../concurrency.ts";
 import { config } from "../config.ts";
-import { type TraceRunItem, traceRunKeys } from "../records/runs.ts";
+import { isRunOf, type TraceRunItem, traceRunKeys } from "../records/runs.ts";
 import { deleteRunPayloads } from "../retention/run-payloads.ts";
 import { dayOf } from "../time.ts";
 
@@ -31,17 +31,19 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
           values: { ":pk": traceRunKeys.partition(job.tenant_id, job.session_id, day, shard) },
           Limit: 100,
         });
-        if (!page.items.length) break;
+        // Runs only (by their primary key): anything else in the index is left, and ends this partition's loop.
+        const runs = page.items.filter(isRunOf(job.tenant_id));
+        if (!runs.length) break;
         // The runs' S3 objects first (every version of each offloaded field, and the attachments: all under the
         // run's payload prefix, as retention deletes them), so a purge stopped half-way still finds these runs.
-        await forEachLimit(page.items, 8, async (i) => {
+        await forEachLimit(runs, 8, async (i) => {
           await deleteRunPayloads(job.tenant_id, i.id);
         });
         // Each run's partition: the run, its patch record, its feedback (with their pointers by id), its
         // feedback summary, its attachments' records and, for a root, its trace's tier record.
         const records = (
           await Promise.all(
-            page.items.map((i) =>
+            runs.map((i) =>
               queryAll<{ PK: string; SK: string }>("runs", {
                 KeyConditionExpression: "PK = :pk",
                 values: { ":pk": i.PK },
@@ -60,7 +62,7 @@ export async function purgeProjectRuns(job: PurgeJob): Promise<number> {
               : []),
           ]),
         );
-        deleted += page.items.length;
+        deleted += runs.length;
       }
     }
   }

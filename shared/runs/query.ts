@@ -7,6 +7,7 @@ import { compileFilter } from "../filter/index.ts";
 import { getProject } from "../projects/projects.ts";
 import {
   isExpired,
+  isRunOf,
   JSON_FIELDS,
   type JsonField,
   type TraceRunItem,
@@ -132,14 +133,21 @@ function matcher(tenant: string, q: RunQuery) {
 }
 
 /** One page of a trace's runs, in dotted order. */
-const traceRunsPage = (tenant: string, trace: string, lastKey?: Record<string, unknown>, limit?: number) =>
-  queryPage<TraceRunItem>("runs", {
+async function traceRunsPage(
+  tenant: string,
+  trace: string,
+  lastKey?: Record<string, unknown>,
+  limit?: number,
+) {
+  const page = await queryPage<TraceRunItem>("runs", {
     IndexName: "GSI2",
     KeyConditionExpression: "GSI2PK = :pk",
     values: { ":pk": traceRunKeys.trace(tenant, trace) },
     ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
     ...(limit ? { Limit: limit } : {}),
   });
+  return { ...page, items: page.items.filter(isRunOf(tenant)) };
+}
 
 /**
  * A stored run as the filter evaluator reads it, with its JSON fields loaded. Their values are whatever the
@@ -244,7 +252,7 @@ async function mergedPage(
     : "";
   const items = pages
     .flatMap((p) => p.items)
-    .filter((i) => i.GSI1SK >= boundary && i.GSI1SK < before)
+    .filter((i) => i.GSI1SK >= boundary && i.GSI1SK < before && isRunOf(tenant)(i))
     .sort((a, b) => (a.GSI1SK < b.GSI1SK ? 1 : -1));
   return { items, done: open.length === 0 };
 }
@@ -320,7 +328,9 @@ export async function readDayPage(
   cursor: DayCursor,
 ): Promise<{ items: Partial<TraceRunItem>[]; next: DayCursor; done: boolean }> {
   const names: Record<string, string> = {};
-  const projection = read.attributes
+  // The keys too: an item is trusted by its primary key.
+  const attributes = read.attributes && [...new Set([...read.attributes, "PK", "SK", "id"])];
+  const projection = attributes
     ?.map((a, i) => {
       names[`#p${i}`] = a;
       return `#p${i}`;
@@ -342,5 +352,5 @@ export async function readDayPage(
   const next: DayCursor = page.lastKey
     ? { shard: cursor.shard, key: page.lastKey }
     : { shard: cursor.shard + 1 };
-  return { items: page.items, next, done: dayReadDone(next) };
+  return { items: page.items.filter(isRunOf(read.tenant)), next, done: dayReadDone(next) };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { dynamo } from "../aws/clients.ts";
-import { fromItem, isConditionFailure, toItem } from "../aws/ddb.ts";
+import { fromItem, getItem, isConditionFailure, putInput, toItem } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
@@ -32,6 +32,8 @@ import { promoteUpgradedTraces, recordExpiry, runExpiry, upgradeTrace } from "./
 // any patch record after writing, and a patch applies itself only when the run exists — each side writes
 // first and checks the other after, so a patch that arrives before its post is never lost. Records and
 // their key layout: shared/records/runs.ts.
+// A runtime's traces are ingested for one project (`ownProject`): its posts and patches are conditional writes
+// that touch no run (nor patch record) of another project, so a run id of another project cannot be overwritten.
 export const partitionKey = traceRunKeys.partition;
 
 /** A run item as a post writes it, before the derived fields are added. */
@@ -40,7 +42,18 @@ type PostedRunItem = Omit<TraceRunItem, keyof TraceRunDerived>;
 export interface IngestResult {
   accepted: string[];
   errors: ValidationIssue[];
+  /** Runs left as they were: ingestion for one project met a run id of another (OTHER_PROJECT). */
+  refused?: { id: string; reason: string }[];
 }
+
+/** Why a post or patch for one project was refused: its run id is a run of another project. */
+export const OTHER_PROJECT = "run_of_another_project";
+
+/** The condition that a write touches no item of another project (none yet, or one of `project`). */
+const ofProject = (project: string) => ({
+  ConditionExpression: "attribute_not_exists(PK) OR session_id = :own",
+  ExpressionAttributeValues: toItem({ ":own": project }),
+});
 
 const PATCH_FIELDS = ["end_time", "tags", "status", ...JSON_FIELDS] as const;
 
@@ -97,7 +110,36 @@ function issue(
   }));
 }
 
-export async function ingestPosts(tenant: string, raw: unknown[], kind = "post"): Promise<IngestResult> {
+/** Puts the built runs: all at once, or (for one project) each on the condition that it is not another's. */
+async function writePosts(items: TraceRunItem[], ownProject?: string): Promise<Set<string>> {
+  if (ownProject === undefined) {
+    await batchWrite(
+      "runs",
+      items.map((item) => ({ put: item })),
+      { parallel: true },
+    );
+    return new Set();
+  }
+  const refused = new Set<string>();
+  await Promise.all(
+    items.map(async (item) => {
+      try {
+        await dynamo().send(new PutItemCommand(putInput("runs", item, ofProject(ownProject))));
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+        refused.add(item.id);
+      }
+    }),
+  );
+  return refused;
+}
+
+export async function ingestPosts(
+  tenant: string,
+  raw: unknown[],
+  kind = "post",
+  ownProject?: string,
+): Promise<IngestResult> {
   const errors: ValidationIssue[] = [];
   const valid: RunCreateIn[] = [];
   raw.forEach((r, i) => {
@@ -141,21 +183,21 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
   }
   // Last write wins within one request when the same id is posted twice.
   const byId = new Map(built.map((b) => [b.item.id, b]));
-  const ids = [...byId.keys()];
   const existing = new Set(
     (
       await batchGet<Pick<TraceRunItem, "id">>(
         "runs",
-        ids.map((id) => traceRunKeys.run(tenant, id)),
+        [...byId.keys()].map((id) => traceRunKeys.run(tenant, id)),
         { projection: "id" },
       )
     ).map((i) => i.id),
   );
-  await batchWrite(
-    "runs",
-    [...byId.values()].map((b) => ({ put: b.item })),
-    { parallel: true },
+  const refused = await writePosts(
+    [...byId.values()].map((b) => b.item),
+    ownProject,
   );
+  for (const id of refused) byId.delete(id);
+  const ids = [...byId.keys()];
   // What arrived before the post (or before it was sent again): patches, and the feedback summary.
   const records = await batchGet<
     (TraceRunPatchRecord & { SK: "patch" }) | (StatsRecord & { SK: "feedback_stats" })
@@ -164,9 +206,10 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
     ids.flatMap((id) => [traceRunKeys.patch(tenant, id), traceRunKeys.feedbackStats(tenant, id)]),
   );
   await Promise.all(
-    records.map((r) =>
-      r.SK === "patch" ? applyToRun(tenant, r.id, r, prices) : applyFeedback(tenant, r, byId),
-    ),
+    records.map(async (r) => {
+      if (r.SK === "patch") await applyToRun(tenant, r.id, r, prices);
+      else await applyFeedback(tenant, r, byId);
+    }),
   );
   await promoteUpgradedTraces(
     tenant,
@@ -176,8 +219,13 @@ export async function ingestPosts(tenant: string, raw: unknown[], kind = "post")
     tenant,
     [...byId.values()].filter((b) => !existing.has(b.item.id)),
   );
-  return { accepted: ids, errors };
+  return { accepted: ids, errors, ...refusals(refused) };
 }
+
+const refusals = (ids: Iterable<string>) => {
+  const refused = [...ids].map((id) => ({ id, reason: OTHER_PROJECT }));
+  return refused.length ? { refused } : {};
+};
 
 /** A run's feedback summary back on the run; feedback that extends retention upgrades the run's trace. */
 async function applyFeedback(
@@ -234,12 +282,18 @@ async function patchAttributes(
   return attrs;
 }
 
+/**
+ * Applies a patch record to its run, if the run exists (and, for a record of one project, is that project's):
+ * "applied", "absent" (the post re-applies the record) or "other" (a run of another project, left as it was).
+ */
 async function applyToRun(
   tenant: string,
   id: string,
   record: TraceRunPatchRecord,
   prices: Awaited<ReturnType<typeof priceEntriesFor>>,
-) {
+): Promise<"applied" | "absent" | "other"> {
+  const project = record.session_id;
+  const ownValue = project === undefined ? {} : { ":own": project };
   const fields = Object.fromEntries(
     Object.entries(record).filter(
       ([k]) =>
@@ -247,7 +301,7 @@ async function applyToRun(
         k === "status_hint",
     ),
   );
-  if (!Object.keys(fields).length) return;
+  if (!Object.keys(fields).length) return "applied";
   const { expr, names, values } = setExpression(fields);
   let merged: TraceRunItem;
   try {
@@ -256,16 +310,19 @@ async function applyToRun(
         TableName: tableName("runs"),
         Key: toItem(traceRunKeys.run(tenant, id)),
         UpdateExpression: expr,
-        ConditionExpression: "attribute_exists(PK)",
+        ConditionExpression: `attribute_exists(PK)${project === undefined ? "" : " AND session_id = :own"}`,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: toItem(values),
+        ExpressionAttributeValues: toItem({ ...values, ...ownValue }),
         ReturnValues: "ALL_NEW",
       }),
     );
     merged = fromItem<TraceRunItem>(out.Attributes!);
   } catch (err) {
-    if (isConditionFailure(err)) return; // not posted yet: the post re-applies the patch record
-    throw err;
+    if (!isConditionFailure(err)) throw err;
+    // Not posted yet: the post re-applies the patch record. Posted in another project: left alone.
+    if (project === undefined) return "absent";
+    const run = await getItem<Pick<TraceRunItem, "session_id">>("runs", traceRunKeys.run(tenant, id), true);
+    return run && run.session_id !== project ? "other" : "absent";
   }
   const content = await loadFields(merged);
   const derived = deriveFields(
@@ -284,24 +341,33 @@ async function applyToRun(
   )
     derived.messages_json = null;
   const d = setExpression(derived);
-  await dynamo().send(
-    new UpdateItemCommand({
-      TableName: tableName("runs"),
-      Key: toItem(traceRunKeys.run(tenant, id)),
-      UpdateExpression: d.expr,
-      ExpressionAttributeNames: d.names,
-      ExpressionAttributeValues: toItem(d.values),
-    }),
-  );
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName("runs"),
+        Key: toItem(traceRunKeys.run(tenant, id)),
+        UpdateExpression: d.expr,
+        ...(project === undefined ? {} : { ConditionExpression: "session_id = :own" }),
+        ExpressionAttributeNames: d.names,
+        ExpressionAttributeValues: toItem({ ...d.values, ...ownValue }),
+      }),
+    );
+  } catch (err) {
+    // Re-posted into another project meanwhile: that post's own fields stand.
+    if (!isConditionFailure(err)) throw err;
+  }
+  return "applied";
 }
 
 export async function ingestPatches(
   tenant: string,
   raw: { id: string; body: unknown }[],
   kind = "patch",
+  ownProject?: string,
 ): Promise<IngestResult> {
   const errors: ValidationIssue[] = [];
   const accepted: string[] = [];
+  const refused: string[] = [];
   const prices = await priceEntriesFor(tenant);
   const version = canonicalNow().replace(/\W/g, "");
   await Promise.all(
@@ -315,21 +381,30 @@ export async function ingestPatches(
         return;
       }
       const attrs = await patchAttributes(tenant, runId, parsed.data, version);
+      if (ownProject !== undefined) attrs.session_id = ownProject;
       const { expr, names, values } = setExpression({ ...attrs, expires_at: recordExpiry() });
-      await dynamo().send(
-        new UpdateItemCommand({
-          TableName: tableName("runs"),
-          Key: toItem(traceRunKeys.patch(tenant, runId)),
-          UpdateExpression: expr,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: toItem(values),
-        }),
-      );
-      await applyToRun(tenant, runId, attrs, prices);
-      accepted.push(runId);
+      const own = ownProject === undefined ? undefined : ofProject(ownProject);
+      try {
+        await dynamo().send(
+          new UpdateItemCommand({
+            TableName: tableName("runs"),
+            Key: toItem(traceRunKeys.patch(tenant, runId)),
+            UpdateExpression: expr,
+            ConditionExpression: own?.ConditionExpression,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...toItem(values), ...own?.ExpressionAttributeValues },
+          }),
+        );
+      } catch (err) {
+        if (!own || !isConditionFailure(err)) throw err;
+        refused.push(runId);
+        return;
+      }
+      if ((await applyToRun(tenant, runId, attrs, prices)) === "other") refused.push(runId);
+      else accepted.push(runId);
     }),
   );
-  return { accepted, errors };
+  return { accepted, errors, ...refusals(refused) };
 }
 
 /** A run by id (consistent read). */

@@ -1,7 +1,7 @@
 import { batchGet } from "../aws/batch.ts";
 import { conditionalUpdate, putItem, queryPages } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { type TraceRunItem, type TraceTier, traceRunKeys } from "../records/runs.ts";
+import { isRunOf, type TraceRunItem, type TraceTier, traceRunKeys } from "../records/runs.ts";
 
 // Retention tiers (the hosted platform's `shortlived` and `longlived`). A run takes its project's tier when it
 // is ingested and expires (DynamoDB TTL, attribute expires_at) that tier's retention after its ingestion. A
@@ -37,13 +37,16 @@ export async function upgradeTrace(tenant: string, traceId: string): Promise<num
     expires_at: recordExpiry(),
   });
   let promoted = 0;
-  for await (const items of queryPages<Pick<TraceRunItem, "id" | "received_at" | "trace_tier">>("runs", {
-    IndexName: "GSI2",
-    KeyConditionExpression: "GSI2PK = :pk",
-    values: { ":pk": traceRunKeys.trace(tenant, traceId) },
-    ProjectionExpression: "id, received_at, trace_tier",
-  })) {
-    const short = items.filter((i) => i.trace_tier === "shortlived");
+  for await (const items of queryPages<Pick<TraceRunItem, "PK" | "SK" | "id" | "received_at" | "trace_tier">>(
+    "runs",
+    {
+      IndexName: "GSI2",
+      KeyConditionExpression: "GSI2PK = :pk",
+      values: { ":pk": traceRunKeys.trace(tenant, traceId) },
+      ProjectionExpression: "PK, SK, id, received_at, trace_tier",
+    },
+  )) {
+    const short = items.filter((i) => i.trace_tier === "shortlived" && isRunOf(tenant)(i));
     await Promise.all(short.map((i) => promoteRun(tenant, i.id, i.received_at)));
     promoted += short.length;
   }

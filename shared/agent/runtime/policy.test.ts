@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentKeys, checkpointPk, threads } from "../../records/agent.ts";
-import { runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
+import { TABLES } from "../../tables.ts";
+import { PLATFORM_INDEX_KEYS, runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
 
 // Issue 13 (b): in AWS a deployment's runtime reads and writes with its own role; what that role allows is
 // what the deploy step generates here.
@@ -19,7 +20,9 @@ const scope = {
   traceFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:agent-platform-AgentTraceIngest",
 };
 const policy = runtimePolicy(scope);
-const dynamo = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("dynamodb:")));
+const dynamo = policy.Statement.filter(
+  (s) => s.Effect === "Allow" && s.Action.some((a) => a.startsWith("dynamodb:")),
+);
 
 describe("a runtime's execution role", () => {
   it("every DynamoDB statement carries a LeadingKeys condition on the deployment's own prefix", () => {
@@ -42,6 +45,34 @@ describe("a runtime's execution role", () => {
     expect(threads.key({ scope: "t-2#d-1", thread: "x" }).PK.startsWith(p.main)).toBe(false);
     for (const key of ["T#t-1#DEPLOYMENT", "APIKEY#abc", "TENANT#t-1", "DEPLOYMENT#d-1"])
       expect(key.startsWith(p.main)).toBe(false);
+  });
+
+  // Issue 25 (break-out 5): LeadingKeys let a runtime write any attribute of its own items, GSI1's keys too, so
+  // the platform's deployment-by-id lookup returned a forged item.
+  it("may not write the keys of the platform's index (GSI1) on the main table, in any write", () => {
+    expect(PLATFORM_INDEX_KEYS).toEqual(["GSI1PK", "GSI1SK"]);
+    const denies = policy.Statement.filter((s) => s.Effect === "Deny");
+    expect(denies).toEqual([
+      {
+        Sid: "NoPlatformIndexKeys",
+        Effect: "Deny",
+        Action: ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem"],
+        Resource: [scope.tables.main],
+        Condition: { "ForAnyValue:StringEquals": { "dynamodb:Attributes": ["GSI1PK", "GSI1SK"] } },
+      },
+    ]);
+    // Every write action the role is allowed on the main table is one the deny names.
+    const writes = dynamo
+      .filter((s) => s.Resource.includes(scope.tables.main))
+      .flatMap((s) => s.Action)
+      .filter((a) => /Put|Update|BatchWrite/.test(a));
+    for (const a of writes) expect(denies[0].Action).toContain(a);
+  });
+
+  it("still writes the agent records' own index (AGENT1), the one the runtime's runs, threads and crons use", () => {
+    const agent = TABLES.main.indexes.find((i) => i.name === "AGENT1");
+    expect(agent).toEqual({ name: "AGENT1", partitionKey: "AGENT1PK", sortKey: "AGENT1SK" });
+    for (const k of ["AGENT1PK", "AGENT1SK"]) expect(PLATFORM_INDEX_KEYS).not.toContain(k);
   });
 
   it("names no `*` resource, no table but its two, no index", () => {

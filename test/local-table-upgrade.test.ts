@@ -1,0 +1,81 @@
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, describe, expect, it } from "vitest";
+import { createTables } from "../infra/local/dynamodb.ts";
+import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
+import { dynamo } from "../shared/aws/clients.ts";
+import { getItem, putItem, queryAll } from "../shared/aws/ddb.ts";
+import { AGENT_INDEX, agentKeys, THREAD_TTL_PK } from "../shared/records/agent.ts";
+import { tableName } from "../shared/tables.ts";
+import "./helpers/cloud.ts";
+
+// Issue 25: agent records moved from the platform's GSI1 to an index of their own (AGENT1). A DATA_DIR made by
+// an earlier version holds a main table without AGENT1 and agent items carrying GSI1 keys: the local cloud's
+// start adds the index and moves those entries (infra/local/cloud.ts). Here on tables of their own in the
+// shared DynamoDB Local, as an earlier version created them.
+const suffix = crypto.randomUUID().slice(0, 8);
+const saved = {
+  main: process.env.TABLE_MAIN,
+  runs: process.env.TABLE_RUNS,
+  cp: process.env.TABLE_CHECKPOINTS,
+};
+process.env.TABLE_MAIN = `upgrade-main-${suffix}`;
+process.env.TABLE_RUNS = `upgrade-runs-${suffix}`;
+process.env.TABLE_CHECKPOINTS = `upgrade-checkpoints-${suffix}`;
+
+afterAll(async () => {
+  for (const id of ["main", "runs", "checkpoints"] as const)
+    await dynamo()
+      .send(new DeleteTableCommand({ TableName: tableName(id) }))
+      .catch(() => {});
+  process.env.TABLE_MAIN = saved.main;
+  process.env.TABLE_RUNS = saved.runs;
+  process.env.TABLE_CHECKPOINTS = saved.cp;
+});
+
+describe("a main table of an earlier version", () => {
+  it("gets AGENT1 at start, and its agent records' GSI1 entries move there", async () => {
+    const attrs = ["PK", "SK", "GSI1PK", "GSI1SK"].map((a) => ({
+      AttributeName: a,
+      AttributeType: "S" as const,
+    }));
+    await dynamo().send(
+      new CreateTableCommand({
+        TableName: tableName("main"),
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: attrs,
+        KeySchema: [
+          { AttributeName: "PK", KeyType: "HASH" },
+          { AttributeName: "SK", KeyType: "RANGE" },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: "GSI1",
+            KeySchema: [
+              { AttributeName: "GSI1PK", KeyType: "HASH" },
+              { AttributeName: "GSI1SK", KeyType: "RANGE" },
+            ],
+            Projection: { ProjectionType: "ALL" },
+          },
+        ],
+      }),
+    );
+    const thread = { PK: agentKeys.threadsPk("t-1#d-1"), SK: "th-1" };
+    const expires = "2030-01-01T00:00:00.000Z";
+    await putItem("main", { ...thread, thread_id: "th-1", GSI1PK: THREAD_TTL_PK, GSI1SK: expires });
+
+    await createTables(dynamo());
+    await createTables(dynamo()); // idempotent
+    const table = (await dynamo().send(new DescribeTableCommand({ TableName: tableName("main") }))).Table;
+    expect(table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(["AGENT1", "GSI1"]);
+
+    expect(await moveAgentIndexEntries()).toBe(1);
+    expect(await moveAgentIndexEntries()).toBe(0);
+    expect(await getItem("main", thread, true)).toMatchObject({ AGENT1PK: THREAD_TTL_PK, AGENT1SK: expires });
+    const due = await queryAll("main", {
+      IndexName: AGENT_INDEX,
+      KeyConditionExpression: "AGENT1PK = :pk",
+      values: { ":pk": THREAD_TTL_PK },
+    });
+    expect(due.map((i) => i.SK)).toEqual(["th-1"]);
+  });
+});
