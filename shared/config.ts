@@ -212,6 +212,15 @@ export const config = {
   endpoint(service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler"): string | undefined {
     return env(`AWS_ENDPOINT_URL_${service.toUpperCase()}`);
   },
+  /**
+   * A domain under which each deployment also has an origin of its own, `<deployment_id>.<domain>` (besides
+   * `<deployment_id>.localhost` on the local cloud); routed by Host.
+   */
+  get agentOriginDomain() {
+    return env("AGENT_ORIGIN_DOMAIN")
+      ?.toLowerCase()
+      .replace(/^\.+|\.+$/g, "");
+  },
   /** Where browsers reach the API (OAuth redirect_uri); unset: the request's own scheme and host. */
   get publicBaseUrl() {
     return env("PUBLIC_BASE_URL")?.replace(/\/+$/, "");

@@ -176,13 +176,7 @@ describe("a deployment's code runs in its own runtime", () => {
   it("(c) cannot write into the other deployment's files, read them, read the platform's, or start a process", () => {
     for (const r of [report.atImport, report.inNode]) {
       // Not there at all in its sandbox (ENOENT), or refused by Node's permission model inside it.
-      for (const a of [
-        "writeOther",
-        "dropOther",
-        "readOther",
-        "readPlatformKey",
-        "readParentEnv",
-      ])
+      for (const a of ["writeOther", "dropOther", "readOther", "readPlatformKey", "readParentEnv"])
         expect(["ENOENT", "ERR_ACCESS_DENIED"], a).toContain(r[a].error);
       expect(r.spawn.ok).toBe(false);
       // The artifacts folder holds, in its sandbox, its own revision's artifact only.

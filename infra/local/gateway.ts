@@ -212,8 +212,15 @@ export class Gateway {
   /** Answers a request; `tenantId` is the workspace a router already authenticated (in a runtime). */
   async handle(req: IncomingMessage, res: ServerResponse, tenantId?: string): Promise<void> {
     try {
-      const url = requestUrl(req.url);
+      let url = requestUrl(req.url);
       if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
+      // A deployment's own origin (`<deployment>.localhost`): its agent server at the root, nothing else there.
+      const own = this.opts.forward ? deploymentOfHost(req.headers.host) : undefined;
+      if (own) {
+        req.url = `/agents/${own}${url.pathname}${url.search}`;
+        ownOrigin.add(req);
+        url = requestUrl(req.url)!;
+      }
       const found = this.match(req.method ?? "GET", url.pathname);
       // CORS, before anything can fail: a preflight (any OPTIONS to a path a route serves) is answered here
       // without authentication; every other answer to a browser (an Origin), errors included, carries the headers.
@@ -234,6 +241,7 @@ export class Gateway {
       if (internal) return await internal(req, res);
       if (
         found === 404 &&
+        !own &&
         (req.method === "GET" || req.method === "HEAD") &&
         (await serveConsoleFile(url.pathname, res))
       )
@@ -275,6 +283,28 @@ export class Gateway {
     this.server.closeAllConnections?.();
     await new Promise((r) => this.server!.close(r));
   }
+}
+
+/** Requests that came to a deployment's own origin (rewritten to its /agents/{id} paths). */
+const ownOrigin = new WeakSet<IncomingMessage>();
+
+/** Whether a request came to a deployment's own origin rather than the platform's shared one. */
+export const atOwnOrigin = (req: IncomingMessage): boolean => ownOrigin.has(req);
+
+/**
+ * The deployment a Host names as its own origin: `<deployment_id>.localhost[:port]` (browsers resolve any
+ * `*.localhost` to loopback), or `<deployment_id>.<AGENT_ORIGIN_DOMAIN>` when that is set.
+ */
+export function deploymentOfHost(host: string | undefined): string | undefined {
+  if (!host || host.length > 300) return undefined;
+  const name = host.toLowerCase().replace(/:\d{1,5}$/, "");
+  const domain = config.agentOriginDomain;
+  for (const suffix of ["localhost", ...(domain ? [domain] : [])]) {
+    if (!name.endsWith(`.${suffix}`)) continue;
+    const label = name.slice(0, -suffix.length - 1);
+    if (/^[a-z0-9][a-z0-9-]{0,62}$/.test(label)) return label;
+  }
+  return undefined;
 }
 
 function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {

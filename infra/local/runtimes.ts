@@ -1,12 +1,20 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { Agent, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
+import {
+  Agent,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
 import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
+import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
@@ -30,7 +38,7 @@ import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts"
 import { json } from "../../shared/http/event.ts";
 import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
-import { jsonResult, write } from "./gateway.ts";
+import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
 import {
   createPolicyProxy,
@@ -447,7 +455,11 @@ export class LocalRuntimes implements RuntimeHost {
           agent: r.agent,
         },
         (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          // The deployment's content never acts with the console's origin (answer-headers.ts).
+          res.writeHead(
+            answer.statusCode ?? 502,
+            containedHeaders(answer.headers, { sharedOrigin: !atOwnOrigin(req) }) as OutgoingHttpHeaders,
+          );
           if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
           answer.pipe(res);
           answer.on("end", done);

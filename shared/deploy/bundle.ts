@@ -40,6 +40,8 @@ export interface ArtifactManifest {
   };
   /** langgraph.json `store.index`, its embeddings bundled (store-index.ts; the runtime's agent/store-index.ts). */
   store_index?: StoreIndexManifest;
+  /** langgraph.json `http.html_sandbox: false`: http.app's HTML at the deployment's own origin is not sandboxed. */
+  html_unsandboxed?: true;
   /** langgraph.json `http.disable_*` flags that are set: those route groups answer 404 (custom-routes.ts). */
   http?: Record<string, true>;
   /** langgraph.json `ui`, bundled for the browser: name → its files under `ui/<name>/` (ui-bundle.ts). */
@@ -226,6 +228,7 @@ export async function bundleGraphs(opts: {
     if (config.auth.disable_studio_auth) manifest.auth.disable_studio_auth = true;
   }
   if (config.http?.app) manifest.http_app = await addEntry("http/app", config.http.app, "http.app");
+  if (config.http?.html_sandbox === false) manifest.html_unsandboxed = true;
   if (config.store?.index)
     manifest.store_index = await storeIndexEntry({ ...opts, index: config.store.index, addEntry });
 

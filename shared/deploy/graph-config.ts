@@ -105,6 +105,8 @@ export const HttpConfigSchema = z.looseObject(
     disable_a2a: flag,
     disable_webhooks: flag,
     enable_custom_route_auth: flag,
+    /** This platform's: false serves http.app's HTML at the deployment's own origin without the CSP sandbox. */
+    html_sandbox: flag,
   },
   { error: "http must be an object" },
 );
@@ -300,6 +302,7 @@ const HONOURED_IN: Record<string, Set<string>> = {
     "disable_mcp",
     "disable_a2a",
     "disable_webhooks",
+    "html_sandbox",
   ]),
   auth: new Set(["path", "disable_studio_auth"]),
   store: new Set(["index", "ttl"]),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
+import { HTML_SANDBOX, isActiveDocument } from "./answer-headers.ts";
 import { artifactDir, artifactManifest } from "./artifact.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
@@ -96,12 +97,18 @@ async function* textChunks(body: ReadableStream<Uint8Array>): AsyncIterable<stri
   }
 }
 
-async function toResult(res: Response, abort: AbortController): Promise<HttpResult> {
+async function toResult(res: Response, abort: AbortController, sandboxHtml: boolean): Promise<HttpResult> {
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => {
     if (!/^(content-length|transfer-encoding|connection)$/i.test(k)) headers[k] = v;
   });
   const type = res.headers.get("content-type") ?? "";
+  // The app's pages run in an opaque origin unless langgraph.json says http.html_sandbox: false (the platform
+  // sandboxes them on its shared origin whatever this says: answer-headers.ts).
+  if (sandboxHtml && isActiveDocument(type))
+    headers["content-security-policy"] = headers["content-security-policy"]
+      ? `${headers["content-security-policy"]}, ${HTML_SANDBOX}`
+      : HTML_SANDBOX;
   const chunked = /chunked/i.test(res.headers.get("transfer-encoding") ?? "");
   if (res.body && (STREAMED.test(type) || chunked))
     return { statusCode: res.status, headers, stream: textChunks(res.body), onAbort: () => abort.abort() };
@@ -128,7 +135,8 @@ export async function customRouteAnswer(
   if (custom) {
     const abort = new AbortController();
     const res = await custom.fetch(appRequest(event, abort.signal), {});
-    if (res.headers.get(NO_ROUTE_HEADER) !== NO_ROUTE) return toResult(res, abort);
+    if (res.headers.get(NO_ROUTE_HEADER) !== NO_ROUTE)
+      return toResult(res, abort, !manifest.html_unsandboxed);
     await res.body?.cancel();
   }
   const flag = disableFlagOf(route.handler);
