@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../infra/local/http-util.ts";
@@ -267,12 +268,23 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
     await once(client)();
     const runtime = JSON.parse(
       readFileSync(join(platform.dataDir, "runtime", `${created.id}.json`), "utf8"),
-    ) as { port: number; token: string; tenant_id: string; pid: number; cold_start_ms: number };
+    ) as { socket: string; token: string; tenant_id: string; pid: number; cold_start_ms: number };
+    // The runtime listens on a Unix socket in its sandbox's folder: a loopback relay to it (a few µs) lets
+    // the SDK's fetch reach it straight.
+    const relay = createServer((c) =>
+      c
+        .pipe(connect(runtime.socket))
+        .pipe(c)
+        .on("error", () => c.destroy()),
+    );
+    await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
+    relay.unref();
+    const runtimePort = (relay.address() as { port: number }).port;
     // The extra hop: the same calls straight to the runtime (what the gateway adds: API key check, forward),
     // alternating with calls through the gateway so both see the same state of the store.
     const straight = once(
       new Client({
-        apiUrl: `http://127.0.0.1:${runtime.port}/agents/${created.id}`,
+        apiUrl: `http://127.0.0.1:${runtimePort}/agents/${created.id}`,
         defaultHeaders: { "x-runtime-token": runtime.token, "x-router-tenant": runtime.tenant_id },
       }),
     );
@@ -292,7 +304,7 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
       ((await (await fetch(url, init)).json()) as { requests: Counts }).requests;
     const sample = async (): Promise<Sample> => {
       const gateway = await stats(`${platform.base}/__platform/stats`, { method: "POST" });
-      const rt = await stats(`http://127.0.0.1:${runtime.port}/__runtime/stats`, {
+      const rt = await stats(`http://127.0.0.1:${runtimePort}/__runtime/stats`, {
         headers: { "x-runtime-token": runtime.token },
       });
       return {

@@ -5,8 +5,8 @@ import { contention, type Item, knobs, type Row, table } from "./reliability/sum
 
 // npm run bench -- reliability: issue 16's figures in one summary — 1 route fuzz (5xx found), 2 isolation sweep
 // (leaks), 3 crash-resume (kill -9 at seeded random moments: trials, failures), 4 fault injection (faults
-// injected, exports completed, retries recorded), 5 load (p50/p99, RSS start/end). Goal: 0 in every failures
-// cell. Knobs (env): RELIABILITY_MODE=quick|full, RELIABILITY_SEED, RELIABILITY_ONLY=fuzz,isolation,crash,faults,load,
+// injected, exports completed, retries recorded), 5 load (p50/p99, RSS start/end), and issue 25's break-out
+// attempts (attacks tried, attacks stopped). Goal: 0 in every failures cell. Knobs (env): RELIABILITY_MODE=quick|full, RELIABILITY_SEED, RELIABILITY_ONLY=fuzz,isolation,crash,faults,load,breakout,
 // RELIABILITY_TRIALS, FUZZ_RUNS, RELIABILITY_LOAD_SECONDS, RELIABILITY_ROLLBACKS, RELIABILITY_EXPORTS,
 // RELIABILITY_FAULT_RATE, RELIABILITY_SCENARIOS (keys: export,ingest,revision,agent,s3-5xx,…), RELIABILITY_OUT (the JSON summary; bench/results/reliability.json by default).
 const SECTIONS: Record<Item, () => Promise<(k: ReturnType<typeof knobs>) => Promise<Row[]>>> = {
@@ -15,6 +15,7 @@ const SECTIONS: Record<Item, () => Promise<(k: ReturnType<typeof knobs>) => Prom
   crash: async () => (await import("./reliability/crash.ts")).crashResume,
   faults: async () => (await import("./reliability/faults.ts")).faultInjection,
   load: async () => (await import("./reliability/load.ts")).loadHeld,
+  breakout: async () => (await import("./reliability/breakout.ts")).breakoutAttempts,
 };
 
 export async function reliabilityBench() {

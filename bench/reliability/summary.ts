@@ -1,8 +1,8 @@
 import { loadavg } from "node:os";
 
 // The knobs, the seeded randomness and the summary of `npm run bench -- reliability` (issue 16, items 1–5).
-export type Item = "fuzz" | "isolation" | "crash" | "faults" | "load";
-export const ITEMS: Item[] = ["fuzz", "isolation", "crash", "faults", "load"];
+export type Item = "fuzz" | "isolation" | "crash" | "faults" | "load" | "breakout";
+export const ITEMS: Item[] = ["fuzz", "isolation", "crash", "faults", "load", "breakout"];
 
 export interface Knobs {
   /** quick (the CI budget, the default) or full (the issue's figures: ≥ 10 trials, 5 minutes of load). */
