@@ -337,6 +337,10 @@ export const config = {
     get runtimeToken() {
       return env("AGENT_RUNTIME_TOKEN");
     },
+    /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
+    get runtimeReservedConcurrency() {
+      return int("AGENT_RUNTIME_RESERVED_CONCURRENCY", 5);
+    },
   },
   /** The local cloud's OS sandbox for deployments' code (shared/deploy/sandbox.ts). */
   sandbox: {

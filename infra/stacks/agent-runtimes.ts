@@ -117,6 +117,7 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
           "lambda:UpdateFunctionCode",
           "lambda:UpdateFunctionConfiguration",
           "lambda:PublishVersion",
+          "lambda:PutFunctionConcurrency",
           "lambda:ListVersionsByFunction",
           "lambda:DeleteFunction",
         ]

@@ -15,6 +15,7 @@ import {
   InvokeCommand,
   ListVersionsByFunctionCommand,
   PublishVersionCommand,
+  PutFunctionConcurrencyCommand,
   UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand,
   waitUntilFunctionActiveV2,
@@ -220,6 +221,14 @@ export async function deployRuntime(
     );
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
   }
+  // A tenant's capacity is bounded: its function never takes more than its reserved share of the account's
+  // concurrency (and that share is held for it), however many runs it starts.
+  await client.send(
+    new PutFunctionConcurrencyCommand({
+      FunctionName,
+      ReservedConcurrentExecutions: config.agent.runtimeReservedConcurrency,
+    }),
+  );
   const { Version } = await client.send(
     new PublishVersionCommand({ FunctionName, Description: `revision ${r.revision_id}` }),
   );
