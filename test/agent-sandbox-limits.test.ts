@@ -57,5 +57,7 @@ it("a runtime that outgrows its memory is stopped; the run's error and the deplo
   expect(logs.deploy_log).toMatch(/sandbox memory limit/);
   // The next request starts it again; a run within its limits succeeds.
   const next = await client.threads.create();
-  expect(await client.runs.wait(next.thread_id, "agent", { input: { size: "small" } })).toEqual({ size: "fine" });
+  expect(await client.runs.wait(next.thread_id, "agent", { input: { size: "small" } })).toEqual({
+    size: "fine",
+  });
 }, 180_000);

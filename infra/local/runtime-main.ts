@@ -8,6 +8,7 @@ import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/a
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { setWebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config, sealSettings } from "../../shared/config.ts";
@@ -26,7 +27,7 @@ import {
   RUNTIME_SOCKET,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
-import { TRACES_PATH } from "./runtime-socket.ts";
+import { TRACES_PATH, WEBHOOK_PATH } from "./runtime-socket.ts";
 
 // A deployment's runtime on the local cloud: a child process of the platform (runtimes.ts starts it in the OS
 // sandbox), serving that one deployment on a Unix socket. What it is told arrives on stdin, not in its
@@ -100,6 +101,17 @@ async function main() {
     if (res.status !== 200) throw new Error(`trace ingestion answered ${res.status}`);
     return JSON.parse(res.text) as IngestResult;
   };
+  // Webhooks go out through the platform, which takes the URL from the run's record (the caller's address may be
+  // one a sandbox cannot reach, a local receiver on the local cloud).
+  setWebhookSender(async (run, body) => {
+    const res = await postToPlatform(platformSocket, WEBHOOK_PATH, {
+      thread_id: run.thread_id,
+      run_id: run.run_id,
+      body,
+    });
+    if (res.status !== 200) return `the platform answered ${res.status}`;
+    return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
+  });
   const d = startRuntime(start.runtime, sendTraces);
   // AGENT_RUN_WORKER=lambda: runs go through the Lambda executor's path, played in this process.
   invokeSelfLocally((e) => drainThread(d, e.thread_id, Date.now() + 15 * 60_000));

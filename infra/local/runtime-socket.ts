@@ -7,12 +7,16 @@ import { jsonResult, write } from "./gateway.ts";
 // another runtime. It serves:
 // - AWS calls (SigV4-signed DynamoDB and S3 requests) → the AWS handler (the policy proxy);
 // - POST /__platform/runtime-traces → the runtime's traces, into its deployment's project;
+// - POST /__platform/run-webhook → a finished run's webhook, to the URL its record holds (the caller's);
 // - CONNECT and absolute-URI requests → the egress proxy (public internet only).
 export const TRACES_PATH = "/__platform/runtime-traces";
+export const WEBHOOK_PATH = "/__platform/run-webhook";
 
 export interface RuntimeSocketHandlers {
   aws: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   traces: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** A finished run's webhook, delivered by the platform to the URL the run's record holds. */
+  webhook: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   egress: EgressRules;
 }
 
@@ -28,6 +32,7 @@ export async function servePlatformSocket(path: string, h: RuntimeSocketHandlers
       if (String(req.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256"))
         return void Promise.resolve(h.aws(req, res)).catch(done);
       if (req.method === "POST" && req.url === TRACES_PATH) return void h.traces(req, res).catch(done);
+      if (req.method === "POST" && req.url === WEBHOOK_PATH) return void h.webhook(req, res).catch(done);
       req.resume();
       write(res, jsonResult(404, { detail: "Not Found" }));
     } catch (err) {

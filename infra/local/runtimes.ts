@@ -20,6 +20,7 @@ import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/p
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
+import { deliverWebhook } from "../../shared/agent/webhook.ts";
 import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { appendLog } from "../../shared/control/revisions.ts";
@@ -37,6 +38,7 @@ import {
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { logger } from "../../shared/log.ts";
+import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
@@ -250,6 +252,7 @@ export class LocalRuntimes implements RuntimeHost {
         region: config.region,
       }),
       traces: (req, res) => this.ingestTraces(r, req, res),
+      webhook: (req, res) => this.runWebhook(r, req, res),
       egress: { allow: config.sandbox.egressAllow },
     });
     const settings: Record<string, string> = {
@@ -541,6 +544,31 @@ export class LocalRuntimes implements RuntimeHost {
       parsed.patches ?? [],
     );
     return write(res, jsonResult(200, result));
+  }
+
+  /**
+   * A finished run's webhook, asked for by its runtime: the URL is the one the run's record holds (its caller
+   * gave it, checked at creation), never one the runtime names; delivered by the platform's outbound rules.
+   */
+  private async runWebhook(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let ask: { thread_id?: unknown; run_id?: unknown; body?: unknown };
+    try {
+      ask = JSON.parse((await readBody(req, 2 * 1024 * 1024)).toString("utf8"));
+    } catch {
+      return write(res, jsonResult(422, { detail: "JSON" }));
+    }
+    if (typeof ask.thread_id !== "string" || typeof ask.run_id !== "string" || typeof ask.body !== "string")
+      return write(res, jsonResult(422, { detail: "thread_id, run_id and body are required" }));
+    const { tenant_id, deployment_id } = r.spec.config;
+    const run = await runs.get({
+      scope: `${tenant_id}#${deployment_id}`,
+      thread: ask.thread_id,
+      run: ask.run_id,
+    });
+    const url = run?.kwargs?.webhook;
+    if (typeof url !== "string") return write(res, jsonResult(404, { detail: "No webhook for that run" }));
+    const failure = await deliverWebhook(url, ask.body);
+    return write(res, jsonResult(200, { failure: failure ?? null }));
   }
 
   async stopAll(): Promise<void> {

@@ -15,6 +15,9 @@ import { ROOT } from "./node-function.ts";
 const BUILD_ENTRY = join(ROOT, "infra", "build", "revision-build.ts");
 /** The bundled build step inside the project's source. */
 export const BUILD_SCRIPT = "revision-build.mjs";
+/** Its untrusted part, started by the build step as a process of its own (shared/deploy/source-build-process.ts). */
+const SOURCE_ENTRY = join(ROOT, "infra", "build", "build-source.ts");
+export const SOURCE_SCRIPT = "build-source.mjs";
 export const BUILD_PROJECT_NAME = "agent-platform-revision-build";
 /** Step Functions' managed rule behind `codebuild:startBuild.sync`. */
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
@@ -33,9 +36,22 @@ function installedVersion(name: string): string {
 
 /** Bundles the build step into `outDir`: one ESM file for Node 20 and a package.json pinning its run-time deps. */
 export function bundleBuildStep(outDir: string): void {
+  for (const [entry, file] of [
+    [BUILD_ENTRY, BUILD_SCRIPT],
+    [SOURCE_ENTRY, SOURCE_SCRIPT],
+  ] as const)
+    bundleScript(entry, join(outDir, file));
+  const dependencies = Object.fromEntries(BUILD_DEPENDENCIES.map((name) => [name, installedVersion(name)]));
+  writeFileSync(
+    join(outDir, "package.json"),
+    `${JSON.stringify({ private: true, type: "module", dependencies }, null, 2)}\n`,
+  );
+}
+
+function bundleScript(entry: string, outfile: string): void {
   buildSync({
-    entryPoints: [BUILD_ENTRY],
-    outfile: join(outDir, BUILD_SCRIPT),
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: "node",
     target: "node20",
@@ -48,11 +64,6 @@ export function bundleBuildStep(outDir: string): void {
     // Bundled CommonJS dependencies still call require(); give ESM output one.
     banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
   });
-  const dependencies = Object.fromEntries(BUILD_DEPENDENCIES.map((name) => [name, installedVersion(name)]));
-  writeFileSync(
-    join(outDir, "package.json"),
-    `${JSON.stringify({ private: true, type: "module", dependencies }, null, 2)}\n`,
-  );
 }
 
 export interface RevisionBuildProps {

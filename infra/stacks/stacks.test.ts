@@ -7,7 +7,7 @@ import { CachePolicy, OriginRequestPolicy } from "aws-cdk-lib/aws-cloudfront";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { mountedRoutes, type Route, routes } from "../../functions/routes.ts";
+import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
@@ -16,7 +16,13 @@ import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
-import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, BUILD_SCRIPT, bundleBuildStep } from "./revision-build.ts";
+import {
+  BUILD_DEPENDENCIES,
+  BUILD_PROJECT_NAME,
+  BUILD_SCRIPT,
+  bundleBuildStep,
+  SOURCE_SCRIPT,
+} from "./revision-build.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
@@ -82,7 +88,7 @@ describe("platform stacks (manifest as it is)", () => {
   }, 120_000);
 
   it("has one Lambda per route and per task; runtime-served routes share the agent router", () => {
-    const runtimeServed = routes.filter((r) => r.group === "agent" && r.auth).length;
+    const runtimeServed = routes.filter(servedByRuntime).length;
     expect(apiFunctions(groups)).toHaveLength(routes.length - runtimeServed + 1);
     expect(apiFunctions([s.workflows])).toHaveLength(tasks.length);
     for (const f of apiFunctions(groups)) {
@@ -129,7 +135,7 @@ describe("platform stacks (manifest as it is)", () => {
     expect(methods).toHaveLength(agentRoutes.length);
     const streamed = methods.filter((m) => m.Properties.Integration.ResponseTransferMode === "STREAM");
     // Every route a runtime serves is streamed through the router (SSE among them).
-    expect(streamed).toHaveLength(agentRoutes.filter((r) => r.auth).length);
+    expect(streamed).toHaveLength(agentRoutes.filter(servedByRuntime).length);
     expect(streamed.length).toBeGreaterThanOrEqual(3);
     for (const m of methods) expect(m.Properties.Integration.Type).toBe("AWS_PROXY");
     // Streamed integrations invoke with InvokeWithResponseStream (the /response-streaming-invocations URI).
@@ -174,7 +180,7 @@ describe("platform stacks (manifest as it is)", () => {
     const methods = Object.values(t.findResources("AWS::ApiGateway::Method")).filter(
       (m) => m.Properties.HttpMethod !== "OPTIONS",
     );
-    const runtimeRoutes = routes.filter((r) => r.group === "agent" && r.auth);
+    const runtimeRoutes = routes.filter(servedByRuntime);
     const viaRouter = methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(router![0]));
     expect(viaRouter).toHaveLength(runtimeRoutes.length);
     for (const m of viaRouter) expect(m.Properties.Integration.ResponseTransferMode).toBe("STREAM");
@@ -647,9 +653,11 @@ describe("platform stacks (manifest as it is)", () => {
   it("bundles the build step to one ESM file with esbuild external and its run-time deps pinned", () => {
     const out = mkdtempSync(join(tmpdir(), "revision-build-"));
     bundleBuildStep(out);
-    const script = readFileSync(join(out, BUILD_SCRIPT), "utf8");
+    // The untrusted step (a process of its own) calls esbuild; the build step starts it from its own bundle.
+    const script = readFileSync(join(out, SOURCE_SCRIPT), "utf8");
     expect(script).toMatch(/from\s*"esbuild"/);
     expect(script).not.toContain("esbuild/lib/main.js");
+    expect(readFileSync(join(out, BUILD_SCRIPT), "utf8")).toContain("build-source.mjs");
     const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));
     expect(Object.keys(pkg.dependencies)).toEqual(BUILD_DEPENDENCIES);
     for (const [name, version] of Object.entries(pkg.dependencies)) {

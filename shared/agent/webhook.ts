@@ -15,6 +15,20 @@ import { threadState } from "./state.ts";
 // caller's: the SSRF-guarded outbound client, a timeout, retries on network errors, 429 and 5xx; a delivery that
 // still fails is logged with the host only and never changes the run. With langgraph.json
 // `http.disable_webhooks` nothing is sent.
+/**
+ * How a finished run's webhook goes out: straight from this process (AWS: the runtime function), or — in a
+ * sandboxed runtime, which reaches only public addresses — handed to the platform with the run's ids, which
+ * takes the URL from the run's record and delivers it by its own rules (runtime-socket.ts).
+ */
+export type WebhookSender = (
+  run: { thread_id: string; run_id: string; url: string },
+  body: string,
+) => Promise<string | undefined>;
+let sender: WebhookSender = (run, body) => deliverWebhook(run.url, body);
+export function setWebhookSender(s: WebhookSender): void {
+  sender = s;
+}
+
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 10_000;
 const FIRST_RETRY_MS = 500;
@@ -39,7 +53,7 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
     ...(outcome.error ? { error: outcome.error.message } : {}),
     webhook_sent_at: isoNow(),
   });
-  const failure = await deliver(url, body);
+  const failure = await sender({ thread_id: run.thread_id, run_id: run.run_id, url }, body);
   if (failure)
     logger.warn("run webhook failed", {
       run_id: run.run_id,
@@ -49,7 +63,7 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
 }
 
 /** POSTs the body, retrying with backoff; answers why it failed, or undefined once delivered. */
-async function deliver(url: string, body: string): Promise<string | undefined> {
+export async function deliverWebhook(url: string, body: string): Promise<string | undefined> {
   let failure: string | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt) await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * 2 ** (attempt - 1)));

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,6 +15,14 @@ import { osSandbox, sandboxedCommand, unsandboxedRefusal } from "./sandbox.ts";
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const ENTRY = path.join(ROOT, "infra", "build", "build-source.ts");
+/** Bundled beside the build step (CodeBuild: infra/stacks/revision-build.ts), the same entry as one file. */
+const BUNDLED_ENTRY = "build-source.mjs";
+
+/** How the untrusted step starts: its bundle beside a bundled build step, else its source through tsx. */
+function entryArgs(): string[] {
+  const bundled = process.argv[1] ? path.join(path.dirname(process.argv[1]), BUNDLED_ENTRY) : "";
+  return bundled && existsSync(bundled) ? [bundled] : ["--import", "tsx", ENTRY];
+}
 const TIMEOUT_MS = 20 * 60_000;
 
 /** The platform's files the untrusted step runs from (its code and packages; never the data folder). */
@@ -54,7 +63,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, tenant?:
     JSON.stringify({ ...job, ...(egressDir ? { egressSocket: path.join(egressDir, "egress.sock") } : {}) }),
     { mode: 0o600 },
   );
-  const argv = [process.execPath, "--import", "tsx", ENTRY, jobFile];
+  const argv = [process.execPath, ...entryArgs(), jobFile];
   const env = { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" };
   const writable = [
     job.src,

@@ -7,20 +7,9 @@ import type { Authorization } from "./refusal.ts";
 
 // The runtime's role policy, evaluated by @cloud-copilot/iam-simulate as AWS evaluates it.
 const scope = localRuntimeScope("t-1", "d-1");
-const base = runtimePolicy(scope);
-const policy: PolicyDocument = {
-  ...base,
-  Statement: [
-    ...base.Statement,
-    {
-      Sid: "NoIndexKeys",
-      Effect: "Deny",
-      Action: ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem"],
-      Resource: [scope.tables.main],
-      Condition: { "ForAnyValue:StringEquals": { "dynamodb:Attributes": ["GSI1PK", "GSI1SK"] } },
-    },
-  ],
-};
+const policy = runtimePolicy(scope);
+/** The same policy without its Deny statements: what the Deny changes. */
+const base: PolicyDocument = { ...policy, Statement: policy.Statement.filter((s) => s.Effect !== "Deny") };
 const ARN = "arn:aws:sts::000000000000:assumed-role/r/s";
 const decide = (p: PolicyDocument, a: Authorization) =>
   firstDenial(ARN, "000000000000", p, [a])?.decision ?? "Allowed";
