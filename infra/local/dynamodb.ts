@@ -208,6 +208,13 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, def: Tabl
         ],
       }),
     );
+    // Writes while DynamoDB Local backfills a new index can fail (InternalFailure): wait until it is ACTIVE.
+    for (let waited = 0; ; waited += 100) {
+      const t = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
+      const status = t?.GlobalSecondaryIndexes?.find((g) => g.IndexName === i.name)?.IndexStatus;
+      if (status === "ACTIVE" || status === undefined || waited > 60_000) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 
