@@ -5,7 +5,7 @@ import { platformApi, waitFor } from "./helpers/export.ts";
 import { callAt } from "./helpers/http.ts";
 import { deployRepo, gitRepo } from "./helpers/repos.ts";
 
-// Issue 25: a sandboxed runtime has limits (here a 192 MB heap), and a limit that ends it says so — in the error
+// Issue 25: a sandboxed runtime has limits (here a 384 MB heap), and a limit that ends it says so — in the error
 // of the run it was executing (once the run's retries are spent, each of which ends the same way) and in its
 // revision's deploy log. The runtime is started again for the next request.
 const GRAPH = `
@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 it("a runtime that outgrows its memory is stopped; the run's error and the deploy log say which limit", async () => {
-  platform = await startPlatform({ LOG_LEVEL: "error", AGENT_RUNTIME_MEMORY_MB: "192" });
+  platform = await startPlatform({ LOG_LEVEL: "error", AGENT_RUNTIME_MEMORY_MB: "384" });
   const headers = { "X-Api-Key": platform.facts.api_key, "X-Tenant-Id": platform.facts.tenant_id };
   const { deploymentId, revisionId } = await deployRepo(repo.dir, "limits", callAt(platform.base), headers);
   const client = agentClient(platform.facts, deploymentId);
@@ -48,11 +48,11 @@ it("a runtime that outgrows its memory is stopped; the run's error and the deplo
   expect(ended.status).toBe("error");
   // The run (and its thread) carry the reason the runtime gave up.
   const seen = JSON.stringify(ended) + JSON.stringify(await client.threads.get(thread.thread_id));
-  expect(seen).toMatch(/ran out of its 192 MB of memory/);
+  expect(seen).toMatch(/ran out of its 384 MB of memory/);
   const api = platformApi(platform);
   const logs = await waitFor("the deploy log's line", async () => {
     const r = await api("GET", `/v2/deployments/${deploymentId}/revisions/${revisionId}/logs`);
-    return /Runtime stopped: .*192 MB of memory/.test(r.json?.deploy_log ?? "") ? r.json : undefined;
+    return /Runtime stopped: .*384 MB of memory/.test(r.json?.deploy_log ?? "") ? r.json : undefined;
   });
   expect(logs.deploy_log).toMatch(/sandbox memory limit/);
   // The next request starts it again; a run within its limits succeeds.
