@@ -6,16 +6,9 @@ import { ProxyAgent, setGlobalDispatcher } from "undici";
 
 // The network of a sandboxed agent runtime, set up before any graph code loads. Its namespace has only a loopback
 // of its own; the one way out is the platform's Unix socket (platform.sock in its socket folder). Platform
-// traffic (AWS calls, traces) goes straight over that socket; everything else (a graph's fetch, node:http(s),
-// SDKs of model vendors) goes through the platform's egress proxy on the same socket, reached through a relay on
+// traffic (AWS calls: shared/aws/clients.ts; traces and webhooks: runtime-main.ts) goes straight over that
+// socket; everything else (a graph's fetch, node:http(s), SDKs of model vendors) goes through the platform's egress proxy on the same socket, reached through a relay on
 // the namespace's loopback so that clients which read HTTP(S)_PROXY find it too.
-
-/** An http.Agent whose connections go to a Unix socket (the platform's), whatever host a URL names. */
-export function unixSocketAgent(socketPath: string): http.Agent {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  (agent as unknown as { createConnection: () => Socket }).createConnection = () => connect(socketPath);
-  return agent;
-}
 
 /** A CONNECT tunnel through the relay to `host:port`: the socket once the proxy said 200, else an error. */
 function tunnel(
