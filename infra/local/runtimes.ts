@@ -133,6 +133,8 @@ export class LocalRuntimes implements RuntimeHost {
   /** Runtimes being started, by `<deployment>@<revision>`. */
   private readonly starting = new Map<string, Promise<Running>>();
   private stopped = false;
+  /** Runtimes of a replaced revision, finishing their runs. */
+  private readonly retiring = new Set<Running>();
 
   constructor(
     private readonly opts: {
@@ -508,6 +510,8 @@ export class LocalRuntimes implements RuntimeHost {
   // does not exit in time is killed with its sandbox.
   private retire(r: Running): void {
     r.stopping = true;
+    this.retiring.add(r);
+    r.child.once("exit", () => this.retiring.delete(r));
     void this.call(r, "POST", "/__runtime/stop", { mode: "drain" }).catch(() => r.child.kill("SIGKILL"));
     setTimeout(() => r.child.kill("SIGKILL"), 40_000).unref();
   }
@@ -571,9 +575,12 @@ export class LocalRuntimes implements RuntimeHost {
     return write(res, jsonResult(200, { failure: failure ?? null }));
   }
 
+  /** Stops every runtime: running, retiring, and starting ones once their process exists. */
   async stopAll(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.current.values()].map((r) => this.kill(r)));
+    const starting = [...this.starting.values()].map((p) => p.catch(() => undefined));
+    await Promise.all([...this.current.values(), ...this.retiring].map((r) => this.kill(r)));
+    await Promise.all((await Promise.all(starting)).map((r) => r && this.kill(r)));
     this.current.clear();
   }
 }

@@ -10,19 +10,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { CONSOLE_CSP } from "../local/console-files.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
-import {
-  BUILD_DEPENDENCIES,
-  BUILD_PROJECT_NAME,
-  BUILD_SCRIPT,
-  bundleBuildStep,
-  SOURCE_SCRIPT,
-} from "./revision-build.ts";
+import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, bundleBuildStep } from "./revision-build.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
