@@ -1,32 +1,20 @@
+import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { agentPathAtOwnOrigin } from "../../shared/agent/origin.ts";
-import type { HttpEvent } from "../../shared/http/event.ts";
-import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
+import { lambda } from "../../shared/aws/clients.ts";
+import { config } from "../../shared/config.ts";
+import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import { type CompiledRoute, compileRoutes, matchRoute } from "../route-match.ts";
 import { type MountedRoute, mountedRoutes, routes, servedByRuntime } from "../routes.ts";
-import { handler as ok } from "./ok.ts";
-import { handler as docs } from "./system/docs.ts";
-import { handler as metrics } from "./system/metrics.ts";
-import { handler as openapi } from "./system/openapi.ts";
-import { handler as uiAsset } from "./ui/asset.ts";
 
 // A deployment's own origin in AWS (`<deployment_id>.<AGENT_ORIGIN_DOMAIN>`, a wildcard custom domain whose one
 // catch-all sends every path to the agent router): the path is the deployment's own, matched against the agent
-// server's routes as `/agents/<deployment_id><path>`, the same routes the shared API serves under that prefix.
+// server's routes as `/agents/<deployment_id><path>`, the same routes the agent API serves under that prefix.
 // Nothing of the platform (console, platform API) is served there.
-
-/** The agent routes a runtime does not serve (their own functions on the shared API), answered by the router. */
-export const PLATFORM_SERVED: Record<string, LambdaHttpHandler> = {
-  "agent/ok": ok,
-  "agent/system/docs": docs,
-  "agent/system/metrics": metrics,
-  "agent/system/openapi": openapi,
-  "agent/ui/asset": uiAsset,
-};
 
 let agentRoutes: CompiledRoute[] | undefined;
 
 /**
- * The request as the shared API would have sent it under `/agents/<deployment_id>` (route key, path and path
+ * The request as the agent API would have sent it under `/agents/<deployment_id>` (route key, path and path
  * parameters of the agent route its path names), or the status that says why no route serves it.
  */
 export function ownOriginRequest(
@@ -53,7 +41,19 @@ export function ownOriginRequest(
   };
 }
 
-/** The router's own answer to an agent route a runtime does not serve (health, docs, metrics, UI files). */
-export function platformServed(route: MountedRoute): LambdaHttpHandler | undefined {
-  return servedByRuntime(route) ? undefined : PLATFORM_SERVED[route.handler];
+/**
+ * The answer of an agent route no runtime serves (health, docs, OpenAPI, metrics, UI files): its own function
+ * (the one the agent API calls) invoked with the request; undefined for a route a runtime serves.
+ */
+export async function platformAnswer(route: MountedRoute, event: HttpEvent): Promise<HttpResult | undefined> {
+  if (servedByRuntime(route)) return undefined;
+  const FunctionName = config.agent.originFunctions[route.handler];
+  if (!FunctionName)
+    throw new Error(`no function is configured for ${route.handler} (AGENT_ORIGIN_FUNCTIONS)`);
+  const out = await lambda().send(
+    new InvokeCommand({ FunctionName, Payload: Buffer.from(JSON.stringify(event)) }),
+  );
+  const text = Buffer.from(out.Payload ?? []).toString();
+  if (out.FunctionError) throw new Error(`${route.handler} failed: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as HttpResult;
 }

@@ -22,12 +22,19 @@ vi.mock("../../shared/records/control.ts", () => ({
     tenant === CUSTOM.tenant_id && id === CUSTOM.id ? CUSTOM : undefined,
 }));
 const invoked: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
+const functionCalls: { FunctionName?: string; Payload?: Uint8Array }[] = [];
 // The headers the runtime answers with (its prelude); a test may set others.
 const JSON_ANSWER = { "content-type": "application/json" };
 let runtimeHeaders: Record<string, string> = JSON_ANSWER;
 vi.mock("../../shared/aws/clients.ts", () => ({
   lambda: () => ({
     send: async (cmd: { input: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array } }) => {
+      // A route's own function (own origins: health, docs, UI files…) answers with its HttpResult.
+      if (cmd.constructor.name === "InvokeCommand") {
+        functionCalls.push(cmd.input);
+        const result = { statusCode: 200, headers: { "content-type": "text/html" }, body: "<p>docs</p>" };
+        return { Payload: Buffer.from(JSON.stringify(result)) };
+      }
       invoked.push(cmd.input);
       const prelude = `${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`;
       return { EventStream: [{ PayloadChunk: { Payload: Buffer.from(prelude) } }] };
@@ -191,22 +198,32 @@ describe("a deployment's own origin (AWS: the agent origin domain, routed by Hos
     }
   });
 
-  it("answers the agent routes no runtime serves (health, docs, UI files) itself, invoking nothing", async () => {
+  it("answers the agent routes no runtime serves (health, docs, UI files) from their own functions", async () => {
     invoked.length = 0;
-    // /ok tells a deployment's health to its own workspace only: without a key, 401 (as on the shared API).
-    const ok = await routerAnswer(originEvent("GET", "custom.agents.example.com", "/ok"));
-    expect(ok.statusCode).toBe(401);
-    const docs = await routerAnswer(originEvent("GET", "custom.agents.example.com", "/docs"));
-    expect(docs.statusCode).toBe(200);
-    expect(docs.headers["content-type"]).toMatch(/^text\/html/);
-    expect(invoked).toHaveLength(0);
-  });
-
-  it("answers every agent route a runtime does not serve, and no other", async () => {
-    const { PLATFORM_SERVED } = await import("./own-origin.ts");
-    const { routes, servedByRuntime } = await import("../routes.ts");
-    const own = routes.filter((r) => r.group === "agent" && !servedByRuntime(r)).map((r) => r.handler);
-    expect(Object.keys(PLATFORM_SERVED).sort()).toEqual(own.sort());
+    functionCalls.length = 0;
+    process.env.AGENT_ORIGIN_FUNCTIONS = JSON.stringify({
+      "agent/system/docs": "fn-docs",
+      "agent/ui/asset": "fn-ui",
+    });
+    try {
+      const docs = await routerAnswer(originEvent("GET", "custom.agents.example.com", "/docs"));
+      expect(docs).toMatchObject({ statusCode: 200, body: "<p>docs</p>" });
+      await routerAnswer(originEvent("GET", "custom.agents.example.com", "/ui/agent/entry.js"));
+      expect(functionCalls.map((c) => c.FunctionName)).toEqual(["fn-docs", "fn-ui"]);
+      const sent = JSON.parse(Buffer.from(functionCalls[1]!.Payload!).toString());
+      expect(sent).toMatchObject({
+        routeKey: "GET /agents/{deployment_id}/ui/{name}/{file}",
+        rawPath: "/agents/custom/ui/agent/entry.js",
+        pathParameters: { deployment_id: "custom", name: "agent", file: "entry.js" },
+      });
+      expect(invoked).toHaveLength(0);
+      // A route whose function the stack did not name is a 502, never another route's answer.
+      expect((await routerAnswer(originEvent("GET", "custom.agents.example.com", "/ok"))).statusCode).toBe(
+        502,
+      );
+    } finally {
+      delete process.env.AGENT_ORIGIN_FUNCTIONS;
+    }
   });
 
   it("answers 404 where no deployment is named: another host on the catch-all, or the origin's bare root", async () => {

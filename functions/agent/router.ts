@@ -17,7 +17,7 @@ import {
 } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
-import { ownOriginRequest, platformServed } from "./own-origin.ts";
+import { ownOriginRequest, platformAnswer } from "./own-origin.ts";
 
 // The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
 // agent-server route here, and the CORS preflight (OPTIONS) of every agent-server path. Platform code checks the API key and that the deployment is the workspace's and
@@ -68,10 +68,12 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     if (typeof found === "number")
       return fail(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" });
     event = found.event;
-    // Health, docs, metrics and UI files have functions of their own on the shared API; here the router answers.
-    const platform = platformServed(found.route);
-    if (platform) {
-      const result = await platform(event);
+    // Health, docs, metrics and UI files: the functions the agent API calls for them answer here too.
+    const result = await platformAnswer(found.route, event).catch((err: unknown) => {
+      logger.error("agent route function failed", { error: err, route: found.route.handler });
+      return json(502, { detail: "The route's function failed" });
+    });
+    if (result) {
       const its = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
       const meta = { statusCode: result.statusCode, headers: withCors(its, cors) };
       return writeBody(result, aws.HttpResponseStream.from(out, meta));

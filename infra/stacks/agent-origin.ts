@@ -1,4 +1,4 @@
-import { type App, Duration } from "aws-cdk-lib";
+import { type App, Duration, Stack } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   DomainName,
@@ -11,7 +11,8 @@ import {
   SecurityPolicy,
 } from "aws-cdk-lib/aws-apigateway";
 import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
-import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
@@ -85,10 +86,29 @@ export function agentOriginSettings(app: App): AgentOriginSettings | undefined {
  */
 export function addAgentOrigin(
   scope: Construct,
-  router: IFunction,
+  fns: { router: LambdaFunction; platformServed: Record<string, IFunction> },
   settings: AgentOriginSettings,
   accountLogging: Construct,
 ): DomainName {
+  const { router, platformServed } = fns;
+  // The agent routes no runtime serves have functions of their own (the OpenAPI one bundles every handler): the
+  // router invokes them by name rather than carrying them. A policy of its own: the role's default policy is
+  // one these functions wait for, so naming them there would be a cycle.
+  router.addEnvironment(
+    "AGENT_ORIGIN_FUNCTIONS",
+    Stack.of(scope).toJsonString(
+      Object.fromEntries(Object.entries(platformServed).map(([h, fn]) => [h, fn.functionName])),
+    ),
+  );
+  new Policy(scope, "AgentOriginInvoke", {
+    roles: [router.role!],
+    statements: [
+      new PolicyStatement({
+        actions: ["lambda:InvokeFunction"],
+        resources: Object.values(platformServed).map((fn) => fn.functionArn),
+      }),
+    ],
+  });
   const accessLogs = new LogGroup(scope, "AgentOriginAccessLogs", { retention: RetentionDays.THREE_MONTHS });
   const api = new RestApi(scope, "AgentOriginApi", {
     restApiName: "agent-platform-agent-origins",
@@ -109,7 +129,6 @@ export function addAgentOrigin(
   api.node.addDependency(accountLogging);
   const integration = new LambdaIntegration(router, {
     proxy: true,
-    allowTestInvoke: false,
     scopePermissionToMethod: false,
     responseTransferMode: ResponseTransferMode.STREAM,
     timeout: Duration.minutes(15),

@@ -22,6 +22,7 @@ import {
   LogGroupLogDestination,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import {
@@ -223,8 +224,9 @@ class ApiGroupStack extends NestedStack {
         resources.set(route.path, this.restApi.root.resourceForPath(route.path));
       for (const resource of resources.values()) resource.addMethod("OPTIONS", preflight);
     }
-    if (router && this.restApi && origin)
-      this.originDomain = addAgentOrigin(this, router, origin, this.restApi);
+    // The agent routes no runtime serves (health, docs, UI files…): at a deployment's own origin the router
+    // invokes their functions.
+    const platformServed: Record<string, NodejsFunction> = {};
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -255,6 +257,7 @@ class ApiGroupStack extends NestedStack {
         timeout: route.stream ? Duration.minutes(15) : undefined,
         description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
       });
+      if (origin) platformServed[route.handler] = fn;
       if (this.restApi) {
         this.restApi.root.resourceForPath(route.path).addMethod(
           route.method,
@@ -286,6 +289,8 @@ class ApiGroupStack extends NestedStack {
         );
       }
     }
+    if (router && this.restApi && origin)
+      this.originDomain = addAgentOrigin(this, { router, platformServed }, origin, this.restApi);
   }
 
   /** The REST API of a streaming group: regional, access-logged, errors logged, throttled per stage. */

@@ -1014,6 +1014,32 @@ describe("each deployment's own origin (agentOriginDomain: a wildcard custom dom
     }
   });
 
+  it("lets the router invoke the functions of the agent routes no runtime serves, those only, named by handler", () => {
+    const fns = agent.findResources("AWS::Lambda::Function");
+    const own = routes.filter((r) => r.group === "agent" && !servedByRuntime(r));
+    const idOf = (r: Route) =>
+      Object.entries(fns).find(([, f]) =>
+        String(f.Properties.Description).startsWith(`${r.method} ${r.path}:`),
+      )![0];
+    // {"<handler>": <Ref to its function>, …} as CloudFormation joins it.
+    const named = fns[routerId]!.Properties.Environment.Variables.AGENT_ORIGIN_FUNCTIONS["Fn::Join"][1];
+    const pairs = new Map<string, string>();
+    for (let i = 0; i + 1 < named.length; i++)
+      if (typeof named[i] === "string" && named[i + 1]?.Ref)
+        pairs.set(/"([^"]+)":"$/.exec(named[i])![1]!, named[i + 1].Ref);
+    expect(Object.fromEntries(pairs)).toEqual(Object.fromEntries(own.map((r) => [r.handler, idOf(r)])));
+    const invoke = Object.values(agent.findResources("AWS::IAM::Policy"))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter(
+        (st: any) =>
+          actionsOf(st).includes("lambda:InvokeFunction") &&
+          !JSON.stringify(st.Resource).includes("agent-rt-*"),
+      );
+    expect(invoke).toHaveLength(1);
+    const resources = [invoke[0].Resource].flat().map((r: any) => r["Fn::GetAtt"][0]);
+    expect(resources.sort()).toEqual(own.map(idOf).sort());
+  });
+
   it("tells the router the domain, and aliases *.<domain> to the custom domain in the given zone", () => {
     const router = agent.findResources("AWS::Lambda::Function")[routerId]!;
     expect(router.Properties.Environment.Variables.AGENT_ORIGIN_DOMAIN).toBe("agents.example.com");
