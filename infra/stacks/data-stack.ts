@@ -39,7 +39,8 @@ export interface ArtifactAccess {
   readOnly?: string;
   /** Key prefixes the role may write under, e.g. "logs/". */
   write?: string[];
-  delete?: boolean;
+  /** Delete anywhere in the bucket (true), or only below this key prefix. */
+  delete?: boolean | string;
 }
 
 /**
@@ -277,7 +278,15 @@ export class DataStack extends Stack {
       );
       for (const a of ["s3:Abort*", "kms:ReEncrypt*", "kms:GenerateDataKey*"]) actions.add(a);
     }
-    if (access.delete) {
+    if (typeof access.delete === "string") {
+      artifacts.grantDelete(role, `${access.delete}*`);
+      acknowledgeResource(
+        role,
+        artifacts.arnForObjects(`${access.delete}*`),
+        `Deletes only under generated keys below ${access.delete} of the artifact bucket.`,
+      );
+      actions.add("s3:DeleteObject*");
+    } else if (access.delete) {
       artifacts.grantDelete(role);
       if (!access.read)
         acknowledgeResource(

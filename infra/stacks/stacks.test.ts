@@ -593,7 +593,9 @@ describe("platform stacks (manifest as it is)", () => {
     const subs = machine.Properties.DefinitionSubstitutions;
     expect(Object.keys(subs).sort()).toEqual(placeholdersOf(text).sort());
     expect(Object.keys(subs).sort()).toEqual([
+      "RevisionBuildFinishFunctionArn",
       "RevisionBuildProjectName",
+      "RevisionBuildStartFunctionArn",
       "RevisionDeployFunctionArn",
       "RevisionFailedFunctionArn",
       "RevisionPrepareFunctionArn",
@@ -602,13 +604,19 @@ describe("platform stacks (manifest as it is)", () => {
     const resolved = Object.keys(subs).reduce((t, k) => t.replaceAll(`\${${k}}`, "resolved"), text);
     expect(resolved).not.toContain("${");
     expect(subs.RevisionBuildProjectName).toEqual({ Ref: logicalId(s.workflows.revisionBuild!.project) });
-    for (const name of ["RevisionPrepare", "RevisionDeploy", "RevisionFailed"])
+    for (const name of [
+      "RevisionPrepare",
+      "RevisionBuildStart",
+      "RevisionBuildFinish",
+      "RevisionDeploy",
+      "RevisionFailed",
+    ])
       expect(subs[`${name}FunctionArn`]).toEqual({
         "Fn::GetAtt": [logicalId(s.workflows.taskFunctions.get(name)!), "Arn"],
       });
   });
 
-  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, the data environment, 30 min", () => {
+  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min", () => {
     const wf = Template.fromStack(s.workflows);
     const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
     expect(projects).toHaveLength(1);
@@ -618,36 +626,36 @@ describe("platform stacks (manifest as it is)", () => {
       TimeoutInMinutes: 30,
       Source: { Type: "S3", Location: expect.anything() },
       Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
-      EncryptionKey: expect.anything(),
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
     });
     const spec = JSON.parse(p.Source.BuildSpec);
     expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 20 });
     expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);
     expect(spec.phases.build.commands).toEqual([`node --enable-source-maps ${BUILD_SCRIPT}`]);
-    const env = Object.fromEntries(p.Environment.EnvironmentVariables.map((v: any) => [v.Name, v]));
-    expect(Object.keys(env)).toEqual(
-      expect.arrayContaining([
-        ...Object.keys(TABLES).map((id) => tableEnvName(id as keyof typeof TABLES)),
-        "KMS_KEY_ID",
-        "PLATFORM_BUCKET",
-        "ARTIFACT_BUCKET",
-      ]),
-    );
-    for (const v of Object.values(env)) expect((v as any).Type).toBe("PLAINTEXT");
+    // Its job comes as presigned URLs from RevisionBuildStart: no table name, key or bucket in its environment.
+    expect(p.Environment.EnvironmentVariables).toEqual([
+      { Name: "LOG_LEVEL", Type: "PLAINTEXT", Value: "info" },
+    ]);
     wf.hasResourceProperties("AWS::Logs::LogGroup", {
       LogGroupName: Match.absent(),
       RetentionInDays: 30,
     });
+  });
 
-    // The build role reaches the main table and the artifact bucket, where it writes artifacts/ and logs/.
-    const role = s.workflows.revisionBuild!.project.role!;
-    const statements = statementsOf(s.workflows, logicalId(role));
+  it("gives the build's role no table, no platform key and no artifact bucket: only its asset, logs and own key", () => {
+    const project = s.workflows.revisionBuild!.project;
+    const statements = statementsOf(s.workflows, logicalId(project.role!));
     const text = JSON.stringify(statements);
-    expect(text).toContain("AgentPlatformData:Table-main-Arn");
-    expect(text).not.toContain("AgentPlatformData:Table-runs-Arn");
-    const puts = statements.filter((st) => actionsOf(st).includes("s3:PutObject"));
-    expect(JSON.stringify(puts)).toMatch(/artifacts\/\*.*logs\/\*|logs\/\*.*artifacts\/\*/);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"))).toEqual([]);
+    expect(text).not.toMatch(/AgentPlatformData:(Table|Key|Bucket|Artifact)/i);
+    // KMS only on the build's own key, which encrypts nothing of the platform's.
+    const buildKey = logicalId(project.node.scope!.node.findChild("Key"));
+    for (const st of statements.filter((x) => actionsOf(x).some((a) => a.startsWith("kms:"))))
+      expect(st.Resource).toEqual({ "Fn::GetAtt": [buildKey, "Arn"] });
+    // S3 only on the build step's own code (the CDK asset), never the artifact bucket.
+    for (const st of statements.filter((x) => actionsOf(x).some((a) => a.startsWith("s3:"))))
+      expect(JSON.stringify(st.Resource)).toContain("cdk-hnb659fds-assets");
+    expect(statements.flatMap(actionsOf).filter((a) => /^(s3:Put|s3:Delete)/.test(a))).toEqual([]);
   });
 
   it("bundles the build step to one ESM file with esbuild external and its run-time deps pinned", () => {
