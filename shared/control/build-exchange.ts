@@ -10,6 +10,7 @@ import { config } from "../config.ts";
 import { LOG_TYPE } from "../deploy/buffered-log.ts";
 import {
   BUILD_ENV,
+  type BuildAttempt,
   type BuildJob,
   type BuildResult,
   type BuildUrls,
@@ -33,10 +34,14 @@ export interface BuildEnvOverride {
   Value: string;
 }
 
-/** Stores the job and returns the build's environment: its presigned URLs and its workspace. */
-export async function openBuildExchange(r: Revision, job: BuildJob): Promise<BuildEnvOverride[]> {
+/** Stores the job of a new attempt and returns the build's environment: its presigned URLs and its workspace. */
+export async function openBuildExchange(
+  r: Revision,
+  job: BuildJob,
+): Promise<{ attempt: string; env: BuildEnvOverride[] }> {
   const Bucket = config.artifactBucket;
-  const keys = exchangeKeys(r);
+  const attempt = crypto.randomUUID();
+  const keys = exchangeKeys({ ...r, attempt });
   await s3().send(
     new PutObjectCommand({
       Bucket,
@@ -57,7 +62,7 @@ export async function openBuildExchange(r: Revision, job: BuildJob): Promise<Bui
     artifact: await getSignedUrl(s3(), new PutObjectCommand({ Bucket, Key: keys.artifact }), { expiresIn }),
     result: await getSignedUrl(s3(), new PutObjectCommand({ Bucket, Key: keys.result }), { expiresIn }),
   };
-  return [
+  const env: BuildEnvOverride[] = [
     ...Object.entries(urls).map(([k, Value]) => ({
       Name: BUILD_ENV[k as keyof BuildUrls],
       Type: "PLAINTEXT" as const,
@@ -65,6 +70,7 @@ export async function openBuildExchange(r: Revision, job: BuildJob): Promise<Bui
     })),
     { Name: BUILD_ENV.tenant, Type: "PLAINTEXT", Value: r.tenant_id },
   ];
+  return { attempt, env };
 }
 
 async function body(key: string): Promise<Uint8Array | undefined> {
@@ -79,7 +85,7 @@ async function body(key: string): Promise<Uint8Array | undefined> {
 }
 
 /** What the build reported (untrusted: checked against the schema). */
-export async function buildOutcome(r: Revision): Promise<BuildResult> {
+export async function buildOutcome(r: BuildAttempt): Promise<BuildResult> {
   const raw = await body(exchangeKeys(r).result);
   if (!raw) throw new BuildError("the build step ended without a result");
   let json: unknown;
@@ -94,14 +100,14 @@ export async function buildOutcome(r: Revision): Promise<BuildResult> {
 }
 
 /** The artifact the build sent, as it sent it. */
-export async function builtArtifact(r: Revision): Promise<Uint8Array> {
+export async function builtArtifact(r: BuildAttempt): Promise<Uint8Array> {
   const raw = await body(exchangeKeys(r).artifact);
   if (!raw) throw new BuildError("the build step sent no artifact");
   return raw;
 }
 
 /** Removes the exchange's objects (the job is normally gone already: the build deletes it on reading). */
-export async function closeBuildExchange(r: Revision): Promise<void> {
+export async function closeBuildExchange(r: BuildAttempt): Promise<void> {
   const keys = exchangeKeys(r);
   await s3().send(
     new DeleteObjectsCommand({

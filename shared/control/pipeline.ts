@@ -6,7 +6,7 @@ import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
-import { unpackArtifact } from "../deploy/build-exchange.ts";
+import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
 import type { ArtifactManifest } from "../deploy/bundle.ts";
 import { unsandboxedRefusal } from "../deploy/sandbox.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
@@ -108,7 +108,7 @@ export async function prepare(input: PipelineInput): Promise<{ phase: "build" | 
  */
 export async function startBuild(
   input: PipelineInput,
-): Promise<{ phase: "build"; env: BuildEnvOverride[] } | { phase: "deploy" | "failed" }> {
+): Promise<{ phase: "build"; attempt: string; env: BuildEnvOverride[] } | { phase: "deploy" | "failed" }> {
   const r = await revisionOf(input);
   if (!r) return { phase: "failed" };
   if (!(await transition(r, "BUILDING", { from: ["AWAITING_BUILD", "BUILDING"] }))) {
@@ -127,7 +127,7 @@ export async function startBuild(
       ? await integrationToken(r.tenant_id, d.source_config.integration_id)
       : undefined;
     const ref = r.source_commit ?? cfg.repo_ref ?? undefined;
-    const env = await openBuildExchange(r, {
+    const exchange = await openBuildExchange(r, {
       repoUrl: d.source_config.repo_url!,
       ...(ref ? { ref } : {}),
       ...(token ? { token } : {}),
@@ -136,7 +136,7 @@ export async function startBuild(
       graphConfigPath: cfg.graph_config_path,
       lambdaRuntimes: lambdaRuntimes(),
     });
-    return { phase: "build", env };
+    return { phase: "build", ...exchange };
   } catch (err) {
     await stepFailed(r, log, "build", err);
     return { phase: "failed" };
@@ -150,18 +150,22 @@ export async function startBuild(
  * checked, size bounded) is stored under the revision's prefix, its log gets the platform's closing lines, and
  * the revision moves on to AWAITING_DEPLOY — or fails with the build's reason.
  */
-export async function finishBuild(input: PipelineInput): Promise<{ phase: "deploy" | "failed" }> {
+export async function finishBuild(
+  input: PipelineInput & { attempt?: string },
+): Promise<{ phase: "deploy" | "failed" }> {
   const r = await revisionOf(input);
   if (!r) return { phase: "failed" };
   // A retried invocation after the first one decided.
   if (r.status !== "BUILDING") return { phase: r.status === "BUILD_FAILED" ? "failed" : "deploy" };
+  const attempt = { ...r, attempt: input.attempt ?? "" };
   const log = new RevisionLog(r, "build", await readLog(r, "build"));
   try {
-    const outcome = await buildOutcome(r);
+    if (!ATTEMPT_ID.test(attempt.attempt)) throw new Error("the build's attempt id is missing");
+    const outcome = await buildOutcome(attempt);
     if (!outcome.ok) throw outcome.expected ? new BuildError(outcome.error) : new Error(outcome.error);
     // A deployment deleted while it built leaves nothing behind.
     if (!(await revisionOf(input))) throw new BuildError("The deployment was deleted during the build");
-    const count = await uploadArtifact(unpackArtifact(await builtArtifact(r)), r.artifact_prefix!);
+    const count = await uploadArtifact(unpackArtifact(await builtArtifact(attempt)), r.artifact_prefix!);
     log.line(`Artifact stored: ${count} files under ${r.artifact_prefix}`);
     log.line("Build succeeded");
     await log.close();
@@ -176,9 +180,10 @@ export async function finishBuild(input: PipelineInput): Promise<{ phase: "deplo
     return { phase: "failed" };
   } finally {
     await log.close();
-    await closeBuildExchange(r).catch((err) =>
-      logger.warn("removing a build's exchange objects failed", { revision_id: r.id, error: err }),
-    );
+    if (ATTEMPT_ID.test(attempt.attempt))
+      await closeBuildExchange(attempt).catch((err) =>
+        logger.warn("removing a build's exchange objects failed", { revision_id: r.id, error: err }),
+      );
   }
 }
 

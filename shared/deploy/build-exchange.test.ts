@@ -45,8 +45,8 @@ describe("the build's artifact as one object", () => {
     expect(() => unpackArtifact(body)).toThrow(BuildError);
   });
 
-  it("keeps a revision's exchange objects under its own builds/ prefix, beside its artifact prefix", () => {
-    const keys = exchangeKeys({ tenant_id: "t", deployment_id: "d", id: "r" });
-    for (const key of Object.values(keys)) expect(key.startsWith("builds/t/d/r/")).toBe(true);
+  it("keeps a build's exchange objects under its revision's builds/ prefix, one folder per attempt", () => {
+    const keys = exchangeKeys({ tenant_id: "t", deployment_id: "d", id: "r", attempt: "a1" });
+    for (const key of Object.values(keys)) expect(key.startsWith("builds/t/d/r/a1/")).toBe(true);
   });
 });

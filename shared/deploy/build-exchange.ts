@@ -20,9 +20,18 @@ export const BUILD_ENV = {
 } as const;
 export type BuildUrls = Record<Exclude<keyof typeof BUILD_ENV, "tenant">, string>;
 
-/** The objects of one revision's build exchange, beside (not under) its artifact prefix. */
-export function exchangeKeys(r: { tenant_id: string; deployment_id: string; id: string }) {
-  const base = `builds/${r.tenant_id}/${r.deployment_id}/${r.id}/`;
+/** One build of a revision: a re-driven pipeline's build never reads what an earlier, orphaned one sends. */
+export interface BuildAttempt {
+  tenant_id: string;
+  deployment_id: string;
+  id: string;
+  attempt: string;
+}
+export const ATTEMPT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The objects of one build's exchange, beside (not under) its revision's artifact prefix. */
+export function exchangeKeys(a: BuildAttempt) {
+  const base = `builds/${a.tenant_id}/${a.deployment_id}/${a.id}/${a.attempt}/`;
   return {
     job: `${base}job.json`,
     result: `${base}result.json`,
@@ -47,8 +56,8 @@ export const buildResult = z.union([
 ]);
 export type BuildResult = z.infer<typeof buildResult>;
 
-/** Unpacked, an artifact may hold at most this much (a graph bundle is a few MB). */
-export const MAX_ARTIFACT_BYTES = 512 * 1024 * 1024;
+/** Unpacked, an artifact may hold at most Lambda's limit on a function's code (a graph bundle is a few MB). */
+export const MAX_ARTIFACT_BYTES = 250 * 1024 * 1024;
 
 const packed = z.object({
   files: z
