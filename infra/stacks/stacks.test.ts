@@ -398,6 +398,18 @@ describe("platform stacks (manifest as it is)", () => {
         }),
       );
     }
+    // A build's exchange objects (its job held a token and the deployment's secrets) live a day at most.
+    const builds = buckets
+      .flatMap((b) => b.Properties.LifecycleConfiguration.Rules)
+      .filter((r) => r.Prefix === "builds/");
+    expect(builds).toEqual([
+      {
+        Prefix: "builds/",
+        ExpirationInDays: 1,
+        NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+        Status: "Enabled",
+      },
+    ]);
     data.hasResourceProperties("AWS::S3::Bucket", {
       BucketEncryption: {
         ServerSideEncryptionConfiguration: [
@@ -753,16 +765,24 @@ describe("platform stacks (manifest as it is)", () => {
     expect(
       JSON.stringify(artifactStatements(s.api.groups.get("agent")!).map((st: any) => st.Resource)),
     ).toMatch(/^\[\{"Fn::Join":\["",\[\{[^\]]*\},"\/artifacts\/\*\/ui\/\*"\]\]\}\]$/);
-    // Task functions read artifacts and write the deploy log and runtime code, under logs/ and runtimes/ only.
+    // Task functions read artifacts and write the deploy log and runtime code (logs/, runtimes/), and for the
+    // build, whose own role has none of this, its artifact and exchange objects (artifacts/, builds/); they
+    // delete only the build's exchange objects.
     const taskRole = s.workflows.node.findChild("TaskRole") as IConstruct;
     const tasksArtifacts = statementsOf(s.workflows, logicalId(taskRole)).filter((st) =>
       JSON.stringify(st.Resource).includes("ArtifactBucketArn"),
     );
-    const taskPuts = tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject"));
-    expect(JSON.stringify(taskPuts)).toContain("/logs/*");
-    expect(JSON.stringify(taskPuts)).toContain("/runtimes/*");
-    expect(JSON.stringify(taskPuts)).not.toContain("/artifacts/*");
-    expect(tasksArtifacts.flatMap(actionsOf)).not.toContain("s3:DeleteObject*");
+    const prefixes = (sts: any[]) =>
+      [...JSON.stringify(sts).matchAll(/"\/([a-z]+)\/\*"/g)].map((m) => m[1]).sort();
+    expect(prefixes(tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject")))).toEqual([
+      "artifacts",
+      "builds",
+      "logs",
+      "runtimes",
+    ]);
+    expect(prefixes(tasksArtifacts.filter((st) => actionsOf(st).includes("s3:DeleteObject*")))).toEqual([
+      "builds",
+    ]);
     for (const g of ["platform", "export", "system"] as const) {
       const group = s.api.groups.get(g);
       if (group) expect(artifactStatements(group), g).toEqual([]);

@@ -2,6 +2,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  ListObjectVersionsCommand,
   PutObjectCommand,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
@@ -16,6 +17,7 @@ import {
   type BuildUrls,
   buildResult,
   exchangeKeys,
+  exchangePrefix,
 } from "../deploy/build-exchange.ts";
 import { BuildError } from "../errors.ts";
 import type { RevisionRecord } from "../records/control.ts";
@@ -106,13 +108,20 @@ export async function builtArtifact(r: BuildAttempt): Promise<Uint8Array> {
   return raw;
 }
 
-/** Removes the exchange's objects (the job is normally gone already: the build deletes it on reading). */
-export async function closeBuildExchange(r: BuildAttempt): Promise<void> {
-  const keys = exchangeKeys(r);
-  await s3().send(
-    new DeleteObjectsCommand({
-      Bucket: config.artifactBucket,
-      Delete: { Objects: Object.values(keys).map((Key) => ({ Key })), Quiet: true },
-    }),
-  );
+/**
+ * Removes the attempt's objects, every version of them (the bucket is versioned, and the job held the token and
+ * the deployment's secrets); s3rver keeps no versions and answers the listing with an error.
+ */
+export async function closeBuildExchange(a: BuildAttempt): Promise<void> {
+  const Bucket = config.artifactBucket;
+  let objects: { Key: string; VersionId?: string }[] = Object.values(exchangeKeys(a)).map((Key) => ({ Key }));
+  try {
+    const page = await s3().send(new ListObjectVersionsCommand({ Bucket, Prefix: exchangePrefix(a) }));
+    const versions = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])];
+    if (versions.length) objects = versions.map((v) => ({ Key: v.Key!, VersionId: v.VersionId! }));
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+    if (status !== 405 && status !== 501) throw err;
+  }
+  await s3().send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: objects, Quiet: true } }));
 }

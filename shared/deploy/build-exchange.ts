@@ -29,9 +29,12 @@ export interface BuildAttempt {
 }
 export const ATTEMPT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The objects of one build's exchange, beside (not under) its revision's artifact prefix. */
+/** The folder of one build's exchange, beside (not under) its revision's artifact prefix. */
+export const exchangePrefix = (a: BuildAttempt) =>
+  `builds/${a.tenant_id}/${a.deployment_id}/${a.id}/${a.attempt}/`;
+
 export function exchangeKeys(a: BuildAttempt) {
-  const base = `builds/${a.tenant_id}/${a.deployment_id}/${a.id}/${a.attempt}/`;
+  const base = exchangePrefix(a);
   return {
     job: `${base}job.json`,
     result: `${base}result.json`,
