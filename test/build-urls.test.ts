@@ -37,8 +37,7 @@ describe("the build's presigned URLs", () => {
     const { env } = await urls();
     expect(Object.keys(env).sort()).toEqual(Object.values(BUILD_ENV).sort());
     const text = Object.values(env).join("\n");
-    for (const secret of ["tok-secret", "npm-secret"])
-      expect(text).not.toContain(secret);
+    for (const secret of ["tok-secret", "npm-secret"]) expect(text).not.toContain(secret);
     for (const [name, url] of Object.entries(env))
       if (name !== BUILD_ENV.tenant)
         expect(new URL(url).pathname, name).toMatch(
