@@ -87,8 +87,16 @@ export const tasks: TaskFunction[] = [
     timeoutSeconds: 60,
     onExecutionEnd: "bulk-export",
   },
-  // Revision pipeline (infra/state-machines/revision.asl.json; its Build state is a CodeBuild project).
+  // Revision pipeline (infra/state-machines/revision.asl.json; its Build state is a CodeBuild project, which
+  // holds no platform credential: the tasks around it read and write the revision for it).
   { name: "RevisionPrepare", handler: "tasks/revision-prepare", timeoutSeconds: 60 },
+  { name: "RevisionBuildStart", handler: "tasks/revision-build-start", timeoutSeconds: 60 },
+  {
+    name: "RevisionBuildFinish",
+    handler: "tasks/revision-build-finish",
+    timeoutSeconds: 300,
+    memoryMb: 2048,
+  },
   { name: "RevisionDeploy", handler: "tasks/revision-deploy", timeoutSeconds: 600, memoryMb: 1024 },
   { name: "RevisionFailed", handler: "tasks/revision-failed", timeoutSeconds: 60 },
   { name: "RevisionSweeper", handler: "tasks/revision-sweeper", timeoutSeconds: 300, onLocalStart: true },

@@ -1,18 +1,24 @@
-import { runBuild } from "../../shared/control/pipeline.ts";
+import { BUILD_ENV, type BuildUrls } from "../../shared/deploy/build-exchange.ts";
+import { runBuildStep } from "../../shared/deploy/build-step.ts";
 
-// The revision build step: what the CodeBuild project runs in AWS and the local cloud runs in a child
-// process. Which revision comes from the environment (the state machine's EnvironmentVariablesOverride).
-const input = {
-  tenant_id: process.env.TENANT_ID ?? "",
-  deployment_id: process.env.DEPLOYMENT_ID ?? "",
-  revision_id: process.env.REVISION_ID ?? "",
-};
-if (!input.tenant_id || !input.deployment_id || !input.revision_id) {
-  console.error("TENANT_ID, DEPLOYMENT_ID and REVISION_ID must be set");
+// The revision build step: what the CodeBuild project runs in AWS and the local cloud runs in a child process.
+// Its presigned URLs come from the environment (the state machine's EnvironmentVariablesOverride, made by the
+// RevisionBuildStart task); it exits non-zero only when it could not report its result.
+const urls = Object.fromEntries(
+  Object.entries(BUILD_ENV)
+    .filter(([key]) => key !== "tenant")
+    .map(([key, name]) => [key, process.env[name] ?? ""]),
+) as BuildUrls;
+const tenant = process.env[BUILD_ENV.tenant] ?? "";
+if (!tenant || Object.values(urls).some((u) => !u)) {
+  console.error(`${Object.values(BUILD_ENV).join(", ")} must be set`);
   process.exit(2);
 }
-runBuild(input).then(
-  (ok) => process.exit(ok ? 0 : 1),
+runBuildStep(urls, tenant).then(
+  (r) => {
+    console.log(r.ok ? "build succeeded" : `build failed: ${r.error}`);
+    process.exit(0);
+  },
   (err) => {
     console.error(err);
     process.exit(1);

@@ -2,9 +2,11 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { config } from "../../shared/config.ts";
+import { toolEnv } from "../../shared/deploy/exec.ts";
 import { logger } from "../../shared/log.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
@@ -52,20 +54,34 @@ interface StartBuild {
   EnvironmentVariablesOverride?: { Name: string; Value: string }[];
 }
 
+/**
+ * The build step's environment, built from nothing as CodeBuild's is: the state's overrides (presigned URLs),
+ * the tools' basics and the operator's settings the local build reads (where local repositories may be, the
+ * dependency cache, egress exceptions). No table, key, endpoint or credential of the platform.
+ */
+export function localBuildEnv(input: StartBuild, dataDir: string): Record<string, string> {
+  const env: Record<string, string> = {
+    ...toolEnv({}),
+    PLATFORM_LOCAL: "1",
+    DATA_DIR: config.dataDir,
+    LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
+    BUILD_CACHE_DIR: config.buildCacheDir ?? join(dataDir, "build-cache"),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    ...(process.env.EGRESS_ALLOW ? { EGRESS_ALLOW: process.env.EGRESS_ALLOW } : {}),
+    ...(process.env.npm_config_registry ? { npm_config_registry: process.env.npm_config_registry } : {}),
+  };
+  for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
+  return env;
+}
+
 export function localCodeBuild(dataDir: string) {
   return async (input: StartBuild): Promise<unknown> => {
     const script = join(await bundleLocalBuildStep(), BUILD_SCRIPT);
     return new Promise((resolve, reject) => {
-      const env: Record<string, string | undefined> = {
-        ...process.env,
-        BUILD_CACHE_DIR: process.env.BUILD_CACHE_DIR ?? join(dataDir, "build-cache"),
-        LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
-      };
-      for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
       const id = `local-build:${crypto.randomUUID()}`;
       const child = spawn(process.execPath, ["--enable-source-maps", script], {
         cwd: ROOT,
-        env,
+        env: localBuildEnv(input, dataDir),
         stdio: "pipe",
       });
       let tail = "";

@@ -8,6 +8,7 @@ import { pipeline } from "node:stream/promises";
 import S3rver from "s3rver";
 // @ts-expect-error s3rver ships no types
 import FilesystemStore from "s3rver/lib/stores/filesystem.js";
+import { presignedMatches } from "./s3-presigned.ts";
 
 // s3rver in-process on loopback, with the platform's default bucket.
 export const S3_ACCESS_KEY_ID = "S3RVER";
@@ -23,6 +24,8 @@ export async function startS3(opts: { host: string; port: number; directory: str
     vhostBuckets: false,
     configureBuckets: [{ name: opts.bucket, configs: [] }],
   });
+  // First of its middleware: a presigned URL is checked as S3 checks it (s3rver takes any SigV4 signature).
+  server.middleware.unshift(refuseForgedPresigned);
   const addr = await server.run();
   return { endpoint: `http://${opts.host}:${addr.port}`, stop: () => server.close() as Promise<void> };
 }
@@ -54,6 +57,26 @@ FilesystemStore.prototype.putObject = async function putObject(
   await this.putMetadata(object.bucket, object.key, object.metadata, digest);
   return { size, md5: digest };
 };
+
+async function refuseForgedPresigned(
+  ctx: {
+    method: string;
+    url: string;
+    headers: Record<string, string | string[] | undefined>;
+    status: number;
+    type: string;
+    body: unknown;
+  },
+  next: () => Promise<unknown>,
+): Promise<unknown> {
+  if (!/[?&]X-Amz-Signature=/.test(ctx.url)) return next();
+  if (await presignedMatches(ctx, S3_SECRET_ACCESS_KEY)) return next();
+  ctx.status = 403;
+  ctx.type = "application/xml";
+  ctx.body =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>';
+  return undefined;
+}
 
 /** Writes `path` through `write` to a temporary file beside it, then renames it over `path`. */
 async function whole(path: string, write: (partial: string) => Promise<unknown>): Promise<void> {

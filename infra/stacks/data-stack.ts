@@ -39,7 +39,8 @@ export interface ArtifactAccess {
   readOnly?: string;
   /** Key prefixes the role may write under, e.g. "logs/". */
   write?: string[];
-  delete?: boolean;
+  /** Delete anywhere in the bucket (true), or only below this key prefix. */
+  delete?: boolean | string;
 }
 
 /**
@@ -100,13 +101,22 @@ export class DataStack extends Stack {
     // Revision artifacts (bundled graphs) and build/deploy logs: written by the build, read by deploy and the
     // agent server, deleted with their deployment. Its own bucket so those grants do not reach payloads.
     // Objects are written once per revision; old versions only matter to undo a mistaken delete.
-    this.artifactBucket = this.kmsBucket("Artifacts", "artifacts/", { noncurrentDays: 7 });
+    // A build's exchange objects (builds/: its job with a token and secrets, its result) outlive no build: the
+    // task after it deletes them; a build that never finished leaves them to this rule.
+    this.artifactBucket = this.kmsBucket("Artifacts", "artifacts/", {
+      noncurrentDays: 7,
+      expirePrefix: "builds/",
+    });
     this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
     this.export("ArtifactBucketName", this.artifactBucket.bucketName);
   }
 
   /** A KMS-encrypted (with a bucket key), versioned, private bucket that logs its access under `logPrefix`. */
-  private kmsBucket(id: string, logPrefix: string, keep: { noncurrentDays: number }): Bucket {
+  private kmsBucket(
+    id: string,
+    logPrefix: string,
+    keep: { noncurrentDays: number; expirePrefix?: string },
+  ): Bucket {
     return new Bucket(this, id, {
       encryption: BucketEncryption.KMS,
       encryptionKey: this.key,
@@ -121,6 +131,15 @@ export class DataStack extends Stack {
           noncurrentVersionExpiration: Duration.days(keep.noncurrentDays),
           abortIncompleteMultipartUploadAfter: Duration.days(ABORT_UPLOADS_DAYS),
         },
+        ...(keep.expirePrefix
+          ? [
+              {
+                prefix: keep.expirePrefix,
+                expiration: Duration.days(1),
+                noncurrentVersionExpiration: Duration.days(1),
+              },
+            ]
+          : []),
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -277,7 +296,15 @@ export class DataStack extends Stack {
       );
       for (const a of ["s3:Abort*", "kms:ReEncrypt*", "kms:GenerateDataKey*"]) actions.add(a);
     }
-    if (access.delete) {
+    if (typeof access.delete === "string") {
+      artifacts.grantDelete(role, `${access.delete}*`);
+      acknowledgeResource(
+        role,
+        artifacts.arnForObjects(`${access.delete}*`),
+        `Deletes only under generated keys below ${access.delete} of the artifact bucket.`,
+      );
+      actions.add("s3:DeleteObject*");
+    } else if (access.delete) {
       artifacts.grantDelete(role);
       if (!access.read)
         acknowledgeResource(

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { ArnFormat, DockerImage, Duration, Stack } from "aws-cdk-lib";
 import { BuildSpec, ComputeType, LinuxBuildImage, Project, Source } from "aws-cdk-lib/aws-codebuild";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Key } from "aws-cdk-lib/aws-kms";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Asset } from "aws-cdk-lib/aws-s3-assets";
 import { Construct } from "constructs";
 import { buildSync } from "esbuild";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
-import type { DataStack } from "./data-stack.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 import { ROOT } from "./node-function.ts";
 
@@ -38,18 +38,15 @@ export function bundleBuildStep(outDir: string): void {
   );
 }
 
-export interface RevisionBuildProps {
-  data: DataStack;
-}
-
 /**
  * The Build state of infra/state-machines/revision.asl.json: a CodeBuild project whose source is the bundled
- * build step (an S3 asset). The state machine passes TENANT_ID, DEPLOYMENT_ID and REVISION_ID as overrides.
+ * build step (an S3 asset). The state machine passes the presigned URLs RevisionBuildStart made as overrides;
+ * the project's role reaches its asset and its logs, and nothing of the platform's data.
  */
 export class RevisionBuild extends Construct {
   readonly project: Project;
 
-  constructor(scope: Construct, id: string, props: RevisionBuildProps) {
+  constructor(scope: Construct, id: string) {
     super(scope, id);
     const script = new Asset(this, "Script", {
       path: join(ROOT, "infra", "build"),
@@ -64,12 +61,12 @@ export class RevisionBuild extends Construct {
         },
       },
     });
-    const refs = props.data.importInto(scope);
     const logs = new LogGroup(this, "Logs", { retention: RetentionDays.ONE_MONTH });
-    const environment: Record<string, string> = {
-      ...props.data.functionEnvironment(scope),
-      LOG_LEVEL: "info",
-    };
+    // CodeBuild encrypts what it keeps of a build with a key of its own, which unseals nothing of the platform.
+    const key = new Key(this, "Key", {
+      description: "Agent platform revision builds: CodeBuild's own encryption, no platform data",
+      enableKeyRotation: true,
+    });
 
     this.project = new Project(this, "Project", {
       projectName: BUILD_PROJECT_NAME,
@@ -91,12 +88,10 @@ export class RevisionBuild extends Construct {
         computeType: ComputeType.SMALL,
         privileged: false,
       },
-      environmentVariables: Object.fromEntries(
-        Object.entries(environment).map(([name, value]) => [name, { value }]),
-      ),
+      // Nothing of the platform's: its job comes as presigned URLs in the state machine's overrides.
+      environmentVariables: { LOG_LEVEL: { value: "info" } },
       timeout: Duration.minutes(30),
-      // Build artifacts, logs and cache are encrypted with the platform key (which also unseals tokens).
-      encryptionKey: refs.key,
+      encryptionKey: key,
       logging: { cloudWatch: { logGroup: logs } },
       grantReportGroupPermissions: false,
     });
@@ -114,18 +109,12 @@ export class RevisionBuild extends Construct {
       "CodeBuild's own grant on the streams of its default log group /aws/codebuild/<project>; no other group.",
     );
 
-    // The step reads and writes revisions, deployments and integrations in `main`, and nothing else.
-    refs.tables.main.grantReadWriteData(this.project);
-    acknowledgeResource(
-      this.project,
-      `${refs.tables.main.tableArn}/index/*`,
-      "Queries on the main table's own GSIs need <table>/index/*; no other table is reachable.",
-    );
-    props.data.grantArtifacts(scope, this.project, { read: true, write: ["artifacts/", "logs/"] });
+    // No grant on a table, the platform key or the artifact bucket: a repository's code that escapes the build's
+    // process holds only the presigned URLs of its own revision's objects (shared/deploy/build-exchange.ts).
     acknowledgeActions(
       this.project,
       ["s3:GetObject*", "s3:GetBucket*", "s3:List*", "kms:ReEncrypt*", "kms:GenerateDataKey*"],
-      "Action groups from CDK's grants: read of the build step's own asset object, encrypt/decrypt with the platform key.",
+      "Action groups from CDK's grants: read of the build step's own asset object, and the build's own key.",
     );
   }
 

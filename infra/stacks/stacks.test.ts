@@ -400,6 +400,18 @@ describe("platform stacks (manifest as it is)", () => {
         }),
       );
     }
+    // A build's exchange objects (its job held a token and the deployment's secrets) live a day at most.
+    const builds = buckets
+      .flatMap((b) => b.Properties.LifecycleConfiguration.Rules)
+      .filter((r) => r.Prefix === "builds/");
+    expect(builds).toEqual([
+      {
+        Prefix: "builds/",
+        ExpirationInDays: 1,
+        NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+        Status: "Enabled",
+      },
+    ]);
     data.hasResourceProperties("AWS::S3::Bucket", {
       BucketEncryption: {
         ServerSideEncryptionConfiguration: [
@@ -595,7 +607,9 @@ describe("platform stacks (manifest as it is)", () => {
     const subs = machine.Properties.DefinitionSubstitutions;
     expect(Object.keys(subs).sort()).toEqual(placeholdersOf(text).sort());
     expect(Object.keys(subs).sort()).toEqual([
+      "RevisionBuildFinishFunctionArn",
       "RevisionBuildProjectName",
+      "RevisionBuildStartFunctionArn",
       "RevisionDeployFunctionArn",
       "RevisionFailedFunctionArn",
       "RevisionPrepareFunctionArn",
@@ -604,13 +618,19 @@ describe("platform stacks (manifest as it is)", () => {
     const resolved = Object.keys(subs).reduce((t, k) => t.replaceAll(`\${${k}}`, "resolved"), text);
     expect(resolved).not.toContain("${");
     expect(subs.RevisionBuildProjectName).toEqual({ Ref: logicalId(s.workflows.revisionBuild!.project) });
-    for (const name of ["RevisionPrepare", "RevisionDeploy", "RevisionFailed"])
+    for (const name of [
+      "RevisionPrepare",
+      "RevisionBuildStart",
+      "RevisionBuildFinish",
+      "RevisionDeploy",
+      "RevisionFailed",
+    ])
       expect(subs[`${name}FunctionArn`]).toEqual({
         "Fn::GetAtt": [logicalId(s.workflows.taskFunctions.get(name)!), "Arn"],
       });
   });
 
-  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, the data environment, 30 min", () => {
+  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min", () => {
     const wf = Template.fromStack(s.workflows);
     const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
     expect(projects).toHaveLength(1);
@@ -620,36 +640,36 @@ describe("platform stacks (manifest as it is)", () => {
       TimeoutInMinutes: 30,
       Source: { Type: "S3", Location: expect.anything() },
       Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
-      EncryptionKey: expect.anything(),
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
     });
     const spec = JSON.parse(p.Source.BuildSpec);
     expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 20 });
     expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);
     expect(spec.phases.build.commands).toEqual([`node --enable-source-maps ${BUILD_SCRIPT}`]);
-    const env = Object.fromEntries(p.Environment.EnvironmentVariables.map((v: any) => [v.Name, v]));
-    expect(Object.keys(env)).toEqual(
-      expect.arrayContaining([
-        ...Object.keys(TABLES).map((id) => tableEnvName(id as keyof typeof TABLES)),
-        "KMS_KEY_ID",
-        "PLATFORM_BUCKET",
-        "ARTIFACT_BUCKET",
-      ]),
-    );
-    for (const v of Object.values(env)) expect((v as any).Type).toBe("PLAINTEXT");
+    // Its job comes as presigned URLs from RevisionBuildStart: no table name, key or bucket in its environment.
+    expect(p.Environment.EnvironmentVariables).toEqual([
+      { Name: "LOG_LEVEL", Type: "PLAINTEXT", Value: "info" },
+    ]);
     wf.hasResourceProperties("AWS::Logs::LogGroup", {
       LogGroupName: Match.absent(),
       RetentionInDays: 30,
     });
+  });
 
-    // The build role reaches the main table and the artifact bucket, where it writes artifacts/ and logs/.
-    const role = s.workflows.revisionBuild!.project.role!;
-    const statements = statementsOf(s.workflows, logicalId(role));
+  it("gives the build's role no table, no platform key and no artifact bucket: only its asset, logs and own key", () => {
+    const project = s.workflows.revisionBuild!.project;
+    const statements = statementsOf(s.workflows, logicalId(project.role!));
     const text = JSON.stringify(statements);
-    expect(text).toContain("AgentPlatformData:Table-main-Arn");
-    expect(text).not.toContain("AgentPlatformData:Table-runs-Arn");
-    const puts = statements.filter((st) => actionsOf(st).includes("s3:PutObject"));
-    expect(JSON.stringify(puts)).toMatch(/artifacts\/\*.*logs\/\*|logs\/\*.*artifacts\/\*/);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith("dynamodb:"))).toEqual([]);
+    expect(text).not.toMatch(/AgentPlatformData:(Table|Key|Bucket|Artifact)/i);
+    // KMS only on the build's own key, which encrypts nothing of the platform's.
+    const buildKey = logicalId(project.node.scope!.node.findChild("Key"));
+    for (const st of statements.filter((x) => actionsOf(x).some((a) => a.startsWith("kms:"))))
+      expect(st.Resource).toEqual({ "Fn::GetAtt": [buildKey, "Arn"] });
+    // S3 only on the build step's own code (the CDK asset), never the artifact bucket.
+    for (const st of statements.filter((x) => actionsOf(x).some((a) => a.startsWith("s3:"))))
+      expect(JSON.stringify(st.Resource)).toContain("cdk-hnb659fds-assets");
+    expect(statements.flatMap(actionsOf).filter((a) => /^(s3:Put|s3:Delete)/.test(a))).toEqual([]);
   });
 
   it("bundles the build step to one ESM file with esbuild external and its run-time deps pinned", () => {
@@ -747,16 +767,24 @@ describe("platform stacks (manifest as it is)", () => {
     expect(
       JSON.stringify(artifactStatements(s.api.groups.get("agent")!).map((st: any) => st.Resource)),
     ).toMatch(/^\[\{"Fn::Join":\["",\[\{[^\]]*\},"\/artifacts\/\*\/ui\/\*"\]\]\}\]$/);
-    // Task functions read artifacts and write the deploy log and runtime code, under logs/ and runtimes/ only.
+    // Task functions read artifacts and write the deploy log and runtime code (logs/, runtimes/), and for the
+    // build, whose own role has none of this, its artifact and exchange objects (artifacts/, builds/); they
+    // delete only the build's exchange objects.
     const taskRole = s.workflows.node.findChild("TaskRole") as IConstruct;
     const tasksArtifacts = statementsOf(s.workflows, logicalId(taskRole)).filter((st) =>
       JSON.stringify(st.Resource).includes("ArtifactBucketArn"),
     );
-    const taskPuts = tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject"));
-    expect(JSON.stringify(taskPuts)).toContain("/logs/*");
-    expect(JSON.stringify(taskPuts)).toContain("/runtimes/*");
-    expect(JSON.stringify(taskPuts)).not.toContain("/artifacts/*");
-    expect(tasksArtifacts.flatMap(actionsOf)).not.toContain("s3:DeleteObject*");
+    const prefixes = (sts: any[]) =>
+      [...JSON.stringify(sts).matchAll(/"\/([a-z]+)\/\*"/g)].map((m) => m[1]).sort();
+    expect(prefixes(tasksArtifacts.filter((st) => actionsOf(st).includes("s3:PutObject")))).toEqual([
+      "artifacts",
+      "builds",
+      "logs",
+      "runtimes",
+    ]);
+    expect(prefixes(tasksArtifacts.filter((st) => actionsOf(st).includes("s3:DeleteObject*")))).toEqual([
+      "builds",
+    ]);
     for (const g of ["platform", "export", "system"] as const) {
       const group = s.api.groups.get(g);
       if (group) expect(artifactStatements(group), g).toEqual([]);

@@ -94,7 +94,7 @@ export class WorkflowsStack extends Stack {
   /** Resource placeholders ASL files may use; each resource is created on first use only. */
   private readonly resources: Record<string, () => ResourceSubstitution> = {
     RevisionBuildProjectName: () => {
-      this.build ??= new RevisionBuild(this, "RevisionBuild", { data: this.data });
+      this.build ??= new RevisionBuild(this, "RevisionBuild");
       const build = this.build;
       return { value: build.project.projectName, grant: (role) => build.grantStartBuildSync(role) };
     },
@@ -123,8 +123,14 @@ export class WorkflowsStack extends Stack {
     if (props.tasks.length > 0) {
       const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
       props.data.grantData(this, role);
-      // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code.
-      props.data.grantArtifacts(this, role, { read: true, write: ["logs/", "runtimes/"] });
+      // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code. The build's tasks
+      // store its artifact and log and presign its exchange objects (builds/), which they remove afterwards:
+      // the CodeBuild project's own role has no grant on the bucket (RevisionBuild).
+      props.data.grantArtifacts(this, role, {
+        read: true,
+        write: ["artifacts/", "builds/", "logs/", "runtimes/"],
+        delete: "builds/",
+      });
       // RevisionDeploy publishes each deployment's runtime function with its own role; the run sweeper
       // invokes runtimes (a retried or delayed run); the deployment purge removes them.
       const layer = runtimeLayer(this);

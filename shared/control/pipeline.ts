@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runtimeHost } from "../agent/runtime/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/runtime/lambda-host.ts";
@@ -7,12 +6,10 @@ import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
+import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
 import type { ArtifactManifest } from "../deploy/bundle.ts";
-import { tenantCacheDir } from "../deploy/dep-cache.ts";
-import { npmrcSecrets } from "../deploy/npm-env.ts";
+import { unsandboxedRefusal } from "../deploy/sandbox.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
-import { fetchSource } from "../deploy/source.ts";
-import { runSourceBuild } from "../deploy/source-build-process.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
@@ -25,12 +22,26 @@ import {
   TERMINAL,
 } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
+import {
+  type BuildEnvOverride,
+  buildOutcome,
+  builtArtifact,
+  closeBuildExchange,
+  openBuildExchange,
+} from "./build-exchange.ts";
 import { unsealSecrets } from "./deployments.ts";
 import { integrationToken } from "./integrations.ts";
-import { allRevisions, inFlightRevisions, RevisionLog, setRevisionFields, transition } from "./revisions.ts";
+import {
+  allRevisions,
+  inFlightRevisions,
+  RevisionLog,
+  readLog,
+  setRevisionFields,
+  transition,
+} from "./revisions.ts";
 
-// The revision pipeline (infra/state-machines/revision.asl.json): Prepare → Build (a CodeBuild project in
-// AWS, the same build step in a child process locally) → Deploy → DEPLOYED, or a *_FAILED status with the
+// The revision pipeline (infra/state-machines/revision.asl.json): Prepare → BuildStart → Build (a CodeBuild
+// project in AWS, the same build step in a child process locally) → BuildFinish → Deploy → DEPLOYED, or a *_FAILED status with the
 // reason in the revision and its log. A newer revision interrupts older ones still in flight.
 export const MACHINE = "revision";
 
@@ -90,71 +101,89 @@ export async function prepare(input: PipelineInput): Promise<{ phase: "build" | 
 }
 
 /**
- * The build step (CodeBuild's command in AWS, a child process locally): fetch the repository at repo_ref,
- * read and check the graph config, install dependencies, bundle each graph, upload the artifact. Returns
- * false when the build failed (the revision then says why).
+ * Task RevisionBuildStart: the revision goes BUILDING and its build gets a job (repository, token, the
+ * deployment's secrets) and presigned URLs for its own objects, as the CodeBuild environment overrides. The
+ * build step itself (shared/deploy/build-step.ts) holds no platform credential. Phase "deploy": the revision no
+ * longer waits for a build; "failed": it failed here (the revision says why).
  */
-export async function runBuild(input: PipelineInput): Promise<boolean> {
+export async function startBuild(
+  input: PipelineInput,
+): Promise<{ phase: "build"; attempt: string; env: BuildEnvOverride[] } | { phase: "deploy" | "failed" }> {
   const r = await revisionOf(input);
-  if (!r) return false;
+  if (!r) return { phase: "failed" };
   if (!(await transition(r, "BUILDING", { from: ["AWAITING_BUILD", "BUILDING"] }))) {
     logger.info("build skipped: the revision no longer waits for a build", { revision_id: r.id });
-    return true;
+    return { phase: "deploy" };
   }
   const log = new RevisionLog(r, "build");
-  const work = await mkdtemp(join(tmpdir(), "revision-build-"));
   try {
+    // On a host without the OS sandbox only the bootstrap workspace's code may run (shared/deploy/sandbox.ts).
+    const refusal = config.localMode ? unsandboxedRefusal(r.tenant_id) : undefined;
+    if (refusal) throw new BuildError(refusal);
     const d = await deployments.get({ tenant: r.tenant_id, id: r.deployment_id });
     if (!d) throw new BuildError("The deployment was deleted");
     const cfg = r.source_revision_config;
-    const repoUrl = d.source_config.repo_url!;
     const token = d.source_config.integration_id
       ? await integrationToken(r.tenant_id, d.source_config.integration_id)
       : undefined;
-    const src = join(work, "src");
-    const { commit } = await fetchSource({
-      repoUrl,
-      ref: r.source_commit ?? cfg.repo_ref ?? undefined,
-      dest: src,
-      token,
-      allowLocal: config.localMode,
-      log: log.line,
+    const ref = r.source_commit ?? cfg.repo_ref ?? undefined;
+    const exchange = await openBuildExchange(r, {
+      repoUrl: d.source_config.repo_url!,
+      ...(ref ? { ref } : {}),
+      ...(token ? { token } : {}),
+      // The runtime gets all of them as its environment; the build hands npm only those an .npmrc names.
+      secrets: await unsealSecrets(d),
+      graphConfigPath: cfg.graph_config_path,
+      lambdaRuntimes: lambdaRuntimes(),
     });
-    // The repository's files are read and run only in the build's untrusted step, given folders and the
-    // secrets its .npmrc names; fetching, the revision and the artifact stay here.
-    const out = join(work, "out");
-    const cacheDir = tenantCacheDir(r.tenant_id);
-    await runSourceBuild(
-      {
-        src,
-        out,
-        scratch: join(work, "scratch"),
-        ...(cacheDir ? { cacheDir } : {}),
-        graphConfigPath: cfg.graph_config_path,
-        npmSecrets: await npmrcSecrets(src, () => unsealSecrets(d)),
-        lambdaRuntimes: lambdaRuntimes(),
-      },
-      log.line,
-      r.tenant_id,
-    );
+    return { phase: "build", ...exchange };
+  } catch (err) {
+    await stepFailed(r, log, "build", err);
+    return { phase: "failed" };
+  } finally {
+    await log.close();
+  }
+}
+
+/**
+ * Task RevisionBuildFinish, after the build step: what it reported decides. Its artifact (untrusted: paths
+ * checked, size bounded) is stored under the revision's prefix, its log gets the platform's closing lines, and
+ * the revision moves on to AWAITING_DEPLOY — or fails with the build's reason.
+ */
+export async function finishBuild(
+  input: PipelineInput & { attempt?: string },
+): Promise<{ phase: "deploy" | "failed" }> {
+  const r = await revisionOf(input);
+  if (!r) return { phase: "failed" };
+  // A retried invocation after the first one decided.
+  if (r.status !== "BUILDING") return { phase: r.status === "BUILD_FAILED" ? "failed" : "deploy" };
+  const attempt = { ...r, attempt: input.attempt ?? "" };
+  const log = new RevisionLog(r, "build", await readLog(r, "build"));
+  try {
+    if (!ATTEMPT_ID.test(attempt.attempt)) throw new Error("the build's attempt id is missing");
+    const outcome = await buildOutcome(attempt);
+    if (!outcome.ok) throw outcome.expected ? new BuildError(outcome.error) : new Error(outcome.error);
     // A deployment deleted while it built leaves nothing behind.
     if (!(await revisionOf(input))) throw new BuildError("The deployment was deleted during the build");
-    const count = await uploadArtifact(out, r.artifact_prefix!);
+    const count = await uploadArtifact(unpackArtifact(await builtArtifact(attempt)), r.artifact_prefix!);
     log.line(`Artifact stored: ${count} files under ${r.artifact_prefix}`);
     log.line("Build succeeded");
     await log.close();
     const ok = await transition(r, "AWAITING_DEPLOY", {
       from: ["BUILDING"],
-      set: { commit_sha: commit ?? null, built_at: canonicalNow() },
+      set: { commit_sha: outcome.commit ?? null, built_at: canonicalNow() },
     });
     if (!ok) log.line("The revision moved on while it was building: this build is not used");
-    return true;
+    return { phase: "deploy" };
   } catch (err) {
     await stepFailed(r, log, "build", err);
-    return false;
+    return { phase: "failed" };
   } finally {
     await log.close();
-    await rm(work, { recursive: true, force: true });
+    if (ATTEMPT_ID.test(attempt.attempt))
+      await closeBuildExchange(attempt).catch((err) =>
+        logger.warn("removing a build's exchange objects failed", { revision_id: r.id, error: err }),
+      );
   }
 }
 

@@ -7,6 +7,7 @@ import {
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
+import { BufferedLog, LOG_TYPE } from "../deploy/buffered-log.ts";
 import { NotFound } from "../errors.ts";
 import {
   type DeploymentRecord,
@@ -202,61 +203,25 @@ export async function inFlightRevisions(): Promise<RevisionRecord[]> {
 // — logs —
 
 export type LogKind = "build" | "deploy";
-const logKey = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">, kind: LogKind) =>
+export const logKey = (r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">, kind: LogKind) =>
   `logs/${r.tenant_id}/${r.deployment_id}/${r.id}/${kind}.log`;
 
-/** A revision's log: lines kept in memory and written to S3 at most every `flushMs`, and on close. */
-export class RevisionLog {
-  private lines: string[] = [];
-  private timer?: NodeJS.Timeout;
-  private writing = Promise.resolve();
-  /** How many lines the last write held. */
-  private written = 0;
-
-  constructor(
-    private readonly r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">,
-    private readonly kind: LogKind,
-    private readonly flushMs = 1000,
-  ) {}
-
-  readonly line = (text: string): void => {
-    for (const l of text.split(/\r?\n/)) if (l.trim()) this.lines.push(`${isoNow()} ${l}`);
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.flushMs);
-  };
-
-  /**
-   * Writes the lines so far. Nothing is written again when no line came since the last write: a reader that
-   * saw the revision's final status must not catch the object in the middle of a needless rewrite.
-   */
-  flush(): Promise<void> {
-    if (this.lines.length === this.written) return this.writing;
-    this.written = this.lines.length;
-    const body = `${this.lines.join("\n")}\n`;
-    this.writing = this.writing
-      .then(() =>
+/** A revision's log, written to its object in S3 (after `earlier`, what it held already). */
+export class RevisionLog extends BufferedLog {
+  constructor(r: Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">, kind: LogKind, earlier = "") {
+    super(
+      (body) =>
         s3().send(
           new PutObjectCommand({
             Bucket: config.artifactBucket,
-            Key: logKey(this.r, this.kind),
+            Key: logKey(r, kind),
             Body: body,
-            ContentType: "text/plain; charset=utf-8",
+            ContentType: LOG_TYPE,
           }),
         ),
-      )
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-    return this.writing;
-  }
-
-  async close(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+      1000,
+      earlier,
+    );
   }
 }
 
@@ -288,7 +253,7 @@ export async function appendLog(
       Bucket: config.artifactBucket,
       Key: logKey(r, kind),
       Body: `${before}${isoNow()} ${text}\n`,
-      ContentType: "text/plain; charset=utf-8",
+      ContentType: LOG_TYPE,
     }),
   );
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
@@ -20,19 +20,19 @@ export async function files(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function uploadArtifact(dir: string, prefix: string): Promise<number> {
-  const list = await files(dir);
+/** Stores an artifact's files (paths relative to the artifact, checked by unpackArtifact) under `prefix`. */
+export async function uploadArtifact(
+  entries: { path: string; data: Uint8Array }[],
+  prefix: string,
+): Promise<number> {
   // The manifest goes last: its presence means the artifact is complete.
-  list.sort((a, b) => Number(a.endsWith("manifest.json")) - Number(b.endsWith("manifest.json")));
-  for (const path of list) {
+  const list = [...entries].sort(
+    (a, b) => Number(a.path.endsWith("manifest.json")) - Number(b.path.endsWith("manifest.json")),
+  );
+  for (const e of list)
     await s3().send(
-      new PutObjectCommand({
-        Bucket: config.artifactBucket,
-        Key: prefix + relative(dir, path).split(sep).join("/"),
-        Body: await readFile(path),
-      }),
+      new PutObjectCommand({ Bucket: config.artifactBucket, Key: prefix + e.path, Body: e.data }),
     );
-  }
   return list.length;
 }
 

@@ -9,7 +9,7 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
-import { osSandbox, sandboxedCommand, unsandboxedRefusal } from "./sandbox.ts";
+import { osSandbox, sandboxedCommand } from "./sandbox.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -55,12 +55,10 @@ const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scr
  * Runs the untrusted step. On a host with the OS sandbox (shared/deploy/sandbox.ts) it runs in it: read-only
  * binds of the system's tools and the platform's code and packages, read-write only its job's folders, no
  * network but the egress proxy (a Unix socket of its own, public addresses only), new processes allowed (npm
- * starts git and node) and the rest of the seccomp filter. `tenant` decides, on a host without it, whether the
- * workspace's code may run at all (unsandboxedRefusal).
+ * starts git and node) and the rest of the seccomp filter. Whether the workspace's code may run at all on a host
+ * without it is the platform's decision, before the build starts (unsandboxedRefusal in RevisionBuildStart).
  */
-export async function runSourceBuild(job: SourceBuildJob, log: LogLine, tenant?: string): Promise<void> {
-  const refusal = tenant !== undefined && config.localMode ? unsandboxedRefusal(tenant) : undefined;
-  if (refusal) throw new BuildError(refusal);
+export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise<void> {
   const home = path.join(job.scratch, "home");
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
