@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../infra/local/http-util.ts";
-import { loopbackRelay } from "../infra/local/runtime-net.ts";
+import { loopbackRelay } from "../shared/outbound/process-egress.ts";
 import { gitRepo } from "../test/helpers/repos.ts";
 import { fmt } from "./load.ts";
 import { startPlatform } from "./platform.ts";

@@ -15,10 +15,10 @@ import { config, sealSettings } from "../../shared/config.ts";
 import { secretHash, secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { HttpError } from "../../shared/errors.ts";
 import { logger } from "../../shared/log.ts";
+import { installEgress } from "../../shared/outbound/process-egress.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { callSocket, readBody } from "./http-util.ts";
-import { installEgress } from "./runtime-net.ts";
 import {
   type LocalRuntimeStart,
   PLATFORM_SOCKET,

@@ -38,13 +38,7 @@ const TIMEOUT_MS = 20 * 60_000;
 function platformFiles(bundle: string | undefined): string[] {
   const sources = bundle
     ? [path.dirname(bundle)]
-    : [
-        "shared",
-        path.join("infra", "build"),
-        path.join("infra", "local", "runtime-net.ts"),
-        "package.json",
-        "tsconfig.json",
-      ];
+    : ["shared", path.join("infra", "build"), "package.json", "tsconfig.json"];
   return ["node_modules", ...sources].map((f) => path.resolve(ROOT, f));
 }
 

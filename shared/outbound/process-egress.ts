@@ -4,11 +4,12 @@ import { connect, createServer, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { ProxyAgent, setGlobalDispatcher } from "undici";
 
-// The network of a sandboxed agent runtime, set up before any graph code loads. Its namespace has only a loopback
-// of its own; the one way out is the platform's Unix socket (platform.sock in its socket folder). Platform
-// traffic (AWS calls: shared/aws/clients.ts; traces and webhooks: runtime-main.ts) goes straight over that
-// socket; everything else (a graph's fetch, node:http(s), SDKs of model vendors) goes through the platform's egress proxy on the same socket, reached through a relay on
-// the namespace's loopback so that clients which read HTTP(S)_PROXY find it too.
+// The network of a sandboxed process (an agent runtime, a build's untrusted step), set up before any user code
+// loads. Its namespace has only a loopback of its own; the one way out is the platform's Unix socket. Platform
+// traffic (AWS calls: shared/aws/clients.ts; traces and webhooks: infra/local/runtime-main.ts) goes straight
+// over that socket; everything else (a graph's fetch, node:http(s), model vendors' SDKs, npm and git) goes
+// through the platform's egress proxy on the same socket, reached through a relay on the namespace's loopback
+// so that clients which read HTTP(S)_PROXY find it too.
 
 /** A CONNECT tunnel through the relay to `host:port`: the socket once the proxy said 200, else an error. */
 function tunnel(
