@@ -81,6 +81,20 @@ describe("builds: a repository's .npmrc", () => {
     expect(existsSync(marker)).toBe(false);
     expect(log).toContain('npmrc setting dropped: .npmrc: "git"');
   });
+
+  it("a repository with an .npmrc builds: the file is set aside inside the sandbox, its allowed settings used", async () => {
+    const { headers } = await newWorkspace();
+    const dir = repo({
+      ...GRAPH,
+      ".npmrc": "registry=https://registry.npmjs.org/\nfund=false\n",
+      "package.json": JSON.stringify({ name: "x", version: "1.0.0", dependencies: {} }),
+    });
+    const { revision, log } = await built(headers, dir);
+    expect(log).not.toMatch(/EXDEV/);
+    expect(revision.status).not.toBe("BUILD_FAILED");
+    expect(log).toContain("Build succeeded");
+    expect(log).toContain('npmrc setting dropped: .npmrc: "fund"');
+  });
 });
 
 describe("builds: symlinks in the repository", () => {

@@ -17,7 +17,10 @@ export const BUILD_STEP_ENTRIES = [
   [join(ROOT, "infra", "build", "build-source.ts"), SOURCE_SCRIPT],
 ] as const;
 
-/** esbuild's options for one entry: one ESM file for Node 20; esbuild itself stays a package (its native binary). */
+/**
+ * esbuild's options for one entry: one ESM file for Node 20. esbuild and TypeScript stay packages: each finds
+ * its native binary from its own package's folder (bundled, TypeScript looked for package.json beside the bundle).
+ */
 export function stepBundleOptions(entry: string, outfile: string): BuildOptions {
   return {
     entryPoints: [entry],
@@ -27,7 +30,7 @@ export function stepBundleOptions(entry: string, outfile: string): BuildOptions 
     target: "node20",
     format: "esm",
     mainFields: ["module", "main"],
-    external: ["esbuild"],
+    external: ["esbuild", "typescript", "@typescript/*"],
     minify: true,
     sourcemap: true,
     logLevel: "warning",

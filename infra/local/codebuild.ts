@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -35,6 +35,7 @@ export function bundleLocalBuildStep(): Promise<string> {
     const hash = createHash("sha256");
     for (const f of files.flat()) hash.update(f.name).update(f.contents);
     const dir = join(BUNDLES, hash.digest("hex").slice(0, 16));
+    await dropStaleBundles(dir);
     if (existsSync(join(dir, BUILD_SCRIPT))) return dir;
     const partial = `${dir}.${process.pid}.tmp`;
     await mkdir(partial, { recursive: true });
@@ -72,6 +73,15 @@ export function localBuildEnv(input: StartBuild, dataDir: string): Record<string
   };
   for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
   return env;
+}
+
+/** Bundles of earlier code left a day ago (a platform still building from one has had time to finish). */
+async function dropStaleBundles(keep: string): Promise<void> {
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of await readdir(BUNDLES).catch(() => [])) {
+    const dir = join(BUNDLES, name);
+    if (dir !== keep && (await stat(dir)).mtimeMs < dayAgo) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 export function localCodeBuild(dataDir: string) {

@@ -17,11 +17,12 @@ export const BUILD_PROJECT_NAME = "agent-platform-revision-build";
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
 
 /**
- * What the build environment installs, at the versions this repo has: esbuild, which the step calls at run time
- * (kept out of the bundle: its native binary must match CodeBuild's platform, not the synthesizing machine's),
- * and the graph runtime that a graph folder without package.json is bundled against, as on the local cloud.
+ * What the build environment installs, at the versions this repo has: esbuild and TypeScript, which the step
+ * calls at run time (kept out of the bundle: their native binaries must match CodeBuild's platform, not the
+ * synthesizing machine's), and the graph runtime that a graph folder without package.json is bundled against,
+ * as on the local cloud.
  */
-export const BUILD_DEPENDENCIES = ["esbuild", "@langchain/langgraph", "@langchain/core"];
+export const BUILD_DEPENDENCIES = ["esbuild", "typescript", "@langchain/langgraph", "@langchain/core"];
 
 function installedVersion(name: string): string {
   const pkg = JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8"));

@@ -678,6 +678,7 @@ describe("platform stacks (manifest as it is)", () => {
     // The untrusted step (a process of its own) calls esbuild; the build step starts it from its own bundle.
     const script = readFileSync(join(out, SOURCE_SCRIPT), "utf8");
     expect(script).toMatch(/from\s*"esbuild"/);
+    expect(script).toMatch(/from\s*"typescript\/unstable\/async"/);
     expect(script).not.toContain("esbuild/lib/main.js");
     expect(readFileSync(join(out, BUILD_SCRIPT), "utf8")).toContain("build-source.mjs");
     const pkg = JSON.parse(readFileSync(join(out, "package.json"), "utf8"));

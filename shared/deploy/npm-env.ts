@@ -71,7 +71,9 @@ export async function npmSetup(opts: {
   const globalconfig = path.join(scratch, "npmrc-global");
   await writeFile(userconfig, filtered.text, { mode: 0o600 });
   await writeFile(globalconfig, "", { mode: 0o600 });
-  const aside = files.map((_, i) => path.join(scratch, `repository-npmrc-${i}`));
+  // Set aside in its own folder: the repository and the scratch folder are separate mounts in the build's sandbox
+  // (a rename across them fails with EXDEV), and npm reads no other name than .npmrc.
+  const aside = files.map((f, i) => path.join(path.dirname(f), `.npmrc.set-aside-by-platform-${i}`));
   for (const [i, f] of files.entries()) await rename(f, aside[i]!);
   const args = [
     `--userconfig=${userconfig}`,
