@@ -80,7 +80,8 @@ async function dropStaleBundles(keep: string): Promise<void> {
   const dayAgo = Date.now() - 86_400_000;
   for (const name of await readdir(BUNDLES).catch(() => [])) {
     const dir = join(BUNDLES, name);
-    if (dir !== keep && (await stat(dir)).mtimeMs < dayAgo) await rm(dir, { recursive: true, force: true });
+    const made = (await stat(dir).catch(() => undefined))?.mtimeMs ?? dayAgo;
+    if (dir !== keep && made < dayAgo) await rm(dir, { recursive: true, force: true });
   }
 }
 
