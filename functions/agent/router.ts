@@ -1,7 +1,9 @@
 import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
-import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { DrainAsks } from "../../shared/agent/runtime/drain-asks.ts";
+import { invokeDrain } from "../../shared/agent/runtime/drain-invoke.ts";
+import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
@@ -19,7 +21,8 @@ import { recentDeploymentRecord } from "../../shared/records/control.ts";
 // agent-server route here, and the CORS preflight (OPTIONS) of every agent-server path. Platform code checks the API key and that the deployment is the workspace's and
 // live, then streams the request through the runtime function version that serves the active revision
 // (switched in the same transaction as the active revision, so the previous one serves until then). The
-// runtime never sees a key; this function never runs a deployment's code.
+// runtime never sees a key; this function never runs a deployment's code. It starts the drains of threads the
+// runtime's answer asks for (runtime/drain-asks.ts): a runtime cannot invoke its own function.
 type LambdaGlobals = FrontGlobals<HttpEvent | APIGatewayProxyEvent>;
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
@@ -72,7 +75,19 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   const res = await lambda().send(
     new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
   );
-  let buffered = Buffer.alloc(0);
+  // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
+  const asks = new DrainAsks();
+  const kicks: Promise<void>[] = [];
+  const drain = (threadId: unknown) => {
+    const thread = asks.take(threadId);
+    if (thread === undefined) return;
+    kicks.push(
+      invokeDrain(access.tenant, deploymentId, target.Qualifier, thread)
+        // A lost kick is the run sweeper's: its pending run is started by the next sweep.
+        .catch((err) => logger.error("starting a run's drain failed", { error: err, ...target })),
+    );
+  };
+  let buffered: Buffer = Buffer.alloc(0);
   let body: ResponseStream | undefined;
   for await (const part of res.EventStream ?? []) {
     if (part.PayloadChunk?.Payload) {
@@ -82,19 +97,30 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
         continue;
       }
       buffered = Buffer.concat([buffered, bytes]);
-      const split = splitPrelude(buffered);
-      if (!split) continue;
-      body = aws.HttpResponseStream.from(out, {
-        ...split.prelude,
-        headers: withCors(split.prelude.headers, cors),
-      });
-      if (split.rest.length) body.write(split.rest);
+      while (!body) {
+        const split = splitHead(buffered);
+        if (!split) break;
+        buffered = split.rest;
+        if (!split.head.prelude) drain(split.head.drain);
+        else
+          body = aws.HttpResponseStream.from(out, {
+            ...split.head.prelude,
+            headers: withCors(split.head.prelude.headers, cors),
+          });
+      }
+      if (body && buffered.length) body.write(buffered);
     }
     if (part.InvokeComplete?.ErrorCode) {
       logger.error("agent runtime failed", { error: part.InvokeComplete.ErrorDetails, ...target });
-      if (!body) return fail(502, { detail: "The deployment's runtime failed" });
+      if (!body) {
+        await Promise.all(kicks);
+        return fail(502, { detail: "The deployment's runtime failed" });
+      }
     }
   }
+  // This invocation may be frozen once it returns: the kicks go out first.
+  await Promise.all(kicks);
+  if (asks.refused) logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...target });
   if (!body) return fail(502, { detail: "The deployment's runtime answered nothing" });
   body.end();
 }
