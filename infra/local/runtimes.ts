@@ -499,7 +499,8 @@ export class LocalRuntimes implements RuntimeHost {
       });
       req.pipe(upstream);
     });
-    if (asks.refused) logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...params });
+    if (asks.refused)
+      logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...params });
   };
 
   async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {
