@@ -34,10 +34,10 @@ import { notifyWebhook } from "./webhook.ts";
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
 // (AGENT_RUN_WORKER=lambda, see executor.ts) `kick` asks the platform to invoke the runtime's function
 // asynchronously with {tenant_id, deployment_id, thread_id} (runtime/drain-asks.ts), which runs the same `pump`
-// until the thread has nothing due (drainThread); SSE
-// endpoints, served by Lambda response streaming, tail the run's durable event log. One run per thread at a
-// time: claiming a run takes the thread's `active_run` lock in the same transaction that moves the run
-// pending → running with a lease; finishing releases it and pumps the thread's next pending run (enqueue).
+// until the thread has nothing due (drainThread); SSE endpoints, served by Lambda response streaming, tail the
+// run's durable event log. One run per thread at a time: claiming a run takes the thread's `active_run` lock in
+// the same transaction that moves the run pending → running with a lease; finishing releases it and pumps the
+// thread's next pending run (enqueue).
 // A worker renews its lease while it runs; a run whose lease ran out (its worker died) is put back to
 // pending with attempt + 1 by the sweeper (sweeper.ts) and resumes from its last checkpoint.
 // A thread counts its pending runs in `queued`: the write that stores a pending run adds one, claiming or
