@@ -283,9 +283,6 @@ export const config = {
     get functionName() {
       return env("AWS_LAMBDA_FUNCTION_NAME");
     },
-    get functionVersion() {
-      return env("AWS_LAMBDA_FUNCTION_VERSION");
-    },
     get taskRoot() {
       return env("LAMBDA_TASK_ROOT");
     },

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { type IncomingHttpHeaders, type RequestOptions, request } from "node:http";
+import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
@@ -38,7 +41,14 @@ const FILES = {
   }),
   "src/graph.mjs": GRAPH,
 };
-const ENV = { LOG_LEVEL: "error", AGENT_RUN_WORKER: "lambda", AGENT_RUN_LEASE_MS: "2000" };
+// PLATFORM_COUNT_REQUESTS: the platform describes each runtime (socket, token) in DATA_DIR/runtime/, which a test
+// below reads to call a runtime as the platform's router does.
+const ENV = {
+  LOG_LEVEL: "error",
+  AGENT_RUN_WORKER: "lambda",
+  AGENT_RUN_LEASE_MS: "2000",
+  PLATFORM_COUNT_REQUESTS: "1",
+};
 
 let platform: RunningPlatform;
 let client: Client;
@@ -145,6 +155,87 @@ describe("runs executed by the worker function", () => {
     expect((await client.threads.getState(t.thread_id)).values).toEqual({
       items: ["second", "work", "done"],
     });
+  });
+});
+
+describe("runs the platform starts", () => {
+  /** A POST's status, body and 1xx answers (103s carry the drain asks, runtime/drain-asks.ts). */
+  const post = (options: RequestOptions, body: unknown) =>
+    new Promise<{ status: number; body: string; informational: IncomingHttpHeaders[] }>((done, fail) => {
+      const informational: IncomingHttpHeaders[] = [];
+      const req = request(
+        { ...options, method: "POST", headers: { ...options.headers, "content-type": "application/json" } },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (c) => {
+            text += c;
+          });
+          res.on("end", () => done({ status: res.statusCode ?? 0, body: text, informational }));
+        },
+      );
+      req.on("information", (info) => informational.push(info.headers));
+      req.on("error", fail);
+      req.end(JSON.stringify(body));
+    });
+
+  it("a runtime asks the platform to start its run with the answer; the client sees no ask and the run runs", async () => {
+    // Straight to the runtime's socket, as the platform's router calls it: the answer asks for the thread's drain.
+    const direct = await client.threads.create();
+    const rt = JSON.parse(readFileSync(join(platform.dataDir, "runtime", `${deploymentId}.json`), "utf8"));
+    const asked = await post(
+      {
+        socketPath: rt.socket,
+        path: `/agents/${deploymentId}/threads/${direct.thread_id}/runs`,
+        headers: { "x-runtime-token": rt.token, "x-router-tenant": platform.facts.tenant_id },
+      },
+      { assistant_id: "quick", input: { items: ["in"] } },
+    );
+    expect(asked.status).toBe(200);
+    expect(asked.informational.map((h) => h["x-agent-drain"])).toEqual([direct.thread_id]);
+    // Through the platform's gateway: the platform takes the ask, the client gets the answer only, the run runs.
+    const t = await client.threads.create();
+    const url = new URL(`${platform.facts.base_url}/agents/${deploymentId}/threads/${t.thread_id}/runs`);
+    const created = await post(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        headers: { "x-api-key": platform.facts.api_key, "x-tenant-id": platform.facts.tenant_id },
+      },
+      { assistant_id: "quick", input: { items: ["in"] } },
+    );
+    expect(created.status).toBe(200);
+    expect(created.informational).toEqual([]);
+    const run = JSON.parse(created.body) as { run_id: string };
+    expect((await runEnd(client, t.thread_id, run.run_id)).status).toBe("success");
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["in", "work", "done"] });
+  });
+
+  it("a run queued behind a busy thread's run starts when that one ends, in the same drain", async () => {
+    const t = await client.threads.create();
+    const first = await client.runs.create(t.thread_id, "long", { input: { items: ["1"] } });
+    await whenRunning(client, t.thread_id, first.run_id);
+    const second = await client.runs.create(t.thread_id, "quick", {
+      input: { items: ["2"] },
+      multitaskStrategy: "enqueue",
+    });
+    expect((await client.runs.get(t.thread_id, second.run_id)).status).toBe("pending");
+    expect((await runEnd(client, t.thread_id, second.run_id)).status).toBe("success");
+    expect((await client.runs.get(t.thread_id, first.run_id)).status).toBe("success");
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({
+      items: ["1", "a", "b", "2", "work", "done"],
+    });
+  });
+
+  it("a delayed run starts once it is due", async () => {
+    const t = await client.threads.create();
+    const at = Date.now();
+    const run = await client.runs.create(t.thread_id, "quick", { input: { items: ["d"] }, afterSeconds: 2 });
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("pending");
+    const done = await runEnd(client, t.thread_id, run.run_id);
+    expect(done.status).toBe("success");
+    expect(Date.parse(done.updated_at) - at).toBeGreaterThanOrEqual(2000);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { HTML_SANDBOX } from "../../shared/agent/runtime/answer-headers.ts";
+import { MAX_DRAINS_PER_ANSWER } from "../../shared/agent/runtime/drain-asks.ts";
+import { drainLine } from "../../shared/agent/runtime/lambda-protocol.ts";
 
 // The AWS router: CORS preflights answered before any authentication with the deployment's policy; a refused
 // request (no API key) carries the headers too; a deployment with custom auth gets requests without a platform
@@ -21,23 +23,34 @@ vi.mock("../../shared/records/control.ts", () => ({
   recentDeploymentRecord: async (tenant: string, id: string) =>
     tenant === CUSTOM.tenant_id && id === CUSTOM.id ? CUSTOM : undefined,
 }));
-const invoked: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
-const functionCalls: { FunctionName?: string; Payload?: Uint8Array }[] = [];
+interface Invoke {
+  FunctionName?: string;
+  Qualifier?: string;
+  InvocationType?: string;
+  Payload?: Uint8Array;
+}
+/** The runtime invocations (streamed requests, and asynchronous drains). */
+const invoked: Invoke[] = [];
+/** Invocations of a route's own function (own origins: health, docs, UI files…). */
+const functionCalls: Invoke[] = [];
 // The headers the runtime answers with (its prelude); a test may set others.
 const JSON_ANSWER = { "content-type": "application/json" };
 let runtimeHeaders: Record<string, string> = JSON_ANSWER;
+const PRELUDE = `${JSON.stringify({ statusCode: 200, headers: JSON_ANSWER })}\n`;
+/** The chunks the runtime's answer streams, if a test sets them; else its prelude with runtimeHeaders and `[]`. */
+let streamed: string[] | undefined;
 vi.mock("../../shared/aws/clients.ts", () => ({
   lambda: () => ({
-    send: async (cmd: { input: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array } }) => {
-      // A route's own function (own origins: health, docs, UI files…) answers with its HttpResult.
-      if (cmd.constructor.name === "InvokeCommand") {
+    send: async (cmd: { input: Invoke }) => {
+      if (cmd.constructor.name === "InvokeCommand" && cmd.input.InvocationType !== "Event") {
         functionCalls.push(cmd.input);
         const result = { statusCode: 200, headers: { "content-type": "text/html" }, body: "<p>docs</p>" };
         return { Payload: Buffer.from(JSON.stringify(result)) };
       }
       invoked.push(cmd.input);
-      const prelude = `${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`;
-      return { EventStream: [{ PayloadChunk: { Payload: Buffer.from(prelude) } }] };
+      if (cmd.input.InvocationType === "Event") return { StatusCode: 202 };
+      const chunks = streamed ?? [`${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`];
+      return { EventStream: chunks.map((c) => ({ PayloadChunk: { Payload: Buffer.from(c) } })) };
     },
   }),
 }));
@@ -287,6 +300,55 @@ describe("a runtime's answer headers through the router (AWS), as the local gate
       expect(a.headers["content-type"]).toBe("text/html; charset=utf-8");
     } finally {
       runtimeHeaders = JSON_ANSWER;
+    }
+  });
+});
+
+describe("drains the runtime's answer asks for (AWS)", () => {
+  const drains = () =>
+    invoked
+      .filter((i) => i.InvocationType === "Event")
+      .map((i) => JSON.parse(Buffer.from(i.Payload!).toString()));
+
+  it("invokes the version that served the request once per thread asked, for this tenant and deployment; the client gets the answer only", async () => {
+    invoked.length = 0;
+    // Asks may arrive split across chunks, repeated, and in the prelude's chunk.
+    streamed = [
+      `${drainLine("th-1")}${drainLine("th-2").slice(0, 5)}`,
+      `${drainLine("th-2").slice(5)}${drainLine("th-1")}`,
+      `${drainLine("th-3")}${PRELUDE}[`,
+      "]",
+    ];
+    try {
+      const a = await routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" }));
+      expect(a.statusCode).toBe(200);
+      expect(a.body).toBe("[]");
+      expect(drains()).toEqual(
+        ["th-1", "th-2", "th-3"].map((thread_id) => ({
+          kind: "drain",
+          tenant_id: "t-1",
+          deployment_id: "custom",
+          thread_id,
+        })),
+      );
+      const kicks = invoked.filter((i) => i.InvocationType === "Event");
+      for (const k of kicks) expect(k).toMatchObject({ FunctionName: "agent-rt-custom", Qualifier: "7" });
+    } finally {
+      streamed = undefined;
+    }
+  });
+
+  it("starts at most MAX_DRAINS_PER_ANSWER drains for one answer, and none for a malformed ask", async () => {
+    invoked.length = 0;
+    const asks = Array.from({ length: MAX_DRAINS_PER_ANSWER + 50 }, (_, i) => drainLine(`th-${i}`)).join("");
+    streamed = [`${JSON.stringify({ drain: 7 })}\n${JSON.stringify({ drain: "" })}\n${asks}${PRELUDE}[]`];
+    try {
+      const a = await routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" }));
+      expect(a.statusCode).toBe(200);
+      expect(drains()).toHaveLength(MAX_DRAINS_PER_ANSWER);
+      expect(drains()[0].thread_id).toBe("th-0");
+    } finally {
+      streamed = undefined;
     }
   });
 });

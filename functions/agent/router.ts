@@ -3,7 +3,9 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import { deploymentOfHost } from "../../shared/agent/origin.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import { containedHeaders, singleValued } from "../../shared/agent/runtime/answer-headers.ts";
-import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { DrainAsks } from "../../shared/agent/runtime/drain-asks.ts";
+import { invokeDrain } from "../../shared/agent/runtime/drain-invoke.ts";
+import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
@@ -24,7 +26,9 @@ import { ownOriginRequest, platformAnswer } from "./own-origin.ts";
 // live, then streams the request through the runtime function version that serves the active revision
 // (switched in the same transaction as the active revision, so the previous one serves until then). The
 // runtime never sees a key; this function never runs a deployment's code. It also serves each deployment's own
-// origin (own-origin.ts), and passes a runtime's answer on with the headers the local gateway gives it.
+// origin (own-origin.ts), and passes a runtime's answer on with the headers the local gateway gives it. It starts
+// the drains of threads the runtime's answer asks for (runtime/drain-asks.ts): a runtime cannot invoke its own
+// function.
 type LambdaGlobals = FrontGlobals<HttpEvent | APIGatewayProxyEvent>;
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
@@ -98,7 +102,19 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   const res = await lambda().send(
     new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
   );
-  let buffered = Buffer.alloc(0);
+  // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
+  const asks = new DrainAsks();
+  const kicks: Promise<void>[] = [];
+  const drain = (threadId: unknown) => {
+    const thread = asks.take(threadId);
+    if (thread === undefined) return;
+    kicks.push(
+      invokeDrain(access.tenant, deploymentId, target.Qualifier, thread)
+        // A lost kick is the run sweeper's: its pending run is started by the next sweep.
+        .catch((err) => logger.error("starting a run's drain failed", { error: err, ...target })),
+    );
+  };
+  let buffered: Buffer = Buffer.alloc(0);
   let body: ResponseStream | undefined;
   for await (const part of res.EventStream ?? []) {
     if (part.PayloadChunk?.Payload) {
@@ -108,25 +124,38 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
         continue;
       }
       buffered = Buffer.concat([buffered, bytes]);
-      const split = splitPrelude(buffered);
-      if (!split) continue;
-      // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
-      // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
-      const named = Object.fromEntries(
-        Object.entries(split.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
-      );
-      const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
-      body = aws.HttpResponseStream.from(out, {
-        ...split.prelude,
-        headers: withCors(contained, cors),
-      });
-      if (split.rest.length) body.write(split.rest);
+      while (!body) {
+        const split = splitHead(buffered);
+        if (!split) break;
+        buffered = split.rest;
+        if (!split.head.prelude) {
+          drain(split.head.drain);
+          continue;
+        }
+        // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
+        // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
+        const named = Object.fromEntries(
+          Object.entries(split.head.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
+        );
+        const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
+        body = aws.HttpResponseStream.from(out, {
+          ...split.head.prelude,
+          headers: withCors(contained, cors),
+        });
+      }
+      if (body && buffered.length) body.write(buffered);
     }
     if (part.InvokeComplete?.ErrorCode) {
       logger.error("agent runtime failed", { error: part.InvokeComplete.ErrorDetails, ...target });
-      if (!body) return fail(502, { detail: "The deployment's runtime failed" });
+      if (!body) {
+        await Promise.all(kicks);
+        return fail(502, { detail: "The deployment's runtime failed" });
+      }
     }
   }
+  // This invocation may be frozen once it returns: the kicks go out first.
+  await Promise.all(kicks);
+  if (asks.refused) logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...target });
   if (!body) return fail(502, { detail: "The deployment's runtime answered nothing" });
   body.end();
 }

@@ -1,7 +1,8 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
-import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
+import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread } from "../../shared/agent/worker.ts";
 import { lambda } from "../../shared/aws/clients.ts";
@@ -16,9 +17,10 @@ import { routeForKey, servedByRuntime } from "../routes.ts";
 
 // A deployment's runtime in AWS: the code of its own Lambda function (this module is the function's layer; the
 // function's zip holds the revision's bundles and a one-line entry re-exporting this handler). The platform's
-// router invokes it for each agent-server request after checking the API key; it invokes itself
-// asynchronously to execute a thread's runs (the Lambda executor); the deploy step invokes {kind: "health"}
-// on a new version before it goes live. Its role reaches only its deployment's data (runtime/policy.ts).
+// router invokes it for each agent-server request after checking the API key, and asynchronously with
+// {kind: "drain"} to execute a thread's runs (the Lambda executor: a request's answer asks the router for it,
+// runtime/drain-asks.ts; the run sweeper for the rest); the deploy step invokes {kind: "health"} on a new version
+// before it goes live. Its role reaches only its deployment's data (runtime/policy.ts), not its own function.
 type Streamify = (fn: (event: RuntimeEvent, stream: ResponseStream) => Promise<void>) => unknown;
 
 const settings = JSON.parse(config.agent.runtimeConfig ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
@@ -81,19 +83,29 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     query: event.rawQueryString,
     headers: event.headers ?? {},
   };
-  // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
-  // inside the request's identity, so a streamed body is read as that user too.
-  await withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
-    // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-    const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
-    out.write(preludeOf(result));
-    await writeBody(result, out);
-  }).catch((err: unknown) => {
-    if (!(err instanceof HttpError)) throw err;
-    out.write(preludeOf(json(err.status, err.body())));
-    out.write(JSON.stringify(err.body()));
-    out.end();
-  });
+  // Runs the request stores pending are started by the router, which lines before the prelude ask to.
+  await askingDrains(
+    (threadId) => {
+      out.write(drainLine(threadId));
+      return true;
+    },
+    (answered) =>
+      // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
+      // inside the request's identity, so a streamed body is read as that user too.
+      withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
+        // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
+        const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
+        answered();
+        out.write(preludeOf(result));
+        await writeBody(result, out);
+      }).catch((err: unknown) => {
+        if (!(err instanceof HttpError)) throw err;
+        answered();
+        out.write(preludeOf(json(err.status, err.body())));
+        out.write(JSON.stringify(err.body()));
+        out.end();
+      }),
+  );
 }
 
 const streamify = (globalThis as { awslambda?: { streamifyResponse: Streamify } }).awslambda

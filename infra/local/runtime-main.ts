@@ -6,7 +6,7 @@ import { controllers } from "../../shared/agent/broker.ts";
 import { flushRunTraces } from "../../shared/agent/run-tracing.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
-import { invokeSelfLocally } from "../../shared/agent/runtime/self-invoke.ts";
+import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { setWebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
@@ -88,8 +88,14 @@ async function main() {
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
   });
   const d = startRuntime(start.runtime, sendTraces);
-  // AGENT_RUN_WORKER=lambda: runs go through the Lambda executor's path, played in this process.
-  invokeSelfLocally((e) => drainThread(d, e.thread_id, Date.now() + 15 * 60_000));
+  // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
+  // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
+  const platformKick = async (threadId: string) => {
+    if (config.agent.runWorker !== "lambda") return kick(d, threadId);
+    void drainThread(d, threadId, Date.now() + 15 * 60_000).catch((err) =>
+      logger.error("run drain failed", { error: err }),
+    );
+  };
   const gateway = new Gateway({
     routes: mountedRoutes().filter(servedByRuntime),
     loader: loadRuntimeHandler,
@@ -137,7 +143,7 @@ async function main() {
     if (path === "/__runtime/kick" && req.method === "POST") {
       const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
       if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));
-      if (!draining) await kick(d, thread_id);
+      if (!draining) await platformKick(thread_id);
       return write(res, jsonResult(202, { kicked: !draining }));
     }
     return write(res, jsonResult(404, { detail: "Not Found" }));
@@ -155,10 +161,19 @@ async function main() {
     delete req.headers[ROUTER_AUTH_HEADER];
     const [path, query] = (req.url ?? "/").split("?", 2) as [string, string | undefined];
     const request = { method: req.method ?? "GET", path, query, headers: req.headers };
+    // Runs the request stores pending are started by the platform, which 103 answers ask to (drain-asks.ts);
+    // Node sends a 103 only with a Link header, which the platform drops with the rest of the 103.
+    const askDrain = (threadId: string) => {
+      if (res.headersSent) return false;
+      res.writeEarlyHints({ link: "</>", [DRAIN_HEADER]: drainHeaderValue(threadId) });
+      return true;
+    };
     const answer = path.startsWith("/__runtime/")
       ? internal(req, res, path)
-      : withRequestAuth(start.runtime.artifact_dir, how, request, () =>
-          gateway.handle(req, res, tenant || undefined),
+      : askingDrains(askDrain, () =>
+          withRequestAuth(start.runtime.artifact_dir, how, request, () =>
+            gateway.handle(req, res, tenant || undefined),
+          ),
         ).catch((err) => {
           if (!(err instanceof HttpError)) throw err;
           req.resume();

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import {
   Agent,
+  type IncomingHttpHeaders,
   type IncomingMessage,
   type OutgoingHttpHeaders,
   request,
@@ -15,6 +16,7 @@ import type { MountedRoute } from "../../functions/routes.ts";
 import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
 import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
+import { DRAIN_HEADER, DrainAsks, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
@@ -446,6 +448,17 @@ export class LocalRuntimes implements RuntimeHost {
       [ROUTER_TENANT_HEADER]: access.tenant,
       [ROUTER_AUTH_HEADER]: access.auth,
     };
+    // Drains the answer asks for (103 answers, drain-asks.ts) are started here, as AWS's router starts them.
+    const asks = new DrainAsks();
+    const drain = (info: { statusCode: number; headers: IncomingHttpHeaders }) => {
+      if (info.statusCode !== 103 || info.headers[DRAIN_HEADER] === undefined) return;
+      const thread = asks.take(threadOfDrainHeader(info.headers[DRAIN_HEADER]));
+      if (thread === undefined) return;
+      // A lost kick is the run sweeper's.
+      this.kick(access.tenant, params.deployment_id, thread).catch((err) =>
+        logger.error("starting a run's drain failed", { error: err, ...params }),
+      );
+    };
     await new Promise<void>((done) => {
       const upstream = request(
         {
@@ -470,6 +483,7 @@ export class LocalRuntimes implements RuntimeHost {
           });
         },
       );
+      upstream.on("information", drain);
       // A client that leaves ends the runtime's side too (a stream with on_disconnect=cancel cancels its run).
       res.on("close", () => {
         if (!res.writableFinished) upstream.destroy();
@@ -483,6 +497,8 @@ export class LocalRuntimes implements RuntimeHost {
       });
       req.pipe(upstream);
     });
+    if (asks.refused)
+      logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...params });
   };
 
   async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {

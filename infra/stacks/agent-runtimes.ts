@@ -94,7 +94,7 @@ export function runtimeEnvironment(scope: Construct, data: DataStack): Record<st
 export interface RuntimeGrants {
   /** Create and update functions and roles, publish versions (the deploy step). */
   deploy?: boolean;
-  /** Invoke (the router, the run sweeper's kicks, the deploy step's health check). */
+  /** Invoke (the router: requests and the drains they ask for; the run sweeper's kicks; the deploy step's health check). */
   invoke?: boolean;
   /** Delete functions and roles (deleting a deployment). */
   remove?: boolean;

@@ -192,7 +192,7 @@ describe("platform stacks (manifest as it is)", () => {
       );
     const touching = (stack: Stack, prefix: string) =>
       statements(stack).filter((st: any) => actionsOf(st).some((a: string) => a.startsWith(prefix)));
-    // The router may invoke runtimes, nothing more of Lambda.
+    // The router may invoke runtimes (requests, and the drains their answers ask for), nothing more of Lambda.
     for (const st of touching(agent, "lambda:")) {
       expect(actionsOf(st)).toEqual(["lambda:InvokeFunction"]);
       expect(JSON.stringify(st.Resource)).toContain("agent-rt-*");

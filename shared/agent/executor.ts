@@ -1,15 +1,17 @@
 import { config } from "../config.ts";
 import { RunAborted, type RunAbortReason } from "../errors.ts";
+import { logger } from "../log.ts";
 import { controllers, findChannel, openChannel, type RunChannel } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
-import { invokeSelf } from "./runtime/self-invoke.ts";
+import { askDrain } from "./runtime/drain-asks.ts";
 
 // Where a deployment's runs execute — always inside that deployment's runtime, in one of two ways:
 // - `process` (a local runtime, long-lived): in the runtime process that took the request. Streams follow the
 //   in-process broker, waiters wake when the run ends, a cancel aborts the run directly, and a run on a free
 //   thread starts in the same write that stores it.
-// - `lambda` (AWS; AGENT_RUN_WORKER=lambda locally): in an asynchronous invocation of the runtime's function.
-//   The invocation that took the request shares no memory with it: streams and waits read the durable event log
+// - `lambda` (AWS; AGENT_RUN_WORKER=lambda locally): in an asynchronous invocation of the runtime's function
+//   that only the platform starts (drain-asks.ts: the request's answer asks the router, the run sweeper picks up
+//   the rest). That invocation shares no memory with the request's: streams and waits read the durable event log
 //   and run record, a cancel reaches the run through the record (the worker polls it), the final values are
 //   left on the record, and traces and the webhook go out before the worker's invocation returns.
 
@@ -20,7 +22,7 @@ export const abortReason = (signal: AbortSignal) =>
   signal.reason instanceof RunAborted ? signal.reason.reason : undefined;
 
 export interface RunExecutor {
-  /** Has the thread's next due run started: `here` starts it in this process. */
+  /** Has the thread's next due run started: `here` starts it in this process; else the platform is asked to. */
   dispatch(d: AgentDeployment, threadId: string, here: () => void): Promise<void>;
   /** Can a run stored already running (its thread was free) execute here at once? */
   readonly startsClaimedRuns: boolean;
@@ -47,13 +49,10 @@ const inProcess: RunExecutor = {
 };
 
 const functionInvocations: RunExecutor = {
-  dispatch: (d, threadId) =>
-    invokeSelf({
-      kind: "drain",
-      tenant_id: d.tenant_id,
-      deployment_id: d.deployment_id,
-      thread_id: threadId,
-    }),
+  dispatch: async (_d, threadId) => {
+    // Outside a request's answer the run sweeper starts it (its next sweep: within a minute in AWS).
+    if (!askDrain(threadId)) logger.warn("a run's drain is left to the run sweeper", { thread_id: threadId });
+  },
   startsClaimedRuns: false,
   live: () => undefined,
   open: () => {},

@@ -198,7 +198,9 @@ function snakeKeys(v: unknown): unknown {
   }
   return out;
 }
-export const runBatch = z.array(z.preprocess(snakeKeys, runCreate)).max(100);
+/** Runs one batch may create (each on a thread of its own). */
+export const MAX_RUN_BATCH = 100;
+export const runBatch = z.array(z.preprocess(snakeKeys, runCreate)).max(MAX_RUN_BATCH);
 export const runsCancel = z
   .object({
     thread_id: id.nullish(),

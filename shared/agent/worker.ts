@@ -32,11 +32,12 @@ import { getThreadItem } from "./threads.ts";
 import { notifyWebhook } from "./webhook.ts";
 
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
-// (AGENT_RUN_WORKER=lambda, see executor.ts) `kick` invokes the runtime's own function asynchronously with
-// {tenant_id, deployment_id, thread_id}, which runs the same `pump` until the thread has nothing due; SSE
-// endpoints, served by Lambda response streaming, tail the run's durable event log. One run per thread at a
-// time: claiming a run takes the thread's `active_run` lock in the same transaction that moves the run
-// pending → running with a lease; finishing releases it and pumps the thread's next pending run (enqueue).
+// (AGENT_RUN_WORKER=lambda, see executor.ts) `kick` asks the platform to invoke the runtime's function
+// asynchronously with {tenant_id, deployment_id, thread_id} (runtime/drain-asks.ts), which runs the same `pump`
+// until the thread has nothing due (drainThread); SSE endpoints, served by Lambda response streaming, tail the
+// run's durable event log. One run per thread at a time: claiming a run takes the thread's `active_run` lock in
+// the same transaction that moves the run pending → running with a lease; finishing releases it and pumps the
+// thread's next pending run (enqueue).
 // A worker renews its lease while it runs; a run whose lease ran out (its worker died) is put back to
 // pending with attempt + 1 by the sweeper (sweeper.ts) and resumes from its last checkpoint.
 // A thread counts its pending runs in `queued`: the write that stores a pending run adds one, claiming or
@@ -51,7 +52,7 @@ const timers = new Map<string, NodeJS.Timeout>();
 /** How long a remote worker sleeps for a delayed run (after_seconds) before leaving it to the sweeper. */
 const MAX_WORKER_SLEEP_MS = 60_000;
 
-/** Has the thread's next due run started: here (in-process), or by a worker function invoked for it. */
+/** Has the thread's next due run started: here (in-process), or by a worker function the platform invokes for it. */
 export const kick: Kick = (d, threadId) => executor().dispatch(d, threadId, () => kickHere(d, threadId));
 // A run createRun stored already running (the thread was free) executes here at once, in-process only.
 kick.startClaimed = (d, run) => {
@@ -83,8 +84,9 @@ function kickHere(d: AgentDeployment, threadId: string): void {
 }
 
 /**
- * The worker function's loop: runs the thread's due runs one after another until none is due, sleeping for a
- * delayed run that is due soon (a later one is left to the sweeper).
+ * The worker function's loop (an invocation the platform started): runs the thread's due runs one after another
+ * until none is due, sleeping for a delayed run that is due soon. A later one, and what is left at the deadline,
+ * is the run sweeper's: a runtime never starts an invocation of its own.
  */
 export async function drainThread(d: AgentDeployment, threadId: string, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
@@ -95,8 +97,6 @@ export async function drainThread(d: AgentDeployment, threadId: string, deadline
       await new Promise((r) => setTimeout(r, Math.max(p.wakeInMs ?? 0, 0) + 5));
     else return;
   }
-  // Out of time with work left: a fresh invocation carries on.
-  if ((await threadRuns(d, threadId, ["pending"])).length) await kick(d, threadId);
 }
 
 interface Pumped {

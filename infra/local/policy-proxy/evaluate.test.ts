@@ -1,6 +1,10 @@
 import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { describe, expect, it } from "vitest";
-import { type PolicyDocument, runtimePolicy } from "../../../shared/agent/runtime/policy.ts";
+import {
+  type PolicyDocument,
+  runtimeFunctionName,
+  runtimePolicy,
+} from "../../../shared/agent/runtime/policy.ts";
 import { localRuntimeScope } from "./credentials.ts";
 import { firstDenial, policyProblem } from "./evaluate.ts";
 import type { Authorization } from "./refusal.ts";
@@ -58,6 +62,19 @@ describe("evaluating the runtime's policy", () => {
     });
     expect(decide(policy, object("checkpoints/t-1%23d-1/th/x"))).toBe("Allowed");
     expect(decide(policy, object("checkpoints/t-1%23d-10/th/x"))).toBe("ImplicitlyDenied");
+  });
+
+  it("a runtime may invoke the trace ingestion function, and not its own function (only the platform starts its runs)", () => {
+    const invoke = (resource: string): Authorization => ({
+      action: "lambda:InvokeFunction",
+      resource,
+      context: {},
+    });
+    const own = `arn:aws:lambda:${scope.region}:${scope.account}:function:${runtimeFunctionName("d-1")}`;
+    expect(decide(policy, invoke(scope.traceFunctionArn))).toBe("Allowed");
+    expect(decide(policy, invoke(own))).toBe("ImplicitlyDenied");
+    expect(decide(policy, invoke(`${own}:7`))).toBe("ImplicitlyDenied");
+    expect(decide(policy, invoke(`${own}:$LATEST`))).toBe("ImplicitlyDenied");
   });
 
   it("kms:ViaService is evaluated; KMS also needs the key's own policy, so the identity policy alone allows no KMS call", async () => {

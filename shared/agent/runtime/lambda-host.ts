@@ -31,6 +31,7 @@ import { zip } from "../../deploy/zip.ts";
 import { DeployError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { tableName } from "../../tables.ts";
+import { invokeDrain } from "./drain-invoke.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";
 import {
@@ -276,22 +277,7 @@ export function lambdaRuntimeHost(
   return {
     async kick(tenantId, deploymentId, threadId) {
       const version = await activeVersion(tenantId, deploymentId);
-      if (!version) return;
-      await lambda().send(
-        new InvokeCommand({
-          FunctionName: runtimeFunctionName(deploymentId),
-          Qualifier: version,
-          InvocationType: "Event",
-          Payload: Buffer.from(
-            JSON.stringify({
-              kind: "drain",
-              tenant_id: tenantId,
-              deployment_id: deploymentId,
-              thread_id: threadId,
-            }),
-          ),
-        }),
-      );
+      if (version) await invokeDrain(tenantId, deploymentId, version, threadId);
     },
     // The activation transaction switched the version the router invokes: nothing to start.
     async activated() {},

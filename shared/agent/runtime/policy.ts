@@ -12,8 +12,9 @@ import { s3ThreadPrefix } from "../checkpoint-keys.ts";
 // - S3: its checkpoint blobs under `checkpoints/<tenant>%23<deployment>/` of the platform bucket;
 // - KMS: the data key only as DynamoDB and S3 use it on its behalf (kms:ViaService), so it cannot decrypt a
 //   sealed secret itself; its own secrets reach it as its function's environment, encrypted at rest by Lambda;
-// - Lambda: invoke its own function (the Lambda executor runs a thread's runs in an async invocation of it)
-//   and the platform's trace ingestion function, which takes its traces into its tracing project only;
+// - Lambda: invoke the platform's trace ingestion function only, which takes its traces into its tracing project
+//   only; not its own function (only the platform starts its runs' invocations, drain-asks.ts: its code cannot
+//   fan out invocations of itself);
 // - CloudWatch Logs: its own log group.
 export interface RuntimeScope {
   partition: string;
@@ -81,7 +82,6 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
   const leading = (prefix: string) => ({
     "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${prefix}*`] },
   });
-  const fn = `arn:${s.partition}:lambda:${s.region}:${s.account}:function:${runtimeFunctionName(s.deployment_id)}`;
   const logGroup = `arn:${s.partition}:logs:${s.region}:${s.account}:log-group:/aws/lambda/${runtimeFunctionName(s.deployment_id)}`;
   return {
     Version: "2012-10-17",
@@ -125,10 +125,10 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
         },
       },
       {
-        Sid: "OwnFunctionAndTraceIngestion",
+        Sid: "TraceIngestion",
         Effect: "Allow",
         Action: ["lambda:InvokeFunction"],
-        Resource: [fn, `${fn}:*`, s.traceFunctionArn],
+        Resource: [s.traceFunctionArn],
       },
       {
         Sid: "OwnLogs",
