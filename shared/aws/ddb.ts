@@ -254,3 +254,39 @@ export async function updateReturning<T extends object = Item>(
     throw err;
   }
 }
+
+/**
+ * One UpdateItem that adds 1 to a counter unless it holds `limit` already, creating the item (with `onCreate`'s
+ * attributes) when missing. False when the counter is full: nothing is written then.
+ */
+export async function countBelow(
+  table: TableId,
+  key: Key,
+  counter: string,
+  limit: number,
+  onCreate: Item = {},
+): Promise<boolean> {
+  const names: Record<string, string> = { "#c": counter };
+  const values: Item = { ":one": 1, ":limit": limit };
+  const sets = Object.entries(onCreate).map(([k, v], i) => {
+    names[`#s${i}`] = k;
+    values[`:s${i}`] = v;
+    return `#s${i} = if_not_exists(#s${i}, :s${i})`;
+  });
+  try {
+    await dynamo().send(
+      new UpdateItemCommand({
+        TableName: tableName(table),
+        Key: toItem(key),
+        UpdateExpression: `ADD #c :one${sets.length ? ` SET ${sets.join(", ")}` : ""}`,
+        ConditionExpression: "attribute_not_exists(#c) OR #c < :limit",
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: toItem(values),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}

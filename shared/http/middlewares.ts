@@ -2,6 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import { authenticate } from "../auth/api-keys.ts";
+import { admitRequest } from "../auth/rate-limit.ts";
 import { config } from "../config.ts";
 import {
   HttpError,
@@ -82,7 +83,7 @@ export function httpErrorHandler(): Middleware {
           ? request.error
           : (storeLimitError(request.error) ?? request.error);
       if (err instanceof HttpError) {
-        request.response = json(err.status, err.body());
+        request.response = json(err.status, err.body(), err.headers());
         return;
       }
       logger.error("unhandled error", { error: err });
@@ -95,7 +96,12 @@ export function httpErrorHandler(): Middleware {
 }
 
 type TenantResolver = (event: HttpEvent) => Promise<string>;
-let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
+/** The platform's handlers: the API key's workspace, within its rate limit (429 beyond). */
+let resolveTenant: TenantResolver = async (event) => {
+  const tenant = await authenticate(event.headers ?? {});
+  await admitRequest(tenant);
+  return tenant;
+};
 
 /** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
 export const routerTenant = (event: HttpEvent): string | undefined =>
@@ -104,7 +110,7 @@ export const routerTenant = (event: HttpEvent): string | undefined =>
 
 /**
  * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
- * runtime can read no key) and passes the workspace on; a request without one is refused.
+ * runtime can read no key) and the rate limit, and passes the workspace on; a request without one is refused.
  */
 export function trustRouterTenant(): void {
   resolveTenant = async (event) => {

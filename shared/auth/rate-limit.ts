@@ -1,0 +1,90 @@
+import { config } from "../config.ts";
+import { TooManyRequests } from "../errors.ts";
+import { logger } from "../log.ts";
+import { countRequest, tenants } from "../records/identity.ts";
+
+// Requests per workspace (issue 25). Every request authenticated as a workspace — the platform's API handlers
+// (shared/http/middlewares.ts) and agent-server requests (shared/agent/router-access.ts), locally and in AWS — is
+// counted in a fixed window that every process and Lambda container shares: a record of the main table per
+// workspace and window, one conditional UpdateItem per request, expired by TTL. A full window answers 429 with
+// Retry-After, the whole seconds until the next window.
+
+export interface RateLimit {
+  /** Requests per second on average; 0 (or less): no limit. */
+  perSecond: number;
+  /** Requests at once: what one window holds. */
+  burst: number;
+}
+
+export interface RateWindow {
+  /** Requests one window admits. */
+  limit: number;
+  /** Its length. */
+  ms: number;
+}
+
+/** A burst defaults to this many seconds' worth of requests. */
+export const BURST_SECONDS = 5;
+/** No window is longer (a tiny rate with a large burst would otherwise lock a workspace out for days). */
+const MAX_WINDOW_MS = 3_600_000;
+/** Windows' records outlive their window by this much before TTL deletes them. */
+const RECORD_TTL_SECONDS = 60;
+
+/** The window a limit counts in: `burst` requests (at least one) per burst/perSecond seconds; none when off. */
+export function rateWindow(l: RateLimit): RateWindow | undefined {
+  if (!(l.perSecond > 0)) return undefined;
+  const limit = Math.max(1, Math.floor(Number.isFinite(l.burst) ? l.burst : 0));
+  const ms = Math.min(MAX_WINDOW_MS, Math.max(1, Math.round((limit / l.perSecond) * 1000)));
+  return { limit, ms };
+}
+
+/** The window `now` (ms) falls in: its start, and the whole seconds until it ends (at least 1). */
+export function windowAt(now: number, ms: number): { start: number; retryAfterSeconds: number } {
+  const start = Math.floor(now / ms) * ms;
+  return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + ms - now) / 1000)) };
+}
+
+/** The setting's limit, or the workspace record's own (`rate_limit`, `rate_burst`) when the operator set one. */
+export function limitFor(own: { rate_limit?: number; rate_burst?: number } | undefined): RateLimit {
+  const setting = config.workspaceRate;
+  const perSecond = own?.rate_limit ?? setting.perSecond;
+  const burst = own?.rate_burst ?? (own?.rate_limit === undefined ? setting.burst : undefined);
+  return { perSecond, burst: burst ?? perSecond * BURST_SECONDS };
+}
+
+const cache = new Map<string, { window: RateWindow | undefined; until: number }>();
+/** Workspaces whose limit a process remembers (beyond it, it forgets them all and reads again). */
+const CACHE_SIZE = 10_000;
+
+/** A workspace's window, read from its record at most once per AUTH_CACHE_MS (as API keys are). */
+async function windowOf(tenant: string): Promise<RateWindow | undefined> {
+  const now = Date.now();
+  const hit = cache.get(tenant);
+  if (hit && hit.until > now) return hit.window;
+  if (cache.size >= CACHE_SIZE) cache.clear();
+  const window = rateWindow(limitFor(await tenants.get(tenant, false)));
+  cache.set(tenant, { window, until: now + config.authCacheMs });
+  return window;
+}
+
+/**
+ * Counts a request of the workspace; throws TooManyRequests when its window is full. WORKSPACE_RATE_LIMIT=0 turns
+ * the limiter off (workspaces' own limits too). A failure of the store is logged and the request let through:
+ * the limiter must never be what takes the API down.
+ */
+export async function admitRequest(tenant: string): Promise<void> {
+  if (!(config.workspaceRate.perSecond > 0)) return;
+  let retryAfter: number | undefined;
+  try {
+    const window = await windowOf(tenant);
+    if (!window) return;
+    const now = Date.now();
+    const { start, retryAfterSeconds } = windowAt(now, window.ms);
+    const expiresAt = Math.ceil((start + window.ms) / 1000) + RECORD_TTL_SECONDS;
+    if (!(await countRequest(tenant, start, window.limit, expiresAt))) retryAfter = retryAfterSeconds;
+  } catch (err) {
+    logger.warn("rate limit not checked", { tenant_id: tenant, error: err });
+    return;
+  }
+  if (retryAfter !== undefined) throw new TooManyRequests(retryAfter);
+}
