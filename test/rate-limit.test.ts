@@ -1,0 +1,123 @@
+import { Client, RunTree } from "langsmith";
+import { describe, expect, it } from "vitest";
+import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
+import { windowAt } from "../shared/auth/rate-limit.ts";
+import { tenants } from "../shared/records/identity.ts";
+import { auth, base, call } from "./helpers/cloud.ts";
+
+// Per-workspace rate limits (issue 25): requests a workspace sends beyond its limit answer 429 with Retry-After
+// and the platform's error shape, on every authenticated API (control plane, ingestion, bulk export, agent
+// servers); other workspaces are not affected; after Retry-After seconds the workspace's requests pass again;
+// and the langsmith SDK retries through the 429. Each test makes a workspace with a low limit of its own on its
+// record (1 request/s, a burst of 5: windows of 5 s), so the shared local cloud's other workspaces keep theirs.
+const BURST = 5;
+const WINDOW_MS = 5000;
+
+async function limitedWorkspace() {
+  const tenant = newTenantId();
+  const key = newApiKey();
+  await tenants.put({
+    id: tenant,
+    name: "rate limited",
+    created_at: new Date().toISOString(),
+    rate_limit: 1,
+    rate_burst: BURST,
+  });
+  await storeApiKey(key, [tenant]);
+  return { "X-Api-Key": key };
+}
+
+/** Waits for the start of a window (windows are aligned to the clock the platform shares), so all fit in one. */
+async function freshWindow() {
+  const { retryAfterSeconds, start } = windowAt(Date.now(), WINDOW_MS);
+  const wait = start + WINDOW_MS - Date.now() + 50;
+  if (retryAfterSeconds <= 4) await new Promise((r) => setTimeout(r, wait));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("per-workspace rate limit", () => {
+  it("beyond its limit a workspace gets 429 with Retry-After on every API; others pass; after Retry-After it passes", async () => {
+    const limited = await limitedWorkspace();
+    const agent = `/agents/${crypto.randomUUID()}/threads/search`;
+    await freshWindow();
+    // One window's worth, across the control plane, ingestion, bulk export and an agent server.
+    const within = [
+      await call("GET", "/v2/deployments", { headers: limited }),
+      await call("GET", "/api/v1/sessions", { headers: limited }),
+      await call("GET", "/api/v1/bulk-exports", { headers: limited }),
+      await call("POST", agent, { headers: limited, body: {} }),
+      await call("GET", "/api/v1/sessions", { headers: limited }),
+    ];
+    expect(within.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
+
+    const over = [
+      await call("GET", "/api/v1/sessions", { headers: limited }),
+      await call("GET", "/v2/deployments", { headers: limited }),
+      await call("GET", "/api/v1/bulk-exports", { headers: limited }),
+      await call("POST", agent, { headers: limited, body: {} }),
+    ];
+    for (const r of over) {
+      expect(r.status).toBe(429);
+      expect(r.headers.get("content-type")).toMatch(/application\/json/);
+      expect(r.json).toEqual({ detail: expect.stringMatching(/rate limit/i) });
+      const retryAfter = r.headers.get("retry-after");
+      expect(retryAfter).toMatch(/^\d+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    }
+    // A browser's 429 carries the CORS headers, so the page can read it.
+    const browser = await call("GET", "/api/v1/sessions", {
+      headers: { ...limited, Origin: "https://app.example" },
+    });
+    expect(browser.status).toBe(429);
+    expect(browser.headers.get("access-control-allow-origin")).toBeTruthy();
+
+    // Another workspace (the bootstrap one, default limit) is not held back meanwhile.
+    expect((await call("GET", "/api/v1/sessions", { headers: auth })).status).toBe(200);
+
+    const last = await call("GET", "/api/v1/sessions", { headers: limited });
+    expect(last.status).toBe(429);
+    await sleep(Number(last.headers.get("retry-after")) * 1000);
+    expect((await call("GET", "/api/v1/sessions", { headers: limited })).status).toBe(200);
+    expect((await call("POST", agent, { headers: limited, body: {} })).status).toBe(404);
+  });
+
+  it("the langsmith SDK retries its trace batch through a 429 and the run is stored", async () => {
+    const limited = await limitedWorkspace();
+    const seen: { method: string; path: string; status: number }[] = [];
+    const client = new Client({
+      apiUrl: `${base}/api/v1`,
+      apiKey: limited["X-Api-Key"],
+      autoBatchTracing: true,
+      fetchImplementation: async (input: string | URL | Request, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        const url = new URL(input instanceof Request ? input.url : input);
+        seen.push({ method: init?.method ?? "GET", path: url.pathname, status: res.status });
+        return res;
+      },
+    });
+    await freshWindow();
+    for (let i = 0; i < BURST; i++)
+      expect((await call("GET", "/api/v1/sessions", { headers: limited })).status).toBe(200);
+
+    const run = new RunTree({
+      name: "limited",
+      run_type: "chain",
+      inputs: { q: 1 },
+      client,
+      project_name: `rate-limit-${crypto.randomUUID()}`,
+    });
+    await run.postRun();
+    await run.end({ a: 1 });
+    await run.patchRun();
+    await client.awaitPendingTraceBatches();
+
+    const ingest = seen.filter((s) => s.method === "POST" && /\/runs\/(multipart|batch)$/.test(s.path));
+    expect(ingest[0]?.status).toBe(429);
+    expect(ingest.at(-1)?.status).toBeLessThan(300);
+    const stored = await call("GET", `/api/v1/runs/${run.id}`, { headers: limited });
+    expect(stored.status).toBe(200);
+    expect(stored.json.outputs).toEqual({ a: 1 });
+  });
+});
