@@ -291,6 +291,23 @@ describe("platform stacks (manifest as it is)", () => {
     }
   });
 
+  it("lets every API group's handlers, the agent router among them, count requests on the main table", () => {
+    // The per-workspace rate limit (shared/auth/rate-limit.ts): GetItem of the workspace, UpdateItem of its window.
+    for (const [group, stack] of s.api.groups) {
+      const roles = Object.keys(Template.fromStack(stack).findResources("AWS::IAM::Role"));
+      const statements = roles.flatMap((r) => statementsOf(stack, r));
+      const onMain = statements.filter(
+        (st) =>
+          st.Effect === "Allow" &&
+          [st.Resource]
+            .flat()
+            .some((r: any) => r["Fn::ImportValue"] === "AgentPlatformData:Table-main-Arn") &&
+          ["dynamodb:UpdateItem", "dynamodb:GetItem"].every((a) => actionsOf(st).includes(a)),
+      );
+      expect(onMain.length, group).toBeGreaterThan(0);
+    }
+  });
+
   it("lets the platform group queue the project-run purge, and only that task", () => {
     const t = Template.fromStack(s.api.groups.get("platform")!);
     t.hasResourceProperties("AWS::IAM::Policy", {
