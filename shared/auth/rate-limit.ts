@@ -52,19 +52,28 @@ export function limitFor(own: { rate_limit?: number; rate_burst?: number } | und
   return { perSecond, burst: burst ?? perSecond * BURST_SECONDS };
 }
 
-const cache = new Map<string, { window: RateWindow | undefined; until: number }>();
+/** Per workspace: its window (until `until`), and the start of a window this process found full. */
+interface Cached {
+  window: RateWindow | undefined;
+  until: number;
+  full?: number;
+}
+const cache = new Map<string, Cached>();
 /** Workspaces whose limit a process remembers (beyond it, it forgets them all and reads again). */
 const CACHE_SIZE = 10_000;
 
 /** A workspace's window, read from its record at most once per AUTH_CACHE_MS (as API keys are). */
-async function windowOf(tenant: string): Promise<RateWindow | undefined> {
+async function cached(tenant: string): Promise<Cached> {
   const now = Date.now();
   const hit = cache.get(tenant);
-  if (hit && hit.until > now) return hit.window;
+  if (hit && hit.until > now) return hit;
   if (cache.size >= CACHE_SIZE) cache.clear();
-  const window = rateWindow(limitFor(await tenants.get(tenant, false)));
-  cache.set(tenant, { window, until: now + config.authCacheMs });
-  return window;
+  const entry: Cached = {
+    window: rateWindow(limitFor(await tenants.get(tenant, false))),
+    until: now + config.authCacheMs,
+  };
+  cache.set(tenant, entry);
+  return entry;
 }
 
 /**
@@ -74,17 +83,20 @@ async function windowOf(tenant: string): Promise<RateWindow | undefined> {
  */
 export async function admitRequest(tenant: string): Promise<void> {
   if (!(config.workspaceRate.perSecond > 0)) return;
-  let retryAfter: number | undefined;
   try {
-    const window = await windowOf(tenant);
+    const entry = await cached(tenant);
+    const window = entry.window;
     if (!window) return;
-    const now = Date.now();
-    const { start, retryAfterSeconds } = windowAt(now, window.ms);
+    const { start, retryAfterSeconds } = windowAt(Date.now(), window.ms);
+    // A window once full stays full: a flood is refused without a write per request (each would cost one).
+    if (entry.full === start) throw new TooManyRequests(retryAfterSeconds);
     const expiresAt = Math.ceil((start + window.ms) / 1000) + RECORD_TTL_SECONDS;
-    if (!(await countRequest(tenant, start, window.limit, expiresAt))) retryAfter = retryAfterSeconds;
+    if (!(await countRequest(tenant, start, window.limit, expiresAt))) {
+      entry.full = start;
+      throw new TooManyRequests(retryAfterSeconds);
+    }
   } catch (err) {
+    if (err instanceof TooManyRequests) throw err;
     logger.warn("rate limit not checked", { tenant_id: tenant, error: err });
-    return;
   }
-  if (retryAfter !== undefined) throw new TooManyRequests(retryAfter);
 }

@@ -47,4 +47,6 @@ export const apiKeys = {
 
 /** Counts one request in a workspace's window unless it holds `limit` already (false: full, nothing counted). */
 export const countRequest = (tenant: string, windowStart: number, limit: number, expiresAt: number) =>
-  countBelow("main", { PK: `RATE#${tenant}`, SK: String(windowStart) }, "n", limit, { expires_at: expiresAt });
+  countBelow("main", { PK: `RATE#${tenant}`, SK: String(windowStart) }, "n", limit, {
+    expires_at: expiresAt,
+  });

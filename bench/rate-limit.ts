@@ -1,0 +1,68 @@
+import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
+import { resetClients } from "../shared/aws/clients.ts";
+import { tenants } from "../shared/records/identity.ts";
+import { startPlatform } from "./platform.ts";
+
+// npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
+// on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated
+// GETs alternate between them in rounds, so both see the same load; the difference of the p50s is the count's
+// UpdateItem. Disk-backed DynamoDB Local, as `npm start` runs it.
+const ROUNDS = 10;
+const PER_ROUND = 20;
+
+async function workspace(rateLimit?: number) {
+  const id = newTenantId();
+  const key = newApiKey();
+  await tenants.put({ id, name: "bench", created_at: new Date().toISOString(), rate_limit: rateLimit });
+  await storeApiKey(key, [id]);
+  return { "x-api-key": key };
+}
+
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+export async function rateLimitBench() {
+  const p = await startPlatform({
+    WORKSPACE_RATE_LIMIT: "200",
+    LOG_LEVEL: "warn",
+    ...(process.env.BENCH_IN_MEMORY ? { DYNAMODB_IN_MEMORY: "1" } : {}),
+  });
+  try {
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_DYNAMODB: p.facts.dynamodb_endpoint,
+      AWS_ACCESS_KEY_ID: p.facts.s3.access_key_id,
+      AWS_SECRET_ACCESS_KEY: p.facts.s3.secret_access_key,
+      AWS_REGION: "us-east-1",
+    });
+    resetClients();
+    const counted = await workspace();
+    const uncounted = await workspace(0);
+    const get = async (headers: Record<string, string>) => {
+      const t = performance.now();
+      const r = await fetch(`${p.base}/api/v1/sessions?limit=1`, { headers });
+      await r.text();
+      if (r.status !== 200) throw new Error(`GET answered ${r.status}`);
+      return performance.now() - t;
+    };
+    const times = { counted: [] as number[], uncounted: [] as number[] };
+    for (let i = 0; i < 10; i++) await Promise.all([get(counted), get(uncounted)]);
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [name, headers] of [
+        ["counted", counted],
+        ["uncounted", uncounted],
+      ] as const)
+        for (let i = 0; i < PER_ROUND; i++) times[name].push(await get(headers));
+    const on = p50(times.counted);
+    const off = p50(times.uncounted);
+    console.log(
+      JSON.stringify({
+        bench: "rate-limit",
+        requests_each: ROUNDS * PER_ROUND,
+        p50_ms_limited: +on.toFixed(2),
+        p50_ms_unlimited: +off.toFixed(2),
+        added_p50_ms: +(on - off).toFixed(2),
+      }),
+    );
+  } finally {
+    await p.stop();
+  }
+}
