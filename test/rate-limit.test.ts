@@ -51,8 +51,12 @@ describe("per-workspace rate limit", () => {
     ];
     expect(within.map((r) => r.status)).toEqual([200, 200, 200, 404, 200]);
 
+    const refusedProject = `refused-${crypto.randomUUID()}`;
     const over = [
       await call("GET", "/api/v1/sessions", { headers: limited }),
+      // A read whose handler fails answers the 429 too; a write is refused before its handler runs.
+      await call("GET", `/api/v1/sessions/${crypto.randomUUID()}`, { headers: limited }),
+      await call("POST", "/api/v1/sessions", { headers: limited, body: { name: refusedProject } }),
       await call("GET", "/v2/deployments", { headers: limited }),
       await call("GET", "/api/v1/bulk-exports", { headers: limited }),
       await call("POST", agent, { headers: limited, body: {} }),
@@ -81,6 +85,9 @@ describe("per-workspace rate limit", () => {
     await sleep(Number(last.headers.get("retry-after")) * 1000);
     expect((await call("GET", "/api/v1/sessions", { headers: limited })).status).toBe(200);
     expect((await call("POST", agent, { headers: limited, body: {} })).status).toBe(404);
+    const found = await call("GET", `/api/v1/sessions?name=${refusedProject}`, { headers: limited });
+    expect(found.status).toBe(200);
+    expect(found.json).toEqual([]);
   });
 
   it("the langsmith SDK retries its trace batch through a 429 and the run is stored", async () => {

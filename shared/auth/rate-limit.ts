@@ -76,27 +76,45 @@ async function cached(tenant: string): Promise<Cached> {
   return entry;
 }
 
+/** A request's count under way: rejects with TooManyRequests when the window was full. */
+export interface Count {
+  counted: Promise<void>;
+}
+
 /**
- * Counts a request of the workspace; throws TooManyRequests when its window is full. WORKSPACE_RATE_LIMIT=0 turns
+ * Starts counting a request of the workspace: TooManyRequests at once when this process already found its window
+ * full, else the count (one UpdateItem), which a caller may await beside other work. WORKSPACE_RATE_LIMIT=0 turns
  * the limiter off (workspaces' own limits too). A failure of the store is logged and the request let through:
  * the limiter must never be what takes the API down.
  */
-export async function admitRequest(tenant: string): Promise<void> {
-  if (!(config.workspaceRate.perSecond > 0)) return;
+export async function startCount(tenant: string): Promise<Count> {
+  const admitted = { counted: Promise.resolve() };
+  if (!(config.workspaceRate.perSecond > 0)) return admitted;
+  let entry: Cached;
   try {
-    const entry = await cached(tenant);
-    const window = entry.window;
-    if (!window) return;
-    const { start, retryAfterSeconds } = windowAt(Date.now(), window.ms);
-    // A window once full stays full: a flood is refused without a write per request (each would cost one).
-    if (entry.full === start) throw new TooManyRequests(retryAfterSeconds);
-    const expiresAt = Math.ceil((start + window.ms) / 1000) + RECORD_TTL_SECONDS;
-    if (!(await countRequest(tenant, start, window.limit, expiresAt))) {
+    entry = await cached(tenant);
+  } catch (err) {
+    logger.warn("rate limit not checked", { tenant_id: tenant, error: err });
+    return admitted;
+  }
+  const window = entry.window;
+  if (!window) return admitted;
+  const { start, retryAfterSeconds } = windowAt(Date.now(), window.ms);
+  // A window once full stays full: a flood is refused without a write per request (each would cost one).
+  if (entry.full === start) throw new TooManyRequests(retryAfterSeconds);
+  const expiresAt = Math.ceil((start + window.ms) / 1000) + RECORD_TTL_SECONDS;
+  const counted = countRequest(tenant, start, window.limit, expiresAt).then(
+    (room) => {
+      if (room) return;
       entry.full = start;
       throw new TooManyRequests(retryAfterSeconds);
-    }
-  } catch (err) {
-    if (err instanceof TooManyRequests) throw err;
-    logger.warn("rate limit not checked", { tenant_id: tenant, error: err });
-  }
+    },
+    (err) => logger.warn("rate limit not checked", { tenant_id: tenant, error: err }),
+  );
+  return { counted };
+}
+
+/** Counts a request of the workspace and waits for the count: TooManyRequests when its window is full. */
+export async function admitRequest(tenant: string): Promise<void> {
+  await (await startCount(tenant)).counted;
 }

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import { authenticate } from "../auth/api-keys.ts";
-import { admitRequest } from "../auth/rate-limit.ts";
+import { startCount } from "../auth/rate-limit.ts";
 import { config } from "../config.ts";
 import {
   HttpError,
@@ -41,6 +41,8 @@ export interface ToolkitContext<I extends Input = Input> extends Context {
   jsonBody?: unknown;
   /** validator: the validated input. */
   input?: I;
+  /** auth: a read's rate-limit count, running beside its handler (the answer waits for it). */
+  counted?: Promise<void>;
 }
 
 type Middleware<I extends Input = Input> = MiddlewareObj<HttpEvent, HttpResult, Error, ToolkitContext<I>>;
@@ -96,12 +98,11 @@ export function httpErrorHandler(): Middleware {
 }
 
 type TenantResolver = (event: HttpEvent) => Promise<string>;
-/** The platform's handlers: the API key's workspace, within its rate limit (429 beyond). */
-let resolveTenant: TenantResolver = async (event) => {
-  const tenant = await authenticate(event.headers ?? {});
-  await admitRequest(tenant);
-  return tenant;
-};
+let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
+/** Whether requests count against their workspace's rate limit here (not in a runtime: the router counted). */
+let rateLimited = true;
+/** Methods whose handlers write nothing: their count runs beside the handler, whose answer waits for it. */
+const READS = new Set(["GET", "HEAD"]);
 
 /** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
 export const routerTenant = (event: HttpEvent): string | undefined =>
@@ -113,6 +114,7 @@ export const routerTenant = (event: HttpEvent): string | undefined =>
  * runtime can read no key) and the rate limit, and passes the workspace on; a request without one is refused.
  */
 export function trustRouterTenant(): void {
+  rateLimited = false;
   resolveTenant = async (event) => {
     const tenant = routerTenant(event);
     if (!tenant) throw new Unauthorized();
@@ -128,13 +130,29 @@ export type NeedsAuth = (routeKey: string) => boolean;
 
 /**
  * Resolves the tenant unless the route is public, and adds it to the log context. Used before anything looks
- * at the input: a bad key is a 401 whatever else is wrong with the request.
+ * at the input: a bad key is a 401 whatever else is wrong with the request. Then the request counts against the
+ * workspace's rate limit (429 beyond it): a write waits for the count before its handler runs; a read's count
+ * runs beside its handler, and its answer, whatever it is, becomes the 429 when the window was full.
  */
 export function auth(needsAuth: NeedsAuth): Middleware {
   return {
     before: async ({ event, context }) => {
       context.tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
-      if (context.tenantId) appendLogContext({ tenant_id: context.tenantId });
+      if (!context.tenantId) return;
+      appendLogContext({ tenant_id: context.tenantId });
+      if (!rateLimited) return;
+      const { counted } = await startCount(context.tenantId);
+      if (!READS.has(event.requestContext?.http?.method ?? "GET")) return await counted;
+      counted.catch(() => {});
+      context.counted = counted;
+    },
+    after: async ({ context }) => {
+      await context.counted;
+    },
+    onError: async (request) => {
+      await request.context.counted?.catch((err) => {
+        request.error = err;
+      });
     },
   };
 }
