@@ -1,12 +1,13 @@
 import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { resetClients } from "../shared/aws/clients.ts";
-import { tenants } from "../shared/records/identity.ts";
+import { countRequest, tenants } from "../shared/records/identity.ts";
 import { startPlatform } from "./platform.ts";
 
 // npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
 // on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated
-// GETs alternate between them in rounds, so both see the same load; the difference of the p50s is the count's
-// UpdateItem. Disk-backed DynamoDB Local, as `npm start` runs it.
+// GETs alternate between them in rounds, so both see the same load; the difference of the p50s is what the count's
+// UpdateItem adds (it runs beside a read's handler). Then the UpdateItem and a GetItem alone, straight to DynamoDB
+// Local. Disk-backed DynamoDB Local as `npm start` runs it; BENCH_IN_MEMORY=1: in memory, as the tests run it.
 const ROUNDS = 10;
 const PER_ROUND = 20;
 
@@ -51,6 +52,16 @@ export async function rateLimitBench() {
         ["uncounted", uncounted],
       ] as const)
         for (let i = 0; i < PER_ROUND; i++) times[name].push(await get(headers));
+    // The count alone, straight to DynamoDB Local, beside a read of the same table.
+    const direct = { update: [] as number[], get: [] as number[] };
+    for (let i = 0; i < 100; i++) {
+      let t = performance.now();
+      await countRequest("bench", 0, 1e9, 0);
+      direct.update.push(performance.now() - t);
+      t = performance.now();
+      await tenants.get("bench", false);
+      direct.get.push(performance.now() - t);
+    }
     const on = p50(times.counted);
     const off = p50(times.uncounted);
     console.log(
@@ -60,6 +71,8 @@ export async function rateLimitBench() {
         p50_ms_limited: +on.toFixed(2),
         p50_ms_unlimited: +off.toFixed(2),
         added_p50_ms: +(on - off).toFixed(2),
+        dynamodb_update_item_p50_ms: +p50(direct.update).toFixed(2),
+        dynamodb_get_item_p50_ms: +p50(direct.get).toFixed(2),
       }),
     );
   } finally {

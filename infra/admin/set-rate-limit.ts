@@ -28,5 +28,10 @@ if (!found) {
   process.exit(1);
 }
 console.log(
-  JSON.stringify({ table: tableName("main"), tenant_id: tenantId, rate_limit: rate, rate_burst: burst }),
+  JSON.stringify({
+    table: tableName("main"),
+    tenant_id: tenantId,
+    rate_limit: rate === "default" ? "default" : Number(rate),
+    rate_burst: burst === undefined ? null : Number(burst),
+  }),
 );
