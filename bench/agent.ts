@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { freePort } from "../infra/local/http-util.ts";
+import { loopbackRelay } from "../infra/local/runtime-net.ts";
 import { gitRepo } from "../test/helpers/repos.ts";
 import { fmt } from "./load.ts";
 import { startPlatform } from "./platform.ts";
@@ -271,15 +271,7 @@ async function measurePlatform(dir: string, env: Record<string, string>) {
     ) as { socket: string; token: string; tenant_id: string; pid: number; cold_start_ms: number };
     // The runtime listens on a Unix socket in its sandbox's folder: a loopback relay to it (a few µs) lets
     // the SDK's fetch reach it straight.
-    const relay = createServer((c) =>
-      c
-        .pipe(connect(runtime.socket))
-        .pipe(c)
-        .on("error", () => c.destroy()),
-    );
-    await new Promise<void>((r) => relay.listen(0, "127.0.0.1", r));
-    relay.unref();
-    const runtimePort = (relay.address() as { port: number }).port;
+    const runtimePort = await loopbackRelay(runtime.socket);
     // The extra hop: the same calls straight to the runtime (what the gateway adds: API key check, forward),
     // alternating with calls through the gateway so both see the same state of the store.
     const straight = once(

@@ -345,6 +345,10 @@ export const config = {
     get traceFunction() {
       return env("AGENT_TRACE_FUNCTION");
     },
+    /** AWS router: the functions of the agent routes no runtime serves, by handler (JSON), for own origins. */
+    get originFunctions(): Record<string, string> {
+      return JSON.parse(env("AGENT_ORIGIN_FUNCTIONS") ?? "{}") as Record<string, string>;
+    },
     /** In a deployment's runtime function: its settings (JSON) and the token it proves itself with. */
     get runtimeConfig() {
       return env("AGENT_RUNTIME_CONFIG");

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { HTML_SANDBOX } from "../../shared/agent/runtime/answer-headers.ts";
 
 // The AWS router: CORS preflights answered before any authentication with the deployment's policy; a refused
 // request (no API key) carries the headers too; a deployment with custom auth gets requests without a platform
@@ -22,11 +23,21 @@ vi.mock("../../shared/records/control.ts", () => ({
     tenant === CUSTOM.tenant_id && id === CUSTOM.id ? CUSTOM : undefined,
 }));
 const invoked: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array }[] = [];
+const functionCalls: { FunctionName?: string; Payload?: Uint8Array }[] = [];
+// The headers the runtime answers with (its prelude); a test may set others.
+const JSON_ANSWER = { "content-type": "application/json" };
+let runtimeHeaders: Record<string, string> = JSON_ANSWER;
 vi.mock("../../shared/aws/clients.ts", () => ({
   lambda: () => ({
     send: async (cmd: { input: { FunctionName?: string; Qualifier?: string; Payload?: Uint8Array } }) => {
+      // A route's own function (own origins: health, docs, UI files…) answers with its HttpResult.
+      if (cmd.constructor.name === "InvokeCommand") {
+        functionCalls.push(cmd.input);
+        const result = { statusCode: 200, headers: { "content-type": "text/html" }, body: "<p>docs</p>" };
+        return { Payload: Buffer.from(JSON.stringify(result)) };
+      }
       invoked.push(cmd.input);
-      const prelude = `${JSON.stringify({ statusCode: 200, headers: { "content-type": "application/json" } })}\n[]`;
+      const prelude = `${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`;
       return { EventStream: [{ PayloadChunk: { Payload: Buffer.from(prelude) } }] };
     },
   }),
@@ -174,6 +185,142 @@ describe("the agent router's rate limit (AWS)", () => {
       expect(invoked).toHaveLength(0);
     } finally {
       windowFull = false;
+    }
+  });
+});
+
+// A deployment's own origin in AWS: the wildcard custom domain `*.<AGENT_ORIGIN_DOMAIN>` sends every path of every
+// host to the router through one catch-all (`/` and `/{proxy+}`), with the Host it was asked for.
+process.env.AGENT_ORIGIN_DOMAIN = "agents.example.com";
+const originEvent = (method: string, host: string, path: string, headers: Record<string, string> = {}) => ({
+  httpMethod: method,
+  resource: path === "/" ? "/" : "/{proxy+}",
+  path,
+  headers: { Host: host, ...headers },
+  pathParameters: path === "/" ? null : { proxy: path.slice(1) },
+  queryStringParameters: null,
+  body: null,
+  isBase64Encoded: false,
+  requestContext: { requestId: "r", domainName: host },
+});
+const sentEvent = () => JSON.parse(Buffer.from(invoked.at(-1)!.Payload!).toString()).event;
+
+describe("a deployment's own origin (AWS: the agent origin domain, routed by Host)", () => {
+  it("sends a path at the root of <deployment>.<domain> to that deployment's runtime as its agent route", async () => {
+    invoked.length = 0;
+    const a = await routerAnswer(originEvent("POST", "custom.agents.example.com", "/threads"));
+    expect(a.statusCode).toBe(200);
+    expect(invoked).toHaveLength(1);
+    expect(invoked[0]).toMatchObject({ FunctionName: "agent-rt-custom", Qualifier: "7" });
+    expect(sentEvent()).toMatchObject({
+      routeKey: "POST /agents/{deployment_id}/threads",
+      rawPath: "/agents/custom/threads",
+      pathParameters: { deployment_id: "custom" },
+    });
+  });
+
+  it("serves custom routes by their absolute paths, and the platform's own paths there are the deployment's", async () => {
+    for (const path of ["/custom/route", "/v2/deployments", "/api/v1/runs/query"]) {
+      invoked.length = 0;
+      await routerAnswer(originEvent("GET", "CUSTOM.agents.example.com:443", path));
+      expect(invoked, path).toHaveLength(1);
+      expect(sentEvent()).toMatchObject({
+        routeKey: "GET /agents/{deployment_id}/{proxy+}",
+        rawPath: `/agents/custom${path}`,
+        pathParameters: { deployment_id: "custom", proxy: path.slice(1) },
+      });
+    }
+  });
+
+  it("answers the agent routes no runtime serves (health, docs, UI files) from their own functions", async () => {
+    invoked.length = 0;
+    functionCalls.length = 0;
+    process.env.AGENT_ORIGIN_FUNCTIONS = JSON.stringify({
+      "agent/system/docs": "fn-docs",
+      "agent/ui/asset": "fn-ui",
+    });
+    try {
+      const docs = await routerAnswer(originEvent("GET", "custom.agents.example.com", "/docs"));
+      expect(docs).toMatchObject({ statusCode: 200, body: "<p>docs</p>" });
+      await routerAnswer(originEvent("GET", "custom.agents.example.com", "/ui/agent/entry.js"));
+      expect(functionCalls.map((c) => c.FunctionName)).toEqual(["fn-docs", "fn-ui"]);
+      const sent = JSON.parse(Buffer.from(functionCalls[1]!.Payload!).toString());
+      expect(sent).toMatchObject({
+        routeKey: "GET /agents/{deployment_id}/ui/{name}/{file}",
+        rawPath: "/agents/custom/ui/agent/entry.js",
+        pathParameters: { deployment_id: "custom", name: "agent", file: "entry.js" },
+      });
+      expect(invoked).toHaveLength(0);
+      // A route whose function the stack did not name is a 502, never another route's answer.
+      expect((await routerAnswer(originEvent("GET", "custom.agents.example.com", "/ok"))).statusCode).toBe(
+        502,
+      );
+    } finally {
+      delete process.env.AGENT_ORIGIN_FUNCTIONS;
+    }
+  });
+
+  it("answers 404 where no deployment is named: another host on the catch-all, or the origin's bare root", async () => {
+    invoked.length = 0;
+    for (const host of [
+      "agents.example.com",
+      "x.y.agents.example.com",
+      "custom.agents.example.com.evil.test",
+    ])
+      expect((await routerAnswer(originEvent("GET", host, "/threads/t"))).statusCode, host).toBe(404);
+    expect((await routerAnswer(originEvent("GET", "custom.agents.example.com", "/"))).statusCode).toBe(404);
+    expect(invoked).toHaveLength(0);
+  });
+
+  it("answers a preflight there with the deployment's CORS policy", async () => {
+    const a = await routerAnswer(
+      originEvent("OPTIONS", "restricted.agents.example.com", "/threads", preflight),
+    );
+    expect(a.statusCode).toBe(204);
+    expect(a.headers["access-control-allow-origin"]).toBe("https://app.example");
+  });
+});
+
+describe("a runtime's answer headers through the router (AWS), as the local gateway passes them", () => {
+  const page = { "Content-Type": "text/html; charset=utf-8", "Service-Worker-Allowed": "/" };
+
+  it("never carry Service-Worker-Allowed, on either origin", async () => {
+    runtimeHeaders = page;
+    try {
+      for (const event of [
+        restEvent("GET", "custom", { authorization: "Bearer end-user" }),
+        originEvent("GET", "custom.agents.example.com", "/page", { authorization: "Bearer end-user" }),
+      ]) {
+        const a = await routerAnswer(event);
+        expect(a.statusCode).toBe(200);
+        expect(Object.keys(a.headers).map((k) => k.toLowerCase())).not.toContain("service-worker-allowed");
+      }
+    } finally {
+      runtimeHeaders = JSON_ANSWER;
+    }
+  });
+
+  it("put HTML in a CSP sandbox on the shared origin (/agents/{id}), beside the deployment's own policy", async () => {
+    runtimeHeaders = { ...page, "Content-Security-Policy": "default-src 'self'" };
+    try {
+      const a = await routerAnswer(restEvent("GET", "custom", { authorization: "Bearer end-user" }));
+      expect(a.headers["content-security-policy"]).toBe(`default-src 'self', ${HTML_SANDBOX}`);
+      expect(a.headers["x-content-type-options"]).toBe("nosniff");
+    } finally {
+      runtimeHeaders = JSON_ANSWER;
+    }
+  });
+
+  it("leave HTML at the deployment's own origin to the deployment (its runtime applies langgraph.json's choice)", async () => {
+    runtimeHeaders = page;
+    try {
+      const a = await routerAnswer(
+        originEvent("GET", "custom.agents.example.com", "/page", { authorization: "Bearer end-user" }),
+      );
+      expect(a.headers["content-security-policy"]).toBeUndefined();
+      expect(a.headers["content-type"]).toBe("text/html; charset=utf-8");
+    } finally {
+      runtimeHeaders = JSON_ANSWER;
     }
   });
 });

@@ -1,6 +1,8 @@
 import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { deploymentOfHost } from "../../shared/agent/origin.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
+import { containedHeaders, singleValued } from "../../shared/agent/runtime/answer-headers.ts";
 import { type RuntimeEvent, splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
@@ -11,15 +13,18 @@ import {
   type LambdaGlobals as FrontGlobals,
   type ResponseStream,
   toHttpEvent,
+  writeBody,
 } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
+import { ownOriginRequest, platformAnswer } from "./own-origin.ts";
 
 // The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
 // agent-server route here, and the CORS preflight (OPTIONS) of every agent-server path. Platform code checks the API key and that the deployment is the workspace's and
 // live, then streams the request through the runtime function version that serves the active revision
 // (switched in the same transaction as the active revision, so the previous one serves until then). The
-// runtime never sees a key; this function never runs a deployment's code.
+// runtime never sees a key; this function never runs a deployment's code. It also serves each deployment's own
+// origin (own-origin.ts), and passes a runtime's answer on with the headers the local gateway gives it.
 type LambdaGlobals = FrontGlobals<HttpEvent | APIGatewayProxyEvent>;
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
@@ -33,13 +38,16 @@ async function runtimeTarget(tenant: string, deploymentId: string) {
 }
 
 async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream, aws: LambdaGlobals) {
-  const event = toHttpEvent(raw);
+  let event = toHttpEvent(raw);
   const method = event.requestContext?.http?.method ?? "GET";
   const headers = event.headers ?? {};
+  // A deployment's own origin (Host `<deployment_id>.<AGENT_ORIGIN_DOMAIN>`, the wildcard custom domain): every
+  // path is its agent server's, at the root. Elsewhere the deployment is the /agents/{deployment_id} of the path.
+  const own = deploymentOfHost(headers.host);
+  const deploymentId = own ?? event.pathParameters?.deployment_id ?? "";
   // CORS (the deployment's langgraph.json http.cors, or the defaults): API Gateway sends every OPTIONS of an
   // agent-server path here; a preflight carries no API key and is answered without authentication. Every other
   // answer to a browser (an Origin), errors included, carries the headers.
-  const deploymentId = event.pathParameters?.deployment_id ?? "";
   const cors =
     isPreflight(method) || headers.origin !== undefined
       ? corsHeaders(await deploymentCorsPolicy(deploymentId), method, headers)
@@ -53,6 +61,24 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     s.write(JSON.stringify(body));
     s.end();
   };
+  // The agent origin's catch-all on a host that names no deployment.
+  if (!deploymentId) return fail(404, { detail: "Not Found" });
+  if (own) {
+    const found = ownOriginRequest(event, own);
+    if (typeof found === "number")
+      return fail(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" });
+    event = found.event;
+    // Health, docs, metrics and UI files: the functions the agent API calls for them answer here too.
+    const result = await platformAnswer(found.route, event).catch((err: unknown) => {
+      logger.error("agent route function failed", { error: err, route: found.route.handler });
+      return json(502, { detail: "The route's function failed" });
+    });
+    if (result) {
+      const its = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      const meta = { statusCode: result.statusCode, headers: withCors(its, cors) };
+      return writeBody(result, aws.HttpResponseStream.from(out, meta));
+    }
+  }
   let target: { FunctionName: string; Qualifier: string };
   let access: AgentAccess;
   try {
@@ -84,9 +110,15 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
       buffered = Buffer.concat([buffered, bytes]);
       const split = splitPrelude(buffered);
       if (!split) continue;
+      // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
+      // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
+      const named = Object.fromEntries(
+        Object.entries(split.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
+      );
+      const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
       body = aws.HttpResponseStream.from(out, {
         ...split.prelude,
-        headers: withCors(split.prelude.headers, cors),
+        headers: withCors(contained, cors),
       });
       if (split.rest.length) body.write(split.rest);
     }

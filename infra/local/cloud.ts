@@ -11,7 +11,7 @@ import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
-import { CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
+import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
@@ -161,6 +161,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
     const codeBuild = localCodeBuild(dataDir);
+    // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
+    bundleLocalBuildStep().catch(() => {});
     const resolveTask = (nameOrArn: string) => {
       // The Build state's input is a CodeBuild StartBuild request.
       if (nameOrArn.startsWith(CODEBUILD_RESOURCE))

@@ -1,14 +1,51 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { logger } from "../../shared/log.ts";
+import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
 // The local CodeBuild: a `codebuild:startBuild.sync` Task state runs the build step (infra/build/) in a child
-// process with the state's environment overrides, as the CodeBuild project runs it in AWS. A non-zero exit
-// fails the state as a failed build does.
+// process with the state's environment overrides, as the CodeBuild project runs it in AWS — the same bundles
+// (infra/build/step-bundle.ts). A non-zero exit fails the state as a failed build does.
 export const CODEBUILD_RESOURCE = "arn:aws:states:::codebuild:startBuild";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const SCRIPT = join(ROOT, "infra", "build", "revision-build.ts");
+/** Under the checkout, so the bundles' one external package (esbuild) resolves from its node_modules. */
+const BUNDLES = join(ROOT, ".cache", "build-step");
+
+let bundled: Promise<string> | undefined;
+
+/**
+ * Bundles the build step once per platform process into a folder named by the bundles' content, so platforms
+ * sharing the checkout (tests) share a folder no one rewrites while another's build runs from it.
+ */
+export function bundleLocalBuildStep(): Promise<string> {
+  bundled ??= (async () => {
+    const files = await Promise.all(
+      BUILD_STEP_ENTRIES.map(async ([entry, file]) => {
+        const r = await build({ ...stepBundleOptions(entry, join(BUNDLES, file)), write: false });
+        return r.outputFiles.map((o) => ({ name: o.path.slice(BUNDLES.length + 1), contents: o.contents }));
+      }),
+    );
+    const hash = createHash("sha256");
+    for (const f of files.flat()) hash.update(f.name).update(f.contents);
+    const dir = join(BUNDLES, hash.digest("hex").slice(0, 16));
+    if (existsSync(join(dir, BUILD_SCRIPT))) return dir;
+    const partial = `${dir}.${process.pid}.tmp`;
+    await mkdir(partial, { recursive: true });
+    await Promise.all(files.flat().map((f) => writeFile(join(partial, f.name), f.contents)));
+    // Another platform may have renamed its copy in first: the same content, so either stays.
+    await rename(partial, dir).catch(() => rm(partial, { recursive: true, force: true }));
+    return dir;
+  })();
+  bundled.catch(() => {
+    bundled = undefined;
+  });
+  return bundled;
+}
 
 interface StartBuild {
   ProjectName?: string;
@@ -16,8 +53,9 @@ interface StartBuild {
 }
 
 export function localCodeBuild(dataDir: string) {
-  return (input: StartBuild): Promise<unknown> =>
-    new Promise((resolve, reject) => {
+  return async (input: StartBuild): Promise<unknown> => {
+    const script = join(await bundleLocalBuildStep(), BUILD_SCRIPT);
+    return new Promise((resolve, reject) => {
       const env: Record<string, string | undefined> = {
         ...process.env,
         BUILD_CACHE_DIR: process.env.BUILD_CACHE_DIR ?? join(dataDir, "build-cache"),
@@ -25,7 +63,11 @@ export function localCodeBuild(dataDir: string) {
       };
       for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
       const id = `local-build:${crypto.randomUUID()}`;
-      const child = spawn(process.execPath, ["--import", "tsx", SCRIPT], { cwd: ROOT, env, stdio: "pipe" });
+      const child = spawn(process.execPath, ["--enable-source-maps", script], {
+        cwd: ROOT,
+        env,
+        stdio: "pipe",
+      });
       let tail = "";
       const keep = (chunk: Buffer) => {
         tail = (tail + chunk.toString("utf8")).slice(-4000);
@@ -46,4 +88,5 @@ export function localCodeBuild(dataDir: string) {
         );
       });
     });
+  };
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { loadHandler } from "../../functions/load.ts";
+import { type CompiledRoute, compileRoutes, matchRoute } from "../../functions/route-match.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { localDeployment } from "../../shared/agent/context.ts";
+import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/origin.ts";
 import { config } from "../../shared/config.ts";
 import {
   agentDeploymentOf,
@@ -20,14 +22,10 @@ import { serveConsoleFile } from "./console-files.ts";
 import { BodyTooLarge, listen, readBody } from "./http-util.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
-interface CompiledRoute {
-  route: MountedRoute;
-  regex: RegExp;
-  names: string[];
+type GatewayRoute = CompiledRoute & {
   /** The handler, or none for a route a deployment's runtime serves (the request is forwarded there). */
   handler?: LambdaHttpHandler;
-  staticScore: number;
-}
+};
 
 /** Hands a request to a deployment's runtime (infra/local/runtimes.ts); it answers on `res` itself. */
 export type Forwarder = (
@@ -64,20 +62,6 @@ export async function pathCorsPolicy(path: string): Promise<CorsPolicy> {
   if (deployment === undefined) return DEFAULT_CORS;
   const local = localDeployment(deployment);
   return local ? corsPolicy(local.cors) : deploymentCorsPolicy(deployment);
-}
-
-function compilePath(path: string): { regex: RegExp; names: string[] } {
-  const names: string[] = [];
-  const pattern = path
-    .split("/")
-    .map((seg) => {
-      const m = /^\{(\w+)(\+?)\}$/.exec(seg);
-      if (!m) return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      names.push(m[1]);
-      return m[2] ? "(.+)" : "([^/]+)";
-    })
-    .join("/");
-  return { regex: new RegExp(`^${pattern}$`), names };
 }
 
 const TEXT_TYPE = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
@@ -171,7 +155,7 @@ export const jsonResult = (statusCode: number, body: unknown): HttpResult => ({
 });
 
 export class Gateway {
-  private compiled: CompiledRoute[] = [];
+  private compiled: GatewayRoute[] = [];
   server?: Server;
 
   constructor(private readonly opts: GatewayOptions = {}) {}
@@ -181,32 +165,12 @@ export class Gateway {
     const loader = this.opts.loader ?? loadHandler;
     const forwarded = (r: MountedRoute) => this.opts.forward !== undefined && servedByRuntime(r);
     const handlers = await Promise.all(list.map((r) => (forwarded(r) ? undefined : loader(r))));
-    this.compiled = list
-      .map((route, i) => ({
-        route,
-        ...compilePath(route.mountPath),
-        handler: handlers[i],
-        staticScore: route.mountPath.split("/").filter((s) => s && !s.startsWith("{")).length,
-      }))
-      .sort((a, b) => b.staticScore - a.staticScore);
+    this.compiled = compileRoutes(list.map((route, i) => ({ route, handler: handlers[i] })));
   }
 
   /** The route for a method and path: a match, or the HTTP status that explains why there is none. */
-  match(method: string, path: string): { route: CompiledRoute; params: Record<string, string> } | 404 | 405 {
-    let pathMatched = false;
-    for (const c of this.compiled) {
-      const m = c.regex.exec(path);
-      if (!m) continue;
-      pathMatched = true;
-      // ANY serves every method but OPTIONS: a preflight stays the gateway's (405 → answered as CORS).
-      if (c.route.method !== method && (c.route.method !== "ANY" || method === "OPTIONS")) continue;
-      const params: Record<string, string> = {};
-      c.names.forEach((n, i) => {
-        params[n] = safeDecode(m[i + 1]);
-      });
-      return { route: c, params };
-    }
-    return pathMatched ? 405 : 404;
+  match(method: string, path: string): { route: GatewayRoute; params: Record<string, string> } | 404 | 405 {
+    return matchRoute(this.compiled, method, path);
   }
 
   /** Answers a request; `tenantId` is the workspace a router already authenticated (in a runtime). */
@@ -217,7 +181,7 @@ export class Gateway {
       // A deployment's own origin (`<deployment>.localhost`): its agent server at the root, nothing else there.
       const own = this.opts.forward ? deploymentOfHost(req.headers.host) : undefined;
       if (own) {
-        req.url = `/agents/${own}${url.pathname}${url.search}`;
+        req.url = `${agentPathAtOwnOrigin(own, url.pathname)}${url.search}`;
         ownOrigin.add(req);
         url = requestUrl(req.url)!;
       }
@@ -291,22 +255,6 @@ const ownOrigin = new WeakSet<IncomingMessage>();
 /** Whether a request came to a deployment's own origin rather than the platform's shared one. */
 export const atOwnOrigin = (req: IncomingMessage): boolean => ownOrigin.has(req);
 
-/**
- * The deployment a Host names as its own origin: `<deployment_id>.localhost[:port]` (browsers resolve any
- * `*.localhost` to loopback), or `<deployment_id>.<AGENT_ORIGIN_DOMAIN>` when that is set.
- */
-export function deploymentOfHost(host: string | undefined): string | undefined {
-  if (!host || host.length > 300) return undefined;
-  const name = host.toLowerCase().replace(/:\d{1,5}$/, "");
-  const domain = config.agentOriginDomain;
-  for (const suffix of ["localhost", ...(domain ? [domain] : [])]) {
-    if (!name.endsWith(`.${suffix}`)) continue;
-    const label = name.slice(0, -suffix.length - 1);
-    if (/^[a-z0-9][a-z0-9-]{0,62}$/.test(label)) return label;
-  }
-  return undefined;
-}
-
 function drain(req: IncomingMessage, timeoutMs: number): Promise<void> {
   if (req.readableEnded) return Promise.resolve();
   return new Promise((resolve) => {
@@ -329,13 +277,5 @@ function requestUrl(target = "/"): URL | undefined {
     return new URL(target.startsWith("/") ? `http://local${target}` : target);
   } catch {
     return undefined;
-  }
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
   }
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from "node:http";
+import { type Agent, type IncomingMessage, request, type Server } from "node:http";
 import { createServer } from "node:net";
 
 // Small helpers shared by the local servers.
@@ -21,6 +21,37 @@ export function readBody(req: IncomingMessage, limit = Number.POSITIVE_INFINITY)
     });
     req.on("end", () => !failed && resolve(Buffer.concat(chunks)));
     req.on("error", (e) => !failed && reject(e));
+  });
+}
+
+/** An HTTP request over a Unix socket with a JSON body (if any), and the answer's status and text. */
+export function callSocket(
+  socketPath: string,
+  method: string,
+  path: string,
+  opts: { body?: unknown; headers?: Record<string, string>; agent?: Agent } = {},
+): Promise<{ status: number; text: string }> {
+  return new Promise((done, fail) => {
+    const req = request(
+      {
+        socketPath,
+        method,
+        path,
+        agent: opts.agent ?? false,
+        headers: { ...opts.headers, "content-type": "application/json" },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () => done({ status: res.statusCode ?? 0, text }));
+        res.on("error", fail);
+      },
+    );
+    req.on("error", fail);
+    req.end(opts.body === undefined ? undefined : JSON.stringify(opts.body));
   });
 }
 

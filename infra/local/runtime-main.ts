@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { loadRuntimeHandler } from "../../functions/load.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
@@ -17,7 +17,7 @@ import { HttpError } from "../../shared/errors.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
-import { readBody } from "./http-util.ts";
+import { callSocket, readBody } from "./http-util.ts";
 import { installEgress } from "./runtime-net.ts";
 import {
   type LocalRuntimeStart,
@@ -61,29 +61,6 @@ function readStart(): Promise<LocalRuntimeStart> {
 }
 
 /** POST of a JSON body to the platform over its socket. */
-function postToPlatform(
-  socketPath: string,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; text: string }> {
-  return new Promise((done, fail) => {
-    const req = request(
-      { socketPath, method: "POST", path, headers: { "content-type": "application/json" }, agent: false },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c) => {
-          text += c;
-        });
-        res.on("end", () => done({ status: res.statusCode ?? 0, text }));
-        res.on("error", fail);
-      },
-    );
-    req.on("error", fail);
-    req.end(JSON.stringify(body));
-  });
-}
-
 async function main() {
   const start = await readStart();
   sealSettings(start.settings);
@@ -97,17 +74,15 @@ async function main() {
     posts: unknown[],
     patches: { id: string; body: unknown }[],
   ): Promise<IngestResult> => {
-    const res = await postToPlatform(platformSocket, TRACES_PATH, { posts, patches });
+    const res = await callSocket(platformSocket, "POST", TRACES_PATH, { body: { posts, patches } });
     if (res.status !== 200) throw new Error(`trace ingestion answered ${res.status}`);
     return JSON.parse(res.text) as IngestResult;
   };
   // Webhooks go out through the platform, which takes the URL from the run's record (the caller's address may be
   // one a sandbox cannot reach, a local receiver on the local cloud).
   setWebhookSender(async (run, body) => {
-    const res = await postToPlatform(platformSocket, WEBHOOK_PATH, {
-      thread_id: run.thread_id,
-      run_id: run.run_id,
-      body,
+    const res = await callSocket(platformSocket, "POST", WEBHOOK_PATH, {
+      body: { thread_id: run.thread_id, run_id: run.run_id, body },
     });
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;

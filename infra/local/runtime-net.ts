@@ -67,8 +67,21 @@ function tunnellingAgents(proxyPort: number) {
  * proxy behind it. Returns the proxy URL (also in HTTP_PROXY/HTTPS_PROXY for clients that read them).
  */
 export async function installEgress(platformSocket: string): Promise<string> {
+  const port = await loopbackRelay(platformSocket);
+  const url = `http://127.0.0.1:${port}`;
+  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) process.env[name] = url;
+  for (const name of ["NO_PROXY", "no_proxy"]) delete process.env[name];
+  setGlobalDispatcher(new ProxyAgent(url));
+  const agents = tunnellingAgents(port);
+  http.globalAgent = agents.plain;
+  https.globalAgent = agents.secure;
+  return url;
+}
+
+/** A loopback TCP port relayed to a Unix socket, for clients that speak only TCP (it does not hold the process open). */
+export async function loopbackRelay(socketPath: string): Promise<number> {
   const relay = createServer((inbound) => {
-    const out = connect(platformSocket);
+    const out = connect(socketPath);
     inbound.pipe(out).pipe(inbound);
     const end = () => {
       inbound.destroy();
@@ -79,13 +92,5 @@ export async function installEgress(platformSocket: string): Promise<string> {
   });
   await new Promise<void>((done, fail) => relay.once("error", fail).listen(0, "127.0.0.1", done));
   relay.unref();
-  const port = (relay.address() as { port: number }).port;
-  const url = `http://127.0.0.1:${port}`;
-  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) process.env[name] = url;
-  for (const name of ["NO_PROXY", "no_proxy"]) delete process.env[name];
-  setGlobalDispatcher(new ProxyAgent(url));
-  const agents = tunnellingAgents(port);
-  http.globalAgent = agents.plain;
-  https.globalAgent = agents.secure;
-  return url;
+  return (relay.address() as { port: number }).port;
 }

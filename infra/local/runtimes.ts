@@ -41,7 +41,7 @@ import { logger } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
-import { readBody } from "./http-util.ts";
+import { BodyTooLarge, callSocket, readBody } from "./http-util.ts";
 import {
   createPolicyProxy,
   LOCAL_ACCOUNT,
@@ -133,6 +133,8 @@ export class LocalRuntimes implements RuntimeHost {
   /** Runtimes being started, by `<deployment>@<revision>`. */
   private readonly starting = new Map<string, Promise<Running>>();
   private stopped = false;
+  /** Runtimes of a replaced revision, finishing their runs. */
+  private readonly retiring = new Set<Running>();
 
   constructor(
     private readonly opts: {
@@ -364,7 +366,7 @@ export class LocalRuntimes implements RuntimeHost {
       const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
       if (res?.status === 200) {
         r.coldStartMs = performance.now() - r.startedAt;
-        if (config.countRequests !== undefined) this.describe(r, JSON.parse(res.body).pid);
+        if (config.countRequests !== undefined) this.describe(r, JSON.parse(res.text).pid);
         return;
       }
       if (res && res.status !== 404)
@@ -399,26 +401,10 @@ export class LocalRuntimes implements RuntimeHost {
 
   /** A request of the platform's own to a runtime. */
   private call(r: Running, method: string, path: string, body?: unknown) {
-    return new Promise<{ status: number; body: string }>((done, fail) => {
-      const req = request(
-        {
-          socketPath: join(r.socketDir, RUNTIME_SOCKET),
-          method,
-          path,
-          agent: r.agent,
-          headers: { [RUNTIME_TOKEN_HEADER]: r.token, "content-type": "application/json" },
-        },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (c) => {
-            text += c;
-          });
-          res.on("end", () => done({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on("error", fail);
-      req.end(body === undefined ? undefined : JSON.stringify(body));
+    return callSocket(join(r.socketDir, RUNTIME_SOCKET), method, path, {
+      body,
+      agent: r.agent,
+      headers: { [RUNTIME_TOKEN_HEADER]: r.token },
     });
   }
 
@@ -490,7 +476,7 @@ export class LocalRuntimes implements RuntimeHost {
   async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {
     const r = await this.ensure(tenantId, deploymentId);
     const res = await this.call(r, "POST", "/__runtime/kick", { thread_id: threadId });
-    if (res.status !== 202) throw new Error(`the runtime refused a kick: ${res.status} ${res.body}`);
+    if (res.status !== 202) throw new Error(`the runtime refused a kick: ${res.status} ${res.text}`);
   }
 
   async activated(tenantId: string, deploymentId: string): Promise<void> {
@@ -508,6 +494,8 @@ export class LocalRuntimes implements RuntimeHost {
   // does not exit in time is killed with its sandbox.
   private retire(r: Running): void {
     r.stopping = true;
+    this.retiring.add(r);
+    r.child.once("exit", () => this.retiring.delete(r));
     void this.call(r, "POST", "/__runtime/stop", { mode: "drain" }).catch(() => r.child.kill("SIGKILL"));
     setTimeout(() => r.child.kill("SIGKILL"), 40_000).unref();
   }
@@ -528,15 +516,14 @@ export class LocalRuntimes implements RuntimeHost {
    * deployment's tracing project, whatever project the runs name; a deployment without one sends nothing.
    */
   private async ingestTraces(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req, 50 * 1024 * 1024);
+    const parsed = await jsonBody<{ posts?: unknown[]; patches?: { id: string; body: unknown }[] }>(
+      req,
+      res,
+      50 * 1024 * 1024,
+    );
+    if (!parsed) return;
     const { tenant_id, tracing_project_id } = r.spec.config;
     if (!tracing_project_id) return write(res, jsonResult(403, { detail: "The deployment is not traced" }));
-    let parsed: { posts?: unknown[]; patches?: { id: string; body: unknown }[] };
-    try {
-      parsed = JSON.parse(body.toString("utf8"));
-    } catch {
-      return write(res, jsonResult(422, { detail: [{ loc: ["body"], msg: "JSON", type: "json_invalid" }] }));
-    }
     const result = await ingestDeploymentTraces(
       tenant_id,
       tracing_project_id,
@@ -551,12 +538,12 @@ export class LocalRuntimes implements RuntimeHost {
    * gave it, checked at creation), never one the runtime names; delivered by the platform's outbound rules.
    */
   private async runWebhook(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let ask: { thread_id?: unknown; run_id?: unknown; body?: unknown };
-    try {
-      ask = JSON.parse((await readBody(req, 2 * 1024 * 1024)).toString("utf8"));
-    } catch {
-      return write(res, jsonResult(422, { detail: "JSON" }));
-    }
+    const ask = await jsonBody<{ thread_id?: unknown; run_id?: unknown; body?: unknown }>(
+      req,
+      res,
+      2 * 1024 * 1024,
+    );
+    if (!ask) return;
     if (typeof ask.thread_id !== "string" || typeof ask.run_id !== "string" || typeof ask.body !== "string")
       return write(res, jsonResult(422, { detail: "thread_id, run_id and body are required" }));
     const { tenant_id, deployment_id } = r.spec.config;
@@ -571,9 +558,12 @@ export class LocalRuntimes implements RuntimeHost {
     return write(res, jsonResult(200, { failure: failure ?? null }));
   }
 
+  /** Stops every runtime: running, retiring, and starting ones once their process exists. */
   async stopAll(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.current.values()].map((r) => this.kill(r)));
+    const starting = [...this.starting.values()].map((p) => p.catch(() => undefined));
+    await Promise.all([...this.current.values(), ...this.retiring].map((r) => this.kill(r)));
+    await Promise.all((await Promise.all(starting)).map((r) => r && this.kill(r)));
     this.current.clear();
   }
 }
@@ -581,4 +571,31 @@ export class LocalRuntimes implements RuntimeHost {
 function manifestEnv(dir: string): Record<string, string> {
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
   return manifest.env ?? {};
+}
+
+/** A platform-socket request's JSON object body, or undefined with the refusal written (413, or 422 not JSON). */
+async function jsonBody<T extends object>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<T | undefined> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse((await readBody(req, limit)).toString("utf8"));
+  } catch (err) {
+    if (err instanceof BodyTooLarge)
+      write(res, jsonResult(413, { detail: `The body is larger than ${limit} bytes` }));
+    else
+      write(
+        res,
+        jsonResult(422, { detail: [{ loc: ["body"], msg: "Not a JSON object", type: "json_invalid" }] }),
+      );
+    return undefined;
+  }
+  if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as T;
+  write(
+    res,
+    jsonResult(422, { detail: [{ loc: ["body"], msg: "Not a JSON object", type: "json_invalid" }] }),
+  );
+  return undefined;
 }

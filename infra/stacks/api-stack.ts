@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, NestedStack, Stack, type StackProps } from "aws-cdk-lib";
 import {
   AccessLogFormat,
+  type DomainName,
   EndpointType,
   type IResource,
   LambdaIntegration,
@@ -21,6 +22,7 @@ import {
   LogGroupLogDestination,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
+import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import {
@@ -33,6 +35,7 @@ import {
 } from "../../functions/routes.ts";
 import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
+import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
 import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge } from "./nag.ts";
@@ -65,6 +68,8 @@ export interface ApiStackProps extends StackProps {
   data: DataStack;
   workflows: WorkflowsStack;
   routes: Route[];
+  /** Each deployment's own origin, `<deployment_id>.<domain>` (agent-origin.ts); none when unset. */
+  agentOrigin?: AgentOriginSettings;
 }
 
 /** The HTTP API; each route group lives in its own nested stack to stay under 500 resources per stack. */
@@ -127,6 +132,7 @@ export class ApiStack extends Stack {
           group,
           routes,
           api: this.api,
+          agentOrigin: props.agentOrigin,
         }),
       );
     }
@@ -138,6 +144,18 @@ export class ApiStack extends Stack {
           "Base URL of the agent servers: point the LangGraph SDK at <AgentApiUrl>agents/<deployment_id>",
       });
 
+    const origin = this.groups.get("agent")?.originDomain;
+    if (origin && props.agentOrigin) {
+      new CfnOutput(this, "AgentOriginUrl", {
+        value: `https://<deployment_id>.${props.agentOrigin.domain}/`,
+        description: "Each deployment's own origin: its agent server at the root (point the SDK there)",
+      });
+      new CfnOutput(this, "AgentOriginDnsTarget", {
+        value: origin.domainNameAliasDomainName,
+        description: `Where *.${props.agentOrigin.domain} must point (CNAME) when no hosted zone was given`,
+      });
+    }
+
     new CfnOutput(this, "ApiUrl", { value: stage.url, description: "Base URL of the agent platform API" });
   }
 }
@@ -148,6 +166,7 @@ interface ApiGroupStackProps {
   api: IHttpApi;
   data: DataStack;
   workflows: WorkflowsStack;
+  agentOrigin?: AgentOriginSettings;
 }
 
 /**
@@ -156,6 +175,8 @@ interface ApiGroupStackProps {
  */
 class ApiGroupStack extends NestedStack {
   readonly restApi?: RestApi;
+  /** The agent group's wildcard custom domain, when the agent origin is configured. */
+  readonly originDomain?: DomainName;
 
   constructor(scope: Construct, id: string, props: ApiGroupStackProps) {
     super(scope, id, { description: `Agent platform API group "${props.group}"` });
@@ -177,11 +198,13 @@ class ApiGroupStack extends NestedStack {
     if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
     // Routes a deployment's runtime serves all go to one router (platform code: the API key is checked there),
     // which streams each request through the runtime function of the deployment's active revision.
+    const origin = props.group === "agent" ? props.agentOrigin : undefined;
     const router = props.routes.some(servedByRuntime)
       ? handlerFunction(this, "AgentRouter", {
           handler: AGENT_ENTRY_POINTS.router,
           role,
-          environment,
+          // The router reads a deployment's own origin from Host under this domain (shared/agent/origin.ts).
+          environment: origin ? { ...environment, AGENT_ORIGIN_DOMAIN: origin.domain } : environment,
           timeout: Duration.minutes(15),
           description: "Routes agent-server requests to each deployment's runtime function",
         })
@@ -201,6 +224,9 @@ class ApiGroupStack extends NestedStack {
         resources.set(route.path, this.restApi.root.resourceForPath(route.path));
       for (const resource of resources.values()) resource.addMethod("OPTIONS", preflight);
     }
+    // The agent routes no runtime serves (health, docs, UI files…): at a deployment's own origin the router
+    // invokes their functions.
+    const platformServed: Record<string, NodejsFunction> = {};
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);
@@ -231,6 +257,7 @@ class ApiGroupStack extends NestedStack {
         timeout: route.stream ? Duration.minutes(15) : undefined,
         description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),
       });
+      if (origin) platformServed[route.handler] = fn;
       if (this.restApi) {
         this.restApi.root.resourceForPath(route.path).addMethod(
           route.method,
@@ -262,6 +289,8 @@ class ApiGroupStack extends NestedStack {
         );
       }
     }
+    if (router && this.restApi && origin)
+      this.originDomain = addAgentOrigin(this, { router, platformServed }, origin, this.restApi);
   }
 
   /** The REST API of a streaming group: regional, access-logged, errors logged, throttled per stage. */

@@ -2,6 +2,7 @@ import type { App, StackProps } from "aws-cdk-lib";
 import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
 import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
 import { CONSOLE_DIST } from "../console/build.mjs";
+import { agentOriginSettings } from "./agent-origin.ts";
 import { ApiStack } from "./api-stack.ts";
 import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
@@ -50,6 +51,8 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     data,
     workflows,
     routes,
+    // Optional: each deployment's own origin under a wildcard custom domain (cdk context, agent-origin.ts).
+    agentOrigin: agentOriginSettings(app),
   });
   const web = new ConsoleStack(app, "AgentPlatformConsole", {
     ...common,

@@ -7,17 +7,11 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Asset } from "aws-cdk-lib/aws-s3-assets";
 import { Construct } from "constructs";
 import { buildSync } from "esbuild";
+import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 import { ROOT } from "./node-function.ts";
 
-/** The build step the local cloud runs in a child process (infra/local/codebuild.ts). */
-const BUILD_ENTRY = join(ROOT, "infra", "build", "revision-build.ts");
-/** The bundled build step inside the project's source. */
-export const BUILD_SCRIPT = "revision-build.mjs";
-/** Its untrusted part, started by the build step as a process of its own (shared/deploy/source-build-process.ts). */
-const SOURCE_ENTRY = join(ROOT, "infra", "build", "build-source.ts");
-export const SOURCE_SCRIPT = "build-source.mjs";
 export const BUILD_PROJECT_NAME = "agent-platform-revision-build";
 /** Step Functions' managed rule behind `codebuild:startBuild.sync`. */
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
@@ -34,36 +28,14 @@ function installedVersion(name: string): string {
   return pkg.version as string;
 }
 
-/** Bundles the build step into `outDir`: one ESM file for Node 20 and a package.json pinning its run-time deps. */
+/** Bundles the build step into `outDir`: its files (infra/build/step-bundle.ts) and a package.json pinning its run-time deps. */
 export function bundleBuildStep(outDir: string): void {
-  for (const [entry, file] of [
-    [BUILD_ENTRY, BUILD_SCRIPT],
-    [SOURCE_ENTRY, SOURCE_SCRIPT],
-  ] as const)
-    bundleScript(entry, join(outDir, file));
+  for (const [entry, file] of BUILD_STEP_ENTRIES) buildSync(stepBundleOptions(entry, join(outDir, file)));
   const dependencies = Object.fromEntries(BUILD_DEPENDENCIES.map((name) => [name, installedVersion(name)]));
   writeFileSync(
     join(outDir, "package.json"),
     `${JSON.stringify({ private: true, type: "module", dependencies }, null, 2)}\n`,
   );
-}
-
-function bundleScript(entry: string, outfile: string): void {
-  buildSync({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    mainFields: ["module", "main"],
-    external: ["esbuild"],
-    minify: true,
-    sourcemap: true,
-    logLevel: "warning",
-    // Bundled CommonJS dependencies still call require(); give ESM output one.
-    banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
-  });
 }
 
 export interface RevisionBuildProps {

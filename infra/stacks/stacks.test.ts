@@ -10,19 +10,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { CONSOLE_CSP } from "../local/console-files.ts";
+import { AGENT_ORIGIN_CONTEXT, agentOriginSettings } from "./agent-origin.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
-import {
-  BUILD_DEPENDENCIES,
-  BUILD_PROJECT_NAME,
-  BUILD_SCRIPT,
-  bundleBuildStep,
-  SOURCE_SCRIPT,
-} from "./revision-build.ts";
+import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, bundleBuildStep } from "./revision-build.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
@@ -34,8 +30,14 @@ const context = {
   "aws:cdk:bundling-stacks": [],
 };
 
-function build(options?: BuildOptions): { app: App; stacks: PlatformStacks } {
-  const app = new App({ context, outdir: mkdtempSync(join(tmpdir(), "cdk-test-")) });
+function build(
+  options?: BuildOptions,
+  settings: Record<string, string> = {},
+): { app: App; stacks: PlatformStacks } {
+  const app = new App({
+    context: { ...context, ...settings },
+    outdir: mkdtempSync(join(tmpdir(), "cdk-test-")),
+  });
   const stacks = buildApp(app, options);
   // References between stacks are resolved at synthesis; cdk-nag must see the resolved templates.
   app.synth();
@@ -951,6 +953,19 @@ describe("platform stacks (manifest as it is)", () => {
     });
   });
 
+  it("has no agent origin unless it is configured: no custom domain, no record, one agent API, Host not read", () => {
+    for (const type of [
+      "AWS::ApiGateway::DomainName",
+      "AWS::ApiGateway::BasePathMapping",
+      "AWS::Route53::RecordSet",
+    ])
+      expect(resourcesOf(allStacks(app), type), type).toEqual([]);
+    expect(resourcesOf(allStacks(app), "AWS::ApiGateway::RestApi")).toHaveLength(1);
+    for (const f of apiFunctions(groups))
+      expect(f.Properties.Environment.Variables.AGENT_ORIGIN_DOMAIN).toBeUndefined();
+    expect(Template.fromStack(s.api).findOutputs("AgentOriginUrl")).toEqual({});
+  });
+
   it("passes cdk-nag AwsSolutions with no unacknowledged finding", () => {
     expect(nagViolations(app)).toEqual([]);
     // cdk-nag 3 reports through the validation plugin above, not annotations; still, no construct anywhere
@@ -959,6 +974,117 @@ describe("platform stacks (manifest as it is)", () => {
       .findAll()
       .flatMap((c: IConstruct) => c.node.metadata.filter((m) => m.type === "aws:cdk:error"));
     expect(errors).toEqual([]);
+  });
+});
+
+describe("each deployment's own origin (agentOriginDomain: a wildcard custom domain routed by Host)", () => {
+  const settings = {
+    [AGENT_ORIGIN_CONTEXT.domain]: "agents.example.com",
+    [AGENT_ORIGIN_CONTEXT.certificateArn]: "arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f",
+    [AGENT_ORIGIN_CONTEXT.hostedZoneId]: "Z0123456789ABCDEFGHIJ",
+  };
+  let app: App;
+  let agent: Template;
+  let routerId: string;
+  beforeAll(() => {
+    let s: PlatformStacks;
+    ({ app, stacks: s } = build(undefined, settings));
+    agent = Template.fromStack(s.api.groups.get("agent")!);
+    [routerId] = Object.entries(agent.findResources("AWS::Lambda::Function")).find(([, f]) =>
+      String(f.Properties.Description).includes("Routes agent-server requests"),
+    )!;
+  }, 120_000);
+
+  it("adds a regional wildcard custom domain *.<domain> with the operator's certificate, TLS 1.2", () => {
+    agent.hasResourceProperties("AWS::ApiGateway::DomainName", {
+      DomainName: "*.agents.example.com",
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+      RegionalCertificateArn: settings.agentOriginCertificateArn,
+      SecurityPolicy: "TLS_1_2",
+    });
+  });
+
+  it("maps the whole domain to an API of its own: a catch-all (/ and /{proxy+}, any method) streamed to the router", () => {
+    const apis = agent.findResources("AWS::ApiGateway::RestApi");
+    const [originId, origin] = Object.entries(apis).find(([, a]) => a.Properties.DisableExecuteApiEndpoint)!;
+    expect(origin.Properties.Name).toBe("agent-platform-agent-origins");
+    const [mapping] = Object.values(agent.findResources("AWS::ApiGateway::BasePathMapping"));
+    expect(mapping!.Properties.RestApiId).toEqual({ Ref: originId });
+    expect(mapping!.Properties.BasePath).toBeUndefined();
+    const methods = Object.values(agent.findResources("AWS::ApiGateway::Method")).filter(
+      (m) => m.Properties.RestApiId.Ref === originId,
+    );
+    expect(methods.map((m) => m.Properties.HttpMethod)).toEqual(["ANY", "ANY"]);
+    const resources = agent.findResources("AWS::ApiGateway::Resource");
+    const on = methods.map((m) =>
+      m.Properties.ResourceId.Ref ? resources[m.Properties.ResourceId.Ref]!.Properties.PathPart : "/",
+    );
+    expect(on.sort()).toEqual(["/", "{proxy+}"]);
+    for (const m of methods) {
+      expect(m.Properties.Integration).toMatchObject({ Type: "AWS_PROXY", ResponseTransferMode: "STREAM" });
+      expect(JSON.stringify(m.Properties.Integration.Uri)).toContain(routerId);
+    }
+  });
+
+  it("lets the router invoke the functions of the agent routes no runtime serves, those only, named by handler", () => {
+    const fns = agent.findResources("AWS::Lambda::Function");
+    const own = routes.filter((r) => r.group === "agent" && !servedByRuntime(r));
+    const idOf = (r: Route) =>
+      Object.entries(fns).find(([, f]) =>
+        String(f.Properties.Description).startsWith(`${r.method} ${r.path}:`),
+      )![0];
+    // {"<handler>": <Ref to its function>, …} as CloudFormation joins it.
+    const named = fns[routerId]!.Properties.Environment.Variables.AGENT_ORIGIN_FUNCTIONS["Fn::Join"][1];
+    const pairs = new Map<string, string>();
+    for (let i = 0; i + 1 < named.length; i++)
+      if (typeof named[i] === "string" && named[i + 1]?.Ref)
+        pairs.set(/"([^"]+)":"$/.exec(named[i])![1]!, named[i + 1].Ref);
+    expect(Object.fromEntries(pairs)).toEqual(Object.fromEntries(own.map((r) => [r.handler, idOf(r)])));
+    const invoke = Object.values(agent.findResources("AWS::IAM::Policy"))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter(
+        (st: any) =>
+          actionsOf(st).includes("lambda:InvokeFunction") &&
+          !JSON.stringify(st.Resource).includes("agent-rt-*"),
+      );
+    expect(invoke).toHaveLength(1);
+    const resources = [invoke[0].Resource].flat().map((r: any) => r["Fn::GetAtt"][0]);
+    expect(resources.sort()).toEqual(own.map(idOf).sort());
+  });
+
+  it("tells the router the domain, and aliases *.<domain> to the custom domain in the given zone", () => {
+    const router = agent.findResources("AWS::Lambda::Function")[routerId]!;
+    expect(router.Properties.Environment.Variables.AGENT_ORIGIN_DOMAIN).toBe("agents.example.com");
+    agent.hasResourceProperties("AWS::Route53::RecordSet", {
+      Name: "*.agents.example.com.",
+      Type: "A",
+      HostedZoneId: settings.agentOriginHostedZoneId,
+      AliasTarget: Match.objectLike({ DNSName: Match.anyValue() }),
+    });
+  });
+
+  it("passes cdk-nag AwsSolutions with no unacknowledged finding", () => {
+    expect(nagViolations(app)).toEqual([]);
+  });
+
+  it("refuses incomplete or malformed settings at synth, saying which", () => {
+    const read = (ctx: Record<string, string>) => () => agentOriginSettings(new App({ context: ctx }));
+    const { agentOriginDomain, agentOriginCertificateArn } = settings;
+    expect(read({ agentOriginDomain })).toThrow(
+      /agentOriginCertificateArn must be the ARN of an ACM certificate/,
+    );
+    expect(read({ agentOriginCertificateArn })).toThrow(/agentOriginDomain is not set/);
+    expect(read({ agentOriginDomain: "not a domain", agentOriginCertificateArn })).toThrow(
+      /is not a domain name/,
+    );
+    expect(read({ ...settings, agentOriginHostedZoneId: "zone" })).toThrow(
+      /is not a Route 53 hosted zone id/,
+    );
+    expect(read({ agentOriginDomain: ".Agents.Example.com", agentOriginCertificateArn })()).toEqual({
+      domain: "agents.example.com",
+      certificateArn: agentOriginCertificateArn,
+      hostedZoneId: undefined,
+    });
   });
 });
 

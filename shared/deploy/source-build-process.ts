@@ -13,27 +13,40 @@ import { osSandbox, sandboxedCommand, unsandboxedRefusal } from "./sandbox.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
-const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The platform's checkout (or CodeBuild's source folder): the nearest folder up from this code with a package.json. */
+function platformRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json")) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+const ROOT = platformRoot();
 const ENTRY = path.join(ROOT, "infra", "build", "build-source.ts");
-/** Bundled beside the build step (CodeBuild: infra/stacks/revision-build.ts), the same entry as one file. */
+/** Bundled beside the build step (infra/build/step-bundle.ts: CodeBuild's and the local cloud's), the same entry as one file. */
 const BUNDLED_ENTRY = "build-source.mjs";
 
-/** How the untrusted step starts: its bundle beside a bundled build step, else its source through tsx. */
-function entryArgs(): string[] {
+/** The untrusted step's bundle beside a bundled build step, if this is one. */
+function bundledEntry(): string | undefined {
   const bundled = process.argv[1] ? path.join(path.dirname(process.argv[1]), BUNDLED_ENTRY) : "";
-  return bundled && existsSync(bundled) ? [bundled] : ["--import", "tsx", ENTRY];
+  return bundled && existsSync(bundled) ? bundled : undefined;
 }
 const TIMEOUT_MS = 20 * 60_000;
 
-/** The platform's files the untrusted step runs from (its code and packages; never the data folder). */
-const PLATFORM_FILES = [
-  "node_modules",
-  "shared",
-  path.join("infra", "build"),
-  path.join("infra", "local", "runtime-net.ts"),
-  "package.json",
-  "tsconfig.json",
-];
+/**
+ * The platform's files the untrusted step runs from (never the data folder): its bundle and the packages it
+ * loads (esbuild, the graph runtime), or without a bundle its sources and their packages.
+ */
+function platformFiles(bundle: string | undefined): string[] {
+  const sources = bundle
+    ? [path.dirname(bundle)]
+    : [
+        "shared",
+        path.join("infra", "build"),
+        path.join("infra", "local", "runtime-net.ts"),
+        "package.json",
+        "tsconfig.json",
+      ];
+  return ["node_modules", ...sources].map((f) => path.resolve(ROOT, f));
+}
 
 /** The build's limits in its sandbox: an install and a bundle, not a service. */
 const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scratchMb: 512 };
@@ -63,7 +76,8 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, tenant?:
     JSON.stringify({ ...job, ...(egressDir ? { egressSocket: path.join(egressDir, "egress.sock") } : {}) }),
     { mode: 0o600 },
   );
-  const argv = [process.execPath, ...entryArgs(), jobFile];
+  const bundle = bundledEntry();
+  const argv = [process.execPath, ...(bundle ? [bundle] : ["--import", "tsx", ENTRY]), jobFile];
   const env = { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" };
   const writable = [
     job.src,
@@ -74,7 +88,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, tenant?:
   ];
   const cmd = sandbox
     ? sandboxedCommand([await realpath(process.execPath), ...argv.slice(1)], {
-        readOnly: PLATFORM_FILES.map((f) => path.join(ROOT, f)),
+        readOnly: platformFiles(bundle),
         readWrite: await Promise.all(writable.map((d) => realpath(d))),
         cwd: ROOT,
         env,

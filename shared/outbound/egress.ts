@@ -108,6 +108,8 @@ export async function egressForward(
     },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      // Either side hanging up mid-body ends the other; no stream of the pair is left without a listener.
+      answer.on("error", () => res.destroy());
       answer.pipe(res);
     },
   );
@@ -115,6 +117,7 @@ export async function egressForward(
     if (!res.headersSent) res.writeHead(502).end();
     else res.destroy();
   });
+  req.on("error", () => upstream.destroy());
   req.pipe(upstream);
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
 import { firstDenial } from "./evaluate.ts";
@@ -44,16 +45,15 @@ const MAX_DYNAMO_BODY = 16 * 1024 * 1024;
 /** A DeleteObjects body: at most 1000 keys of 1 KiB, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit)
+/** The request's body; past `limit`, refused as AWS refuses a body too large. */
+async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
+  try {
+    return await readBody(req, limit);
+  } catch (err) {
+    if (err instanceof BodyTooLarge)
       throw new Refused("RequestEntityTooLarge", `The request body is larger than ${limit} bytes.`, 413);
-    chunks.push(chunk as Buffer);
+    throw err;
   }
-  return Buffer.concat(chunks);
 }
 
 const sha256Hex = (b: Buffer) => createHash("sha256").update(b).digest("hex");
@@ -107,7 +107,7 @@ export function createPolicyProxy(
   }
 
   async function dynamodb(req: IncomingMessage, res: ServerResponse, cred: Credential) {
-    const body = await readBody(req, MAX_DYNAMO_BODY);
+    const body = await readLimited(req, MAX_DYNAMO_BODY);
     const who = await authenticate(req, cred, sha256Hex(body));
     const op = dynamoOperation(req.headers["x-amz-target"]);
     let input: unknown;
@@ -144,7 +144,7 @@ export function createPolicyProxy(
     } catch (err) {
       unreadable = err;
     }
-    const body = call?.deleteObjects ? await readBody(req, MAX_DELETE_BODY) : undefined;
+    const body = call?.deleteObjects ? await readLimited(req, MAX_DELETE_BODY) : undefined;
     const who = await authenticate(req, cred, body && sha256Hex(body));
     if (!call) throw unreadable;
     const bucket = call.bucket ?? "";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containedHeaders, HTML_SANDBOX, isActiveDocument } from "./answer-headers.ts";
+import { containedHeaders, HTML_SANDBOX, isActiveDocument, singleValued } from "./answer-headers.ts";
 
 describe("a runtime's answer headers", () => {
   it("never carry Service-Worker-Allowed, on any origin", () => {
@@ -34,5 +34,17 @@ describe("a runtime's answer headers", () => {
     expect(containedHeaders({ "content-type": "text/html" }, { sharedOrigin: false })).toEqual({
       "content-type": "text/html",
     });
+  });
+});
+
+describe("headers with one value each (Lambda's streamed answer)", () => {
+  it("joins the policies of a header into one comma list, each still enforced", () => {
+    expect(
+      singleValued({
+        "content-security-policy": ["default-src 'self'", HTML_SANDBOX],
+        "x-n": 1,
+        gone: undefined,
+      }),
+    ).toEqual({ "content-security-policy": `default-src 'self', ${HTML_SANDBOX}`, "x-n": "1" });
   });
 });

@@ -32,3 +32,11 @@ export function containedHeaders(headers: Headers, opts: { sharedOrigin: boolean
   }
   return out;
 }
+
+/** Headers with one value each, as Lambda's streamed answer takes them: several policies are one comma list. */
+export function singleValued(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : String(value);
+  return out;
+}

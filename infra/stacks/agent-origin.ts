@@ -1,0 +1,171 @@
+import { type App, Duration, Stack } from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  DomainName,
+  EndpointType,
+  LambdaIntegration,
+  MethodLoggingLevel,
+  ResponseTransferMode,
+  RestApi,
+  LogGroupLogDestination as RestLogDestination,
+  SecurityPolicy,
+} from "aws-cdk-lib/aws-apigateway";
+import { Certificate } from "aws-cdk-lib/aws-certificatemanager";
+import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
+import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
+import type { Construct } from "constructs";
+import { AGENT_STAGE } from "./api-stack.ts";
+import { acknowledge } from "./nag.ts";
+
+// Each deployment's own origin in AWS (issue 25): `<deployment_id>.<domain>`, a wildcard custom domain of API
+// Gateway. It is mapped to an API of its own whose only methods are a catch-all (`/` and `/{proxy+}`, ANY) to the
+// agent router, so nothing but a deployment's agent server is served there: not the console, not the platform
+// API, not another deployment's /agents/{id} paths. The router reads the deployment from Host (Lambda proxy
+// events carry it) and the path as the deployment's own. REST, as the agent API: HTTP APIs cannot stream.
+
+/** The operator's settings (cdk context): the domain (AGENT_ORIGIN_DOMAIN), its wildcard certificate, a zone. */
+export interface AgentOriginSettings {
+  /** e.g. `agents.example.com`: deployment `abc` answers at `https://abc.agents.example.com/`. */
+  domain: string;
+  /** An ACM certificate in the stack's region covering `*.<domain>`. */
+  certificateArn: string;
+  /** A Route 53 hosted zone holding `<domain>`: the wildcard alias record is made there. Else: add a CNAME. */
+  hostedZoneId?: string;
+}
+
+/** The cdk context keys an operator sets (`cdk deploy -c agentOriginDomain=… -c agentOriginCertificateArn=…`). */
+export const AGENT_ORIGIN_CONTEXT = {
+  domain: "agentOriginDomain",
+  certificateArn: "agentOriginCertificateArn",
+  hostedZoneId: "agentOriginHostedZoneId",
+} as const;
+
+const DOMAIN = /^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CERTIFICATE = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+const ZONE = /^Z[A-Z0-9]{1,32}$/;
+
+/** The settings from the app's context, checked: undefined when no domain is given; a clear error when wrong. */
+export function agentOriginSettings(app: App): AgentOriginSettings | undefined {
+  const read = (key: string): string | undefined => {
+    const v = app.node.tryGetContext(key);
+    return v === undefined || v === null || v === "" ? undefined : String(v).trim();
+  };
+  const domain = read(AGENT_ORIGIN_CONTEXT.domain)
+    ?.toLowerCase()
+    .replace(/^\.+|\.+$/g, "");
+  const certificateArn = read(AGENT_ORIGIN_CONTEXT.certificateArn);
+  const hostedZoneId = read(AGENT_ORIGIN_CONTEXT.hostedZoneId);
+  if (!domain) {
+    if (certificateArn || hostedZoneId)
+      throw new Error(
+        `${AGENT_ORIGIN_CONTEXT.domain} is not set: a certificate or zone alone serves nothing`,
+      );
+    return undefined;
+  }
+  if (!DOMAIN.test(domain))
+    throw new Error(
+      `${AGENT_ORIGIN_CONTEXT.domain} "${domain}" is not a domain name (e.g. agents.example.com)`,
+    );
+  if (!certificateArn || !CERTIFICATE.test(certificateArn))
+    throw new Error(
+      `${AGENT_ORIGIN_CONTEXT.certificateArn} must be the ARN of an ACM certificate for *.${domain} in the stack's region`,
+    );
+  if (hostedZoneId !== undefined && !ZONE.test(hostedZoneId))
+    throw new Error(
+      `${AGENT_ORIGIN_CONTEXT.hostedZoneId} "${hostedZoneId}" is not a Route 53 hosted zone id`,
+    );
+  return { domain, certificateArn, hostedZoneId };
+}
+
+/**
+ * The agent origin's API, its wildcard custom domain and (with a zone) its alias record. `accountLogging`: the
+ * construct that sets API Gateway's CloudWatch role for the account, which this stage's execution logs need.
+ */
+export function addAgentOrigin(
+  scope: Construct,
+  fns: { router: LambdaFunction; platformServed: Record<string, IFunction> },
+  settings: AgentOriginSettings,
+  accountLogging: Construct,
+): DomainName {
+  const { router, platformServed } = fns;
+  // The agent routes no runtime serves have functions of their own (the OpenAPI one bundles every handler): the
+  // router invokes them by name rather than carrying them. A policy of its own: the role's default policy is
+  // one these functions wait for, so naming them there would be a cycle.
+  router.addEnvironment(
+    "AGENT_ORIGIN_FUNCTIONS",
+    Stack.of(scope).toJsonString(
+      Object.fromEntries(Object.entries(platformServed).map(([h, fn]) => [h, fn.functionName])),
+    ),
+  );
+  new Policy(scope, "AgentOriginInvoke", {
+    roles: [router.role!],
+    statements: [
+      new PolicyStatement({
+        actions: ["lambda:InvokeFunction"],
+        resources: Object.values(platformServed).map((fn) => fn.functionArn),
+      }),
+    ],
+  });
+  const accessLogs = new LogGroup(scope, "AgentOriginAccessLogs", { retention: RetentionDays.THREE_MONTHS });
+  const api = new RestApi(scope, "AgentOriginApi", {
+    restApiName: "agent-platform-agent-origins",
+    description: `Each deployment's own origin, <deployment_id>.${settings.domain}: every path to the agent router`,
+    endpointTypes: [EndpointType.REGIONAL],
+    // Reached only through the custom domain, where Host names the deployment.
+    disableExecuteApiEndpoint: true,
+    cloudWatchRole: false,
+    deployOptions: {
+      stageName: AGENT_STAGE,
+      accessLogDestination: new RestLogDestination(accessLogs),
+      accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      loggingLevel: MethodLoggingLevel.ERROR,
+      throttlingRateLimit: 1000,
+      throttlingBurstLimit: 2000,
+    },
+  });
+  api.node.addDependency(accountLogging);
+  const integration = new LambdaIntegration(router, {
+    proxy: true,
+    scopePermissionToMethod: false,
+    responseTransferMode: ResponseTransferMode.STREAM,
+    timeout: Duration.minutes(15),
+  });
+  // ANY includes OPTIONS: the router answers preflights with the deployment's CORS policy.
+  api.root.addMethod("ANY", integration);
+  api.root.addResource("{proxy+}").addMethod("ANY", integration);
+  acknowledge(
+    api,
+    "APIG2",
+    "Requests are validated in the router and the runtime with the routes' zod schemas, answering 422 with the API's own error shape.",
+  );
+  acknowledge(
+    api,
+    "APIG3",
+    "No WAF web ACL by default: the API key check and stage throttling guard it; attach a web ACL per account.",
+  );
+  acknowledge(
+    api,
+    "APIG4",
+    "Authenticated in the router Lambda: the platform API key is checked against SHA-256 key digests in DynamoDB, or the deployment's own custom auth runs in its runtime.",
+  );
+  acknowledge(api, "COG4", "Clients authenticate with the platform's API keys, not Cognito user pools.");
+
+  const domain = new DomainName(scope, "AgentOriginDomain", {
+    domainName: `*.${settings.domain}`,
+    certificate: Certificate.fromCertificateArn(scope, "AgentOriginCertificate", settings.certificateArn),
+    endpointType: EndpointType.REGIONAL,
+    securityPolicy: SecurityPolicy.TLS_1_2,
+    mapping: api,
+  });
+  if (settings.hostedZoneId)
+    new ARecord(scope, "AgentOriginRecord", {
+      zone: HostedZone.fromHostedZoneId(scope, "AgentOriginZone", settings.hostedZoneId),
+      // Fully qualified: the zone may be the domain's parent (example.com for agents.example.com).
+      recordName: `*.${settings.domain}.`,
+      target: RecordTarget.fromAlias(new ApiGatewayDomain(domain)),
+    });
+  return domain;
+}
