@@ -65,7 +65,7 @@ it("stopping the platform sends the traces its runtimes still hold: after a rest
     return runs.length === 3 && runs.every((r) => r.end_time) ? runs.map((r) => r.name).sort() : undefined;
   });
   expect(names).toEqual(["agent", "first", "second"]);
-});
+}, 240_000);
 
 it("a runtime that outgrows its memory is stopped; the run's error and the deploy log say which limit", async () => {
   if (!platform) throw new Error("the platform of the test above did not start");

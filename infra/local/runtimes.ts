@@ -41,7 +41,7 @@ import { logger } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
-import { BodyTooLarge, callSocket, readBody } from "./http-util.ts";
+import { BodyTooLarge, callSocket, readBody, StartupError } from "./http-util.ts";
 import {
   createPolicyProxy,
   LOCAL_ACCOUNT,
@@ -121,6 +121,9 @@ const SANDBOX_AWS_ENDPOINTS = {
   AWS_ENDPOINT_URL_S3: "http://s3.platform.sandbox",
 };
 
+/** Below this heap a runtime cannot load its bundle and graphs (192 MB did not start one). */
+const RUNTIME_MEMORY_FLOOR_MB = 256;
+
 const sandboxLimits = (): SandboxLimits => ({
   memoryMb: config.sandbox.memoryMb,
   cpuSeconds: config.sandbox.cpuSeconds,
@@ -146,6 +149,10 @@ export class LocalRuntimes implements RuntimeHost {
 
   /** Says at start whether deployments' code runs in the OS sandbox, and what a host without it gives up. */
   announce(): void {
+    if (config.sandbox.memoryMb < RUNTIME_MEMORY_FLOOR_MB)
+      throw new StartupError(
+        `AGENT_RUNTIME_MEMORY_MB is ${config.sandbox.memoryMb}: a runtime needs at least ${RUNTIME_MEMORY_FLOOR_MB} MB to load its code`,
+      );
     const s = osSandbox();
     if (s.available) return;
     if (config.sandbox.allowUnsandboxed)
@@ -361,8 +368,13 @@ export class LocalRuntimes implements RuntimeHost {
 
   private async waitReady(r: Running): Promise<void> {
     for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
-      if (r.child.exitCode !== null || r.child.signalCode !== null)
-        throw new ServiceUnavailable("The deployment's runtime exited while starting");
+      if (r.child.exitCode !== null || r.child.signalCode !== null) {
+        const exit = { code: r.child.exitCode, signal: r.child.signalCode, stderrTail: r.stderrTail };
+        const limit = limitThatKilled(exit, sandboxLimits());
+        throw new ServiceUnavailable(
+          `The deployment's runtime exited while starting${limit ? `: ${limit}` : ""}`,
+        );
+      }
       const res = await this.call(r, "GET", "/__runtime/health").catch(() => undefined);
       if (res?.status === 200) {
         r.coldStartMs = performance.now() - r.startedAt;
