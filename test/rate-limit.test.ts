@@ -1,8 +1,9 @@
 import { Client, RunTree } from "langsmith";
 import { describe, expect, it } from "vitest";
 import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { windowAt } from "../shared/auth/rate-limit.ts";
-import { tenants } from "../shared/records/identity.ts";
+import { type AddCount, blockOf, WindowCounter, windowAt } from "../shared/auth/window-counter.ts";
+import { getItem } from "../shared/aws/ddb.ts";
+import { addRequests, tenants } from "../shared/records/identity.ts";
 import { auth, base, call } from "./helpers/cloud.ts";
 
 // Per-workspace rate limits (issue 25): requests a workspace sends beyond its limit answer 429 with Retry-After
@@ -126,5 +127,38 @@ describe("per-workspace rate limit", () => {
     const stored = await call("GET", `/api/v1/runs/${run.id}`, { headers: limited });
     expect(stored.status).toBe(200);
     expect(stored.json.outputs).toEqual({ a: 1 });
+  });
+});
+
+describe("two processes sharing a workspace's window", () => {
+  it("together stop at the limit, overshooting by at most their unflushed blocks; the record counts every request once", async () => {
+    const tenant = newTenantId();
+    const window = { limit: 200, ms: 3_600_000 };
+    const block = blockOf(window.limit);
+    const underway = new Set<Promise<number>>();
+    const add: AddCount = (...args) => {
+      const p = addRequests(...args);
+      underway.add(p);
+      p.finally(() => underway.delete(p)).catch(() => {});
+      return p;
+    };
+    const processes = [new WindowCounter(add), new WindowCounter(add)];
+    const now = Date.now();
+    const admitted = [0, 0];
+    // Requests arrive in turns of 3 per process, each turn after the UpdateItems under way (a block's) answered.
+    for (let turn = 0; turn < 150; turn++) {
+      for (const [i, p] of processes.entries())
+        for (let r = 0; r < 3; r++) if (p.decide(tenant, window, now).admitted) admitted[i]!++;
+      await Promise.allSettled([...underway]);
+    }
+    await Promise.all(processes.map((p) => p.flushed()));
+    const total = admitted[0]! + admitted[1]!;
+    expect(total).toBeGreaterThanOrEqual(window.limit);
+    expect(total).toBeLessThanOrEqual(window.limit + 2 * block);
+    // Both took part: neither stopped on its own count alone.
+    expect(Math.min(...admitted)).toBeGreaterThan(window.limit / 4);
+    const start = windowAt(now, window.ms).start;
+    const record = await getItem<{ n: number }>("main", { PK: `RATE#${tenant}`, SK: String(start) }, true);
+    expect(record?.n).toBe(total);
   });
 });

@@ -256,37 +256,32 @@ export async function updateReturning<T extends object = Item>(
 }
 
 /**
- * One UpdateItem that adds 1 to a counter unless it holds `limit` already, creating the item (with `onCreate`'s
- * attributes) when missing. False when the counter is full: nothing is written then.
+ * One UpdateItem that adds `n` to a counter, creating the item (with `onCreate`'s attributes) when missing; answers
+ * the counter's new value. A rejection means nothing was added (the SDK's retries aside).
  */
-export async function countBelow(
+export async function addToCounter(
   table: TableId,
   key: Key,
   counter: string,
-  limit: number,
+  n: number,
   onCreate: Item = {},
-): Promise<boolean> {
+) {
   const names: Record<string, string> = { "#c": counter };
-  const values: Item = { ":one": 1, ":limit": limit };
+  const values: Item = { ":n": n };
   const sets = Object.entries(onCreate).map(([k, v], i) => {
     names[`#s${i}`] = k;
     values[`:s${i}`] = v;
     return `#s${i} = if_not_exists(#s${i}, :s${i})`;
   });
-  try {
-    await dynamo().send(
-      new UpdateItemCommand({
-        TableName: tableName(table),
-        Key: toItem(key),
-        UpdateExpression: `ADD #c :one${sets.length ? ` SET ${sets.join(", ")}` : ""}`,
-        ConditionExpression: "attribute_not_exists(#c) OR #c < :limit",
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: toItem(values),
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailure(err)) return false;
-    throw err;
-  }
+  const out = await dynamo().send(
+    new UpdateItemCommand({
+      TableName: tableName(table),
+      Key: toItem(key),
+      UpdateExpression: `ADD #c :n${sets.length ? ` SET ${sets.join(", ")}` : ""}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: toItem(values),
+      ReturnValues: "UPDATED_NEW",
+    }),
+  );
+  return Number(fromItem(out.Attributes ?? {})[counter]);
 }

@@ -2,7 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import { authenticate } from "../auth/api-keys.ts";
-import { startCount } from "../auth/rate-limit.ts";
+import { admitRequest } from "../auth/rate-limit.ts";
 import { config } from "../config.ts";
 import {
   HttpError,
@@ -41,8 +41,6 @@ export interface ToolkitContext<I extends Input = Input> extends Context {
   jsonBody?: unknown;
   /** validator: the validated input. */
   input?: I;
-  /** auth: a read's rate-limit count, running beside its handler (the answer waits for it). */
-  counted?: Promise<void>;
 }
 
 type Middleware<I extends Input = Input> = MiddlewareObj<HttpEvent, HttpResult, Error, ToolkitContext<I>>;
@@ -101,8 +99,6 @@ type TenantResolver = (event: HttpEvent) => Promise<string>;
 let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
 /** Whether requests count against their workspace's rate limit here (not in a runtime: the router counted). */
 let rateLimited = true;
-/** Methods whose handlers write nothing: their count runs beside the handler, whose answer waits for it. */
-const READS = new Set(["GET", "HEAD"]);
 
 /** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
 export const routerTenant = (event: HttpEvent): string | undefined =>
@@ -131,8 +127,7 @@ export type NeedsAuth = (routeKey: string) => boolean;
 /**
  * Resolves the tenant unless the route is public, and adds it to the log context. Used before anything looks
  * at the input: a bad key is a 401 whatever else is wrong with the request. Then the request counts against the
- * workspace's rate limit (429 beyond it): a write waits for the count before its handler runs; a read's count
- * runs beside its handler, and its answer, whatever it is, becomes the 429 when the window was full.
+ * workspace's rate limit (429 beyond it, decided in memory: nothing waits for the count's write).
  */
 export function auth(needsAuth: NeedsAuth): Middleware {
   return {
@@ -140,19 +135,7 @@ export function auth(needsAuth: NeedsAuth): Middleware {
       context.tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
       if (!context.tenantId) return;
       appendLogContext({ tenant_id: context.tenantId });
-      if (!rateLimited) return;
-      const { counted } = await startCount(context.tenantId);
-      if (!READS.has(event.requestContext?.http?.method ?? "GET")) return await counted;
-      counted.catch(() => {});
-      context.counted = counted;
-    },
-    after: async ({ context }) => {
-      await context.counted;
-    },
-    onError: async (request) => {
-      await request.context.counted?.catch((err) => {
-        request.error = err;
-      });
+      if (rateLimited) await admitRequest(context.tenantId);
     },
   };
 }

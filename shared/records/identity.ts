@@ -1,4 +1,4 @@
-import { countBelow, getItem, type Key, putItem } from "../aws/ddb.ts";
+import { addToCounter, getItem, type Key, putItem } from "../aws/ddb.ts";
 import { repository } from "../aws/repository.ts";
 
 // Workspaces (tenants) and the API keys that act on them (main table).
@@ -45,8 +45,6 @@ export const apiKeys = {
   put: (hash: string, r: ApiKeyRecord) => putItem("main", { ...apiKeyKey(hash), ...r }),
 };
 
-/** Counts one request in a workspace's window unless it holds `limit` already (false: full, nothing counted). */
-export const countRequest = (tenant: string, windowStart: number, limit: number, expiresAt: number) =>
-  countBelow("main", { PK: `RATE#${tenant}`, SK: String(windowStart) }, "n", limit, {
-    expires_at: expiresAt,
-  });
+/** Adds `n` requests to a workspace's window; answers the window's total, every process's flushes included. */
+export const addRequests = (tenant: string, windowStart: number, n: number, expiresAt: number) =>
+  addToCounter("main", { PK: `RATE#${tenant}`, SK: String(windowStart) }, "n", n, { expires_at: expiresAt });
