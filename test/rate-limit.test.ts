@@ -71,12 +71,13 @@ describe("per-workspace rate limit", () => {
       expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
       expect(Number(retryAfter)).toBeLessThanOrEqual(WINDOW_MS / 1000);
     }
-    // A browser's 429 carries the CORS headers, so the page can read it.
+    // A browser's 429 carries the CORS headers, so the page can read it and its Retry-After.
     const browser = await call("GET", "/api/v1/sessions", {
       headers: { ...limited, Origin: "https://app.example" },
     });
     expect(browser.status).toBe(429);
     expect(browser.headers.get("access-control-allow-origin")).toBeTruthy();
+    expect(browser.headers.get("access-control-expose-headers")?.split(",")).toContain("retry-after");
 
     // Another workspace (the bootstrap one, default limit) is not held back meanwhile.
     expect((await call("GET", "/api/v1/sessions", { headers: auth })).status).toBe(200);

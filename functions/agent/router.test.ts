@@ -142,7 +142,7 @@ describe("the agent router's CORS (AWS)", () => {
     expect(a.headers).toMatchObject({
       "content-type": "application/json",
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "content-location,x-pagination-total",
+      "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
     });
   });
 });
@@ -180,6 +180,7 @@ describe("the agent router's rate limit (AWS)", () => {
         "content-type": "application/json",
         "retry-after": "3",
         "access-control-allow-origin": "*",
+        "access-control-expose-headers": expect.stringContaining("retry-after"),
       });
       expect(JSON.parse(a.body)).toEqual({ detail: expect.stringMatching(/rate limit/i) });
       expect(invoked).toHaveLength(0);

@@ -265,6 +265,8 @@ describe("platform stacks (manifest as it is)", () => {
         ResponseType: type,
         ResponseParameters: Match.objectLike({
           "gatewayresponse.header.Access-Control-Allow-Origin": "'*'",
+          "gatewayresponse.header.Access-Control-Expose-Headers":
+            "'content-location,x-pagination-total,retry-after'",
         }),
       });
     // The HTTP API (control plane, ingestion, export): API Gateway answers preflights with the defaults.
@@ -273,7 +275,7 @@ describe("platform stacks (manifest as it is)", () => {
         AllowOrigins: ["*"],
         AllowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"],
         AllowHeaders: ["*", "authorization"],
-        ExposeHeaders: ["content-location", "x-pagination-total"],
+        ExposeHeaders: ["content-location", "x-pagination-total", "retry-after"],
       },
     });
   });
