@@ -7,8 +7,9 @@ import { startPlatform } from "./platform.ts";
 // npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
 // on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated
 // GETs alternate between them in rounds, so both see the same load; the difference of the p50s is what the count
-// adds (decided in memory; its UpdateItem, one per block of requests, runs off the request path). Then the
-// UpdateItem and a GetItem alone, straight to DynamoDB Local. Disk-backed DynamoDB Local as `npm start` runs it; BENCH_IN_MEMORY=1: in memory, as the tests run it.
+// adds (decided in memory; its UpdateItem, one per block of requests or 200 ms, runs off the request path). Then
+// the UpdateItem and a GetItem alone, straight to DynamoDB Local, and the decision alone. Disk-backed DynamoDB
+// Local as `npm start` runs it; BENCH_IN_MEMORY=1: in memory, as the tests run it.
 const ROUNDS = 10;
 const PER_ROUND = 20;
 

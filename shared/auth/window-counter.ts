@@ -78,10 +78,16 @@ export class WindowCounter {
     return { admitted: true };
   }
 
-  /** Adds what every workspace has pending and waits for the UpdateItems under way (tests; a process's end). */
+  /** Adds what every workspace has pending until nothing is left or an add fails (tests; a process's end). */
   async flushed(): Promise<void> {
-    this.flushAll(Date.now());
-    await Promise.all([...this.tallies.values()].map((t) => t.flushing));
+    for (;;) {
+      const now = Date.now();
+      for (const [tenant, t] of this.tallies)
+        if (t.pending && !t.flushing && !t.failed && t.end > now) this.flush(tenant, t);
+      const underway = [...this.tallies.values()].flatMap((t) => (t.flushing ? [t.flushing] : []));
+      if (!underway.length) return;
+      await Promise.all(underway);
+    }
   }
 
   private schedule(): void {
