@@ -76,6 +76,8 @@ async function startPlatformOnce(env: Record<string, string>, opts: StartOptions
   const log = opts.logFile ? openSync(opts.logFile, "a") : undefined;
   const child = spawn(process.execPath, ["infra/local/launch.mjs", "start", ...(opts.args ?? [])], {
     env: {
+      // Load and sweeps drive one workspace far past its rate limit: off unless a caller sets one.
+      WORKSPACE_RATE_LIMIT: "0",
       ...process.env,
       PORT: String(port),
       S3_PORT: String(s3Port),

@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   deploy: async () => (await import("./deploy.ts")).deployBench(),
   reliability: async () => (await import("./reliability.ts")).reliabilityBench(),
   "policy-proxy": async () => (await import("./policy-proxy.ts")).policyProxyBench(),
+  "rate-limit": async () => (await import("./rate-limit.ts")).rateLimitBench(),
   parquet: async () => {
     await (await import("./parquet.ts")).parquetEncoderBench();
   },

@@ -251,6 +251,21 @@ export const config = {
   get authCacheMs() {
     return int("AUTH_CACHE_MS", 30_000);
   },
+  /**
+   * Requests per workspace after authentication (shared/auth/rate-limit.ts): on average `perSecond`, at most
+   * `burst` in one window of burst/perSecond seconds; more answer 429 with Retry-After.
+   * 0 turns the limiter off; a workspace record may set its own (`rate_limit`, `rate_burst`).
+   */
+  workspaceRate: {
+    get perSecond() {
+      return int("WORKSPACE_RATE_LIMIT", 200);
+    },
+    /** Unset: BURST_SECONDS of shared/auth/rate-limit.ts worth of requests. */
+    get burst(): number | undefined {
+      const n = int("WORKSPACE_RATE_BURST", Number.NaN);
+      return Number.isNaN(n) ? undefined : n;
+    },
+  },
   /** How often an agent run's trace is ingested while the run goes on (and once more at its end). */
   get agentTraceFlushMs() {
     return int("AGENT_TRACE_FLUSH_MS", 1000);

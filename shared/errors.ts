@@ -18,6 +18,10 @@ export class HttpError extends Error {
   body(): unknown {
     return { detail: this.message };
   }
+  /** Headers the answer carries besides its content type. */
+  headers(): Record<string, string> {
+    return {};
+  }
 }
 
 export class BadRequest extends HttpError {
@@ -54,6 +58,15 @@ export class BadGateway extends HttpError {
 export class PayloadTooLarge extends HttpError {
   constructor(limit: number) {
     super(413, `Request body exceeds the limit of ${limit} bytes`);
+  }
+}
+/** The workspace sent more requests than its rate limit allows; `Retry-After` says when the window has room. */
+export class TooManyRequests extends HttpError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, `Rate limit of the workspace exceeded: retry after ${retryAfterSeconds} s`);
+  }
+  override headers(): Record<string, string> {
+    return { "retry-after": String(this.retryAfterSeconds) };
   }
 }
 export class ServiceUnavailable extends HttpError {

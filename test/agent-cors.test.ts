@@ -46,7 +46,7 @@ describe("an agent server without http.cors: the reference defaults", () => {
       "access-control-allow-origin": "*",
       "access-control-allow-methods": "GET,HEAD,PUT,POST,DELETE,PATCH",
       "access-control-allow-headers": "x-api-key,content-type",
-      "access-control-expose-headers": "content-location,x-pagination-total",
+      "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
       vary: "Access-Control-Request-Headers",
     });
     expect(r.headers.get("access-control-allow-credentials")).toBeNull();
@@ -65,7 +65,7 @@ describe("an agent server without http.cors: the reference defaults", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     expect(r.headers.get("access-control-expose-headers")?.split(",")).toEqual(
-      expect.arrayContaining(["content-location", "x-pagination-total"]),
+      expect.arrayContaining(["content-location", "x-pagination-total", "retry-after"]),
     );
     // A client that is no browser (no Origin) gets no CORS headers.
     const plain = await call("POST", `/agents/${openId}/threads`, { headers: auth, body: {} });

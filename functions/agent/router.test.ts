@@ -5,7 +5,8 @@ import { drainLine } from "../../shared/agent/runtime/lambda-protocol.ts";
 
 // The AWS router: CORS preflights answered before any authentication with the deployment's policy; a refused
 // request (no API key) carries the headers too; a deployment with custom auth gets requests without a platform
-// key, marked "custom" for its runtime. The records and Lambda are mocked: no DynamoDB or AWS here.
+// key, marked "custom" for its runtime; a workspace over its rate limit gets the 429 with Retry-After and CORS,
+// invoking nothing. The records, the rate limit's store and Lambda are mocked: no DynamoDB or AWS here.
 const CUSTOM = {
   id: "custom",
   tenant_id: "t-1",
@@ -61,6 +62,17 @@ vi.mock("../../shared/auth/api-keys.ts", async () => {
       throw new Unauthorized("Missing API key");
     },
     withoutPlatformKeys: async (h: unknown) => h,
+  };
+});
+
+// The workspace's window: full when `windowFull` (the counting itself is tested against DynamoDB Local).
+let windowFull = false;
+vi.mock("../../shared/auth/rate-limit.ts", async () => {
+  const { TooManyRequests } = await import("../../shared/errors.ts");
+  return {
+    admitRequest: async () => {
+      if (windowFull) throw new TooManyRequests(3);
+    },
   };
 });
 
@@ -143,7 +155,7 @@ describe("the agent router's CORS (AWS)", () => {
     expect(a.headers).toMatchObject({
       "content-type": "application/json",
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "content-location,x-pagination-total",
+      "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
     });
   });
 });
@@ -165,6 +177,29 @@ describe("the agent router with custom auth (AWS)", () => {
     const a = await routerAnswer(restEvent("POST", "open", { authorization: "Bearer end-user" }));
     expect(a.statusCode).toBe(401);
     expect(invoked).toHaveLength(0);
+  });
+});
+
+describe("the agent router's rate limit (AWS)", () => {
+  it("a workspace over its limit gets 429 with Retry-After, its error shape and CORS; the runtime is not invoked", async () => {
+    invoked.length = 0;
+    windowFull = true;
+    try {
+      const a = await routerAnswer(
+        restEvent("POST", "custom", { authorization: "Bearer end-user", Origin: "https://app.example" }),
+      );
+      expect(a.statusCode).toBe(429);
+      expect(a.headers).toMatchObject({
+        "content-type": "application/json",
+        "retry-after": "3",
+        "access-control-allow-origin": "*",
+        "access-control-expose-headers": expect.stringContaining("retry-after"),
+      });
+      expect(JSON.parse(a.body)).toEqual({ detail: expect.stringMatching(/rate limit/i) });
+      expect(invoked).toHaveLength(0);
+    } finally {
+      windowFull = false;
+    }
   });
 });
 

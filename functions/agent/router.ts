@@ -57,10 +57,10 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
       ? corsHeaders(await deploymentCorsPolicy(deploymentId), method, headers)
       : {};
   if (isPreflight(method)) return aws.HttpResponseStream.from(out, { statusCode: 204, headers: cors }).end();
-  const fail = (status: number, body: unknown) => {
+  const fail = (status: number, body: unknown, headers: Record<string, string> = {}) => {
     const s = aws.HttpResponseStream.from(out, {
       statusCode: status,
-      headers: withCors({ "content-type": "application/json" }, cors),
+      headers: withCors({ "content-type": "application/json", ...headers }, cors),
     });
     s.write(JSON.stringify(body));
     s.end();
@@ -89,7 +89,7 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     access = await agentAccess(headers, deploymentId);
     target = await runtimeTarget(access.tenant, deploymentId);
   } catch (err) {
-    if (err instanceof HttpError) return fail(err.status, err.body());
+    if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
     throw err;
   }
   // The runtime gets the request without the platform API key that let it in (agentAccess strips it).

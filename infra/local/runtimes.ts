@@ -439,7 +439,7 @@ export class LocalRuntimes implements RuntimeHost {
       r = await this.ensure(access.tenant, params.deployment_id);
     } catch (err) {
       req.resume();
-      if (err instanceof HttpError) return write(res, json(err.status, err.body()));
+      if (err instanceof HttpError) return write(res, json(err.status, err.body(), err.headers()));
       throw err;
     }
     const headers = {

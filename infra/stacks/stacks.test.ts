@@ -265,6 +265,8 @@ describe("platform stacks (manifest as it is)", () => {
         ResponseType: type,
         ResponseParameters: Match.objectLike({
           "gatewayresponse.header.Access-Control-Allow-Origin": "'*'",
+          "gatewayresponse.header.Access-Control-Expose-Headers":
+            "'content-location,x-pagination-total,retry-after'",
         }),
       });
     // The HTTP API (control plane, ingestion, export): API Gateway answers preflights with the defaults.
@@ -273,7 +275,7 @@ describe("platform stacks (manifest as it is)", () => {
         AllowOrigins: ["*"],
         AllowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"],
         AllowHeaders: ["*", "authorization"],
-        ExposeHeaders: ["content-location", "x-pagination-total"],
+        ExposeHeaders: ["content-location", "x-pagination-total", "retry-after"],
       },
     });
   });
@@ -290,6 +292,23 @@ describe("platform stacks (manifest as it is)", () => {
       const env = f.Properties.Environment.Variables;
       expect(Object.keys(env)).toEqual(expect.arrayContaining(wanted));
       expect(env).toMatchObject({ NODE_OPTIONS: "--enable-source-maps", LOG_LEVEL: "info" });
+    }
+  });
+
+  it("lets every API group's handlers, the agent router among them, count requests on the main table", () => {
+    // The per-workspace rate limit (shared/auth/rate-limit.ts): GetItem of the workspace, UpdateItem of its window.
+    for (const [group, stack] of s.api.groups) {
+      const roles = Object.keys(Template.fromStack(stack).findResources("AWS::IAM::Role"));
+      const statements = roles.flatMap((r) => statementsOf(stack, r));
+      const onMain = statements.filter(
+        (st) =>
+          st.Effect === "Allow" &&
+          [st.Resource]
+            .flat()
+            .some((r: any) => r["Fn::ImportValue"] === "AgentPlatformData:Table-main-Arn") &&
+          ["dynamodb:UpdateItem", "dynamodb:GetItem"].every((a) => actionsOf(st).includes(a)),
+      );
+      expect(onMain.length, group).toBeGreaterThan(0);
     }
   });
 

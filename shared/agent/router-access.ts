@@ -1,4 +1,5 @@
 import { authenticate, withoutPlatformKeys } from "../auth/api-keys.ts";
+import { admitRequest } from "../auth/rate-limit.ts";
 import { HttpError } from "../errors.ts";
 import { recentDeploymentById } from "../records/control.ts";
 import { localDeployment } from "./context.ts";
@@ -14,6 +15,7 @@ import type { RouterAuth } from "./runtime/custom-auth.ts";
 //   token, in whatever header the app uses) less any platform key it carried (unknown, refused for its
 //   X-Tenant-Id, of several workspaces), and its own `authenticate` decides; one without answers the refusal.
 // A key of another workspace is that workspace's request: the deployment is not found there (404).
+// Either way the request counts against the workspace's rate limit (429 beyond it), custom-auth callers included.
 
 export interface AgentAccess {
   tenant: string;
@@ -42,12 +44,14 @@ export async function agentAccess(
     refused = err;
   }
   if (tenant !== undefined) {
-    const d = await routingRecord(deploymentId);
+    const [, d] = await Promise.all([admitRequest(tenant), routingRecord(deploymentId)]);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
     return { tenant, auth: keyIgnored ? "custom" : "operator", headers: await withoutPlatformKeys(headers) };
   }
   const d = await routingRecord(deploymentId);
-  if (d?.custom_auth && d.active_revision_id)
+  if (d?.custom_auth && d.active_revision_id) {
+    await admitRequest(d.tenant_id);
     return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };
+  }
   throw refused!;
 }

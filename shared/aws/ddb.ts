@@ -254,3 +254,34 @@ export async function updateReturning<T extends object = Item>(
     throw err;
   }
 }
+
+/**
+ * One UpdateItem that adds `n` to a counter, creating the item (with `onCreate`'s attributes) when missing; answers
+ * the counter's new value. A rejection means nothing was added (the SDK's retries aside).
+ */
+export async function addToCounter(
+  table: TableId,
+  key: Key,
+  counter: string,
+  n: number,
+  onCreate: Item = {},
+) {
+  const names: Record<string, string> = { "#c": counter };
+  const values: Item = { ":n": n };
+  const sets = Object.entries(onCreate).map(([k, v], i) => {
+    names[`#s${i}`] = k;
+    values[`:s${i}`] = v;
+    return `#s${i} = if_not_exists(#s${i}, :s${i})`;
+  });
+  const out = await dynamo().send(
+    new UpdateItemCommand({
+      TableName: tableName(table),
+      Key: toItem(key),
+      UpdateExpression: `ADD #c :n${sets.length ? ` SET ${sets.join(", ")}` : ""}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: toItem(values),
+      ReturnValues: "UPDATED_NEW",
+    }),
+  );
+  return Number(fromItem(out.Attributes ?? {})[counter]);
+}

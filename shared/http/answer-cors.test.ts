@@ -44,7 +44,7 @@ describe("answerCors", () => {
     expect(r.statusCode).toBe(200);
     expect(r.headers).toMatchObject({
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "content-location,x-pagination-total",
+      "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
     });
     expect((await ok(event({}))).headers?.["access-control-allow-origin"]).toBeUndefined();
   });

@@ -23,7 +23,7 @@ describe("CORS as the reference server answers it", () => {
       statusCode: 204,
       headers: {
         "access-control-allow-origin": "*",
-        "access-control-expose-headers": "content-location,x-pagination-total",
+        "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
         "access-control-allow-methods": "GET,HEAD,PUT,POST,DELETE,PATCH",
         "access-control-allow-headers": "x-api-key,content-type",
         vary: "Access-Control-Request-Headers",
@@ -31,7 +31,7 @@ describe("CORS as the reference server answers it", () => {
     });
     expect(corsHeaders(DEFAULT_CORS, "POST", browser)).toEqual({
       "access-control-allow-origin": "*",
-      "access-control-expose-headers": "content-location,x-pagination-total",
+      "access-control-expose-headers": "content-location,x-pagination-total,retry-after",
     });
     // A preflight that asks for no header gets no Allow-Headers (and no Vary for it).
     expect(corsHeaders(DEFAULT_CORS, "OPTIONS", browser)).not.toHaveProperty("access-control-allow-headers");
@@ -46,7 +46,7 @@ describe("CORS as the reference server answers it", () => {
     });
     const other = corsHeaders(policy, "GET", { origin: "https://evil.example" });
     expect(other).not.toHaveProperty("access-control-allow-origin");
-    expect(other["access-control-expose-headers"]).toBe("content-location,x-pagination-total");
+    expect(other["access-control-expose-headers"]).toBe("content-location,x-pagination-total,retry-after");
     expect(corsHeaders(policy, "GET", {})).not.toHaveProperty("access-control-allow-origin");
   });
 
@@ -102,7 +102,7 @@ describe("CORS as the reference server answers it", () => {
       // With credentials a browser refuses "*": the origin is echoed.
       "access-control-allow-origin": "https://app.example",
       "access-control-allow-credentials": "true",
-      "access-control-expose-headers": "X-Request-Id,Content-Location,x-pagination-total",
+      "access-control-expose-headers": "X-Request-Id,Content-Location,x-pagination-total,retry-after",
       "access-control-max-age": "600",
       "access-control-allow-methods": "GET,POST",
       "access-control-allow-headers": "x-api-key,content-type",

@@ -4,7 +4,7 @@ import { safeRegex } from "../safe-regex.ts";
 
 // CORS, as the reference LangGraph server answers it (hono's cors() middleware): by default any origin, hono's
 // methods, the headers a preflight asks for, no credentials, and content-location and x-pagination-total
-// exposed. A deployment's langgraph.json `http.cors` replaces that for its agent server. Every OPTIONS request is
+// exposed, and retry-after (a 429's, so a browser client can wait it out). A deployment's langgraph.json `http.cors` replaces that for its agent server. Every OPTIONS request is
 // a preflight (answered 204, never authenticated: a browser sends no API key with it); other responses, errors
 // included, carry Access-Control-Allow-Origin and Access-Control-Expose-Headers.
 //
@@ -18,8 +18,8 @@ import { safeRegex } from "../safe-regex.ts";
 // 253 characters and a port), so it bounds the work of the origin regex.
 
 export const DEFAULT_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"];
-/** Exposed always: the SDK reads them (pagination, the run a request created). */
-export const REQUIRED_EXPOSE = ["content-location", "x-pagination-total"];
+/** Exposed always: the SDK reads them (pagination, the run a request created, how long a 429 asks to wait). */
+export const REQUIRED_EXPOSE = ["content-location", "x-pagination-total", "retry-after"];
 /** Longest Origin any policy allows. */
 export const MAX_ORIGIN_LENGTH = 300;
 

@@ -2,6 +2,7 @@ import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { z } from "zod";
 import { authenticate } from "../auth/api-keys.ts";
+import { admitRequest } from "../auth/rate-limit.ts";
 import { config } from "../config.ts";
 import {
   HttpError,
@@ -82,7 +83,7 @@ export function httpErrorHandler(): Middleware {
           ? request.error
           : (storeLimitError(request.error) ?? request.error);
       if (err instanceof HttpError) {
-        request.response = json(err.status, err.body());
+        request.response = json(err.status, err.body(), err.headers());
         return;
       }
       logger.error("unhandled error", { error: err });
@@ -96,6 +97,8 @@ export function httpErrorHandler(): Middleware {
 
 type TenantResolver = (event: HttpEvent) => Promise<string>;
 let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
+/** Whether requests count against their workspace's rate limit here (not in a runtime: the router counted). */
+let rateLimited = true;
 
 /** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
 export const routerTenant = (event: HttpEvent): string | undefined =>
@@ -104,9 +107,10 @@ export const routerTenant = (event: HttpEvent): string | undefined =>
 
 /**
  * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
- * runtime can read no key) and passes the workspace on; a request without one is refused.
+ * runtime can read no key) and the rate limit, and passes the workspace on; a request without one is refused.
  */
 export function trustRouterTenant(): void {
+  rateLimited = false;
   resolveTenant = async (event) => {
     const tenant = routerTenant(event);
     if (!tenant) throw new Unauthorized();
@@ -122,13 +126,16 @@ export type NeedsAuth = (routeKey: string) => boolean;
 
 /**
  * Resolves the tenant unless the route is public, and adds it to the log context. Used before anything looks
- * at the input: a bad key is a 401 whatever else is wrong with the request.
+ * at the input: a bad key is a 401 whatever else is wrong with the request. Then the request counts against the
+ * workspace's rate limit (429 beyond it, decided in memory: nothing waits for the count's write).
  */
 export function auth(needsAuth: NeedsAuth): Middleware {
   return {
     before: async ({ event, context }) => {
       context.tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
-      if (context.tenantId) appendLogContext({ tenant_id: context.tenantId });
+      if (!context.tenantId) return;
+      appendLogContext({ tenant_id: context.tenantId });
+      if (rateLimited) await admitRequest(context.tenantId);
     },
   };
 }

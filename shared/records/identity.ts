@@ -1,9 +1,10 @@
-import { getItem, type Key, putItem } from "../aws/ddb.ts";
+import { addToCounter, getItem, type Key, putItem } from "../aws/ddb.ts";
 import { repository } from "../aws/repository.ts";
 
 // Workspaces (tenants) and the API keys that act on them (main table).
 //   tenant   PK TENANT#<tenant>              SK TENANT
 //   api key  PK APIKEY#<SHA-256 of the key>  SK APIKEY   bound to one or more workspaces
+//   requests PK RATE#<tenant>                SK <window start, ms>   `n` requests counted; TTL expires_at
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough); the plain key
 // exists only in the caller's hands.
 
@@ -11,6 +12,10 @@ export interface TenantRecord {
   id: string;
   name: string;
   created_at: string;
+  /** The operator's own rate limit for this workspace (requests per second; 0: none), else the setting's. */
+  rate_limit?: number;
+  /** Its burst (requests in one window), else the setting's. */
+  rate_burst?: number;
 }
 
 const tenantKey = (id: string) => ({ PK: `TENANT#${id}`, SK: "TENANT" });
@@ -39,3 +44,7 @@ export const apiKeys = {
   get: (hash: string, consistent = false) => getItem<ApiKeyRecord>("main", apiKeyKey(hash), consistent),
   put: (hash: string, r: ApiKeyRecord) => putItem("main", { ...apiKeyKey(hash), ...r }),
 };
+
+/** Adds `n` requests to a workspace's window; answers the window's total, every process's flushes included. */
+export const addRequests = (tenant: string, windowStart: number, n: number, expiresAt: number) =>
+  addToCounter("main", { PK: `RATE#${tenant}`, SK: String(windowStart) }, "n", n, { expires_at: expiresAt });

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { type AddCount, blockOf, WindowCounter } from "./window-counter.ts";
+
+// The in-memory decision of the per-workspace rate limit and its asynchronous flushes. The store is replaced by
+// an `add` function here because its faults (a write that never answers, one that fails) are what is tested;
+// two counters against DynamoDB Local's shared record: test/rate-limit.test.ts.
+const WINDOW = { limit: 40, ms: 60_000 };
+const T0 = 1_800_000_000_000 - (1_800_000_000_000 % WINDOW.ms);
+
+/** An `add` that records its calls and answers the running total of what it was given. */
+function recordingAdd() {
+  const calls: number[] = [];
+  let total = 0;
+  const add: AddCount = async (_tenant, _start, n) => {
+    calls.push(n);
+    total += n;
+    return total;
+  };
+  return { add, calls };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a request's decision", () => {
+  it("comes back at once, without waiting for the store's write: the limit holds even when no write ever answers", () => {
+    const add = vi.fn<AddCount>(() => new Promise<number>(() => {}));
+    const counter = new WindowCounter(add);
+    const answers = Array.from({ length: WINDOW.limit + 3 }, () => counter.decide("t", WINDOW, T0 + 10));
+    expect(answers.slice(0, WINDOW.limit).every((a) => a.admitted)).toBe(true);
+    expect(answers.slice(WINDOW.limit)).toEqual(Array(3).fill({ admitted: false, retryAfterSeconds: 60 }));
+    // The first block went to the store (and hangs there); nothing else waited for it.
+    expect(add).toHaveBeenCalledTimes(1);
+    expect(add.mock.calls[0]).toEqual([
+      "t",
+      T0,
+      blockOf(WINDOW.limit),
+      Math.ceil((T0 + WINDOW.ms) / 1000) + 60,
+    ]);
+  });
+
+  it("counts what other processes added, as the store's answer reports it", async () => {
+    const add: AddCount = async (_t, _s, n) => n + 30;
+    const counter = new WindowCounter(add);
+    for (let i = 0; i < blockOf(WINDOW.limit); i++)
+      expect(counter.decide("t", WINDOW, T0).admitted).toBe(true);
+    await counter.flushed();
+    const admitted = Array.from({ length: 20 }, () => counter.decide("t", WINDOW, T0).admitted).filter(
+      Boolean,
+    );
+    expect(admitted).toHaveLength(WINDOW.limit - 30 - blockOf(WINDOW.limit));
+  });
+
+  it("is per workspace, and a new window starts from nothing with Retry-After until its end", () => {
+    const counter = new WindowCounter(async (_t, _s, n) => n);
+    for (let i = 0; i < WINDOW.limit; i++) counter.decide("full", WINDOW, T0);
+    expect(counter.decide("full", WINDOW, T0 + 45_500)).toEqual({ admitted: false, retryAfterSeconds: 15 });
+    expect(counter.decide("other", WINDOW, T0 + 45_500)).toEqual({ admitted: true });
+    expect(counter.decide("full", WINDOW, T0 + WINDOW.ms)).toEqual({ admitted: true });
+  });
+});
+
+describe("flushing", () => {
+  it("adds a block at once and the rest after the interval, each request exactly once", async () => {
+    vi.useFakeTimers({ now: T0 });
+    const { add, calls } = recordingAdd();
+    const counter = new WindowCounter(add, 200);
+    const block = blockOf(WINDOW.limit);
+    for (let i = 0; i < block + 1; i++) counter.decide("t", WINDOW);
+    expect(calls).toEqual([block]);
+    await vi.advanceTimersByTimeAsync(199);
+    expect(calls).toEqual([block]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toEqual([block, 1]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toEqual([block, 1]);
+  });
+
+  it("keeps the count of a failed write for the next one: none lost, none added twice", async () => {
+    vi.useFakeTimers({ now: T0 });
+    const { add: good, calls } = recordingAdd();
+    let failing = true;
+    let tries = 0;
+    const add: AddCount = async (...args) => {
+      tries++;
+      if (failing) throw new Error("store down");
+      return good(...args);
+    };
+    const counter = new WindowCounter(add, 200);
+    counter.decide("t", WINDOW);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(tries).toBe(1);
+    // A block pending meanwhile waits for the interval: a failing store gets no write per block.
+    for (let i = 0; i < 2 * blockOf(WINDOW.limit); i++) counter.decide("t", WINDOW);
+    expect(tries).toBe(1);
+    failing = false;
+    await vi.advanceTimersByTimeAsync(200);
+    expect(calls).toEqual([1 + 2 * blockOf(WINDOW.limit)]);
+  });
+
+  it("drops the counts of a window that ended before they were added", async () => {
+    vi.useFakeTimers({ now: T0 + WINDOW.ms - 50 });
+    const { add, calls } = recordingAdd();
+    const counter = new WindowCounter(add, 200);
+    counter.decide("t", WINDOW);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(calls).toEqual([]);
+  });
+
+  it("its timer keeps no process (or Lambda invocation) alive", async () => {
+    const spy = vi.spyOn(globalThis, "setTimeout");
+    const counter = new WindowCounter(async (_t, _s, n) => n);
+    counter.decide("t", WINDOW, Date.now());
+    const timer = spy.mock.results[0]?.value as NodeJS.Timeout;
+    spy.mockRestore();
+    expect(timer.hasRef()).toBe(false);
+    await counter.flushed();
+  });
+});
