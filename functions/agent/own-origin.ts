@@ -3,7 +3,7 @@ import { agentPathAtOwnOrigin } from "../../shared/agent/origin.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
-import { type CompiledRoute, compileRoutes, matchRoute } from "../route-match.ts";
+import { type CompiledRoute, compileRoutes, matchRoute } from "../../shared/http/route-match.ts";
 import { type MountedRoute, mountedRoutes, routes, servedByRuntime } from "../routes.ts";
 
 // A deployment's own origin in AWS (`<deployment_id>.<AGENT_ORIGIN_DOMAIN>`, a wildcard custom domain whose one
@@ -11,7 +11,7 @@ import { type MountedRoute, mountedRoutes, routes, servedByRuntime } from "../ro
 // server's routes as `/agents/<deployment_id><path>`, the same routes the agent API serves under that prefix.
 // Nothing of the platform (console, platform API) is served there.
 
-let agentRoutes: CompiledRoute[] | undefined;
+let agentRoutes: CompiledRoute<MountedRoute>[] | undefined;
 
 /**
  * The request as the agent API would have sent it under `/agents/<deployment_id>` (route key, path and path

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { loadHandler } from "../../functions/load.ts";
-import { type CompiledRoute, compileRoutes, matchRoute } from "../../functions/route-match.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { localDeployment } from "../../shared/agent/context.ts";
 import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/origin.ts";
@@ -17,12 +16,13 @@ import {
 } from "../../shared/http/cors.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
+import { type CompiledRoute, compileRoutes, matchRoute } from "../../shared/http/route-match.ts";
 import { logger } from "../../shared/log.ts";
 import { serveConsoleFile } from "./console-files.ts";
 import { BodyTooLarge, listen, readBody } from "./http-util.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
-type GatewayRoute = CompiledRoute & {
+type GatewayRoute = CompiledRoute<MountedRoute> & {
   /** The handler, or none for a route a deployment's runtime serves (the request is forwarded there). */
   handler?: LambdaHttpHandler;
 };

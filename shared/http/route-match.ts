@@ -1,10 +1,14 @@
-import type { MountedRoute } from "./routes.ts";
-
 // Which manifest route a method and path name, as API Gateway picks one: the most literal path wins, `{name}`
 // takes one segment, `{name+}` the rest. The local gateway and the AWS agent router (a deployment's own origin,
 // where every path reaches it through one catch-all) match with this one table.
 
-export interface CompiledRoute<R extends MountedRoute = MountedRoute> {
+/** What matching reads of a manifest route (functions/routes.ts' MountedRoute). */
+export interface MatchableRoute {
+  method: string;
+  mountPath: string;
+}
+
+export interface CompiledRoute<R extends MatchableRoute = MatchableRoute> {
   route: R;
   regex: RegExp;
   names: string[];
@@ -26,7 +30,7 @@ function compilePath(path: string): { regex: RegExp; names: string[] } {
 }
 
 /** The routes compiled for matching, each item kept with what the caller attached to it, most literal first. */
-export function compileRoutes<T extends { route: MountedRoute }>(
+export function compileRoutes<T extends { route: MatchableRoute }>(
   items: T[],
 ): (T & CompiledRoute<T["route"]>)[] {
   return items

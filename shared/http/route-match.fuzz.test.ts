@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mountedRoutes, routes } from "../../functions/routes.ts";
 import { compileRoutes, matchRoute } from "./route-match.ts";
-import { mountedRoutes, routes } from "./routes.ts";
 
 // Untrusted input: any method and request path. The contract: never a throw; a match names a route whose
 // literal segments are the path's, with a parameter for each of its placeholders.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { mountedRoutes, routes } from "../../functions/routes.ts";
 import { compileRoutes, matchRoute } from "./route-match.ts";
-import { mountedRoutes, routes } from "./routes.ts";
 
 // The matcher the local gateway and the AWS router share, over the real manifest.
 const table = compileRoutes(mountedRoutes(routes).map((route) => ({ route })));
