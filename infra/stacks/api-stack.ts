@@ -224,6 +224,19 @@ class ApiGroupStack extends NestedStack {
         resources.set(route.path, this.restApi.root.resourceForPath(route.path));
       for (const resource of resources.values()) resource.addMethod("OPTIONS", preflight);
     }
+    // Every runtime-served method goes to the router through one integration whose permission covers the API
+    // once: one statement per method (63 of them) made the router's resource policy larger than the 20,480 bytes
+    // Lambda allows a function's policy (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html),
+    // and the first deploy would fail.
+    const routed = router
+      ? new LambdaIntegration(router, {
+          proxy: true,
+          allowTestInvoke: false,
+          scopePermissionToMethod: false,
+          responseTransferMode: ResponseTransferMode.STREAM,
+          timeout: Duration.minutes(15),
+        })
+      : undefined;
     // The agent routes no runtime serves (health, docs, UI files…): at a deployment's own origin the router
     // invokes their functions.
     const platformServed: Record<string, NodejsFunction> = {};
@@ -238,15 +251,7 @@ class ApiGroupStack extends NestedStack {
       seen.set(id, route);
 
       if (router && servedByRuntime(route)) {
-        this.restApi!.root.resourceForPath(route.path).addMethod(
-          route.method,
-          new LambdaIntegration(router, {
-            proxy: true,
-            allowTestInvoke: false,
-            responseTransferMode: ResponseTransferMode.STREAM,
-            timeout: Duration.minutes(15),
-          }),
-        );
+        this.restApi!.root.resourceForPath(route.path).addMethod(route.method, routed!);
         continue;
       }
       const fn = handlerFunction(this, id, {
