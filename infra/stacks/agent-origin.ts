@@ -18,7 +18,7 @@ import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
 import type { Construct } from "constructs";
 import { AGENT_STAGE } from "./api-stack.ts";
-import { acknowledge } from "./nag.ts";
+import { acknowledgeRestApi } from "./nag.ts";
 
 // Each deployment's own origin in AWS (issue 25): `<deployment_id>.<domain>`, a wildcard custom domain of API
 // Gateway. It is mapped to an API of its own whose only methods are a catch-all (`/` and `/{proxy+}`, ANY) to the
@@ -136,22 +136,12 @@ export function addAgentOrigin(
   // ANY includes OPTIONS: the router answers preflights with the deployment's CORS policy.
   api.root.addMethod("ANY", integration);
   api.root.addResource("{proxy+}").addMethod("ANY", integration);
-  acknowledge(
-    api,
-    "APIG2",
-    "Requests are validated in the router and the runtime with the routes' zod schemas, answering 422 with the API's own error shape.",
-  );
-  acknowledge(
-    api,
-    "APIG3",
-    "No WAF web ACL by default: the API key check and stage throttling guard it; attach a web ACL per account.",
-  );
-  acknowledge(
-    api,
-    "APIG4",
-    "Authenticated in the router Lambda: the platform API key is checked against SHA-256 key digests in DynamoDB, or the deployment's own custom auth runs in its runtime.",
-  );
-  acknowledge(api, "COG4", "Clients authenticate with the platform's API keys, not Cognito user pools.");
+  acknowledgeRestApi(api, {
+    validation:
+      "Requests are validated in the router and the runtime with the routes' zod schemas, answering 422 with the API's own error shape.",
+    authentication:
+      "Authenticated in the router Lambda: the platform API key is checked against SHA-256 key digests in DynamoDB, or the deployment's own custom auth runs in its runtime.",
+  });
 
   const domain = new DomainName(scope, "AgentOriginDomain", {
     domainName: `*.${settings.domain}`,

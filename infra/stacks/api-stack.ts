@@ -38,7 +38,7 @@ import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
 import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
-import { acknowledge } from "./nag.ts";
+import { acknowledge, acknowledgeRestApi } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import type { WorkflowsStack } from "./workflows-stack.ts";
 
@@ -324,22 +324,12 @@ class ApiGroupStack extends NestedStack {
           "Access-Control-Expose-Headers": `'${REQUIRED_EXPOSE.join(",")}'`,
         },
       });
-    acknowledge(
-      api,
-      "APIG2",
-      "Requests are validated in each Lambda with the route's zod schemas, answering 422 with the API's own error shape.",
-    );
-    acknowledge(
-      api,
-      "APIG3",
-      "No WAF web ACL by default: the API key check and stage throttling guard it; attach a web ACL per account.",
-    );
-    acknowledge(
-      api,
-      "APIG4",
-      "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too.",
-    );
-    acknowledge(api, "COG4", "Clients authenticate with the platform's API keys, not Cognito user pools.");
+    acknowledgeRestApi(api, {
+      validation:
+        "Requests are validated in each Lambda with the route's zod schemas, answering 422 with the API's own error shape.",
+      authentication:
+        "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too.",
+    });
     acknowledge(
       api,
       "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",

@@ -10,6 +10,24 @@ export function acknowledge(scope: IConstruct, finding: string, reason: string):
   Validations.of(scope).acknowledge({ id: `AwsSolutions-${finding}`, reason });
 }
 
+/**
+ * The findings every REST API of the platform answers the same way: requests validated and authenticated by its
+ * Lambdas (where: the API's own words), no WAF by default, no Cognito.
+ */
+export function acknowledgeRestApi(
+  api: IConstruct,
+  how: { validation: string; authentication: string },
+): void {
+  acknowledge(api, "APIG2", how.validation);
+  acknowledge(
+    api,
+    "APIG3",
+    "No WAF web ACL by default: the API key check and stage throttling guard it; attach a web ACL per account.",
+  );
+  acknowledge(api, "APIG4", how.authentication);
+  acknowledge(api, "COG4", "Clients authenticate with the platform's API keys, not Cognito user pools.");
+}
+
 /** Acknowledge IAM5 wildcard actions. */
 export function acknowledgeActions(scope: IConstruct, actions: string[], reason: string): void {
   for (const action of actions) acknowledge(scope, `IAM5[Action::${action}]`, reason);
