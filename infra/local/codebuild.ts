@@ -15,7 +15,7 @@ import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/st
 // (infra/build/step-bundle.ts). A non-zero exit fails the state as a failed build does.
 export const CODEBUILD_RESOURCE = "arn:aws:states:::codebuild:startBuild";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** Under the checkout, so the bundles' one external package (esbuild) resolves from its node_modules. */
+/** Under the checkout, so the bundles' external packages (esbuild, TypeScript) resolve from its node_modules. */
 const BUNDLES = join(ROOT, ".cache", "build-step");
 
 let bundled: Promise<string> | undefined;

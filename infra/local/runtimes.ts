@@ -611,14 +611,10 @@ async function jsonBody<T extends object>(
   try {
     parsed = JSON.parse((await readBody(req, limit)).toString("utf8"));
   } catch (err) {
-    if (err instanceof BodyTooLarge)
+    if (err instanceof BodyTooLarge) {
       write(res, jsonResult(413, { detail: `The body is larger than ${limit} bytes` }));
-    else
-      write(
-        res,
-        jsonResult(422, { detail: [{ loc: ["body"], msg: "Not a JSON object", type: "json_invalid" }] }),
-      );
-    return undefined;
+      return undefined;
+    }
   }
   if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as T;
   write(
