@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type FunctionSpec, type Invocation, LocalFunction, splitPrelude } from "./function-host.ts";
+
+// Bundles as esbuild leaves them (plain ESM exporting `handler`), each run as the local Lambda runs a function.
+const dir = mkdtempSync(join(tmpdir(), "fn-host-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const started: LocalFunction[] = [];
+afterAll(() => Promise.all(started.map((f) => f.stop())));
+
+function fn(source: string, spec: Partial<FunctionSpec> = {}): LocalFunction {
+  const entry = join(dir, `${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(entry, source);
+  const f = new LocalFunction({
+    name: "test-fn",
+    entry,
+    memoryMb: 128,
+    timeoutSeconds: 5,
+    environment: {},
+    ...spec,
+  });
+  started.push(f);
+  return f;
+}
+
+async function text(outcome: Invocation): Promise<string> {
+  if (outcome.kind !== "stream") throw new Error(`not a stream: ${JSON.stringify(outcome)}`);
+  const parts: Buffer[] = [];
+  for await (const b of outcome.bytes) parts.push(b);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+describe("local Lambda execution environments", () => {
+  it("answers with the handler's JSON result, seeing its own environment and Lambda's context", async () => {
+    const f = fn(
+      `export const handler = async (event, ctx) => ({ got: event, env: process.env.ONLY_MINE, other: process.env.HOME ?? null,
+        name: ctx.functionName, mem: ctx.memoryLimitInMB, left: ctx.getRemainingTimeInMillis() > 0, date: new Date(0) });`,
+      { environment: { ONLY_MINE: "yes" } },
+    );
+    const out = await f.invoke({ a: 1 });
+    expect(out).toEqual({
+      kind: "result",
+      // As Lambda returns it: JSON (the Date as its string), nothing of the host's environment.
+      value: {
+        got: { a: 1 },
+        env: "yes",
+        other: null,
+        name: "test-fn",
+        mem: "128",
+        left: true,
+        date: "1970-01-01T00:00:00.000Z",
+      },
+    });
+  });
+
+  it("reports a thrown error as Lambda does and keeps the environment", async () => {
+    const f = fn(
+      `let n = 0; export const handler = async () => { n++; if (n === 1) throw new TypeError("bad " + n); return n; };`,
+    );
+    expect(await f.invoke({})).toEqual({ kind: "error", errorType: "TypeError", errorMessage: "bad 1" });
+    expect(await f.invoke({})).toEqual({ kind: "result", value: 2 });
+    expect(f.size).toBe(1);
+  });
+
+  it("runs one invocation per environment: concurrent calls get environments of their own", async () => {
+    const f = fn(
+      `const me = Math.random(); export const handler = async (e) => { await new Promise(r => setTimeout(r, 100)); return me; };`,
+    );
+    const outs = await Promise.all([f.invoke({}), f.invoke({}), f.invoke({})]);
+    const ids = new Set(outs.map((o) => (o.kind === "result" ? o.value : o)));
+    expect(ids.size).toBe(3);
+    // Warm ones are reused afterwards.
+    await f.invoke({});
+    expect(f.size).toBe(3);
+  });
+
+  it("queues invocations beyond the function's concurrency", async () => {
+    const f = fn(
+      `export const handler = async () => { await new Promise(r => setTimeout(r, 50)); return 1; };`,
+      {
+        maxConcurrency: 1,
+      },
+    );
+    const outs = await Promise.all([f.invoke({}), f.invoke({}), f.invoke({})]);
+    expect(outs.every((o) => o.kind === "result")).toBe(true);
+    expect(f.size).toBe(1);
+  });
+
+  it("ends an invocation at its timeout with Lambda's error, and starts a fresh environment next", async () => {
+    const f = fn(`export const handler = async (e) => { if (e.spin) for (;;) {} return "ok"; };`, {
+      timeoutSeconds: 1,
+    });
+    expect(await f.invoke({ spin: true })).toEqual({
+      kind: "error",
+      errorType: "Sandbox.Timedout",
+      errorMessage: "Task timed out after 1.00 seconds",
+    });
+    expect(await f.invoke({})).toEqual({ kind: "result", value: "ok" });
+  });
+
+  it("a function that needs more memory than it has fails with Runtime.OutOfMemory", async () => {
+    const f = fn(
+      `export const handler = async () => { const keep = []; for (;;) keep.push(new Array(1e5).fill({ x: Math.random() })); };`,
+      { memoryMb: 128, timeoutSeconds: 30 },
+    );
+    const out = await f.invoke({});
+    expect(out).toMatchObject({ kind: "error", errorType: "Runtime.OutOfMemory" });
+  }, 60_000);
+
+  it("a bundle that cannot load fails the invocation with the init error", async () => {
+    const f = fn(`import "./does-not-exist.mjs"; export const handler = async () => 1;`);
+    const out = await f.invoke({});
+    expect(out).toMatchObject({ kind: "error", errorType: "Runtime.ExitError" });
+    expect(out.kind === "error" && out.errorMessage).toMatch(/does-not-exist/);
+  });
+
+  it("streams a streamified handler's response: the prelude, then each chunk as written", async () => {
+    const f = fn(
+      `export const handler = awslambda.streamifyResponse(async (event, stream) => {
+         const out = awslambda.HttpResponseStream.from(stream, { statusCode: 201, headers: { "x-a": "b" } });
+         out.write("one;"); await new Promise(r => setTimeout(r, 20)); out.write("two"); out.end();
+       });`,
+    );
+    const out = await f.invoke({});
+    if (out.kind !== "stream") throw new Error(JSON.stringify(out));
+    const { prelude, body } = await splitPrelude(out.bytes);
+    expect(prelude).toEqual({ statusCode: 201, headers: { "x-a": "b" } });
+    const parts: string[] = [];
+    for await (const b of body) parts.push(b.toString());
+    expect(parts.join("")).toBe("one;two");
+  });
+
+  it("a stream whose handler throws half-way ends", async () => {
+    const f = fn(
+      `export const handler = awslambda.streamifyResponse(async (event, stream) => { stream.write("part"); throw new Error("late"); });`,
+    );
+    expect(await text(await f.invoke({}))).toBe("part");
+    expect(await f.invoke({})).toMatchObject({ kind: "stream" });
+  });
+});

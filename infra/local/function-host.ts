@@ -1,0 +1,323 @@
+import { randomUUID } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+
+// The local Lambda execution environments: a function's bundle (the one deployed to AWS) runs in worker threads
+// of its own, one invocation at a time per environment as in Lambda, with its environment variables, a heap as
+// large as Lambda's Node.js runtime gives its memory size, and its timeout: a bundle that cannot load, a
+// function that outgrows its memory or its time fails here as it would there.
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), "function-worker.mjs");
+
+export interface FunctionSpec {
+  /** The function's name (its log group, context.functionName). */
+  name: string;
+  /** Absolute path of the bundle's entry module (index.mjs). */
+  entry: string;
+  /** The exported handler (default "handler"). */
+  handler?: string;
+  memoryMb: number;
+  timeoutSeconds: number;
+  environment: Record<string, string>;
+  /** Most execution environments at once (its reserved concurrency); further invocations wait for one. */
+  maxConcurrency?: number;
+  /** An idle environment is shut down after this long (Lambda reclaims idle ones too). */
+  idleMs?: number;
+}
+
+/** What an invocation came to: its JSON result, a response stream's bytes, or the error Lambda would report. */
+export type Invocation =
+  | { kind: "result"; value: unknown }
+  | { kind: "stream"; bytes: AsyncIterable<Buffer>; abort(): void }
+  | { kind: "error"; errorType: string; errorMessage: string };
+
+/** The heap Lambda's Node.js runtime allows a function of this memory size (--max-old-space-size: 90%). */
+export const heapMbOf = (memoryMb: number) => Math.floor(memoryMb * 0.9);
+
+interface Pending {
+  settle(outcome: Invocation): void;
+  chunk(bytes: Buffer): void;
+  end(): void;
+}
+
+type Message =
+  | { type: "ready" }
+  | { id: string; type: "chunk"; bytes: Uint8Array }
+  | { id: string; type: "end" }
+  | { id: string; type: "done"; json?: string; streamed?: boolean }
+  | { id: string; type: "error"; errorType: string; errorMessage: string };
+
+/** One execution environment: a worker that has loaded the bundle (or failed to). */
+class Environment {
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  private pending?: { id: string; p: Pending; timer: NodeJS.Timeout };
+  private exited = false;
+  /** Timed out, crashed or stopped: never handed another invocation. */
+  dead = false;
+  idleTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly spec: FunctionSpec,
+    private readonly gone: (env: Environment) => void,
+  ) {
+    this.worker = new Worker(WORKER, {
+      workerData: {
+        entry: pathToFileURL(spec.entry).href,
+        handler: spec.handler ?? "handler",
+        functionName: spec.name,
+        memoryMb: spec.memoryMb,
+      },
+      env: {
+        ...spec.environment,
+        AWS_LAMBDA_FUNCTION_NAME: spec.name,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: `${spec.memoryMb}`,
+      },
+      resourceLimits: { maxOldGenerationSizeMb: heapMbOf(spec.memoryMb) },
+      stdout: false,
+      stderr: false,
+    });
+    this.ready = new Promise((resolve, reject) => {
+      const onMessage = (m: Message) => {
+        if (m.type === "ready") return resolve();
+        this.message(m);
+      };
+      this.worker.on("message", onMessage);
+      this.worker.once("error", (err: Error & { code?: string }) => {
+        this.dead = true;
+        reject(err);
+        this.fail(failureOf(err, this.spec));
+      });
+      this.worker.once("exit", () => {
+        this.exited = true;
+        this.dead = true;
+        reject(new Error(`${spec.name}: the environment exited during init`));
+        this.fail({ kind: "error", errorType: "Runtime.ExitError", errorMessage: "Runtime exited" });
+        this.gone(this);
+      });
+    });
+  }
+
+  get busy() {
+    return this.pending !== undefined;
+  }
+
+  run(event: unknown, p: Pending): void {
+    const id = randomUUID();
+    const deadline = Date.now() + this.spec.timeoutSeconds * 1000;
+    // Lambda stops an invocation at its timeout by ending the environment; so does this.
+    const timer = setTimeout(() => {
+      this.dead = true;
+      this.fail({
+        kind: "error",
+        errorType: "Sandbox.Timedout",
+        errorMessage: `Task timed out after ${this.spec.timeoutSeconds.toFixed(2)} seconds`,
+      });
+      void this.stop();
+    }, this.spec.timeoutSeconds * 1000);
+    this.pending = { id, p, timer };
+    this.worker.postMessage({ id, event, deadline, requestId: randomUUID() });
+  }
+
+  /** The caller went away from a stream: the handler's stream sees `close`, as a Lambda stream does. */
+  abort(): void {
+    if (!this.exited) this.worker.postMessage({ type: "abort" });
+  }
+
+  private message(m: Exclude<Message, { type: "ready" }>) {
+    const cur = this.pending;
+    if (!cur || cur.id !== m.id) return;
+    if (m.type === "chunk") return cur.p.chunk(Buffer.from(m.bytes));
+    if (m.type === "end") return cur.p.end();
+    this.finish();
+    if (m.type === "error") {
+      cur.p.settle({ kind: "error", errorType: m.errorType, errorMessage: m.errorMessage });
+      return cur.p.end();
+    }
+    if (m.streamed) return cur.p.end();
+    cur.p.settle({ kind: "result", value: JSON.parse(m.json ?? "null") });
+  }
+
+  private finish() {
+    if (this.pending) clearTimeout(this.pending.timer);
+    this.pending = undefined;
+  }
+
+  private fail(outcome: Invocation) {
+    const cur = this.pending;
+    this.finish();
+    if (!cur) return;
+    cur.p.settle(outcome);
+    cur.p.end();
+  }
+
+  async stop(): Promise<void> {
+    this.dead = true;
+    clearTimeout(this.idleTimer);
+    if (!this.exited) await this.worker.terminate();
+  }
+}
+
+/** What Lambda reports when an environment dies: out of memory, or its init failed. */
+function failureOf(err: Error & { code?: string }, spec: FunctionSpec): Invocation {
+  if (err.code === "ERR_WORKER_OUT_OF_MEMORY")
+    return {
+      kind: "error",
+      errorType: "Runtime.OutOfMemory",
+      errorMessage: `Runtime exited: the function ran out of its ${spec.memoryMb} MB of memory`,
+    };
+  return {
+    kind: "error",
+    errorType: "Runtime.ExitError",
+    errorMessage: `Runtime exited with error: ${err.message}`,
+  };
+}
+
+/** A function's execution environments: warm ones reused, new ones started up to its concurrency. */
+export class LocalFunction {
+  private readonly environments = new Set<Environment>();
+  private readonly idle: Environment[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(readonly spec: FunctionSpec) {}
+
+  /** Runs one invocation; a streamed answer's bytes arrive as the handler writes them. */
+  async invoke(event: unknown): Promise<Invocation> {
+    const env = await this.acquire();
+    if (!env)
+      return { kind: "error", errorType: "ServiceException", errorMessage: "The function is stopped" };
+    try {
+      await env.ready;
+    } catch (err) {
+      this.release(env);
+      return failureOf(err as Error, this.spec);
+    }
+    return new Promise<Invocation>((resolve) => {
+      let settled = false;
+      const queue: Buffer[] = [];
+      let ended = false;
+      let wake: (() => void) | undefined;
+      const settle = (o: Invocation) => {
+        if (settled) return;
+        settled = true;
+        resolve(o);
+      };
+      const bytes = async function* () {
+        while (true) {
+          if (queue.length) {
+            yield queue.shift() as Buffer;
+            continue;
+          }
+          if (ended) return;
+          await new Promise<void>((r) => {
+            wake = r;
+          });
+        }
+      };
+      env.run(event, {
+        settle: (o) => {
+          settle(o);
+          if (o.kind !== "stream") this.release(env);
+        },
+        chunk: (b) => {
+          queue.push(b);
+          wake?.();
+          settle({ kind: "stream", bytes: bytes(), abort: () => env.abort() });
+        },
+        end: () => {
+          ended = true;
+          wake?.();
+          settle({ kind: "stream", bytes: bytes(), abort: () => env.abort() });
+          this.release(env);
+        },
+      });
+    });
+  }
+
+  private async acquire(): Promise<Environment | undefined> {
+    while (!this.stopped) {
+      const warm = this.idle.pop();
+      if (warm) {
+        clearTimeout(warm.idleTimer);
+        return warm;
+      }
+      if (this.environments.size < (this.spec.maxConcurrency ?? 64)) {
+        const env = new Environment(this.spec, (e) => this.forget(e));
+        env.ready.catch(() => {});
+        this.environments.add(env);
+        return env;
+      }
+      await new Promise<void>((r) => this.waiting.push(r));
+    }
+    return undefined;
+  }
+
+  private release(env: Environment) {
+    if (env.dead) return this.forget(env);
+    if (!this.environments.has(env) || env.busy || this.idle.includes(env)) return;
+    this.idle.push(env);
+    env.idleTimer = setTimeout(() => {
+      this.forget(env);
+      void env.stop();
+    }, this.spec.idleMs ?? 300_000);
+    env.idleTimer.unref();
+    this.waiting.shift()?.();
+  }
+
+  private forget(env: Environment) {
+    this.environments.delete(env);
+    const i = this.idle.indexOf(env);
+    if (i >= 0) this.idle.splice(i, 1);
+    this.waiting.shift()?.();
+  }
+
+  /** How many environments are up (warm or busy). */
+  get size(): number {
+    return this.environments.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const w of this.waiting.splice(0)) w();
+    await Promise.all([...this.environments].map((e) => e.stop()));
+    this.environments.clear();
+    this.idle.length = 0;
+  }
+}
+
+/** A streamed answer's metadata (status, headers) and its body, split where Lambda's prelude ends. */
+export async function splitPrelude(
+  bytes: AsyncIterable<Buffer>,
+): Promise<{
+  prelude?: { statusCode?: number; headers?: Record<string, string> };
+  body: AsyncIterable<Buffer>;
+}> {
+  const it = bytes[Symbol.asyncIterator]();
+  let head = Buffer.alloc(0);
+  while (true) {
+    const next = await it.next();
+    // No prelude: the bytes are the body as written.
+    if (next.done)
+      return {
+        body: (async function* () {
+          if (head.length) yield head;
+        })(),
+      };
+    head = Buffer.concat([head, next.value]);
+    const end = head.indexOf(Buffer.alloc(8));
+    if (end >= 0) {
+      const prelude = JSON.parse(head.subarray(0, end).toString("utf8"));
+      const rest = head.subarray(end + 8);
+      const body = (async function* () {
+        if (rest.length) yield rest;
+        while (true) {
+          const n = await it.next();
+          if (n.done) return;
+          yield n.value;
+        }
+      })();
+      return { prelude, body };
+    }
+  }
+}
