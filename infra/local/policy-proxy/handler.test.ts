@@ -73,7 +73,7 @@ describe("the policy proxy's refusals", () => {
     });
   });
 
-  it("a service other than DynamoDB and S3 is refused, as is another region", async () => {
+  it("a service the proxy was not given an upstream for is refused, as is another region", async () => {
     const kms = new KMSClient({ endpoint, region: "us-east-1", credentials: creds, maxAttempts: 1 });
     expect(await failure(kms.send(new ListKeysCommand({})))).toEqual({
       name: "AccessDeniedException",
@@ -112,6 +112,9 @@ describe("the policy proxy's refusals", () => {
               ),
               fc.constant(
                 `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/20260101/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date, Signature=${"0".repeat(64)}`,
+              ),
+              fc.constant(
+                `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/20260101/us-east-1/kms/aws4_request, SignedHeaders=host;x-amz-date, Signature=${"0".repeat(64)}`,
               ),
             ),
             "x-amz-date": fc.oneof(token, fc.constant(new Date().toISOString().replace(/[-:]|\.\d{3}/g, ""))),

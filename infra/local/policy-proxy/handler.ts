@@ -10,6 +10,12 @@ import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
 import { objectArn, type S3Call, s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
 import {
+  EMULATED_SERVICES,
+  type EmulatedService,
+  type ServiceArns,
+  serviceAuthorizations,
+} from "./service-request.ts";
+import {
   type Credential,
   parseAuthorization,
   queryOf,
@@ -18,9 +24,10 @@ import {
   signer,
 } from "./sigv4.ts";
 
-// The local cloud's AWS policy proxy: a runtime's DynamoDB and S3 calls, signed with credentials minted for it,
-// are checked against its role's policy (the document the deploy step gives its role in AWS) and forwarded to
-// DynamoDB Local or s3rver when allowed, answered as AWS answers when not.
+// The local cloud's AWS policy proxy: a caller's AWS calls, signed with credentials minted for its role (a
+// runtime's, a platform function's), are checked against that role's policy (the document its role has in AWS)
+// and forwarded to DynamoDB Local, s3rver or the emulator of KMS, Step Functions, Lambda and Scheduler when
+// allowed, answered as AWS answers when not.
 
 export interface ProxyPrincipal {
   accessKeyId: string;
@@ -32,7 +39,13 @@ export interface ProxyPrincipal {
 
 export interface PolicyProxyOptions {
   principal(accessKeyId: string): ProxyPrincipal | undefined;
-  upstream: { dynamodb: string; s3: string };
+  upstream: {
+    dynamodb: string;
+    s3: string /** KMS, Step Functions, Lambda and Scheduler (aws-emulator.ts). */;
+    emulator?: string;
+  };
+  /** How KMS names resolve to keys (needed with `upstream.emulator`). */
+  kms?: Pick<ServiceArns, "kmsKey" | "kmsKeyOfCiphertext">;
   region: string;
   /** The account in the local cloud's ARNs. */
   account?: string;
@@ -42,6 +55,8 @@ export interface PolicyProxyOptions {
 
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
 const MAX_DYNAMO_BODY = 16 * 1024 * 1024;
+/** Lambda's synchronous invocation payload limit (6 MB); the other emulated services' requests are smaller. */
+const MAX_EMULATED_BODY = 6 * 1024 * 1024;
 /** A DeleteObjects body: at most 1000 keys of 1 KiB, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
@@ -170,6 +185,63 @@ export function createPolicyProxy(
     forward(req, res, upstreamS3, signed.headers, body);
   }
 
+  async function emulated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cred: Credential,
+    service: EmulatedService,
+  ) {
+    if (!opts.upstream.emulator || !opts.kms)
+      throw new Refused(
+        "AccessDeniedException",
+        `The local cloud's proxy does not serve ${service} here.`,
+        403,
+      );
+    const body = await readLimited(req, MAX_EMULATED_BODY);
+    const who = await authenticate(req, cred, sha256Hex(body));
+    let input: Record<string, unknown> | undefined;
+    if (body.length) {
+      try {
+        input = JSON.parse(body.toString("utf8"));
+      } catch {
+        throw new Refused("SerializationException", "The request body is not valid JSON.");
+      }
+    }
+    const target = req.headers["x-amz-target"];
+    const call = {
+      target: typeof target === "string" ? target : undefined,
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+    };
+    // A Lambda payload is the function's event whatever it holds; the other services take a JSON object.
+    if (
+      service !== "lambda" &&
+      input !== undefined &&
+      (typeof input !== "object" || input === null || Array.isArray(input))
+    )
+      throw new Refused("SerializationException", "The request body is not a JSON object.");
+    authorize(
+      who,
+      serviceAuthorizations(
+        service,
+        { ...call, input: service === "lambda" ? undefined : input },
+        {
+          region: opts.region,
+          account,
+          ...opts.kms,
+        },
+      ),
+    );
+    const to = new URL(opts.upstream.emulator);
+    forward(
+      req,
+      res,
+      to,
+      { ...passed(req, ["transfer-encoding"]), host: to.host, "content-length": String(body.length) },
+      body,
+    );
+  }
+
   function forward(
     req: IncomingMessage,
     res: ServerResponse,
@@ -198,19 +270,21 @@ export function createPolicyProxy(
     let service: Service = req.headers["x-amz-target"] ? "dynamodb" : "s3";
     (async () => {
       const cred = parseAuthorization(req.headers.authorization);
-      if (cred.service !== "dynamodb" && cred.service !== "s3")
+      const emulatedService = EMULATED_SERVICES.find((s) => s === cred.service);
+      if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)
         throw new Refused(
           "AccessDenied",
-          `The local cloud's proxy serves DynamoDB and S3, not ${cred.service}.`,
+          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda and Scheduler, not ${cred.service}.`,
           403,
         );
-      service = cred.service;
+      service = emulatedService ?? (cred.service as Service);
       if (cred.region !== opts.region)
         throw new Refused(
           service === "s3" ? "AuthorizationHeaderMalformed" : "IncompleteSignature",
           `The credential scope's region must be ${opts.region}.`,
           400,
         );
+      if (emulatedService) return await emulated(req, res, cred, emulatedService);
       await (service === "dynamodb" ? dynamodb(req, res, cred) : s3(req, res, cred));
     })().catch((err) => {
       req.resume();

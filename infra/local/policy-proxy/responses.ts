@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Denial } from "./evaluate.ts";
 import { Refused } from "./refusal.ts";
+import type { EmulatedService } from "./service-request.ts";
 
 // Refusals answered as each service does: DynamoDB's JSON error (always 400, 413 for a body too large) and S3's
 // XML <Error>, so the SDK raises the same named errors as against AWS.
 
-export type Service = "dynamodb" | "s3";
+export type Service = "dynamodb" | "s3" | EmulatedService;
 
 const CORAL = "com.amazon.coral.service#";
 const DYNAMO = "com.amazonaws.dynamodb.v20120810#";
@@ -52,10 +53,29 @@ export function sendRefusal(res: ServerResponse, service: Service, err: Refused)
     });
     return void res.end(body);
   }
+  if (service !== "s3") return void sendJsonRefusal(res, service, err, requestId);
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${xml(err.code)}</Code><Message>${xml(S3_MESSAGES[err.code] ?? err.message)}</Message><RequestId>${requestId}</RequestId></Error>`;
   res.writeHead(err.status, {
     "content-type": "application/xml",
     "x-amz-request-id": requestId,
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/**
+ * The JSON and REST-JSON services' error (`__type` and x-amzn-ErrorType, which the SDK reads): KMS and Step
+ * Functions answer a denial with 400, Lambda and Scheduler with 403.
+ */
+function sendJsonRefusal(res: ServerResponse, service: EmulatedService, err: Refused, requestId: string) {
+  const denied = err.code === "AccessDeniedException" || err.code === "AccessDenied";
+  const code = denied ? "AccessDeniedException" : err.code;
+  const status = denied ? (service === "lambda" || service === "scheduler" ? 403 : 400) : err.status;
+  const body = JSON.stringify({ __type: code, message: err.message, Message: err.message });
+  res.writeHead(status, {
+    "content-type": "application/x-amz-json-1.1",
+    "x-amzn-errortype": code,
+    "x-amzn-requestid": requestId,
     "content-length": Buffer.byteLength(body),
   });
   res.end(body);

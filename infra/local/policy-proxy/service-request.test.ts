@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { Refused } from "./refusal.ts";
+import { iamDelegatingKeyPolicy, type ServiceArns, serviceAuthorizations } from "./service-request.ts";
+
+const KEY = "arn:aws:kms:us-east-1:000000000000:key/data";
+const SECRETS = "arn:aws:kms:us-east-1:000000000000:key/secrets";
+const arns: ServiceArns = {
+  region: "us-east-1",
+  account: "000000000000",
+  kmsKey: (id) =>
+    ({ [KEY]: KEY, data: KEY, "alias/agent-platform": KEY, secrets: SECRETS })[id] as string | undefined,
+  kmsKeyOfCiphertext: (blob) => (blob.toString() === "sealed-by-secrets" ? SECRETS : undefined),
+};
+const target = (t: string, input: Record<string, unknown>) => ({
+  target: t,
+  method: "POST",
+  url: "/",
+  input,
+});
+
+describe("emulated services' requests as IAM authorizations", () => {
+  it("KMS: the key the call names or the ciphertext was made with, and its encryption context as condition keys", () => {
+    expect(
+      serviceAuthorizations(
+        "kms",
+        target("TrentService.GenerateDataKey", {
+          KeyId: "alias/agent-platform",
+          EncryptionContext: { tenant: "t1" },
+        }),
+        arns,
+      ),
+    ).toEqual([
+      {
+        action: "kms:GenerateDataKey",
+        resource: KEY,
+        context: {
+          "kms:CallerAccount": "000000000000",
+          "kms:EncryptionContext:tenant": "t1",
+          "kms:EncryptionContextKeys": ["tenant"],
+        },
+        resourcePolicy: iamDelegatingKeyPolicy("000000000000"),
+      },
+    ]);
+    const blob = Buffer.from("sealed-by-secrets").toString("base64");
+    expect(
+      serviceAuthorizations("kms", target("TrentService.Decrypt", { CiphertextBlob: blob }), arns),
+    ).toEqual([
+      {
+        action: "kms:Decrypt",
+        resource: SECRETS,
+        context: { "kms:CallerAccount": "000000000000" },
+        resourcePolicy: iamDelegatingKeyPolicy("000000000000"),
+      },
+    ]);
+  });
+
+  it("KMS: an unknown key, a foreign ciphertext or a context that is not a string map is refused", () => {
+    const refused = (input: Record<string, unknown>, op = "Encrypt") => {
+      try {
+        serviceAuthorizations("kms", target(`TrentService.${op}`, input), arns);
+      } catch (err) {
+        return (err as Refused).code;
+      }
+    };
+    expect(refused({ KeyId: "nope", Plaintext: "eA==" })).toBe("NotFoundException");
+    expect(refused({ Plaintext: "eA==" })).toBe("ValidationException");
+    expect(refused({ CiphertextBlob: "eA==" }, "Decrypt")).toBe("InvalidCiphertextException");
+    expect(refused({ KeyId: "data", EncryptionContext: { a: 1 } })).toBe("ValidationException");
+    expect(refused({ KeyId: "data", EncryptionContext: ["a"] })).toBe("ValidationException");
+  });
+
+  it("Step Functions: the state machine or execution named, '*' for actions without a resource", () => {
+    const sm = "arn:aws:states:us-east-1:000000000000:stateMachine:bulk-export";
+    expect(
+      serviceAuthorizations(
+        "states",
+        target("AWSStepFunctions.StartExecution", { stateMachineArn: sm }),
+        arns,
+      ),
+    ).toEqual([{ action: "states:StartExecution", resource: sm, context: {} }]);
+    const ex = "arn:aws:states:us-east-1:000000000000:execution:bulk-export:x";
+    expect(
+      serviceAuthorizations(
+        "states",
+        target("AWSStepFunctions.DescribeExecution", { executionArn: ex }),
+        arns,
+      ),
+    ).toEqual([{ action: "states:DescribeExecution", resource: ex, context: {} }]);
+    expect(serviceAuthorizations("states", target("AWSStepFunctions.ListStateMachines", {}), arns)).toEqual([
+      { action: "states:ListStateMachines", resource: "*", context: {} },
+    ]);
+    expect(() => serviceAuthorizations("states", target("TrentService.Decrypt", {}), arns)).toThrow(Refused);
+  });
+
+  it("Lambda: invoking by name, ARN or with a qualifier is lambda:InvokeFunction on that ARN", () => {
+    const invoke = (url: string) =>
+      serviceAuthorizations("lambda", { method: "POST", url, input: {} }, arns)[0].resource;
+    expect(invoke("/2015-03-31/functions/agent-platform-AgentTraceIngest/invocations")).toBe(
+      "arn:aws:lambda:us-east-1:000000000000:function:agent-platform-AgentTraceIngest",
+    );
+    expect(invoke("/2021-11-15/functions/f/response-streaming-invocations?Qualifier=7")).toBe(
+      "arn:aws:lambda:us-east-1:000000000000:function:f:7",
+    );
+    const arn = "arn:aws:lambda:us-east-1:000000000000:function:g";
+    expect(invoke(`/2015-03-31/functions/${encodeURIComponent(arn)}/invocations`)).toBe(arn);
+    expect(() => invoke("/2015-03-31/functions/f/configuration")).toThrow(Refused);
+  });
+
+  it("Scheduler: the schedule in its group, and the target's role passed to the scheduler", () => {
+    const auths = serviceAuthorizations(
+      "scheduler",
+      {
+        method: "POST",
+        url: "/schedules/export-1",
+        input: { GroupName: "agent-platform", Target: { RoleArn: "arn:aws:iam::000000000000:role/sched" } },
+      },
+      arns,
+    );
+    expect(auths).toEqual([
+      {
+        action: "scheduler:CreateSchedule",
+        resource: "arn:aws:scheduler:us-east-1:000000000000:schedule/agent-platform/export-1",
+        context: {},
+      },
+      {
+        action: "iam:PassRole",
+        resource: "arn:aws:iam::000000000000:role/sched",
+        context: { "iam:PassedToService": "scheduler.amazonaws.com" },
+      },
+    ]);
+    expect(
+      serviceAuthorizations(
+        "scheduler",
+        { method: "DELETE", url: "/schedules/x?groupName=g", input: undefined },
+        arns,
+      ),
+    ).toEqual([
+      {
+        action: "scheduler:DeleteSchedule",
+        resource: "arn:aws:scheduler:us-east-1:000000000000:schedule/g/x",
+        context: {},
+      },
+    ]);
+  });
+});
