@@ -1,5 +1,4 @@
-import type { AslStates } from "../state-machines/asl.ts";
-import { mapStates } from "../state-machines/asl.ts";
+import { type AslStates, mapStates } from "../state-machines/asl.ts";
 import { CfnRenderer, type SynthTemplate } from "./cfn-render.ts";
 import { historyBounds, type WorkflowBounds } from "./history.ts";
 import { type QuotaRow, quotaRow } from "./quota-row.ts";
