@@ -52,6 +52,40 @@ function loadDefinition(file: string): StateMachineDefinition {
   return JSON.parse(text);
 }
 
+/** What a Distributed Map's parent sees when a child execution fails (with no tolerated failures): this error. */
+export const MAP_RUN_FAILED = "States.ExceedToleratedFailureThreshold";
+const CHILD_FAILED = "__ChildExecutionFailed";
+
+/**
+ * The library runs a Distributed Map's items inline, where a failed item would hand its own error to the parent.
+ * In AWS the parent sees only that the Map Run failed: each state of the item processor that can fail gets a
+ * last Catch into a Fail state raising MAP_RUN_FAILED, so a Catch of the parent matches locally as in AWS.
+ */
+export function withDistributedMapFailures<D extends States>(def: D): D {
+  for (const state of Object.values(def.States ?? {})) {
+    if (state.Type === "Parallel") for (const b of state.Branches ?? []) withDistributedMapFailures(b);
+    if (state.Type !== "Map") continue;
+    const processor = state.ItemProcessor ?? state.Iterator;
+    if (!processor) continue;
+    withDistributedMapFailures(processor);
+    const config = (processor as { ProcessorConfig?: { Mode?: string } }).ProcessorConfig;
+    if (config?.Mode !== "DISTRIBUTED") continue;
+    const tolerated = state as { ToleratedFailurePercentage?: number; ToleratedFailureCount?: number };
+    if (tolerated.ToleratedFailurePercentage || tolerated.ToleratedFailureCount)
+      throw new Error("The local Step Functions does not emulate a Distributed Map's tolerated failures");
+    for (const inner of Object.values(processor.States)) {
+      if (inner.Type !== "Task" && inner.Type !== "Map" && inner.Type !== "Parallel") continue;
+      inner.Catch = [...(inner.Catch ?? []), { ErrorEquals: ["States.ALL"], Next: CHILD_FAILED }];
+    }
+    processor.States[CHILD_FAILED] = {
+      Type: "Fail",
+      Error: MAP_RUN_FAILED,
+      Cause: "A child execution of the Map Run failed (tolerated failures: 0).",
+    };
+  }
+  return def;
+}
+
 export class LocalStepFunctions {
   private readonly machines = new Map<
     string,
@@ -80,7 +114,8 @@ export class LocalStepFunctions {
     }
   }
 
-  register(name: string, def: StateMachineDefinition): string {
+  register(name: string, definition: StateMachineDefinition): string {
+    const def = withDistributedMapFailures(structuredClone(definition));
     const handlers: TaskHandlers = {};
     for (const [state, resource] of taskStates(def)) {
       handlers[state] = async (input) => {

@@ -16,6 +16,7 @@ import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
+import { mapStates } from "../state-machines/asl.ts";
 import { renderAsl } from "../state-machines/render.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -25,7 +26,7 @@ import { RevisionBuild } from "./revision-build.ts";
 
 const SCHEDULE_GROUP = "agent-platform";
 /** State machines get fixed names (agent-platform-<file>) so other stacks can build their ARNs. */
-const stateMachineName = (name: string) => `agent-platform-${name}`;
+export const stateMachineName = (name: string) => `agent-platform-${name}`;
 
 export interface AslFile {
   /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
@@ -342,6 +343,7 @@ export class WorkflowsStack extends Stack {
     });
     for (const fn of targets) this.grantInvoke(fn, sm.role);
     for (const resource of grants) resource.grant(sm.role);
+    if (mapStates(JSON.parse(asl.text)).some((m) => m.distributed)) this.grantMapRuns(asl.name, sm.role);
     acknowledgeResource(
       sm.role,
       "*",
@@ -399,6 +401,33 @@ export class WorkflowsStack extends Stack {
             `arn:${stack.partition}:lambda:${stack.region}:${stack.account}:function:${TASK_FUNCTION_PREFIX}${n}`,
         ),
       }),
+    );
+  }
+
+  /**
+   * A Distributed Map runs its items as child executions of its own machine: it starts them and watches or stops
+   * them (names, not the machine's ARN, so the role's policy does not depend on the machine it serves).
+   */
+  private grantMapRuns(name: string, role: IGrantable & IConstruct): void {
+    role.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ["states:StartExecution"], resources: [machineArn(this, name)] }),
+    );
+    const children = this.formatArn({
+      service: "states",
+      resource: "execution",
+      resourceName: `${stateMachineName(name)}/*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    role.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["states:DescribeExecution", "states:StopExecution"],
+        resources: [children],
+      }),
+    );
+    acknowledgeResource(
+      role,
+      children,
+      "A Map Run's child executions get generated names under this machine only.",
     );
   }
 

@@ -14,7 +14,7 @@ import { FINAL, getExport } from "./exports.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 import { StreamedFile } from "./upload.ts";
-import { FINAL_RUN_ERRORS } from "./workflow.ts";
+import { exportDeadline, FINAL_RUN_ERRORS } from "./workflow.ts";
 
 // One export run = one UTC day of one project: a paginated Query over the day's shards, filtered, written as
 // Parquet files of bounded size. After each file the run records where the next file starts (the shard and
@@ -100,7 +100,7 @@ export async function exportPartition(job: PartitionJob, budgetMs: number): Prom
   const exp = await getExport(job.tenant_id, job.export_id);
   let run = await getExportRun(job.tenant_id, job.export_id, job.run_id);
   if (FINAL.has(exp.status) || FINAL.has(run.status)) return { done: true };
-  const exportEnd = Date.parse(exp.started_at ?? exp.created_at) + config.export.timeoutSeconds * 1000;
+  const exportEnd = exportDeadline(exp);
   if (exportEnd <= Date.now())
     throw new ExportTimedOut(`The export exceeded its timeout of ${config.export.timeoutSeconds} s`);
   if (run.status !== "Running") {

@@ -25,7 +25,7 @@ import {
   setStatus,
   updateExportFields,
 } from "./exports.ts";
-import { TIMEOUT_ERRORS } from "./workflow.ts";
+import { exportDeadline, TIMEOUT_ERRORS } from "./workflow.ts";
 
 // How exports move: a queue per workspace in front of a bounded set of running slots, one Step Functions
 // execution per running export, finalization from the state machine (or from the execution's end event),
@@ -150,7 +150,10 @@ export async function finalize(tenant: string, id: string, failure?: Failure): P
   }
   const runs = await listExportRuns(tenant, id);
   let status: "Completed" | "Failed" | "TimedOut";
-  if (failure && TIMEOUT_ERRORS.includes(failure.Error ?? "")) status = "TimedOut";
+  // A run's ExportTimedOut reaches here as the Map Run's failure (a Distributed Map hides the child's error): the
+  // deadline having passed is what says the export timed out.
+  if (failure && (TIMEOUT_ERRORS.includes(failure.Error ?? "") || exportDeadline(exp) <= Date.now()))
+    status = "TimedOut";
   else if (failure || runs.some((r) => r.status !== "Completed")) status = "Failed";
   else status = "Completed";
   if (status !== "Completed")

@@ -1,4 +1,3 @@
-import { config } from "../config.ts";
 import type { ExportRecord } from "../records/export.ts";
 import { canonicalTime } from "../time.ts";
 import { destinationRoot } from "./destination-client.ts";
@@ -6,6 +5,7 @@ import { getDestination } from "./destinations.ts";
 import { ensureRun } from "./export-runs.ts";
 import type { PartitionJob } from "./exporter.ts";
 import { getExport } from "./exports.ts";
+import { runConcurrency } from "./workflow.ts";
 
 // Planning an export: one export run per UTC day in [start_time, end_time), each with its time window and
 // the directory its files go to. Runs already planned are kept (a re-driven execution plans again and
@@ -54,5 +54,5 @@ export async function planExport(tenant: string, exportId: string): Promise<Expo
     });
     runs.push({ tenant_id: tenant, export_id: exp.id, run_id });
   }
-  return { runs, max_concurrency: Math.max(1, config.export.maxConcurrentRuns) };
+  return { runs, max_concurrency: runConcurrency() };
 }

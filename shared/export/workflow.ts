@@ -1,5 +1,6 @@
 import { config } from "../config.ts";
 import { EXPORT_ERRORS } from "../errors.ts";
+import type { ExportRecord } from "../records/export.ts";
 import type { PartitionJob } from "./exporter.ts";
 
 // What the export state machine (infra/state-machines/bulk-export.asl.json) and its tasks agree on: the lists of
@@ -15,6 +16,10 @@ export const FINAL_RUN_ERRORS: readonly string[] = [
 
 /** An export stopped by one of these ended TimedOut: its own deadline, or the state machine's timeout. */
 export const TIMEOUT_ERRORS: readonly string[] = [EXPORT_ERRORS.timedOut, "States.Timeout", "TIMED_OUT"];
+
+/** When an export's whole-export timeout ends it (its runs then fail ExportTimedOut). */
+export const exportDeadline = (exp: Pick<ExportRecord, "started_at" | "created_at">): number =>
+  Date.parse(exp.started_at ?? exp.created_at) + config.export.timeoutSeconds * 1000;
 
 /** The values of the export state machine's "${Name}" settings (the same in AWS and on the local cloud). */
 export const exportWorkflowSettings = (): Record<string, unknown> => ({
@@ -39,4 +44,26 @@ export function maxExportDays(tenant: string): number {
   const job: PartitionJob = { tenant_id: tenant, export_id: id, run_id: id };
   const perRun = Buffer.byteLength(`${JSON.stringify(job)},`);
   return Math.floor((STATE_BYTES - STATE_RESERVE_BYTES) / perRun);
+}
+
+/** How many runs (days) the export state machine's Map processes at once: its plan's max_concurrency. */
+export const runConcurrency = (): number => Math.max(1, config.export.maxConcurrentRuns);
+
+/**
+ * What bounds the export state machine's worst case, from config (infra/quotas reads it to count history events):
+ * the Map's items (the most days any workspace may plan: an empty workspace id leaves the most room), the
+ * concurrency its path resolves to, and how often a run's chunk loop can go round.
+ */
+export function exportWorkflowBounds() {
+  const failedAttempts = config.export.maxRetries + 1; // a run's attempts are counted on its record (retry_<n>)
+  // A call that is not done used its whole chunk budget, or stopped at an attempt's end (the next call fails it).
+  const calls = Math.ceil(config.export.timeoutSeconds / config.export.chunkSeconds) + failedAttempts + 1;
+  return {
+    items: { "$.plan.runs": maxExportDays("") },
+    maxConcurrency: { "$.plan.max_concurrency": runConcurrency() },
+    states: {
+      "Runs/ExportPartition": { entries: calls, failedAttempts },
+      "Runs/RunDone": { entries: calls },
+    },
+  };
 }

@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App } from "aws-cdk-lib";
+import { buildConsole } from "../console/build.mjs";
+import { buildApp } from "../stacks/index.ts";
+import { ROOT } from "../stacks/node-function.ts";
+import { stateMachineName } from "../stacks/workflows-stack.ts";
+import { loadTemplates } from "./cfn-render.ts";
+import type { QuotaRow } from "./quota-row.ts";
+import { templateQuotaRows } from "./template-checks.ts";
+import { workflowBounds } from "./workflow-bounds.ts";
+
+// The app synthesized as `cdk synth` does it but with no account, region or credentials (stacks are env-agnostic)
+// and no function bundling (template checks read templates only), as infra/stacks/stacks.test.ts does.
+export async function synthAccountless(): Promise<string> {
+  await buildConsole(); // the console stack deploys console/dist
+  const context = {
+    ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
+    "aws:cdk:bundling-stacks": [],
+  };
+  const outdir = mkdtempSync(join(tmpdir(), "cdk-quotas-"));
+  const app = new App({ context, outdir });
+  buildApp(app);
+  app.synth();
+  return outdir;
+}
+
+/** The template quota rows of a synthesized assembly directory. */
+export function assemblyQuotaRows(dir: string): QuotaRow[] {
+  const prefix = stateMachineName("");
+  return templateQuotaRows(loadTemplates(dir), {
+    workflows: workflowBounds(),
+    aslName: (name) => (name.startsWith(prefix) ? name.slice(prefix.length) : name),
+  });
+}
+
+/** Every quota check of the app: what `npm run aws:preflight` prints. */
+export async function allQuotaRows(): Promise<QuotaRow[]> {
+  const dir = await synthAccountless();
+  return [
+    ...assemblyQuotaRows(dir),
+    // LEAD: bundle size checks go here — `...bundleQuotaRows()` (the bundles helper's module under infra/).
+  ];
+}
