@@ -25,11 +25,7 @@ import { placeholdersOf } from "./workflows-stack.ts";
 // Every build deploys console/dist (a no-op when console/src is unchanged since the last build).
 beforeAll(() => buildConsole(), 120_000);
 
-// Assets are fingerprinted where they are instead of copied into each test's cloud assembly (~120 MB a synth).
-const context = {
-  ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
-  "aws:cdk:disable-asset-staging": true,
-};
+const context = JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context;
 
 function build(
   options?: BuildOptions,
