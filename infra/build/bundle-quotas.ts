@@ -73,7 +73,10 @@ function devOnlyPackages(): Set<string> {
 }
 
 /** The package folder an input comes from (`node_modules/a/node_modules/@b/c`), or undefined for a source. */
-const packageOf = (input: string) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+const packageOf = (input: string) =>
+  /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(
+    input.slice(Math.max(0, input.indexOf("node_modules/"))),
+  )?.[1];
 
 /** Every platform function's bundle as the CDK app deploys it. */
 export function platformBundles(): BundleFacts[] {
