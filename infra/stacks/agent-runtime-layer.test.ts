@@ -64,9 +64,9 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-// esbuild bundles every module under functions/ that load.ts's and task-manifest.ts's import patterns match, test
-// files included: a test there that imported the CDK put aws-cdk-lib (64 MB) into every runtime, and a runtime's
-// start then took 1.5 s longer. The runtime's bundles stay small: the layer here, the local runtime below.
+// A test under functions/ that imported the CDK once put aws-cdk-lib (64 MB) into every runtime through the
+// loaders' import patterns (now static module maps), and a runtime's start took 1.5 s longer. The runtime's
+// bundles stay small: the layer here, the local runtime below (infra/stacks/bundle-quotas.test.ts budgets them all).
 const MAX_RUNTIME_BUNDLE_BYTES = 20 * 1024 * 1024;
 
 describe("the runtime's bundles", () => {
