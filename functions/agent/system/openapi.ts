@@ -3,8 +3,8 @@ import { agentOpenApiDocument } from "../../../shared/agent/openapi.ts";
 import { config } from "../../../shared/config.ts";
 import type { DocRoute } from "../../../shared/http/openapi.ts";
 import { defineHandler } from "../../handler.ts";
+import { loadAgentHandler } from "../../modules/agent.ts";
 import { routes } from "../../routes.ts";
-import { loadAgentHandler } from "../agent-modules.ts";
 
 let docRoutes: Promise<DocRoute[]> | undefined;
 

@@ -1,17 +1,17 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { agentModules } from "./agent/agent-modules.ts";
-import { runtimeModules } from "./agent/runtime-modules.ts";
-import type { ModuleMap } from "./load.ts";
-import { routeModules } from "./route-modules.ts";
-import { routes, servedByRuntime } from "./routes.ts";
-import { tasks } from "./task-manifest.ts";
-import { taskModules } from "./task-modules.ts";
+import type { ModuleMap } from "../load.ts";
+import { routes, servedByRuntime } from "../routes.ts";
+import { tasks } from "../task-manifest.ts";
+import { agentModules } from "./agent.ts";
+import { routeModules } from "./routes.ts";
+import { runtimeModules } from "./runtime.ts";
+import { taskModules } from "./tasks.ts";
 
 // The module maps are what a bundle carries; the manifests are what is deployed. They name the same handlers,
 // and each name loads its own file, or a route would 500 in AWS (missing) or bundle a handler it never serves.
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
-const DIR = import.meta.dirname;
+const DIR = join(import.meta.dirname, "..");
 
 async function loadsItsOwnFile(modules: ModuleMap): Promise<string[]> {
   const wrong: string[] = [];
