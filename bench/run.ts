@@ -1,6 +1,11 @@
 // npm run bench -- <name>: each benchmark prints its figures beside a reference measured in the same run.
 const benches: Record<string, () => Promise<void>> = {
-  startup: async () => (await import("./startup.ts")).startupBench(),
+  startup: async () => {
+    await (await import("./startup.ts")).startupBench();
+    await (await import("./lambda-startup.ts")).lambdaStartupBench();
+  },
+  // The Lambda bundles' rows of `startup` alone (no local cloud started).
+  "lambda-startup": async () => (await import("./lambda-startup.ts")).lambdaStartupBench(),
   ingest: async () => (await import("./ingest.ts")).ingestBench(),
   export: async () => (await import("./export.ts")).exportBench(),
   agent: async () => (await import("./agent.ts")).agentBench(),

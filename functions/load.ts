@@ -1,19 +1,17 @@
 import type { LambdaHttpHandler } from "../shared/http/handler.ts";
-import type { Route } from "./routes.ts";
 
-// Loads a route's handler module; esbuild resolves this pattern to every handler file.
-export async function loadHandler(route: Pick<Route, "handler">): Promise<LambdaHttpHandler> {
-  const mod = (await import(`./${route.handler}.ts`)) as { handler?: LambdaHttpHandler };
-  if (typeof mod.handler !== "function") throw new Error(`functions/${route.handler}.ts exports no handler`);
-  return mod.handler;
-}
+/**
+ * Handler modules by name (functions/<name>.ts), each behind a static `import()`: esbuild bundles exactly the
+ * modules a map names, so a Lambda whose entry imports one map carries only those handlers' import graphs
+ * (a template-literal import made it bundle every file under functions/, tests included).
+ */
+export type ModuleMap = Readonly<Record<string, () => Promise<unknown>>>;
 
-/** A route a deployment's runtime serves: its handler, from the agent-server handlers only. */
-export async function loadRuntimeHandler(route: Pick<Route, "handler">): Promise<LambdaHttpHandler> {
-  if (!route.handler.startsWith("agent/")) throw new Error(`${route.handler} is not an agent-server handler`);
-  const mod = (await import(`./agent/${route.handler.slice("agent/".length)}.ts`)) as {
-    handler?: LambdaHttpHandler;
-  };
-  if (typeof mod.handler !== "function") throw new Error(`functions/${route.handler}.ts exports no handler`);
+/** The `handler` export of the module `name` in `modules`. */
+export async function handlerFrom<H = LambdaHttpHandler>(modules: ModuleMap, name: string): Promise<H> {
+  const load = Object.hasOwn(modules, name) ? modules[name] : undefined;
+  if (!load) throw new Error(`functions/${name}.ts is not among the modules this function loads`);
+  const mod = (await load()) as { handler?: H };
+  if (typeof mod.handler !== "function") throw new Error(`functions/${name}.ts exports no handler`);
   return mod.handler;
 }

@@ -8,11 +8,16 @@ import { tasks } from "./task-manifest.ts";
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
 // everything it names must exist, or the CDK app would deploy a broken function or silently drop one.
 const DIR = dirname(fileURLToPath(import.meta.url));
-// The manifest, its loader and toolkit, and the router's table of the routes a deployment's own origin serves.
+// The manifests, their module maps and loader, the toolkit, and the router's table of the routes a deployment's
+// own origin serves.
 const NOT_HANDLERS = new Set([
   "routes.ts",
   "task-manifest.ts",
   "load.ts",
+  "modules/routes.ts",
+  "modules/tasks.ts",
+  "modules/agent.ts",
+  "modules/runtime.ts",
   "handler.ts",
   "agent/own-origin.ts",
 ]);

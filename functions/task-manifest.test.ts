@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { logger } from "../shared/log.ts";
-import { defineTask, loadTask, tasks } from "./task-manifest.ts";
+import { loadTask } from "./modules/tasks.ts";
+import { defineTask, tasks } from "./task-manifest.ts";
 
 // Tasks log in their own context: every line written while one runs names the task and the ids of its input.
 // Info lines are what these tests read, whatever LOG_LEVEL the run has (the integration setup lowers it).

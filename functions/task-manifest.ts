@@ -152,12 +152,6 @@ export function defineTask<E = void, R = unknown>(
   return Object.assign(handler, { task: name });
 }
 
-export async function loadTask(task: Pick<TaskFunction, "handler">): Promise<TaskHandler> {
-  const mod = (await import(`./${task.handler}.ts`)) as { handler?: TaskHandler };
-  if (typeof mod.handler !== "function") throw new Error(`functions/${task.handler}.ts exports no handler`);
-  return mod.handler;
-}
-
 /** The function a name or ARN (arn:aws:lambda:…:function:<name>) refers to. */
 export function taskByName(nameOrArn: string): TaskFunction | undefined {
   const name = nameOrArn.split(":function:").pop()!.split(":")[0].replace(TASK_FUNCTION_PREFIX, "");

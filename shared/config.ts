@@ -338,6 +338,11 @@ export const config = {
     get runtimeLayerArn() {
       return env("AGENT_RUNTIME_LAYER_ARN");
     },
+    /** The runtime layer's size unzipped (measured at synth): what a revision's code must leave room for. */
+    get runtimeLayerBytes() {
+      const v = env("AGENT_RUNTIME_LAYER_BYTES");
+      return v ? int("AGENT_RUNTIME_LAYER_BYTES", 0) : undefined;
+    },
     /** The platform function a runtime sends its traces to. */
     get traceFunction() {
       return env("AGENT_TRACE_FUNCTION");

@@ -12,7 +12,7 @@ import { json } from "../../shared/http/event.ts";
 import { type ResponseStream, writeBody } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
 import type { IngestResult } from "../../shared/runs/store.ts";
-import { loadRuntimeHandler } from "../load.ts";
+import { loadRuntimeHandler } from "../modules/runtime.ts";
 import { routeForKey, servedByRuntime } from "../routes.ts";
 
 // A deployment's runtime in AWS: the code of its own Lambda function (this module is the function's layer; the

@@ -1,7 +1,7 @@
 import { config } from "../../shared/config.ts";
 import { openApiDocument } from "../../shared/http/openapi.ts";
 import { defineHandler } from "../handler.ts";
-import { loadHandler } from "../load.ts";
+import { loadHandler } from "../modules/routes.ts";
 import { routes } from "../routes.ts";
 
 let doc: unknown;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { loadHandler } from "../../functions/load.ts";
+import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { localDeployment } from "../../shared/agent/context.ts";
 import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/origin.ts";

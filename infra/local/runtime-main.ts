@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { loadRuntimeHandler } from "../../functions/load.ts";
+import { loadRuntimeHandler } from "../../functions/modules/runtime.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { controllers } from "../../shared/agent/broker.ts";
 import { flushRunTraces } from "../../shared/agent/run-tracing.ts";

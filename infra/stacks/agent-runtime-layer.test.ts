@@ -9,10 +9,10 @@ import { splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { bundleGraphs } from "../../shared/deploy/bundle.ts";
 import { readGraphConfig } from "../../shared/deploy/graph-config.ts";
 import { bundleRuntime } from "../local/runtime-bundle.ts";
-import { bundleRuntimeLayer } from "./agent-runtimes.ts";
+import { runtimeLayerDir } from "./agent-runtimes.ts";
 
 // A deployment's runtime function in AWS, as the deploy step and the router call it: the platform's runtime
-// layer (bundled as the CDK app bundles it) serving a revision's bundles from the function's code folder.
+// layer (the very folder the CDK app deploys) serving a revision's bundles from the function's code folder.
 const GRAPH = `import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 const State = Annotation.Root({ n: Annotation() });
 export const graph = new StateGraph(State).addNode("step", (s) => ({ n: 1 })).addNode("more", () => ({}))
@@ -46,8 +46,7 @@ beforeAll(async () => {
   const { config, configDir } = await readGraphConfig(repo, "langgraph.json");
   const code = path.join(tmp, "code");
   await bundleGraphs({ repoDir: repo, configDir, config, outDir: code, log: () => {} });
-  layer = path.join(tmp, "layer");
-  bundleRuntimeLayer(layer);
+  layer = runtimeLayerDir();
   // What the deploy step sets on the function (runtimeEnvironment), and Lambda's code folder.
   env = {
     PATH: process.env.PATH ?? "",
@@ -65,9 +64,9 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-// esbuild bundles every module under functions/ that load.ts's and task-manifest.ts's import patterns match, test
-// files included: a test there that imported the CDK put aws-cdk-lib (64 MB) into every runtime, and a runtime's
-// start then took 1.5 s longer. The runtime's bundles stay small: the layer here, the local runtime below.
+// A test under functions/ that imported the CDK once put aws-cdk-lib (64 MB) into every runtime through the
+// loaders' import patterns (now static module maps), and a runtime's start took 1.5 s longer. The runtime's
+// bundles stay small: the layer here, the local runtime below (infra/stacks/bundle-quotas.test.ts budgets them all).
 const MAX_RUNTIME_BUNDLE_BYTES = 20 * 1024 * 1024;
 
 describe("the runtime's bundles", () => {

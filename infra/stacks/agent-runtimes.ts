@@ -1,56 +1,35 @@
 import { join } from "node:path";
-import { ArnFormat, DockerImage, Stack } from "aws-cdk-lib";
+import { ArnFormat, Stack } from "aws-cdk-lib";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { Construct, IConstruct } from "constructs";
-import { buildSync } from "esbuild";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
 import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { bundleOf, dirBytes } from "../build/function-bundles.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
-import { ROOT, RUNTIME } from "./node-function.ts";
+import { RUNTIME } from "./node-function.ts";
 
 // Deployments' runtimes in AWS (shared/agent/runtime): the platform's runtime code as a Lambda layer, which the
 // deploy step puts under each deployment's own function, and the grants of the platform roles that manage,
 // invoke and remove those functions and their roles. The functions and roles themselves are made at deploy
 // time (one per deployment), so this app only names them by pattern: agent-rt-<deployment>, roles under
 // /agent-runtime/.
-const RUNTIME_ENTRY = join(ROOT, "functions", `${AGENT_ENTRY_POINTS.runtime}.ts`);
 const TRACE_TASK = "AgentTraceIngest";
 
-/** The runtime's layer content: /opt/nodejs/agent-runtime.mjs, one ESM file. */
-export function bundleRuntimeLayer(outDir: string): void {
-  buildSync({
-    entryPoints: [RUNTIME_ENTRY],
-    outfile: join(outDir, "nodejs", "agent-runtime.mjs"),
-    bundle: true,
-    platform: "node",
-    target: "node22",
-    format: "esm",
-    minify: true,
-    banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
-    logLevel: "error",
-  });
-}
+/** The runtime's layer content (infra/build/function-bundles.ts): /opt/nodejs/agent-runtime.mjs, one ESM file. */
+export const runtimeLayerDir = (): string => bundleOf(AGENT_ENTRY_POINTS.runtime).dir;
+
+/** The layer's size unzipped: the deploy step leaves room for it beside each revision's code. */
+export const runtimeLayerBytes = (): number => dirBytes(runtimeLayerDir());
 
 export function runtimeLayer(scope: Construct): LayerVersion {
   return new LayerVersion(scope, "AgentRuntimeLayer", {
     description: "Agent platform runtime: serves one deployment's graphs in that deployment's own function",
     compatibleRuntimes: [RUNTIME],
     compatibleArchitectures: [Architecture.ARM_64],
-    code: Code.fromAsset(join(ROOT, "functions", "agent"), {
-      bundling: {
-        // Required by the type but never run: local bundling either succeeds or throws esbuild's error.
-        image: DockerImage.fromRegistry("public.ecr.aws/docker/library/node:22"),
-        local: {
-          tryBundle(outDir) {
-            bundleRuntimeLayer(outDir);
-            return true;
-          },
-        },
-      },
-    }),
+    code: Code.fromAsset(runtimeLayerDir()),
   });
 }
 

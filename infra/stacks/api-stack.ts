@@ -22,7 +22,7 @@ import {
   LogGroupLogDestination,
 } from "aws-cdk-lib/aws-apigatewayv2";
 import { HttpLambdaIntegration } from "aws-cdk-lib/aws-apigatewayv2-integrations";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
+import type { Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import {
@@ -239,7 +239,7 @@ class ApiGroupStack extends NestedStack {
       : undefined;
     // The agent routes no runtime serves (health, docs, UI files…): at a deployment's own origin the router
     // invokes their functions.
-    const platformServed: Record<string, NodejsFunction> = {};
+    const platformServed: Record<string, LambdaFunction> = {};
     const seen = new Map<string, Route>();
     for (const route of props.routes) {
       const id = routeId(route);

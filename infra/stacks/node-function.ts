@@ -1,16 +1,14 @@
-import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Duration } from "aws-cdk-lib";
 import { type IRole, ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, Runtime } from "aws-cdk-lib/aws-lambda";
-import { NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { API_TIMEOUT_SECONDS, bundleOf, DEFAULT_MEMORY_MB } from "../build/function-bundles.ts";
 import { acknowledge } from "./nag.ts";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const FUNCTIONS_DIR = join(ROOT, "functions");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
 
 export const RUNTIME = Runtime.NODEJS_22_X;
@@ -27,36 +25,27 @@ export interface HandlerFunctionProps {
   functionName?: string;
 }
 
-/** One bundled ESM Lambda for a handler module, with its own log group so retention is bounded. */
-export function handlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): NodejsFunction {
-  const entry = join(FUNCTIONS_DIR, `${props.handler}.ts`);
-  // Fail at synth, not at deploy, when the manifest names a module that does not exist.
-  if (!existsSync(entry)) throw new Error(`functions/${props.handler}.ts does not exist (named by ${id})`);
+/**
+ * One ESM Lambda for a handler module, deployed from its bundle (infra/build/function-bundles.ts: the folder
+ * the local cloud runs too), with its own log group so retention is bounded.
+ */
+export function handlerFunction(scope: Construct, id: string, props: HandlerFunctionProps): LambdaFunction {
+  // Fails at synth, not at deploy, when the manifest names a module that is no platform function's entry.
+  const bundle = bundleOf(props.handler);
   // Route ids have no "-" and task names are \w+, so "<id>-Logs" is never another handler's id (e.g. "<x>-logs").
   const logGroup = new LogGroup(scope, `${id}-Logs`, { retention: RetentionDays.ONE_MONTH });
-  const fn = new NodejsFunction(scope, id, {
-    entry,
-    handler: "handler",
+  const fn = new LambdaFunction(scope, id, {
+    code: Code.fromAsset(bundle.dir),
+    handler: "index.handler",
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
-    memorySize: props.memoryMb ?? 512,
-    timeout: props.timeout ?? Duration.seconds(29),
+    memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
+    timeout: props.timeout ?? Duration.seconds(API_TIMEOUT_SECONDS),
     role: props.role,
     logGroup,
     description: props.description,
     functionName: props.functionName,
-    projectRoot: ROOT,
-    depsLockFilePath: join(ROOT, "package-lock.json"),
-    environment: { ...props.environment, NODE_OPTIONS: "--enable-source-maps", LOG_LEVEL: "info" },
-    bundling: {
-      format: OutputFormat.ESM,
-      target: "node22",
-      minify: true,
-      sourceMap: true,
-      mainFields: ["module", "main"],
-      // Bundled CommonJS dependencies still call require(); give ESM output one.
-      banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
-    },
+    environment: { ...props.environment, LOG_LEVEL: "info" },
   });
   acknowledge(
     fn,

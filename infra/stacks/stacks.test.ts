@@ -4,12 +4,14 @@ import { join } from "node:path";
 import { App, type CfnElement, type NestedStack, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { CachePolicy, OriginRequestPolicy } from "aws-cdk-lib/aws-cloudfront";
+import { type CfnFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
 import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { platformFunctions } from "../build/function-bundles.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { CONSOLE_CSP } from "../local/console-files.ts";
@@ -21,14 +23,11 @@ import { ROOT } from "./node-function.ts";
 import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, bundleBuildStep } from "./revision-build.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
-// Same feature flags as `cdk synth`, but NodejsFunction bundling skipped (placeholder assets) for speed.
+// Same feature flags as `cdk synth`; functions deploy the cached bundles of infra/build/function-bundles.ts.
 // Every build deploys console/dist (a no-op when console/src is unchanged since the last build).
 beforeAll(() => buildConsole(), 120_000);
 
-const context = {
-  ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
-  "aws:cdk:bundling-stacks": [],
-};
+const context = JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context;
 
 function build(
   options?: BuildOptions,
@@ -88,6 +87,23 @@ describe("platform stacks (manifest as it is)", () => {
     ({ app, stacks: s } = build());
     groups = [...s.api.groups.values()];
   }, 120_000);
+
+  it("gives each function the memory and timeout platformFunctions() tells the local cloud", () => {
+    const deployed = new Map(
+      app.node
+        .findAll()
+        .filter((c): c is LambdaFunction => c instanceof LambdaFunction)
+        .map((f) => [f.node.id, f.node.defaultChild as CfnFunction]),
+    );
+    const mismatched = platformFunctions()
+      .filter((f) => f.kind !== "runtime")
+      .filter((f) => {
+        const cfn = deployed.get(f.id);
+        return cfn?.memorySize !== f.memoryMb || cfn?.timeout !== f.timeoutSeconds;
+      })
+      .map((f) => f.id);
+    expect(mismatched).toEqual([]);
+  });
 
   it("has one Lambda per route and per task; runtime-served routes share the agent router", () => {
     const runtimeServed = routes.filter(servedByRuntime).length;
@@ -295,7 +311,9 @@ describe("platform stacks (manifest as it is)", () => {
     for (const f of apiFunctions(groups)) {
       const env = f.Properties.Environment.Variables;
       expect(Object.keys(env)).toEqual(expect.arrayContaining(wanted));
-      expect(env).toMatchObject({ NODE_OPTIONS: "--enable-source-maps", LOG_LEVEL: "info" });
+      expect(env).toMatchObject({ LOG_LEVEL: "info" });
+      // No source maps in the hot path: loading a minified bundle's map cost hundreds of MB of RSS.
+      expect(env.NODE_OPTIONS).toBeUndefined();
     }
   });
 

@@ -5,9 +5,13 @@ import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-clo
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IGrantable, type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
+import {
+  FilterCriteria,
+  FilterRule,
+  type Function as HandlerFunction,
+  StartingPosition,
+} from "aws-cdk-lib/aws-lambda";
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
-import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { CfnSchedule, CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -18,7 +22,7 @@ import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
 import { mapStates } from "../state-machines/asl.ts";
 import { renderAsl } from "../state-machines/render.ts";
-import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
+import { grantRuntimes, runtimeEnvironment, runtimeLayer, runtimeLayerBytes } from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -85,7 +89,7 @@ export interface WorkflowsStackProps extends StackProps {
 
 /** Task functions, one state machine per ASL file, and the EventBridge Scheduler group and role. */
 export class WorkflowsStack extends Stack {
-  readonly taskFunctions = new Map<string, NodejsFunction>();
+  readonly taskFunctions = new Map<string, HandlerFunction>();
   readonly stateMachines = new Map<string, StateMachine>();
   readonly schedulerRole: Role;
   readonly scheduleGroupName = SCHEDULE_GROUP;
@@ -156,6 +160,7 @@ export class WorkflowsStack extends Stack {
         ),
         ...runtimeEnvironment(this, props.data),
         AGENT_RUNTIME_LAYER_ARN: layer.layerVersionArn,
+        AGENT_RUNTIME_LAYER_BYTES: String(runtimeLayerBytes()),
       };
       for (const task of props.tasks) {
         this.taskFunctions.set(
@@ -251,7 +256,7 @@ export class WorkflowsStack extends Stack {
    * carries no TTL userIdentity) of items with the task's sort key. A failing batch is bisected and retried; what
    * still fails goes to a queue (its shard and sequence numbers, no item data) with an alarm on it.
    */
-  private consumeTtlDeletes(name: string, fn: NodejsFunction, on: NonNullable<TaskFunction["ttlDeletes"]>) {
+  private consumeTtlDeletes(name: string, fn: HandlerFunction, on: NonNullable<TaskFunction["ttlDeletes"]>) {
     const table = this.data.importInto(this).tables[on.table];
     const failures = new Queue(this, `${name}Failures`, {
       encryption: QueueEncryption.SQS_MANAGED,
@@ -311,7 +316,7 @@ export class WorkflowsStack extends Stack {
 
   private stateMachine(asl: AslFile): void {
     const substitutions: Record<string, string> = {};
-    const targets: NodejsFunction[] = [];
+    const targets: HandlerFunction[] = [];
     for (const name of asl.tasks) {
       const fn = this.taskFunctions.get(name);
       if (!fn)
@@ -360,7 +365,7 @@ export class WorkflowsStack extends Stack {
     this.stateMachines.set(asl.name, sm);
   }
 
-  private grantInvoke(fn: NodejsFunction, grantee: IGrantable & IConstruct): void {
+  private grantInvoke(fn: HandlerFunction, grantee: IGrantable & IConstruct): void {
     fn.grantInvoke(grantee);
     acknowledgeResource(
       grantee,

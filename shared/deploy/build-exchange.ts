@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { z } from "zod";
+import { MAX_REVISION_BYTES } from "../aws/lambda-limits.ts";
 import { BuildError } from "../errors.ts";
 import { files } from "./artifacts.ts";
 
@@ -59,8 +60,8 @@ export const buildResult = z.union([
 ]);
 export type BuildResult = z.infer<typeof buildResult>;
 
-/** Unpacked, an artifact may hold at most Lambda's limit on a function's code (a graph bundle is a few MB). */
-export const MAX_ARTIFACT_BYTES = 250 * 1024 * 1024;
+/** Unpacked, an artifact may hold at most what Lambda's code limit leaves beside the runtime layer. */
+export const MAX_ARTIFACT_BYTES = MAX_REVISION_BYTES;
 
 const packed = z.object({
   files: z

@@ -1,7 +1,12 @@
-import { getEncoding, type Tiktoken } from "js-tiktoken";
+import { Tiktoken } from "js-tiktoken/lite";
+import cl100k_base from "js-tiktoken/ranks/cl100k_base";
+import o200k_base from "js-tiktoken/ranks/o200k_base";
 import type { Message } from "./format.ts";
 
 type EncodingName = "o200k_base" | "cl100k_base";
+
+// Only the two rank tables counted here: js-tiktoken's main entry bundles all six (5.6 MB in every ingesting Lambda).
+const RANKS = { o200k_base, cl100k_base };
 
 // Building an encoder parses a multi-megabyte rank table, so each is built once, on first use.
 const encoders = new Map<EncodingName, Tiktoken>();
@@ -9,7 +14,7 @@ const encoders = new Map<EncodingName, Tiktoken>();
 function encoder(name: EncodingName): Tiktoken {
   let enc = encoders.get(name);
   if (!enc) {
-    enc = getEncoding(name);
+    enc = new Tiktoken(RANKS[name]);
     encoders.set(name, enc);
   }
   return enc;

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { loadHandler } from "../../functions/load.ts";
+import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
 import { brokenQuery, broken as brokenValue, jsonSchemaOf, nasty } from "./schema-arbitrary.ts";
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import {
   CreateRoleCommand,
@@ -23,6 +23,7 @@ import {
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { RUNTIME_LAYER_BUDGET_BYTES, revisionTooLarge } from "../../aws/lambda-limits.ts";
 import { config } from "../../config.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
 import { files } from "../../deploy/artifacts.ts";
@@ -105,6 +106,12 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
 }
 
 /** The function's code: the revision's bundles and the entry into the runtime layer, as a zip in S3. */
+/** The function's code unzipped: the revision's files and the entry module that loads the layer. */
+async function revisionBytes(dir: string): Promise<number> {
+  const sizes = await Promise.all((await files(dir)).map(async (path) => (await stat(path)).size));
+  return sizes.reduce((a, b) => a + b, Buffer.byteLength(ENTRY));
+}
+
 async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: string }> {
   const entries = await Promise.all(
     (await files(r.artifact_dir)).map(async (path) => ({
@@ -180,6 +187,12 @@ export async function deployRuntime(
   const layer = config.agent.runtimeLayerArn;
   if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
   const Layers = [layer];
+  // Before any role or function is made: Lambda would refuse the code only after its upload.
+  const tooLarge = revisionTooLarge(
+    await revisionBytes(r.artifact_dir),
+    config.agent.runtimeLayerBytes ?? RUNTIME_LAYER_BUDGET_BYTES,
+  );
+  if (tooLarge) throw new DeployError(tooLarge);
   // The revision's langgraph.json node_version picks the function's Node.js runtime.
   const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
   log(`Runtime ${Runtime}`);
