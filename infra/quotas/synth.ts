@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App } from "aws-cdk-lib";
+import { bundleQuotaRows } from "../build/bundle-quotas.ts";
 import { buildConsole } from "../console/build.mjs";
 import { buildApp } from "../stacks/index.ts";
 import { ROOT } from "../stacks/node-function.ts";
@@ -12,12 +13,11 @@ import { templateQuotaRows } from "./template-checks.ts";
 import { workflowBounds } from "./workflow-bounds.ts";
 
 // The app synthesized as `cdk synth` does it but with no account, region or credentials (stacks are env-agnostic)
-// and no function bundling (template checks read templates only), as infra/stacks/stacks.test.ts does.
+// and with the functions' bundles as they are deployed (built once into .cache/bundles), as infra/stacks/stacks.test.ts does.
 export async function synthAccountless(): Promise<string> {
   await buildConsole(); // the console stack deploys console/dist
   const context = {
     ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
-    "aws:cdk:bundling-stacks": [],
   };
   const outdir = mkdtempSync(join(tmpdir(), "cdk-quotas-"));
   const app = new App({ context, outdir });
@@ -40,6 +40,6 @@ export async function allQuotaRows(): Promise<QuotaRow[]> {
   const dir = await synthAccountless();
   return [
     ...assemblyQuotaRows(dir),
-    // LEAD: bundle size checks go here — `...bundleQuotaRows()` (the bundles helper's module under infra/).
+    ...bundleQuotaRows(),
   ];
 }
