@@ -195,7 +195,14 @@ export const config = {
   get defaultBucket() {
     return env("PLATFORM_BUCKET") ?? "agent-platform";
   },
-  /** Where revision artifacts and agent state's large parts live (the platform bucket unless set apart). */
+  /**
+   * Where agent state's large parts (checkpoint blobs) live: the platform bucket, the one bucket every platform
+   * function and every deployment's runtime is told of (PLATFORM_BUCKET) and the runtime role's scope names.
+   */
+  get checkpointBucket() {
+    return config.defaultBucket;
+  },
+  /** Where revision artifacts, build exchange objects and deploy logs live (the platform bucket unless set apart). */
   get artifactBucket() {
     return env("ARTIFACT_BUCKET") ?? config.defaultBucket;
   },

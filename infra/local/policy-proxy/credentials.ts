@@ -27,7 +27,7 @@ export function localRuntimeScope(tenantId: string, deploymentId: string): Runti
     tenant_id: tenantId,
     deployment_id: deploymentId,
     tables: { main: table("main"), checkpoints: table("checkpoints") },
-    bucketArn: `arn:aws:s3:::${config.artifactBucket}`,
+    bucketArn: `arn:aws:s3:::${config.checkpointBucket}`,
     keyArn: `arn:aws:kms:${region}:${LOCAL_ACCOUNT}:key/local`,
     traceFunctionArn: `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:AgentTraceIngest`,
   };

@@ -23,7 +23,7 @@ export interface RuntimeScope {
   tenant_id: string;
   deployment_id: string;
   tables: { main: string; checkpoints: string };
-  /** ARN of the platform bucket (checkpoint blobs). */
+  /** ARN of the platform bucket: config.checkpointBucket, where checkpoint blobs live. */
   bucketArn: string;
   /** ARN of the KMS key that encrypts the tables and the bucket. */
   keyArn: string;
