@@ -179,8 +179,16 @@ export const config = {
   get platformSocket() {
     return env("PLATFORM_SOCKET");
   },
+  /** The region local ARNs are built in (the local cloud sets AWS_REGION); not what AWS clients are given. */
   get region() {
     return env("AWS_REGION") ?? "us-east-1";
+  },
+  /**
+   * The region AWS clients are given: AWS_REGION when set (sealed or not), else undefined, so the SDK resolves it
+   * itself (the profile's region in ~/.aws/config) as the CDK CLI does, instead of a pinned default.
+   */
+  get clientRegion(): string | undefined {
+    return env("AWS_REGION");
   },
   /** True when running on the local cloud (npm start / tests): relaxes SSRF rules for loopback endpoints. */
   get localMode() {
