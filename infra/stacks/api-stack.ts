@@ -191,9 +191,9 @@ class ApiGroupStack extends NestedStack {
       ...props.workflows.functionEnvironment(this),
       ...(RUNTIME_GROUPS.has(props.group) ? runtimeEnvironment(this, props.data) : {}),
     };
-    // The agent group's router invokes deployments' runtimes; the control plane removes a deleted one's.
+    // The agent group's router invokes deployments' runtimes; the control plane has a deleted one's removed by
+    // the RuntimeRemove task (invokedBy), under the deploy role.
     if (props.group === "agent") grantRuntimes(this, role, { invoke: true });
-    if (props.group === "control") grantRuntimes(this, role, { remove: true });
 
     if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
     // Routes a deployment's runtime serves all go to one router (platform code: the API key is checked there),

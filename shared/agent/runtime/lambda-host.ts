@@ -6,6 +6,7 @@ import {
   DeleteRoleCommand,
   DeleteRolePolicyCommand,
   GetRoleCommand,
+  PutRolePermissionsBoundaryCommand,
   PutRolePolicyCommand,
 } from "@aws-sdk/client-iam";
 import {
@@ -23,6 +24,7 @@ import {
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { invokeTask } from "../../aws/invoke.ts";
 import { config } from "../../config.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
 import { files } from "../../deploy/artifacts.ts";
@@ -35,11 +37,11 @@ import { invokeDrain } from "./drain-invoke.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";
 import {
-  RUNTIME_ROLE_PATH,
+  type PlatformRuntimeScope,
   type RuntimeScope,
   runtimeFunctionName,
   runtimePolicy,
-  runtimeTrustPolicy,
+  runtimeRoleInput,
 } from "./policy.ts";
 import type { RuntimeConfig } from "./serve.ts";
 
@@ -49,8 +51,11 @@ import type { RuntimeConfig } from "./serve.ts";
 // (encrypted at rest by Lambda) and non-secret settings — checks it by invoking {kind: "health"}, and the
 // activation transaction makes that version the one the router invokes. Deleting the deployment deletes both.
 
-/** What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE) and the runtime layer. */
-type PlatformScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
+/**
+ * What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE): the runtime scope, and the
+ * permissions boundary every runtime role must carry (the deploy role may create no role without it).
+ */
+type PlatformScope = PlatformRuntimeScope & { boundaryArn: string };
 const platformScope = (): PlatformScope | undefined => {
   const scope = config.agent.runtimeScope;
   return scope ? JSON.parse(scope) : undefined;
@@ -121,22 +126,19 @@ async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: 
 const notFound = (err: unknown) =>
   ["ResourceNotFoundException", "NoSuchEntityException", "NoSuchEntity"].includes((err as Error)?.name);
 
-async function ensureRole(scope: RuntimeScope): Promise<string> {
-  const RoleName = runtimeFunctionName(scope.deployment_id);
+async function ensureRole(scope: RuntimeScope, boundaryArn: string): Promise<string> {
+  const input = runtimeRoleInput(scope, boundaryArn);
+  const { RoleName } = input;
   let arn: string;
   try {
-    arn = (await iam().send(new GetRoleCommand({ RoleName }))).Role!.Arn!;
+    const role = (await iam().send(new GetRoleCommand({ RoleName }))).Role!;
+    arn = role.Arn!;
+    // A role made before boundaries (or with another) gets the platform's before any policy is put on it.
+    if (role.PermissionsBoundary?.PermissionsBoundaryArn !== boundaryArn)
+      await iam().send(new PutRolePermissionsBoundaryCommand({ RoleName, PermissionsBoundary: boundaryArn }));
   } catch (err) {
     if (!notFound(err)) throw err;
-    const created = await iam().send(
-      new CreateRoleCommand({
-        RoleName,
-        Path: RUNTIME_ROLE_PATH,
-        Description: `Agent runtime of deployment ${scope.deployment_id}: its own data only`,
-        AssumeRolePolicyDocument: JSON.stringify(runtimeTrustPolicy(scope.account)),
-      }),
-    );
-    arn = created.Role!.Arn!;
+    arn = (await iam().send(new CreateRoleCommand(input))).Role!.Arn!;
   }
   await iam().send(
     new PutRolePolicyCommand({
@@ -173,7 +175,8 @@ export async function deployRuntime(
 ): Promise<{ version: string; token_hash: string; graphs: GraphInfo[] }> {
   const platform = platformScope();
   if (!platform) throw new Error("PLATFORM_RUNTIME_SCOPE is not set");
-  const scope: RuntimeScope = { ...platform, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
+  const { boundaryArn, ...account } = platform;
+  const scope: RuntimeScope = { ...account, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
   const FunctionName = runtimeFunctionName(r.deployment_id);
   const token = randomBytes(32).toString("hex");
   const Environment = { Variables: runtimeEnvironment(r, token) };
@@ -183,7 +186,7 @@ export async function deployRuntime(
   // The revision's langgraph.json node_version picks the function's Node.js runtime.
   const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
   log(`Runtime ${Runtime}`);
-  const Role = await ensureRole(scope);
+  const Role = await ensureRole(scope, boundaryArn);
   log(`Runtime role ${Role}: this deployment's data only`);
   const Code = await uploadCode(r);
   const client = lambda();
@@ -281,20 +284,26 @@ export function lambdaRuntimeHost(
     },
     // The activation transaction switched the version the router invokes: nothing to start.
     async activated() {},
-    async remove(_tenantId, deploymentId) {
-      const name = runtimeFunctionName(deploymentId);
-      await lambda()
-        .send(new DeleteFunctionCommand({ FunctionName: name }))
-        .catch((err) => {
-          if (!notFound(err)) throw err;
-        });
-      for (const call of [
-        () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
-        () => iam().send(new DeleteRoleCommand({ RoleName: name })),
-      ])
-        await call().catch((err) => {
-          if (!notFound(err)) throw err;
-        });
+    // Only the deploy role may delete runtime functions and roles: the platform asks its RuntimeRemove task.
+    async remove(tenantId, deploymentId) {
+      await invokeTask("RuntimeRemove", { tenant_id: tenantId, deployment_id: deploymentId });
     },
   };
+}
+
+/** Deletes a deployment's runtime function and its role (the RuntimeRemove task, under the deploy role). */
+export async function removeRuntime(deploymentId: string): Promise<void> {
+  const name = runtimeFunctionName(deploymentId);
+  await lambda()
+    .send(new DeleteFunctionCommand({ FunctionName: name }))
+    .catch((err) => {
+      if (!notFound(err)) throw err;
+    });
+  for (const call of [
+    () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
+    () => iam().send(new DeleteRoleCommand({ RoleName: name })),
+  ])
+    await call().catch((err) => {
+      if (!notFound(err)) throw err;
+    });
 }

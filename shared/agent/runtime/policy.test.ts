@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { agentKeys, checkpointPk, threads } from "../../records/agent.ts";
 import { TABLES } from "../../tables.ts";
-import { PLATFORM_INDEX_KEYS, runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
+import {
+  PLATFORM_INDEX_KEYS,
+  runtimeBoundary,
+  runtimeKeyPrefixes,
+  runtimePolicy,
+  runtimeRoleInput,
+  runtimeTrustPolicy,
+} from "./policy.ts";
 
 // Issue 13 (b): in AWS a deployment's runtime reads and writes with its own role; what that role allows is
 // what the deploy step generates here.
@@ -107,5 +114,45 @@ describe("a runtime's execution role", () => {
     const trust = runtimeTrustPolicy(scope.account).Statement[0];
     expect(trust.Principal).toEqual({ Service: "lambda.amazonaws.com" });
     expect(trust.Condition.StringEquals["aws:SourceAccount"]).toBe(scope.account);
+  });
+});
+
+describe("a runtime role's permissions boundary (issue 26, finding 4)", () => {
+  const boundaryArn = "arn:aws:iam::123456789012:policy/boundary";
+  it("the deploy step creates every runtime role with the boundary, under the runtime path", () => {
+    const input = runtimeRoleInput(scope, boundaryArn);
+    expect(input).toMatchObject({
+      RoleName: "agent-rt-d-1",
+      Path: "/agent-runtime/",
+      PermissionsBoundary: boundaryArn,
+    });
+  });
+
+  it("the boundary is the runtime policy of any deployment: the same statements, every key wildcarded", () => {
+    const { tenant_id, deployment_id, ...account } = scope;
+    const boundary = runtimeBoundary(account);
+    expect(boundary.Statement.map((s) => [s.Sid, s.Effect, s.Action])).toEqual(
+      policy.Statement.map((s) => [s.Sid, s.Effect, s.Action]),
+    );
+    // Each deployment's own policy falls within it: its resources and keys match the boundary's patterns.
+    const like = (pattern: string, value: string) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`).test(value);
+    for (const [i, own] of policy.Statement.entries()) {
+      const bound = boundary.Statement[i];
+      for (const r of own.Resource)
+        expect(
+          bound.Resource.some((b) => like(b, r)),
+          r,
+        ).toBe(true);
+      const keys = own.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"] as
+        | string[]
+        | undefined;
+      const boundKeys = bound.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"] as string[];
+      for (const k of keys ?? [])
+        expect(
+          boundKeys.some((b) => like(b, k)),
+          k,
+        ).toBe(true);
+    }
   });
 });

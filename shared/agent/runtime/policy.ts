@@ -140,6 +140,28 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
   };
 }
 
+/** The account-wide part of a runtime's scope: what the CDK app tells the deploy step (PLATFORM_RUNTIME_SCOPE). */
+export type PlatformRuntimeScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
+
+/**
+ * The permissions boundary of every runtime role: the runtime policy of any deployment (tenant and deployment
+ * wildcarded), so no policy the deploy step puts on a runtime role can reach beyond what a runtime may ever do.
+ */
+export function runtimeBoundary(s: PlatformRuntimeScope): PolicyDocument {
+  return runtimePolicy({ ...s, tenant_id: "*", deployment_id: "*" });
+}
+
+/** A runtime role as the deploy step creates it: under its path, with the boundary, assumable by Lambda only. */
+export function runtimeRoleInput(scope: RuntimeScope, boundaryArn: string) {
+  return {
+    RoleName: runtimeFunctionName(scope.deployment_id),
+    Path: RUNTIME_ROLE_PATH,
+    Description: `Agent runtime of deployment ${scope.deployment_id}: its own data only`,
+    AssumeRolePolicyDocument: JSON.stringify(runtimeTrustPolicy(scope.account)),
+    PermissionsBoundary: boundaryArn,
+  };
+}
+
 /** Lambda may assume the role, for functions of this account only. */
 export function runtimeTrustPolicy(account: string) {
   return {
