@@ -200,6 +200,10 @@ export const config = {
   get kmsKeyId() {
     return env("KMS_KEY_ID") ?? "alias/agent-platform";
   },
+  /** The key secrets are sealed under: a key of its own, apart from the data key of tables and buckets. */
+  get secretsKeyId() {
+    return env("SECRETS_KEY_ID") ?? "alias/agent-platform-secrets";
+  },
   get defaultBucket() {
     return env("PLATFORM_BUCKET") ?? "agent-platform";
   },

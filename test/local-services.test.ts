@@ -87,7 +87,12 @@ describe("local key service", () => {
       }),
     );
     expect(Buffer.from(back.Plaintext!).equals(Buffer.from(dk.Plaintext!))).toBe(true);
-    for (const other of [{ tenant_id: "t2", record: "r1" }, { tenant_id: "t1" }, undefined])
+    const others: (Record<string, string> | undefined)[] = [
+      { tenant_id: "t2", record: "r1" },
+      { tenant_id: "t1" },
+      undefined,
+    ];
+    for (const other of others)
       await expect(
         client.send(new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob, EncryptionContext: other })),
       ).rejects.toMatchObject({ name: "InvalidCiphertextException" });
@@ -106,10 +111,10 @@ describe("local key service", () => {
   });
 
   it("envelope-seals a secret that only its own context opens", async () => {
-    const sealed = await seal("hunter2", { tenant: "t1", record: "r1" });
+    const sealed = await seal("hunter2", { tenant_id: "t1", record: "r1" });
     expect(JSON.stringify(sealed)).not.toContain("hunter2");
-    expect(await unseal(sealed, { tenant: "t1", record: "r1" })).toBe("hunter2");
-    await expect(unseal(sealed, { tenant: "t2", record: "r1" })).rejects.toThrow();
+    expect(await unseal(sealed, { tenant_id: "t1", record: "r1" })).toBe("hunter2");
+    await expect(unseal(sealed, { tenant_id: "t2", record: "r1" })).rejects.toThrow();
   });
 });
 

@@ -56,6 +56,11 @@ export const AGENT_STAGE = "live";
 const RUNTIME_GROUPS: ReadonlySet<Group> = new Set(["agent", "control"]);
 /** Groups whose handlers start workflows and manage schedules. */
 const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
+/**
+ * Groups whose handlers seal or unseal secrets (deployments' secrets, integration and OAuth tokens: control;
+ * destinations' credentials: export): the only groups granted the secrets key.
+ */
+export const SECRETS_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
 /** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files (agent
  * servers' code is in their own runtime functions). */
 const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
@@ -185,6 +190,7 @@ class ApiGroupStack extends NestedStack {
     const artifacts = ARTIFACT_ACCESS[props.group];
     if (artifacts) props.data.grantArtifacts(this, role, artifacts);
     if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
+    if (SECRETS_GROUPS.has(props.group)) props.data.grantSecrets(this, role);
     props.workflows.grantTaskInvoke(this, role, props.group);
     const environment = {
       ...props.data.functionEnvironment(this),

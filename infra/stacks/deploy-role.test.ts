@@ -160,3 +160,54 @@ describe("checkpoint blobs: one bucket for runtimes and the purge", () => {
     expect(json(deletes.map((st) => st.Resource))).toMatch(/AgentPlatformData:BucketArn"\}\s*,\s*"\/\*"/);
   });
 });
+
+describe("the secrets key (apart from the data key)", () => {
+  const onSecretsKey = (stack: Stack) =>
+    Object.values(resources(stack, "AWS::IAM::Policy")).flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter((st: any) =>
+        json(st.Resource).includes("SecretsKeyArn"),
+      ).map((st: any) => ({ roles: p.Properties.Roles.map((r: any) => r.Ref), st })),
+    );
+
+  it("is a rotated key of its own, alias/agent-platform-secrets, named to every function as SECRETS_KEY_ID", () => {
+    const t = Template.fromStack(s.data);
+    t.resourceCountIs("AWS::KMS::Key", 2);
+    t.hasResourceProperties("AWS::KMS::Alias", { AliasName: "alias/agent-platform-secrets" });
+    for (const key of Object.values(t.findResources("AWS::KMS::Key")))
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+    const fns = [s.workflows, ...s.api.groups.values()].flatMap((st) =>
+      Object.values(resources(st, "AWS::Lambda::Function")).filter(
+        (f) => f.Properties.Environment?.Variables?.TABLE_MAIN,
+      ),
+    );
+    expect(fns.length).toBeGreaterThan(0);
+    for (const f of fns)
+      expect(json(f.Properties.Environment.Variables.SECRETS_KEY_ID)).toContain("SecretsKeyArn");
+  });
+
+  it("is usable only where secrets are sealed or unsealed, only for contexts that name a workspace", () => {
+    const grantees: string[] = [];
+    for (const [name, stack] of [
+      ["workflows", s.workflows],
+      ...[...s.api.groups.entries()].map(([g, st]) => [g, st] as const),
+    ] as const)
+      for (const { roles, st } of onSecretsKey(stack)) {
+        expect(st.Effect).toBe("Allow");
+        expect(actionsOf(st).sort()).toEqual(["kms:Decrypt", "kms:GenerateDataKey"]);
+        expect(st.Condition).toEqual({ Null: { "kms:EncryptionContext:tenant_id": "false" } });
+        grantees.push(...roles.map((r: string) => `${name}:${r.replace(/[0-9A-F]{8}$/, "")}`));
+      }
+    expect(grantees.sort()).toEqual([
+      "control:Role",
+      "export:Role",
+      "workflows:DeployRole",
+      "workflows:TaskRole",
+    ]);
+    // The build project's role, the platform, agent and system groups get nothing of it.
+    expect(
+      onSecretsKey(s.workflows)
+        .flatMap((x) => x.roles)
+        .some((r: string) => /RevisionBuild/.test(r)),
+    ).toBe(false);
+  });
+});

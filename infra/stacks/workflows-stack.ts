@@ -123,6 +123,8 @@ export class WorkflowsStack extends Stack {
     if (props.tasks.length > 0) {
       const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
       props.data.grantData(this, role);
+      // Export partitions unseal destinations' credentials, the build's tasks a deployment's secrets and tokens.
+      props.data.grantSecrets(this, role);
       // The build's tasks store its artifact and log and presign its exchange objects (builds/), which they
       // remove afterwards: the CodeBuild project's own role has no grant on the bucket (RevisionBuild).
       props.data.grantArtifacts(this, role, {
@@ -229,6 +231,8 @@ export class WorkflowsStack extends Stack {
       "Agent platform deploy tasks: deployments' runtime functions and roles",
     );
     this.data.grantData(this, role);
+    // RevisionDeploy unseals the deployment's secrets (and seals them for its runtime).
+    this.data.grantSecrets(this, role);
     // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code.
     this.data.grantArtifacts(this, role, { read: true, write: ["logs/", "runtimes/"] });
     grantRuntimes(this, role, { deploy: { boundaryArn }, invoke: true, remove: true, layerArn });
