@@ -372,6 +372,10 @@ export const config = {
     get runtimeToken() {
       return env("AGENT_RUNTIME_TOKEN");
     },
+    /** In a deployment's runtime function: where its sealed environment is (JSON {bucket, key}). */
+    get runtimeSecrets() {
+      return env("AGENT_RUNTIME_SECRETS");
+    },
     /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
     get runtimeReservedConcurrency() {
       return int("AGENT_RUNTIME_RESERVED_CONCURRENCY", 5);

@@ -89,6 +89,8 @@ function platformRuntimeScope(scope: Construct, data: DataStack): PlatformRuntim
     tables: { main: refs.tables.main.tableArn, checkpoints: refs.tables.checkpoints.tableArn },
     bucketArn: refs.bucket.bucketArn,
     keyArn: refs.key.keyArn,
+    artifactBucketArn: refs.artifacts.bucketArn,
+    secretsKeyArn: refs.secretsKey.keyArn,
     traceFunctionArn: traceFunctionArn(scope),
   };
 }

@@ -134,6 +134,8 @@ describe("the deploy role (a role of its own for what creates runtime roles and 
       tables: { main: "m", checkpoints: "c" },
       bucketArn: "b",
       keyArn: "k",
+      artifactBucketArn: "ab",
+      secretsKeyArn: "sk",
       traceFunctionArn: "t",
     });
     expect(doc.Statement.map((st: any) => [st.Sid, st.Effect, actionsOf(st).sort()])).toEqual(
@@ -151,8 +153,9 @@ describe("checkpoint blobs: one bucket for runtimes and the purge", () => {
     const vars = fn.Properties.Environment.Variables;
     // The runtime's PLATFORM_BUCKET is the deploy step's (lambda-host.ts); its role's bucketArn is the scope's.
     expect(json(vars.PLATFORM_BUCKET)).toContain("AgentPlatformData:BucketName");
-    expect(json(vars.PLATFORM_RUNTIME_SCOPE)).toContain("AgentPlatformData:BucketArn");
-    expect(json(vars.PLATFORM_RUNTIME_SCOPE)).not.toContain("ArtifactBucket");
+    expect(json(vars.PLATFORM_RUNTIME_SCOPE)).toContain(
+      `"bucketArn\\":\\"",{"Fn::ImportValue":"AgentPlatformData:BucketArn"}`,
+    );
     const purge = statementsOfRole(s.workflows, roleOfTask("PurgeDeploymentData"));
     const deletes = purge.filter(
       (st) => st.Effect === "Allow" && actionsOf(st).some((a) => a.startsWith("s3:DeleteObject")),

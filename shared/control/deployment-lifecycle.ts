@@ -182,6 +182,8 @@ export async function purgeDeployment(tomb: DeploymentPurgeRecord): Promise<void
   }
   await deletePrefix(`artifacts/${tenant}/${id}/`);
   await deletePrefix(`logs/${tenant}/${id}/`);
+  // The runtime's code and sealed environment of each revision (AWS).
+  await deletePrefix(`runtimes/${tenant}/${id}/`);
   if (tomb.delete_tracing_project && tomb.tracing_project_id)
     await deleteProjectWithRuns(tenant, tomb.tracing_project_id).catch((err) => {
       if (!(err instanceof NotFound)) throw err;

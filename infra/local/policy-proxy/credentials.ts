@@ -29,6 +29,8 @@ export function localRuntimeScope(tenantId: string, deploymentId: string): Runti
     tables: { main: table("main"), checkpoints: table("checkpoints") },
     bucketArn: `arn:aws:s3:::${config.checkpointBucket}`,
     keyArn: `arn:aws:kms:${region}:${LOCAL_ACCOUNT}:key/local`,
+    artifactBucketArn: `arn:aws:s3:::${config.artifactBucket}`,
+    secretsKeyArn: `arn:aws:kms:${region}:${LOCAL_ACCOUNT}:key/local-secrets`,
     traceFunctionArn: `arn:aws:lambda:${region}:${LOCAL_ACCOUNT}:function:AgentTraceIngest`,
   };
 }

@@ -43,12 +43,13 @@ import {
   runtimePolicy,
   runtimeRoleInput,
 } from "./policy.ts";
+import { type SealedEnvRef, sealRuntimeEnv } from "./sealed-env.ts";
 import type { RuntimeConfig } from "./serve.ts";
 
 // A deployment's runtime in AWS: a Lambda function of its own (agent-rt-<deployment>), with a role of its own
 // (runtime/policy.ts). The deploy step publishes a version per revision — code: the revision's bundles plus a
-// one-line entry into the platform's runtime layer; environment: the deployment's secrets and langgraph.json env
-// (encrypted at rest by Lambda) and non-secret settings — checks it by invoking {kind: "health"}, and the
+// one-line entry into the platform's runtime layer; environment: non-secret settings and where its sealed
+// environment is (the deployment's secrets and langgraph.json env, runtime/sealed-env.ts) — checks it by invoking {kind: "health"}, and the
 // activation transaction makes that version the one the router invokes. Deleting the deployment deletes both.
 
 /**
@@ -81,8 +82,15 @@ export interface RuntimeDeploy {
   node_version?: string;
 }
 
-/** The environment of a runtime function: its own variables, then the settings the platform gives it. */
-export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<string, string> {
+/**
+ * The environment of a runtime function: the settings the platform gives it and where its sealed environment is
+ * (its own variables are opened at init, never part of the function's configuration).
+ */
+export function runtimeEnvironment(
+  r: Omit<RuntimeDeploy, "env">,
+  token: string,
+  secrets: SealedEnvRef,
+): Record<string, string> {
   const settings: Omit<RuntimeConfig, "artifact_dir"> = {
     tenant_id: r.tenant_id,
     deployment_id: r.deployment_id,
@@ -91,8 +99,8 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
     tracing_project_id: r.tracing_project_id,
   };
   const env: Record<string, string> = {
-    ...r.env,
     AGENT_RUNTIME_CONFIG: JSON.stringify(settings),
+    AGENT_RUNTIME_SECRETS: JSON.stringify(secrets),
     AGENT_RUNTIME_TOKEN: token,
     AGENT_TRACE_FUNCTION: config.agent.traceFunction ?? "",
     AGENT_RUN_WORKER: "lambda",
@@ -104,7 +112,7 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
   const bytes = Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
   if (bytes > MAX_ENV_BYTES)
     throw new DeployError(
-      `the deployment's secrets and langgraph.json env take ${bytes} bytes with the runtime's settings; a Lambda function's environment holds ${MAX_ENV_BYTES}`,
+      `the runtime's settings take ${bytes} bytes; a Lambda function's environment holds ${MAX_ENV_BYTES}`,
     );
   return env;
 }
@@ -179,7 +187,8 @@ export async function deployRuntime(
   const scope: RuntimeScope = { ...account, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
   const FunctionName = runtimeFunctionName(r.deployment_id);
   const token = randomBytes(32).toString("hex");
-  const Environment = { Variables: runtimeEnvironment(r, token) };
+  const secrets = await sealRuntimeEnv(r.tenant_id, r.deployment_id, r.revision_id, r.env);
+  const Environment = { Variables: runtimeEnvironment(r, token, secrets) };
   const layer = config.agent.runtimeLayerArn;
   if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
   const Layers = [layer];

@@ -24,6 +24,8 @@ const scope = {
   },
   bucketArn: "arn:aws:s3:::agent-platform-bucket",
   keyArn: "arn:aws:kms:eu-west-1:123456789012:key/abc",
+  artifactBucketArn: "arn:aws:s3:::agent-platform-artifacts",
+  secretsKeyArn: "arn:aws:kms:eu-west-1:123456789012:key/secrets",
   traceFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:agent-platform-AgentTraceIngest",
 };
 const policy = runtimePolicy(scope);
@@ -90,19 +92,21 @@ describe("a runtime's execution role", () => {
     expect(new Set(tables)).toEqual(new Set([scope.tables.main, scope.tables.checkpoints]));
   });
 
-  it("uses no KMS key but the data key, and that only through DynamoDB and S3 (no direct decrypt of a secret)", () => {
+  it("uses the data key only through DynamoDB and S3, and no other key but the secrets key (its own context, below)", () => {
     const kms = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("kms:")));
-    expect(kms).toHaveLength(1);
-    expect(kms[0].Resource).toEqual([scope.keyArn]);
+    expect(kms.map((s) => s.Resource)).toEqual([[scope.keyArn], [scope.secretsKeyArn]]);
     expect(kms[0].Condition?.StringEquals?.["kms:ViaService"]).toEqual([
       "dynamodb.eu-west-1.amazonaws.com",
       "s3.eu-west-1.amazonaws.com",
     ]);
   });
 
-  it("reaches S3 under its own checkpoint prefix only, and invokes only trace ingestion (not its own function)", () => {
+  it("reaches S3 under its own checkpoint and runtime prefixes only, and invokes only trace ingestion (not its own function)", () => {
     const s3 = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("s3:")));
-    expect(s3.flatMap((s) => s.Resource)).toEqual([`${scope.bucketArn}/checkpoints/t-1%23d-1/*`]);
+    expect(s3.flatMap((s) => s.Resource)).toEqual([
+      `${scope.bucketArn}/checkpoints/t-1%23d-1/*`,
+      `${scope.artifactBucketArn}/runtimes/t-1/d-1/*`,
+    ]);
     const invoke = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("lambda:")));
     expect(invoke.flatMap((s) => s.Action)).toEqual(["lambda:InvokeFunction"]);
     expect(invoke.flatMap((s) => s.Resource)).toEqual([scope.traceFunctionArn]);
@@ -154,5 +158,26 @@ describe("a runtime role's permissions boundary (issue 26, finding 4)", () => {
           k,
         ).toBe(true);
     }
+  });
+});
+
+describe("a runtime's sealed environment (issue 26, finding 4)", () => {
+  it("the runtime may read its own sealed environment object and no other deployment's", () => {
+    const st = policy.Statement.find((s) => s.Sid === "OwnSealedEnvironment")!;
+    expect(st.Action).toEqual(["s3:GetObject"]);
+    expect(st.Resource).toEqual(["arn:aws:s3:::agent-platform-artifacts/runtimes/t-1/d-1/*"]);
+  });
+
+  it("the runtime may decrypt with the secrets key only for its own workspace, deployment and environment", () => {
+    const kms = policy.Statement.filter((s) => s.Resource.includes(scope.secretsKeyArn));
+    expect(kms).toHaveLength(1);
+    expect(kms[0].Action).toEqual(["kms:Decrypt"]);
+    expect(kms[0].Condition).toEqual({
+      StringLike: {
+        "kms:EncryptionContext:tenant_id": "t-1",
+        "kms:EncryptionContext:deployment_id": "d-1",
+        "kms:EncryptionContext:purpose": "runtime-env",
+      },
+    });
   });
 });

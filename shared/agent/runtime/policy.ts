@@ -10,8 +10,9 @@ import { s3ThreadPrefix } from "../checkpoint-keys.ts";
 //   nothing of the control plane, exports or API keys (their keys start otherwise); and it may not write the
 //   keys of the platform's indexes on the main table (GSI1): a lookup through them would return its item;
 // - S3: its checkpoint blobs under `checkpoints/<tenant>%23<deployment>/` of the platform bucket;
-// - KMS: the data key only as DynamoDB and S3 use it on its behalf (kms:ViaService), so it cannot decrypt a
-//   sealed secret itself; its own secrets reach it as its function's environment, encrypted at rest by Lambda;
+// - KMS: the data key only as DynamoDB and S3 use it on its behalf (kms:ViaService); the secrets key only to open
+//   its own sealed environment (runtime/sealed-env.ts: the object under runtimes/<tenant>/<deployment>/ of the
+//   artifact bucket, and a Decrypt whose context names its workspace and deployment), no other secret;
 // - Lambda: invoke the platform's trace ingestion function only, which takes its traces into its tracing project
 //   only; not its own function (only the platform starts its runs' invocations, drain-asks.ts: its code cannot
 //   fan out invocations of itself);
@@ -27,6 +28,10 @@ export interface RuntimeScope {
   bucketArn: string;
   /** ARN of the KMS key that encrypts the tables and the bucket. */
   keyArn: string;
+  /** ARN of the artifact bucket: the runtime's sealed environment (runtimes/<tenant>/<deployment>/). */
+  artifactBucketArn: string;
+  /** ARN of the secrets key, which sealed the runtime's environment. */
+  secretsKeyArn: string;
   /** ARN of the AgentTraceIngest function. */
   traceFunctionArn: string;
 }
@@ -121,6 +126,26 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
         Condition: {
           StringEquals: {
             "kms:ViaService": [`dynamodb.${s.region}.amazonaws.com`, `s3.${s.region}.amazonaws.com`],
+          },
+        },
+      },
+      {
+        Sid: "OwnSealedEnvironment",
+        Effect: "Allow",
+        Action: ["s3:GetObject"],
+        Resource: [`${s.artifactBucketArn}/runtimes/${s.tenant_id}/${s.deployment_id}/*`],
+      },
+      {
+        // Its own environment only: the context names its workspace, its deployment and the purpose.
+        Sid: "OwnSecrets",
+        Effect: "Allow",
+        Action: ["kms:Decrypt"],
+        Resource: [s.secretsKeyArn],
+        Condition: {
+          StringLike: {
+            "kms:EncryptionContext:tenant_id": s.tenant_id,
+            "kms:EncryptionContext:deployment_id": s.deployment_id,
+            "kms:EncryptionContext:purpose": "runtime-env",
           },
         },
       },
