@@ -1,4 +1,8 @@
-import { validateIdentityPolicy } from "@cloud-copilot/iam-policy";
+import {
+  createValidatedPolicy,
+  validateIdentityPolicy,
+  validateResourcePolicy,
+} from "@cloud-copilot/iam-policy";
 import { runUnsafeSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
 import type { Authorization } from "./refusal.ts";
@@ -62,6 +66,34 @@ export function firstDenial(
   return undefined;
 }
 
+/**
+ * A KMS key's own policy, which KMS requires besides the caller's: the default one (CDK's and the console's too),
+ * delegating to the account's IAM policies.
+ */
+const keyPolicies = new Map<string, unknown>();
+const keyPolicy = (account: string) => {
+  if (!keyPolicies.has(account))
+    keyPolicies.set(
+      account,
+      createValidatedPolicy(
+        {
+          Version: "2012-10-17",
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { AWS: `arn:aws:iam::${account}:root` },
+              Action: "kms:*",
+              Resource: "*",
+            },
+          ],
+        },
+        validateResourcePolicy,
+        { name: "default-key-policy" },
+      ),
+    );
+  return keyPolicies.get(account);
+};
+
 function evaluate(
   principalArn: string,
   account: string,
@@ -77,6 +109,7 @@ function evaluate(
         contextVariables: authorization.context,
       },
       identityPolicies: [{ name: "runtime", policy }],
+      ...(authorization.action.startsWith("kms:") ? { resourcePolicy: keyPolicy(account) } : {}),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },

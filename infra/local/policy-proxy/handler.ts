@@ -18,9 +18,10 @@ import {
   signer,
 } from "./sigv4.ts";
 
-// The local cloud's AWS policy proxy: a runtime's DynamoDB and S3 calls, signed with credentials minted for it,
-// are checked against its role's policy (the document the deploy step gives its role in AWS) and forwarded to
-// DynamoDB Local or s3rver when allowed, answered as AWS answers when not.
+// The local cloud's AWS policy proxy: a runtime's DynamoDB and S3 calls (and KMS Decrypt, which opens its sealed
+// environment), signed with credentials minted for it, are checked against its role's policy (the document the
+// deploy step gives its role in AWS) and forwarded to DynamoDB Local, s3rver or the local KMS when allowed,
+// answered as AWS answers when not.
 
 export interface ProxyPrincipal {
   accessKeyId: string;
@@ -32,7 +33,9 @@ export interface ProxyPrincipal {
 
 export interface PolicyProxyOptions {
   principal(accessKeyId: string): ProxyPrincipal | undefined;
-  upstream: { dynamodb: string; s3: string };
+  upstream: { dynamodb: string; s3: string; kms?: string };
+  /** The key a KMS Decrypt is authorized against (the local KMS's blobs name none): the secrets key's ARN. */
+  kmsKeyArn?: string;
   region: string;
   /** The account in the local cloud's ARNs. */
   account?: string;
@@ -42,6 +45,8 @@ export interface PolicyProxyOptions {
 
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
 const MAX_DYNAMO_BODY = 16 * 1024 * 1024;
+/** A KMS Decrypt body: a ciphertext of at most 6 KiB and its context, base64 and JSON. */
+const MAX_KMS_BODY = 64 * 1024;
 /** A DeleteObjects body: at most 1000 keys of 1 KiB, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
@@ -80,6 +85,7 @@ export function createPolicyProxy(
   };
   const upstreamS3 = new URL(opts.upstream.s3);
   const upstreamDynamo = new URL(opts.upstream.dynamodb);
+  const upstreamKms = opts.upstream.kms ? new URL(opts.upstream.kms) : undefined;
 
   async function authenticate(
     req: IncomingMessage,
@@ -170,6 +176,31 @@ export function createPolicyProxy(
     forward(req, res, upstreamS3, signed.headers, body);
   }
 
+  /** KMS Decrypt only: authorized as kms:Decrypt on the secrets key with the request's encryption context. */
+  async function kms(req: IncomingMessage, res: ServerResponse, cred: Credential) {
+    const body = await readLimited(req, MAX_KMS_BODY);
+    const who = await authenticate(req, cred, sha256Hex(body));
+    if (req.headers["x-amz-target"] !== "TrentService.Decrypt" || !upstreamKms || !opts.kmsKeyArn)
+      throw new Refused("AccessDeniedException", "The local cloud's proxy serves KMS Decrypt only.", 403);
+    let input: { EncryptionContext?: Record<string, unknown> };
+    try {
+      input = JSON.parse(body.toString("utf8"));
+    } catch {
+      throw new Refused("SerializationException", "The request body is not valid JSON.");
+    }
+    const context: Record<string, string> = {};
+    for (const [k, v] of Object.entries(input?.EncryptionContext ?? {}))
+      if (typeof v === "string") context[`kms:EncryptionContext:${k}`] = v;
+    authorize(who, [{ action: "kms:Decrypt", resource: opts.kmsKeyArn, context }]);
+    const checked = Buffer.from(JSON.stringify(input));
+    const headers = {
+      ...passed(req, ["transfer-encoding"]),
+      host: upstreamKms.host,
+      "content-length": String(checked.length),
+    };
+    forward(req, res, upstreamKms, headers, checked);
+  }
+
   function forward(
     req: IncomingMessage,
     res: ServerResponse,
@@ -198,10 +229,10 @@ export function createPolicyProxy(
     let service: Service = req.headers["x-amz-target"] ? "dynamodb" : "s3";
     (async () => {
       const cred = parseAuthorization(req.headers.authorization);
-      if (cred.service !== "dynamodb" && cred.service !== "s3")
+      if (cred.service !== "dynamodb" && cred.service !== "s3" && cred.service !== "kms")
         throw new Refused(
           "AccessDenied",
-          `The local cloud's proxy serves DynamoDB and S3, not ${cred.service}.`,
+          `The local cloud's proxy serves DynamoDB, S3 and KMS Decrypt, not ${cred.service}.`,
           403,
         );
       service = cred.service;
@@ -211,7 +242,11 @@ export function createPolicyProxy(
           `The credential scope's region must be ${opts.region}.`,
           400,
         );
-      await (service === "dynamodb" ? dynamodb(req, res, cred) : s3(req, res, cred));
+      await (service === "dynamodb"
+        ? dynamodb(req, res, cred)
+        : service === "kms"
+          ? kms(req, res, cred)
+          : s3(req, res, cred));
     })().catch((err) => {
       req.resume();
       if (err instanceof Refused) return sendRefusal(res, service, err);

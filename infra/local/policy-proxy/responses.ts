@@ -6,7 +6,7 @@ import { Refused } from "./refusal.ts";
 // Refusals answered as each service does: DynamoDB's JSON error (always 400, 413 for a body too large) and S3's
 // XML <Error>, so the SDK raises the same named errors as against AWS.
 
-export type Service = "dynamodb" | "s3";
+export type Service = "dynamodb" | "s3" | "kms";
 
 const CORAL = "com.amazon.coral.service#";
 const DYNAMO = "com.amazonaws.dynamodb.v20120810#";
@@ -42,7 +42,8 @@ const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
 export function sendRefusal(res: ServerResponse, service: Service, err: Refused): void {
   const requestId = randomUUID();
   if (res.headersSent) return void res.destroy();
-  if (service === "dynamodb") {
+  // KMS speaks the same JSON protocol as DynamoDB: the SDK reads the error's name after the "#".
+  if (service !== "s3") {
     const known = DYNAMO_ERRORS[err.code] ?? { type: `${CORAL}${err.code}` };
     const body = JSON.stringify({ __type: known.type, message: known.message ?? err.message });
     res.writeHead(err.code === "RequestEntityTooLarge" ? 413 : 400, {
