@@ -5,6 +5,7 @@ import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
 import { firstDenial } from "./evaluate.ts";
+import { kmsAuthorization } from "./kms-request.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
 import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
@@ -180,19 +181,15 @@ export function createPolicyProxy(
   async function kms(req: IncomingMessage, res: ServerResponse, cred: Credential) {
     const body = await readLimited(req, MAX_KMS_BODY);
     const who = await authenticate(req, cred, sha256Hex(body));
-    if (req.headers["x-amz-target"] !== "TrentService.Decrypt" || !upstreamKms || !opts.kmsKeyArn)
-      throw new Refused("AccessDeniedException", "The local cloud's proxy serves KMS Decrypt only.", 403);
-    let input: { EncryptionContext?: Record<string, unknown> };
-    try {
-      input = JSON.parse(body.toString("utf8"));
-    } catch {
-      throw new Refused("SerializationException", "The request body is not valid JSON.");
-    }
-    const context: Record<string, string> = {};
-    for (const [k, v] of Object.entries(input?.EncryptionContext ?? {}))
-      if (typeof v === "string") context[`kms:EncryptionContext:${k}`] = v;
-    authorize(who, [{ action: "kms:Decrypt", resource: opts.kmsKeyArn, context }]);
-    const checked = Buffer.from(JSON.stringify(input));
+    if (!upstreamKms || !opts.kmsKeyArn)
+      throw new Refused("AccessDeniedException", "The local cloud's proxy serves no KMS here.", 403);
+    const { authorization, checked: text } = kmsAuthorization(
+      req.headers["x-amz-target"],
+      body.toString("utf8"),
+      opts.kmsKeyArn,
+    );
+    authorize(who, [authorization]);
+    const checked = Buffer.from(text);
     const headers = {
       ...passed(req, ["transfer-encoding"]),
       host: upstreamKms.host,
