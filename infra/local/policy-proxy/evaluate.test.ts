@@ -1,4 +1,3 @@
-import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { describe, expect, it } from "vitest";
 import {
   type PolicyDocument,
