@@ -81,6 +81,20 @@ describe("the deploy role (a role of its own for what creates runtime roles and 
     }
   });
 
+  it("is how the control plane and the sweeper remove a deleted deployment's runtime: they may invoke RuntimeRemove", () => {
+    const invokes = (statements: any[]) =>
+      json(
+        statements.filter((st) => actionsOf(st).includes("lambda:InvokeFunction")).map((st) => st.Resource),
+      );
+    const control = Object.values(
+      Template.fromStack(s.api.groups.get("control")!).findResources("AWS::IAM::Policy"),
+    ).flatMap((p) => p.Properties.PolicyDocument.Statement);
+    expect(invokes(control)).toContain("agent-platform-RuntimeRemove");
+    const tasksRole = statementsOfRole(s.workflows, roleOfTask("RevisionSweeper"));
+    expect(invokes(tasksRole)).toContain("agent-platform-RuntimeRemove");
+    expect(invokes(tasksRole)).toContain("agent-platform-PurgeDeploymentData");
+  });
+
   it("may create a role, or put a policy on one, only with the runtime boundary on it", () => {
     const st = statementsOfRole(s.workflows, roleOfTask("RevisionDeploy"));
     const boundary = { Ref: boundaryId() };
