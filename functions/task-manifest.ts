@@ -30,6 +30,13 @@ export interface TaskFunction {
    * prefixes of the platform bucket (and read the stream of ttlDeletes).
    */
   bucketCleanup?: string[];
+  /**
+   * Runs under the deploy role, the only role that may create, change or delete runtime functions and roles
+   * (each role it creates carries the runtime boundary); no other task's role holds any of that.
+   */
+  deployRole?: boolean;
+  /** Other tasks invoke it (a sweeper resuming a purge): the tasks' shared role may invoke it. */
+  invokedByTasks?: boolean;
 }
 
 export const tasks: TaskFunction[] = [
@@ -46,6 +53,16 @@ export const tasks: TaskFunction[] = [
     handler: "tasks/purge-deployment-data",
     timeoutSeconds: 900,
     invokedBy: ["control"],
+    invokedByTasks: true,
+  },
+  // Deleting a deployment deletes its runtime function and role in AWS (invoked and awaited by the purge).
+  {
+    name: "RuntimeRemove",
+    handler: "tasks/runtime-remove",
+    timeoutSeconds: 120,
+    invokedBy: ["control"],
+    invokedByTasks: true,
+    deployRole: true,
   },
   // Retention: DynamoDB TTL deletes runs past their tier's age; this deletes their S3 payloads (and the objects
   // of expired attachment records whose run is gone).
@@ -97,7 +114,13 @@ export const tasks: TaskFunction[] = [
     timeoutSeconds: 300,
     memoryMb: 2048,
   },
-  { name: "RevisionDeploy", handler: "tasks/revision-deploy", timeoutSeconds: 600, memoryMb: 1024 },
+  {
+    name: "RevisionDeploy",
+    handler: "tasks/revision-deploy",
+    timeoutSeconds: 600,
+    memoryMb: 1024,
+    deployRole: true,
+  },
   { name: "RevisionFailed", handler: "tasks/revision-failed", timeoutSeconds: 60 },
   { name: "RevisionSweeper", handler: "tasks/revision-sweeper", timeoutSeconds: 300, onLocalStart: true },
   {

@@ -179,8 +179,16 @@ export const config = {
   get platformSocket() {
     return env("PLATFORM_SOCKET");
   },
+  /** The region local ARNs are built in (the local cloud sets AWS_REGION); not what AWS clients are given. */
   get region() {
     return env("AWS_REGION") ?? "us-east-1";
+  },
+  /**
+   * The region AWS clients are given: AWS_REGION when set (sealed or not), else undefined, so the SDK resolves it
+   * itself (the profile's region in ~/.aws/config) as the CDK CLI does, instead of a pinned default.
+   */
+  get clientRegion(): string | undefined {
+    return env("AWS_REGION");
   },
   /** True when running on the local cloud (npm start / tests): relaxes SSRF rules for loopback endpoints. */
   get localMode() {
@@ -192,10 +200,21 @@ export const config = {
   get kmsKeyId() {
     return env("KMS_KEY_ID") ?? "alias/agent-platform";
   },
+  /** The key secrets are sealed under: a key of its own, apart from the data key of tables and buckets. */
+  get secretsKeyId() {
+    return env("SECRETS_KEY_ID") ?? "alias/agent-platform-secrets";
+  },
   get defaultBucket() {
     return env("PLATFORM_BUCKET") ?? "agent-platform";
   },
-  /** Where revision artifacts and agent state's large parts live (the platform bucket unless set apart). */
+  /**
+   * Where agent state's large parts (checkpoint blobs) live: the platform bucket, the one bucket every platform
+   * function and every deployment's runtime is told of (PLATFORM_BUCKET) and the runtime role's scope names.
+   */
+  get checkpointBucket() {
+    return config.defaultBucket;
+  },
+  /** Where revision artifacts, build exchange objects and deploy logs live (the platform bucket unless set apart). */
   get artifactBucket() {
     return env("ARTIFACT_BUCKET") ?? config.defaultBucket;
   },
@@ -357,6 +376,10 @@ export const config = {
     },
     get runtimeToken() {
       return env("AGENT_RUNTIME_TOKEN");
+    },
+    /** In a deployment's runtime function: where its sealed environment is (JSON {bucket, key}). */
+    get runtimeSecrets() {
+      return env("AGENT_RUNTIME_SECRETS");
     },
     /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
     get runtimeReservedConcurrency() {

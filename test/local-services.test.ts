@@ -15,7 +15,8 @@ import { LocalScheduler } from "../infra/local/scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "../infra/local/sfn.ts";
 import { seal, unseal } from "../shared/crypto/envelope.ts";
 import "./helpers/cloud.ts";
-import { mkdtempSync } from "node:fs";
+import { createCipheriv, randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -72,11 +73,48 @@ describe("local key service", () => {
     expect(Buffer.from(back.Plaintext!).equals(Buffer.from(dk.Plaintext!))).toBe(true);
   });
 
+  it("binds a data key to its encryption context as KMS does: Decrypt with another context, or none, fails", async () => {
+    const client = new KMSClient(cfg());
+    const EncryptionContext = { tenant_id: "t1", record: "r1" };
+    const dk = await client.send(
+      new GenerateDataKeyCommand({ KeyId: "alias/x", KeySpec: "AES_256", EncryptionContext }),
+    );
+    const back = await client.send(
+      // The same pairs in another order are the same context.
+      new DecryptCommand({
+        CiphertextBlob: dk.CiphertextBlob,
+        EncryptionContext: { record: "r1", tenant_id: "t1" },
+      }),
+    );
+    expect(Buffer.from(back.Plaintext!).equals(Buffer.from(dk.Plaintext!))).toBe(true);
+    const others: (Record<string, string> | undefined)[] = [
+      { tenant_id: "t2", record: "r1" },
+      { tenant_id: "t1" },
+      undefined,
+    ];
+    for (const other of others)
+      await expect(
+        client.send(new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob, EncryptionContext: other })),
+      ).rejects.toMatchObject({ name: "InvalidCiphertextException" });
+  });
+
+  it("still opens a data key wrapped before contexts were bound (an existing DATA_DIR)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kms-"));
+    const kms = new LocalKms(dir);
+    const key = randomBytes(32);
+    // The format of before: IV, tag, body, with no context in the AAD.
+    const iv = randomBytes(12);
+    const c = createCipheriv("aes-256-gcm", readFileSync(join(dir, "kms-master.key")), iv);
+    const body = Buffer.concat([c.update(key), c.final()]);
+    const legacy = Buffer.concat([iv, c.getAuthTag(), body]);
+    expect(kms.decrypt(legacy, { tenant_id: "t1" }).equals(key)).toBe(true);
+  });
+
   it("envelope-seals a secret that only its own context opens", async () => {
-    const sealed = await seal("hunter2", { tenant: "t1", record: "r1" });
+    const sealed = await seal("hunter2", { tenant_id: "t1", record: "r1" });
     expect(JSON.stringify(sealed)).not.toContain("hunter2");
-    expect(await unseal(sealed, { tenant: "t1", record: "r1" })).toBe("hunter2");
-    await expect(unseal(sealed, { tenant: "t2", record: "r1" })).rejects.toThrow();
+    expect(await unseal(sealed, { tenant_id: "t1", record: "r1" })).toBe("hunter2");
+    await expect(unseal(sealed, { tenant_id: "t2", record: "r1" })).rejects.toThrow();
   });
 });
 

@@ -3,6 +3,7 @@ import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/cust
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
+import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { drainThread } from "../../shared/agent/worker.ts";
 import { lambda } from "../../shared/aws/clients.ts";
@@ -25,6 +26,13 @@ type Streamify = (fn: (event: RuntimeEvent, stream: ResponseStream) => Promise<v
 
 const settings = JSON.parse(config.agent.runtimeConfig ?? "{}") as Omit<RuntimeConfig, "artifact_dir">;
 const token = config.agent.runtimeToken ?? "";
+// Its own environment (secrets, langgraph.json env) is opened before any graph is imported: graphs read it there.
+const sealedEnv = config.agent.runtimeSecrets;
+if (sealedEnv)
+  Object.assign(
+    process.env,
+    await openRuntimeEnv(JSON.parse(sealedEnv), settings.tenant_id, settings.deployment_id),
+  );
 
 /** Traces go to the platform's AgentTraceIngest function, which files them under this deployment's project. */
 async function sendTraces(

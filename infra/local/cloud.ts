@@ -220,7 +220,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
     const runtimes = new LocalRuntimes({
       dataDir,
-      upstream: () => ({ dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint, s3: s3.endpoint }),
+      upstream: () => ({
+        dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint,
+        s3: s3.endpoint,
+        emulator: emulator.url,
+      }),
     });
     setRuntimeHost(runtimes);
     runtimes.announce();

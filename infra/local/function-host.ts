@@ -287,9 +287,7 @@ export class LocalFunction {
 }
 
 /** A streamed answer's metadata (status, headers) and its body, split where Lambda's prelude ends. */
-export async function splitPrelude(
-  bytes: AsyncIterable<Buffer>,
-): Promise<{
+export async function splitPrelude(bytes: AsyncIterable<Buffer>): Promise<{
   prelude?: { statusCode?: number; headers?: Record<string, string> };
   body: AsyncIterable<Buffer>;
 }> {

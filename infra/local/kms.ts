@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-// The local key service: one master key in DATA_DIR wraps data keys with AES-256-GCM, as KMS would.
+// The local key service: one master key in DATA_DIR wraps data keys with AES-256-GCM, as KMS would. As KMS, it
+// binds each ciphertext to its encryption context (the GCM AAD): a Decrypt with another context fails.
 
 /** A KMS JSON request's body: the members of the actions emulated (each reads its own; blobs in base64). */
 export interface KmsRequest {
@@ -10,12 +11,22 @@ export interface KmsRequest {
   KeySpec?: string;
   Plaintext?: string;
   CiphertextBlob?: string;
+  EncryptionContext?: Record<string, string>;
 }
 function required(value: string | undefined, member: string): string {
   if (value === undefined)
     throw Object.assign(new Error(`${member} is required`), { code: "ValidationException" });
   return value;
 }
+/** Blobs that carry their context in the AAD start with this; older ones (no context) are still read. */
+const CONTEXT_BOUND = Buffer.from("LK2");
+/** An encryption context as KMS compares it: the same pairs in any order. */
+const contextAad = (context: Record<string, string> = {}) =>
+  Buffer.from(JSON.stringify(Object.entries(context).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+const invalid = () =>
+  Object.assign(new Error("The ciphertext or its encryption context is not valid"), {
+    code: "InvalidCiphertextException",
+  });
 
 export class LocalKms {
   private readonly master: Buffer;
@@ -24,14 +35,29 @@ export class LocalKms {
     if (!existsSync(file)) writeFileSync(file, randomBytes(32), { mode: 0o600 });
     this.master = readFileSync(file);
   }
-  encrypt(plaintext: Buffer): Buffer {
+  encrypt(plaintext: Buffer, context?: Record<string, string>): Buffer {
     const iv = randomBytes(12);
     const c = createCipheriv("aes-256-gcm", this.master, iv);
+    c.setAAD(contextAad(context));
     const body = Buffer.concat([c.update(plaintext), c.final()]);
-    return Buffer.concat([iv, c.getAuthTag(), body]);
+    return Buffer.concat([CONTEXT_BOUND, iv, c.getAuthTag(), body]);
   }
-  decrypt(blob: Buffer): Buffer {
+  decrypt(blob: Buffer, context?: Record<string, string>): Buffer {
+    if (blob.subarray(0, CONTEXT_BOUND.length).equals(CONTEXT_BOUND))
+      try {
+        return this.open(blob.subarray(CONTEXT_BOUND.length), contextAad(context));
+      } catch {
+        // A blob of before contexts whose IV happens to start with the marker: read as such below.
+      }
+    try {
+      return this.open(blob);
+    } catch {
+      throw invalid();
+    }
+  }
+  private open(blob: Buffer, aad?: Buffer): Buffer {
     const d = createDecipheriv("aes-256-gcm", this.master, blob.subarray(0, 12));
+    if (aad) d.setAAD(aad);
     d.setAuthTag(blob.subarray(12, 28));
     return Buffer.concat([d.update(blob.subarray(28)), d.final()]);
   }
@@ -45,7 +71,7 @@ export class LocalKms {
         return {
           KeyId,
           Plaintext: plain.toString("base64"),
-          CiphertextBlob: this.encrypt(plain).toString("base64"),
+          CiphertextBlob: this.encrypt(plain, input.EncryptionContext).toString("base64"),
         };
       }
       case "Encrypt":
@@ -53,6 +79,7 @@ export class LocalKms {
           KeyId,
           CiphertextBlob: this.encrypt(
             Buffer.from(required(input.Plaintext, "Plaintext"), "base64"),
+            input.EncryptionContext,
           ).toString("base64"),
         };
       case "Decrypt":
@@ -60,6 +87,7 @@ export class LocalKms {
           KeyId,
           Plaintext: this.decrypt(
             Buffer.from(required(input.CiphertextBlob, "CiphertextBlob"), "base64"),
+            input.EncryptionContext,
           ).toString("base64"),
         };
       default:

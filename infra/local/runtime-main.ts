@@ -7,6 +7,7 @@ import { flushRunTraces } from "../../shared/agent/run-tracing.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
+import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { setWebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
@@ -87,6 +88,13 @@ async function main() {
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
   });
+  // Its own environment (secrets, langgraph.json env), opened before any graph is imported, as in AWS.
+  const sealedEnv = config.agent.runtimeSecrets;
+  if (sealedEnv)
+    Object.assign(
+      process.env,
+      await openRuntimeEnv(JSON.parse(sealedEnv), start.runtime.tenant_id, start.runtime.deployment_id),
+    );
   const d = startRuntime(start.runtime, sendTraces);
   // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.

@@ -19,6 +19,7 @@ import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
 import { DRAIN_HEADER, DrainAsks, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
+import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
@@ -47,6 +48,7 @@ import { BodyTooLarge, callSocket, readBody, StartupError } from "./http-util.ts
 import {
   createPolicyProxy,
   LOCAL_ACCOUNT,
+  localKmsKeys,
   localRuntimeScope,
   mintRuntimeCredentials,
 } from "./policy-proxy/index.ts";
@@ -121,6 +123,7 @@ const PASSED_SETTINGS = [
 const SANDBOX_AWS_ENDPOINTS = {
   AWS_ENDPOINT_URL_DYNAMODB: "http://dynamodb.platform.sandbox",
   AWS_ENDPOINT_URL_S3: "http://s3.platform.sandbox",
+  AWS_ENDPOINT_URL_KMS: "http://kms.platform.sandbox",
 };
 
 /** Below this heap a runtime cannot load its bundle and graphs (192 MB did not start one). */
@@ -144,8 +147,8 @@ export class LocalRuntimes implements RuntimeHost {
   constructor(
     private readonly opts: {
       dataDir: string;
-      /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver). */
-      upstream: () => { dynamodb: string; s3: string };
+      /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver, the local KMS). */
+      upstream: () => { dynamodb: string; s3: string; emulator?: string };
     },
   ) {}
 
@@ -251,16 +254,25 @@ export class LocalRuntimes implements RuntimeHost {
     // Its AWS calls are signed with credentials made for it alone and checked against the very policy its role
     // has in AWS (shared/agent/runtime/policy.ts) before they reach DynamoDB Local or s3rver.
     const credentials = mintRuntimeCredentials();
+    const scope = localRuntimeScope(spec.config.tenant_id, deployment_id);
     const principal = {
       ...credentials,
       arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${runtimeFunctionName(deployment_id)}/${deployment_id}`,
-      policy: runtimePolicy(localRuntimeScope(spec.config.tenant_id, deployment_id)),
+      policy: runtimePolicy(scope),
     };
+    // Its own environment goes the AWS way: sealed for its deployment, opened by it at start through the proxy.
+    const sealedEnv = await sealRuntimeEnv(
+      spec.config.tenant_id,
+      deployment_id,
+      spec.config.revision_id,
+      spec.env,
+    );
     r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
       aws: createPolicyProxy({
         principal: (id) => (id === principal.accessKeyId ? principal : undefined),
         upstream: this.opts.upstream(),
         region: config.region,
+        kms: localKmsKeys(),
       }),
       traces: (req, res) => this.ingestTraces(r, req, res),
       webhook: (req, res) => this.runWebhook(r, req, res),
@@ -269,13 +281,13 @@ export class LocalRuntimes implements RuntimeHost {
     const settings: Record<string, string> = {
       ...SANDBOX_AWS_ENDPOINTS,
       PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
+      AGENT_RUNTIME_SECRETS: JSON.stringify(sealedEnv),
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     };
     for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
     const env: Record<string, string> = {
-      ...spec.env,
-      NODE_ENV: spec.env.NODE_ENV ?? "production",
+      NODE_ENV: "production",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };
     // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.

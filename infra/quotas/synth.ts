@@ -38,8 +38,5 @@ export function assemblyQuotaRows(dir: string): QuotaRow[] {
 /** Every quota check of the app: what `npm run aws:preflight` prints. */
 export async function allQuotaRows(): Promise<QuotaRow[]> {
   const dir = await synthAccountless();
-  return [
-    ...assemblyQuotaRows(dir),
-    ...bundleQuotaRows(),
-  ];
+  return [...assemblyQuotaRows(dir), ...bundleQuotaRows()];
 }

@@ -1,10 +1,15 @@
 import { join } from "node:path";
 import { ArnFormat, Stack } from "aws-cdk-lib";
-import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Effect, type IGrantable, ManagedPolicy, PolicyDocument, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { Construct, IConstruct } from "constructs";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
-import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
+import {
+  type PlatformRuntimeScope,
+  RUNTIME_ROLE_PATH,
+  runtimeBoundary,
+  runtimeFunctionName,
+} from "../../shared/agent/runtime/policy.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { bundleOf, dirBytes } from "../build/function-bundles.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -52,27 +57,64 @@ const rolesArn = (scope: Construct) =>
 export const traceFunctionArn = (scope: Construct) =>
   arn(scope, "lambda", "function", `${TASK_FUNCTION_PREFIX}${TRACE_TASK}`);
 
-/** PLATFORM_RUNTIME_SCOPE: what the deploy step writes into each runtime role's policy (runtime/policy.ts). */
-export function runtimeEnvironment(scope: Construct, data: DataStack): Record<string, string> {
+/** The account's runtime scope (runtime/policy.ts) with this app's ARNs, as seen from `scope`'s stack. */
+function platformRuntimeScope(scope: Construct, data: DataStack): PlatformRuntimeScope {
   const stack = Stack.of(scope);
   const refs = data.importInto(scope);
   return {
-    PLATFORM_RUNTIME_SCOPE: stack.toJsonString({
-      partition: stack.partition,
-      region: stack.region,
-      account: stack.account,
-      tables: { main: refs.tables.main.tableArn, checkpoints: refs.tables.checkpoints.tableArn },
-      bucketArn: refs.bucket.bucketArn,
-      keyArn: refs.key.keyArn,
-      traceFunctionArn: traceFunctionArn(scope),
+    partition: stack.partition,
+    region: stack.region,
+    account: stack.account,
+    tables: { main: refs.tables.main.tableArn, checkpoints: refs.tables.checkpoints.tableArn },
+    bucketArn: refs.bucket.bucketArn,
+    keyArn: refs.key.keyArn,
+    artifactBucketArn: refs.artifacts.bucketArn,
+    secretsKeyArn: refs.secretsKey.keyArn,
+    traceFunctionArn: traceFunctionArn(scope),
+  };
+}
+
+/**
+ * The permissions boundary every runtime role carries (the deploy role may create none without it): the runtime
+ * policy of any deployment, from the same generator as each role's own policy.
+ */
+export function runtimeBoundaryPolicy(scope: Construct, data: DataStack): ManagedPolicy {
+  const doc = runtimeBoundary(platformRuntimeScope(scope, data));
+  const policy = new ManagedPolicy(scope, "AgentRuntimeBoundary", {
+    description: "Agent platform: the most any deployment's runtime role may do (its permissions boundary)",
+    document: PolicyDocument.fromJson(doc),
+  });
+  for (const r of new Set(doc.Statement.flatMap((st) => st.Resource)))
+    if (r.includes("*"))
+      acknowledgeResource(
+        policy,
+        r,
+        "A boundary covers every deployment's runtime: each role's own policy narrows it to its deployment.",
+      );
+  return policy;
+}
+
+/** PLATFORM_RUNTIME_SCOPE: what the deploy step writes into each runtime role's policy (runtime/policy.ts). */
+export function runtimeEnvironment(
+  scope: Construct,
+  data: DataStack,
+  boundaryArn?: string,
+): Record<string, string> {
+  return {
+    PLATFORM_RUNTIME_SCOPE: Stack.of(scope).toJsonString({
+      ...platformRuntimeScope(scope, data),
+      ...(boundaryArn ? { boundaryArn } : {}),
     }),
     AGENT_TRACE_FUNCTION: traceFunctionArn(scope),
   };
 }
 
 export interface RuntimeGrants {
-  /** Create and update functions and roles, publish versions (the deploy step). */
-  deploy?: boolean;
+  /**
+   * Create and update functions and roles, publish versions (the deploy step): only roles that carry this
+   * permissions boundary, which no grant lets it remove or change.
+   */
+  deploy?: { boundaryArn: string };
   /** Invoke (the router: requests and the drains they ask for; the run sweeper's kicks; the deploy step's health check). */
   invoke?: boolean;
   /** Delete functions and roles (deleting a deployment). */
@@ -85,8 +127,12 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
   const fns = functionsArn(scope);
   const roles = rolesArn(scope);
   const principal = grantee.grantPrincipal;
-  const add = (actions: string[], resources: string[], conditions?: Record<string, unknown>) =>
-    principal.addToPrincipalPolicy(new PolicyStatement({ actions, resources, conditions }));
+  const add = (
+    actions: string[],
+    resources: string[],
+    conditions?: Record<string, unknown>,
+    effect = Effect.ALLOW,
+  ) => principal.addToPrincipalPolicy(new PolicyStatement({ actions, resources, conditions, effect }));
   const lambdaActions = [
     ...(g.invoke ? ["lambda:InvokeFunction"] : []),
     ...(g.deploy
@@ -104,15 +150,37 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
     ...(g.remove && !g.deploy ? ["lambda:DeleteFunction"] : []),
   ];
   if (lambdaActions.length) add(lambdaActions, [fns, `${fns}:*`]);
-  const iamActions = [
-    ...(g.deploy ? ["iam:GetRole", "iam:CreateRole", "iam:PutRolePolicy"] : []),
-    ...(g.remove ? ["iam:DeleteRolePolicy", "iam:DeleteRole"] : []),
-  ];
-  if (iamActions.length) add(iamActions, [roles]);
+  if (g.deploy || g.remove) add(["iam:GetRole", ...(g.remove ? ["iam:DeleteRole"] : [])], [roles]);
   if (g.deploy) {
+    const boundary = g.deploy.boundaryArn;
+    // Every role it creates, and every policy it puts on one, requires the runtime boundary on that role.
+    add(
+      ["iam:CreateRole", "iam:PutRolePolicy", "iam:DeleteRolePolicy", "iam:PutRolePermissionsBoundary"],
+      [roles],
+      { StringEquals: { "iam:PermissionsBoundary": boundary } },
+    );
+    // The boundary stays: neither removed from a role, nor replaced by another, nor edited or deleted.
+    add(["iam:DeleteRolePermissionsBoundary"], ["*"], undefined, Effect.DENY);
+    add(
+      ["iam:PutRolePermissionsBoundary"],
+      ["*"],
+      { StringNotEquals: { "iam:PermissionsBoundary": boundary } },
+      Effect.DENY,
+    );
+    add(
+      [
+        "iam:CreatePolicyVersion",
+        "iam:DeletePolicy",
+        "iam:DeletePolicyVersion",
+        "iam:SetDefaultPolicyVersion",
+      ],
+      [boundary],
+      undefined,
+      Effect.DENY,
+    );
     add(["iam:PassRole"], [roles], { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } });
     if (g.layerArn) add(["lambda:GetLayerVersion"], [g.layerArn]);
-  }
+  } else if (g.remove) add(["iam:DeleteRolePolicy"], [roles]);
   for (const r of [fns, `${fns}:*`, roles])
     acknowledgeResource(
       grantee,

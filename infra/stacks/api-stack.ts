@@ -56,6 +56,11 @@ export const AGENT_STAGE = "live";
 const RUNTIME_GROUPS: ReadonlySet<Group> = new Set(["agent", "control"]);
 /** Groups whose handlers start workflows and manage schedules. */
 const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
+/**
+ * Groups whose handlers seal or unseal secrets (deployments' secrets, integration and OAuth tokens: control;
+ * destinations' credentials: export): the only groups granted the secrets key.
+ */
+export const SECRETS_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
 /** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files (agent
  * servers' code is in their own runtime functions). */
 const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
@@ -185,15 +190,16 @@ class ApiGroupStack extends NestedStack {
     const artifacts = ARTIFACT_ACCESS[props.group];
     if (artifacts) props.data.grantArtifacts(this, role, artifacts);
     if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
+    if (SECRETS_GROUPS.has(props.group)) props.data.grantSecrets(this, role);
     props.workflows.grantTaskInvoke(this, role, props.group);
     const environment = {
       ...props.data.functionEnvironment(this),
       ...props.workflows.functionEnvironment(this),
       ...(RUNTIME_GROUPS.has(props.group) ? runtimeEnvironment(this, props.data) : {}),
     };
-    // The agent group's router invokes deployments' runtimes; the control plane removes a deleted one's.
+    // The agent group's router invokes deployments' runtimes; the control plane has a deleted one's removed by
+    // the RuntimeRemove task (invokedBy), under the deploy role.
     if (props.group === "agent") grantRuntimes(this, role, { invoke: true });
-    if (props.group === "control") grantRuntimes(this, role, { remove: true });
 
     if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
     // Routes a deployment's runtime serves all go to one router (platform code: the API key is checked there),

@@ -22,10 +22,14 @@ import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
 const KEY_ALIAS = "alias/agent-platform";
+const SECRETS_KEY_ALIAS = "alias/agent-platform-secrets";
+/** Every sealed secret names its workspace in its encryption context (shared/crypto/envelope.ts). */
+const WORKSPACE_CONTEXT = "kms:EncryptionContext:tenant_id";
 
 /** The data resources as seen from another stack (imported through this stack's named exports). */
 export interface DataRefs {
   key: IKey;
+  secretsKey: IKey;
   tables: Record<TableId, ITable>;
   tableNames: Record<TableId, string>;
   bucket: IBucket;
@@ -52,6 +56,7 @@ export const ABORT_UPLOADS_DAYS = 1;
 
 export class DataStack extends Stack {
   readonly key: Key;
+  readonly secretsKey: Key;
   readonly tables: Record<TableId, Table>;
   readonly bucket: Bucket;
   readonly artifactBucket: Bucket;
@@ -63,11 +68,21 @@ export class DataStack extends Stack {
 
     this.key = new Key(this, "Key", {
       alias: KEY_ALIAS,
-      description: "Agent platform: tables, platform bucket and envelope encryption of secrets",
+      description: "Agent platform: tables and buckets (secrets are sealed under the secrets key)",
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.export("KeyArn", this.key.keyArn);
+    // Secrets (deployments', destinations', OAuth and integration tokens) are sealed under a key of their own,
+    // which only the roles that seal or unseal may use (grantSecrets); the data key's grants open none of them.
+    this.secretsKey = new Key(this, "SecretsKey", {
+      alias: SECRETS_KEY_ALIAS,
+      description:
+        "Agent platform: envelope encryption of secrets, each bound to its workspace by its context",
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.export("SecretsKeyArn", this.secretsKey.keyArn);
 
     this.tables = Object.fromEntries(Object.values(TABLES).map((def) => [def.id, this.table(def)])) as Record<
       TableId,
@@ -185,6 +200,7 @@ export class DataStack extends Stack {
     if (cached) return cached;
     const imp = (name: string) => Fn.importValue(this.exportName(name));
     const key = Key.fromKeyArn(scope, "DataKey", imp("KeyArn"));
+    const secretsKey = Key.fromKeyArn(scope, "SecretsKey", imp("SecretsKeyArn"));
     const tables = {} as Record<TableId, ITable>;
     const tableNames = {} as Record<TableId, string>;
     for (const def of Object.values(TABLES) as TableDef[]) {
@@ -207,17 +223,21 @@ export class DataStack extends Stack {
       bucketName: imp("ArtifactBucketName"),
       encryptionKey: key,
     });
-    const refs = { key, tables, tableNames, bucket, artifacts };
+    const refs = { key, secretsKey, tables, tableNames, bucket, artifacts };
     this.imported.set(scope, refs);
     return refs;
   }
 
-  /** The environment every function needs to find the data: TABLE_<ID>, KMS_KEY_ID, PLATFORM_BUCKET, ARTIFACT_BUCKET. */
+  /**
+   * The environment every function needs to find the data: TABLE_<ID>, KMS_KEY_ID, SECRETS_KEY_ID,
+   * PLATFORM_BUCKET, ARTIFACT_BUCKET.
+   */
   functionEnvironment(scope: Construct): Record<string, string> {
     const refs = this.importInto(scope);
     const env: Record<string, string> = {};
     for (const [id, name] of Object.entries(refs.tableNames)) env[tableEnvName(id as TableId)] = name;
     env.KMS_KEY_ID = refs.key.keyArn;
+    env.SECRETS_KEY_ID = refs.secretsKey.keyArn;
     env.PLATFORM_BUCKET = refs.bucket.bucketName;
     env.ARTIFACT_BUCKET = refs.artifacts.bucketName;
     return env;
@@ -258,6 +278,20 @@ export class DataStack extends Stack {
       ],
       "Action groups from CDK's bucket read/write and key encrypt/decrypt grants, scoped to the platform bucket and key.",
     );
+  }
+
+  /**
+   * Seal and unseal secrets (shared/crypto/envelope.ts) for a role in `scope`'s stack: a data key of the secrets
+   * key and its decrypt, only for contexts that name a workspace. Only roles whose code seals or unseals get it.
+   */
+  grantSecrets(scope: Construct, role: IGrantable): void {
+    const { secretsKey } = this.importInto(scope);
+    Grant.addToPrincipal({
+      grantee: role,
+      actions: ["kms:GenerateDataKey", "kms:Decrypt"],
+      resourceArns: [secretsKey.keyArn],
+      conditions: { Null: { [WORKSPACE_CONTEXT]: "false" } },
+    });
   }
 
   /**

@@ -22,7 +22,13 @@ import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
 import { mapStates } from "../state-machines/asl.ts";
 import { renderAsl } from "../state-machines/render.ts";
-import { grantRuntimes, runtimeEnvironment, runtimeLayer, runtimeLayerBytes } from "./agent-runtimes.ts";
+import {
+  grantRuntimes,
+  runtimeBoundaryPolicy,
+  runtimeEnvironment,
+  runtimeLayer,
+  runtimeLayerBytes,
+} from "./agent-runtimes.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -128,23 +134,26 @@ export class WorkflowsStack extends Stack {
     if (props.tasks.length > 0) {
       const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
       props.data.grantData(this, role);
-      // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code. The build's tasks
-      // store its artifact and log and presign its exchange objects (builds/), which they remove afterwards:
-      // the CodeBuild project's own role has no grant on the bucket (RevisionBuild).
+      // Export partitions unseal destinations' credentials, the build's tasks a deployment's secrets and tokens.
+      props.data.grantSecrets(this, role);
+      // The build's tasks store its artifact and log and presign its exchange objects (builds/), which they
+      // remove afterwards: the CodeBuild project's own role has no grant on the bucket (RevisionBuild).
       props.data.grantArtifacts(this, role, {
         read: true,
-        write: ["artifacts/", "builds/", "logs/", "runtimes/"],
+        write: ["artifacts/", "builds/", "logs/"],
         delete: "builds/",
       });
-      // RevisionDeploy publishes each deployment's runtime function with its own role; the run sweeper
-      // invokes runtimes (a retried or delayed run); the deployment purge removes them.
+      // The run sweeper invokes runtimes (a retried or delayed run); nothing under this role may create,
+      // change or delete a runtime function or role: that is the deploy role's alone.
       const layer = runtimeLayer(this);
-      grantRuntimes(this, role, {
-        deploy: true,
-        invoke: true,
-        remove: true,
-        layerArn: layer.layerVersionArn,
-      });
+      grantRuntimes(this, role, { invoke: true });
+      // A sweeper resuming a deployment's purge invokes its tasks.
+      this.grantTasksInvoke(
+        role,
+        props.tasks.filter((t) => t.invokedByTasks),
+      );
+      const boundary = runtimeBoundaryPolicy(this, props.data);
+      const deployRole = this.deployRole(props.tasks, boundary.managedPolicyArn, layer.layerVersionArn);
       // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
       this.grantOrchestration(
         this,
@@ -158,7 +167,7 @@ export class WorkflowsStack extends Stack {
           machines.map((m) => m.name),
           this.schedulerRole.roleArn,
         ),
-        ...runtimeEnvironment(this, props.data),
+        ...runtimeEnvironment(this, props.data, boundary.managedPolicyArn),
         AGENT_RUNTIME_LAYER_ARN: layer.layerVersionArn,
         AGENT_RUNTIME_LAYER_BYTES: String(runtimeLayerBytes()),
       };
@@ -167,7 +176,11 @@ export class WorkflowsStack extends Stack {
           task.name,
           handlerFunction(this, `Task-${task.name}`, {
             handler: task.handler,
-            role: task.bucketCleanup ? this.bucketCleanupRole(task.name, task.bucketCleanup) : role,
+            role: task.bucketCleanup
+              ? this.bucketCleanupRole(task.name, task.bucketCleanup)
+              : task.deployRole
+                ? deployRole!
+                : role,
             environment,
             timeout: Duration.seconds(task.timeoutSeconds),
             memoryMb: task.memoryMb,
@@ -215,6 +228,41 @@ export class WorkflowsStack extends Stack {
       value: this.schedulerRole.roleArn,
       exportName: `${this.stackName}:SchedulerRoleArn`,
     });
+  }
+
+  /**
+   * The role of the tasks that create, change and delete deployments' runtime functions and roles (deployRole in
+   * the task manifest): those grants, each created role bound by `boundaryArn`, and the data a deploy reads and
+   * writes. None when no task asks for it.
+   */
+  private deployRole(tasks: TaskFunction[], boundaryArn: string, layerArn: string): IRole | undefined {
+    if (!tasks.some((t) => t.deployRole)) return undefined;
+    const role = lambdaRole(
+      this,
+      "DeployRole",
+      "Agent platform deploy tasks: deployments' runtime functions and roles",
+    );
+    this.data.grantData(this, role);
+    // RevisionDeploy unseals the deployment's secrets (and seals them for its runtime).
+    this.data.grantSecrets(this, role);
+    // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code.
+    this.data.grantArtifacts(this, role, { read: true, write: ["logs/", "runtimes/"] });
+    grantRuntimes(this, role, { deploy: { boundaryArn }, invoke: true, remove: true, layerArn });
+    return role;
+  }
+
+  /** lambda:InvokeFunction on these tasks for `grantee`. */
+  private grantTasksInvoke(grantee: IGrantable, targets: TaskFunction[]): void {
+    if (!targets.length) return;
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["lambda:InvokeFunction"],
+        resources: targets.map(
+          (t) =>
+            `arn:${this.partition}:lambda:${this.region}:${this.account}:function:${TASK_FUNCTION_PREFIX}${t.name}`,
+        ),
+      }),
+    );
   }
 
   /**

@@ -35,7 +35,7 @@ export async function placeParts<A extends string>(
       total -= part.bytes.byteLength;
       item[`${part.attr}_ref`] = part.key;
       uploads.push(
-        s3().send(new PutObjectCommand({ Bucket: config.artifactBucket, Key: part.key, Body: part.bytes })),
+        s3().send(new PutObjectCommand({ Bucket: config.checkpointBucket, Key: part.key, Body: part.bytes })),
       );
     } else item[part.attr] = part.bytes;
   }
@@ -51,7 +51,7 @@ export async function readPart<A extends string>(
   if (item[attr] instanceof Uint8Array) return item[attr];
   const key = item[`${attr}_ref`];
   if (typeof key !== "string") return undefined;
-  const out = await s3().send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: key }));
+  const out = await s3().send(new GetObjectCommand({ Bucket: config.checkpointBucket, Key: key }));
   return out.Body!.transformToByteArray();
 }
 
@@ -73,16 +73,20 @@ export async function deleteObjects(keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {
     const out = await s3().send(
       new DeleteObjectsCommand({
-        Bucket: config.artifactBucket,
+        Bucket: config.checkpointBucket,
         Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
       }),
     );
+    // A key S3 would not delete (AccessDenied, …) fails the call under S3's own code, so callers can tell a denial.
     if (out.Errors?.length)
-      throw new Error(`S3 DeleteObjects failed for ${out.Errors[0].Key}: ${out.Errors[0].Code}`);
+      throw Object.assign(
+        new Error(`S3 DeleteObjects failed for ${out.Errors[0].Key}: ${out.Errors[0].Code}`),
+        { name: out.Errors[0].Code ?? "S3DeleteError" },
+      );
   }
 }
 
 export async function copyObject(from: string, to: string): Promise<void> {
-  const source = `${config.artifactBucket}/${from.split("/").map(encodeURIComponent).join("/")}`;
-  await s3().send(new CopyObjectCommand({ Bucket: config.artifactBucket, Key: to, CopySource: source }));
+  const source = `${config.checkpointBucket}/${from.split("/").map(encodeURIComponent).join("/")}`;
+  await s3().send(new CopyObjectCommand({ Bucket: config.checkpointBucket, Key: to, CopySource: source }));
 }

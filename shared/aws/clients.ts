@@ -26,7 +26,7 @@ function once<T extends { middlewareStack: { remove(name: string): boolean } }>(
   return cache.get(key) as T;
 }
 const base = (service: Parameters<typeof config.endpoint>[0]) => ({
-  region: config.region,
+  region: config.clientRegion,
   endpoint: config.endpoint(service),
   ...sandboxed(),
 });
@@ -65,7 +65,7 @@ export const kms = () => once("kms", () => new KMSClient(base("kms")));
 export const sfn = () => once("sfn", () => new SFNClient(base("sfn")));
 export const lambda = () => once("lambda", () => new LambdaClient(base("lambda")));
 /** IAM: the deploy step gives each deployment's runtime its own role (AWS only; no local endpoint). */
-export const iam = () => once("iam", () => new IAMClient({ region: config.region }));
+export const iam = () => once("iam", () => new IAMClient({ region: config.clientRegion }));
 export const scheduler = () => once("scheduler", () => new SchedulerClient(base("scheduler")));
 
 /** Drops cached clients, e.g. after the local cloud changed endpoints in this process. */

@@ -12,3 +12,13 @@ export async function invokeTaskAsync(name: string, payload: unknown): Promise<v
     }),
   );
 }
+
+/** Runs a task function and waits for it; its error (FunctionError) is thrown here. */
+export async function invokeTask(name: string, payload: unknown): Promise<unknown> {
+  const out = await lambda().send(
+    new InvokeCommand({ FunctionName: taskArn(name), Payload: Buffer.from(JSON.stringify(payload)) }),
+  );
+  const text = Buffer.from(out.Payload ?? []).toString("utf8");
+  if (out.FunctionError) throw new Error(`task ${name} failed: ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : undefined;
+}

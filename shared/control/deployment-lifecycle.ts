@@ -127,13 +127,37 @@ export async function destroy(tenant: string, id: string, deleteTracingProject: 
   await resumePurge(tomb);
 }
 
-/** Runs a tombstone's purge; a failure is left to the sweeper (the deployment is gone already). */
+/** Runs a tombstone's purge; a failure is recorded on it and left to the sweeper (the deployment is gone already). */
 async function resumePurge(tomb: DeploymentPurgeRecord): Promise<void> {
-  await purgeDeployment(tomb).catch((err) =>
-    logger.warn("a deleted deployment's cleanup failed; the sweeper resumes it", {
-      deployment_id: tomb.deployment_id,
-      error: err,
-    }),
+  await purgeDeployment(tomb).catch((err) => purgeFailed(tomb.tenant_id, tomb.deployment_id, err));
+}
+
+/** A purge given up after this many failed attempts (the sweeper resumes one every 5 minutes). */
+export const PURGE_MAX_ATTEMPTS = 5;
+/** Errors no retry can cure: a call the role may not make fails the same way every time. */
+const DENIED = ["AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Forbidden"];
+
+/**
+ * A purge step failed: the tombstone says why and counts the attempt; a denied call, or the last attempt, gives
+ * the purge up (failed_at), so the sweeper does not retry it forever. The tombstone stays for an operator to read.
+ */
+export async function purgeFailed(tenant: string, id: string, err: unknown): Promise<void> {
+  const error = `${(err as Error)?.name ?? "Error"}: ${(err as Error)?.message ?? String(err)}`.slice(
+    0,
+    1000,
+  );
+  const tomb = await deploymentPurges.updateReturning(
+    { tenant, id },
+    { set: { error }, add: { attempts: 1 } },
+  );
+  const denied = DENIED.includes((err as Error)?.name);
+  const givenUp = denied || (tomb?.attempts ?? 0) >= PURGE_MAX_ATTEMPTS;
+  if (givenUp) await deploymentPurges.update({ tenant, id }, { set: { failed_at: canonicalNow() } });
+  logger.warn(
+    givenUp
+      ? "a deleted deployment's cleanup failed and is given up; its tombstone says why"
+      : "a deleted deployment's cleanup failed; the sweeper resumes it",
+    { deployment_id: id, attempts: tomb?.attempts, error: err },
   );
 }
 
@@ -158,6 +182,8 @@ export async function purgeDeployment(tomb: DeploymentPurgeRecord): Promise<void
   }
   await deletePrefix(`artifacts/${tenant}/${id}/`);
   await deletePrefix(`logs/${tenant}/${id}/`);
+  // The runtime's code and sealed environment of each revision (AWS).
+  await deletePrefix(`runtimes/${tenant}/${id}/`);
   if (tomb.delete_tracing_project && tomb.tracing_project_id)
     await deleteProjectWithRuns(tenant, tomb.tracing_project_id).catch((err) => {
       if (!(err instanceof NotFound)) throw err;
@@ -182,12 +208,17 @@ const TOMBSTONE_TTL_S = 24 * 3600;
  */
 const purgeStaleMs = () => (config.localMode ? 0 : 5 * 60_000);
 
+/** Whether the sweeper resumes a tombstone's purge: neither done nor given up, and stale. */
+export function purgeToResume(tomb: DeploymentPurgeRecord, now: number): boolean {
+  const since = Date.parse(tomb.resumed_at ?? tomb.created_at);
+  return !tomb.done_at && !tomb.failed_at && now - since >= purgeStaleMs();
+}
+
 /** Resumes the purges a crash or a failure left unfinished (the control plane's sweeper). */
 export async function sweepDeploymentPurges(now = Date.now()): Promise<string[]> {
   const resumed: string[] = [];
   for (const tomb of await deploymentPurges.list(DEPLOYMENT_PURGES_PK, { consistent: true })) {
-    const since = Date.parse(tomb.resumed_at ?? tomb.created_at);
-    if (tomb.done_at || now - since < purgeStaleMs()) continue;
+    if (!purgeToResume(tomb, now)) continue;
     const at = canonicalNow();
     await deploymentPurges.update(
       { tenant: tomb.tenant_id, id: tomb.deployment_id },

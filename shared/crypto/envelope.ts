@@ -3,8 +3,9 @@ import { DecryptCommand, GenerateDataKeyCommand } from "@aws-sdk/client-kms";
 import { kms } from "../aws/clients.ts";
 import { config } from "../config.ts";
 
-// KMS envelope encryption: a fresh data key per secret, the key stored only wrapped by KMS.
-// The encryption context binds a ciphertext to its owner (tenant + record), so it cannot be moved.
+// KMS envelope encryption: a fresh data key per secret, the key stored only wrapped by KMS (the secrets key).
+// The encryption context binds a ciphertext to its owner (its workspace, tenant_id, + record), so it cannot be
+// moved; IAM grants on the secrets key require the workspace in it.
 export interface Sealed {
   v: 1;
   key: string;
@@ -13,9 +14,16 @@ export interface Sealed {
   data: string;
 }
 
-export async function seal(plaintext: string, context: Record<string, string>): Promise<Sealed> {
+/** A secret's encryption context: its workspace, and what else names its record. */
+export type SealContext = { tenant_id: string } & Record<string, string>;
+
+export async function seal(plaintext: string, context: SealContext): Promise<Sealed> {
   const dk = await kms().send(
-    new GenerateDataKeyCommand({ KeyId: config.kmsKeyId, KeySpec: "AES_256", EncryptionContext: context }),
+    new GenerateDataKeyCommand({
+      KeyId: config.secretsKeyId,
+      KeySpec: "AES_256",
+      EncryptionContext: context,
+    }),
   );
   const key = Buffer.from(dk.Plaintext!);
   const iv = randomBytes(12);
@@ -32,7 +40,7 @@ export async function seal(plaintext: string, context: Record<string, string>): 
   };
 }
 
-export async function unseal(sealed: Sealed, context: Record<string, string>): Promise<string> {
+export async function unseal(sealed: Sealed, context: SealContext): Promise<string> {
   const dk = await kms().send(
     new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.key, "base64"), EncryptionContext: context }),
   );
@@ -46,12 +54,9 @@ export async function unseal(sealed: Sealed, context: Record<string, string>): P
 }
 
 /** Seals each value of a record of secrets; the names stay readable, the values do not. */
-export async function sealRecord(values: Record<string, string>, context: Record<string, string>) {
+export async function sealRecord(values: Record<string, string>, context: SealContext) {
   return seal(JSON.stringify(values), context);
 }
-export async function unsealRecord(
-  sealed: Sealed,
-  context: Record<string, string>,
-): Promise<Record<string, string>> {
+export async function unsealRecord(sealed: Sealed, context: SealContext): Promise<Record<string, string>> {
   return JSON.parse(await unseal(sealed, context));
 }

@@ -118,6 +118,11 @@ export interface DeploymentPurgeRecord {
   resumed_at?: string;
   /** When the last part went: set by the agent data purge, the cleanup's last step. */
   done_at?: string;
+  /** Attempts that failed, and why the last one did. */
+  attempts?: number;
+  error?: string;
+  /** When the purge was given up (a denied call, or too many attempts): the sweeper resumes it no more. */
+  failed_at?: string;
   /** Epoch seconds: DynamoDB's TTL removes a done tombstone. */
   expires_at?: number;
 }

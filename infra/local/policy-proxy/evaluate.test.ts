@@ -1,4 +1,3 @@
-import { runSimulation } from "@cloud-copilot/iam-simulate";
 import { describe, expect, it } from "vitest";
 import {
   type PolicyDocument,
@@ -77,48 +76,29 @@ describe("evaluating the runtime's policy", () => {
     expect(decide(policy, invoke(`${own}:$LATEST`))).toBe("ImplicitlyDenied");
   });
 
-  it("kms:ViaService is evaluated; KMS also needs the key's own policy, so the identity policy alone allows no KMS call", async () => {
-    const kms = (via?: string): Authorization => ({
+  it("kms:ViaService and the encryption context are evaluated, with the key's default policy as KMS needs it", () => {
+    const kms = (resource: string, context: Record<string, string>): Authorization => ({
       action: "kms:Decrypt",
-      resource: scope.keyArn,
-      context: via ? { "kms:ViaService": via } : {},
+      resource,
+      context,
     });
-    // The proxy serves DynamoDB and S3 only (a KMS call is refused before evaluation): without a key policy the
-    // simulator answers ImplicitlyDenied, as AWS does for a key whose policy grants nothing.
-    expect(decide(policy, kms(`dynamodb.${scope.region}.amazonaws.com`))).toBe("ImplicitlyDenied");
-    const keyPolicy = {
-      Version: "2012-10-17",
-      Statement: [
-        {
-          Effect: "Allow",
-          Principal: { AWS: `arn:aws:iam::${scope.account}:root` },
-          Action: "kms:*",
-          Resource: "*",
-        },
-      ],
+    expect(
+      decide(policy, kms(scope.keyArn, { "kms:ViaService": `dynamodb.${scope.region}.amazonaws.com` })),
+    ).toBe("Allowed");
+    expect(
+      decide(policy, kms(scope.keyArn, { "kms:ViaService": `lambda.${scope.region}.amazonaws.com` })),
+    ).toBe("ImplicitlyDenied");
+    expect(decide(policy, kms(scope.keyArn, {}))).toBe("ImplicitlyDenied");
+    const own = {
+      "kms:EncryptionContext:tenant_id": "t-1",
+      "kms:EncryptionContext:deployment_id": "d-1",
+      "kms:EncryptionContext:purpose": "runtime-env",
     };
-    const withKeyPolicy = async (via?: string) => {
-      const a = kms(via);
-      const r = await runSimulation(
-        {
-          request: {
-            principal: ARN,
-            action: a.action,
-            resource: { resource: a.resource, accountId: scope.account },
-            contextVariables: a.context,
-          },
-          identityPolicies: [{ name: "runtime", policy }],
-          serviceControlPolicies: [],
-          resourceControlPolicies: [],
-          resourcePolicy: keyPolicy,
-        },
-        {},
-      );
-      return r.resultType === "error" ? r.errors.message : r.overallResult;
-    };
-    expect(await withKeyPolicy(`dynamodb.${scope.region}.amazonaws.com`)).toBe("Allowed");
-    expect(await withKeyPolicy(`lambda.${scope.region}.amazonaws.com`)).toBe("ImplicitlyDenied");
-    expect(await withKeyPolicy()).toBe("ImplicitlyDenied");
+    expect(decide(policy, kms(scope.secretsKeyArn, own))).toBe("Allowed");
+    expect(
+      decide(policy, kms(scope.secretsKeyArn, { ...own, "kms:EncryptionContext:deployment_id": "d-2" })),
+    ).toBe("ImplicitlyDenied");
+    expect(decide(policy, kms(scope.secretsKeyArn, {}))).toBe("ImplicitlyDenied");
   });
 
   it("an invalid policy allows nothing", () => {

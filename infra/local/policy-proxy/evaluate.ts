@@ -5,23 +5,12 @@ import {
 } from "@cloud-copilot/iam-policy";
 import { runUnsafeSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
-import type { Authorization, ResourcePolicy } from "./refusal.ts";
+import type { Authorization } from "./refusal.ts";
 
 // IAM evaluation by @cloud-copilot/iam-simulate. A runtime's policy is validated once (the first time it is
 // seen), then each request is evaluated without validating it again (the simulator's "unsafe" entry point).
 // Its decisions are remembered per policy: evaluation is a pure function of the request's action, resource and
 // context, costs ~0.4 ms (mostly its case-insensitive compares), and a run repeats the same few keys.
-
-/**
- * Resource policies as the simulator takes them: pre-validated with a name (its unvalidated path loses the name a
- * resource policy's analysis reads).
- */
-const loadedResourcePolicies = new WeakMap<ResourcePolicy, unknown>();
-function loadedResourcePolicy(doc: ResourcePolicy): unknown {
-  if (!loadedResourcePolicies.has(doc))
-    loadedResourcePolicies.set(doc, createValidatedPolicy(doc, validateResourcePolicy, { name: "resource" }));
-  return loadedResourcePolicies.get(doc);
-}
 
 export type Decision = "Allowed" | "ExplicitlyDenied" | "ImplicitlyDenied";
 
@@ -77,6 +66,34 @@ export function firstDenial(
   return undefined;
 }
 
+/**
+ * A KMS key's own policy, which KMS requires besides the caller's: the default one (CDK's and the console's too),
+ * delegating to the account's IAM policies.
+ */
+const keyPolicies = new Map<string, unknown>();
+const keyPolicy = (account: string) => {
+  if (!keyPolicies.has(account))
+    keyPolicies.set(
+      account,
+      createValidatedPolicy(
+        {
+          Version: "2012-10-17",
+          Statement: [
+            {
+              Effect: "Allow",
+              Principal: { AWS: `arn:aws:iam::${account}:root` },
+              Action: "kms:*",
+              Resource: "*",
+            },
+          ],
+        },
+        validateResourcePolicy,
+        { name: "default-key-policy" },
+      ),
+    );
+  return keyPolicies.get(account);
+};
+
 function evaluate(
   principalArn: string,
   account: string,
@@ -92,9 +109,8 @@ function evaluate(
         contextVariables: authorization.context,
       },
       identityPolicies: [{ name: "runtime", policy }],
-      ...(authorization.resourcePolicy
-        ? { resourcePolicy: loadedResourcePolicy(authorization.resourcePolicy) }
-        : {}),
+      // KMS requires the key's own policy to allow too; every key here has the default one.
+      ...(authorization.action.startsWith("kms:") ? { resourcePolicy: keyPolicy(account) } : {}),
       serviceControlPolicies: [],
       resourceControlPolicies: [],
     },

@@ -14,12 +14,4 @@ export interface Authorization {
   action: string;
   resource: string;
   context: Record<string, string | string[]>;
-  /** The resource's own policy where AWS requires one to allow too (a KMS key's key policy). */
-  resourcePolicy?: ResourcePolicy;
-}
-
-/** A resource-based policy document (its statements name principals). */
-export interface ResourcePolicy {
-  Version: "2012-10-17";
-  Statement: Record<string, unknown>[];
 }

@@ -1,4 +1,4 @@
-import { type Authorization, Refused, type ResourcePolicy } from "./refusal.ts";
+import { type Authorization, Refused } from "./refusal.ts";
 import { decode } from "./sigv4.ts";
 
 // A KMS, Step Functions, Lambda or EventBridge Scheduler call (the services the local cloud's emulator speaks)
@@ -45,30 +45,6 @@ function operationOf(target: string | undefined, prefix: string): string {
   return target.slice(prefix.length);
 }
 
-/**
- * A key policy that leaves access to IAM, as the CDK's default key policy does (the account root allowed kms:*):
- * KMS requires the key policy to allow as well as the caller's own policy.
- */
-const keyPolicies = new Map<string, ResourcePolicy>();
-export function iamDelegatingKeyPolicy(account: string): ResourcePolicy {
-  let doc = keyPolicies.get(account);
-  if (!doc) {
-    doc = {
-      Version: "2012-10-17",
-      Statement: [
-        {
-          Effect: "Allow",
-          Principal: { AWS: `arn:aws:iam::${account}:root` },
-          Action: "kms:*",
-          Resource: "*",
-        },
-      ],
-    };
-    keyPolicies.set(account, doc);
-  }
-  return doc;
-}
-
 // KMS: the key is named by KeyId (Decrypt: by the ciphertext when absent); the encryption context becomes
 // kms:EncryptionContext:<key> and kms:EncryptionContextKeys (https://docs.aws.amazon.com/kms/latest/developerguide/conditions-kms.html).
 function kmsCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
@@ -96,9 +72,7 @@ function kmsCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
       throw new Refused("InvalidCiphertextException", "The ciphertext refers to no key of this account", 400);
   } else requiredString(call.input, "KeyId");
   if (!key) throw new Refused("NotFoundException", `Key '${keyId}' does not exist`, 400);
-  return [
-    { action: `kms:${op}`, resource: key, context, resourcePolicy: iamDelegatingKeyPolicy(arns.account) },
-  ];
+  return [{ action: `kms:${op}`, resource: key, context }];
 }
 
 // Step Functions: each action on the state machine or the execution its input names

@@ -6,6 +6,7 @@ import {
   DeleteRoleCommand,
   DeleteRolePolicyCommand,
   GetRoleCommand,
+  PutRolePermissionsBoundaryCommand,
   PutRolePolicyCommand,
 } from "@aws-sdk/client-iam";
 import {
@@ -23,6 +24,7 @@ import {
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { invokeTask } from "../../aws/invoke.ts";
 import { RUNTIME_LAYER_BUDGET_BYTES, revisionTooLarge } from "../../aws/lambda-limits.ts";
 import { config } from "../../config.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
@@ -36,22 +38,26 @@ import { invokeDrain } from "./drain-invoke.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";
 import {
-  RUNTIME_ROLE_PATH,
+  type PlatformRuntimeScope,
   type RuntimeScope,
   runtimeFunctionName,
   runtimePolicy,
-  runtimeTrustPolicy,
+  runtimeRoleInput,
 } from "./policy.ts";
+import { type SealedEnvRef, sealRuntimeEnv } from "./sealed-env.ts";
 import type { RuntimeConfig } from "./serve.ts";
 
 // A deployment's runtime in AWS: a Lambda function of its own (agent-rt-<deployment>), with a role of its own
 // (runtime/policy.ts). The deploy step publishes a version per revision — code: the revision's bundles plus a
-// one-line entry into the platform's runtime layer; environment: the deployment's secrets and langgraph.json env
-// (encrypted at rest by Lambda) and non-secret settings — checks it by invoking {kind: "health"}, and the
+// one-line entry into the platform's runtime layer; environment: non-secret settings and where its sealed
+// environment is (the deployment's secrets and langgraph.json env, runtime/sealed-env.ts) — checks it by invoking {kind: "health"}, and the
 // activation transaction makes that version the one the router invokes. Deleting the deployment deletes both.
 
-/** What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE) and the runtime layer. */
-type PlatformScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
+/**
+ * What the CDK app tells the deploy step about the account (PLATFORM_RUNTIME_SCOPE): the runtime scope, and the
+ * permissions boundary every runtime role must carry (the deploy role may create no role without it).
+ */
+type PlatformScope = PlatformRuntimeScope & { boundaryArn: string };
 const platformScope = (): PlatformScope | undefined => {
   const scope = config.agent.runtimeScope;
   return scope ? JSON.parse(scope) : undefined;
@@ -77,8 +83,15 @@ export interface RuntimeDeploy {
   node_version?: string;
 }
 
-/** The environment of a runtime function: its own variables, then the settings the platform gives it. */
-export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<string, string> {
+/**
+ * The environment of a runtime function: the settings the platform gives it and where its sealed environment is
+ * (its own variables are opened at init, never part of the function's configuration).
+ */
+export function runtimeEnvironment(
+  r: Omit<RuntimeDeploy, "env">,
+  token: string,
+  secrets: SealedEnvRef,
+): Record<string, string> {
   const settings: Omit<RuntimeConfig, "artifact_dir"> = {
     tenant_id: r.tenant_id,
     deployment_id: r.deployment_id,
@@ -87,8 +100,8 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
     tracing_project_id: r.tracing_project_id,
   };
   const env: Record<string, string> = {
-    ...r.env,
     AGENT_RUNTIME_CONFIG: JSON.stringify(settings),
+    AGENT_RUNTIME_SECRETS: JSON.stringify(secrets),
     AGENT_RUNTIME_TOKEN: token,
     AGENT_TRACE_FUNCTION: config.agent.traceFunction ?? "",
     AGENT_RUN_WORKER: "lambda",
@@ -100,7 +113,7 @@ export function runtimeEnvironment(r: RuntimeDeploy, token: string): Record<stri
   const bytes = Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
   if (bytes > MAX_ENV_BYTES)
     throw new DeployError(
-      `the deployment's secrets and langgraph.json env take ${bytes} bytes with the runtime's settings; a Lambda function's environment holds ${MAX_ENV_BYTES}`,
+      `the runtime's settings take ${bytes} bytes; a Lambda function's environment holds ${MAX_ENV_BYTES}`,
     );
   return env;
 }
@@ -128,22 +141,19 @@ async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: 
 const notFound = (err: unknown) =>
   ["ResourceNotFoundException", "NoSuchEntityException", "NoSuchEntity"].includes((err as Error)?.name);
 
-async function ensureRole(scope: RuntimeScope): Promise<string> {
-  const RoleName = runtimeFunctionName(scope.deployment_id);
+async function ensureRole(scope: RuntimeScope, boundaryArn: string): Promise<string> {
+  const input = runtimeRoleInput(scope, boundaryArn);
+  const { RoleName } = input;
   let arn: string;
   try {
-    arn = (await iam().send(new GetRoleCommand({ RoleName }))).Role!.Arn!;
+    const role = (await iam().send(new GetRoleCommand({ RoleName }))).Role!;
+    arn = role.Arn!;
+    // A role made before boundaries (or with another) gets the platform's before any policy is put on it.
+    if (role.PermissionsBoundary?.PermissionsBoundaryArn !== boundaryArn)
+      await iam().send(new PutRolePermissionsBoundaryCommand({ RoleName, PermissionsBoundary: boundaryArn }));
   } catch (err) {
     if (!notFound(err)) throw err;
-    const created = await iam().send(
-      new CreateRoleCommand({
-        RoleName,
-        Path: RUNTIME_ROLE_PATH,
-        Description: `Agent runtime of deployment ${scope.deployment_id}: its own data only`,
-        AssumeRolePolicyDocument: JSON.stringify(runtimeTrustPolicy(scope.account)),
-      }),
-    );
-    arn = created.Role!.Arn!;
+    arn = (await iam().send(new CreateRoleCommand(input))).Role!.Arn!;
   }
   await iam().send(
     new PutRolePolicyCommand({
@@ -180,10 +190,12 @@ export async function deployRuntime(
 ): Promise<{ version: string; token_hash: string; graphs: GraphInfo[] }> {
   const platform = platformScope();
   if (!platform) throw new Error("PLATFORM_RUNTIME_SCOPE is not set");
-  const scope: RuntimeScope = { ...platform, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
+  const { boundaryArn, ...account } = platform;
+  const scope: RuntimeScope = { ...account, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
   const FunctionName = runtimeFunctionName(r.deployment_id);
   const token = randomBytes(32).toString("hex");
-  const Environment = { Variables: runtimeEnvironment(r, token) };
+  const secrets = await sealRuntimeEnv(r.tenant_id, r.deployment_id, r.revision_id, r.env);
+  const Environment = { Variables: runtimeEnvironment(r, token, secrets) };
   const layer = config.agent.runtimeLayerArn;
   if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
   const Layers = [layer];
@@ -196,7 +208,7 @@ export async function deployRuntime(
   // The revision's langgraph.json node_version picks the function's Node.js runtime.
   const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
   log(`Runtime ${Runtime}`);
-  const Role = await ensureRole(scope);
+  const Role = await ensureRole(scope, boundaryArn);
   log(`Runtime role ${Role}: this deployment's data only`);
   const Code = await uploadCode(r);
   const client = lambda();
@@ -294,20 +306,26 @@ export function lambdaRuntimeHost(
     },
     // The activation transaction switched the version the router invokes: nothing to start.
     async activated() {},
-    async remove(_tenantId, deploymentId) {
-      const name = runtimeFunctionName(deploymentId);
-      await lambda()
-        .send(new DeleteFunctionCommand({ FunctionName: name }))
-        .catch((err) => {
-          if (!notFound(err)) throw err;
-        });
-      for (const call of [
-        () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
-        () => iam().send(new DeleteRoleCommand({ RoleName: name })),
-      ])
-        await call().catch((err) => {
-          if (!notFound(err)) throw err;
-        });
+    // Only the deploy role may delete runtime functions and roles: the platform asks its RuntimeRemove task.
+    async remove(tenantId, deploymentId) {
+      await invokeTask("RuntimeRemove", { tenant_id: tenantId, deployment_id: deploymentId });
     },
   };
+}
+
+/** Deletes a deployment's runtime function and its role (the RuntimeRemove task, under the deploy role). */
+export async function removeRuntime(deploymentId: string): Promise<void> {
+  const name = runtimeFunctionName(deploymentId);
+  await lambda()
+    .send(new DeleteFunctionCommand({ FunctionName: name }))
+    .catch((err) => {
+      if (!notFound(err)) throw err;
+    });
+  for (const call of [
+    () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
+    () => iam().send(new DeleteRoleCommand({ RoleName: name })),
+  ])
+    await call().catch((err) => {
+      if (!notFound(err)) throw err;
+    });
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { agentKeys, checkpointPk, threads } from "../../records/agent.ts";
 import { TABLES } from "../../tables.ts";
-import { PLATFORM_INDEX_KEYS, runtimeKeyPrefixes, runtimePolicy, runtimeTrustPolicy } from "./policy.ts";
+import {
+  PLATFORM_INDEX_KEYS,
+  runtimeBoundary,
+  runtimeKeyPrefixes,
+  runtimePolicy,
+  runtimeRoleInput,
+  runtimeTrustPolicy,
+} from "./policy.ts";
 
 // Issue 13 (b): in AWS a deployment's runtime reads and writes with its own role; what that role allows is
 // what the deploy step generates here.
@@ -17,6 +24,8 @@ const scope = {
   },
   bucketArn: "arn:aws:s3:::agent-platform-bucket",
   keyArn: "arn:aws:kms:eu-west-1:123456789012:key/abc",
+  artifactBucketArn: "arn:aws:s3:::agent-platform-artifacts",
+  secretsKeyArn: "arn:aws:kms:eu-west-1:123456789012:key/secrets",
   traceFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:agent-platform-AgentTraceIngest",
 };
 const policy = runtimePolicy(scope);
@@ -83,19 +92,21 @@ describe("a runtime's execution role", () => {
     expect(new Set(tables)).toEqual(new Set([scope.tables.main, scope.tables.checkpoints]));
   });
 
-  it("uses no KMS key but the data key, and that only through DynamoDB and S3 (no direct decrypt of a secret)", () => {
+  it("uses the data key only through DynamoDB and S3, and no other key but the secrets key (its own context, below)", () => {
     const kms = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("kms:")));
-    expect(kms).toHaveLength(1);
-    expect(kms[0].Resource).toEqual([scope.keyArn]);
+    expect(kms.map((s) => s.Resource)).toEqual([[scope.keyArn], [scope.secretsKeyArn]]);
     expect(kms[0].Condition?.StringEquals?.["kms:ViaService"]).toEqual([
       "dynamodb.eu-west-1.amazonaws.com",
       "s3.eu-west-1.amazonaws.com",
     ]);
   });
 
-  it("reaches S3 under its own checkpoint prefix only, and invokes only trace ingestion (not its own function)", () => {
+  it("reaches S3 under its own checkpoint and runtime prefixes only, and invokes only trace ingestion (not its own function)", () => {
     const s3 = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("s3:")));
-    expect(s3.flatMap((s) => s.Resource)).toEqual([`${scope.bucketArn}/checkpoints/t-1%23d-1/*`]);
+    expect(s3.flatMap((s) => s.Resource)).toEqual([
+      `${scope.bucketArn}/checkpoints/t-1%23d-1/*`,
+      `${scope.artifactBucketArn}/runtimes/t-1/d-1/*`,
+    ]);
     const invoke = policy.Statement.filter((s) => s.Action.some((a) => a.startsWith("lambda:")));
     expect(invoke.flatMap((s) => s.Action)).toEqual(["lambda:InvokeFunction"]);
     expect(invoke.flatMap((s) => s.Resource)).toEqual([scope.traceFunctionArn]);
@@ -107,5 +118,66 @@ describe("a runtime's execution role", () => {
     const trust = runtimeTrustPolicy(scope.account).Statement[0];
     expect(trust.Principal).toEqual({ Service: "lambda.amazonaws.com" });
     expect(trust.Condition.StringEquals["aws:SourceAccount"]).toBe(scope.account);
+  });
+});
+
+describe("a runtime role's permissions boundary (issue 26, finding 4)", () => {
+  const boundaryArn = "arn:aws:iam::123456789012:policy/boundary";
+  it("the deploy step creates every runtime role with the boundary, under the runtime path", () => {
+    const input = runtimeRoleInput(scope, boundaryArn);
+    expect(input).toMatchObject({
+      RoleName: "agent-rt-d-1",
+      Path: "/agent-runtime/",
+      PermissionsBoundary: boundaryArn,
+    });
+  });
+
+  it("the boundary is the runtime policy of any deployment: the same statements, every key wildcarded", () => {
+    const { tenant_id, deployment_id, ...account } = scope;
+    const boundary = runtimeBoundary(account);
+    expect(boundary.Statement.map((s) => [s.Sid, s.Effect, s.Action])).toEqual(
+      policy.Statement.map((s) => [s.Sid, s.Effect, s.Action]),
+    );
+    // Each deployment's own policy falls within it: its resources and keys match the boundary's patterns.
+    const like = (pattern: string, value: string) =>
+      new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`).test(value);
+    for (const [i, own] of policy.Statement.entries()) {
+      const bound = boundary.Statement[i];
+      for (const r of own.Resource)
+        expect(
+          bound.Resource.some((b) => like(b, r)),
+          r,
+        ).toBe(true);
+      const keys = own.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"] as
+        | string[]
+        | undefined;
+      const boundKeys = bound.Condition?.["ForAllValues:StringLike"]?.["dynamodb:LeadingKeys"] as string[];
+      for (const k of keys ?? [])
+        expect(
+          boundKeys.some((b) => like(b, k)),
+          k,
+        ).toBe(true);
+    }
+  });
+});
+
+describe("a runtime's sealed environment (issue 26, finding 4)", () => {
+  it("the runtime may read its own sealed environment object and no other deployment's", () => {
+    const st = policy.Statement.find((s) => s.Sid === "OwnSealedEnvironment")!;
+    expect(st.Action).toEqual(["s3:GetObject"]);
+    expect(st.Resource).toEqual(["arn:aws:s3:::agent-platform-artifacts/runtimes/t-1/d-1/*"]);
+  });
+
+  it("the runtime may decrypt with the secrets key only for its own workspace, deployment and environment", () => {
+    const kms = policy.Statement.filter((s) => s.Resource.includes(scope.secretsKeyArn));
+    expect(kms).toHaveLength(1);
+    expect(kms[0].Action).toEqual(["kms:Decrypt"]);
+    expect(kms[0].Condition).toEqual({
+      StringLike: {
+        "kms:EncryptionContext:tenant_id": "t-1",
+        "kms:EncryptionContext:deployment_id": "d-1",
+        "kms:EncryptionContext:purpose": "runtime-env",
+      },
+    });
   });
 });

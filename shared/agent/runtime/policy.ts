@@ -10,8 +10,9 @@ import { s3ThreadPrefix } from "../checkpoint-keys.ts";
 //   nothing of the control plane, exports or API keys (their keys start otherwise); and it may not write the
 //   keys of the platform's indexes on the main table (GSI1): a lookup through them would return its item;
 // - S3: its checkpoint blobs under `checkpoints/<tenant>%23<deployment>/` of the platform bucket;
-// - KMS: the data key only as DynamoDB and S3 use it on its behalf (kms:ViaService), so it cannot decrypt a
-//   sealed secret itself; its own secrets reach it as its function's environment, encrypted at rest by Lambda;
+// - KMS: the data key only as DynamoDB and S3 use it on its behalf (kms:ViaService); the secrets key only to open
+//   its own sealed environment (runtime/sealed-env.ts: the object under runtimes/<tenant>/<deployment>/ of the
+//   artifact bucket, and a Decrypt whose context names its workspace and deployment), no other secret;
 // - Lambda: invoke the platform's trace ingestion function only, which takes its traces into its tracing project
 //   only; not its own function (only the platform starts its runs' invocations, drain-asks.ts: its code cannot
 //   fan out invocations of itself);
@@ -23,10 +24,14 @@ export interface RuntimeScope {
   tenant_id: string;
   deployment_id: string;
   tables: { main: string; checkpoints: string };
-  /** ARN of the platform bucket (checkpoint blobs). */
+  /** ARN of the platform bucket: config.checkpointBucket, where checkpoint blobs live. */
   bucketArn: string;
   /** ARN of the KMS key that encrypts the tables and the bucket. */
   keyArn: string;
+  /** ARN of the artifact bucket: the runtime's sealed environment (runtimes/<tenant>/<deployment>/). */
+  artifactBucketArn: string;
+  /** ARN of the secrets key, which sealed the runtime's environment. */
+  secretsKeyArn: string;
   /** ARN of the AgentTraceIngest function. */
   traceFunctionArn: string;
 }
@@ -125,6 +130,26 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
         },
       },
       {
+        Sid: "OwnSealedEnvironment",
+        Effect: "Allow",
+        Action: ["s3:GetObject"],
+        Resource: [`${s.artifactBucketArn}/runtimes/${s.tenant_id}/${s.deployment_id}/*`],
+      },
+      {
+        // Its own environment only: the context names its workspace, its deployment and the purpose.
+        Sid: "OwnSecrets",
+        Effect: "Allow",
+        Action: ["kms:Decrypt"],
+        Resource: [s.secretsKeyArn],
+        Condition: {
+          StringLike: {
+            "kms:EncryptionContext:tenant_id": s.tenant_id,
+            "kms:EncryptionContext:deployment_id": s.deployment_id,
+            "kms:EncryptionContext:purpose": "runtime-env",
+          },
+        },
+      },
+      {
         Sid: "TraceIngestion",
         Effect: "Allow",
         Action: ["lambda:InvokeFunction"],
@@ -137,6 +162,28 @@ export function runtimePolicy(s: RuntimeScope): PolicyDocument {
         Resource: [logGroup, `${logGroup}:*`],
       },
     ],
+  };
+}
+
+/** The account-wide part of a runtime's scope: what the CDK app tells the deploy step (PLATFORM_RUNTIME_SCOPE). */
+export type PlatformRuntimeScope = Omit<RuntimeScope, "tenant_id" | "deployment_id">;
+
+/**
+ * The permissions boundary of every runtime role: the runtime policy of any deployment (tenant and deployment
+ * wildcarded), so no policy the deploy step puts on a runtime role can reach beyond what a runtime may ever do.
+ */
+export function runtimeBoundary(s: PlatformRuntimeScope): PolicyDocument {
+  return runtimePolicy({ ...s, tenant_id: "*", deployment_id: "*" });
+}
+
+/** A runtime role as the deploy step creates it: under its path, with the boundary, assumable by Lambda only. */
+export function runtimeRoleInput(scope: RuntimeScope, boundaryArn: string) {
+  return {
+    RoleName: runtimeFunctionName(scope.deployment_id),
+    Path: RUNTIME_ROLE_PATH,
+    Description: `Agent runtime of deployment ${scope.deployment_id}: its own data only`,
+    AssumeRolePolicyDocument: JSON.stringify(runtimeTrustPolicy(scope.account)),
+    PermissionsBoundary: boundaryArn,
   };
 }
 
