@@ -21,6 +21,7 @@ export const taskModules: ModuleMap = {
   "tasks/revision-deploy": () => import("../tasks/revision-deploy.ts"),
   "tasks/revision-failed": () => import("../tasks/revision-failed.ts"),
   "tasks/revision-sweeper": () => import("../tasks/revision-sweeper.ts"),
+  "tasks/runtime-remove": () => import("../tasks/runtime-remove.ts"),
   "tasks/revision-execution-ended": () => import("../tasks/revision-execution-ended.ts"),
 };
 

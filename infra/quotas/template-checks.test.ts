@@ -38,6 +38,7 @@ describe("the synthesized app is within AWS's quotas", () => {
         "Lambda resource-based policy (bytes)",
         "Lambda environment variables (bytes)",
         "IAM role inline policies (characters)",
+        "IAM managed policy (characters)",
         "CloudFormation resources per stack",
         "CloudFormation template size (bytes)",
         "REST API resources per API",

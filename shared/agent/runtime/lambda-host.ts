@@ -193,18 +193,18 @@ export async function deployRuntime(
   const { boundaryArn, ...account } = platform;
   const scope: RuntimeScope = { ...account, tenant_id: r.tenant_id, deployment_id: r.deployment_id };
   const FunctionName = runtimeFunctionName(r.deployment_id);
-  const token = randomBytes(32).toString("hex");
-  const secrets = await sealRuntimeEnv(r.tenant_id, r.deployment_id, r.revision_id, r.env);
-  const Environment = { Variables: runtimeEnvironment(r, token, secrets) };
   const layer = config.agent.runtimeLayerArn;
   if (!layer) throw new Error("AGENT_RUNTIME_LAYER_ARN is not set");
   const Layers = [layer];
-  // Before any role or function is made: Lambda would refuse the code only after its upload.
+  // Before any AWS call (sealing, role, function): Lambda would refuse the code only after its upload.
   const tooLarge = revisionTooLarge(
     await revisionBytes(r.artifact_dir),
     config.agent.runtimeLayerBytes ?? RUNTIME_LAYER_BUDGET_BYTES,
   );
   if (tooLarge) throw new DeployError(tooLarge);
+  const token = randomBytes(32).toString("hex");
+  const secrets = await sealRuntimeEnv(r.tenant_id, r.deployment_id, r.revision_id, r.env);
+  const Environment = { Variables: runtimeEnvironment(r, token, secrets) };
   // The revision's langgraph.json node_version picks the function's Node.js runtime.
   const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
   log(`Runtime ${Runtime}`);
