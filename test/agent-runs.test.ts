@@ -1,8 +1,9 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
-import { queryAll } from "../shared/aws/ddb.ts";
-import { checkpointPk } from "../shared/records/agent.ts";
+import { getItem, queryAll } from "../shared/aws/ddb.ts";
+import { ACTIVE_RUNS, agentKeys, checkpointPk } from "../shared/records/agent.ts";
+import { shardKey } from "../shared/records/shard.ts";
 import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
@@ -400,6 +401,14 @@ describe("runs", () => {
       multitaskStrategy: "enqueue",
     });
     expect(await metrics()).toEqual({ lg_api_num_pending_runs: 1, lg_api_num_running_runs: 1 });
+    // Issue 26: each active run's index entry sits in the shard of its id, not under one key every tenant writes.
+    const scope = `${facts.tenant_id}#${deploymentId}`;
+    for (const id of [run.run_id, queued.run_id])
+      expect(await getItem("main", { PK: agentKeys.runsPk(scope, t.thread_id), SK: id }, true)).toMatchObject(
+        {
+          AGENT1PK: shardKey(ACTIVE_RUNS, id),
+        },
+      );
     const text = await call("GET", `/agents/${deploymentId}/metrics`, { headers: auth });
     expect(text.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(text.text).toContain("# TYPE lg_api_num_running_runs gauge");

@@ -162,7 +162,8 @@ export class DataStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
-        projectionType: ProjectionType.ALL,
+        projectionType: index.include ? ProjectionType.INCLUDE : ProjectionType.ALL,
+        nonKeyAttributes: index.include ? [...index.include] : undefined,
       });
     }
     this.export(`Table-${def.id}-Arn`, table.tableArn);
