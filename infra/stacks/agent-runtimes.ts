@@ -17,7 +17,8 @@ import { ROOT, RUNTIME } from "./node-function.ts";
 // time (one per deployment), so this app only names them by pattern: agent-rt-<deployment>, roles under
 // /agent-runtime/.
 const RUNTIME_ENTRY = join(ROOT, "functions", `${AGENT_ENTRY_POINTS.runtime}.ts`);
-const TRACE_TASK = "AgentTraceIngest";
+/** The task runtimes send their traces to. */
+export const TRACE_TASK = "AgentTraceIngest";
 
 /** The runtime's layer content: /opt/nodejs/agent-runtime.mjs, one ESM file. */
 export function bundleRuntimeLayer(outDir: string): void {

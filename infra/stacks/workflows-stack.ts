@@ -18,6 +18,7 @@ import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
 import { renderAsl } from "../state-machines/render.ts";
 import { grantRuntimes, runtimeEnvironment, runtimeLayer } from "./agent-runtimes.ts";
+import { type ReservedConcurrency, reservedFor } from "./concurrency.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -80,6 +81,8 @@ export interface WorkflowsStackProps extends StackProps {
   data: DataStack;
   tasks: TaskFunction[];
   stateMachineDir: string;
+  /** The sweepers' and trace ingestion's reserved concurrency (concurrency.ts). */
+  concurrency: ReservedConcurrency;
 }
 
 /** Task functions, one state machine per ASL file, and the EventBridge Scheduler group and role. */
@@ -167,6 +170,7 @@ export class WorkflowsStack extends Stack {
             memoryMb: task.memoryMb,
             functionName: `${TASK_FUNCTION_PREFIX}${task.name}`,
             description: `Task ${task.name} (functions/${task.handler}.ts)`,
+            reservedConcurrency: reservedFor(task, props.concurrency),
           }),
         );
       }
