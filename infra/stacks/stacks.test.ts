@@ -9,7 +9,7 @@ import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
-import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { projectionOf, TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { CONSOLE_CSP } from "../local/console-files.ts";
@@ -394,7 +394,7 @@ describe("platform stacks (manifest as it is)", () => {
       (def.indexes ?? []).map((i) => ({
         IndexName: i.name,
         KeySchema: key(i.partitionKey, i.sortKey),
-        Projection: { ProjectionType: "ALL" },
+        Projection: projectionOf(i),
       })),
     );
     expect(resource.Properties.TimeToLiveSpecification).toEqual(
