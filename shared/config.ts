@@ -323,6 +323,10 @@ export const config = {
         return "LANGGRAPH_CONFIG is not JSON";
       }
     },
+    /** Runs' waits (runs/wait, join): a newline this often until the values, so no proxy times the answer out. */
+    get waitKeepAliveMs() {
+      return int("AGENT_WAIT_KEEPALIVE_MS", 1000);
+    },
     /** A running agent run's lease: renewed while it runs, retried by the sweeper when it runs out. */
     get runLeaseMs() {
       return int("AGENT_RUN_LEASE_MS", 30_000);
