@@ -10,6 +10,7 @@ import {
   ACCOUNT_CONCURRENCY,
   CONCURRENCY_CONTEXT,
   DEFAULT_RESERVED_CONCURRENCY,
+  DEPLOY_TASK,
   MIN_UNRESERVED,
   reservedConcurrency,
 } from "./concurrency.ts";
@@ -49,18 +50,37 @@ describe("reserved concurrency", () => {
     for (const name of sweepers)
       expect(of(r, `Task ${name} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.sweeper]);
     expect(of(r, `Task ${TRACE_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.traceIngest]);
+    expect(of(r, `Task ${DEPLOY_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.deploy]);
     expect(of(r, "Task ExportPartition (")).toEqual([undefined]);
   }, 180_000);
+
+  // A push fan-out (up to 49 deploys) meets Lambda's control-plane rate limit: deploys run a few at a time, and
+  // the revision machine's Deploy state waits out the throttle of the others, long enough for all of them.
+  it("deploys a few revisions at once; the others wait in Deploy's retry, with jitter, for minutes", () => {
+    const asl = JSON.parse(readFileSync(join(ROOT, "infra/state-machines/revision.asl.json"), "utf8"));
+    const throttled = asl.States.Deploy.Retry.find((r: any) =>
+      r.ErrorEquals.includes("Lambda.TooManyRequestsException"),
+    );
+    expect(throttled.JitterStrategy).toBe("FULL");
+    let wait = 0;
+    for (let n = 0; n < throttled.MaxAttempts; n++)
+      wait += Math.min(throttled.MaxDelaySeconds, throttled.IntervalSeconds * throttled.BackoffRate ** n);
+    // 49 deploys, `deploy` at a time, a few minutes each: the last waits about 49 / 4 × 1 min.
+    expect(wait).toBeGreaterThan((49 / DEFAULT_RESERVED_CONCURRENCY.deploy) * 60);
+    expect(DEFAULT_RESERVED_CONCURRENCY.deploy).toBeLessThanOrEqual(5);
+  });
 
   it("the operator sets them with cdk context; 0 reserves none", () => {
     const r = reservations({
       [CONCURRENCY_CONTEXT.router]: "300",
       [CONCURRENCY_CONTEXT.sweeper]: "0",
       [CONCURRENCY_CONTEXT.traceIngest]: "20",
+      [CONCURRENCY_CONTEXT.deploy]: "2",
     });
     expect(of(r, "Routes agent-server requests")).toEqual([300]);
     for (const name of sweepers) expect(of(r, `Task ${name} (`)).toEqual([undefined]);
     expect(of(r, `Task ${TRACE_TASK} (`)).toEqual([20]);
+    expect(of(r, `Task ${DEPLOY_TASK} (`)).toEqual([2]);
   }, 180_000);
 
   it("refuses at synth what is no count, and a sum that leaves an account's default less than 100 unreserved", () => {

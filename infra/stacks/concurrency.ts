@@ -13,21 +13,35 @@ export const CONCURRENCY_CONTEXT = {
   router: "routerReservedConcurrency",
   sweeper: "sweeperReservedConcurrency",
   traceIngest: "traceIngestReservedConcurrency",
+  deploy: "deployReservedConcurrency",
 } as const;
 
 export type ReservedConcurrency = Record<keyof typeof CONCURRENCY_CONTEXT, number>;
 
-/** The router: concurrent agent-server requests (streams and waits hold one each); a sweeper: one sweep at once. */
-export const DEFAULT_RESERVED_CONCURRENCY: ReservedConcurrency = { router: 200, sweeper: 1, traceIngest: 50 };
+/**
+ * The router: concurrent agent-server requests (streams and waits hold one each); a sweeper: one sweep at once;
+ * deploy: revisions deployed at once (RevisionDeploy), so a push fan-out (up to 49) stays under Lambda's
+ * control-plane rate (15 requests/s: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html);
+ * the rest wait in the revision machine's Deploy retry.
+ */
+export const DEFAULT_RESERVED_CONCURRENCY: ReservedConcurrency = {
+  router: 200,
+  sweeper: 1,
+  traceIngest: 50,
+  deploy: 4,
+};
+/** The task that deploys a revision's runtime. */
+export const DEPLOY_TASK = "RevisionDeploy";
 
 /** The default regional concurrency of an account: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
 export const ACCOUNT_CONCURRENCY = 1000;
 /** What reservations must leave unreserved: https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionConcurrency.html */
 export const MIN_UNRESERVED = 100;
 
-/** A task's reservation: a sweeper's (the tasks run on a schedule), trace ingestion's, or none. */
+/** A task's reservation: a sweeper's (the tasks run on a schedule), trace ingestion's, the deploys', or none. */
 export function reservedFor(task: TaskFunction, c: ReservedConcurrency): number | undefined {
   if (task.onLocalStart) return c.sweeper;
+  if (task.name === DEPLOY_TASK) return c.deploy;
   return task.name === TRACE_TASK ? c.traceIngest : undefined;
 }
 

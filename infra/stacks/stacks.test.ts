@@ -653,7 +653,7 @@ describe("platform stacks (manifest as it is)", () => {
       });
   });
 
-  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min", () => {
+  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min (+5 queued), 10 at once", () => {
     const wf = Template.fromStack(s.workflows);
     const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
     expect(projects).toHaveLength(1);
@@ -661,6 +661,8 @@ describe("platform stacks (manifest as it is)", () => {
     expect(p).toMatchObject({
       Name: BUILD_PROJECT_NAME,
       TimeoutInMinutes: 30,
+      QueuedTimeoutInMinutes: 5,
+      ConcurrentBuildLimit: 10,
       Source: { Type: "S3", Location: expect.anything() },
       Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },

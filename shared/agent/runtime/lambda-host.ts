@@ -22,7 +22,7 @@ import {
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { iam, lambdaControl, s3 } from "../../aws/clients.ts";
 import { config } from "../../config.ts";
 import { secretHash } from "../../crypto/secret-hash.ts";
 import { files } from "../../deploy/artifacts.ts";
@@ -186,7 +186,7 @@ export async function deployRuntime(
   const Role = await ensureRole(scope);
   log(`Runtime role ${Role}: this deployment's data only`);
   const Code = await uploadCode(r);
-  const client = lambda();
+  const client = lambdaControl();
   const waiter = { client, maxWaitTime: 300 };
   let exists = true;
   await client.send(new GetFunctionCommand({ FunctionName })).catch((err) => {
@@ -260,10 +260,10 @@ export async function pruneRuntimeVersions(deploymentId: string, keep: string[])
   const FunctionName = runtimeFunctionName(deploymentId);
   let Marker: string | undefined;
   do {
-    const page = await lambda().send(new ListVersionsByFunctionCommand({ FunctionName, Marker }));
+    const page = await lambdaControl().send(new ListVersionsByFunctionCommand({ FunctionName, Marker }));
     for (const v of page.Versions ?? [])
       if (v.Version && v.Version !== "$LATEST" && !keep.includes(v.Version))
-        await lambda()
+        await lambdaControl()
           .send(new DeleteFunctionCommand({ FunctionName, Qualifier: v.Version }))
           .catch((err) => logger.warn("deleting an old runtime version failed", { error: err }));
     Marker = page.NextMarker;
@@ -283,7 +283,7 @@ export function lambdaRuntimeHost(
     async activated() {},
     async remove(_tenantId, deploymentId) {
       const name = runtimeFunctionName(deploymentId);
-      await lambda()
+      await lambdaControl()
         .send(new DeleteFunctionCommand({ FunctionName: name }))
         .catch((err) => {
           if (!notFound(err)) throw err;
