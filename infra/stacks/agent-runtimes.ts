@@ -5,6 +5,7 @@ import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { Construct, IConstruct } from "constructs";
 import { buildSync } from "esbuild";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
+import { runtimeLogGroup } from "../../shared/agent/runtime/log-group.ts";
 import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -63,6 +64,8 @@ const arn = (
   sep = ArnFormat.COLON_RESOURCE_NAME,
 ) => Stack.of(scope).formatArn({ service, resource, resourceName: name, arnFormat: sep });
 const functionsArn = (scope: Construct) => arn(scope, "lambda", "function", runtimeFunctionName("*"));
+/** The runtimes' log groups (shared/agent/runtime/log-group.ts), which the deploy step makes with a retention. */
+const logGroupsArn = (scope: Construct) => arn(scope, "logs", "log-group", runtimeLogGroup("*"));
 const rolesArn = (scope: Construct) =>
   Stack.of(scope).formatArn({
     service: "iam",
@@ -131,14 +134,19 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
     ...(g.remove ? ["iam:DeleteRolePolicy", "iam:DeleteRole"] : []),
   ];
   if (iamActions.length) add(iamActions, [roles]);
+  const logActions = [
+    ...(g.deploy ? ["logs:CreateLogGroup", "logs:PutRetentionPolicy"] : []),
+    ...(g.remove ? ["logs:DeleteLogGroup"] : []),
+  ];
+  if (logActions.length) add(logActions, [logGroupsArn(scope)]);
   if (g.deploy) {
     add(["iam:PassRole"], [roles], { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } });
     if (g.layerArn) add(["lambda:GetLayerVersion"], [g.layerArn]);
   }
-  for (const r of [fns, `${fns}:*`, roles])
+  for (const r of [fns, `${fns}:*`, roles, logGroupsArn(scope)])
     acknowledgeResource(
       grantee,
       r,
-      "Deployments' runtime functions and roles are made at deploy time, one per deployment: named agent-rt-<deployment> (roles under /agent-runtime/), nothing else of the account.",
+      "Deployments' runtime functions, roles and log groups are made at deploy time, one per deployment: named agent-rt-<deployment> (roles under /agent-runtime/, log groups /aws/lambda/agent-rt-<deployment>), nothing else of the account.",
     );
 }

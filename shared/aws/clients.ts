@@ -1,5 +1,6 @@
 import { Agent } from "node:http";
 import { connect, type Socket } from "node:net";
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { KMSClient } from "@aws-sdk/client-kms";
@@ -74,6 +75,12 @@ export const CONTROL_PLANE_ATTEMPTS = 10;
 /** Lambda's control plane for deploys (invocations keep `lambda()`: a throttled invoke should not wait minutes). */
 export const lambdaControl = () =>
   once("lambda-control", () => new LambdaClient({ ...base("lambda"), maxAttempts: CONTROL_PLANE_ATTEMPTS }));
+/** CloudWatch Logs: the deploy step sets the retention of each runtime's log group (AWS only). */
+export const logs = () =>
+  once(
+    "logs",
+    () => new CloudWatchLogsClient({ region: config.region, maxAttempts: CONTROL_PLANE_ATTEMPTS }),
+  );
 /** IAM: the deploy step gives each deployment's runtime its own role (AWS only; no local endpoint). */
 export const iam = () =>
   once("iam", () => new IAMClient({ region: config.region, maxAttempts: CONTROL_PLANE_ATTEMPTS }));

@@ -34,6 +34,7 @@ import { tableName } from "../../tables.ts";
 import { invokeDrain } from "./drain-invoke.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";
+import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
 import {
   RUNTIME_ROLE_PATH,
   type RuntimeScope,
@@ -185,6 +186,9 @@ export async function deployRuntime(
   log(`Runtime ${Runtime}`);
   const Role = await ensureRole(scope);
   log(`Runtime role ${Role}: this deployment's data only`);
+  log(
+    `Runtime logs ${await ensureRuntimeLogGroup(r.deployment_id)}, kept ${config.agent.runtimeLogRetentionDays} days`,
+  );
   const Code = await uploadCode(r);
   const client = lambdaControl();
   const waiter = { client, maxWaitTime: 300 };
@@ -288,6 +292,7 @@ export function lambdaRuntimeHost(
         .catch((err) => {
           if (!notFound(err)) throw err;
         });
+      await removeRuntimeLogGroup(deploymentId);
       for (const call of [
         () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
         () => iam().send(new DeleteRoleCommand({ RoleName: name })),
