@@ -142,6 +142,13 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
   if (g.deploy) {
     add(["iam:PassRole"], [roles], { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } });
     if (g.layerArn) add(["lambda:GetLayerVersion"], [g.layerArn]);
+    // Finding the runtimes a platform upgrade left on an older layer (shared/agent/runtime/layer-check.ts).
+    add(["lambda:ListFunctions"], ["*"]);
+    acknowledgeResource(
+      grantee,
+      "*",
+      "lambda:ListFunctions has no resource-level permission: it can only name *.",
+    );
   }
   for (const r of [fns, `${fns}:*`, roles, logGroupsArn(scope)])
     acknowledgeResource(

@@ -4,7 +4,7 @@ import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { describe, expect, it } from "vitest";
 import { grantRuntimes } from "./agent-runtimes.ts";
 
-// Issue 26: runtime log groups never expired. The deploy step makes each with a retention
+// Issue 26: runtime log groups never expired, and runtimes kept an old layer after an upgrade. The deploy step makes each with a retention
 // (shared/agent/runtime/log-group.ts): its role may create them and set their retention, the roles that delete
 // deployments may delete them, and only the runtimes' groups.
 function statements(grants: Parameters<typeof grantRuntimes>[2]) {
@@ -37,5 +37,12 @@ describe("the runtimes' log groups in the platform's roles", () => {
       expect.objectContaining({ Action: "logs:DeleteLogGroup", Resource: GROUPS }),
     ]);
     expect(logs(statements({ invoke: true }))).toEqual([]);
+  });
+  it("the deploy step may list functions (to find runtimes on an older layer): ListFunctions names no resource", () => {
+    const list = statements({ deploy: true }).filter((s) =>
+      [s.Action].flat().includes("lambda:ListFunctions"),
+    );
+    expect(list).toEqual([expect.objectContaining({ Action: "lambda:ListFunctions", Resource: "*" })]);
+    expect(statements({ invoke: true, remove: true }).filter((s) => s.Resource === "*")).toEqual([]);
   });
 });
