@@ -538,9 +538,14 @@ describe("platform stacks (manifest as it is)", () => {
       Enabled: true,
     });
     expect(resource.Properties.StreamSpecification).toEqual({ StreamViewType: "KEYS_ONLY" });
-    Template.fromStack(s.data).hasOutput("*", {
-      Export: { Name: `${s.data.stackName}:Table-runs-StreamArn` },
+    // Issue 26: by an SSM parameter, not an export: an export in use could never change (a new stream).
+    Template.fromStack(s.data).hasResourceProperties("AWS::SSM::Parameter", {
+      Name: s.data.parameterName("Table-runs-StreamArn"),
+      Value: { "Fn::GetAtt": [Match.anyValue(), "StreamArn"] },
     });
+    expect(JSON.stringify(Template.fromStack(s.data).toJSON().Outputs)).not.toContain(
+      ':Table-runs-StreamArn"',
+    );
   });
 
   it("feeds RunRetentionCleanup the runs stream's TTL deletes of run items only, retried, with failures queued", () => {
@@ -548,7 +553,7 @@ describe("platform stacks (manifest as it is)", () => {
     const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;
     wf.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
       FunctionName: { Ref: logicalId(fn) },
-      EventSourceArn: { "Fn::ImportValue": Match.stringLikeRegexp(":Table-runs-StreamArn$") },
+      EventSourceArn: { Ref: Match.stringLikeRegexp("^SsmParameterValue.*StreamArn") },
       StartingPosition: "TRIM_HORIZON",
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ["ReportBatchItemFailures"],

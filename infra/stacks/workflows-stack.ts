@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IGrantable, type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -255,7 +256,13 @@ export class WorkflowsStack extends Stack {
    * still fails goes to a queue (its shard and sequence numbers, no item data) with an alarm on it.
    */
   private consumeTtlDeletes(name: string, fn: NodejsFunction, on: NonNullable<TaskFunction["ttlDeletes"]>) {
-    const table = this.data.importInto(this).tables[on.table];
+    // The stream by its SSM parameter, not an export (data-stack.ts): the other imports stay as they are.
+    const refs = this.data.importInto(this);
+    const table = Table.fromTableAttributes(this, `StreamOf-${on.table}`, {
+      tableArn: refs.tables[on.table].tableArn,
+      tableStreamArn: this.data.streamArnIn(this, on.table),
+      encryptionKey: refs.key,
+    });
     const failures = new Queue(this, `${name}Failures`, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
