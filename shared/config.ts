@@ -168,6 +168,11 @@ export function sealSettings(settings: Record<string, string>): void {
   }
 }
 
+/** The retentions CloudWatch Logs accepts: https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutRetentionPolicy.html */
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+];
+
 export const config = {
   /** Credentials given as sealed settings (an agent runtime's own); else the SDK's default chain decides. */
   get sealedCredentials(): { accessKeyId: string; secretAccessKey: string } | undefined {
@@ -342,6 +347,10 @@ export const config = {
         return "LANGGRAPH_CONFIG is not JSON";
       }
     },
+    /** Runs' waits (runs/wait, join): a newline this often until the values, so no proxy times the answer out. */
+    get waitKeepAliveMs() {
+      return int("AGENT_WAIT_KEEPALIVE_MS", 1000);
+    },
     /** A running agent run's lease: renewed while it runs, retried by the sweeper when it runs out. */
     get runLeaseMs() {
       return int("AGENT_RUN_LEASE_MS", 30_000);
@@ -384,6 +393,13 @@ export const config = {
     /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
     get runtimeReservedConcurrency() {
       return int("AGENT_RUNTIME_RESERVED_CONCURRENCY", 5);
+    },
+    /** AWS: days a runtime function's logs are kept (one of the values CloudWatch Logs accepts). */
+    get runtimeLogRetentionDays() {
+      const days = int("AGENT_RUNTIME_LOG_RETENTION_DAYS", 30);
+      if (!LOG_RETENTION_DAYS.includes(days))
+        throw new Error(`AGENT_RUNTIME_LOG_RETENTION_DAYS must be one of ${LOG_RETENTION_DAYS.join(", ")}`);
+      return days;
     },
   },
   /** The local cloud's OS sandbox for deployments' code (shared/deploy/sandbox.ts). */

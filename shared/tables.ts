@@ -5,6 +5,11 @@ export interface IndexDef {
   name: string;
   partitionKey: string;
   sortKey?: string;
+  /**
+   * The attributes it holds besides the keys (an INCLUDE projection): an update that changes none of them and no
+   * key writes nothing to the index. Without it, every attribute (ALL).
+   */
+  include?: readonly string[];
 }
 export interface TableDef {
   /** Logical id; the physical name is TABLE_<ID> from the environment, else prefix + id. */
@@ -22,7 +27,8 @@ export const TABLES = {
    * Workspaces, API keys, tokens, deployments, destinations, exports, agent threads/runs/assistants: everything
    * keyed PK/SK by tenant. The records and their key layouts: shared/records/*.ts. GSI1 is the platform's
    * lookups; AGENT1 the agent records' own (a runtime writes agent records, and its role may not write GSI1's
-   * keys: shared/agent/runtime/policy.ts). CloudFormation adds one GSI per update: add a new index alone.
+   * keys: shared/agent/runtime/policy.ts). Their constant partitions are sharded (shared/records/shard.ts).
+   * CloudFormation adds one GSI per update, and changes no index's keys or projection: add a new index alone.
    */
   main: {
     id: "main",
@@ -30,7 +36,14 @@ export const TABLES = {
     sortKey: "SK",
     indexes: [
       { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
-      { name: "AGENT1", partitionKey: "AGENT1PK", sortKey: "AGENT1SK" },
+      // The ids its readers check keys against, and a run's status for the metrics; everything else is read
+      // from the table (the sweepers read each item anyway), so a lease renewal writes nothing to the index.
+      {
+        name: "AGENT1",
+        partitionKey: "AGENT1PK",
+        sortKey: "AGENT1SK",
+        include: ["thread_id", "run_id", "cron_id", "status"],
+      },
     ],
     ttlAttribute: "expires_at",
   },
@@ -65,6 +78,12 @@ export const TABLES = {
 } as const satisfies Record<string, TableDef>;
 
 export type TableId = keyof typeof TABLES;
+
+/** An index's projection as DynamoDB's API writes it. */
+export const projectionOf = (i: IndexDef) =>
+  i.include
+    ? { ProjectionType: "INCLUDE" as const, NonKeyAttributes: [...i.include] }
+    : { ProjectionType: "ALL" as const };
 
 export function tableName(id: TableId): string {
   return config.tableName(id) ?? `${config.tablePrefix}${id}`;

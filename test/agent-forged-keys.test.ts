@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { getItem, putItem } from "../shared/aws/ddb.ts";
-import { ACTIVE_RUNS_PK, agentKeys } from "../shared/records/agent.ts";
+import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";
 import { deploymentKeys } from "../shared/records/control.ts";
+import { shardKey } from "../shared/records/shard.ts";
 import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
@@ -125,7 +126,8 @@ describe("an item of a runtime's own partition carrying the platform's index key
 });
 
 describe("agent index entries left in GSI1 by an earlier version", () => {
-  it("move to AGENT1 for agent records, and nothing else moves", async () => {
+  it("move to AGENT1's shards for agent records, and nothing else moves", async () => {
+    const ACTIVE_RUNS_PK = ACTIVE_RUNS.base; // the unsharded key of earlier versions
     const scope = `${attackerFacts.tenant_id}#${attacker.deploymentId}`;
     const threadId = crypto.randomUUID();
     const runId = crypto.randomUUID();
@@ -143,13 +145,19 @@ describe("agent index entries left in GSI1 by an earlier version", () => {
       GSI1SK: `${sk}#odd`,
     });
     expect(await moveAgentIndexEntries()).toBeGreaterThanOrEqual(1);
-    expect(await getItem("main", runKey, true)).toMatchObject({ AGENT1PK: ACTIVE_RUNS_PK, AGENT1SK: sk });
+    expect(await getItem("main", runKey, true)).toMatchObject({
+      AGENT1PK: shardKey(ACTIVE_RUNS, runId),
+      AGENT1SK: sk,
+    });
     expect(await getItem("main", runKey, true)).not.toHaveProperty("GSI1PK");
     expect(await getItem("main", oddKey, true)).toMatchObject({ GSI1PK: ACTIVE_RUNS_PK });
     expect(await getItem("main", oddKey, true)).not.toHaveProperty("AGENT1PK");
     // Again: nothing left to move of these.
     await moveAgentIndexEntries();
-    expect(await getItem("main", runKey, true)).toMatchObject({ AGENT1PK: ACTIVE_RUNS_PK, AGENT1SK: sk });
+    expect(await getItem("main", runKey, true)).toMatchObject({
+      AGENT1PK: shardKey(ACTIVE_RUNS, runId),
+      AGENT1SK: sk,
+    });
   });
 });
 

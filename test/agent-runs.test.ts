@@ -1,10 +1,11 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
-import { queryAll } from "../shared/aws/ddb.ts";
-import { checkpointPk } from "../shared/records/agent.ts";
+import { getItem, queryAll } from "../shared/aws/ddb.ts";
+import { ACTIVE_RUNS, agentKeys, checkpointPk } from "../shared/records/agent.ts";
+import { shardKey } from "../shared/records/shard.ts";
 import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
-import { auth, call, facts } from "./helpers/cloud.ts";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
 
@@ -22,6 +23,10 @@ export const slow = new StateGraph(State)
   .addNode("work", async () => { await sleep(300); return { items: ["work"] }; })
   .addNode("done", async (_s, config) => { config.writer?.({ progress: "done" }); return { items: ["done"] }; })
   .addEdge(START, "work").addEdge("work", "done").addEdge("done", END).compile();
+// For gauges read while a run runs (the metrics read every shard of the index: more than 300 ms locally).
+export const slower = new StateGraph(State)
+  .addNode("work", async () => { await sleep(2000); return { items: ["work"] }; })
+  .addEdge(START, "work").addEdge("work", END).compile();
 export const chat = new StateGraph(MessagesAnnotation)
   .addNode("reply", async (s) => ({ messages: [await new FakeListChatModel({ responses: ["echo: " + s.messages.at(-1).content] }).invoke(s.messages)] }))
   .addEdge(START, "reply").addEdge("reply", END).compile();
@@ -42,6 +47,7 @@ const FILES = {
   "langgraph.json": JSON.stringify({
     graphs: {
       slow: "./src/graph.mjs:slow",
+      slower: "./src/graph.mjs:slower",
       chat: "./src/graph.mjs:chat",
       ask: "./src/graph.mjs:ask",
       logged: "./src/graph.mjs:logged",
@@ -393,13 +399,21 @@ describe("runs", () => {
       return r.json as { lg_api_num_pending_runs: number; lg_api_num_running_runs: number };
     };
     const t = await client.threads.create();
-    const run = await client.runs.create(t.thread_id, "slow", { input: { items: ["m"] } });
+    const run = await client.runs.create(t.thread_id, "slower", { input: { items: ["m"] } });
     await runningSoon(t.thread_id, run.run_id);
-    const queued = await client.runs.create(t.thread_id, "slow", {
+    const queued = await client.runs.create(t.thread_id, "slower", {
       input: { items: ["n"] },
       multitaskStrategy: "enqueue",
     });
     expect(await metrics()).toEqual({ lg_api_num_pending_runs: 1, lg_api_num_running_runs: 1 });
+    // Issue 26: each active run's index entry sits in the shard of its id, not under one key every tenant writes.
+    const scope = `${facts.tenant_id}#${deploymentId}`;
+    for (const id of [run.run_id, queued.run_id])
+      expect(await getItem("main", { PK: agentKeys.runsPk(scope, t.thread_id), SK: id }, true)).toMatchObject(
+        {
+          AGENT1PK: shardKey(ACTIVE_RUNS, id),
+        },
+      );
     const text = await call("GET", `/agents/${deploymentId}/metrics`, { headers: auth });
     expect(text.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(text.text).toContain("# TYPE lg_api_num_running_runs gauge");
@@ -407,6 +421,40 @@ describe("runs", () => {
     await client.runs.join(t.thread_id, queued.run_id);
     expect(await metrics()).toEqual({ lg_api_num_pending_runs: 0, lg_api_num_running_runs: 0 });
     expect((await call("GET", `/agents/${deploymentId}/metrics`)).status).toBe(401);
+  });
+
+  // Issue 26: behind CloudFront (60 s to the first byte) a silent wait is a 504. The status and headers go at
+  // once, then a newline every AGENT_WAIT_KEEPALIVE_MS (100 ms in tests; the run takes 300 ms), then the values.
+  it("runs/wait and join answer at once and send newlines until the values, which the SDK parses as before", async () => {
+    const t = await client.threads.create();
+    const res = await fetch(`${base}/agents/${deploymentId}/threads/${t.thread_id}/runs/wait`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "slow", input: { items: ["k"] } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.headers.get("content-location")).toMatch(new RegExp(`^/threads/${t.thread_id}/runs/`));
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const chunks: string[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(decoder.decode(r.value));
+    // Bytes before the values came while the run was still going: newlines only.
+    expect(chunks[0]).toMatch(/^\n+$/);
+    const body = chunks.join("");
+    expect(body).toMatch(/^\n{2,}\{/);
+    expect(JSON.parse(body)).toEqual({ items: ["k", "work", "done"] });
+
+    expect(await client.runs.wait(t.thread_id, "slow", { input: { items: ["l"] } })).toEqual({
+      items: ["k", "work", "done", "l", "work", "done"],
+    });
+    const background = await client.runs.create(t.thread_id, "slow", { input: { items: ["m"] } });
+    expect(await client.runs.join(t.thread_id, background.run_id)).toEqual({
+      items: ["k", "work", "done", "l", "work", "done", "m", "work", "done"],
+    });
+    expect(await client.runs.wait(null, "slow", { input: { items: ["s"] } })).toEqual({
+      items: ["s", "work", "done"],
+    });
   });
 
   it("join waits for a background run; join-stream replays it, also after Last-Event-ID", async () => {

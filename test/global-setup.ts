@@ -14,6 +14,8 @@ export async function setup(project: TestProject) {
   process.env.LOG_LEVEL ??= "error";
   // Limits shrunk so the tests see retries, queues and schedules in seconds (the local cloud reads them).
   process.env.LOCAL_SFN_RETRY_INTERVAL_MS ??= "100";
+  // Runs' waits send a newline this often: shorter than the test graphs' slow nodes (agent-runs.test.ts).
+  process.env.AGENT_WAIT_KEEPALIVE_MS ??= "100";
   process.env.EXPORT_MAX_RUNNING_PER_WORKSPACE ??= "2";
   // Small multipart parts, so every export test streams its files as multipart uploads.
   process.env.EXPORT_PART_BYTES ??= "16384";

@@ -4,7 +4,10 @@ import { createTables } from "../infra/local/dynamodb.ts";
 import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { getItem, putItem, queryAll } from "../shared/aws/ddb.ts";
-import { AGENT_INDEX, agentKeys, THREAD_TTL_PK } from "../shared/records/agent.ts";
+import { inFlightRevisions } from "../shared/control/revisions.ts";
+import { ACTIVE_RUNS, AGENT_INDEX, agentKeys, CRONS_DUE, THREAD_TTL } from "../shared/records/agent.ts";
+import { REVISIONS_INFLIGHT, revisionsPk } from "../shared/records/control.ts";
+import { shardKey } from "../shared/records/shard.ts";
 import { tableName } from "../shared/tables.ts";
 import "./helpers/cloud.ts";
 
@@ -61,7 +64,7 @@ describe("a main table of an earlier version", () => {
     );
     const thread = { PK: agentKeys.threadsPk("t-1#d-1"), SK: "th-1" };
     const expires = "2030-01-01T00:00:00.000Z";
-    await putItem("main", { ...thread, thread_id: "th-1", GSI1PK: THREAD_TTL_PK, GSI1SK: expires });
+    await putItem("main", { ...thread, thread_id: "th-1", GSI1PK: THREAD_TTL.base, GSI1SK: expires });
 
     await createTables(dynamo());
     await createTables(dynamo()); // idempotent
@@ -70,12 +73,56 @@ describe("a main table of an earlier version", () => {
 
     expect(await moveAgentIndexEntries()).toBe(1);
     expect(await moveAgentIndexEntries()).toBe(0);
-    expect(await getItem("main", thread, true)).toMatchObject({ AGENT1PK: THREAD_TTL_PK, AGENT1SK: expires });
+    const pk = shardKey(THREAD_TTL, "th-1");
+    expect(await getItem("main", thread, true)).toMatchObject({ AGENT1PK: pk, AGENT1SK: expires });
     const due = await queryAll("main", {
       IndexName: AGENT_INDEX,
       KeyConditionExpression: "AGENT1PK = :pk",
-      values: { ":pk": THREAD_TTL_PK },
+      values: { ":pk": pk },
     });
     expect(due.map((i) => i.SK)).toEqual(["th-1"]);
+  });
+
+  // Issue 26: the constant partitions every tenant wrote (one index partition: 1,000 WCU/s) became shards.
+  it("moves the entries the last version left under one constant key each to their shards", async () => {
+    const scope = "t-1#d-1";
+    const run = { PK: agentKeys.runsPk(scope, "th-2"), SK: "run-1" };
+    const runSk = `${scope}#th-2#run-1`;
+    await putItem("main", {
+      ...run,
+      thread_id: "th-2",
+      run_id: "run-1",
+      status: "pending",
+      AGENT1PK: ACTIVE_RUNS.base,
+      AGENT1SK: runSk,
+    });
+    const cron = { PK: agentKeys.cronsPk(scope), SK: "cron-1" };
+    const cronSk = `2030-01-01T00:00:00.000Z#${scope}#cron-1`;
+    await putItem("main", { ...cron, cron_id: "cron-1", AGENT1PK: CRONS_DUE.base, AGENT1SK: cronSk });
+    const revision = {
+      PK: revisionsPk("t-1", "d-1"),
+      SK: "REV#rev-1",
+      id: "rev-1",
+      tenant_id: "t-1",
+      deployment_id: "d-1",
+      status: "AWAITING_BUILD",
+    };
+    await putItem("main", { ...revision, GSI1PK: REVISIONS_INFLIGHT.base, GSI1SK: "rev-1" });
+
+    expect(await moveAgentIndexEntries()).toBe(3);
+    expect(await moveAgentIndexEntries()).toBe(0);
+    expect(await getItem("main", run, true)).toMatchObject({
+      AGENT1PK: shardKey(ACTIVE_RUNS, "run-1"),
+      AGENT1SK: runSk,
+    });
+    expect(await getItem("main", cron, true)).toMatchObject({
+      AGENT1PK: shardKey(CRONS_DUE, "cron-1"),
+      AGENT1SK: cronSk,
+    });
+    expect(await getItem("main", { PK: revision.PK, SK: revision.SK }, true)).toMatchObject({
+      GSI1PK: shardKey(REVISIONS_INFLIGHT, "rev-1"),
+      GSI1SK: "rev-1",
+    });
+    expect((await inFlightRevisions()).map((r) => r.id)).toEqual(["rev-1"]);
   });
 });

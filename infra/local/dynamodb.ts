@@ -10,7 +10,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
-import { TABLES, type TableDef, tableName } from "../../shared/tables.ts";
+import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
 import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";
 // @ts-expect-error plain ESM helper without types
 import { ensureDynamoDbLocal } from "./ensure-deps.mjs";
@@ -164,7 +164,7 @@ export async function createTables(
           ? def.indexes.map((i) => ({
               IndexName: i.name,
               KeySchema: keySchema(i.partitionKey, i.sortKey),
-              Projection: { ProjectionType: "ALL" },
+              Projection: projectionOf(i),
             }))
           : undefined,
       }),
@@ -185,7 +185,10 @@ const keySchema = (pk: string, sk?: string) => [
   ...(sk ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : []),
 ];
 
-/** Adds the indexes of `def` a table made by an earlier version lacks, one at a time (as AWS requires). */
+/**
+ * Adds the indexes of `def` a table made by an earlier version lacks, one at a time (as AWS requires). An index
+ * it has keeps its projection: one of ALL holds every attribute a narrower one would.
+ */
 async function addMissingIndexes(client: DynamoDBClient, name: string, def: TableDef): Promise<void> {
   const table = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
   const have = new Set((table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
@@ -202,7 +205,7 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, def: Tabl
             Create: {
               IndexName: i.name,
               KeySchema: keySchema(i.partitionKey, i.sortKey),
-              Projection: { ProjectionType: "ALL" },
+              Projection: projectionOf(i),
             },
           },
         ],

@@ -4,6 +4,7 @@ import { Effect, type IGrantable, ManagedPolicy, PolicyDocument, PolicyStatement
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
 import type { Construct, IConstruct } from "constructs";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
+import { runtimeLogGroup } from "../../shared/agent/runtime/log-group.ts";
 import {
   type PlatformRuntimeScope,
   RUNTIME_ROLE_PATH,
@@ -21,7 +22,8 @@ import { RUNTIME } from "./node-function.ts";
 // invoke and remove those functions and their roles. The functions and roles themselves are made at deploy
 // time (one per deployment), so this app only names them by pattern: agent-rt-<deployment>, roles under
 // /agent-runtime/.
-const TRACE_TASK = "AgentTraceIngest";
+/** The task runtimes send their traces to. */
+export const TRACE_TASK = "AgentTraceIngest";
 
 /** The runtime's layer content (infra/build/function-bundles.ts): /opt/nodejs/agent-runtime.mjs, one ESM file. */
 export const runtimeLayerDir = (): string => bundleOf(AGENT_ENTRY_POINTS.runtime).dir;
@@ -46,6 +48,8 @@ const arn = (
   sep = ArnFormat.COLON_RESOURCE_NAME,
 ) => Stack.of(scope).formatArn({ service, resource, resourceName: name, arnFormat: sep });
 const functionsArn = (scope: Construct) => arn(scope, "lambda", "function", runtimeFunctionName("*"));
+/** The runtimes' log groups (shared/agent/runtime/log-group.ts), which the deploy step makes with a retention. */
+const logGroupsArn = (scope: Construct) => arn(scope, "logs", "log-group", runtimeLogGroup("*"));
 const rolesArn = (scope: Construct) =>
   Stack.of(scope).formatArn({
     service: "iam",
@@ -121,6 +125,8 @@ export interface RuntimeGrants {
   remove?: boolean;
   /** The layer the deploy step attaches. */
   layerArn?: string;
+  /** List functions (the revision sweeper finds runtimes a platform upgrade left on an older layer). */
+  list?: boolean;
 }
 
 export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct, g: RuntimeGrants): void {
@@ -151,6 +157,11 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
   ];
   if (lambdaActions.length) add(lambdaActions, [fns, `${fns}:*`]);
   if (g.deploy || g.remove) add(["iam:GetRole", ...(g.remove ? ["iam:DeleteRole"] : [])], [roles]);
+  const logActions = [
+    ...(g.deploy ? ["logs:CreateLogGroup", "logs:PutRetentionPolicy"] : []),
+    ...(g.remove ? ["logs:DeleteLogGroup"] : []),
+  ];
+  if (logActions.length) add(logActions, [logGroupsArn(scope)]);
   if (g.deploy) {
     const boundary = g.deploy.boundaryArn;
     // Every role it creates, and every policy it puts on one, requires the runtime boundary on that role.
@@ -181,10 +192,19 @@ export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct
     add(["iam:PassRole"], [roles], { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } });
     if (g.layerArn) add(["lambda:GetLayerVersion"], [g.layerArn]);
   } else if (g.remove) add(["iam:DeleteRolePolicy"], [roles]);
-  for (const r of [fns, `${fns}:*`, roles])
+  if (g.list) {
+    // Finding the runtimes a platform upgrade left on an older layer (shared/agent/runtime/layer-check.ts).
+    add(["lambda:ListFunctions"], ["*"]);
+    acknowledgeResource(
+      grantee,
+      "*",
+      "lambda:ListFunctions has no resource-level permission: it can only name *.",
+    );
+  }
+  for (const r of [fns, `${fns}:*`, roles, logGroupsArn(scope)])
     acknowledgeResource(
       grantee,
       r,
-      "Deployments' runtime functions and roles are made at deploy time, one per deployment: named agent-rt-<deployment> (roles under /agent-runtime/), nothing else of the account.",
+      "Deployments' runtime functions, roles and log groups are made at deploy time, one per deployment: named agent-rt-<deployment> (roles under /agent-runtime/, log groups /aws/lambda/agent-rt-<deployment>), nothing else of the account.",
     );
 }

@@ -37,6 +37,7 @@ import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
 import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
+import type { ReservedConcurrency } from "./concurrency.ts";
 import type { ArtifactAccess, DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeRestApi } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -75,6 +76,8 @@ export interface ApiStackProps extends StackProps {
   routes: Route[];
   /** Each deployment's own origin, `<deployment_id>.<domain>` (agent-origin.ts); none when unset. */
   agentOrigin?: AgentOriginSettings;
+  /** The router's reserved concurrency (concurrency.ts). */
+  concurrency: ReservedConcurrency;
 }
 
 /** The HTTP API; each route group lives in its own nested stack to stay under 500 resources per stack. */
@@ -138,6 +141,7 @@ export class ApiStack extends Stack {
           routes,
           api: this.api,
           agentOrigin: props.agentOrigin,
+          concurrency: props.concurrency,
         }),
       );
     }
@@ -172,6 +176,7 @@ interface ApiGroupStackProps {
   data: DataStack;
   workflows: WorkflowsStack;
   agentOrigin?: AgentOriginSettings;
+  concurrency: ReservedConcurrency;
 }
 
 /**
@@ -213,6 +218,7 @@ class ApiGroupStack extends NestedStack {
           environment: origin ? { ...environment, AGENT_ORIGIN_DOMAIN: origin.domain } : environment,
           timeout: Duration.minutes(15),
           description: "Routes agent-server requests to each deployment's runtime function",
+          reservedConcurrency: props.concurrency.router,
         })
       : undefined;
     // CORS preflights of the agent servers: an OPTIONS method on every agent-server path, answered by the router

@@ -17,6 +17,7 @@ import {
   type IBucket,
   ObjectOwnership,
 } from "aws-cdk-lib/aws-s3";
+import { StringParameter } from "aws-cdk-lib/aws-ssm";
 import type { Construct, IConstruct } from "constructs";
 import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/tables.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
@@ -49,7 +50,8 @@ export interface ArtifactAccess {
 
 /**
  * Stateful resources: every table of shared/tables.ts, the KMS key and the buckets, all retained on delete.
- * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names.
+ * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names; a
+ * table's stream, which may change, by SSM parameter.
  */
 /** Every bucket of the platform drops multipart uploads left unfinished this long (a crash between parts). */
 export const ABORT_UPLOADS_DAYS = 1;
@@ -177,12 +179,13 @@ export class DataStack extends Stack {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: index.sortKey ? { name: index.sortKey, type: AttributeType.STRING } : undefined,
-        projectionType: ProjectionType.ALL,
+        projectionType: index.include ? ProjectionType.INCLUDE : ProjectionType.ALL,
+        nonKeyAttributes: index.include ? [...index.include] : undefined,
       });
     }
     this.export(`Table-${def.id}-Arn`, table.tableArn);
     this.export(`Table-${def.id}-Name`, table.tableName);
-    if (def.stream) this.export(`Table-${def.id}-StreamArn`, table.tableStreamArn!);
+    if (def.stream) this.parameter(`Table-${def.id}-StreamArn`, table.tableStreamArn!);
     return table;
   }
 
@@ -192,6 +195,28 @@ export class DataStack extends Stack {
 
   private export(name: string, value: string): void {
     new CfnOutput(this, name, { value, exportName: this.exportName(name) });
+  }
+
+  /** The SSM parameter holding a value that may change (a table's stream, new with each stream it gets). */
+  parameterName(name: string): string {
+    return `/agent-platform/${this.stackName}/${name}`;
+  }
+
+  /**
+   * A value its consumers read at deploy time from an SSM parameter rather than through an export: an export in
+   * use cannot change, so the table could never get another stream (a new view type, off and on again).
+   */
+  private parameter(name: string, value: string): void {
+    new StringParameter(this, `Param-${name}`, {
+      parameterName: this.parameterName(name),
+      stringValue: value,
+    });
+    new CfnOutput(this, name, { value });
+  }
+
+  /** A table's stream ARN in `scope`'s stack, read from its SSM parameter when that stack deploys. */
+  streamArnIn(scope: Construct, id: TableId): string {
+    return StringParameter.valueForStringParameter(scope, this.parameterName(`Table-${id}-StreamArn`));
   }
 
   /** The key, tables and bucket imported into `scope`'s stack (once per scope). */
@@ -207,7 +232,6 @@ export class DataStack extends Stack {
       const id = def.id as TableId;
       tables[id] = Table.fromTableAttributes(scope, `DataTable-${id}`, {
         tableArn: imp(`Table-${id}-Arn`),
-        tableStreamArn: def.stream ? imp(`Table-${id}-StreamArn`) : undefined,
         encryptionKey: key,
         globalIndexes: def.indexes?.map((i) => i.name),
       });

@@ -4,6 +4,7 @@ import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-
 import { CONSOLE_DIST } from "../console/build.mjs";
 import { agentOriginSettings } from "./agent-origin.ts";
 import { ApiStack } from "./api-stack.ts";
+import { reservedConcurrency } from "./concurrency.ts";
 import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
 import { STATE_MACHINE_DIR } from "./node-function.ts";
@@ -34,6 +35,8 @@ export interface PlatformStacks {
 export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
   const common: StackProps = { tags: { project: "agent-platform" } };
   const routes = options.routes ?? manifestRoutes;
+  const tasks = options.tasks ?? manifestTasks;
+  const concurrency = reservedConcurrency(app.node, tasks);
   const data = new DataStack(app, "AgentPlatformData", {
     ...common,
     description: "Agent platform: tables, KMS key, buckets",
@@ -42,8 +45,9 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     ...common,
     description: "Agent platform: task functions, state machines, schedules",
     data,
-    tasks: options.tasks ?? manifestTasks,
+    tasks,
     stateMachineDir: options.stateMachineDir ?? STATE_MACHINE_DIR,
+    concurrency,
   });
   const api = new ApiStack(app, "AgentPlatformApi", {
     ...common,
@@ -53,6 +57,7 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     routes,
     // Optional: each deployment's own origin under a wildcard custom domain (cdk context, agent-origin.ts).
     agentOrigin: agentOriginSettings(app),
+    concurrency,
   });
   const web = new ConsoleStack(app, "AgentPlatformConsole", {
     ...common,

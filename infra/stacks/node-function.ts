@@ -23,6 +23,8 @@ export interface HandlerFunctionProps {
   description?: string;
   /** A fixed function name (task functions: agent-platform-<Name>, so handlers can build their ARNs). */
   functionName?: string;
+  /** Concurrent executions reserved for it, and its cap (infra/stacks/concurrency.ts); 0 or none: unreserved. */
+  reservedConcurrency?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     logGroup,
     description: props.description,
     functionName: props.functionName,
+    reservedConcurrentExecutions: props.reservedConcurrency || undefined,
     environment: { ...props.environment, LOG_LEVEL: "info" },
   });
   acknowledge(

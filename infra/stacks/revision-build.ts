@@ -13,6 +13,19 @@ import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 import { ROOT } from "./node-function.ts";
 
 export const BUILD_PROJECT_NAME = "agent-platform-revision-build";
+/** A build's own time limit. */
+export const BUILD_TIMEOUT_MINUTES = 30;
+/**
+ * How long a build may wait in CodeBuild's queue (the least CodeBuild allows: 5 to 480 minutes,
+ * https://docs.aws.amazon.com/codebuild/latest/userguide/builds-working.html); the revision machine's Build state
+ * allows the queue and the build together (revision.asl.json).
+ */
+export const BUILD_QUEUED_TIMEOUT_MINUTES = 5;
+/**
+ * Builds running at once. Beyond it StartBuild fails rather than queueing (same page), and the Build state retries
+ * with jittered backoff: a push fan-out builds ten at a time instead of filling the account's builds.
+ */
+export const BUILD_CONCURRENCY = 10;
 /** Step Functions' managed rule behind `codebuild:startBuild.sync`. */
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
 
@@ -91,7 +104,9 @@ export class RevisionBuild extends Construct {
       },
       // Nothing of the platform's: its job comes as presigned URLs in the state machine's overrides.
       environmentVariables: { LOG_LEVEL: { value: "info" } },
-      timeout: Duration.minutes(30),
+      timeout: Duration.minutes(BUILD_TIMEOUT_MINUTES),
+      queuedTimeout: Duration.minutes(BUILD_QUEUED_TIMEOUT_MINUTES),
+      concurrentBuildLimit: BUILD_CONCURRENCY,
       encryptionKey: key,
       logging: { cloudWatch: { logGroup: logs } },
       grantReportGroupPermissions: false,

@@ -10,7 +10,7 @@ import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
-import { TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
+import { projectionOf, TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { platformFunctions } from "../build/function-bundles.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
@@ -412,7 +412,7 @@ describe("platform stacks (manifest as it is)", () => {
       (def.indexes ?? []).map((i) => ({
         IndexName: i.name,
         KeySchema: key(i.partitionKey, i.sortKey),
-        Projection: { ProjectionType: "ALL" },
+        Projection: projectionOf(i),
       })),
     );
     expect(resource.Properties.TimeToLiveSpecification).toEqual(
@@ -556,9 +556,14 @@ describe("platform stacks (manifest as it is)", () => {
       Enabled: true,
     });
     expect(resource.Properties.StreamSpecification).toEqual({ StreamViewType: "KEYS_ONLY" });
-    Template.fromStack(s.data).hasOutput("*", {
-      Export: { Name: `${s.data.stackName}:Table-runs-StreamArn` },
+    // Issue 26: by an SSM parameter, not an export: an export in use could never change (a new stream).
+    Template.fromStack(s.data).hasResourceProperties("AWS::SSM::Parameter", {
+      Name: s.data.parameterName("Table-runs-StreamArn"),
+      Value: { "Fn::GetAtt": [Match.anyValue(), "StreamArn"] },
     });
+    expect(JSON.stringify(Template.fromStack(s.data).toJSON().Outputs)).not.toContain(
+      ':Table-runs-StreamArn"',
+    );
   });
 
   it("feeds RunRetentionCleanup the runs stream's TTL deletes of run items only, retried, with failures queued", () => {
@@ -566,7 +571,7 @@ describe("platform stacks (manifest as it is)", () => {
     const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;
     wf.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
       FunctionName: { Ref: logicalId(fn) },
-      EventSourceArn: { "Fn::ImportValue": Match.stringLikeRegexp(":Table-runs-StreamArn$") },
+      EventSourceArn: { Ref: Match.stringLikeRegexp("^SsmParameterValue.*StreamArn") },
       StartingPosition: "TRIM_HORIZON",
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ["ReportBatchItemFailures"],
@@ -671,7 +676,7 @@ describe("platform stacks (manifest as it is)", () => {
       });
   });
 
-  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min", () => {
+  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min (+5 queued), 10 at once", () => {
     const wf = Template.fromStack(s.workflows);
     const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
     expect(projects).toHaveLength(1);
@@ -679,6 +684,8 @@ describe("platform stacks (manifest as it is)", () => {
     expect(p).toMatchObject({
       Name: BUILD_PROJECT_NAME,
       TimeoutInMinutes: 30,
+      QueuedTimeoutInMinutes: 5,
+      ConcurrentBuildLimit: 10,
       Source: { Type: "S3", Location: expect.anything() },
       Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { type IGrantable, type IRole, PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
@@ -29,6 +30,7 @@ import {
   runtimeLayer,
   runtimeLayerBytes,
 } from "./agent-runtimes.ts";
+import { type ReservedConcurrency, reservedFor } from "./concurrency.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
@@ -91,6 +93,8 @@ export interface WorkflowsStackProps extends StackProps {
   data: DataStack;
   tasks: TaskFunction[];
   stateMachineDir: string;
+  /** The sweepers' and trace ingestion's reserved concurrency (concurrency.ts). */
+  concurrency: ReservedConcurrency;
 }
 
 /** Task functions, one state machine per ASL file, and the EventBridge Scheduler group and role. */
@@ -146,7 +150,7 @@ export class WorkflowsStack extends Stack {
       // The run sweeper invokes runtimes (a retried or delayed run); nothing under this role may create,
       // change or delete a runtime function or role: that is the deploy role's alone.
       const layer = runtimeLayer(this);
-      grantRuntimes(this, role, { invoke: true });
+      grantRuntimes(this, role, { invoke: true, list: true });
       // A sweeper resuming a deployment's purge invokes its tasks.
       this.grantTasksInvoke(
         role,
@@ -186,6 +190,7 @@ export class WorkflowsStack extends Stack {
             memoryMb: task.memoryMb,
             functionName: `${TASK_FUNCTION_PREFIX}${task.name}`,
             description: `Task ${task.name} (functions/${task.handler}.ts)`,
+            reservedConcurrency: reservedFor(task, props.concurrency),
           }),
         );
       }
@@ -305,7 +310,13 @@ export class WorkflowsStack extends Stack {
    * still fails goes to a queue (its shard and sequence numbers, no item data) with an alarm on it.
    */
   private consumeTtlDeletes(name: string, fn: HandlerFunction, on: NonNullable<TaskFunction["ttlDeletes"]>) {
-    const table = this.data.importInto(this).tables[on.table];
+    // The stream by its SSM parameter, not an export (data-stack.ts): the other imports stay as they are.
+    const refs = this.data.importInto(this);
+    const table = Table.fromTableAttributes(this, `StreamOf-${on.table}`, {
+      tableArn: refs.tables[on.table].tableArn,
+      tableStreamArn: this.data.streamArnIn(this, on.table),
+      encryptionKey: refs.key,
+    });
     const failures = new Queue(this, `${name}Failures`, {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

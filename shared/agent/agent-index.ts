@@ -1,51 +1,47 @@
-import { conditionalUpdate, queryAll } from "../aws/ddb.ts";
 import { logger } from "../log.ts";
 import {
-  ACTIVE_RUNS_PK,
-  CRONS_DUE_PK,
+  ACTIVE_RUNS,
+  AGENT_INDEX,
+  CRONS_DUE,
   type CronRecord,
   indexedAgentRecord,
   type RunRecord,
-  THREAD_TTL_PK,
+  THREAD_TTL,
   type ThreadRecord,
 } from "../records/agent.ts";
+import { REVISIONS_INFLIGHT, type RevisionRecord, revisions } from "../records/control.ts";
+import { type IndexKeys, moveToShards, type ShardedKey } from "../records/shard.ts";
 
-// Agent records once kept their sparse partitions (active runs, thread TTLs, due crons) in the platform's GSI1.
-// They moved to AGENT1, whose keys a runtime may write (GSI1's it may not). This moves the entries earlier
-// versions left in GSI1 (a local DATA_DIR, a deployed table): idempotent, each move conditional on the entry
-// being unchanged, and only for items whose keys are an agent record's (anything else keeps its GSI1 keys and
-// is ignored by every reader).
+// Earlier versions kept the sparse partitions (active runs, thread TTLs, due crons, revisions in flight) under
+// one constant key each: the agent records' first in the platform's GSI1 (a runtime may write AGENT1's keys,
+// not GSI1's), then in AGENT1. This moves the entries they left (a local DATA_DIR, a deployed table) to the
+// shards of today's keys: idempotent, each move conditional on the entry being unchanged, and only for items
+// whose keys are an agent record's or a revision's (anything else keeps its keys and is ignored by every reader).
 
-type Legacy = (RunRecord | ThreadRecord | CronRecord) & { GSI1PK: string; GSI1SK: string };
-const LEGACY: [string, "run" | "thread" | "cron"][] = [
-  [ACTIVE_RUNS_PK, "run"],
-  [THREAD_TTL_PK, "thread"],
-  [CRONS_DUE_PK, "cron"],
+const GSI1: IndexKeys = { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" };
+const AGENT1: IndexKeys = { name: AGENT_INDEX, partitionKey: "AGENT1PK", sortKey: "AGENT1SK" };
+
+type Indexed = RunRecord | ThreadRecord | CronRecord;
+const KINDS: [ShardedKey, "run" | "thread" | "cron", (i: Indexed) => string | undefined][] = [
+  [ACTIVE_RUNS, "run", (i) => (i as RunRecord).run_id],
+  [THREAD_TTL, "thread", (i) => (i as ThreadRecord).thread_id],
+  [CRONS_DUE, "cron", (i) => (i as CronRecord).cron_id],
 ];
 
-/** Moves agent records' entries from GSI1 to AGENT1; answers how many moved. */
+/** Moves index entries under the unsharded keys of earlier versions to their shards; answers how many moved. */
 export async function moveAgentIndexEntries(): Promise<number> {
   let moved = 0;
-  for (const [pk, kind] of LEGACY) {
-    const items = await queryAll<Legacy>("main", {
-      IndexName: "GSI1",
-      KeyConditionExpression: "GSI1PK = :pk",
-      values: { ":pk": pk },
-    });
-    for (const item of items) {
-      if (!indexedAgentRecord(item, kind)) continue;
-      const done = await conditionalUpdate(
-        "main",
-        { PK: item.PK, SK: item.SK },
-        {
-          set: { AGENT1PK: item.GSI1PK, AGENT1SK: item.GSI1SK },
-          when: { GSI1PK: item.GSI1PK, GSI1SK: item.GSI1SK },
-          remove: ["GSI1PK", "GSI1SK"],
-        },
-      );
-      if (done) moved++;
-    }
+  for (const [key, kind, idOf] of KINDS) {
+    const own = (i: Indexed) => (indexedAgentRecord(i, kind) ? idOf(i) : undefined);
+    for (const index of [GSI1, AGENT1])
+      moved += await moveToShards<Indexed>("main", { index, pk: key.base }, { index: AGENT1, key }, own);
   }
-  if (moved) logger.info("agent index entries moved from GSI1 to AGENT1", { moved });
+  moved += await moveToShards<RevisionRecord & { PK: string; SK: string }>(
+    "main",
+    { index: GSI1, pk: REVISIONS_INFLIGHT.base },
+    { index: GSI1, key: REVISIONS_INFLIGHT },
+    (i) => (revisions.owns(i) ? i.id : undefined),
+  );
+  if (moved) logger.info("index entries moved to their shards", { moved });
   return moved;
 }

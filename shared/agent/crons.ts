@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { CREATE_ONLY, cancelCodes, queryAll, transact } from "../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { HttpError, NotFound } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
   AGENT_INDEX,
   agentKeys,
-  CRONS_DUE_PK,
+  CRONS_DUE,
   type CronRecord,
   crons,
   indexedAgentRecord,
@@ -14,6 +14,7 @@ import {
   type ThreadRecord,
   threads,
 } from "../records/agent.ts";
+import { queryShards, shardKey } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
 import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
@@ -45,7 +46,7 @@ export function toCron(r: CronRecord): Cron {
 
 /** The due-index attributes of a cron with this next run (none: no next run). */
 const dueIndex = (scope: string, cronId: string, next: string | null) =>
-  next ? { AGENT1PK: CRONS_DUE_PK, AGENT1SK: `${next}#${scope}#${cronId}` } : {};
+  next ? { AGENT1PK: shardKey(CRONS_DUE, cronId), AGENT1SK: `${next}#${scope}#${cronId}` } : {};
 
 const PAYLOAD_OMIT = ["schedule", "timezone", "end_time", "enabled", "on_run_completed"] as const;
 
@@ -346,28 +347,31 @@ export interface CronSweep {
 /** Fires every due tick of every cron (the AgentCronTick task's sweep). */
 export async function sweepCrons(now = Date.now()): Promise<CronSweep> {
   const out: CronSweep = { fired: 0, skipped: 0 };
-  const due = await queryAll<CronRecord>("main", {
+  const due = await queryShards<Pick<CronRecord, "PK" | "SK" | "cron_id">>("main", CRONS_DUE, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
-    values: { ":pk": CRONS_DUE_PK, ":now": `${new Date(now).toISOString()}~` },
+    values: { ":now": `${new Date(now).toISOString()}~` },
   });
-  for (const item of due) {
-    const ids = indexedAgentRecord(item, "cron");
-    if (!ids || !item.next_run_date) continue;
+  for (const entry of due) {
+    const ids = indexedAgentRecord(entry, "cron");
+    if (!ids) continue;
     try {
-      // The index lags the table: fireTick reads the cron again and fires only the tick still due.
-      for (let scheduled: string | null = item.next_run_date, i = 0; scheduled && i < 5; i++) {
+      // The index holds keys and ids only, and lags the table: the cron's next run is read from its record, and
+      // fireTick reads it again and fires only the tick still due.
+      const key = { scope: `${ids.tenant}#${ids.deployment}`, cron: entry.cron_id };
+      const item = await crons.get(key, true);
+      for (let scheduled = item?.next_run_date ?? null, i = 0; scheduled && i < 5; i++) {
         if (Date.parse(scheduled) > now) break;
-        const r = await fireTick(ids.tenant, ids.deployment, item.cron_id, scheduled, now);
+        const r = await fireTick(ids.tenant, ids.deployment, entry.cron_id, scheduled, now);
         if (r.outcome === "fired") out.fired++;
         else if (r.outcome === "skipped") out.skipped++;
-        const after = await crons.get({ scope: `${ids.tenant}#${ids.deployment}`, cron: item.cron_id }, true);
+        const after = await crons.get(key, true);
         scheduled = after?.enabled ? after.next_run_date : null;
       }
     } catch (err) {
       if (err instanceof HttpError)
-        logger.warn("cron tick: deployment unavailable", { cron_id: item.cron_id, error: err });
-      else logger.error("cron tick failed", { cron_id: item.cron_id, error: err });
+        logger.warn("cron tick: deployment unavailable", { cron_id: entry.cron_id, error: err });
+      else logger.error("cron tick failed", { cron_id: entry.cron_id, error: err });
     }
   }
   return out;

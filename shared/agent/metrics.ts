@@ -1,15 +1,10 @@
-import { queryPages } from "../aws/ddb.ts";
-import {
-  ACTIVE_RUNS_PK,
-  AGENT_INDEX,
-  agentKeys,
-  indexedAgentRecord,
-  type RunRecord,
-} from "../records/agent.ts";
+import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord } from "../records/agent.ts";
+import { queryShards } from "../records/shard.ts";
 import type { AgentDeployment } from "./context.ts";
 
 // GET /metrics of an agent server: the reference server's run-queue gauges (lg_api_ names), read from the
-// sparse index of active runs, in Prometheus text (the default) or as JSON.
+// sparse index of active runs, in Prometheus text (the default) or as JSON. Platform code answers it (the
+// index holds every deployment's runs, which a runtime's role may not read: functions/routes.ts).
 export interface AgentMetrics {
   lg_api_num_pending_runs: number;
   lg_api_num_running_runs: number;
@@ -20,26 +15,26 @@ const HELP: Record<keyof AgentMetrics, string> = {
   lg_api_num_running_runs: "Runs executing now.",
 };
 
-/** The deployment's active runs by status (the index holds every deployment's: filtered to this one). */
+/** The deployment's active runs by status: its entries in each shard (their sort keys start with its scope). */
 export async function agentMetrics(d: AgentDeployment): Promise<AgentMetrics> {
   const out: AgentMetrics = { lg_api_num_pending_runs: 0, lg_api_num_running_runs: 0 };
-  const prefix = agentKeys.runsPk(d.scope, "");
-  for await (const page of queryPages<Pick<RunRecord, "PK" | "SK" | "thread_id" | "run_id" | "status">>(
+  const entries = await queryShards<Pick<RunRecord, "PK" | "SK" | "thread_id" | "run_id" | "status">>(
     "main",
+    ACTIVE_RUNS,
     {
       IndexName: AGENT_INDEX,
-      KeyConditionExpression: "AGENT1PK = :pk",
-      FilterExpression: "begins_with(PK, :prefix)",
+      KeyConditionExpression: "AGENT1PK = :pk AND begins_with(AGENT1SK, :scope)",
       ProjectionExpression: "PK, SK, thread_id, run_id, #s",
       ExpressionAttributeNames: { "#s": "status" },
-      values: { ":pk": ACTIVE_RUNS_PK, ":prefix": prefix },
+      values: { ":scope": `${d.scope}#` },
     },
-  ))
-    for (const r of page) {
-      if (!indexedAgentRecord(r, "run")) continue;
-      if (r.status === "pending") out.lg_api_num_pending_runs++;
-      else if (r.status === "running") out.lg_api_num_running_runs++;
-    }
+  );
+  for (const r of entries) {
+    const ids = indexedAgentRecord(r, "run");
+    if (!ids || `${ids.tenant}#${ids.deployment}` !== d.scope) continue;
+    if (r.status === "pending") out.lg_api_num_pending_runs++;
+    else if (r.status === "running") out.lg_api_num_running_runs++;
+  }
   return out;
 }
 

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import { toItem } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { ACTIVE_RUNS_PK, agentKeys, type RunRecord, type RunStatus, runs } from "../records/agent.ts";
+import { ACTIVE_RUNS, agentKeys, type RunRecord, type RunStatus, runs } from "../records/agent.ts";
+import { shardKey } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
 import { authConfigurable } from "./auth-scope.ts";
 import { openChannel } from "./broker.ts";
@@ -120,7 +121,7 @@ export function newRunRecord(
     multitask_strategy: body.multitask_strategy ?? "enqueue",
     attempt: 1,
     // Active runs are listed in a sparse index, so the sweeper finds runs a dead worker left behind.
-    AGENT1PK: ACTIVE_RUNS_PK,
+    AGENT1PK: shardKey(ACTIVE_RUNS, runId),
     AGENT1SK: `${d.scope}#${threadId}#${runId}`,
     kwargs: {
       input: body.input,

@@ -1,7 +1,9 @@
-import { queryAll, transact } from "../aws/ddb.ts";
+import { batchGet } from "../aws/batch.ts";
+import { transact } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { ACTIVE_RUNS_PK, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../records/agent.ts";
+import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../records/agent.ts";
+import { queryShards } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
@@ -38,11 +40,15 @@ export async function sweepRuns(
   const soon = (t: number) => {
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
   };
-  const items = await queryAll<RunRecord>(T, {
+  // The index holds keys and ids: the runs are read from the table (consistently: the index lags).
+  const entries = await queryShards<Pick<RunRecord, "PK" | "SK">>(T, ACTIVE_RUNS, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk",
-    values: { ":pk": ACTIVE_RUNS_PK },
   });
+  const items = await batchGet<RunRecord>(
+    T,
+    entries.map((e) => ({ PK: e.PK, SK: e.SK })),
+  );
   const deployments = new Map<string, Promise<AgentDeployment | undefined>>();
   const kicked = new Set<string>();
   for (const item of items) {

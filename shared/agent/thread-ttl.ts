@@ -1,7 +1,8 @@
-import { queryAll, queryPage } from "../aws/ddb.ts";
+import { queryPage } from "../aws/ddb.ts";
 import { HttpError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL_PK, type ThreadRecord } from "../records/agent.ts";
+import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../records/agent.ts";
+import { queryShards, shardKeys } from "../records/shard.ts";
 import { agentDeployment } from "./context.ts";
 import { deleteThread } from "./thread-delete.ts";
 import { getThreadItem } from "./threads.ts";
@@ -10,16 +11,17 @@ import { getThreadItem } from "./threads.ts";
 // its runs, events and checkpoints by the run sweeper (every minute in AWS; locally when the next TTL runs out).
 // Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
 
-type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "ttl_expires_at">;
+/** What the index holds of a thread (keys and ids): its expiry is AGENT1SK, its record is read anyway. */
+type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "AGENT1SK">;
 
 /** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
 export async function sweepExpiredThreads(
   now = Date.now(),
 ): Promise<{ deleted: number; nextCheck?: number }> {
-  const due = await queryAll<Expiring>("main", {
+  const due = await queryShards<Expiring>("main", THREAD_TTL, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
-    values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
+    values: { ":now": new Date(now).toISOString() },
   });
   let deleted = 0;
   for (const item of due) {
@@ -39,12 +41,16 @@ export async function sweepExpiredThreads(
     }
   }
   if (deleted) logger.info("threads deleted by their TTL", { deleted });
-  const next = await queryPage<Expiring>("main", {
-    IndexName: AGENT_INDEX,
-    KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK > :now",
-    values: { ":pk": THREAD_TTL_PK, ":now": new Date(now).toISOString() },
-    Limit: 1,
-  });
-  const at = next.items[0]?.ttl_expires_at;
-  return { deleted, ...(at ? { nextCheck: Date.parse(at) } : {}) };
+  const firsts = await Promise.all(
+    shardKeys(THREAD_TTL).map((pk) =>
+      queryPage<Expiring>("main", {
+        IndexName: AGENT_INDEX,
+        KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK > :now",
+        values: { ":pk": pk, ":now": new Date(now).toISOString() },
+        Limit: 1,
+      }),
+    ),
+  );
+  const next = firsts.flatMap((p) => p.items.map((i) => Date.parse(i.AGENT1SK ?? ""))).filter((t) => t > 0);
+  return { deleted, ...(next.length ? { nextCheck: Math.min(...next) } : {}) };
 }

@@ -1,7 +1,8 @@
 import { batchGet } from "../aws/batch.ts";
 import { queryAll } from "../aws/ddb.ts";
 import { Conflict, NotFound } from "../errors.ts";
-import { agentKeys, THREAD_TTL_PK, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
+import { agentKeys, THREAD_TTL, type ThreadRecord, type ThreadStatus, threads } from "../records/agent.ts";
+import { shardKey } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
 import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
@@ -25,9 +26,10 @@ const PRIVATE = [
 ] as const;
 
 /** The attributes that give a thread a TTL of `minutes` from `at` (ms). */
-function ttlFields(minutes: number, at: number): Partial<ThreadRecord> {
+function ttlFields(threadId: string, minutes: number, at: number): Partial<ThreadRecord> {
   const expires = new Date(at + minutes * 60_000).toISOString();
-  return { ttl_minutes: minutes, ttl_expires_at: expires, AGENT1PK: THREAD_TTL_PK, AGENT1SK: expires };
+  const pk = shardKey(THREAD_TTL, threadId);
+  return { ttl_minutes: minutes, ttl_expires_at: expires, AGENT1PK: pk, AGENT1SK: expires };
 }
 /** A thread as the API shows it: its record without the keys and the lock's bookkeeping. */
 export type Thread = Omit<ThreadRecord, (typeof PRIVATE)[number] | "error"> & {
@@ -92,7 +94,7 @@ export async function createThread(
   const ttl = input.ttl ?? (await threadDefaultTtl());
   const item: ThreadRecord = {
     ...newThreadRecord(d, threadId, now, metadata),
-    ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}),
+    ...(ttl ? ttlFields(threadId, ttl, Date.parse(now)) : {}),
   };
   if (typeof metadata.graph_id === "string") item.graph_id = metadata.graph_id;
   if (await threads.create(item)) {
@@ -112,7 +114,10 @@ export async function patchThread(
   ttl?: number,
 ): Promise<Thread> {
   const now = isoNow();
-  const set: Record<string, unknown> = { updated_at: now, ...(ttl ? ttlFields(ttl, Date.parse(now)) : {}) };
+  const set: Record<string, unknown> = {
+    updated_at: now,
+    ...(ttl ? ttlFields(threadId, ttl, Date.parse(now)) : {}),
+  };
   // Keys as they are: a key with a dot is one entry, not a path (an empty key is a 422, storeLimitError).
   const setIn = { metadata };
   if (!(await threads.update({ scope: d.scope, thread: threadId }, { set, setIn })))

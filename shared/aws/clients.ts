@@ -1,5 +1,6 @@
 import { Agent } from "node:http";
 import { connect, type Socket } from "node:net";
+import { CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { IAMClient } from "@aws-sdk/client-iam";
 import { KMSClient } from "@aws-sdk/client-kms";
@@ -64,8 +65,25 @@ export const s3 = () =>
 export const kms = () => once("kms", () => new KMSClient(base("kms")));
 export const sfn = () => once("sfn", () => new SFNClient(base("sfn")));
 export const lambda = () => once("lambda", () => new LambdaClient(base("lambda")));
+/**
+ * Attempts of a deploy's control-plane call (Lambda's functions and versions, IAM's roles). A push fan-out of
+ * deploys meets Lambda's control-plane rate (15 requests/s: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)
+ * and IAM's; the SDK backs a throttled call off exponentially with full jitter (from 500 ms, at most 20 s apart),
+ * and ten attempts ride out a minute or two of throttling where its default three give up within seconds.
+ */
+export const CONTROL_PLANE_ATTEMPTS = 10;
+/** Lambda's control plane for deploys (invocations keep `lambda()`: a throttled invoke should not wait minutes). */
+export const lambdaControl = () =>
+  once("lambda-control", () => new LambdaClient({ ...base("lambda"), maxAttempts: CONTROL_PLANE_ATTEMPTS }));
+/** CloudWatch Logs: the deploy step sets the retention of each runtime's log group (AWS only). */
+export const logs = () =>
+  once(
+    "logs",
+    () => new CloudWatchLogsClient({ region: config.clientRegion, maxAttempts: CONTROL_PLANE_ATTEMPTS }),
+  );
 /** IAM: the deploy step gives each deployment's runtime its own role (AWS only; no local endpoint). */
-export const iam = () => once("iam", () => new IAMClient({ region: config.clientRegion }));
+export const iam = () =>
+  once("iam", () => new IAMClient({ region: config.clientRegion, maxAttempts: CONTROL_PLANE_ATTEMPTS }));
 export const scheduler = () => once("scheduler", () => new SchedulerClient(base("scheduler")));
 
 /** Drops cached clients, e.g. after the local cloud changed endpoints in this process. */

@@ -22,6 +22,16 @@ describe("write units", () => {
     expect(putUnits(main, { ...small, GSI1PK: { S: "g" }, GSI1SK: { S: "h" } })).toBe(2);
   });
 
+  it("an index that includes a few attributes costs what it holds of the item, not the whole item", () => {
+    const run = {
+      ...big,
+      status: { S: "running" },
+      AGENT1PK: { S: "AGENT#ACTIVE_RUNS#3" },
+      AGENT1SK: { S: "k" },
+    };
+    expect(putUnits(main, run)).toBe(3 + 1);
+  });
+
   it("requests: puts, batches and transactions; plain updates are left to the store's own figure", () => {
     expect(writeUnits("PutItemCommand", { TableName: main, Item: big })).toBe(3);
     expect(

@@ -4,11 +4,11 @@ import type {
   PutItemCommandInput,
   TransactWriteItemsCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { TABLES, type TableDef, tableName } from "../tables.ts";
+import { type IndexDef, TABLES, type TableDef, tableName } from "../tables.ts";
 
 // Write request units as DynamoDB bills them, worked out from a request (cost estimates of benchmarks): an item
 // costs one unit per started KB, twice that inside a transaction, and once more in each global secondary index it
-// lands in (every index here projects ALL). DynamoDB Local's own ConsumedCapacity does not follow these rules
+// lands in (the whole item, or what an INCLUDE index holds of it). DynamoDB Local's own ConsumedCapacity does not follow these rules
 // for transactions (3 small puts: 4 units, not 6; a multi-table transaction's total repeated per table).
 type Item = Record<string, AttributeValue>;
 
@@ -38,11 +38,24 @@ export function itemBytes(item: Item): number {
 const defByName = (table: string): TableDef | undefined =>
   (Object.values(TABLES) as TableDef[]).find((t) => tableName(t.id as never) === table);
 
+const units = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
+/** The part of `item` an INCLUDE index holds: the table's and the index's keys, and its included attributes. */
+function projected(item: Item, def: TableDef, index: IndexDef): Item {
+  const names = [def.partitionKey, def.sortKey, index.partitionKey, index.sortKey, ...(index.include ?? [])];
+  return Object.fromEntries(names.filter((n) => n && item[n] !== undefined).map((n) => [n, item[n!]!]));
+}
+
 /** Units of writing `item` whole into `table`: the table, and each index whose key the item carries. */
 export function putUnits(table: string, item: Item, transactional = false): number {
-  const kb = Math.max(1, Math.ceil(itemBytes(item) / 1024));
-  const indexes = (defByName(table)?.indexes ?? []).filter((i) => item[i.partitionKey] !== undefined).length;
-  return kb * (transactional ? 2 : 1) + kb * indexes;
+  const kb = units(itemBytes(item));
+  const def = defByName(table);
+  const indexed = (def?.indexes ?? []).filter((i) => item[i.partitionKey] !== undefined);
+  const inIndexes = indexed.reduce(
+    (n, i: IndexDef) => n + (i.include ? units(itemBytes(projected(item, def!, i))) : kb),
+    0,
+  );
+  return kb * (transactional ? 2 : 1) + inIndexes;
 }
 
 /**

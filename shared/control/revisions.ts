@@ -13,7 +13,7 @@ import {
   type DeploymentRecord,
   deployments,
   REVISION_STATUSES,
-  REVISIONS_INFLIGHT_PK,
+  REVISIONS_INFLIGHT,
   type RevisionConfig,
   type RevisionRecord,
   type RevisionStatus,
@@ -21,6 +21,7 @@ import {
   revisionsPk,
   TERMINAL,
 } from "../records/control.ts";
+import { shardKeys } from "../records/shard.ts";
 import { canonicalNow, isoNow } from "../time.ts";
 
 // Revisions of a deployment and how their status moves (compat-notes "Control plane"):
@@ -191,12 +192,13 @@ export async function deleteRevisionRecord(r: RevisionRecord): Promise<void> {
 /** Revisions of every tenant whose pipeline has not ended (revision records only: their keys are checked). */
 export async function inFlightRevisions(): Promise<RevisionRecord[]> {
   const out: RevisionRecord[] = [];
-  for await (const items of revisions.indexPages({
-    IndexName: "GSI1",
-    KeyConditionExpression: "GSI1PK = :pk",
-    values: { ":pk": REVISIONS_INFLIGHT_PK },
-  }))
-    out.push(...items);
+  for (const pk of shardKeys(REVISIONS_INFLIGHT))
+    for await (const items of revisions.indexPages({
+      IndexName: "GSI1",
+      KeyConditionExpression: "GSI1PK = :pk",
+      values: { ":pk": pk },
+    }))
+      out.push(...items);
   return out;
 }
 

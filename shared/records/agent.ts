@@ -1,18 +1,20 @@
 import type { Key } from "../aws/ddb.ts";
 import { repository } from "../aws/repository.ts";
+import type { ShardedKey } from "./shard.ts";
 
 // The agent server's records, each with its key layout and, where the code reads or writes one record by key,
 // its repository. Every key carries the deployment's scope (`<tenant>#<deployment>`), which no field holds, so
 // these records carry their keys (PK, SK) as stored; the repositories' lookups name scope and ids.
 // Main table:
 //   thread        PK AGENT#<scope>#THREAD              SK <thread_id>
-//                 AGENT1 AGENT#THREAD_TTL / <ttl_expires_at> while it has a TTL (the sweeper reads it)
+//                 AGENT1 AGENT#THREAD_TTL#<shard> / <ttl_expires_at> while it has a TTL (the sweeper reads it)
 //   run           PK AGENT#<scope>#RUN#<thread_id>     SK <run_id>       (uuidv7: a thread's runs sort by creation)
-//                 AGENT1 AGENT#ACTIVE_RUNS / <scope>#<thread_id>#<run_id> while pending or running (the sweeper
-//                 reads this sparse index)
+//                 AGENT1 AGENT#ACTIVE_RUNS#<shard> / <scope>#<thread_id>#<run_id> while pending or running (the
+//                 sweeper and the metrics read this sparse index)
 //   cron          PK AGENT#<scope>#CRON                SK <cron_id>
-//                 AGENT1 AGENT#CRONS_DUE / <next_run_date>#<scope>#<cron_id> while it has a next run (the cron
-//                 tick task reads this sparse index)
+//                 AGENT1 AGENT#CRONS_DUE#<shard> / <next_run_date>#<scope>#<cron_id> while it has a next run (the
+//                 cron tick task reads this sparse index)
+//   (<shard>: the hash of the thread, run or cron id over AGENT_INDEX_SHARDS; shard.ts)
 //   assistant     PK AGENT#<scope>#ASSISTANT           SK <assistant_id>              (the current version)
 //   version       PK AGENT#<scope>#ASSISTANT           SK <assistant_id>#V#<8-digit n> (every version)
 //   event chunk   PK AGENT#<scope>#EVENTS#<run_id>     SK <10-digit seq of its last frame> (TTL expires_at)
@@ -89,10 +91,12 @@ export function indexedAgentRecord(
 /** The agent records' index on the main table (shared/tables.ts). */
 export const AGENT_INDEX = "AGENT1";
 
-/** The sparse AGENT1 partition of active (pending or running) runs, which the sweeper reads. */
-export const ACTIVE_RUNS_PK = "AGENT#ACTIVE_RUNS";
+/** Shards of each sparse AGENT1 partition: every tenant writes them (16 × 1,000 WCU/s per GSI partition). */
+export const AGENT_INDEX_SHARDS = 16;
+/** The sparse AGENT1 partition of active (pending or running) runs, which the sweeper and the metrics read. */
+export const ACTIVE_RUNS: ShardedKey = { base: "AGENT#ACTIVE_RUNS", shards: AGENT_INDEX_SHARDS };
 /** The sparse AGENT1 partition of threads with a TTL, sorted by when it runs out, which the sweeper reads. */
-export const THREAD_TTL_PK = "AGENT#THREAD_TTL";
+export const THREAD_TTL: ShardedKey = { base: "AGENT#THREAD_TTL", shards: AGENT_INDEX_SHARDS };
 
 /** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
 export const checkpointPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
@@ -118,7 +122,7 @@ export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
  * (+ `active_attempt`, for fencing) while a run executes, `queued` counting its pending runs (thread-lock.ts).
  */
 export interface ThreadRecord extends Key {
-  /** With a TTL: THREAD_TTL_PK and `ttl_expires_at`, so the sweeper finds the thread when it runs out. */
+  /** With a TTL: THREAD_TTL's shard and `ttl_expires_at`, so the sweeper finds the thread when it runs out. */
   AGENT1PK?: string;
   AGENT1SK?: string;
   /** `ttl` (strategy delete): the thread is deleted, with its runs and checkpoints, this many minutes after
@@ -195,7 +199,7 @@ export interface RunKwargs {
  * run by its lease (`lease_until`, `worker`) for one `attempt`, and cancellation is the `cancel_action` flag.
  */
 export interface RunRecord extends Key {
-  /** The active-runs index (ACTIVE_RUNS_PK), removed when the run ends. */
+  /** The active-runs index (ACTIVE_RUNS' shard), removed when the run ends. */
   AGENT1PK?: string;
   AGENT1SK?: string;
   run_id: string;
@@ -233,7 +237,7 @@ export const runs = repository<RunRecord, { scope: string; thread: string; run: 
 // — crons —
 
 /** The sparse AGENT1 partition of crons with a next run, sorted by it, which the cron tick task reads. */
-export const CRONS_DUE_PK = "AGENT#CRONS_DUE";
+export const CRONS_DUE: ShardedKey = { base: "AGENT#CRONS_DUE", shards: AGENT_INDEX_SHARDS };
 
 /**
  * A cron: a run created on a schedule (5-field, UTC) — on its thread, or (stateless, `thread_id` null) on a new
@@ -241,7 +245,7 @@ export const CRONS_DUE_PK = "AGENT#CRONS_DUE";
  * fires only with the write that moves it on (shared/agent/crons.ts), which makes firing idempotent.
  */
 export interface CronRecord extends Key {
-  /** CRONS_DUE_PK and `<next_run_date>#<scope>#<cron_id>` while next_run_date is set. */
+  /** CRONS_DUE's shard and `<next_run_date>#<scope>#<cron_id>` while next_run_date is set. */
   AGENT1PK?: string;
   AGENT1SK?: string;
   cron_id: string;

@@ -3,6 +3,7 @@ import type { Sealed } from "../crypto/envelope.ts";
 import type { CorsConfig } from "../deploy/graph-config.ts";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { recentReads } from "../recent.ts";
+import { type ShardedKey, shardKey } from "./shard.ts";
 
 // The control plane's records (main table), each with its repository. The deployment record sits below both
 // the control plane (which writes it) and the agent server (which routes by it), so neither imports the other
@@ -13,7 +14,7 @@ import { recentReads } from "../recent.ts";
 //                                                                      the transaction that deletes its record,
 //                                                                      done when every part is gone (kept a day,
 //                                                                      so a retried DELETE answers 204)
-//   revision     PK T#<tenant>#DEPLOYMENT#<deployment> SK REV#<uuidv7> GSI1 REVISIONS#INFLIGHT / <id> while
+//   revision     PK T#<tenant>#DEPLOYMENT#<deployment> SK REV#<uuidv7> GSI1 REVISIONS#INFLIGHT#<shard> / <id> while
 //                                                                      not terminal (a sweeper finds them)
 //   listener     PK T#<tenant>#LISTENER               SK <id>
 //   compute id   PK T#<tenant>#LISTENERCOMPUTE        SK <compute_id>  (compute ids are unique per workspace)
@@ -202,7 +203,8 @@ export const TERMINAL: readonly RevisionStatus[] = [
   "SKIPPED",
   "INTERRUPTED",
 ];
-export const REVISIONS_INFLIGHT_PK = "REVISIONS#INFLIGHT";
+/** The GSI1 partition of revisions whose pipeline has not ended (every tenant's: sharded by revision id). */
+export const REVISIONS_INFLIGHT: ShardedKey = { base: "REVISIONS#INFLIGHT", shards: 8 };
 
 export interface RevisionRecord {
   id: string;
@@ -240,7 +242,7 @@ export const revisions = repository<RevisionRecord, { tenant: string; deployment
   keysOf: (r) => ({
     PK: revisionsPk(r.tenant_id, r.deployment_id),
     SK: `REV#${r.id}`,
-    ...(TERMINAL.includes(r.status) ? {} : { GSI1PK: REVISIONS_INFLIGHT_PK, GSI1SK: r.id }),
+    ...(TERMINAL.includes(r.status) ? {} : { GSI1PK: shardKey(REVISIONS_INFLIGHT, r.id), GSI1SK: r.id }),
   }),
 });
 

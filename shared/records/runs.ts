@@ -1,6 +1,7 @@
 import { repository } from "../aws/repository.ts";
 import { config } from "../config.ts";
 import { dayOf } from "../time.ts";
+import { hashShard } from "./shard.ts";
 
 // Trace runs (runs table). The records of a run share its partition:
 //   run    PK <tenant>#<run id>  SK run    GSI1 <tenant>#<session>#<UTC day of start>#<shard> / <start>#<id>
@@ -19,9 +20,7 @@ import { dayOf } from "../time.ts";
 
 /** The shard of a run id: a string hash, so every writer of a run picks the same GSI1 partition. */
 export function shardOf(id: string): number {
-  let h = 0;
-  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
-  return h % config.runs.shards;
+  return hashShard(id, config.runs.shards);
 }
 
 /** The sort key prefix of a run's attachment records (`attachment#<name>`). */

@@ -23,7 +23,7 @@ import {
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { iam, lambda, s3 } from "../../aws/clients.ts";
+import { iam, lambda, lambdaControl, s3 } from "../../aws/clients.ts";
 import { invokeTask } from "../../aws/invoke.ts";
 import { RUNTIME_LAYER_BUDGET_BYTES, revisionTooLarge } from "../../aws/lambda-limits.ts";
 import { config } from "../../config.ts";
@@ -37,6 +37,7 @@ import { tableName } from "../../tables.ts";
 import { invokeDrain } from "./drain-invoke.ts";
 import type { RuntimeHost } from "./host.ts";
 import { splitPrelude } from "./lambda-protocol.ts";
+import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
 import {
   type PlatformRuntimeScope,
   type RuntimeScope,
@@ -210,8 +211,11 @@ export async function deployRuntime(
   log(`Runtime ${Runtime}`);
   const Role = await ensureRole(scope, boundaryArn);
   log(`Runtime role ${Role}: this deployment's data only`);
+  log(
+    `Runtime logs ${await ensureRuntimeLogGroup(r.deployment_id)}, kept ${config.agent.runtimeLogRetentionDays} days`,
+  );
   const Code = await uploadCode(r);
-  const client = lambda();
+  const client = lambdaControl();
   const waiter = { client, maxWaitTime: 300 };
   let exists = true;
   await client.send(new GetFunctionCommand({ FunctionName })).catch((err) => {
@@ -285,10 +289,10 @@ export async function pruneRuntimeVersions(deploymentId: string, keep: string[])
   const FunctionName = runtimeFunctionName(deploymentId);
   let Marker: string | undefined;
   do {
-    const page = await lambda().send(new ListVersionsByFunctionCommand({ FunctionName, Marker }));
+    const page = await lambdaControl().send(new ListVersionsByFunctionCommand({ FunctionName, Marker }));
     for (const v of page.Versions ?? [])
       if (v.Version && v.Version !== "$LATEST" && !keep.includes(v.Version))
-        await lambda()
+        await lambdaControl()
           .send(new DeleteFunctionCommand({ FunctionName, Qualifier: v.Version }))
           .catch((err) => logger.warn("deleting an old runtime version failed", { error: err }));
     Marker = page.NextMarker;
@@ -313,14 +317,15 @@ export function lambdaRuntimeHost(
   };
 }
 
-/** Deletes a deployment's runtime function and its role (the RuntimeRemove task, under the deploy role). */
+/** Deletes a deployment's runtime function, its log group and its role (the RuntimeRemove task, under the deploy role). */
 export async function removeRuntime(deploymentId: string): Promise<void> {
   const name = runtimeFunctionName(deploymentId);
-  await lambda()
+  await lambdaControl()
     .send(new DeleteFunctionCommand({ FunctionName: name }))
     .catch((err) => {
       if (!notFound(err)) throw err;
     });
+  await removeRuntimeLogGroup(deploymentId);
   for (const call of [
     () => iam().send(new DeleteRolePolicyCommand({ RoleName: name, PolicyName: "runtime" })),
     () => iam().send(new DeleteRoleCommand({ RoleName: name })),

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RESERVED_CONCURRENCY } from "./concurrency.ts";
+import { ROOT } from "./node-function.ts";
+import { BUILD_CONCURRENCY, BUILD_QUEUED_TIMEOUT_MINUTES, BUILD_TIMEOUT_MINUTES } from "./revision-build.ts";
+
+// Issue 26: a build's time in CodeBuild's queue counts against the revision machine's Build state, and a push
+// fan-out starts many builds and deploys at once. The machine's limits must hold what the project's allow.
+const asl = JSON.parse(readFileSync(join(ROOT, "infra/state-machines/revision.asl.json"), "utf8"));
+const retried = (r: any) => {
+  let wait = 0;
+  for (let n = 0; n < r.MaxAttempts; n++)
+    wait += Math.min(r.MaxDelaySeconds ?? Number.POSITIVE_INFINITY, r.IntervalSeconds * r.BackoffRate ** n);
+  return wait;
+};
+
+describe("the revision machine's limits", () => {
+  it("give the Build state a build's queue time and run time together, within CodeBuild's 5–480 minutes", () => {
+    expect(BUILD_QUEUED_TIMEOUT_MINUTES).toBeGreaterThanOrEqual(5);
+    expect(asl.States.Build.TimeoutSeconds).toBeGreaterThanOrEqual(
+      (BUILD_QUEUED_TIMEOUT_MINUTES + BUILD_TIMEOUT_MINUTES) * 60,
+    );
+  });
+
+  it("retry a build refused at the project's concurrency limit, with jitter, long enough for a push of 49", () => {
+    const limit = asl.States.Build.Retry.find((r: any) =>
+      r.ErrorEquals.includes("CodeBuild.AccountLimitExceededException"),
+    );
+    expect(limit.JitterStrategy).toBe("FULL");
+    // 49 builds, BUILD_CONCURRENCY at a time, a few minutes each.
+    expect(retried(limit)).toBeGreaterThan((49 / BUILD_CONCURRENCY) * 5 * 60);
+  });
+
+  it("outlast a revision that waits its turn for both a build and a deploy", () => {
+    const build = asl.States.Build;
+    const deploy = asl.States.Deploy;
+    const throttled = deploy.Retry.find((r: any) =>
+      r.ErrorEquals.includes("Lambda.TooManyRequestsException"),
+    );
+    const steps = ["Prepare", "BuildStart", "Build", "BuildFinish", "Deploy"];
+    const run = steps.reduce((n, name) => n + asl.States[name].TimeoutSeconds, 0);
+    expect(asl.TimeoutSeconds).toBeGreaterThanOrEqual(run + retried(build.Retry[0]) + retried(throttled));
+    expect(DEFAULT_RESERVED_CONCURRENCY.deploy).toBeGreaterThan(0);
+  });
+});
