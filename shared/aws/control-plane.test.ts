@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { GetFunctionCommand, LambdaClient } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { lambdaControl, resetClients } from "./clients.ts";
 
 // Issue 26: a push fan-out of deploys meets Lambda's control-plane rate limit. Throttling cannot be caused
@@ -16,6 +16,13 @@ const saved = {
   secret: process.env.AWS_SECRET_ACCESS_KEY,
 };
 
+// In Lambda AWS_REGION is always set; the platform's clients take the region from the SDK's own resolution.
+beforeAll(() => {
+  vi.stubEnv("AWS_REGION", "us-east-1");
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();

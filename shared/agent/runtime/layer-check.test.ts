@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetClients } from "../../aws/clients.ts";
 import { staleRuntimes } from "./layer-check.ts";
 
@@ -27,6 +27,13 @@ const PAGES: Record<string, unknown> = {
 let server: Server;
 const saved = process.env.AWS_ENDPOINT_URL_LAMBDA;
 
+// In Lambda AWS_REGION is always set; the platform's clients take the region from the SDK's own resolution.
+beforeAll(() => {
+  vi.stubEnv("AWS_REGION", "us-east-1");
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 beforeAll(async () => {
   server = createServer((req, res) => {
     const marker = new URL(req.url ?? "/", "http://x").searchParams.get("Marker") ?? "";

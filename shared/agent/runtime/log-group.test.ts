@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetClients } from "../../aws/clients.ts";
 import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
 
@@ -14,6 +14,13 @@ const saved = {
   days: process.env.AGENT_RUNTIME_LOG_RETENTION_DAYS,
 };
 
+// In Lambda AWS_REGION is always set; the platform's clients take the region from the SDK's own resolution.
+beforeAll(() => {
+  vi.stubEnv("AWS_REGION", "us-east-1");
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 beforeAll(async () => {
   server = createServer((req, res) => {
     let text = "";
