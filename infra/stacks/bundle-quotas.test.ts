@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LAMBDA_UNZIPPED_CODE_BYTES, RUNTIME_LAYER_BUDGET_BYTES } from "../../shared/aws/lambda-limits.ts";
+import { platformFunctions } from "../build/function-bundles.ts";
 import {
   BUNDLE_BUDGET_BYTES,
   type BundleFacts,
   bundleQuotaRows,
   platformBundles,
   unwantedInputs,
-} from "../build/bundle-quotas.ts";
-import { platformFunctions } from "../build/function-bundles.ts";
+} from "../quotas/bundle-quotas.ts";
 
 // The bundles the CDK app deploys (the cached builds of infra/build/function-bundles.ts), held to Lambda's code
 // size quota and the platform's own budget: small bundles, no tests, no development packages.

@@ -1,4 +1,4 @@
-// Lambda's limits on code size, shared by the synth-time checks (infra/build/bundle-quotas.ts), the build
+// Lambda's limits on code size, shared by the synth-time checks (infra/quotas/bundle-quotas.ts), the build
 // exchange (what a revision's artifact may hold) and the deploy step (lambda-host.ts, before CreateFunction).
 
 /**

@@ -1,7 +1,5 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetClients } from "../../aws/clients.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StandIn, standInEndpoint } from "../../aws/stand-in-endpoint.ts";
 import { staleRuntimes } from "./layer-check.ts";
 
 // Issue 26: runtimes kept the old layer version after a platform upgrade. Lambda's function listing has no local
@@ -24,34 +22,15 @@ const PAGES: Record<string, unknown> = {
     ],
   },
 };
-let server: Server;
-const saved = process.env.AWS_ENDPOINT_URL_LAMBDA;
-
-// In Lambda AWS_REGION is always set; the platform's clients take the region from the SDK's own resolution.
-beforeAll(() => {
-  vi.stubEnv("AWS_REGION", "us-east-1");
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
+let standIn: StandIn;
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  standIn = await standInEndpoint("AWS_ENDPOINT_URL_LAMBDA", (req, res) => {
     const marker = new URL(req.url ?? "/", "http://x").searchParams.get("Marker") ?? "";
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(PAGES[marker]));
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  process.env.AWS_ENDPOINT_URL_LAMBDA = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  process.env.AWS_ACCESS_KEY_ID ??= "test";
-  process.env.AWS_SECRET_ACCESS_KEY ??= "test";
-  resetClients();
 });
-afterAll(() => {
-  server.close();
-  if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_LAMBDA;
-  else process.env.AWS_ENDPOINT_URL_LAMBDA = saved;
-  resetClients();
-});
+afterAll(() => standIn.close());
 
 describe("runtimes after a platform upgrade", () => {
   it("are stale when their function lacks the platform's current layer version, over every page", async () => {

@@ -1,28 +1,16 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { resetClients } from "../../aws/clients.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StandIn, standInEndpoint } from "../../aws/stand-in-endpoint.ts";
 import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
 
 // Issue 26: runtime log groups never expired. CloudWatch Logs has no local stand-in in the local cloud, so a
 // stand-in endpoint records the calls and answers as CloudWatch Logs does (JSON 1.1, typed errors).
-let server: Server;
+let standIn: StandIn;
 const calls: { target: string; body: Record<string, unknown> }[] = [];
 const failWith = new Map<string, string>();
-const saved = {
-  endpoint: process.env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS,
-  days: process.env.AGENT_RUNTIME_LOG_RETENTION_DAYS,
-};
+const savedDays = process.env.AGENT_RUNTIME_LOG_RETENTION_DAYS;
 
-// In Lambda AWS_REGION is always set; the platform's clients take the region from the SDK's own resolution.
-beforeAll(() => {
-  vi.stubEnv("AWS_REGION", "us-east-1");
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-});
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  standIn = await standInEndpoint("AWS_ENDPOINT_URL_CLOUDWATCH_LOGS", (req, res) => {
     let text = "";
     req.on("data", (c) => (text += c));
     req.on("end", () => {
@@ -33,21 +21,11 @@ beforeAll(async () => {
       res.end(JSON.stringify(error ? { __type: error, message: error } : {}));
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  process.env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  process.env.AWS_ACCESS_KEY_ID ??= "test";
-  process.env.AWS_SECRET_ACCESS_KEY ??= "test";
-  resetClients();
 });
-afterAll(() => {
-  server.close();
-  for (const [k, v] of [
-    ["AWS_ENDPOINT_URL_CLOUDWATCH_LOGS", saved.endpoint],
-    ["AGENT_RUNTIME_LOG_RETENTION_DAYS", saved.days],
-  ] as const)
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  resetClients();
+afterAll(async () => {
+  if (savedDays === undefined) delete process.env.AGENT_RUNTIME_LOG_RETENTION_DAYS;
+  else process.env.AGENT_RUNTIME_LOG_RETENTION_DAYS = savedDays;
+  await standIn.close();
 });
 
 describe("a runtime's log group", () => {

@@ -6,7 +6,8 @@ import {
   MAX_REVISION_BYTES,
   RUNTIME_LAYER_BUDGET_BYTES,
 } from "../../shared/aws/lambda-limits.ts";
-import { dirBytes, ensureBundles, type FunctionKind, platformFunctions } from "./function-bundles.ts";
+import { dirBytes, ensureBundles, type FunctionKind, platformFunctions } from "../build/function-bundles.ts";
+import { type QuotaRow, quotaRow } from "./quota-row.ts";
 
 // The bundles' quotas, checked at synth (infra/stacks/bundle-quotas.test.ts) and printed by `npm run aws:preflight`:
 // Lambda's limit on code size, and the platform's own budget on what a bundle may carry.
@@ -29,15 +30,6 @@ export const OVER_BUDGET: Readonly<Record<string, number>> = {
   "tasks/agent-run-sweeper": 6 * 1024 * 1024,
 };
 
-export interface QuotaRow {
-  check: string;
-  subject: string;
-  value: number;
-  limit: number;
-  ok: boolean;
-  doc: string;
-}
-
 /** What the checks read of one bundle: its function, its folder and the files esbuild put in it. */
 export interface BundleFacts {
   id: string;
@@ -46,15 +38,6 @@ export interface BundleFacts {
   dir: string;
   inputs: string[];
 }
-
-const row = (check: string, subject: string, value: number, limit: number, doc: string): QuotaRow => ({
-  check,
-  subject,
-  value,
-  limit,
-  ok: value <= limit,
-  doc,
-});
 
 /** A project file that is a test or test support (tests never ship). */
 const isTestFile = (input: string) =>
@@ -96,16 +79,18 @@ export function bundleQuotaRows(bundles: BundleFacts[] = platformBundles()): Quo
     const subject = `${b.id} (functions/${b.handler}.ts)`;
     // A function's code and layers unzipped: 250 MB (Lambda quotas).
     if (b.kind !== "runtime")
-      rows.push(row("unzipped code bytes", subject, bytes, LAMBDA_UNZIPPED_CODE_BYTES, LIMITS_DOC));
-    rows.push(row("bundle bytes", subject, bytes, OVER_BUDGET[b.handler] ?? BUNDLE_BUDGET_BYTES, OWN_BUDGET));
-    rows.push(row("test files bundled", subject, b.inputs.filter(isTestFile).length, 0, OWN_BUDGET));
+      rows.push(quotaRow("unzipped code bytes", subject, bytes, LAMBDA_UNZIPPED_CODE_BYTES, LIMITS_DOC));
+    rows.push(
+      quotaRow("bundle bytes", subject, bytes, OVER_BUDGET[b.handler] ?? BUNDLE_BUDGET_BYTES, OWN_BUDGET),
+    );
+    rows.push(quotaRow("test files bundled", subject, b.inputs.filter(isTestFile).length, 0, OWN_BUDGET));
     const devInputs = new Set(b.inputs.map(packageOf).filter((p): p is string => !!p && dev.has(p)));
-    rows.push(row("dev-only packages bundled", subject, devInputs.size, 0, OWN_BUDGET));
+    rows.push(quotaRow("dev-only packages bundled", subject, devInputs.size, 0, OWN_BUDGET));
     if (b.kind === "runtime") {
-      rows.push(row("runtime layer bytes", subject, bytes, RUNTIME_LAYER_BUDGET_BYTES, OWN_BUDGET));
+      rows.push(quotaRow("runtime layer bytes", subject, bytes, RUNTIME_LAYER_BUDGET_BYTES, OWN_BUDGET));
       // A deployment's function holds the layer and its revision's code: 250 MB in all (Lambda quotas).
       rows.push(
-        row(
+        quotaRow(
           "runtime layer + largest accepted revision bytes",
           subject,
           bytes + MAX_REVISION_BYTES,

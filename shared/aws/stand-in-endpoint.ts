@@ -1,0 +1,34 @@
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resetClients } from "./clients.ts";
+
+// For tests of calls to an AWS service the local cloud has no stand-in for (CloudWatch Logs, Lambda's control
+// plane, its throttling): a loopback endpoint answering in the service's wire format, set as the service's
+// endpoint with the region and credentials Lambda always provides, and everything put back afterwards.
+export interface StandIn {
+  close(): Promise<void>;
+}
+
+export async function standInEndpoint(endpointVar: string, handler: RequestListener): Promise<StandIn> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const set: Record<string, string> = {
+    [endpointVar]: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "test",
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "test",
+  };
+  const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, set);
+  resetClients();
+  return {
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      resetClients();
+    },
+  };
+}
