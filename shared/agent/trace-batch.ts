@@ -1,6 +1,6 @@
 import { config } from "../config.ts";
 import { logger } from "../log.ts";
-import { ingestBatch } from "../runs/ingest.ts";
+import type { ingestBatch } from "../runs/ingest.ts";
 import type { RunBody } from "./trace-format.ts";
 
 // The writes of one agent run's trace, batched: run creates and ends are collected and ingested together
@@ -98,8 +98,10 @@ export function cutCalls(
 /** ~15 s in all: a platform restarting or DynamoDB throttling for a moment does not lose a trace. */
 const RETRY_DELAYS_MS = [250, 1000, 2000, 4000, 8000] as const;
 
-// Where traces go: the platform's ingestion in a platform process; a runtime sends them to the platform.
-let defaultIngest: typeof ingestBatch = ingestBatch;
+// Where traces go: set by the process that runs graphs (a runtime sends them to the platform's AgentTraceIngest).
+// No default: importing the platform's ingestion here put it, and its token tables, into every bundle that
+// reaches this module (the runtime layer, the run sweeper) whether or not it traces.
+let defaultIngest: typeof ingestBatch | undefined;
 export function sendTracesTo(ingest: typeof ingestBatch): void {
   defaultIngest = ingest;
 }
@@ -115,7 +117,9 @@ export class TraceBatch {
     private readonly tenant: string,
     private readonly opts: TraceBatchOptions,
   ) {
-    this.ingest = opts.ingest ?? defaultIngest;
+    const ingest = opts.ingest ?? defaultIngest;
+    if (!ingest) throw new Error("No trace destination: the process that runs graphs calls sendTracesTo() first");
+    this.ingest = ingest;
   }
 
   create(body: RunBody & { id: string }): void {
