@@ -118,7 +118,8 @@ export class TraceBatch {
     private readonly opts: TraceBatchOptions,
   ) {
     const ingest = opts.ingest ?? defaultIngest;
-    if (!ingest) throw new Error("No trace destination: the process that runs graphs calls sendTracesTo() first");
+    if (!ingest)
+      throw new Error("No trace destination: the process that runs graphs calls sendTracesTo() first");
     this.ingest = ingest;
   }
 
