@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type FunctionSpec, type Invocation, LocalFunction, splitPrelude } from "./function-host.ts";
+import { type FunctionSpec, type Invocation, LocalFunction, splitStreamMetadata } from "./function-host.ts";
 
 // Bundles as esbuild leaves them (plain ESM exporting `handler`), each run as the local Lambda runs a function.
 const dir = mkdtempSync(join(tmpdir(), "fn-host-"));
@@ -125,7 +125,7 @@ describe("local Lambda execution environments", () => {
     );
     const out = await f.invoke({});
     if (out.kind !== "stream") throw new Error(JSON.stringify(out));
-    const { prelude, body } = await splitPrelude(out.bytes);
+    const { prelude, body } = await splitStreamMetadata(out.bytes);
     expect(prelude).toEqual({ statusCode: 201, headers: { "x-a": "b" } });
     const parts: string[] = [];
     for await (const b of body) parts.push(b.toString());

@@ -215,6 +215,8 @@ export class LocalFunction {
           });
         }
       };
+      // The answer once its first bytes (or its end) arrive: the rest follows through `bytes`.
+      const streamed: Invocation = { kind: "stream", bytes: bytes(), abort: () => env.abort() };
       env.run(event, {
         settle: (o) => {
           settle(o);
@@ -223,12 +225,12 @@ export class LocalFunction {
         chunk: (b) => {
           queue.push(b);
           wake?.();
-          settle({ kind: "stream", bytes: bytes(), abort: () => env.abort() });
+          settle(streamed);
         },
         end: () => {
           ended = true;
           wake?.();
-          settle({ kind: "stream", bytes: bytes(), abort: () => env.abort() });
+          settle(streamed);
           this.release(env);
         },
       });
@@ -286,8 +288,12 @@ export class LocalFunction {
   }
 }
 
-/** A streamed answer's metadata (status, headers) and its body, split where Lambda's prelude ends. */
-export async function splitPrelude(bytes: AsyncIterable<Buffer>): Promise<{
+/**
+ * A response-streamed answer's metadata (status, headers) and its body, split where HttpResponseStream.from's
+ * eight zero bytes end the metadata (API Gateway's format; the router and runtimes speak their own, a JSON line:
+ * shared/agent/runtime/lambda-protocol.ts).
+ */
+export async function splitStreamMetadata(bytes: AsyncIterable<Buffer>): Promise<{
   prelude?: { statusCode?: number; headers?: Record<string, string> };
   body: AsyncIterable<Buffer>;
 }> {

@@ -71,6 +71,15 @@ async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer>
   }
 }
 
+/** A JSON protocol's request body; one that does not parse is refused as the services refuse it. */
+function jsonOf(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new Refused("SerializationException", "The request body is not valid JSON.");
+  }
+}
+
 const sha256Hex = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 const HOP_BY_HOP = ["host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade"];
@@ -125,12 +134,7 @@ export function createPolicyProxy(
     const body = await readLimited(req, MAX_DYNAMO_BODY);
     const who = await authenticate(req, cred, sha256Hex(body));
     const op = dynamoOperation(req.headers["x-amz-target"]);
-    let input: unknown;
-    try {
-      input = JSON.parse(body.toString("utf8"));
-    } catch {
-      throw new Refused("SerializationException", "The request body is not valid JSON.");
-    }
+    const input = jsonOf(body);
     authorize(who, dynamoAuthorizations(op, input, tables));
     // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
     const checked = Buffer.from(JSON.stringify(input));
@@ -199,14 +203,7 @@ export function createPolicyProxy(
       );
     const body = await readLimited(req, MAX_EMULATED_BODY);
     const who = await authenticate(req, cred, sha256Hex(body));
-    let input: Record<string, unknown> | undefined;
-    if (body.length) {
-      try {
-        input = JSON.parse(body.toString("utf8"));
-      } catch {
-        throw new Refused("SerializationException", "The request body is not valid JSON.");
-      }
-    }
+    const input = body.length ? (jsonOf(body) as Record<string, unknown>) : undefined;
     const target = req.headers["x-amz-target"];
     const call = {
       target: typeof target === "string" ? target : undefined,
