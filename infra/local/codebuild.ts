@@ -6,7 +6,7 @@ import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { config } from "../../shared/config.ts";
-import { toolEnv } from "../../shared/deploy/exec.ts";
+import { tolerateStdioErrors, toolEnv } from "../../shared/deploy/exec.ts";
 import { logger } from "../../shared/log.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
@@ -95,6 +95,7 @@ export function localCodeBuild(dataDir: string) {
         env: localBuildEnv(input, dataDir),
         stdio: "pipe",
       });
+      tolerateStdioErrors(child);
       let tail = "";
       const keep = (chunk: Buffer) => {
         tail = (tail + chunk.toString("utf8")).slice(-4000);

@@ -10,6 +10,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
+import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
 import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";
 // @ts-expect-error plain ESM helper without types
@@ -74,6 +75,7 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
   });
+  tolerateStdioErrors(child);
   const exited = new Promise((r) => child.once("exit", r));
   let stderr = "";
   child.stderr?.on("data", (d) => {

@@ -29,6 +29,7 @@ import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { appendLog } from "../../shared/control/revisions.ts";
 import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
+import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import {
   limitThatKilled,
   osSandbox,
@@ -332,10 +333,12 @@ export class LocalRuntimes implements RuntimeHost {
       detached: true,
     });
     r.child = child;
+    tolerateStdioErrors(child);
     const fd3 = child.stdio[3] as NodeJS.WritableStream;
     if ("seccomp" in cmd && cmd.seccomp) fd3.end(cmd.seccomp);
     else fd3.end();
-    child.stdout!.pipe(process.stdout, { end: false });
+    // Written through, not piped: a pipe per runtime would add listeners to the platform's stdout for each.
+    child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(chunk));
     child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
       r.stderrTail = (r.stderrTail + chunk.toString("utf8")).slice(-4000);

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 
 // Child processes of the build (git, npm): output streamed to the build log line by line with secrets
 // redacted, a tail kept for the failure message, a hard timeout, and an environment built from an allow-list
@@ -34,6 +34,15 @@ export const networkEnv = (): Record<string, string> => pick(NETWORK);
 
 export function toolEnv(extra: Record<string, string>): Record<string, string> {
   return { ...pick(PASSED), ...extra };
+}
+
+/**
+ * A child's stdio sockets can fail after it dies (a killed child leaves unread bytes: the read side gets
+ * ECONNRESET). Without a listener that error would end the platform process; the child's exit says what happened.
+ */
+export function tolerateStdioErrors(child: ChildProcess): ChildProcess {
+  for (const stream of child.stdio) stream?.on("error", () => {});
+  return child;
 }
 
 export function redactor(secrets: (string | undefined)[]): (text: string) => string {
@@ -75,6 +84,7 @@ export function run(
       env: opts.env,
       stdio: opts.seccomp ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
     });
+    tolerateStdioErrors(child);
     if (opts.seccomp) (child.stdio[3] as NodeJS.WritableStream).end(opts.seccomp);
     const timer = setTimeout(() => {
       timedOut = true;

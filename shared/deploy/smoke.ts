@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
-import { redactor } from "./exec.ts";
+import { redactor, tolerateStdioErrors } from "./exec.ts";
 import { isWithin } from "./paths.ts";
 import {
   osSandbox,
@@ -179,6 +179,7 @@ export async function smokeTestGraphs(opts: {
     env: cmd.env,
     stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
   });
+  tolerateStdioErrors(child);
   const fd4 = child.stdio[4] as NodeJS.WritableStream;
   if (cmd.seccomp) fd4.end(cmd.seccomp);
   else fd4.end();
