@@ -21,6 +21,8 @@ export interface RunningPlatform {
   crash(opts?: { wholeGroup?: boolean }): Promise<void>;
   /** crash(), then the platform again with the same env, args, data dir and ports: what a restart finds. */
   crashAndRestart(opts?: { wholeGroup?: boolean }): Promise<RunningPlatform>;
+  /** A clean stop (SIGTERM), then the platform again with the same env, args, data dir and ports. */
+  restart(): Promise<RunningPlatform>;
 }
 
 /** A start takes ~5 s on a quiet 2-core machine; a busy one (a CI run, a build beside it) can take far longer. */
@@ -66,9 +68,29 @@ interface StartOptions {
   args?: string[];
   /** Append the platform's stdout and stderr (its runtimes' too) to this file instead (tests grep its logs). */
   logFile?: string;
+  /**
+   * A DynamoDB already running (the test run's): the platform keeps its tables there under a prefix of its own,
+   * kept across restarts, instead of starting a DynamoDB Local of its own (seconds of JVM start each time).
+   */
+  sharedDynamoDb?: { endpoint: string; tablePrefix?: string };
 }
 
-async function startPlatformOnce(env: Record<string, string>, opts: StartOptions): Promise<RunningPlatform> {
+async function startPlatformOnce(env: Record<string, string>, given: StartOptions): Promise<RunningPlatform> {
+  const opts = given.sharedDynamoDb
+    ? {
+        ...given,
+        sharedDynamoDb: {
+          ...given.sharedDynamoDb,
+          tablePrefix: given.sharedDynamoDb.tablePrefix ?? tablePrefix(),
+        },
+      }
+    : given;
+  const shared = opts.sharedDynamoDb
+    ? {
+        LOCAL_DYNAMODB_ENDPOINT: opts.sharedDynamoDb.endpoint,
+        TABLE_PREFIX: opts.sharedDynamoDb.tablePrefix!,
+      }
+    : {};
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "bench-platform-"));
   const port = opts.port ?? (await freePort());
   const s3Port = opts.s3Port ?? (await freePort());
@@ -84,6 +106,7 @@ async function startPlatformOnce(env: Record<string, string>, opts: StartOptions
       DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       ...env,
+      ...shared,
     },
     stdio: log === undefined ? ["ignore", "ignore", "inherit"] : ["ignore", log, log],
     detached: true,
@@ -145,15 +168,21 @@ async function startPlatformOnce(env: Record<string, string>, opts: StartOptions
       process.kill(wholeGroup ? -child.pid! : facts!.pid, "SIGKILL");
       await exited;
       // DynamoDB Local's watchdog notices its parent is gone within half a second and stops it.
-      await new Promise((r) => setTimeout(r, 1500));
+      if (!opts.sharedDynamoDb) await new Promise((r) => setTimeout(r, 1500));
     },
     async crashAndRestart(crashOpts) {
       await platform.crash(crashOpts);
       return startPlatform(env, { ...opts, dataDir, port, s3Port });
     },
+    async restart() {
+      await platform.stop({ keepData: true });
+      return startPlatform(env, { ...opts, dataDir, port, s3Port });
+    },
   };
   return platform;
 }
+
+const tablePrefix = () => `p${Math.random().toString(36).slice(2, 10)}-`;
 
 /** Resident set size of a process in MB, now and at its peak (Linux /proc). */
 export function rssOf(pid: number): { rssMb: number; peakMb: number } {

@@ -9,6 +9,7 @@ import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { defaultAssistantId } from "../shared/agent/assistants.ts";
 import { graphConfigArg } from "../shared/agent/local-graph.ts";
 import { waitFor } from "./helpers/export.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 6 item 9: `npm start -- --graph ./langgraph.json` serves a graph folder as deployment `local`, without
 // a deployment. The folder is the example agent with its own node_modules (its own @langchain/langgraph).
@@ -48,8 +49,8 @@ beforeAll(async () => {
   );
   await writeFile(path.join(folder, "src", "auth.ts"), AUTH);
   platform = await startPlatform(
-    { DYNAMODB_IN_MEMORY: "1" },
-    { args: ["--graph", path.join(folder, "langgraph.json")] },
+    {},
+    { args: ["--graph", path.join(folder, "langgraph.json")], sharedDynamoDb: sharedDynamoDb() },
   );
   await waitFor(
     "the local graphs to load",

@@ -4,6 +4,7 @@ import { agentClient, deployedClient } from "./helpers/agents.ts";
 import { platformApi, waitFor } from "./helpers/export.ts";
 import { callAt } from "./helpers/http.ts";
 import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Nothing lost: an agent run's trace waits in its runtime's batch for a timer (AGENT_TRACE_FLUSH_MS). Stopping
 // the platform (SIGTERM or Ctrl-C) stops each runtime first, which sends what it holds while the gateway still
@@ -38,7 +39,7 @@ afterAll(async () => {
 });
 
 it("stopping the platform sends the traces its runtimes still hold: after a restart the run's trace is there", async () => {
-  platform = await startPlatform(SETTINGS);
+  platform = await startPlatform(SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
   const { deploymentId, client } = await deployedClient(platform.facts, repo.dir, "trace-stop");
   const thread = await client.threads.create();
   const values = await client.runs.wait(thread.thread_id, "agent", { input: { text: "go" } });
@@ -50,12 +51,7 @@ it("stopping the platform sends the traces its runtimes still hold: after a rest
   // Still in the runtime's batch: the timer has not fired.
   expect((await api("POST", "/api/v1/runs/query", { trace: run.run_id, limit: 100 })).json.runs).toEqual([]);
 
-  await platform.stop({ keepData: true });
-  platform = await startPlatform(SETTINGS, {
-    dataDir: platform.dataDir,
-    port: platform.port,
-    s3Port: platform.s3Port,
-  });
+  platform = await platform.restart();
   api = platformApi(platform);
   const names = await waitFor("the run's trace", async () => {
     const runs = (await api("POST", "/api/v1/runs/query", { trace: run.run_id, limit: 100 })).json.runs as {

@@ -7,6 +7,7 @@ import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { agentClient, collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 6, execution as in AWS: with AGENT_RUN_WORKER=lambda the API only records runs and invokes the
 // AgentRunWorker function asynchronously (the local Lambda service); streams and waits read the durable
@@ -56,7 +57,7 @@ let deploymentId: string;
 const repo = gitRepo(FILES);
 
 beforeAll(async () => {
-  platform = await startPlatform(ENV);
+  platform = await startPlatform(ENV, { sharedDynamoDb: sharedDynamoDb() });
   ({ deploymentId, client } = await deployedClient(platform.facts, repo.dir, "worker"));
 }, 180_000);
 

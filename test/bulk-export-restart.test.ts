@@ -11,6 +11,7 @@ import {
   s3Proxy,
   waitFor,
 } from "./helpers/export.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // The trap DESIGN.md names: local executions die with the process. Kill -9 the platform mid-export, start
 // it again on the same data: the export must end Completed with exactly the source rows.
@@ -29,7 +30,7 @@ it("killing the platform mid-export and starting it again ends in Completed with
     LOCAL_SFN_RETRY_INTERVAL_MS: "100",
     LOG_LEVEL: "error",
   };
-  platform = await startPlatform(env);
+  platform = await startPlatform(env, { sharedDynamoDb: sharedDynamoDb() });
   const { facts } = platform;
   const proxy = await s3Proxy(facts.s3.endpoint);
   proxy.delayMs = 250;

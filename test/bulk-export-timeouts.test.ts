@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "./helpers/export.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Timeouts need limits of seconds, so each case runs its own platform with them shrunk. The run timeout is
 // a retryable failure (the run resumes from its checkpoint in a new attempt); the export timeout ends the
@@ -20,7 +21,7 @@ const shared = {
 };
 
 async function runExport(env: Record<string, string>, delayMs: number) {
-  platform = await startPlatform({ ...shared, ...env });
+  platform = await startPlatform({ ...shared, ...env }, { sharedDynamoDb: sharedDynamoDb() });
   const proxy = await s3Proxy(platform.facts.s3.endpoint);
   proxy.delayMs = delayMs;
   try {

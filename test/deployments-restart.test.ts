@@ -2,6 +2,7 @@ import { afterAll, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { platformApi, waitFor } from "./helpers/export.ts";
 import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Local executions die with the process (DESIGN.md): kill -9 the platform while a revision is in its pipeline,
 // start it again on the same data, and the sweeper re-drives the revision from the phase its record shows.
@@ -13,7 +14,7 @@ afterAll(async () => {
 });
 
 it("a revision in flight when the platform is killed ends DEPLOYED after the restart", async () => {
-  platform = await startPlatform({ LOG_LEVEL: "error" });
+  platform = await startPlatform({ LOG_LEVEL: "error" }, { sharedDynamoDb: sharedDynamoDb() });
   let api = platformApi(platform);
   const created = await api("POST", "/v2/deployments", {
     name: "restart",

@@ -9,6 +9,7 @@ import { agentClient } from "./helpers/agents.ts";
 import { type IsolationResult, isolationSweep } from "./helpers/isolation.ts";
 import { type IsolationRun, sweepPlatform } from "./helpers/isolation-run.ts";
 import type { WorkspaceData } from "./helpers/isolation-seed.ts";
+import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 16, item 2: two workspaces with two deployments each and data in every resource family; every route of
 // the manifest tried with the other workspace's ids (and the other deployment's), every list searched for them,
@@ -25,7 +26,7 @@ beforeAll(async () => {
   logDir = mkdtempSync(join(tmpdir(), "isolation-logs-"));
   const logFile = join(logDir, "platform.log");
   const started = performance.now();
-  platform = await startPlatform({ LOG_LEVEL: "debug" }, { logFile });
+  platform = await startPlatform({ LOG_LEVEL: "debug" }, { logFile, sharedDynamoDb: sharedDynamoDb() });
   const startSeconds = Math.round((performance.now() - started) / 100) / 10;
   run = await sweepPlatform(platform, logFile);
   ({ data, result } = run);

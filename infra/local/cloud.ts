@@ -47,8 +47,10 @@ export interface CloudOptions {
   /** DynamoDB Local's port (a free one by default). */
   dynamoDbPort?: number;
   /**
-   * The endpoint the platform's DynamoDB clients (and its runtimes') use instead of DynamoDB Local's own: a proxy in
-   * front of it (the reliability bench's fault injection: throttling answered at the protocol level).
+   * The endpoint the platform's DynamoDB clients (and its runtimes') use instead of DynamoDB Local's own. With
+   * dynamoDbPort: a proxy in front of the DynamoDB Local started there (the reliability bench's fault injection);
+   * alone: a DynamoDB already running (a test's shared one, each platform under a TABLE_PREFIX of its own), and
+   * no DynamoDB Local is started.
    */
   dynamoDbEndpoint?: string;
   apiKey?: string;
@@ -123,7 +125,9 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   };
   try {
     const [ddb, s3] = await Promise.all([
-      startDynamoDbOnAPort(opts.dynamoDbPort, opts.inMemory ? undefined : join(dataDir, "dynamodb")),
+      opts.dynamoDbEndpoint && !opts.dynamoDbPort
+        ? { endpoint: opts.dynamoDbEndpoint, stop: async () => {} }
+        : startDynamoDbOnAPort(opts.dynamoDbPort, opts.inMemory ? undefined : join(dataDir, "dynamodb")),
       startS3({ host: LOOPBACK, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch(
         (err) => {
           throw err?.code === "EADDRINUSE"
