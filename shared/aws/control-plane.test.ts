@@ -1,5 +1,5 @@
 import { GetFunctionCommand, LambdaClient } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { lambdaControl } from "./clients.ts";
 import { type StandIn, standInEndpoint } from "./stand-in-endpoint.ts";
 
@@ -27,6 +27,18 @@ beforeAll(async () => {
   });
 });
 afterAll(() => standIn.close());
+afterEach(() => vi.useRealTimers());
+
+/** The SDK's backoff waits (seconds each) pass on a fake clock; the stand-in's answers are real I/O. */
+async function onFakeClock<T>(work: Promise<T>): Promise<T> {
+  let settled = false;
+  const tracked = work.finally(() => {
+    settled = true;
+  });
+  tracked.catch(() => {}); // handled by the caller, after the loop
+  while (!settled) await vi.advanceTimersByTimeAsync(250);
+  return tracked;
+}
 
 const getFunction = (client: LambdaClient) =>
   client.send(new GetFunctionCommand({ FunctionName: "agent-rt-x" }));
@@ -36,13 +48,14 @@ describe("the deploys' Lambda control-plane client", () => {
     requests = 0;
     throttles = 3;
     const plain = new LambdaClient({ endpoint: process.env.AWS_ENDPOINT_URL_LAMBDA, region: "us-east-1" });
-    await expect(getFunction(plain)).rejects.toMatchObject({ name: "TooManyRequestsException" });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    await expect(onFakeClock(getFunction(plain))).rejects.toMatchObject({ name: "TooManyRequestsException" });
     expect(requests).toBe(3);
 
     requests = 0;
     throttles = 5;
     const started = Date.now();
-    const out = await getFunction(lambdaControl());
+    const out = await onFakeClock(getFunction(lambdaControl()));
     expect(out.Configuration?.FunctionName).toBe("agent-rt-x");
     expect(requests).toBe(6);
     // Backed off, not hammered: five retries after throttles wait (randomly) some time in all.

@@ -240,7 +240,8 @@ export async function bundleGraphs(opts: {
   const tsconfigDir = await nearest(repoDir, configDir, "tsconfig.json");
   const realRepo = (await realInside(repoDir, repoDir))!;
   const started = Date.now();
-  const result = await build({
+  await mkdir(opts.outDir, { recursive: true });
+  const bundling = build({
     entryPoints,
     outdir: opts.outDir,
     outExtension: { ".js": ".mjs" },
@@ -259,6 +260,20 @@ export async function bundleGraphs(opts: {
     logLevel: "silent",
   }).catch((err: unknown) => {
     throw bundleFailure(err, hasPackage);
+  });
+  // The graphs' schemas are read from their types (the TypeScript compiler, in this process) while esbuild
+  // bundles in its own: a build takes the longer of the two, not their sum.
+  const schemas = writeGraphSchemas({
+    ...opts,
+    repoDir,
+    configDir,
+    entryPoints,
+    manifest,
+    modules: platformModules,
+  });
+  const result = await bundling.catch(async (err: unknown) => {
+    await schemas;
+    throw err;
   });
   for (const w of result.warnings.slice(0, 20)) log(`warning: ${where(w)}${w.text}`);
 
@@ -293,7 +308,7 @@ export async function bundleGraphs(opts: {
   );
 
   manifest.env = await graphEnv(config, repoDir, configRel, log);
-  await writeGraphSchemas({ ...opts, repoDir, configDir, entryPoints, manifest, modules: platformModules });
+  await schemas;
   if (config.node_version) manifest.node_version = config.node_version;
   const threadTtl = config.checkpointer?.ttl?.default_ttl;
   const storeTtl = config.store?.ttl;
