@@ -1,4 +1,11 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+const SYNTH_TESTS = [
+  "infra/stacks/stacks.test.ts",
+  "infra/stacks/deploy-role.test.ts",
+  "infra/stacks/concurrency.test.ts",
+  "infra/quotas/template-checks.test.ts",
+];
 
 // Unit tests sit beside the code they test; integration and e2e tests under test/ share one local cloud.
 export default defineConfig({
@@ -10,10 +17,22 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
           // Micro-benchmarks (`*.bench.ts`) sit beside the code too; only `vitest bench` runs them.
           benchmark: { include: ["shared/**/*.bench.ts", "functions/**/*.bench.ts", "infra/**/*.bench.ts"] },
           // Some unit tests load encoders or run esbuild; on a busy 2-core machine 5 s is not enough.
           testTimeout: 30_000,
+        },
+      },
+      {
+        // The tests of the whole synthesized app share one synth (infra/stacks/synthesized-app.ts): their files
+        // run in one process that keeps modules between files, seconds of CPU each instead of one synth per file.
+        test: {
+          name: "synth",
+          include: SYNTH_TESTS,
+          isolate: false,
+          testTimeout: 60_000,
+          hookTimeout: 240_000,
         },
       },
       {

@@ -1,10 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { App } from "aws-cdk-lib";
-import { buildConsole } from "../console/build.mjs";
-import { buildApp } from "../stacks/index.ts";
-import { ROOT } from "../stacks/node-function.ts";
+import { synthesizedApp } from "../stacks/synthesized-app.ts";
 import { stateMachineName } from "../stacks/workflows-stack.ts";
 import { bundleQuotaRows } from "./bundle-quotas.ts";
 import { loadTemplates } from "./cfn-render.ts";
@@ -12,18 +6,9 @@ import type { QuotaRow } from "./quota-row.ts";
 import { templateQuotaRows } from "./template-checks.ts";
 import { workflowBounds } from "./workflow-bounds.ts";
 
-// The app synthesized as `cdk synth` does it but with no account, region or credentials (stacks are env-agnostic)
-// and with the functions' bundles as they are deployed (built once into .cache/bundles), as infra/stacks/stacks.test.ts does.
+/** The app synthesized as `cdk synth` does it, account-less (infra/stacks/synthesized-app.ts): its assembly folder. */
 export async function synthAccountless(): Promise<string> {
-  await buildConsole(); // the console stack deploys console/dist
-  const context = {
-    ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
-  };
-  const outdir = mkdtempSync(join(tmpdir(), "cdk-quotas-"));
-  const app = new App({ context, outdir });
-  buildApp(app);
-  app.synth();
-  return outdir;
+  return (await synthesizedApp()).dir;
 }
 
 /** The template quota rows of a synthesized assembly directory. */

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import { Effect, type IGrantable, ManagedPolicy, PolicyDocument, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";

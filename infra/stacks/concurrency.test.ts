@@ -17,6 +17,7 @@ import {
 import { CONSOLE_FILES } from "./console-stack.ts";
 import { buildApp } from "./index.ts";
 import { ROOT } from "./node-function.ts";
+import { synthesizedApp } from "./synthesized-app.ts";
 
 // Issue 26: a streamed run holds three concurrent executions for up to 15 minutes in one regional pool; the
 // router, the sweepers and trace ingestion have concurrency of their own, which the operator may set.
@@ -28,9 +29,11 @@ const consoleDir = mkdtempSync(join(tmpdir(), "console-"));
 for (const f of CONSOLE_FILES) writeFileSync(join(consoleDir, f), "");
 
 /** ReservedConcurrentExecutions of every function of the app, by its description's start. */
-function reservations(settings: Record<string, string> = {}): Map<string, number | undefined> {
-  const app = new App({ context: { ...context, ...settings }, outdir: mkdtempSync(join(tmpdir(), "cdk-")) });
-  buildApp(app, { consoleDir });
+async function reservations(settings?: Record<string, string>): Promise<Map<string, number | undefined>> {
+  const app = settings
+    ? new App({ context: { ...context, ...settings }, outdir: mkdtempSync(join(tmpdir(), "cdk-")) })
+    : (await synthesizedApp()).app;
+  if (settings) buildApp(app, { consoleDir });
   const out = new Map<string, number | undefined>();
   for (const stack of app.node.findAll().filter((c): c is Stack => Stack.isStack(c)))
     for (const f of Object.values(Template.fromStack(stack).findResources("AWS::Lambda::Function")))
@@ -43,8 +46,8 @@ const of = (r: Map<string, number | undefined>, start: string) =>
 const sweepers = tasks.filter((t) => t.onLocalStart).map((t) => t.name);
 
 describe("reserved concurrency", () => {
-  it("the router, each sweeper and trace ingestion reserve theirs; other functions share the pool", () => {
-    const r = reservations();
+  it("the router, each sweeper and trace ingestion reserve theirs; other functions share the pool", async () => {
+    const r = await reservations();
     expect(of(r, "Routes agent-server requests")).toEqual([DEFAULT_RESERVED_CONCURRENCY.router]);
     expect(sweepers.length).toBeGreaterThan(0);
     for (const name of sweepers)
@@ -70,8 +73,8 @@ describe("reserved concurrency", () => {
     expect(DEFAULT_RESERVED_CONCURRENCY.deploy).toBeLessThanOrEqual(5);
   });
 
-  it("the operator sets them with cdk context; 0 reserves none", () => {
-    const r = reservations({
+  it("the operator sets them with cdk context; 0 reserves none", async () => {
+    const r = await reservations({
       [CONCURRENCY_CONTEXT.router]: "300",
       [CONCURRENCY_CONTEXT.sweeper]: "0",
       [CONCURRENCY_CONTEXT.traceIngest]: "20",

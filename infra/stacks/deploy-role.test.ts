@@ -1,27 +1,16 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { App, type Stack } from "aws-cdk-lib";
+import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
 import { runtimeBoundary } from "../../shared/agent/runtime/policy.ts";
-import { buildConsole } from "../console/build.mjs";
-import { buildApp, type PlatformStacks } from "./index.ts";
-import { ROOT } from "./node-function.ts";
+import type { PlatformStacks } from "./index.ts";
+import { synthesizedApp } from "./synthesized-app.ts";
 
 // Issue 26 (findings 3 and 4): who may create runtime roles and functions, within which boundary, and where
 // checkpoint blobs are. Synth without bundling (as stacks.test.ts).
 let s: PlatformStacks;
 beforeAll(async () => {
-  await buildConsole();
-  const context = {
-    ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
-    "aws:cdk:bundling-stacks": [],
-  };
-  const app = new App({ context, outdir: mkdtempSync(join(tmpdir(), "cdk-test-")) });
-  s = buildApp(app);
-  app.synth();
+  s = (await synthesizedApp()).stacks;
 }, 180_000);
 
 const actionsOf = (st: any): string[] => [st.Action].flat();

@@ -21,6 +21,7 @@ import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
 import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, bundleBuildStep } from "./revision-build.ts";
+import { synthesizedApp } from "./synthesized-app.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
 // Same feature flags as `cdk synth`; functions deploy the cached bundles of infra/build/function-bundles.ts.
@@ -83,8 +84,8 @@ describe("platform stacks (manifest as it is)", () => {
   let s: PlatformStacks;
   let groups: NestedStack[];
   // Synthesizing one function per route takes seconds on its own; the unit project's default hook timeout is 10 s.
-  beforeAll(() => {
-    ({ app, stacks: s } = build());
+  beforeAll(async () => {
+    ({ app, stacks: s } = await synthesizedApp());
     groups = [...s.api.groups.values()];
   }, 120_000);
 
