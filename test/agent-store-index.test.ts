@@ -99,7 +99,8 @@ describe("store.index: semantic search", () => {
   });
 });
 
-describe("store.ttl", () => {
+// The expiry tests mostly wait, each on items or threads of its own: they wait together.
+describe.concurrent("store.ttl and checkpointer.ttl", () => {
   it("an item put without a ttl lives default_ttl minutes; reads do not refresh it (refresh_on_read false)", async () => {
     await client.store.putItem(["ttl"], "default", { text: "x" });
     await client.store.putItem(["ttl"], "forever", { text: "x" }, { ttl: null });
@@ -124,9 +125,7 @@ describe("store.ttl", () => {
     await sleep(4000);
     expect(await client.store.getItem(["ttl2"], "asked")).not.toBeNull();
   });
-});
 
-describe("checkpointer.ttl", () => {
   it("a thread created without a ttl gets default_ttl; its own ttl wins; the sweep deletes it when it runs out", async () => {
     const scope = `${facts.tenant_id}#${deploymentId}`;
     const defaulted = await client.threads.create();
