@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "./helpers/export.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
@@ -6,10 +6,10 @@ import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 // Timeouts need limits of seconds, so each case runs its own platform with them shrunk. The run timeout is
 // a retryable failure (the run resumes from its checkpoint in a new attempt); the export timeout ends the
 // export TimedOut without a retry.
-let platform: RunningPlatform | undefined;
-afterEach(async () => {
-  await platform?.stop();
-  platform = undefined;
+// The two cases mostly wait (on the slowed S3 and the timers), each on a platform of its own: they run together.
+const platforms: RunningPlatform[] = [];
+afterAll(async () => {
+  await Promise.all(platforms.map((p) => p.stop()));
 });
 
 const shared = {
@@ -21,7 +21,8 @@ const shared = {
 };
 
 async function runExport(env: Record<string, string>, delayMs: number) {
-  platform = await startPlatform({ ...shared, ...env }, { sharedDynamoDb: sharedDynamoDb() });
+  const platform = await startPlatform({ ...shared, ...env }, { sharedDynamoDb: sharedDynamoDb() });
+  platforms.push(platform);
   const proxy = await s3Proxy(platform.facts.s3.endpoint);
   proxy.delayMs = delayMs;
   try {
@@ -55,7 +56,7 @@ async function runExport(env: Record<string, string>, delayMs: number) {
   }
 }
 
-it("a run over its timeout fails that attempt (retry_n) and resumes from its checkpoint until done", async () => {
+it.concurrent("a run over its timeout fails that attempt (retry_n) and resumes from its checkpoint until done", async () => {
   const { done, runs, sent } = await runExport({ EXPORT_RUN_TIMEOUT_SECONDS: "1" }, 700);
   expect(done.status).toBe("Completed");
   expect(runs).toHaveLength(1);
@@ -64,7 +65,7 @@ it("a run over its timeout fails that attempt (retry_n) and resumes from its che
   expect(runs[0].metadata.result.rows_written).toBe(sent.length);
 });
 
-it("an export over the workflow timeout ends TimedOut, without retries", async () => {
+it.concurrent("an export over the workflow timeout ends TimedOut, without retries", async () => {
   const { done, runs } = await runExport({ EXPORT_TIMEOUT_SECONDS: "2" }, 700);
   expect(done.status).toBe("TimedOut");
   expect(runs[0].status).toBe("TimedOut");
