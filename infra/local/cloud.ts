@@ -67,6 +67,8 @@ export interface LocalFacts {
   s3: { endpoint: string; access_key_id: string; secret_access_key: string; bucket: string };
   /** DynamoDB Local's endpoint and the platform's process id, for benchmarks and diagnostics. */
   dynamodb_endpoint: string;
+  /** The prefix of the platform's table names there (TABLE_PREFIX: several platforms may share one DynamoDB). */
+  table_prefix: string;
   pid: number;
 }
 
@@ -275,6 +277,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         bucket,
       },
       dynamodb_endpoint: ddb.endpoint,
+      table_prefix: config.tablePrefix,
       pid: process.pid,
     };
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });

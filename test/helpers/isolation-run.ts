@@ -37,6 +37,7 @@ async function workspaceIn(platform: RunningPlatform, name: string): Promise<Wor
   const { facts } = platform;
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
+    TABLE_PREFIX: facts.table_prefix,
     AWS_ACCESS_KEY_ID: facts.s3.access_key_id,
     AWS_SECRET_ACCESS_KEY: facts.s3.secret_access_key,
     AWS_REGION: "us-east-1",
