@@ -15,6 +15,13 @@ import { workflowBounds } from "./workflow-bounds.ts";
 // The app synthesized as `cdk synth` does it but with no account, region or credentials (stacks are env-agnostic)
 // and with the functions' bundles as they are deployed (built once into .cache/bundles), as infra/stacks/stacks.test.ts does.
 export async function synthAccountless(): Promise<string> {
+  const app = await accountlessApp();
+  app.synth();
+  return app.outdir;
+}
+
+/** The app built (not yet synthesized) as synthAccountless synthesizes it, into a fresh folder. */
+export async function accountlessApp(): Promise<App> {
   await buildConsole(); // the console stack deploys console/dist
   const context = {
     ...JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")).context,
@@ -22,8 +29,7 @@ export async function synthAccountless(): Promise<string> {
   const outdir = mkdtempSync(join(tmpdir(), "cdk-quotas-"));
   const app = new App({ context, outdir });
   buildApp(app);
-  app.synth();
-  return outdir;
+  return app;
 }
 
 /** The template quota rows of a synthesized assembly directory. */
