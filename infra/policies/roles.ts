@@ -3,6 +3,8 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Group, routes } from "../../functions/routes.ts";
 import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
+import { MACHINE as REVISION_MACHINE } from "../../shared/control/pipeline.ts";
+import { MACHINE as EXPORT_MACHINE } from "../../shared/export/lifecycle.ts";
 import { TABLES, type TableId } from "../../shared/tables.ts";
 
 // The platform functions' roles as data: what each may do, named by logical resource. The CDK app renders them
@@ -134,39 +136,36 @@ const artifactsPut = (prefixes: string[]): SourceStatement => ({
   why: "Writes go under generated keys below their prefix of the artifact bucket only.",
 });
 
-/** Start, stop and inspect executions of the app's machines; schedules in the group; pass the scheduler role. */
-function orchestration(machines: string[]): SourceStatement[] {
+/**
+ * Start the machines of `machines` (those the app has), stop their executions, and inspect them (`describe`: the
+ * sweepers).
+ */
+function executions(app: AppShape, machines: string[], describe = false): SourceStatement[] {
+  const names = machines.filter((m) => app.machines.includes(m));
+  if (!names.length) return [];
   return [
-    ...(machines.length
-      ? [
-          {
-            actions: ["states:StartExecution"],
-            resources: machines.map((stateMachine) => ({ stateMachine })),
-          },
-          {
-            actions: ["states:DescribeExecution", "states:StopExecution"],
-            resources: machines.map((executions) => ({ executions })),
-            why: "Executions get generated names; access covers this app's machines only.",
-          },
-        ]
-      : []),
+    { actions: ["states:StartExecution"], resources: names.map((stateMachine) => ({ stateMachine })) },
     {
-      actions: [
-        "scheduler:CreateSchedule",
-        "scheduler:DeleteSchedule",
-        "scheduler:GetSchedule",
-        "scheduler:UpdateSchedule",
-      ],
-      resources: [{ schedules: SCHEDULE_GROUP }],
-      why: "Schedules are created at runtime under generated names; access is limited to the agent-platform group.",
-    },
-    {
-      actions: ["iam:PassRole"],
-      resources: [{ schedulerRole: true }],
-      conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
+      actions: [...(describe ? ["states:DescribeExecution"] : []), "states:StopExecution"],
+      resources: names.map((executions) => ({ executions })),
+      why: "Executions get generated names; access covers these machines of the app only.",
     },
   ];
 }
+
+/** Create and delete schedules (scheduled exports: shared/export/lifecycle.ts), passing the scheduler role. */
+const SCHEDULES: SourceStatement[] = [
+  {
+    actions: ["scheduler:CreateSchedule", "scheduler:DeleteSchedule"],
+    resources: [{ schedules: SCHEDULE_GROUP }],
+    why: "Schedules are created at runtime under generated names; access is limited to the agent-platform group.",
+  },
+  {
+    actions: ["iam:PassRole"],
+    resources: [{ schedulerRole: true }],
+    conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
+  },
+];
 
 const invokeTasks = (names: string[]): SourceStatement[] =>
   names.length ? [{ actions: ["lambda:InvokeFunction"], resources: names.map((task) => ({ task })) }] : [];
@@ -199,8 +198,16 @@ function apiRole(group: Group, app: AppShape): RoleSource {
       resources: [{ bucket: "artifacts", objects: "*" }],
       why: "Deleting a deployment deletes its artifacts and logs, under generated keys of the artifact bucket only.",
     });
-  // The control plane and bulk export start workflows, manage schedules and seal or unseal secrets.
-  if (group === "control" || group === "export") statements.push(...orchestration(app.machines), SECRETS);
+  // The control plane runs and supersedes revisions' pipelines, and seals and unseals secrets (deployments',
+  // integrations' and OAuth tokens).
+  if (group === "control") statements.push(...executions(app, [REVISION_MACHINE]), SECRETS);
+  // Bulk export starts and cancels exports, schedules them, and seals destinations' credentials (the export
+  // partition task, not this group, opens them).
+  if (group === "export")
+    statements.push(...executions(app, [EXPORT_MACHINE]), ...SCHEDULES, {
+      ...SECRETS,
+      actions: ["kms:GenerateDataKey"],
+    });
   statements.push(...invokeTasks(invoked));
   return { description: `Agent platform API handlers of group ${group}`, statements };
 }
@@ -235,7 +242,9 @@ function taskRole(app: AppShape): RoleSource {
         resources: ["*"],
         why: "lambda:ListFunctions has no resource-level permission: it can only name *.",
       },
-      ...orchestration(app.machines),
+      // The sweepers re-drive and inspect both pipelines; the export tasks start and schedule exports.
+      ...executions(app, [REVISION_MACHINE, EXPORT_MACHINE], true),
+      ...SCHEDULES,
     ],
   };
 }
