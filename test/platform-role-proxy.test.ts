@@ -1,7 +1,9 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localStateMachineArn } from "../infra/local/sfn.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "../infra/policies/local.ts";
 import { config } from "../shared/config.ts";
 import { tableName } from "../shared/tables.ts";
@@ -28,8 +30,9 @@ function as(functionId: string) {
     responseChecksumValidation: "WHEN_REQUIRED",
   });
   const kms = new KMSClient({ ...common, endpoint: env.AWS_ENDPOINT_URL_KMS });
-  clients.push(ddb, s3, kms);
-  return { ddb, s3, kms };
+  const sfn = new SFNClient({ ...common, endpoint: env.AWS_ENDPOINT_URL_SFN });
+  clients.push(ddb, s3, kms, sfn);
+  return { ddb, s3, kms, sfn };
 }
 
 async function refusal(p: Promise<unknown>): Promise<{ name?: string; message?: string; status?: number }> {
@@ -150,5 +153,16 @@ describe("platform functions through the policy proxy, each with its role's cred
     expect(sealed.CiphertextBlob?.length).toBeGreaterThan(0);
     const denied = await refusal(as("AgentRouter").kms.send(req()));
     expect(denied.name).toBe("AccessDeniedException");
+  });
+
+  it("the control plane starts revision pipelines, not bulk exports: AccessDenied", async () => {
+    const start = new StartExecutionCommand({
+      stateMachineArn: localStateMachineArn("bulk-export"),
+      name: crypto.randomUUID(),
+      input: "{}",
+    });
+    const denied = await refusal(as("ControlDeploymentsCreate").sfn.send(start));
+    expect(denied.name).toBe("AccessDeniedException");
+    expect(denied.message).toContain("states:StartExecution");
   });
 });

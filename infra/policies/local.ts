@@ -32,7 +32,7 @@ export function localResourceArns(region = config.region): ResourceArns {
     key: (id) => keys[id],
     // As the local cloud names its machines (cloud.ts: localStateMachineArn(name), in its default region).
     stateMachine: (name) => localStateMachineArn(name),
-    schedulerRole: () => `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-scheduler`,
+    schedulerRole: () => config.wiring.schedulerRoleArn,
     runtimeBoundary: () => `arn:aws:iam::${LOCAL_ACCOUNT}:policy/agent-runtime-boundary`,
     runtimeLayer: () => arn("lambda", "layer:agent-runtime:1"),
     failureQueue: (task) => arn("sqs", `${task}Failures`),

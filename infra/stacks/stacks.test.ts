@@ -1170,15 +1170,15 @@ describe("workflows", () => {
   let app: App;
   let s: PlatformStacks;
   beforeAll(() => {
-    // One control-plane route is enough to check what orchestrating handlers get; it keeps this build small.
-    const control: Route = {
+    // One bulk-export route is enough to check what orchestrating handlers get; it keeps this build small.
+    const exportRoute: Route = {
       ...routes[0],
       method: "POST",
       path: "/v1/exports",
-      group: "control",
+      group: "export",
       auth: true,
     };
-    ({ app, stacks: s } = build({ tasks: sampleTasks, stateMachineDir: aslDir(), routes: [control] }));
+    ({ app, stacks: s } = build({ tasks: sampleTasks, stateMachineDir: aslDir(), routes: [exportRoute] }));
   });
 
   it("builds task functions and a logged, traced, alarmed state machine", () => {
@@ -1205,8 +1205,8 @@ describe("workflows", () => {
     });
   });
 
-  it("lets the control plane start executions and gives it the machine ARN", () => {
-    const t = Template.fromStack(s.api.groups.get("control")!);
+  it("lets bulk export start executions and gives it the machine ARN", () => {
+    const t = Template.fromStack(s.api.groups.get("export")!);
     t.hasResourceProperties("AWS::IAM::Policy", {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Action: "states:StartExecution" })]),
