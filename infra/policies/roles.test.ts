@@ -4,7 +4,7 @@ import { type App, Stack } from "aws-cdk-lib";
 import { CfnRole } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountlessApp } from "../quotas/synth.ts";
-import { renderedRoleOf } from "./cdk.ts";
+import { renderedRoleOf } from "../stacks/role-policies.ts";
 import { renderRole } from "./render.ts";
 import { appShape, platformRoles } from "./roles.ts";
 

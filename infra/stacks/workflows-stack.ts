@@ -21,7 +21,6 @@ import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
-import { applyRoleSource, cdkResourceArns, stateMachineName } from "../policies/cdk.ts";
 import type { ResourceArns } from "../policies/render.ts";
 import { type PlatformRoleId, platformRoles, SCHEDULE_GROUP, taskRoleId } from "../policies/roles.ts";
 import { mapStates } from "../state-machines/asl.ts";
@@ -37,6 +36,7 @@ import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import { RevisionBuild } from "./revision-build.ts";
+import { applyRoleSource, cdkResourceArns, stateMachineName } from "./role-policies.ts";
 
 export { stateMachineName };
 

@@ -1,10 +1,10 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import { Effect, type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Construct, IConstruct } from "constructs";
-import type { DataStack } from "../stacks/data-stack.ts";
-import { acknowledgeActions, acknowledgeResource } from "../stacks/nag.ts";
-import { type ResourceArns, renderStatement } from "./render.ts";
-import type { PlatformRoleId, RoleSource } from "./roles.ts";
+import { type ResourceArns, renderStatement } from "../policies/render.ts";
+import type { PlatformRoleId, RoleSource } from "../policies/roles.ts";
+import type { DataStack } from "./data-stack.ts";
+import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
 // The role sources rendered into the CDK app: each statement added to its role with the app's tokens, and each
 // wildcard acknowledged to cdk-nag with the reason the source gives.
