@@ -133,6 +133,15 @@ describe("platform functions through the policy proxy, each with its role's cred
     expect(outside).toMatchObject({ name: "AccessDenied", status: 403 });
   });
 
+  it("the tracing API's role reaches the runs, not agent state (the checkpoints table)", async () => {
+    const { ddb } = as("PlatformRunsGet");
+    await ddb.send(new GetItemCommand({ TableName: RUNS, Key: { PK: S("TEST#none"), SK: S("none") } }));
+    const denied = await refusal(
+      ddb.send(new GetItemCommand({ TableName: tableName("checkpoints"), Key: { PK: S("x"), SK: S("x") } })),
+    );
+    expect(denied.name).toBe("AccessDeniedException");
+  });
+
   it("the health check's role reaches no table", async () => {
     const { ddb } = as("SystemOk");
     const denied = await refusal(

@@ -96,11 +96,11 @@ const S3_PUT = [
 ];
 const KEY_RW = ["kms:Decrypt", "kms:DescribeKey", "kms:Encrypt", "kms:GenerateDataKey*", "kms:ReEncrypt*"];
 
-/** Read/write on every table and its indexes, the platform bucket and the data key. */
-const DATA: SourceStatement[] = [
+/** Read/write on these tables (by default every one) and their indexes, the platform bucket and the data key. */
+const data = (tables = Object.keys(TABLES) as TableId[]): SourceStatement[] => [
   {
     actions: TABLE_RW,
-    resources: (Object.keys(TABLES) as TableId[]).flatMap((table) => [
+    resources: tables.flatMap((table) => [
       { table },
       ...(TABLES[table].indexes?.length ? [{ table, index: "*" }] : []),
     ]),
@@ -179,8 +179,10 @@ const RUNTIMES_WHY =
 function apiRole(group: Group, app: AppShape): RoleSource {
   const invoked = app.tasks.filter((t) => t.invokedBy?.includes(group)).map((t) => t.name);
   const statements: SourceStatement[] = [];
-  // The system group (health check, OpenAPI document) makes no AWS call: no data grant.
-  if (group !== "system") statements.push(...DATA);
+  // The system group (health check, OpenAPI document) makes no AWS call: no data grant. Runs, projects and
+  // exports never touch agent state (the checkpoints table).
+  if (group === "platform" || group === "export") statements.push(...data(["main", "runs"]));
+  else if (group !== "system") statements.push(...data());
   if (group === "agent")
     statements.push(
       // The generative-UI files of revisions (the browser loads them without an API key): agent/ui/asset.
@@ -217,7 +219,7 @@ function taskRole(app: AppShape): RoleSource {
   return {
     description: "Agent platform workflow tasks and async workers",
     statements: [
-      ...DATA,
+      ...data(),
       SECRETS,
       artifactsRead,
       artifactsPut(["artifacts/", "builds/", "logs/"]),
@@ -256,7 +258,7 @@ function deployRole(): RoleSource {
   return {
     description: "Agent platform deploy tasks: deployments' runtime functions and roles",
     statements: [
-      ...DATA,
+      ...data(),
       SECRETS,
       artifactsRead,
       artifactsPut(["logs/", "runtimes/"]),
