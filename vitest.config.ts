@@ -5,6 +5,7 @@ const SYNTH_TESTS = [
   "infra/stacks/deploy-role.test.ts",
   "infra/stacks/concurrency.test.ts",
   "infra/quotas/template-checks.test.ts",
+  "infra/policies/roles.test.ts",
 ];
 
 // Unit tests sit beside the code they test; integration and e2e tests under test/ share one local cloud.

@@ -1,15 +1,9 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
-import { Effect, type IGrantable, ManagedPolicy, PolicyDocument, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, PolicyDocument } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
-import type { Construct, IConstruct } from "constructs";
+import type { Construct } from "constructs";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
-import { runtimeLogGroup } from "../../shared/agent/runtime/log-group.ts";
-import {
-  type PlatformRuntimeScope,
-  RUNTIME_ROLE_PATH,
-  runtimeBoundary,
-  runtimeFunctionName,
-} from "../../shared/agent/runtime/policy.ts";
+import { type PlatformRuntimeScope, runtimeBoundary } from "../../shared/agent/runtime/policy.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { bundleOf, dirBytes } from "../build/function-bundles.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -46,17 +40,6 @@ const arn = (
   name: string,
   sep = ArnFormat.COLON_RESOURCE_NAME,
 ) => Stack.of(scope).formatArn({ service, resource, resourceName: name, arnFormat: sep });
-const functionsArn = (scope: Construct) => arn(scope, "lambda", "function", runtimeFunctionName("*"));
-/** The runtimes' log groups (shared/agent/runtime/log-group.ts), which the deploy step makes with a retention. */
-const logGroupsArn = (scope: Construct) => arn(scope, "logs", "log-group", runtimeLogGroup("*"));
-const rolesArn = (scope: Construct) =>
-  Stack.of(scope).formatArn({
-    service: "iam",
-    region: "",
-    resource: "role",
-    resourceName: `${RUNTIME_ROLE_PATH.slice(1)}${runtimeFunctionName("*")}`,
-    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-  });
 export const traceFunctionArn = (scope: Construct) =>
   arn(scope, "lambda", "function", `${TASK_FUNCTION_PREFIX}${TRACE_TASK}`);
 
@@ -110,100 +93,4 @@ export function runtimeEnvironment(
     }),
     AGENT_TRACE_FUNCTION: traceFunctionArn(scope),
   };
-}
-
-export interface RuntimeGrants {
-  /**
-   * Create and update functions and roles, publish versions (the deploy step): only roles that carry this
-   * permissions boundary, which no grant lets it remove or change.
-   */
-  deploy?: { boundaryArn: string };
-  /** Invoke (the router: requests and the drains they ask for; the run sweeper's kicks; the deploy step's health check). */
-  invoke?: boolean;
-  /** Delete functions and roles (deleting a deployment). */
-  remove?: boolean;
-  /** The layer the deploy step attaches. */
-  layerArn?: string;
-  /** List functions (the revision sweeper finds runtimes a platform upgrade left on an older layer). */
-  list?: boolean;
-}
-
-export function grantRuntimes(scope: Construct, grantee: IGrantable & IConstruct, g: RuntimeGrants): void {
-  const fns = functionsArn(scope);
-  const roles = rolesArn(scope);
-  const principal = grantee.grantPrincipal;
-  const add = (
-    actions: string[],
-    resources: string[],
-    conditions?: Record<string, unknown>,
-    effect = Effect.ALLOW,
-  ) => principal.addToPrincipalPolicy(new PolicyStatement({ actions, resources, conditions, effect }));
-  const lambdaActions = [
-    ...(g.invoke ? ["lambda:InvokeFunction"] : []),
-    ...(g.deploy
-      ? [
-          "lambda:GetFunction",
-          "lambda:CreateFunction",
-          "lambda:UpdateFunctionCode",
-          "lambda:UpdateFunctionConfiguration",
-          "lambda:PublishVersion",
-          "lambda:PutFunctionConcurrency",
-          "lambda:ListVersionsByFunction",
-          "lambda:DeleteFunction",
-        ]
-      : []),
-    ...(g.remove && !g.deploy ? ["lambda:DeleteFunction"] : []),
-  ];
-  if (lambdaActions.length) add(lambdaActions, [fns, `${fns}:*`]);
-  if (g.deploy || g.remove) add(["iam:GetRole", ...(g.remove ? ["iam:DeleteRole"] : [])], [roles]);
-  const logActions = [
-    ...(g.deploy ? ["logs:CreateLogGroup", "logs:PutRetentionPolicy"] : []),
-    ...(g.remove ? ["logs:DeleteLogGroup"] : []),
-  ];
-  if (logActions.length) add(logActions, [logGroupsArn(scope)]);
-  if (g.deploy) {
-    const boundary = g.deploy.boundaryArn;
-    // Every role it creates, and every policy it puts on one, requires the runtime boundary on that role.
-    add(
-      ["iam:CreateRole", "iam:PutRolePolicy", "iam:DeleteRolePolicy", "iam:PutRolePermissionsBoundary"],
-      [roles],
-      { StringEquals: { "iam:PermissionsBoundary": boundary } },
-    );
-    // The boundary stays: neither removed from a role, nor replaced by another, nor edited or deleted.
-    add(["iam:DeleteRolePermissionsBoundary"], ["*"], undefined, Effect.DENY);
-    add(
-      ["iam:PutRolePermissionsBoundary"],
-      ["*"],
-      { StringNotEquals: { "iam:PermissionsBoundary": boundary } },
-      Effect.DENY,
-    );
-    add(
-      [
-        "iam:CreatePolicyVersion",
-        "iam:DeletePolicy",
-        "iam:DeletePolicyVersion",
-        "iam:SetDefaultPolicyVersion",
-      ],
-      [boundary],
-      undefined,
-      Effect.DENY,
-    );
-    add(["iam:PassRole"], [roles], { StringEquals: { "iam:PassedToService": "lambda.amazonaws.com" } });
-    if (g.layerArn) add(["lambda:GetLayerVersion"], [g.layerArn]);
-  } else if (g.remove) add(["iam:DeleteRolePolicy"], [roles]);
-  if (g.list) {
-    // Finding the runtimes a platform upgrade left on an older layer (shared/agent/runtime/layer-check.ts).
-    add(["lambda:ListFunctions"], ["*"]);
-    acknowledgeResource(
-      grantee,
-      "*",
-      "lambda:ListFunctions has no resource-level permission: it can only name *.",
-    );
-  }
-  for (const r of [fns, `${fns}:*`, roles, logGroupsArn(scope)])
-    acknowledgeResource(
-      grantee,
-      r,
-      "Deployments' runtime functions, roles and log groups are made at deploy time, one per deployment: named agent-rt-<deployment> (roles under /agent-runtime/, log groups /aws/lambda/agent-rt-<deployment>), nothing else of the account.",
-    );
 }

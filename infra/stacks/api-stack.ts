@@ -36,11 +36,11 @@ import {
 import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
-import { grantRuntimes, runtimeEnvironment } from "./agent-runtimes.ts";
+import { runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ReservedConcurrency } from "./concurrency.ts";
-import type { ArtifactAccess, DataStack } from "./data-stack.ts";
+import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeRestApi } from "./nag.ts";
-import { handlerFunction, lambdaRole } from "./node-function.ts";
+import { handlerFunction } from "./node-function.ts";
 import type { WorkflowsStack } from "./workflows-stack.ts";
 
 /** API Gateway's hard limit on routes per HTTP API. */
@@ -55,21 +55,6 @@ export const REST_GROUPS: ReadonlySet<Group> = new Set(["agent"]);
 export const AGENT_STAGE = "live";
 /** Groups whose handlers reach deployments' runtimes (route to them, remove them). */
 const RUNTIME_GROUPS: ReadonlySet<Group> = new Set(["agent", "control"]);
-/** Groups whose handlers start workflows and manage schedules. */
-const ORCHESTRATING_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
-/**
- * Groups whose handlers seal or unseal secrets (deployments' secrets, integration and OAuth tokens: control;
- * destinations' credentials: export): the only groups granted the secrets key.
- */
-export const SECRETS_GROUPS: ReadonlySet<Group> = new Set(["control", "export"]);
-/** Artifact bucket access by group: the control plane reads logs and deletes a deployment's files (agent
- * servers' code is in their own runtime functions). */
-const ARTIFACT_ACCESS: Partial<Record<Group, ArtifactAccess>> = {
-  control: { read: true, delete: true },
-  // The generative-UI files of revisions (the browser loads them without an API key): agent/ui/asset.
-  agent: { readOnly: "artifacts/*/ui/*" },
-};
-
 export interface ApiStackProps extends StackProps {
   data: DataStack;
   workflows: WorkflowsStack;
@@ -190,21 +175,12 @@ class ApiGroupStack extends NestedStack {
 
   constructor(scope: Construct, id: string, props: ApiGroupStackProps) {
     super(scope, id, { description: `Agent platform API group "${props.group}"` });
-    const role = lambdaRole(this, "Role", `Agent platform API handlers of group ${props.group}`);
-    props.data.grantData(this, role);
-    const artifacts = ARTIFACT_ACCESS[props.group];
-    if (artifacts) props.data.grantArtifacts(this, role, artifacts);
-    if (ORCHESTRATING_GROUPS.has(props.group)) props.workflows.grantOrchestration(this, role);
-    if (SECRETS_GROUPS.has(props.group)) props.data.grantSecrets(this, role);
-    props.workflows.grantTaskInvoke(this, role, props.group);
+    const role = props.workflows.platformRole(this, "Role", `api-${props.group}`);
     const environment = {
       ...props.data.functionEnvironment(this),
       ...props.workflows.functionEnvironment(this),
       ...(RUNTIME_GROUPS.has(props.group) ? runtimeEnvironment(this, props.data) : {}),
     };
-    // The agent group's router invokes deployments' runtimes; the control plane has a deleted one's removed by
-    // the RuntimeRemove task (invokedBy), under the deploy role.
-    if (props.group === "agent") grantRuntimes(this, role, { invoke: true });
 
     if (REST_GROUPS.has(props.group)) this.restApi = this.agentRestApi();
     // Routes a deployment's runtime serves all go to one router (platform code: the API key is checked there),

@@ -8,7 +8,6 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
-import { Grant, type IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import {
   BlockPublicAccess,
@@ -20,12 +19,11 @@ import {
 import { StringParameter } from "aws-cdk-lib/aws-ssm";
 import type { Construct, IConstruct } from "constructs";
 import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/tables.ts";
-import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
 const KEY_ALIAS = "alias/agent-platform";
 const SECRETS_KEY_ALIAS = "alias/agent-platform-secrets";
 /** Every sealed secret names its workspace in its encryption context (shared/crypto/envelope.ts). */
-const WORKSPACE_CONTEXT = "kms:EncryptionContext:tenant_id";
+const _WORKSPACE_CONTEXT = "kms:EncryptionContext:tenant_id";
 
 /** The data resources as seen from another stack (imported through this stack's named exports). */
 export interface DataRefs {
@@ -35,17 +33,6 @@ export interface DataRefs {
   tableNames: Record<TableId, string>;
   bucket: IBucket;
   artifacts: IBucket;
-}
-
-/** What a role may do in the artifact bucket (artifacts/<tenant>/… and logs/<tenant>/…). */
-export interface ArtifactAccess {
-  read?: boolean;
-  /** A key pattern (with * wildcards) the role may read, and only read. */
-  readOnly?: string;
-  /** Key prefixes the role may write under, e.g. "logs/". */
-  write?: string[];
-  /** Delete anywhere in the bucket (true), or only below this key prefix. */
-  delete?: boolean | string;
 }
 
 /**
@@ -265,117 +252,5 @@ export class DataStack extends Stack {
     env.PLATFORM_BUCKET = refs.bucket.bucketName;
     env.ARTIFACT_BUCKET = refs.artifacts.bucketName;
     return env;
-  }
-
-  /**
-   * Read/write on every table and its indexes, read/write on the platform bucket, encrypt/decrypt on the key,
-   * granted to a role in `scope`'s stack, with the wildcards this implies acknowledged one by one.
-   */
-  grantData(scope: Construct, role: IGrantable & IConstruct): void {
-    const refs = this.importInto(scope);
-    for (const [id, table] of Object.entries(refs.tables)) {
-      table.grantReadWriteData(role);
-      if (TABLES[id as TableId].indexes?.length)
-        acknowledgeResource(
-          role,
-          `${table.tableArn}/index/*`,
-          `Queries on the ${id} table's own GSIs need <table>/index/*; no other table is reachable.`,
-        );
-    }
-    refs.bucket.grantReadWrite(role);
-    acknowledgeResource(
-      role,
-      refs.bucket.arnForObjects("*"),
-      "Handlers read and write payloads and artifacts under generated keys of the platform bucket only.",
-    );
-    refs.key.grantEncryptDecrypt(role);
-    acknowledgeActions(
-      role,
-      [
-        "s3:GetObject*",
-        "s3:GetBucket*",
-        "s3:List*",
-        "s3:DeleteObject*",
-        "s3:Abort*",
-        "kms:ReEncrypt*",
-        "kms:GenerateDataKey*",
-      ],
-      "Action groups from CDK's bucket read/write and key encrypt/decrypt grants, scoped to the platform bucket and key.",
-    );
-  }
-
-  /**
-   * Seal and unseal secrets (shared/crypto/envelope.ts) for a role in `scope`'s stack: a data key of the secrets
-   * key and its decrypt, only for contexts that name a workspace. Only roles whose code seals or unseals get it.
-   */
-  grantSecrets(scope: Construct, role: IGrantable): void {
-    const { secretsKey } = this.importInto(scope);
-    Grant.addToPrincipal({
-      grantee: role,
-      actions: ["kms:GenerateDataKey", "kms:Decrypt"],
-      resourceArns: [secretsKey.keyArn],
-      conditions: { Null: { [WORKSPACE_CONTEXT]: "false" } },
-    });
-  }
-
-  /**
-   * `access` to the artifact bucket (and the key that encrypts it) for a role in `scope`'s stack, with the
-   * wildcards this implies acknowledged one by one.
-   */
-  grantArtifacts(scope: Construct, role: IGrantable & IConstruct, access: ArtifactAccess): void {
-    const { artifacts } = this.importInto(scope);
-    const actions = new Set<string>();
-    if (access.read) {
-      artifacts.grantRead(role);
-      acknowledgeResource(
-        role,
-        artifacts.arnForObjects("*"),
-        "Revision artifacts and logs live under generated keys of the artifact bucket only.",
-      );
-      for (const a of ["s3:GetObject*", "s3:GetBucket*", "s3:List*"]) actions.add(a);
-    }
-    if (access.readOnly) {
-      // GetObject on the matching keys only: no listing of the bucket, no other key.
-      const arn = artifacts.arnForObjects(access.readOnly);
-      Grant.addToPrincipal({ grantee: role, actions: ["s3:GetObject"], resourceArns: [arn] });
-      artifacts.encryptionKey?.grantDecrypt(role);
-      acknowledgeResource(
-        role,
-        arn,
-        `Reads only the keys matching ${access.readOnly} of the artifact bucket.`,
-      );
-    }
-    for (const prefix of access.write ?? []) {
-      artifacts.grantPut(role, `${prefix}*`);
-      acknowledgeResource(
-        role,
-        artifacts.arnForObjects(`${prefix}*`),
-        `Writes go under generated keys below ${prefix} of the artifact bucket only.`,
-      );
-      for (const a of ["s3:Abort*", "kms:ReEncrypt*", "kms:GenerateDataKey*"]) actions.add(a);
-    }
-    if (typeof access.delete === "string") {
-      artifacts.grantDelete(role, `${access.delete}*`);
-      acknowledgeResource(
-        role,
-        artifacts.arnForObjects(`${access.delete}*`),
-        `Deletes only under generated keys below ${access.delete} of the artifact bucket.`,
-      );
-      actions.add("s3:DeleteObject*");
-    } else if (access.delete) {
-      artifacts.grantDelete(role);
-      if (!access.read)
-        acknowledgeResource(
-          role,
-          artifacts.arnForObjects("*"),
-          "Deleting a deployment deletes its artifacts and logs, under generated keys of the artifact bucket only.",
-        );
-      actions.add("s3:DeleteObject*");
-    }
-    acknowledgeActions(
-      role,
-      [...actions],
-      "Action groups from CDK's bucket grants, scoped to the artifact bucket (and its key).",
-    );
   }
 }

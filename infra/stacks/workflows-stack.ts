@@ -21,10 +21,11 @@ import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
+import type { ResourceArns } from "../policies/render.ts";
+import { type PlatformRoleId, platformRoles, SCHEDULE_GROUP, taskRoleId } from "../policies/roles.ts";
 import { mapStates } from "../state-machines/asl.ts";
 import { renderAsl } from "../state-machines/render.ts";
 import {
-  grantRuntimes,
   runtimeBoundaryPolicy,
   runtimeEnvironment,
   runtimeLayer,
@@ -35,10 +36,9 @@ import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import { RevisionBuild } from "./revision-build.ts";
+import { applyRoleSource, cdkResourceArns, stateMachineName } from "./role-policies.ts";
 
-const SCHEDULE_GROUP = "agent-platform";
-/** State machines get fixed names (agent-platform-<file>) so other stacks can build their ARNs. */
-export const stateMachineName = (name: string) => `agent-platform-${name}`;
+export { stateMachineName };
 
 export interface AslFile {
   /** The file name without .asl.json: the state machine's id and STATE_MACHINE_<NAME>_ARN. */
@@ -97,6 +97,9 @@ export interface WorkflowsStackProps extends StackProps {
   concurrency: ReservedConcurrency;
 }
 
+/** The construct ids of the tasks' shared roles (a cleanup task's role is <Name>Role). */
+const ROLE_CONSTRUCT: Partial<Record<PlatformRoleId, string>> = { task: "TaskRole", deploy: "DeployRole" };
+
 /** Task functions, one state machine per ASL file, and the EventBridge Scheduler group and role. */
 export class WorkflowsStack extends Stack {
   readonly taskFunctions = new Map<string, HandlerFunction>();
@@ -104,6 +107,8 @@ export class WorkflowsStack extends Stack {
   readonly schedulerRole: Role;
   readonly scheduleGroupName = SCHEDULE_GROUP;
   private build?: RevisionBuild;
+  /** The platform functions' roles of this app (infra/policies/roles.ts). */
+  private roleSources!: ReturnType<typeof platformRoles>;
   private readonly tasks: TaskFunction[];
   private readonly data: DataStack;
   /** Resource placeholders ASL files may use; each resource is created on first use only. */
@@ -135,35 +140,24 @@ export class WorkflowsStack extends Stack {
     });
 
     const machines = aslFiles(props.stateMachineDir);
+    this.roleSources = platformRoles({ tasks: props.tasks, machines: machines.map((m) => m.name) });
+    const renderRoles: (() => void)[] = [];
     if (props.tasks.length > 0) {
-      const role = lambdaRole(this, "TaskRole", "Agent platform workflow tasks and async workers");
-      props.data.grantData(this, role);
-      // Export partitions unseal destinations' credentials, the build's tasks a deployment's secrets and tokens.
-      props.data.grantSecrets(this, role);
-      // The build's tasks store its artifact and log and presign its exchange objects (builds/), which they
-      // remove afterwards: the CodeBuild project's own role has no grant on the bucket (RevisionBuild).
-      props.data.grantArtifacts(this, role, {
-        read: true,
-        write: ["artifacts/", "builds/", "logs/"],
-        delete: "builds/",
-      });
-      // The run sweeper invokes runtimes (a retried or delayed run); nothing under this role may create,
-      // change or delete a runtime function or role: that is the deploy role's alone.
       const layer = runtimeLayer(this);
-      grantRuntimes(this, role, { invoke: true, list: true });
-      // A sweeper resuming a deployment's purge invokes its tasks.
-      this.grantTasksInvoke(
-        role,
-        props.tasks.filter((t) => t.invokedByTasks),
-      );
       const boundary = runtimeBoundaryPolicy(this, props.data);
-      const deployRole = this.deployRole(props.tasks, boundary.managedPolicyArn, layer.layerVersionArn);
-      // Tasks start and stop executions, manage schedules (scheduled exports) and re-drive work.
-      this.grantOrchestration(
-        this,
-        role,
-        machines.map((m) => m.name),
-      );
+      // The tasks' roles (infra/policies/roles.ts), their statements added once the resources they name exist.
+      const own: Partial<ResourceArns> = {
+        runtimeBoundary: () => boundary.managedPolicyArn,
+        runtimeLayer: () => layer.layerVersionArn,
+        failureQueue: (task) => (this.node.findChild(`${task}Failures`) as Queue).queueArn,
+      };
+      const roles = new Map<PlatformRoleId, IRole>();
+      for (const task of props.tasks) {
+        const id = taskRoleId(task);
+        if (!roles.has(id))
+          roles.set(id, this.platformRole(this, ROLE_CONSTRUCT[id] ?? `${task.name}Role`, id, own, false));
+      }
+      for (const [id, role] of roles) renderRoles.push(() => this.renderRole(this, role, id, own));
       const environment = {
         ...props.data.functionEnvironment(this),
         ...this.orchestrationEnvironment(
@@ -180,11 +174,7 @@ export class WorkflowsStack extends Stack {
           task.name,
           handlerFunction(this, `Task-${task.name}`, {
             handler: task.handler,
-            role: task.bucketCleanup
-              ? this.bucketCleanupRole(task.name, task.bucketCleanup)
-              : task.deployRole
-                ? deployRole!
-                : role,
+            role: roles.get(taskRoleId(task))!,
             environment,
             timeout: Duration.seconds(task.timeoutSeconds),
             memoryMb: task.memoryMb,
@@ -227,6 +217,7 @@ export class WorkflowsStack extends Stack {
       }
     }
 
+    for (const render of renderRoles) render();
     for (const fn of this.taskFunctions.values()) this.grantInvoke(fn, this.schedulerRole);
     for (const sm of this.stateMachines.values()) sm.grantStartExecution(this.schedulerRole);
     new CfnOutput(this, "SchedulerRoleArn", {
@@ -236,72 +227,31 @@ export class WorkflowsStack extends Stack {
   }
 
   /**
-   * The role of the tasks that create, change and delete deployments' runtime functions and roles (deployRole in
-   * the task manifest): those grants, each created role bound by `boundaryArn`, and the data a deploy reads and
-   * writes. None when no task asks for it.
+   * A platform function's role (`id` of infra/policies/roles.ts) in `scope`'s stack, with its source's statements
+   * (`render` false: the caller renders it later, once the resources it names exist).
    */
-  private deployRole(tasks: TaskFunction[], boundaryArn: string, layerArn: string): IRole | undefined {
-    if (!tasks.some((t) => t.deployRole)) return undefined;
-    const role = lambdaRole(
-      this,
-      "DeployRole",
-      "Agent platform deploy tasks: deployments' runtime functions and roles",
-    );
-    this.data.grantData(this, role);
-    // RevisionDeploy unseals the deployment's secrets (and seals them for its runtime).
-    this.data.grantSecrets(this, role);
-    // RevisionDeploy loads artifacts, writes the deploy log and each revision's runtime code.
-    this.data.grantArtifacts(this, role, { read: true, write: ["logs/", "runtimes/"] });
-    grantRuntimes(this, role, { deploy: { boundaryArn }, invoke: true, remove: true, layerArn });
+  platformRole(
+    scope: Construct,
+    constructId: string,
+    id: PlatformRoleId,
+    own: Partial<ResourceArns> = {},
+    render = true,
+  ): IRole {
+    const source = this.roleSources.get(id);
+    if (!source) throw new Error(`infra/policies/roles.ts has no role ${id}`);
+    const role = lambdaRole(scope, constructId, source.description);
+    if (render) this.renderRole(scope, role, id, own);
     return role;
   }
 
-  /** lambda:InvokeFunction on these tasks for `grantee`. */
-  private grantTasksInvoke(grantee: IGrantable, targets: TaskFunction[]): void {
-    if (!targets.length) return;
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["lambda:InvokeFunction"],
-        resources: targets.map(
-          (t) =>
-            `arn:${this.partition}:lambda:${this.region}:${this.account}:function:${TASK_FUNCTION_PREFIX}${t.name}`,
-        ),
-      }),
-    );
-  }
-
-  /**
-   * A role that may only list (keys under `prefixes`) and delete objects under `prefixes` of the platform bucket:
-   * what a cleanup task needs instead of the shared task role's read/write on every table and the whole bucket.
-   */
-  private bucketCleanupRole(name: string, prefixes: string[]): IRole {
-    const role = lambdaRole(
-      this,
-      `${name}Role`,
-      `Agent platform task ${name}: deletes platform bucket objects`,
-    );
-    const { bucket } = this.data.importInto(this);
-    const keys = prefixes.map((p) => `${p}*`);
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["s3:ListBucket"],
-        resources: [bucket.bucketArn],
-        conditions: { StringLike: { "s3:prefix": keys } },
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["s3:DeleteObject"],
-        resources: keys.map((k) => bucket.arnForObjects(k)),
-      }),
-    );
-    for (const k of keys)
-      acknowledgeResource(
-        role,
-        bucket.arnForObjects(k),
-        `Deletes objects under generated keys below ${k.slice(0, -1)} of the platform bucket only.`,
-      );
-    return role;
+  private renderRole(scope: Construct, role: IRole, id: PlatformRoleId, own: Partial<ResourceArns>): void {
+    const inThisStack = Stack.of(scope) === this;
+    const arns = cdkResourceArns(scope, this.data, {
+      schedulerRole: () =>
+        inThisStack ? this.schedulerRole.roleArn : Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+      ...own,
+    });
+    applyRoleSource(role, id, this.roleSources.get(id)!, arns);
   }
 
   /**
@@ -355,13 +305,6 @@ export class WorkflowsStack extends Stack {
           }),
         ],
       }),
-    );
-    // It may read an item by its key (retention: is an expired attachment's run still there?).
-    fn.addToRolePolicy(new PolicyStatement({ actions: ["dynamodb:GetItem"], resources: [table.tableArn] }));
-    acknowledgeResource(
-      fn.role!,
-      "*",
-      "dynamodb:ListStreams (CDK's stream read grant for the event source mapping) has no resource-level permissions.",
     );
     new Alarm(this, `${name}FailuresAlarm`, {
       alarmDescription: `Records of ${on.table}'s stream that ${name} could not process after its retries`,
@@ -452,22 +395,6 @@ export class WorkflowsStack extends Stack {
     return env;
   }
 
-  /** lambda:InvokeFunction (asynchronous task invocations) on the tasks that name `group` in invokedBy. */
-  grantTaskInvoke(scope: Construct, grantee: IGrantable, group: string): void {
-    const names = this.tasks.filter((t) => t.invokedBy?.includes(group as never)).map((t) => t.name);
-    if (!names.length) return;
-    const stack = Stack.of(scope);
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["lambda:InvokeFunction"],
-        resources: names.map(
-          (n) =>
-            `arn:${stack.partition}:lambda:${stack.region}:${stack.account}:function:${TASK_FUNCTION_PREFIX}${n}`,
-        ),
-      }),
-    );
-  }
-
   /**
    * A Distributed Map runs its items as child executions of its own machine: it starts them and watches or stops
    * them (names, not the machine's ARN, so the role's policy does not depend on the machine it serves).
@@ -492,76 +419,6 @@ export class WorkflowsStack extends Stack {
       role,
       children,
       "A Map Run's child executions get generated names under this machine only.",
-    );
-  }
-
-  /**
-   * What the control plane and bulk export need, granted to a role in `scope`'s stack: start, stop and inspect
-   * executions of this app's state machines, manage schedules in the agent-platform group, pass the scheduler role.
-   */
-  grantOrchestration(
-    scope: Construct,
-    grantee: IGrantable & IConstruct,
-    names: string[] = [...this.stateMachines.keys()],
-  ): void {
-    const inThisStack = Stack.of(scope) === this;
-    if (names.length > 0) {
-      grantee.grantPrincipal.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ["states:StartExecution"],
-          resources: names.map((n) => machineArn(scope, n)),
-        }),
-      );
-      const executions = names.map((n) =>
-        Stack.of(scope).formatArn({
-          service: "states",
-          resource: "execution",
-          resourceName: `${stateMachineName(n)}:*`,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      );
-      grantee.grantPrincipal.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ["states:StopExecution", "states:DescribeExecution"],
-          resources: executions,
-        }),
-      );
-      for (const arn of executions)
-        acknowledgeResource(
-          grantee,
-          arn,
-          "Executions get generated names; access covers this app's machine only.",
-        );
-    }
-    const schedules = Stack.of(scope).formatArn({
-      service: "scheduler",
-      resource: "schedule",
-      resourceName: `${SCHEDULE_GROUP}/*`,
-    });
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [
-          "scheduler:CreateSchedule",
-          "scheduler:UpdateSchedule",
-          "scheduler:DeleteSchedule",
-          "scheduler:GetSchedule",
-        ],
-        resources: [schedules],
-      }),
-    );
-    acknowledgeResource(
-      grantee,
-      schedules,
-      "Schedules are created at runtime under generated names; access is limited to the agent-platform group.",
-    );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ["iam:PassRole"],
-        resources: [
-          inThisStack ? this.schedulerRole.roleArn : Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
-        ],
-        conditions: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } },
-      }),
     );
   }
 }

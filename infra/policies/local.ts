@@ -1,0 +1,134 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { routeId, routes, servedByRuntime } from "../../functions/routes.ts";
+import { config } from "../../shared/config.ts";
+import { tableName } from "../../shared/tables.ts";
+import { localKeyArns, localKmsKeys, mintRuntimeCredentials } from "../local/policy-proxy/credentials.ts";
+import {
+  createPolicyProxy,
+  type PolicyProxyOptions,
+  type ProxyPrincipal,
+} from "../local/policy-proxy/handler.ts";
+import { LOCAL_ACCOUNT } from "../local/policy-proxy/local-tables.ts";
+import { localStateMachineArn } from "../local/sfn.ts";
+import { type ResourceArns, renderRole } from "./render.ts";
+import { type AppShape, appShape, type PlatformRoleId, platformRoles, taskRoleId } from "./roles.ts";
+
+// The role sources rendered for the local cloud: its account and region, its tables, buckets, keys and machines,
+// and one access key pair per role, which the policy proxy checks each signed call against.
+
+/** The local cloud's resources as ARNs (what the proxy sees a request name). */
+export function localResourceArns(region = config.region): ResourceArns {
+  const arn = (service: string, resource: string) =>
+    `arn:aws:${service}:${region}:${LOCAL_ACCOUNT}:${resource}`;
+  const keys = localKeyArns(region);
+  return {
+    partition: "aws",
+    region,
+    account: LOCAL_ACCOUNT,
+    table: (id) => arn("dynamodb", `table/${tableName(id)}`),
+    tableStream: (id) => arn("dynamodb", `table/${tableName(id)}/stream/*`),
+    bucket: (id) => `arn:aws:s3:::${id === "platform" ? config.checkpointBucket : config.artifactBucket}`,
+    key: (id) => keys[id],
+    // As the local cloud names its machines (cloud.ts: localStateMachineArn(name), in its default region).
+    stateMachine: (name) => localStateMachineArn(name),
+    schedulerRole: () => config.wiring.schedulerRoleArn,
+    runtimeBoundary: () => `arn:aws:iam::${LOCAL_ACCOUNT}:policy/agent-runtime-boundary`,
+    runtimeLayer: () => arn("lambda", "layer:agent-runtime:1"),
+    failureQueue: (task) => arn("sqs", `${task}Failures`),
+  };
+}
+
+/** The role each platform function runs under (by its id in infra/build/function-bundles.ts). */
+export function roleOfFunction(functionId: string, app: AppShape = appShape()): PlatformRoleId | undefined {
+  if (functionId === "AgentRouter") return "api-agent";
+  if (functionId.startsWith("Task-")) {
+    const task = app.tasks.find((t) => `Task-${t.name}` === functionId);
+    return task ? taskRoleId(task) : undefined;
+  }
+  const route = routes.find((r) => !servedByRuntime(r) && routeId(r) === functionId);
+  return route ? `api-${route.group}` : undefined;
+}
+
+/** A platform role's identity on the local cloud: its own key pair and its rendered policy. */
+export interface PlatformRolePrincipal extends ProxyPrincipal {
+  role: PlatformRoleId;
+}
+
+/**
+ * Every platform role of the app with freshly minted credentials and its policy rendered with the local ARNs:
+ * what the policy proxy takes as its principals (principalOf) for the platform functions' calls.
+ */
+export function platformPrincipals(
+  app: AppShape = appShape(),
+  region = config.region,
+): Map<PlatformRoleId, PlatformRolePrincipal> {
+  const arns = localResourceArns(region);
+  const out = new Map<PlatformRoleId, PlatformRolePrincipal>();
+  for (const [role, source] of platformRoles(app))
+    out.set(role, {
+      ...mintRuntimeCredentials(),
+      role,
+      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/agent-platform-${role}/local`,
+      policy: {
+        Version: "2012-10-17",
+        Statement: renderRole(source, arns).map((st, i) => ({ Sid: `S${i}`, ...st })),
+      },
+    });
+  return out;
+}
+
+/** The proxy's principal lookup over these principals (by access key id). */
+export function principalOf(
+  principals: Map<PlatformRoleId, PlatformRolePrincipal>,
+): (accessKeyId: string) => PlatformRolePrincipal | undefined {
+  const byKey = new Map([...principals.values()].map((p) => [p.accessKeyId, p]));
+  return (id) => byKey.get(id);
+}
+
+/** The policy proxy for the platform functions' roles, listening on loopback. */
+export interface PlatformRoleProxy {
+  url: string;
+  principals: Map<PlatformRoleId, PlatformRolePrincipal>;
+  /**
+   * What a platform function (its id in platformFunctions()) gets in its environment: its role's key pair and
+   * every AWS endpoint at the proxy; undefined for a function without a platform role (the agent runtime).
+   */
+  environmentFor(functionId: string): Record<string, string> | undefined;
+  close(): Promise<void>;
+}
+
+/** One proxy serves every service: it tells them apart by the signature's credential scope. */
+const PROXIED_SERVICES = ["DYNAMODB", "S3", "KMS", "SFN", "LAMBDA", "SCHEDULER"];
+
+export async function startPlatformRoleProxy(
+  upstream: PolicyProxyOptions["upstream"],
+  region = config.region,
+): Promise<PlatformRoleProxy> {
+  const principals = platformPrincipals(appShape(), region);
+  const server = createServer(
+    createPolicyProxy({ principal: principalOf(principals), upstream, region, kms: localKmsKeys(region) }),
+  );
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    principals,
+    environmentFor(functionId) {
+      const role = roleOfFunction(functionId);
+      const p = role && principals.get(role);
+      if (!p) return undefined;
+      return {
+        AWS_ACCESS_KEY_ID: p.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: p.secretAccessKey,
+        AWS_REGION: region,
+        ...Object.fromEntries(PROXIED_SERVICES.map((s) => [`AWS_ENDPOINT_URL_${s}`, url])),
+      };
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
