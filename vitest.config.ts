@@ -4,6 +4,7 @@ const SYNTH_TESTS = [
   "infra/stacks/stacks.test.ts",
   "infra/stacks/deploy-role.test.ts",
   "infra/stacks/concurrency.test.ts",
+  "infra/stacks/exports.test.ts",
   "infra/quotas/template-checks.test.ts",
   "infra/policies/roles.test.ts",
 ];

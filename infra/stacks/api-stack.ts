@@ -41,6 +41,7 @@ import type { ReservedConcurrency } from "./concurrency.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledge, acknowledgeRestApi } from "./nag.ts";
 import { handlerFunction } from "./node-function.ts";
+import { publishParameter, readParameter } from "./stack-parameters.ts";
 import type { WorkflowsStack } from "./workflows-stack.ts";
 
 /** API Gateway's hard limit on routes per HTTP API. */
@@ -66,9 +67,22 @@ export interface ApiStackProps extends StackProps {
 }
 
 /** The HTTP API; each route group lives in its own nested stack to stay under 500 resources per stack. */
+const HTTP_API_PARAMETER = "HttpApiId";
+const AGENT_API_PARAMETER = "AgentRestApiId";
+
 export class ApiStack extends Stack {
   readonly api: HttpApi;
   readonly groups = new Map<Group, ApiGroupStack>();
+
+  /** The HTTP API's id in `scope`'s stack, read from its SSM parameter when that stack deploys. */
+  httpApiIdIn(scope: Construct): string {
+    return readParameter(scope, this, HTTP_API_PARAMETER);
+  }
+
+  /** The agent REST API's id in `scope`'s stack, when the routes have an agent group. */
+  agentApiIdIn(scope: Construct): string | undefined {
+    return this.groups.get("agent")?.restApi ? readParameter(scope, this, AGENT_API_PARAMETER) : undefined;
+  }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -130,7 +144,10 @@ export class ApiStack extends Stack {
         }),
       );
     }
+    // For the console's origins: parameters, not exports, so a replaced API (a new group layout) does not block.
+    publishParameter(this, HTTP_API_PARAMETER, this.api.apiId);
     const agent = this.groups.get("agent")?.restApi;
+    if (agent) publishParameter(this, AGENT_API_PARAMETER, agent.restApiId);
     if (agent)
       new CfnOutput(this, "AgentApiUrl", {
         value: agent.url,

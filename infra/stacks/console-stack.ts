@@ -9,8 +9,6 @@ import {
   Stack,
   type StackProps,
 } from "aws-cdk-lib";
-import type { RestApi } from "aws-cdk-lib/aws-apigateway";
-import type { HttpApi } from "aws-cdk-lib/aws-apigatewayv2";
 import {
   AllowedMethods,
   type BehaviorOptions,
@@ -58,10 +56,11 @@ const commonSecurityHeaders = {
 };
 
 export interface ConsoleStackProps extends StackProps {
-  /** The HTTP API (every group but the REST ones) at its $default stage. */
-  httpApi: HttpApi;
-  /** The agent servers' REST API, when the routes have an agent group. */
-  agentApi?: RestApi;
+  /**
+   * The APIs' ids in this stack: the HTTP API (every group but the REST ones, at its $default stage) and the
+   * agent servers' REST API when the routes have an agent group (ApiStack: read by SSM parameter, not export).
+   */
+  apis: { httpApiIdIn(scope: Construct): string; agentApiIdIn(scope: Construct): string | undefined };
   routes: Route[];
   /** console/dist, built by infra/console/build.mjs. */
   consoleDir: string;
@@ -169,12 +168,13 @@ export class ConsoleStack extends Stack {
     });
     const additionalBehaviors: Record<string, BehaviorOptions> = {};
     // The HTTP API's $default stage is its root: no origin path.
-    const httpOrigin = apiOrigin(props.httpApi.apiId);
+    const httpOrigin = apiOrigin(props.apis.httpApiIdIn(this));
     for (const p of http) additionalBehaviors[p] = apiBehavior(httpOrigin);
     if (rest.length) {
-      if (!props.agentApi) throw new Error(`Routes under ${rest.join(", ")} need the agent REST API`);
+      const agentApiId = props.apis.agentApiIdIn(this);
+      if (!agentApiId) throw new Error(`Routes under ${rest.join(", ")} need the agent REST API`);
       // Origin path = the stage, so /agents/… reaches <stage>/agents/….
-      const agentOrigin = apiOrigin(props.agentApi.restApiId, `/${AGENT_STAGE}`);
+      const agentOrigin = apiOrigin(agentApiId, `/${AGENT_STAGE}`);
       for (const p of rest) additionalBehaviors[p] = apiBehavior(agentOrigin);
     }
     if (Object.keys(additionalBehaviors).length > MAX_BEHAVIORS)

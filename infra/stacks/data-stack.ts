@@ -16,9 +16,9 @@ import {
   type IBucket,
   ObjectOwnership,
 } from "aws-cdk-lib/aws-s3";
-import { StringParameter } from "aws-cdk-lib/aws-ssm";
 import type { Construct, IConstruct } from "constructs";
 import { TABLES, type TableDef, type TableId, tableEnvName } from "../../shared/tables.ts";
+import { parameterName, publishParameter, readParameter } from "./stack-parameters.ts";
 
 const KEY_ALIAS = "alias/agent-platform";
 const SECRETS_KEY_ALIAS = "alias/agent-platform-secrets";
@@ -37,8 +37,8 @@ export interface DataRefs {
 
 /**
  * Stateful resources: every table of shared/tables.ts, the KMS key and the buckets, all retained on delete.
- * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names; a
- * table's stream, which may change, by SSM parameter.
+ * Consumers import them by export name (not by CDK's generated exports) so IAM findings have stable names: only
+ * values fixed for the resource's life (infra/stacks/exports.test.ts); a table's stream, which may change, by SSM.
  */
 /** Every bucket of the platform drops multipart uploads left unfinished this long (a crash between parts). */
 export const ABORT_UPLOADS_DAYS = 1;
@@ -61,6 +61,7 @@ export class DataStack extends Stack {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Exported: a KMS key is never replaced (CloudFormation fails a change of its immutable properties instead).
     this.export("KeyArn", this.key.keyArn);
     // Secrets (deployments', destinations', OAuth and integration tokens) are sealed under a key of their own,
     // which only the roles that seal or unseal may use (grantSecrets); the data key's grants open none of them.
@@ -71,7 +72,7 @@ export class DataStack extends Stack {
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.export("SecretsKeyArn", this.secretsKey.keyArn);
+    this.export("SecretsKeyArn", this.secretsKey.keyArn); // never replaced, as the data key
 
     this.tables = Object.fromEntries(Object.values(TABLES).map((def) => [def.id, this.table(def)])) as Record<
       TableId,
@@ -99,6 +100,7 @@ export class DataStack extends Stack {
     // Bucket keys cut KMS request volume (and cost) for payload-heavy workloads. Versioning protects against
     // mistakes; old payload versions need not live forever.
     this.bucket = this.kmsBucket("Platform", "platform/", { noncurrentDays: 30 });
+    // Exported: a retained bucket's generated name changes only by a replacement that would strand its objects.
     this.export("BucketArn", this.bucket.bucketArn);
     this.export("BucketName", this.bucket.bucketName);
 
@@ -111,6 +113,7 @@ export class DataStack extends Stack {
       noncurrentDays: 7,
       expirePrefix: "builds/",
     });
+    // Exported, as the platform bucket: its name changes only by a replacement that would strand its objects.
     this.export("ArtifactBucketArn", this.artifactBucket.bucketArn);
     this.export("ArtifactBucketName", this.artifactBucket.bucketName);
   }
@@ -170,9 +173,11 @@ export class DataStack extends Stack {
         nonKeyAttributes: index.include ? [...index.include] : undefined,
       });
     }
+    // Exported: only a key-schema change replaces a table (its data left in the retained old one); blocking it is wanted.
     this.export(`Table-${def.id}-Arn`, table.tableArn);
     this.export(`Table-${def.id}-Name`, table.tableName);
-    if (def.stream) this.parameter(`Table-${def.id}-StreamArn`, table.tableStreamArn!);
+    // Not an export: an export in use cannot change, so the table could never get another stream.
+    if (def.stream) publishParameter(this, `Table-${def.id}-StreamArn`, table.tableStreamArn!);
     return table;
   }
 
@@ -186,24 +191,12 @@ export class DataStack extends Stack {
 
   /** The SSM parameter holding a value that may change (a table's stream, new with each stream it gets). */
   parameterName(name: string): string {
-    return `/agent-platform/${this.stackName}/${name}`;
-  }
-
-  /**
-   * A value its consumers read at deploy time from an SSM parameter rather than through an export: an export in
-   * use cannot change, so the table could never get another stream (a new view type, off and on again).
-   */
-  private parameter(name: string, value: string): void {
-    new StringParameter(this, `Param-${name}`, {
-      parameterName: this.parameterName(name),
-      stringValue: value,
-    });
-    new CfnOutput(this, name, { value });
+    return parameterName(this, name);
   }
 
   /** A table's stream ARN in `scope`'s stack, read from its SSM parameter when that stack deploys. */
   streamArnIn(scope: Construct, id: TableId): string {
-    return StringParameter.valueForStringParameter(scope, this.parameterName(`Table-${id}-StreamArn`));
+    return readParameter(scope, this, `Table-${id}-StreamArn`);
   }
 
   /** The key, tables and bucket imported into `scope`'s stack (once per scope). */

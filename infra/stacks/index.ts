@@ -62,14 +62,14 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
   const web = new ConsoleStack(app, "AgentPlatformConsole", {
     ...common,
     description: "Agent platform: web console on S3 behind CloudFront, with the APIs on the same origin",
-    httpApi: api.api,
-    agentApi: api.groups.get("agent")?.restApi,
+    apis: api,
     routes,
     consoleDir: options.consoleDir ?? CONSOLE_DIST,
   });
-  // Consumers import by export name, so CDK cannot infer the deploy order: state it.
+  // Consumers import by export name or SSM parameter, so CDK cannot infer the deploy order: state it.
   workflows.addStackDependency(data);
   api.addStackDependency(data);
   api.addStackDependency(workflows);
+  web.addStackDependency(api);
   return { data, workflows, api, console: web };
 }

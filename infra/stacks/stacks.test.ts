@@ -21,6 +21,7 @@ import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
 import { ROOT } from "./node-function.ts";
 import { BUILD_DEPENDENCIES, BUILD_PROJECT_NAME, bundleBuildStep } from "./revision-build.ts";
+import { parameterName } from "./stack-parameters.ts";
 import { synthesizedApp } from "./synthesized-app.ts";
 import { placeholdersOf } from "./workflows-stack.ts";
 
@@ -916,8 +917,20 @@ describe("platform stacks (manifest as it is)", () => {
       expect(behaviors.map((b: any) => b.PathPattern).sort()).toEqual(
         ["/agents/*", "/api-host/*", "/api/*", "/ok", "/openapi.json", "/v1/*", "/v2/*"].sort(),
       );
-      const httpApiId = JSON.stringify(s.console.resolve(s.api.api.apiId));
-      const agentApiId = JSON.stringify(s.console.resolve(s.api.groups.get("agent")!.restApi!.restApiId));
+      // Issue 26: the ids come by the API stack's SSM parameters, not exports (a replaced API must not block).
+      const api = Template.fromStack(s.api);
+      api.hasResourceProperties("AWS::SSM::Parameter", {
+        Name: parameterName(s.api, "HttpApiId"),
+        Value: { Ref: s.api.getLogicalId(s.api.api.node.defaultChild as CfnElement) },
+      });
+      api.hasResourceProperties("AWS::SSM::Parameter", {
+        Name: parameterName(s.api, "AgentRestApiId"),
+        Value: s.api.resolve(s.api.groups.get("agent")!.restApi!.restApiId),
+      });
+      const httpApiId = JSON.stringify(s.console.resolve(s.api.httpApiIdIn(s.console)));
+      const agentApiId = JSON.stringify(s.console.resolve(s.api.agentApiIdIn(s.console)));
+      expect(httpApiId).toMatch(/^\{"Ref":"SsmParameterValue.*HttpApiId/);
+      expect(agentApiId).toMatch(/^\{"Ref":"SsmParameterValue.*AgentRestApiId/);
       for (const b of behaviors) {
         const origin = originOf(b);
         const domain = JSON.stringify(origin.DomainName);
@@ -1269,12 +1282,12 @@ describe("workflows", () => {
     Template.fromStack(s.workflows).resourceCountIs("AWS::CodeBuild::Project", 0);
   });
 
-  it("synthesizes with no ASL files and no tasks (schedule group and role only)", () => {
+  it("synthesizes with no ASL files and no tasks (schedule group and role, its ARN's parameter, only)", () => {
     const { stacks } = build({ tasks: [], stateMachineDir: join(tmpdir(), "no-such-dir"), routes: [] });
     const counts = Object.values(Template.fromStack(stacks.workflows).toJSON().Resources).map(
       (r: any) => r.Type,
     );
-    expect(counts.sort()).toEqual(["AWS::IAM::Role", "AWS::Scheduler::ScheduleGroup"]);
+    expect(counts.sort()).toEqual(["AWS::IAM::Role", "AWS::SSM::Parameter", "AWS::Scheduler::ScheduleGroup"]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { ArnFormat, CfnOutput, Duration, Fn, Stack, type StackProps } from "aws-cdk-lib";
+import { ArnFormat, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Rule } from "aws-cdk-lib/aws-events";
@@ -37,6 +37,7 @@ import { acknowledge, acknowledgeResource } from "./nag.ts";
 import { handlerFunction, lambdaRole } from "./node-function.ts";
 import { RevisionBuild } from "./revision-build.ts";
 import { applyRoleSource, cdkResourceArns, stateMachineName } from "./role-policies.ts";
+import { publishParameter, readParameter } from "./stack-parameters.ts";
 
 export { stateMachineName };
 
@@ -96,6 +97,9 @@ export interface WorkflowsStackProps extends StackProps {
   /** The sweepers' and trace ingestion's reserved concurrency (concurrency.ts). */
   concurrency: ReservedConcurrency;
 }
+
+/** The scheduler role's ARN, read by the API stack's handlers that create schedules. */
+const SCHEDULER_ROLE_PARAMETER = "SchedulerRoleArn";
 
 /** The construct ids of the tasks' shared roles (a cleanup task's role is <Name>Role). */
 const ROLE_CONSTRUCT: Partial<Record<PlatformRoleId, string>> = { task: "TaskRole", deploy: "DeployRole" };
@@ -220,10 +224,8 @@ export class WorkflowsStack extends Stack {
     for (const render of renderRoles) render();
     for (const fn of this.taskFunctions.values()) this.grantInvoke(fn, this.schedulerRole);
     for (const sm of this.stateMachines.values()) sm.grantStartExecution(this.schedulerRole);
-    new CfnOutput(this, "SchedulerRoleArn", {
-      value: this.schedulerRole.roleArn,
-      exportName: `${this.stackName}:SchedulerRoleArn`,
-    });
+    // Not an export: a role is replaced by a change of its path or construct id, which an export in use would block.
+    publishParameter(this, SCHEDULER_ROLE_PARAMETER, this.schedulerRole.roleArn);
   }
 
   /**
@@ -248,7 +250,7 @@ export class WorkflowsStack extends Stack {
     const inThisStack = Stack.of(scope) === this;
     const arns = cdkResourceArns(scope, this.data, {
       schedulerRole: () =>
-        inThisStack ? this.schedulerRole.roleArn : Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+        inThisStack ? this.schedulerRole.roleArn : readParameter(scope, this, SCHEDULER_ROLE_PARAMETER),
       ...own,
     });
     applyRoleSource(role, id, this.roleSources.get(id)!, arns);
@@ -381,7 +383,7 @@ export class WorkflowsStack extends Stack {
     return this.orchestrationEnvironment(
       scope,
       [...this.stateMachines.keys()],
-      Fn.importValue(`${this.stackName}:SchedulerRoleArn`),
+      readParameter(scope, this, SCHEDULER_ROLE_PARAMETER),
     );
   }
 
