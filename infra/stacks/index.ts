@@ -1,4 +1,4 @@
-import type { App, StackProps } from "aws-cdk-lib";
+import type { App, Environment, StackProps } from "aws-cdk-lib";
 import { routes as manifestRoutes, type Route } from "../../functions/routes.ts";
 import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-manifest.ts";
 import { CONSOLE_DIST } from "../console/build.mjs";
@@ -8,6 +8,7 @@ import { reservedConcurrency } from "./concurrency.ts";
 import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
 import { STATE_MACHINE_DIR } from "./node-function.ts";
+import { checkRegion } from "./regions.ts";
 import { WorkflowsStack } from "./workflows-stack.ts";
 
 export interface BuildOptions {
@@ -19,6 +20,8 @@ export interface BuildOptions {
   stateMachineDir?: string;
   /** Defaults to console/dist; it must be built (infra/console/build.mjs) before synthesis. */
   consoleDir?: string;
+  /** Defaults to none: env-agnostic stacks, deployed where the credentials point. */
+  env?: Environment;
 }
 
 export interface PlatformStacks {
@@ -29,11 +32,14 @@ export interface PlatformStacks {
 }
 
 /**
- * The whole platform. Stacks are env-agnostic (account and region come from the deploying credentials); names
- * such as alias/agent-platform and the agent-platform schedule group allow one copy per account and region.
+ * The whole platform. Stacks are env-agnostic unless `options.env` is given (account and region come from the
+ * deploying credentials), the Region checked at synth when known (regions.ts); names such as
+ * alias/agent-platform and the agent-platform schedule group allow one copy per account and region.
  */
 export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
-  const common: StackProps = { tags: { project: "agent-platform" } };
+  // Before any stack: a Region without Lambda response streaming fails here, not in the first streamed run.
+  checkRegion(app, options.env);
+  const common: StackProps = { tags: { project: "agent-platform" }, env: options.env };
   const routes = options.routes ?? manifestRoutes;
   const tasks = options.tasks ?? manifestTasks;
   const concurrency = reservedConcurrency(app.node, tasks);
