@@ -10,7 +10,9 @@ import { type App, type Environment, Token } from "aws-cdk-lib";
 /**
  * The Regions of Lambda response streaming's launch announcement
  * (https://aws.amazon.com/about-aws/whats-new/2023/04/aws-lambda-response-payload-streaming/); later ones are
- * added with EXTRA_REGIONS_CONTEXT once Capabilities by Region lists Lambda "response streaming" there.
+ * added with EXTRA_REGIONS_CONTEXT once Capabilities by Region lists Lambda "response streaming" there. Not
+ * re-checked against that page here (no access from the build machine): a Region missing from it is refused with
+ * the context flag that accepts it.
  */
 export const STREAMING_REGIONS: readonly string[] = [
   "us-east-1",
