@@ -259,12 +259,14 @@ export class LocalFunction {
     if (env.dead) return this.forget(env);
     if (!this.environments.has(env) || env.busy || this.idle.includes(env)) return;
     this.idle.push(env);
+    this.waiting.shift()?.();
+    // Kept warm for good (a local stand-in for a schedule keeps its timer in its environment).
+    if (!Number.isFinite(this.spec.idleMs ?? 0)) return;
     env.idleTimer = setTimeout(() => {
       this.forget(env);
       void env.stop();
     }, this.spec.idleMs ?? 300_000);
     env.idleTimer.unref();
-    this.waiting.shift()?.();
   }
 
   private forget(env: Environment) {
