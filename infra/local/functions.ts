@@ -4,19 +4,12 @@ import type { TaskFunction } from "../../functions/task-manifest.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type FunctionBundle, functionBundles } from "../build/function-bundles.ts";
+import { FunctionError } from "./function-error.ts";
 import { type Invocation, LocalFunction, splitStreamMetadata } from "./function-host.ts";
 
 // The platform's functions as the local cloud runs them: each from the bundle the CDK app deploys
 // (infra/build/function-bundles.ts), with the memory, timeout and environment it has there, in execution
 // environments started on its first invocation and kept warm (infra/local/function-host.ts).
-
-/** An invocation's failure, as the caller of a Lambda sees it: its errorType is the error's name. */
-export class FunctionError extends Error {
-  constructor(errorType: string, errorMessage: string) {
-    super(errorMessage);
-    this.name = errorType;
-  }
-}
 
 export interface LocalFunctionsOptions {
   /** What every function's environment holds besides its own: the local endpoints, credentials and settings. */
