@@ -8,7 +8,7 @@ import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
-import { requestStats } from "../../shared/aws/request-stats.ts";
+import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
@@ -253,11 +253,17 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       loader: async (route) => functions.route(route),
       internal: {
         ...loopbackEndpoints(loopback.token, runtimes),
-        // Diagnostics mode only (benchmarks): this process's DynamoDB and S3 request counts.
+        // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
         ...(config.countRequests !== undefined
           ? {
               "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
-                write(res, jsonResult(200, { pid: process.pid, requests: requestStats() })),
+                write(
+                  res,
+                  jsonResult(200, {
+                    pid: process.pid,
+                    requests: addRequestStats(requestStats(), ...functions.requestStats()),
+                  }),
+                ),
             }
           : {}),
       },

@@ -1,6 +1,7 @@
 import type { Route } from "../../functions/routes.ts";
 import { routeId } from "../../functions/routes.ts";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
+import type { RequestStats } from "../../shared/aws/request-stats.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type FunctionBundle, functionBundles } from "../build/function-bundles.ts";
@@ -68,6 +69,11 @@ export class LocalFunctions {
         throw new FunctionError("Runtime.InvalidResponse", `${id} streamed an answer`);
       return out.value;
     };
+  }
+
+  /** The request counts of every function's environments (PLATFORM_COUNT_REQUESTS). */
+  requestStats(): RequestStats[] {
+    return [...this.running.values()].flatMap((f) => f.requestStats());
   }
 
   async stopAll(): Promise<void> {

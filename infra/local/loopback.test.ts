@@ -68,7 +68,7 @@ describe("the local cloud's loopback endpoint", () => {
   it("answers a malformed call with a 422 naming the field", async () => {
     const res = await post(LOOPBACK_PATHS.runtimeHost, { op: "reboot", tenant_id: "t", deployment_id: "d" });
     expect(res.status).toBe(422);
-    expect((await res.json()).detail[0].loc).toEqual(["body", "op"]);
+    expect(((await res.json()) as { detail: { loc: string[] }[] }).detail[0].loc).toEqual(["body", "op"]);
     const kick = await post(LOOPBACK_PATHS.runtimeHost, { op: "kick", tenant_id: "t", deployment_id: "d" });
     expect(kick.status).toBe(422);
     const notJson = await fetch(`${base}${LOOPBACK_PATHS.runtimeHost}`, {
