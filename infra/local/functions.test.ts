@@ -86,5 +86,35 @@ describe("the local cloud runs the functions' bundles", () => {
       error: "Unhandled",
       body: { errorType: "Runtime.OutOfMemory" },
     });
-  }, 60_000);
+  }, 120_000);
+
+  it("a response-streamed function's status, headers and body reach the client as it writes them", async () => {
+    const streamed = new LocalFunctions({
+      environment: () => ({}),
+      bundles: [
+        bundle(
+          routeId(HEALTH),
+          `export const handler = awslambda.streamifyResponse(async (event, stream) => {
+             const out = awslambda.HttpResponseStream.from(stream, { statusCode: 202, headers: { "content-type": "text/event-stream" } });
+             out.write("data: 1\\n\\n"); await new Promise((r) => setTimeout(r, 20)); out.write("data: 2\\n\\n"); out.end();
+           });`,
+        ),
+      ],
+    });
+    const gw = new Gateway({
+      routes: mountedRoutes([HEALTH]),
+      loader: async (r) => streamed.route(r),
+      cors: false,
+    });
+    try {
+      await gw.load();
+      const res = await fetch(`http://127.0.0.1:${await gw.listen(0, "127.0.0.1")}/ok`);
+      expect(res.status).toBe(202);
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
+      expect(await res.text()).toBe("data: 1\n\ndata: 2\n\n");
+    } finally {
+      await gw.close();
+      await streamed.stopAll();
+    }
+  });
 });
