@@ -232,6 +232,15 @@ export const config = {
     const v = env("PLATFORM_COUNT_REQUESTS");
     return v === "1" || v === "shapes" ? v : undefined;
   },
+  /**
+   * The local cloud's internal endpoint and the token of its current start, which its Lambda environments (worker
+   * threads, infra/local/function-host.ts) use to reach what lives in its process; unset in AWS.
+   */
+  get localLoopback(): { url: string; token: string } | undefined {
+    const url = env("PLATFORM_LOOPBACK_URL");
+    const token = env("PLATFORM_LOOPBACK_TOKEN");
+    return url && token ? { url, token } : undefined;
+  },
   /** Endpoint overrides for the local cloud; unset in AWS. */
   endpoint(service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler"): string | undefined {
     return env(`AWS_ENDPOINT_URL_${service.toUpperCase()}`);

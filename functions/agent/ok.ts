@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { localDeploymentState } from "../../shared/agent/local-state.ts";
+import { localDeploymentStatus } from "../../shared/agent/local-state.ts";
 import { authenticate } from "../../shared/auth/api-keys.ts";
 import { NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { deployments } from "../../shared/records/control.ts";
@@ -14,7 +14,7 @@ export const handler = defineHandler({
   params: z.object({ deployment_id: z.string().max(128) }),
   response: z.object({ ok: z.boolean() }),
   handle: async ({ params, headers }) => {
-    const local = localDeploymentState(params.deployment_id);
+    const local = await localDeploymentStatus(params.deployment_id);
     if (local === "ready") return { ok: true };
     if (local === "loading") throw new ServiceUnavailable("The local graphs are still loading");
     const tenant = await authenticate(headers);

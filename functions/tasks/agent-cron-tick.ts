@@ -20,7 +20,7 @@ export const handler = defineTask("AgentCronTick", async (event: CronTickEvent |
   try {
     return await sweepCrons();
   } finally {
-    if (!config.lambda.functionName) {
+    if (config.localMode) {
       // Locally: again just after the next minute starts (also after a failed sweep).
       clearTimeout(timer);
       const nextMinute = Math.floor(Date.now() / 60_000) * 60_000 + 60_000;

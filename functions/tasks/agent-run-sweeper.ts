@@ -10,7 +10,7 @@ import { defineTask } from "../task-manifest.ts";
 let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentRunSweeper", async () => {
   // In AWS the entries a table of an earlier version holds move on the next sweeps (locally: at start).
-  if (config.lambda.functionName) await moveAgentIndexEntries();
+  if (!config.localMode) await moveAgentIndexEntries();
   const runs = await sweepRuns();
   const threads = await sweepExpiredThreads();
   const result = {
@@ -21,7 +21,7 @@ export const handler = defineTask("AgentRunSweeper", async () => {
       threads.nextCheck ?? Number.POSITIVE_INFINITY,
     ),
   };
-  if (!config.lambda.functionName) {
+  if (config.localMode) {
     // Again when a lease it saw runs out, and at least once a lease period (a lease taken after this sweep).
     const next = Math.min(result.nextCheck ?? Number.POSITIVE_INFINITY, Date.now() + config.agent.runLeaseMs);
     clearTimeout(timer);

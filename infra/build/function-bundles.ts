@@ -12,7 +12,14 @@ import {
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BuildOptions, buildSync, type Metafile } from "esbuild";
-import { AGENT_ENTRY_POINTS, type Group, routeId, routes, servedByRuntime } from "../../functions/routes.ts";
+import {
+  AGENT_ENTRY_POINTS,
+  type Group,
+  type Route,
+  routeId,
+  routes,
+  servedByRuntime,
+} from "../../functions/routes.ts";
 import { tasks } from "../../functions/task-manifest.ts";
 
 // Every platform Lambda's bundle, built by one esbuild call with one set of options into a folder named by the
@@ -61,6 +68,8 @@ export interface PlatformFunction {
   handler: string;
   memoryMb: number;
   timeoutSeconds: number;
+  /** What the CDK app sets for this function beyond the shared resource names (both it and the local cloud read it). */
+  environment: Record<string, string>;
 }
 
 /** The memory of a function that names none (AWS's default is 128 MB; every platform function gets this). */
@@ -71,6 +80,10 @@ export const API_TIMEOUT_SECONDS = 29;
 export const STREAM_TIMEOUT_SECONDS = 900;
 /** Each deployment's runtime function (shared/agent/runtime/lambda-host.ts CreateFunction). */
 export const RUNTIME_MEMORY_MB = 1024;
+
+/** A route function's own environment: a streaming route's answer is response-streamed (shared/http/lambda-front.ts). */
+export const routeEnvironment = (r: Pick<Route, "stream">): Record<string, string> =>
+  r.stream ? { LAMBDA_RESPONSE_STREAMING: "1" } : {};
 
 /** Every Lambda of the platform: one per route not served by a runtime, the router, each task, the runtime. */
 export function platformFunctions(): PlatformFunction[] {
@@ -84,6 +97,7 @@ export function platformFunctions(): PlatformFunction[] {
         handler: r.handler,
         memoryMb: DEFAULT_MEMORY_MB,
         timeoutSeconds: r.stream ? STREAM_TIMEOUT_SECONDS : API_TIMEOUT_SECONDS,
+        environment: routeEnvironment(r),
       })),
     {
       id: "AgentRouter",
@@ -92,6 +106,7 @@ export function platformFunctions(): PlatformFunction[] {
       handler: AGENT_ENTRY_POINTS.router,
       memoryMb: DEFAULT_MEMORY_MB,
       timeoutSeconds: STREAM_TIMEOUT_SECONDS,
+      environment: {},
     },
     ...tasks.map((t) => ({
       id: `Task-${t.name}`,
@@ -99,6 +114,7 @@ export function platformFunctions(): PlatformFunction[] {
       handler: t.handler,
       memoryMb: t.memoryMb ?? DEFAULT_MEMORY_MB,
       timeoutSeconds: t.timeoutSeconds,
+      environment: {},
     })),
     {
       id: "AgentRuntime",
@@ -106,6 +122,7 @@ export function platformFunctions(): PlatformFunction[] {
       handler: AGENT_ENTRY_POINTS.runtime,
       memoryMb: RUNTIME_MEMORY_MB,
       timeoutSeconds: STREAM_TIMEOUT_SECONDS,
+      environment: {},
     },
   ];
 }

@@ -3,21 +3,22 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadTask } from "../../functions/modules/tasks.ts";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
-import { requestStats } from "../../shared/aws/request-stats.ts";
+import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
+import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
+import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
@@ -167,6 +168,23 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
+    // Every platform function runs from its AWS bundle in environments of its own (workers), which see the
+    // settings above, the endpoints below and how to reach this process (its gateway, with this start's token).
+    const loopback = { url: "", token: newLoopbackToken() };
+    const functions = new LocalFunctions({
+      environment: () => ({
+        ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
+          string,
+          string
+        >),
+        PLATFORM_LOOPBACK_URL: loopback.url,
+        PLATFORM_LOOPBACK_TOKEN: loopback.token,
+      }),
+      // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
+      keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
+    });
+    stops.push(() => functions.stopAll());
+
     const codeBuild = localCodeBuild(dataDir);
     // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
     bundleLocalBuildStep().catch(() => {});
@@ -177,7 +195,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // Tests sweep expired items now rather than wait for the timer.
       if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
       const task = taskByName(nameOrArn);
-      return task ? async (event: unknown) => (await loadTask(task))(event) : undefined;
+      return task ? functions.task(task) : undefined;
     };
     const kms = new LocalKms(dataDir);
     const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
@@ -238,12 +256,20 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
       forward: runtimes.forward,
+      loader: async (route) => functions.route(route),
       internal: {
-        // Diagnostics mode only (benchmarks): this process's DynamoDB and S3 request counts.
+        ...loopbackEndpoints(loopback.token, runtimes),
+        // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
         ...(config.countRequests !== undefined
           ? {
               "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
-                write(res, jsonResult(200, { pid: process.pid, requests: requestStats() })),
+                write(
+                  res,
+                  jsonResult(200, {
+                    pid: process.pid,
+                    requests: addRequestStats(requestStats(), ...functions.requestStats()),
+                  }),
+                ),
             }
           : {}),
       },
@@ -256,6 +282,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         : err;
     });
     stops.push(() => gateway.close());
+    loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
     stops.push(() => runtimes.stopAll());
     scheduler.start();

@@ -139,4 +139,22 @@ describe("local Lambda execution environments", () => {
     expect(await text(await f.invoke({}))).toBe("part");
     expect(await f.invoke({})).toMatchObject({ kind: "stream" });
   });
+
+  it("hands the bundle's request counts to the host after each invocation, kept when its environment goes", async () => {
+    const f = fn(
+      `globalThis[Symbol.for("agent-platform.request-stats")] = { dynamodb: { requests: 0 }, s3: { requests: 0 } };
+       export const handler = async (e) => { globalThis[Symbol.for("agent-platform.request-stats")].dynamodb.requests++; if (e.spin) for (;;) {} };`,
+      { timeoutSeconds: 1 },
+    );
+    await f.invoke({});
+    await f.invoke({});
+    expect(f.requestStats()).toEqual([{ dynamodb: { requests: 2 }, s3: { requests: 0 } }]);
+    // A timed-out environment is gone: what it counted before stays counted.
+    await f.invoke({ spin: true });
+    await f.invoke({});
+    expect(f.requestStats()).toEqual([
+      { dynamodb: { requests: 2 }, s3: { requests: 0 } },
+      { dynamodb: { requests: 1 }, s3: { requests: 0 } },
+    ]);
+  });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import type { RequestStats } from "../../shared/aws/request-stats.ts";
 
 // The local Lambda execution environments: a function's bundle (the one deployed to AWS) runs in worker threads
 // of its own, one invocation at a time per environment as in Lambda, with its environment variables, a heap as
@@ -44,8 +45,8 @@ type Message =
   | { type: "ready" }
   | { id: string; type: "chunk"; bytes: Uint8Array }
   | { id: string; type: "end" }
-  | { id: string; type: "done"; json?: string; streamed?: boolean }
-  | { id: string; type: "error"; errorType: string; errorMessage: string };
+  | { id: string; type: "done"; json?: string; streamed?: boolean; stats?: RequestStats }
+  | { id: string; type: "error"; errorType: string; errorMessage: string; stats?: RequestStats };
 
 /** One execution environment: a worker that has loaded the bundle (or failed to). */
 class Environment {
@@ -55,6 +56,8 @@ class Environment {
   private exited = false;
   /** Timed out, crashed or stopped: never handed another invocation. */
   dead = false;
+  /** The bundle's request counts as of its last invocation (PLATFORM_COUNT_REQUESTS). */
+  stats?: RequestStats;
   idleTimer?: NodeJS.Timeout;
 
   constructor(
@@ -129,6 +132,7 @@ class Environment {
     if (!cur || cur.id !== m.id) return;
     if (m.type === "chunk") return cur.p.chunk(Buffer.from(m.bytes));
     if (m.type === "end") return cur.p.end();
+    if (m.stats) this.stats = m.stats;
     this.finish();
     if (m.type === "error") {
       cur.p.settle({ kind: "error", errorType: m.errorType, errorMessage: m.errorMessage });
@@ -179,6 +183,8 @@ export class LocalFunction {
   private readonly idle: Environment[] = [];
   private readonly waiting: (() => void)[] = [];
   private stopped = false;
+  /** The counts of environments that are gone. */
+  private readonly retiredStats: RequestStats[] = [];
 
   constructor(readonly spec: FunctionSpec) {}
 
@@ -259,19 +265,27 @@ export class LocalFunction {
     if (env.dead) return this.forget(env);
     if (!this.environments.has(env) || env.busy || this.idle.includes(env)) return;
     this.idle.push(env);
+    this.waiting.shift()?.();
+    // Kept warm for good (a local stand-in for a schedule keeps its timer in its environment).
+    if (!Number.isFinite(this.spec.idleMs ?? 0)) return;
     env.idleTimer = setTimeout(() => {
       this.forget(env);
       void env.stop();
     }, this.spec.idleMs ?? 300_000);
     env.idleTimer.unref();
-    this.waiting.shift()?.();
   }
 
   private forget(env: Environment) {
+    if (this.environments.has(env) && env.stats) this.retiredStats.push(env.stats);
     this.environments.delete(env);
     const i = this.idle.indexOf(env);
     if (i >= 0) this.idle.splice(i, 1);
     this.waiting.shift()?.();
+  }
+
+  /** The request counts of every environment this function has had (PLATFORM_COUNT_REQUESTS). */
+  requestStats(): RequestStats[] {
+    return [...this.retiredStats, ...[...this.environments].flatMap((e) => (e.stats ? [e.stats] : []))];
   }
 
   /** How many environments are up (warm or busy). */

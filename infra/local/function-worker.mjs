@@ -57,6 +57,10 @@ const mod = await import(workerData.entry);
 const handler = mod[workerData.handler ?? "handler"];
 if (typeof handler !== "function") throw new Error(`${workerData.entry} exports no ${workerData.handler}`);
 
+// The bundle's request counts (shared/aws/request-stats.ts, PLATFORM_COUNT_REQUESTS), for the local cloud's total.
+const STATS = Symbol.for("agent-platform.request-stats");
+const statsOf = () => globalThis[STATS];
+
 let current;
 parentPort.on("message", async (msg) => {
   if (msg.type === "abort") return current?.close();
@@ -77,7 +81,7 @@ parentPort.on("message", async (msg) => {
       const stream = current;
       await handler(event, stream, context);
       stream.end();
-      parentPort.postMessage({ id, type: "done", streamed: true });
+      parentPort.postMessage({ id, type: "done", streamed: true, stats: statsOf() });
     } else {
       const result = await handler(event, context);
       // Lambda hands a result back as JSON: what does not survive that does not reach the caller either.
@@ -85,11 +89,18 @@ parentPort.on("message", async (msg) => {
         id,
         type: "done",
         json: JSON.stringify(result === undefined ? null : result),
+        stats: statsOf(),
       });
     }
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
-    parentPort.postMessage({ id, type: "error", errorType: e.name, errorMessage: e.message });
+    parentPort.postMessage({
+      id,
+      type: "error",
+      errorType: e.name,
+      errorMessage: e.message,
+      stats: statsOf(),
+    });
   } finally {
     current = undefined;
   }

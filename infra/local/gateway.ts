@@ -19,6 +19,7 @@ import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type CompiledRoute, compileRoutes, matchRoute } from "../../shared/http/route-match.ts";
 import { logger } from "../../shared/log.ts";
 import { serveConsoleFile } from "./console-files.ts";
+import { FunctionError } from "./function-error.ts";
 import { BodyTooLarge, listen, readBody } from "./http-util.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
@@ -229,6 +230,12 @@ export class Gateway {
           res,
           jsonResult(413, { detail: `Request body exceeds the limit of ${config.maxRequestBytes} bytes` }),
         );
+      }
+      // A function that failed (its init, its memory, its time): answered as API Gateway answers for it.
+      if (err instanceof FunctionError) {
+        logger.error("function error", { error: err });
+        if (!res.headersSent) return write(res, jsonResult(500, { message: "Internal Server Error" }));
+        return void res.destroy();
       }
       logger.error("gateway error", { error: err });
       if (!res.headersSent) write(res, jsonResult(500, { error: "internal", request_id: null }));

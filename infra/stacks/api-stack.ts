@@ -35,6 +35,7 @@ import {
 } from "../../functions/routes.ts";
 import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
+import { routeEnvironment } from "../build/function-bundles.ts";
 import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
 import { runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ReservedConcurrency } from "./concurrency.ts";
@@ -262,7 +263,7 @@ class ApiGroupStack extends NestedStack {
       const fn = handlerFunction(this, id, {
         handler: route.handler,
         role,
-        environment: route.stream ? { ...environment, LAMBDA_RESPONSE_STREAMING: "1" } : environment,
+        environment: { ...environment, ...routeEnvironment(route) },
         // A stream lasts as long as its run: up to the 15 minutes a streamed REST integration allows.
         timeout: route.stream ? Duration.minutes(15) : undefined,
         description: `${route.method} ${route.path}: ${route.summary}`.slice(0, 256),

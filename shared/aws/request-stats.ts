@@ -20,11 +20,41 @@ export interface RequestStats {
   s3: { requests: number; puts: number; gets: number };
 }
 
-const stats: RequestStats = {
+const emptyStats = (): RequestStats => ({
   dynamodb: { requests: 0, read_units: 0, write_units: 0, billed_write_units: 0, commands: {}, shapes: {} },
   s3: { requests: 0, puts: 0, gets: 0 },
-};
+});
+/**
+ * This thread's counts, on a global under a registered symbol: the local cloud's Lambda environments (worker
+ * threads, infra/local/function-worker.mjs) hand theirs to the local cloud after each invocation.
+ */
+export const REQUEST_STATS_KEY = Symbol.for("agent-platform.request-stats");
+const holder = globalThis as { [REQUEST_STATS_KEY]?: RequestStats };
+holder[REQUEST_STATS_KEY] ??= emptyStats();
+const stats = holder[REQUEST_STATS_KEY];
 export const requestStats = (): RequestStats => structuredClone(stats);
+
+/** The counts of several processes or threads added up. */
+export function addRequestStats(...all: RequestStats[]): RequestStats {
+  const sum = emptyStats();
+  const add = (to: Record<string, number>, from: Record<string, number>) => {
+    for (const [k, v] of Object.entries(from)) to[k] = (to[k] ?? 0) + v;
+  };
+  for (const s of all) {
+    const { commands, shapes, ...units } = s.dynamodb;
+    add(sum.dynamodb as unknown as Record<string, number>, units);
+    for (const [name, c] of Object.entries(commands)) {
+      sum.dynamodb.commands[name] ??= { requests: 0, units: 0, billed: 0 };
+      add(
+        sum.dynamodb.commands[name] as unknown as Record<string, number>,
+        c as unknown as Record<string, number>,
+      );
+    }
+    add(sum.dynamodb.shapes, shapes);
+    add(sum.s3 as unknown as Record<string, number>, s.s3 as unknown as Record<string, number>);
+  }
+  return sum;
+}
 
 type Capacity = { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number };
 /** A client middleware of the initialize step, whatever the client's command inputs and outputs. */

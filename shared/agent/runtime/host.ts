@@ -1,3 +1,5 @@
+import { callLoopback, LOOPBACK_PATHS } from "../../aws/local-loopback.ts";
+import { config } from "../../config.ts";
 import { recentDeploymentRecord } from "../../records/control.ts";
 import { lambdaRuntimeHost, lambdaRuntimes } from "./lambda-host.ts";
 
@@ -21,6 +23,23 @@ const awsHost = () =>
     return d?.active_runtime_version;
   });
 
+/** The operations of a runtime host, as the local cloud's loopback endpoint takes them. */
+export const RUNTIME_HOST_OPS = ["kick", "activated", "remove"] as const;
+
+/**
+ * In a Lambda environment of the local cloud (a worker thread): the runtimes are the local cloud's child
+ * processes, reached through its loopback endpoint as AWS's are reached through Lambda.
+ */
+const loopbackHost = (): RuntimeHost => {
+  const call = (op: (typeof RUNTIME_HOST_OPS)[number], body: Record<string, string>) =>
+    callLoopback(LOOPBACK_PATHS.runtimeHost, { op, ...body }).then(() => {});
+  return {
+    kick: (tenant_id, deployment_id, thread_id) => call("kick", { tenant_id, deployment_id, thread_id }),
+    activated: (tenant_id, deployment_id) => call("activated", { tenant_id, deployment_id }),
+    remove: (tenant_id, deployment_id) => call("remove", { tenant_id, deployment_id }),
+  };
+};
+
 export function setRuntimeHost(h: RuntimeHost): void {
   host = h;
 }
@@ -28,6 +47,7 @@ export function setRuntimeHost(h: RuntimeHost): void {
 /** The runtime host of this platform process (none in a runtime: it never reaches another deployment). */
 export function runtimeHost(): RuntimeHost {
   if (!host && lambdaRuntimes()) host = awsHost();
+  if (!host && config.localLoopback) host = loopbackHost();
   if (!host) throw new Error("No runtime host: agent runtimes are reached from platform processes only");
   return host;
 }
