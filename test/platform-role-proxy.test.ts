@@ -1,7 +1,8 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localStateMachineArn } from "../infra/local/sfn.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "../infra/policies/local.ts";
@@ -131,6 +132,39 @@ describe("platform functions through the policy proxy, each with its role's cred
       ),
     );
     expect(outside).toMatchObject({ name: "AccessDenied", status: 403 });
+  });
+
+  it("a presigned URL made with a role's keys works through the proxy as far as the role may go, and no further", async () => {
+    // The build exchange and the runs' attachments hand presigned URLs to others (the build step, a browser).
+    const { s3 } = as("Task-RevisionBuildStart");
+    const bucket = config.artifactBucket;
+    const key = `artifacts/${crypto.randomUUID()}/artifact.json.gz`;
+    const put = await getSignedUrl(s3, new PutObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 60 });
+    expect(new URL(put).origin).toBe(proxy.url);
+    const putRes = await fetch(put, { method: "PUT", body: "built" });
+    expect(putRes.status, `${put} ${await putRes.clone().text()}`).toBe(200);
+    const get = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 60 });
+    const got = await fetch(get);
+    expect(got.status).toBe(200);
+    expect(await got.text()).toBe("built");
+    // Changed after signing, expired, or for what the role may not do: refused as S3 refuses.
+    expect((await fetch(get.replace(key, `${key}x`))).status).toBe(403);
+    const expired = await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: key }), {
+      expiresIn: 1,
+      signingDate: new Date(Date.now() - 10_000),
+    });
+    const late = await fetch(expired);
+    expect(late.status).toBe(403);
+    expect(await late.text()).toContain("Request has expired");
+    const { s3: cleanup } = as(CLEANUP);
+    const notAllowed = await getSignedUrl(
+      cleanup,
+      new PutObjectCommand({ Bucket: config.checkpointBucket, Key: `payloads/${crypto.randomUUID()}` }),
+      { expiresIn: 60 },
+    );
+    const denied = await fetch(notAllowed, { method: "PUT", body: "x" });
+    expect(denied.status).toBe(403);
+    expect(await denied.text()).toContain("AccessDenied");
   });
 
   it("the tracing API's role reaches the runs, not agent state (the checkpoints table)", async () => {

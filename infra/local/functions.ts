@@ -13,8 +13,11 @@ import { type Invocation, LocalFunction, splitStreamMetadata } from "./function-
 // environments started on its first invocation and kept warm (infra/local/function-host.ts).
 
 export interface LocalFunctionsOptions {
-  /** What every function's environment holds besides its own: the local endpoints, credentials and settings. */
-  environment: () => Record<string, string>;
+  /**
+   * What a function's environment holds besides its own settings: the local endpoints, settings and the
+   * credentials of its role (the policy proxy checks each of its calls against that role's policy).
+   */
+  environment: (f: FunctionBundle) => Record<string, string>;
   /** The functions and their bundles (default: the platform's, built if their sources changed). */
   bundles?: FunctionBundle[];
   /** Functions that must stay warm (the local stand-ins of schedules keep timers in their environment). */
@@ -40,7 +43,7 @@ export class LocalFunctions {
       entry: f.file,
       memoryMb: f.memoryMb,
       timeoutSeconds: f.timeoutSeconds,
-      environment: { ...this.opts.environment(), ...f.environment },
+      environment: { ...this.opts.environment(f), ...f.environment },
       ...(this.opts.keepWarm?.(f) ? { idleMs: Number.POSITIVE_INFINITY } : {}),
     });
     this.running.set(id, fn);

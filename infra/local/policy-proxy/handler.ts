@@ -17,11 +17,16 @@ import {
 } from "./service-request.ts";
 import {
   type Credential,
+  type PresignedCredential,
   parseAuthorization,
+  presignatureMatches,
+  presignedCredential,
+  presignedTime,
   queryOf,
   requestTime,
   signatureMatches,
   signer,
+  withoutPresignParams,
 } from "./sigv4.ts";
 
 // The local cloud's AWS policy proxy: a caller's AWS calls, signed with credentials minted for its role (a
@@ -107,9 +112,18 @@ export function createPolicyProxy(
 
   async function authenticate(
     req: IncomingMessage,
-    cred: Credential,
+    cred: Credential | PresignedCredential,
     payloadHash: string | undefined,
   ): Promise<ProxyPrincipal> {
+    const req_ = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
+    if ("amzDate" in cred) {
+      const at = presignedTime(cred);
+      const who = opts.principal(cred.accessKeyId);
+      if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
+      if (!(await presignatureMatches(req_, cred, who.secretAccessKey, at)))
+        throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
+      return who;
+    }
     const at = requestTime(req.headers["x-amz-date"]);
     if (String(req.headers["x-amz-date"]).slice(0, 8) !== cred.date)
       throw new Refused(
@@ -119,7 +133,6 @@ export function createPolicyProxy(
       );
     const who = opts.principal(cred.accessKeyId);
     if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
-    const req_ = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
     if (!(await signatureMatches(req_, cred, who.secretAccessKey, at, payloadHash)))
       throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
     return who;
@@ -146,9 +159,10 @@ export function createPolicyProxy(
     forward(req, res, upstreamDynamo, headers, checked);
   }
 
-  async function s3(req: IncomingMessage, res: ServerResponse, cred: Credential) {
+  async function s3(req: IncomingMessage, res: ServerResponse, cred: Credential | PresignedCredential) {
     const method = req.method ?? "GET";
-    const declared = req.headers["x-amz-content-sha256"];
+    const presigned = "amzDate" in cred;
+    const declared = presigned ? "UNSIGNED-PAYLOAD" : req.headers["x-amz-content-sha256"];
     if (typeof declared !== "string" || !(declared === "UNSIGNED-PAYLOAD" || /^[0-9a-f]{64}$/.test(declared)))
       throw new Refused(
         "InvalidArgument",
@@ -159,7 +173,8 @@ export function createPolicyProxy(
     let call: S3Call | undefined;
     let unreadable: unknown;
     try {
-      call = s3Authorizations(method, req.url ?? "/", req.headers["x-amz-copy-source"]);
+      const target = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+      call = s3Authorizations(method, target, req.headers["x-amz-copy-source"]);
     } catch (err) {
       unreadable = err;
     }
@@ -175,18 +190,24 @@ export function createPolicyProxy(
         }))
       : call.authorizations;
     authorize(who, auths);
-    const headers = { ...passed(req, ["authorization", "x-amz-date"]), host: upstreamS3.host };
-    const url = req.url ?? "/";
+    const headers = {
+      ...passed(req, ["authorization", "x-amz-date"]),
+      host: upstreamS3.host,
+      ...(presigned ? { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } : {}),
+    };
+    // A presigned URL's own authentication goes no further: the upstream request is signed as the proxy.
+    const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+    const query = queryOf(url);
     const signed = await signer("s3", opts.region, s3Creds).sign({
       method,
       protocol: upstreamS3.protocol,
       hostname: upstreamS3.hostname,
       port: Number(upstreamS3.port) || undefined,
       path: url.split("?")[0],
-      query: queryOf(url),
+      query,
       headers,
     });
-    forward(req, res, upstreamS3, signed.headers, body);
+    forward(req, res, upstreamS3, signed.headers, body, url);
   }
 
   async function emulated(
@@ -245,9 +266,10 @@ export function createPolicyProxy(
     to: URL,
     headers: Record<string, string | string[] | undefined>,
     body: Buffer | undefined,
+    path = req.url,
   ) {
     const up = httpRequest(
-      { hostname: to.hostname, port: to.port, method: req.method, path: req.url, headers },
+      { hostname: to.hostname, port: to.port, method: req.method, path, headers },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
@@ -266,6 +288,19 @@ export function createPolicyProxy(
     // Which service's error shape to answer in before the signature says which service it is for.
     let service: Service = req.headers["x-amz-target"] ? "dynamodb" : "s3";
     (async () => {
+      const presignedCred =
+        req.headers.authorization === undefined ? presignedCredential(req.url ?? "/") : undefined;
+      if (presignedCred) {
+        if (presignedCred.service !== "s3")
+          throw new Refused("AccessDenied", "Only S3 takes presigned URLs here.", 403);
+        if (presignedCred.region !== opts.region)
+          throw new Refused(
+            "AuthorizationQueryParametersError",
+            `The credential scope's region must be ${opts.region}.`,
+            400,
+          );
+        return await s3(req, res, presignedCred);
+      }
       const cred = parseAuthorization(req.headers.authorization);
       const emulatedService = EMULATED_SERVICES.find((s) => s === cred.service);
       if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)

@@ -44,12 +44,81 @@ export function parseAuthorization(header: string | string[] | undefined): Crede
   };
 }
 
+/** A presigned URL's credential (query-string authentication, S3's presigned GET and PUT). */
+export interface PresignedCredential extends Credential {
+  /** X-Amz-Date as sent. */
+  amzDate: string;
+  expiresSeconds: number;
+}
+
+/** The query parameters of query-string authentication (and the payload hash hoisted beside them); the upstream request drops them. */
+export const PRESIGN_PARAMS = [
+  "X-Amz-Algorithm",
+  "X-Amz-Credential",
+  "X-Amz-Date",
+  "X-Amz-Expires",
+  "X-Amz-SignedHeaders",
+  "X-Amz-Signature",
+  "X-Amz-Security-Token",
+  "X-Amz-Content-Sha256",
+];
+
+const CONTENT_SHA256 = "X-Amz-Content-Sha256";
+
+/** The URL without its query-string authentication (the other parameters as sent). */
+export function withoutPresignParams(url: string): string {
+  const q = url.indexOf("?");
+  if (q < 0) return url;
+  const kept = url
+    .slice(q + 1)
+    .split("&")
+    .filter((part) => part && !PRESIGN_PARAMS.includes(decode(part.split("=")[0])));
+  return kept.length ? `${url.slice(0, q)}?${kept.join("&")}` : url.slice(0, q);
+}
+
+/** A presigned URL's credential from its query, or undefined when it carries none (header authentication). */
+export function presignedCredential(url: string): PresignedCredential | undefined {
+  const q = queryOf(url);
+  if (q["X-Amz-Algorithm"] === undefined) return undefined;
+  const one = (name: string) => (typeof q[name] === "string" ? (q[name] as string) : undefined);
+  const cred = /^([^/\s]+)\/(\d{8})\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request$/.exec(
+    one("X-Amz-Credential") ?? "",
+  );
+  const signedHeaders = one("X-Amz-SignedHeaders");
+  const signature = one("X-Amz-Signature");
+  const expires = Number(one("X-Amz-Expires"));
+  if (
+    one("X-Amz-Algorithm") !== "AWS4-HMAC-SHA256" ||
+    !cred ||
+    !signedHeaders ||
+    !/^[a-z0-9;_.-]+$/.test(signedHeaders) ||
+    !signature ||
+    !/^[0-9a-f]{64}$/.test(signature) ||
+    !Number.isInteger(expires) ||
+    expires < 1 ||
+    expires > 604_800
+  )
+    throw new Refused(
+      "AuthorizationQueryParametersError",
+      "The presigned URL's parameters are malformed.",
+      400,
+    );
+  return {
+    accessKeyId: cred[1],
+    date: cred[2],
+    region: cred[3],
+    service: cred[4],
+    signedHeaders: signedHeaders.split(";"),
+    signature,
+    amzDate: one("X-Amz-Date") ?? "",
+    expiresSeconds: expires,
+  };
+}
+
 /** `x-amz-date` (ISO 8601 basic, UTC) as a Date, or a refusal. */
 export function requestTime(header: string | string[] | undefined, now = Date.now()): Date {
-  const m = typeof header === "string" ? /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(header) : null;
-  const at = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) : undefined;
-  if (!at || Number.isNaN(at.getTime()))
-    throw new Refused("IncompleteSignature", "The request must carry a valid X-Amz-Date header.", 400);
+  const at = amzTime(header);
+  if (!at) throw new Refused("IncompleteSignature", "The request must carry a valid X-Amz-Date header.", 400);
   if (Math.abs(at.getTime() - now) > MAX_SKEW_MS)
     throw new Refused(
       "RequestTimeTooSkewed",
@@ -116,6 +185,68 @@ function signerFor(
   const made = signer(service, region, { accessKeyId, secretAccessKey });
   signers.set(id, { secret: secretAccessKey, signer: made });
   return made;
+}
+
+function amzTime(v: string | string[] | undefined): Date | undefined {
+  const m = typeof v === "string" ? /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(v) : null;
+  const at = m ? new Date(Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6])) : undefined;
+  return at && !Number.isNaN(at.getTime()) ? at : undefined;
+}
+
+/** A presigned URL's signing time, refused when it is not yet valid or has expired (as S3 answers). */
+export function presignedTime(cred: PresignedCredential, now = Date.now()): Date {
+  const at = amzTime(cred.amzDate);
+  if (!at || cred.amzDate.slice(0, 8) !== cred.date)
+    throw new Refused("AuthorizationQueryParametersError", "X-Amz-Date must be the credential's date.", 400);
+  if (at.getTime() - now > MAX_SKEW_MS) throw new Refused("AccessDenied", "Request is not valid yet", 403);
+  if (now > at.getTime() + cred.expiresSeconds * 1000)
+    throw new Refused("AccessDenied", "Request has expired", 403);
+  return at;
+}
+
+/** Is the presigned URL's signature the one `secret` makes (S3: the payload is unsigned)? */
+export async function presignatureMatches(
+  req: SignedRequest,
+  cred: PresignedCredential,
+  secretAccessKey: string,
+  signingDate: Date,
+): Promise<boolean> {
+  const headers: Record<string, string> = {};
+  for (const name of cred.signedHeaders) {
+    const v = headerValue(req.headers[name]);
+    if (v === undefined) return false;
+    headers[name] = v;
+  }
+  if (!cred.signedHeaders.includes("host")) return false;
+  const query = queryOf(req.url);
+  // S3's presigned URLs leave the payload unsigned: the signer reads that from this header, and hoists it back
+  // into the query when the URL carried it there (as the SDK's presigner does).
+  const hoisted = query[CONTENT_SHA256];
+  for (const name of PRESIGN_PARAMS) delete query[name];
+  headers[CONTENT_SHA256] = typeof hoisted === "string" ? hoisted : "UNSIGNED-PAYLOAD";
+  const signed = await signerFor(cred.service, cred.region, cred.accessKeyId, secretAccessKey).presign(
+    {
+      method: req.method,
+      protocol: "http:",
+      hostname: headers.host,
+      path: req.url.split("?")[0],
+      query,
+      headers,
+      body: undefined,
+    },
+    {
+      signingDate,
+      expiresIn: cred.expiresSeconds,
+      signableHeaders: new Set(cred.signedHeaders),
+      unsignableHeaders: new Set([CONTENT_SHA256]),
+      unhoistableHeaders: new Set([
+        ...cred.signedHeaders,
+        ...(typeof hoisted === "string" ? [] : [CONTENT_SHA256]),
+      ]),
+    },
+  );
+  const expected = String(signed.query?.["X-Amz-Signature"] ?? "");
+  return expected.length === 64 && timingSafeEqual(Buffer.from(expected), Buffer.from(cred.signature));
 }
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(",") : v);
