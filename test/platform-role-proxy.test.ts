@@ -4,8 +4,8 @@ import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } fro
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PlatformRoleProxy, startPlatformRoleProxy } from "../infra/local/platform-roles.ts";
 import { localStateMachineArn } from "../infra/local/sfn.ts";
-import { type PlatformRoleProxy, startPlatformRoleProxy } from "../infra/policies/local.ts";
 import { config } from "../shared/config.ts";
 import { tableName } from "../shared/tables.ts";
 import "./helpers/cloud.ts";

@@ -19,6 +19,7 @@ import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
+import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
@@ -171,15 +172,22 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     // Every platform function runs from its AWS bundle in environments of its own (workers), which see the
     // settings above, the endpoints below and how to reach this process (its gateway, with this start's token).
     const loopback = { url: "", token: newLoopbackToken() };
+    let roleProxy: PlatformRoleProxy | undefined;
     const functions = new LocalFunctions({
-      environment: () => ({
-        ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
-          string,
-          string
-        >),
-        PLATFORM_LOOPBACK_URL: loopback.url,
-        PLATFORM_LOOPBACK_TOKEN: loopback.token,
-      }),
+      environment: (f) => {
+        // Its AWS calls are signed with its role's keys and checked by the proxy against that role's policy.
+        const role = roleProxy?.environmentFor(f.id);
+        if (!role) throw new Error(`${f.id} has no platform role the local cloud can give it`);
+        return {
+          ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
+            string,
+            string
+          >),
+          ...role,
+          PLATFORM_LOOPBACK_URL: loopback.url,
+          PLATFORM_LOOPBACK_TOKEN: loopback.token,
+        };
+      },
       // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
       keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
     });
@@ -240,6 +248,12 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       ...machineArns,
     });
     resetClients();
+    roleProxy = await startPlatformRoleProxy({
+      dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint,
+      s3: s3.endpoint,
+      emulator: emulator.url,
+    });
+    stops.push(() => roleProxy?.close());
 
     // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
     const runtimes = new LocalRuntimes({

@@ -8,7 +8,7 @@ import { MACHINE as EXPORT_MACHINE } from "../../shared/export/lifecycle.ts";
 import { TABLES, type TableId } from "../../shared/tables.ts";
 
 // The platform functions' roles as data: what each may do, named by logical resource. The CDK app renders them
-// with its tokens (infra/stacks/role-policies.ts), the local cloud with its own ARNs (infra/policies/local.ts); no synth.
+// with its tokens (infra/stacks/role-policies.ts), the local cloud with its own ARNs (infra/local/platform-roles.ts); no synth.
 
 /** A resource by what it is; render.ts turns it into an ARN. */
 export type Resource =

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { platformFunctions } from "../build/function-bundles.ts";
-import { policyProblem } from "../local/policy-proxy/evaluate.ts";
-import { platformPrincipals, principalOf, roleOfFunction } from "./local.ts";
-import { platformRoles } from "./roles.ts";
+import { platformRoles } from "../policies/roles.ts";
+import { platformPrincipals, principalOf, roleOfFunction } from "./platform-roles.ts";
+import { policyProblem } from "./policy-proxy/evaluate.ts";
 
 // Issue 26 (2): the local cloud renders the platform roles without a synth; each must be a policy the proxy's
 // evaluator accepts (one it rejects would deny every call), and every platform function must have its role.

@@ -3,16 +3,18 @@ import type { AddressInfo } from "node:net";
 import { routeId, routes, servedByRuntime } from "../../functions/routes.ts";
 import { config } from "../../shared/config.ts";
 import { tableName } from "../../shared/tables.ts";
-import { localKeyArns, localKmsKeys, mintRuntimeCredentials } from "../local/policy-proxy/credentials.ts";
+import { type ResourceArns, renderRole } from "../policies/render.ts";
 import {
-  createPolicyProxy,
-  type PolicyProxyOptions,
-  type ProxyPrincipal,
-} from "../local/policy-proxy/handler.ts";
-import { LOCAL_ACCOUNT } from "../local/policy-proxy/local-tables.ts";
-import { localStateMachineArn } from "../local/sfn.ts";
-import { type ResourceArns, renderRole } from "./render.ts";
-import { type AppShape, appShape, type PlatformRoleId, platformRoles, taskRoleId } from "./roles.ts";
+  type AppShape,
+  appShape,
+  type PlatformRoleId,
+  platformRoles,
+  taskRoleId,
+} from "../policies/roles.ts";
+import { localKeyArns, localKmsKeys, mintRuntimeCredentials } from "./policy-proxy/credentials.ts";
+import { createPolicyProxy, type PolicyProxyOptions, type ProxyPrincipal } from "./policy-proxy/handler.ts";
+import { LOCAL_ACCOUNT } from "./policy-proxy/local-tables.ts";
+import { localStateMachineArn } from "./sfn.ts";
 
 // The role sources rendered for the local cloud: its account and region, its tables, buckets, keys and machines,
 // and one access key pair per role, which the policy proxy checks each signed call against.
