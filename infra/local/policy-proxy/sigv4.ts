@@ -204,6 +204,17 @@ export function presignedTime(cred: PresignedCredential, now = Date.now()): Date
   return at;
 }
 
+/** The values of the headers the credential says were signed, or undefined when one is missing. */
+function signedHeaderValues(req: SignedRequest, cred: Credential): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  for (const name of cred.signedHeaders) {
+    const v = headerValue(req.headers[name]);
+    if (v === undefined) return undefined;
+    headers[name] = v;
+  }
+  return headers;
+}
+
 /** Is the presigned URL's signature the one `secret` makes (S3: the payload is unsigned)? */
 export async function presignatureMatches(
   req: SignedRequest,
@@ -211,12 +222,8 @@ export async function presignatureMatches(
   secretAccessKey: string,
   signingDate: Date,
 ): Promise<boolean> {
-  const headers: Record<string, string> = {};
-  for (const name of cred.signedHeaders) {
-    const v = headerValue(req.headers[name]);
-    if (v === undefined) return false;
-    headers[name] = v;
-  }
+  const headers = signedHeaderValues(req, cred);
+  if (!headers) return false;
   if (!cred.signedHeaders.includes("host")) return false;
   const query = queryOf(req.url);
   // S3's presigned URLs leave the payload unsigned: the signer reads that from this header, and hoists it back
@@ -287,12 +294,8 @@ export async function signatureMatches(
   signingDate: Date,
   payloadHash: string | undefined,
 ): Promise<boolean> {
-  const headers: Record<string, string> = {};
-  for (const name of cred.signedHeaders) {
-    const v = headerValue(req.headers[name]);
-    if (v === undefined) return false;
-    headers[name] = v;
-  }
+  const headers = signedHeaderValues(req, cred);
+  if (!headers) return false;
   if (!cred.signedHeaders.includes("host") || !cred.signedHeaders.includes("x-amz-date")) return false;
   const declared = headers["x-amz-content-sha256"];
   if (declared === undefined && payloadHash === undefined) return false;
