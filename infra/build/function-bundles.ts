@@ -194,7 +194,11 @@ export function ensureBundles({ recheck = false } = {}): BundleSet {
   const hash = bundleInputsHash(fns);
   if (memo?.hash === hash) return memo;
   const dir = join(BUNDLE_CACHE, hash);
-  if (!existsSync(join(dir, META))) build(fns, dir);
+  if (!existsSync(join(dir, META))) {
+    // The first start (or synth) after a change of the functions' sources waits for this, a minute or less.
+    process.stderr.write(`Building the ${fns.length} platform function bundles (their sources changed)…\n`);
+    build(fns, dir);
+  }
   const meta = JSON.parse(readFileSync(join(dir, META), "utf8")) as Metafile;
   const bundles = new Map<string, Bundle>();
   for (const f of fns) {
