@@ -20,6 +20,8 @@ export async function setup(project: TestProject) {
   // Small multipart parts, so every export test streams its files as multipart uploads.
   process.env.EXPORT_PART_BYTES ??= "16384";
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
+  // The functions' environments stay warm for the run, as a busy account's do: test files use the same functions.
+  process.env.LOCAL_FUNCTION_IDLE_MS ??= String(60 * 60_000);
   // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
   process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -29,7 +30,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BUNDLE_CACHE = join(ROOT, ".cache", "bundles");
 /** The folders whose files a bundle may read (checked against esbuild's metafile after each build). */
 const SOURCE_DIRS = ["functions", "shared"];
-const HASHED_FILES = ["package-lock.json", "tsconfig.json", "infra/build/function-bundles.ts"];
+const HASHED_FILES = [
+  "package-lock.json",
+  "tsconfig.json",
+  "infra/build/function-bundles.ts",
+  "infra/build/openapi-document.ts",
+];
+/** The platform API's OpenAPI document beside the bundle of the function that serves it (functions/system/openapi.ts). */
+const OPENAPI_DOCUMENT_FILE = "openapi.json";
 
 /**
  * The options every bundle is built with (what infra/stacks/node-function.ts gave NodejsFunction). No source
@@ -233,6 +241,25 @@ function build(fns: PlatformFunction[], dir: string): void {
     metafile: true,
   });
   const meta = result.metafile!;
+  // The platform API's OpenAPI document, beside the function that serves it (made from the sources bundled here).
+  const served = fns.find((f) => f.handler === "system/openapi");
+  if (served) {
+    const made = spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        join(ROOT, "infra/build/openapi-document.ts"),
+        join(tmp, bundleName(served.handler), OPENAPI_DOCUMENT_FILE),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+      },
+    );
+    if (made.status !== 0) throw new Error(`making the OpenAPI document failed (exit ${made.status})`);
+  }
   const outside = Object.keys(meta.inputs).filter(
     (i) => !i.startsWith("node_modules/") && !SOURCE_DIRS.some((d) => i.startsWith(`${d}/`)),
   );

@@ -32,6 +32,9 @@ export type Invocation =
   | { kind: "stream"; bytes: AsyncIterable<Buffer>; abort(): void }
   | { kind: "error"; errorType: string; errorMessage: string };
 
+/** How long an idle environment is kept (LOCAL_FUNCTION_IDLE_MS; the test run keeps them for its whole length). */
+const defaultIdleMs = () => Number(process.env.LOCAL_FUNCTION_IDLE_MS) || 300_000;
+
 /** The heap Lambda's Node.js runtime allows a function of this memory size (--max-old-space-size: 90%). */
 export const heapMbOf = (memoryMb: number) => Math.floor(memoryMb * 0.9);
 
@@ -271,7 +274,7 @@ export class LocalFunction {
     env.idleTimer = setTimeout(() => {
       this.forget(env);
       void env.stop();
-    }, this.spec.idleMs ?? 300_000);
+    }, this.spec.idleMs ?? defaultIdleMs());
     env.idleTimer.unref();
   }
 

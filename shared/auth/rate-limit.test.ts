@@ -91,7 +91,7 @@ describe("the 429", () => {
 });
 
 describe("a request's answer", () => {
-  it("does not wait for the count's write: with the UpdateItem hanging, 3 pass and the 4th gets the 429", async () => {
+  it("waits for the count's write no longer than LEARN_WAIT_MS: with the UpdateItem hanging, 3 pass and the 4th gets the 429", async () => {
     process.env.WORKSPACE_RATE_LIMIT = "200";
     const answer = (p: Promise<void>) =>
       Promise.race([

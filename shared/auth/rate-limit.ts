@@ -80,6 +80,6 @@ export async function admitRequest(tenant: string): Promise<void> {
     return;
   }
   if (!window) return;
-  const decision = counter.decide(tenant, window);
+  const decision = await counter.admit(tenant, window);
   if (!decision.admitted) throw new TooManyRequests(decision.retryAfterSeconds);
 }

@@ -117,4 +117,58 @@ describe("flushing", () => {
     expect(timer.hasRef()).toBe(false);
     await counter.flushed();
   });
+
+  it("a process's first request of a window learns the shared total: another process cannot admit a window of its own", async () => {
+    // Two Lambda environments of one workspace, one shared record (the store's running total).
+    const totals = new Map<number, number>();
+    const calls: number[] = [];
+    const add: AddCount = async (_t, start, n) => {
+      calls.push(n);
+      totals.set(start, (totals.get(start) ?? 0) + n);
+      return totals.get(start)!;
+    };
+    const small = { limit: 5, ms: 5000 };
+    const a = new WindowCounter(add);
+    const b = new WindowCounter(add);
+    const first = await Promise.all([1, 2, 3, 4, 5].map(() => a.admit("t", small, T0 + 10)));
+    expect(first.every((d) => d.admitted)).toBe(true);
+    await a.flushed();
+    expect(calls.reduce((x, y) => x + y, 0)).toBe(5);
+    // b has heard nothing of this window: its first request asks the store, which counts it and answers 6.
+    expect(await b.admit("t", small, T0 + 20)).toEqual({ admitted: false, retryAfterSeconds: 5 });
+    expect(await b.admit("t", small, T0 + 30)).toEqual({ admitted: false, retryAfterSeconds: 5 });
+    // The next window starts from nothing again.
+    expect(await b.admit("t", small, T0 + 5010)).toEqual({ admitted: true });
+  });
+
+  it("a first request is admitted when the store cannot count it, and its count is added later", async () => {
+    vi.useFakeTimers({ now: T0 + 10 });
+    let fail = true;
+    const { add: record, calls } = recordingAdd();
+    const add: AddCount = async (...args) => {
+      if (fail) throw new Error("store down");
+      return record(...args);
+    };
+    const counter = new WindowCounter(add, 200);
+    expect(await counter.admit("t", WINDOW)).toEqual({ admitted: true });
+    fail = false;
+    await vi.advanceTimersByTimeAsync(300);
+    await counter.flushed();
+    expect(calls).toEqual([1]);
+  });
+
+  it("a process whose knowledge of the window is older than the flush interval learns the total again", async () => {
+    let total = 0;
+    const add: AddCount = async (_t, _s, n) => (total += n);
+    const small = { limit: 5, ms: 60_000 };
+    const a = new WindowCounter(add, 200);
+    const b = new WindowCounter(add, 200);
+    expect(await a.admit("t", small, T0 + 10)).toEqual({ admitted: true }); // a learns 1
+    for (let i = 0; i < 4; i++) expect((await b.admit("t", small, T0 + 20)).admitted).toBe(true);
+    await b.flushed();
+    expect(total).toBe(5);
+    // a still knows 1; once that is older than the interval its next request asks the store (6 > 5).
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await a.admit("t", small, T0 + 300)).toEqual({ admitted: false, retryAfterSeconds: 60 });
+  });
 });
