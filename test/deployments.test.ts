@@ -1,8 +1,10 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dynamo } from "../shared/aws/clients.ts";
+import { dynamo, s3 } from "../shared/aws/clients.ts";
+import { config } from "../shared/config.ts";
 import { tableName } from "../shared/tables.ts";
-import { auth, call } from "./helpers/cloud.ts";
+import { auth, call, facts } from "./helpers/cloud.ts";
 import { newWorkspace, waitFor } from "./helpers/export.ts";
 import { type Files, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
@@ -123,6 +125,14 @@ describe("deployments: the typical flow", () => {
 
     const build = (await logs(d.id, second)).build_log;
     expect(build).toContain("Build succeeded");
+    // Each build's exchange (its job held the repository token and the secrets) is gone once it finished.
+    const exchange = await s3().send(
+      new ListObjectsV2Command({
+        Bucket: config.artifactBucket,
+        Prefix: `builds/${facts.tenant_id}/${d.id}/`,
+      }),
+    );
+    expect(exchange.KeyCount).toBe(0);
 
     const del = await call("DELETE", `${V2}/${d.id}`, { headers: auth });
     expect(del.status).toBe(204);

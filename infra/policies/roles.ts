@@ -228,6 +228,12 @@ function taskRole(app: AppShape): RoleSource {
         resources: [{ bucket: "artifacts", objects: "builds/*" }],
         why: "Deletes only the build's exchange objects below builds/ of the artifact bucket.",
       },
+      {
+        actions: ["s3:ListBucketVersions"],
+        resources: [{ bucket: "artifacts" }],
+        conditions: { StringLike: { "s3:prefix": ["builds/*"] } },
+        why: "Lists the versions of a build's exchange objects (the job held secrets) to delete every one.",
+      },
       // The run sweeper invokes runtimes; a sweeper resuming a purge invokes its tasks.
       {
         actions: ["lambda:InvokeFunction"],

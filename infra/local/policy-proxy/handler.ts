@@ -8,7 +8,7 @@ import { firstDenial } from "./evaluate.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
 import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
-import { objectArn, type S3Call, s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
+import { objectArn, type S3Call, s3Authorizations, s3DeleteObjects } from "./s3-request.ts";
 import {
   EMULATED_SERVICES,
   type EmulatedService,
@@ -183,8 +183,8 @@ export function createPolicyProxy(
     if (!call) throw unreadable;
     const bucket = call.bucket ?? "";
     const auths = body
-      ? s3DeleteKeys(body.toString("utf8")).map((key) => ({
-          action: "s3:DeleteObject",
+      ? s3DeleteObjects(body.toString("utf8")).map(({ key, versioned }) => ({
+          action: versioned ? "s3:DeleteObjectVersion" : "s3:DeleteObject",
           resource: objectArn(bucket, key),
           context: {},
         }))

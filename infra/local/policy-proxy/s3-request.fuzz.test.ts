@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
+import { s3Authorizations, s3DeleteObjects } from "./s3-request.ts";
 
 // An S3 request line and a DeleteObjects body are untrusted input: authorization requests or a 4xx refusal.
 const only4xx = (f: () => unknown) => {
@@ -70,7 +70,7 @@ describe("S3 request reader (fuzz)", () => {
           fc.array(part, { maxLength: 20 }).map((p) => p.join("")),
         ),
         (body) => {
-          only4xx(() => s3DeleteKeys(body));
+          only4xx(() => s3DeleteObjects(body));
         },
       ),
       { numRuns: 1000 },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { s3Authorizations, s3DeleteKeys } from "./s3-request.ts";
+import { s3Authorizations, s3DeleteObjects } from "./s3-request.ts";
+
+const s3DeleteKeys = (body: string) => s3DeleteObjects(body).map((o) => o.key);
 
 // What AWS checks for each S3 call, path-style: the action on the object or bucket ARN.
 const actions = (method: string, url: string, copy?: string) =>
@@ -44,6 +46,13 @@ describe("S3 calls as IAM authorization requests", () => {
     expect(s3Authorizations("GET", "/b?list-type=2&prefix=checkpoints%2F").authorizations).toEqual([
       { action: "s3:ListBucket", resource: "arn:aws:s3:::b", context: { "s3:prefix": "checkpoints/" } },
     ]);
+    // ListObjectVersions is its own action (s3:ListBucketVersions), with the same prefix condition key.
+    expect(
+      s3Authorizations("GET", "/b?versions&prefix=builds%2Fx%2F&key-marker=k&version-id-marker=v")
+        .authorizations,
+    ).toEqual([
+      { action: "s3:ListBucketVersions", resource: "arn:aws:s3:::b", context: { "s3:prefix": "builds/x/" } },
+    ]);
     expect(s3Authorizations("POST", "/b?delete").deleteObjects).toBe(true);
     expect(actions("GET", "/")).toEqual(["s3:ListAllMyBuckets *"]);
   });
@@ -60,7 +69,10 @@ describe("S3 calls as IAM authorization requests", () => {
   it("DeleteObjects names its keys in the body; any other XML form is refused", () => {
     const body =
       '<?xml version="1.0" encoding="UTF-8"?><Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Object><Key>a&amp;b</Key></Object><Object><Key>c</Key><VersionId>1</VersionId></Object><Quiet>true</Quiet></Delete>';
-    expect(s3DeleteKeys(body)).toEqual(["a&b", "c"]);
+    expect(s3DeleteObjects(body)).toEqual([
+      { key: "a&b", versioned: false },
+      { key: "c", versioned: true },
+    ]);
     expect(code(() => s3DeleteKeys("<Delete><Object><Key><![CDATA[x]]></Key></Object></Delete>"))).toBe(
       "MalformedXML",
     );
@@ -73,5 +85,18 @@ describe("S3 calls as IAM authorization requests", () => {
       "MalformedXML",
     );
     expect(code(() => s3DeleteKeys("<Delete></Delete>"))).toBe("MalformedXML");
+    // A version or a key outside an object, or twice in one, is no form S3 reads either.
+    for (const bad of [
+      "<Delete><VersionId>1</VersionId><Object><Key>x</Key></Object></Delete>",
+      "<Delete><Object><Key>x</Key><Key>y</Key></Object></Delete>",
+      "<Delete><Object><Key>x</Key><VersionId>1</VersionId><VersionId>2</VersionId></Object></Delete>",
+      "<Delete><Object><Object><Key>x</Key></Object></Object></Delete>",
+      "<Delete><Object><VersionId>1</VersionId></Object></Delete>",
+      "<Delete><Object><Key>x</Key></Delete>",
+    ])
+      expect(
+        code(() => s3DeleteKeys(bad)),
+        bad,
+      ).toBe("MalformedXML");
   });
 });

@@ -9,7 +9,10 @@ export interface S3Call {
   key?: string;
   /** Authorizations beyond the call's own (the copy source of CopyObject/UploadPartCopy). */
   authorizations: Authorization[];
-  /** DeleteObjects: its body lists the keys, each checked as s3:DeleteObject (see s3DeleteKeys). */
+  /**
+   * DeleteObjects: its body lists the keys, each checked as s3:DeleteObject, or s3:DeleteObjectVersion where it
+   * names a version (see s3DeleteObjects).
+   */
   deleteObjects: boolean;
 }
 
@@ -77,12 +80,16 @@ function bucketAction(
         "encoding-type",
         "fetch-owner",
         "x-id",
+        "key-marker",
+        "version-id-marker",
       ].includes(k),
   );
-  if (subs.length === 0 && (method === "GET" || method === "HEAD")) {
-    const prefix = typeof query.prefix === "string" ? query.prefix : "";
+  const prefix = typeof query.prefix === "string" ? query.prefix : "";
+  if (subs.length === 0 && (method === "GET" || method === "HEAD"))
     return { action: "s3:ListBucket", context: { "s3:prefix": prefix } };
-  }
+  // ListObjectVersions: its own action, with the same s3:prefix condition key.
+  if (method === "GET" && subs.length === 1 && subs[0] === "versions")
+    return { action: "s3:ListBucketVersions", context: { "s3:prefix": prefix } };
   if (method === "POST" && subs.length === 1 && subs[0] === "delete")
     return { action: "s3:DeleteObject", context: {} };
   if (method === "GET" && subs.length === 1 && subs[0] === "uploads")
@@ -154,24 +161,48 @@ const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot:
 
 // The whole body must be made of these, so no key can hide from the check in a form S3's XML parser reads.
 const DELETE_PARTS =
-  /<\?xml[^<>]*\?>|<Delete(?: xmlns="[^"<>]*")?>|<\/Delete>|<\/?Object>|<Quiet>(?:true|false)<\/Quiet>|<VersionId>[^<>]*<\/VersionId>|<Key>([^<>]*)<\/Key>|\s+/gy;
+  /<\?xml[^<>]*\?>|<Delete(?: xmlns="[^"<>]*")?>|<\/Delete>|(<Object>)|(<\/Object>)|<Quiet>(?:true|false)<\/Quiet>|<VersionId>([^<>]*)<\/VersionId>|<Key>([^<>]*)<\/Key>|\s+/gy;
 
-/** The keys a DeleteObjects body names (`<Object><Key>…</Key>`), XML entities decoded; a refusal for any other form. */
-export function s3DeleteKeys(body: string): string[] {
-  const keys: string[] = [];
-  DELETE_PARTS.lastIndex = 0;
-  let end = 0;
-  for (let m = DELETE_PARTS.exec(body); m; m = DELETE_PARTS.exec(body)) {
-    end = DELETE_PARTS.lastIndex;
-    if (m[1] !== undefined) keys.push(unescapeXml(m[1]));
-  }
-  if (end !== body.length || keys.length === 0)
-    throw new Refused(
+/** An object a DeleteObjects body names, and whether it names one version of it (s3:DeleteObjectVersion). */
+export interface DeletedObject {
+  key: string;
+  versioned: boolean;
+}
+
+/**
+ * The objects a DeleteObjects body names (`<Object><Key>…</Key>[<VersionId>…</VersionId>]</Object>`), XML
+ * entities decoded; a refusal for any other form.
+ */
+export function s3DeleteObjects(body: string): DeletedObject[] {
+  const out: DeletedObject[] = [];
+  const malformed = () =>
+    new Refused(
       "MalformedXML",
       "The XML you provided was not well-formed or did not validate against our published schema.",
       400,
     );
-  return keys;
+  let current: { key?: string; versioned: boolean } | undefined;
+  DELETE_PARTS.lastIndex = 0;
+  let end = 0;
+  for (let m = DELETE_PARTS.exec(body); m; m = DELETE_PARTS.exec(body)) {
+    end = DELETE_PARTS.lastIndex;
+    if (m[1] !== undefined) {
+      if (current) throw malformed();
+      current = { versioned: false };
+    } else if (m[2] !== undefined) {
+      if (current?.key === undefined) throw malformed();
+      out.push({ key: current.key, versioned: current.versioned });
+      current = undefined;
+    } else if (m[3] !== undefined) {
+      if (!current || current.versioned) throw malformed();
+      current.versioned = true;
+    } else if (m[4] !== undefined) {
+      if (!current || current.key !== undefined) throw malformed();
+      current.key = unescapeXml(m[4]);
+    }
+  }
+  if (end !== body.length || current || out.length === 0) throw malformed();
+  return out;
 }
 
 const unescapeXml = (s: string) =>
