@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type FunctionSpec, type Invocation, LocalFunction, splitStreamMetadata } from "./function-host.ts";
@@ -33,6 +33,29 @@ async function text(outcome: Invocation): Promise<string> {
 }
 
 describe("local Lambda execution environments", () => {
+  it("starts at most twice the cores' count of environments at once across functions; the rest wait their turn", async () => {
+    // Each bundle takes 300 ms to load and says when its load began; more functions than slots are invoked at once.
+    const slots = Math.max(2, availableParallelism() * 2);
+    const fns = Array.from({ length: slots + 3 }, () =>
+      fn(
+        `const began = Date.now(); await new Promise((r) => setTimeout(r, 300)); const ended = Date.now();
+         export const handler = async () => ({ began, ended });`,
+      ),
+    );
+    const out = await Promise.all(fns.map((f) => f.invoke({})));
+    const times = out.map((o) =>
+      o.kind === "result" ? (o.value as { began: number; ended: number }) : null,
+    );
+    expect(times.every(Boolean)).toBe(true);
+    const loads = times.map((t) => t as { began: number; ended: number });
+    // At no load's start were more than `slots` loads under way (its own included).
+    for (const l of loads)
+      expect(loads.filter((o) => o.began <= l.began && o.ended > l.began).length).toBeLessThanOrEqual(slots);
+    // The first ones answer without waiting for the last to load.
+    const firstEnd = Math.min(...loads.map((l) => l.ended));
+    expect(firstEnd).toBeLessThanOrEqual(Math.max(...loads.map((l) => l.began)));
+  });
+
   it("answers with the handler's JSON result, seeing its own environment and Lambda's context", async () => {
     const f = fn(
       `export const handler = async (event, ctx) => ({ got: event, env: process.env.ONLY_MINE, other: process.env.HOME ?? null,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -31,6 +32,27 @@ export type Invocation =
   | { kind: "result"; value: unknown }
   | { kind: "stream"; bytes: AsyncIterable<Buffer>; abort(): void }
   | { kind: "error"; errorType: string; errorMessage: string };
+
+/**
+ * Environments initialising at once, across all functions. Lambda starts each on a machine of its own; here they
+ * share the laptop's cores, and sixty bundles loading at once would all finish at the end (a request's timeout
+ * may pass first). Further starts wait for a slot, so the first ones answer as soon as they are loaded.
+ */
+const INIT_SLOTS = Math.max(2, availableParallelism() * 2);
+let initsRunning = 0;
+const initWaiting: (() => void)[] = [];
+
+async function initSlot(): Promise<() => void> {
+  while (initsRunning >= INIT_SLOTS) await new Promise<void>((r) => initWaiting.push(r));
+  initsRunning++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    initsRunning--;
+    initWaiting.shift()?.();
+  };
+}
 
 /** How long an idle environment is kept (LOCAL_FUNCTION_IDLE_MS; the test run keeps them for its whole length). */
 const defaultIdleMs = () => Number(process.env.LOCAL_FUNCTION_IDLE_MS) || 300_000;
@@ -186,6 +208,8 @@ export class LocalFunction {
   private readonly idle: Environment[] = [];
   private readonly waiting: (() => void)[] = [];
   private stopped = false;
+  /** Environments waiting for an init slot. */
+  private starting = 0;
   /** The counts of environments that are gone. */
   private readonly retiredStats: RequestStats[] = [];
 
@@ -253,9 +277,15 @@ export class LocalFunction {
         clearTimeout(warm.idleTimer);
         return warm;
       }
-      if (this.environments.size < (this.spec.maxConcurrency ?? 64)) {
+      if (this.environments.size + this.starting < (this.spec.maxConcurrency ?? 64)) {
+        this.starting++;
+        const release = await initSlot().finally(() => this.starting--);
+        if (this.stopped) {
+          release();
+          return undefined;
+        }
         const env = new Environment(this.spec, (e) => this.forget(e));
-        env.ready.catch(() => {});
+        env.ready.then(release, release);
         this.environments.add(env);
         return env;
       }

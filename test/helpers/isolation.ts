@@ -199,29 +199,34 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     const own = { ws: caller, dep: caller.deployments[0] };
     // A route that needs ids in its query or body gets the caller's own, from the probes.
     const probes = idsOutsidePath(own);
-    await Promise.all(
+    // In batches, as the cross sweep: the first pass starts each route's function cold, and some sixty cold
+    // starts at once on two cores outlast a request's timeout (Lambda would start them on machines of their own).
+    await inBatches(
       routes
         .filter((r) => !r.stream && (r.method === "GET" || (r.method === "POST" && READ_POST.test(r.path))))
-        .map(async (r) => {
-          const probe = probes.find((p) => p.handler === r.handler && p.method === r.method);
-          const answer = await send(
-            caller,
-            r,
-            r.method,
-            pathOf(r, own, own) + (probe?.query ? `?${probe.query}` : ""),
-            probe?.body ?? bodyFor(r, r.method, own),
-            foreignFor(caller, other, r, own.dep),
-          );
-          const ok = typeof answer.status === "number" && answer.status < 300;
-          if (!ok && !OWN_READ_NOT_2XX.has(r.handler))
-            result.ownFailures.push({
-              route: r.routeKey,
-              request: answer.request,
-              status: answer.status,
-              rule: "own read not 2xx",
-              found: [answer.text.slice(0, 300)],
-            });
-        }),
+        .map((r) => ({
+          run: async () => {
+            const probe = probes.find((p) => p.handler === r.handler && p.method === r.method);
+            const answer = await send(
+              caller,
+              r,
+              r.method,
+              pathOf(r, own, own) + (probe?.query ? `?${probe.query}` : ""),
+              probe?.body ?? bodyFor(r, r.method, own),
+              foreignFor(caller, other, r, own.dep),
+            );
+            const ok = typeof answer.status === "number" && answer.status < 300;
+            if (!ok && !OWN_READ_NOT_2XX.has(r.handler))
+              result.ownFailures.push({
+                route: r.routeKey,
+                request: answer.request,
+                status: answer.status,
+                rule: "own read not 2xx",
+                found: [answer.text.slice(0, 300)],
+              });
+          },
+        })),
+      8,
     );
   }
 
