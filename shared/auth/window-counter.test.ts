@@ -157,6 +157,45 @@ describe("flushing", () => {
     expect(calls).toEqual([1]);
   });
 
+  it("a request that learns the total while a flush is under way: each add counted once, none lost", async () => {
+    // Each add waits for the test to answer it, in the order the test chooses.
+    const gates: (() => void)[] = [];
+    const calls: number[] = [];
+    let total = 0;
+    const add: AddCount = (_t, _s, n) =>
+      new Promise((resolve) =>
+        gates.push(() => {
+          calls.push(n);
+          total += n;
+          resolve(total);
+        }),
+      );
+    const counter = new WindowCounter(add, 200);
+    const first = counter.admit("t", WINDOW, T0 + 10);
+    gates.shift()?.();
+    expect(await first).toEqual({ admitted: true });
+    // A block decided in memory goes at once; its add does not answer yet.
+    for (let i = 0; i < blockOf(WINDOW.limit); i++) counter.decide("t", WINDOW, T0 + 20);
+    expect(gates).toHaveLength(1);
+    // The knowledge grows stale: the next request adds itself beside the flush under way, and is answered first.
+    await new Promise((r) => setTimeout(r, 250));
+    const next = counter.admit("t", WINDOW, T0 + 300);
+    await Promise.resolve();
+    expect(gates).toHaveLength(2);
+    gates.pop()?.();
+    expect(await next).toEqual({ admitted: true });
+    gates.shift()?.();
+    await counter.flushed();
+    expect(calls).toEqual([1, 1, blockOf(WINDOW.limit)]);
+    expect(total).toBe(2 + blockOf(WINDOW.limit));
+    // In memory it counts each request once too: exactly the rest of the window is admitted.
+    const rest = Array.from({ length: WINDOW.limit - total + 1 }, () =>
+      counter.decide("t", WINDOW, T0 + 400),
+    );
+    expect(rest.filter((d) => d.admitted)).toHaveLength(WINDOW.limit - total);
+    expect(rest.at(-1)).toMatchObject({ admitted: false });
+  });
+
   it("a process whose knowledge of the window is older than the flush interval learns the total again", async () => {
     let total = 0;
     const add: AddCount = async (_t, _s, n) => (total += n);

@@ -91,26 +91,13 @@ export class WindowCounter {
         return this.decide(tenant, window, now);
     }
     const t = known?.start === start ? known : this.tally(tenant, window, start, now);
-    const expiresAt = Math.ceil(t.end / 1000) + RECORD_TTL_SECONDS;
-    t.sending += 1;
     let answered = false;
-    const added = this.add(tenant, start, 1, expiresAt).then(
-      (total) => {
-        answered = true;
-        t.unanswered = false;
-        t.known = Math.max(t.known, total);
-        t.learnedAt = Date.now();
-        t.sending -= 1;
-      },
-      (err) => {
-        t.unanswered = false;
-        t.sending -= 1;
-        t.pending += 1;
-        t.failed = true;
-        logger.warn("rate limit count not added", { tenant_id: tenant, requests: 1, error: err });
-        this.schedule();
-      },
-    );
+    const added = this.send(tenant, t, 1).then((ok) => {
+      answered = ok;
+      t.unanswered = false;
+      // Not added: it is pending now, for the interval's flush.
+      if (!ok) this.schedule();
+    });
     // A store that does not answer holds a request no longer than this; it is then decided in memory.
     let timer: NodeJS.Timeout | undefined;
     t.learning = Promise.race([added, new Promise<void>((r) => (timer = setTimeout(r, LEARN_WAIT_MS)))]);
@@ -187,28 +174,37 @@ export class WindowCounter {
     for (const [tenant, t] of this.tallies) if (t.end <= now && !t.flushing) this.tallies.delete(tenant);
   }
 
+  /**
+   * Adds `n` of the tally's requests to the shared record (counted as sending meanwhile) and learns the total it
+   * answers; answers whether the store took them. Those it did not take are pending again, for a later flush.
+   */
+  private async send(tenant: string, t: Tally, n: number): Promise<boolean> {
+    t.sending += n;
+    const expiresAt = Math.ceil(t.end / 1000) + RECORD_TTL_SECONDS;
+    try {
+      t.known = Math.max(t.known, await this.add(tenant, t.start, n, expiresAt));
+      t.learnedAt = Date.now();
+      t.failed = false;
+      return true;
+    } catch (err) {
+      t.failed = true;
+      t.pending += n;
+      logger.warn("rate limit count not added", { tenant_id: tenant, requests: n, error: err });
+      return false;
+    } finally {
+      t.sending -= n;
+    }
+  }
+
   private flush(tenant: string, t: Tally): void {
     const n = t.pending;
     t.pending = 0;
-    t.sending += n;
-    const expiresAt = Math.ceil(t.end / 1000) + RECORD_TTL_SECONDS;
-    t.flushing = (async () => {
-      try {
-        t.known = Math.max(t.known, await this.add(tenant, t.start, n, expiresAt));
-        t.learnedAt = Date.now();
-        t.failed = false;
-      } catch (err) {
-        t.failed = true;
-        // Nothing was added: the requests stay pending for the next flush.
-        t.pending += n;
-        logger.warn("rate limit count not added", { tenant_id: tenant, requests: n, error: err });
-      }
-      t.sending -= n;
+    t.flushing = this.send(tenant, t, n).then(() => {
       t.flushing = undefined;
       if (!t.pending || this.tallies.get(tenant) !== t) return;
       // A full block goes at once after a success; after a failure, not before the next interval.
       if (!t.failed && t.pending >= blockOf(t.limit) && t.end > Date.now()) this.flush(tenant, t);
       else this.schedule();
-    })();
+    });
   }
 }
