@@ -119,6 +119,28 @@ describe("bundling graphs", () => {
     await expect(build(repo)).rejects.toThrow(/outside the repository/);
   });
 
+  it("a graph folder inside another package resolves that package's node_modules as Node does; its own source outside the folder stays refused", async () => {
+    const parent = await repoOf({
+      "package.json": '{"name": "outer", "private": true}',
+      "node_modules/parent-dep/package.json": '{"name": "parent-dep", "main": "index.js"}',
+      "node_modules/parent-dep/index.js": 'exports.from = "the parent package";',
+      "shared.ts": 'export const from = "a source file above the graph folder";',
+      "graphs/langgraph.json": '{"graphs": {"g": "./g.ts:graph"}}',
+      "graphs/g.ts": 'import { from } from "parent-dep";\nexport const graph = { from };',
+    });
+    const { outDir } = await build(path.join(parent, "graphs"));
+    const mod = await import(pathToFileURL(path.join(outDir, "graphs", "g.mjs")).href);
+    expect(mod.graph).toEqual({ from: "the parent package" });
+
+    await writeFile(
+      path.join(parent, "graphs", "g.ts"),
+      'import { from } from "../shared.ts";\nexport const graph = { from };',
+    );
+    await expect(build(path.join(parent, "graphs"))).rejects.toThrow(
+      /\.\.\/shared\.ts is outside the repository/,
+    );
+  });
+
   it("env comes from the config object, or from the .env file it names (skipped when absent)", async () => {
     const withFile = await repoOf({
       "langgraph.json": '{"graphs": {"g": "./g.ts:graph"}, "env": ".env"}',

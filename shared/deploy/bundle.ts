@@ -16,7 +16,7 @@ import {
   parseGraphSpec,
 } from "./graph-config.ts";
 import { npmSetup } from "./npm-env.ts";
-import { isWithin, realInside, repoRelative } from "./paths.ts";
+import { inParentPackages, isWithin, realInside, repoRelative } from "./paths.ts";
 import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
 import { type BundledUi, bundleUi } from "./ui-bundle.ts";
@@ -277,14 +277,15 @@ export async function bundleGraphs(opts: {
   });
   for (const w of result.warnings.slice(0, 20)) log(`warning: ${where(w)}${w.text}`);
 
-  // Everything bundled comes from the repository (or the platform's packages): a symlink must not pull the
-  // build machine's files into an artifact.
+  // Everything bundled comes from the repository, the platform's packages or the packages Node resolves from the
+  // folders above it (a graph folder inside another package): a symlink must not pull the build machine's other
+  // files into an artifact.
   const allowed = [realRepo, ...(platformModules ? [platformModules] : [])];
-  for (const input of Object.keys(result.metafile.inputs)) {
-    const abs = path.resolve(realRepo, input);
-    if (!allowed.some((root) => isWithin(root, abs)))
+  const readable = (abs: string) =>
+    allowed.some((root) => isWithin(root, abs)) || inParentPackages(realRepo, abs);
+  for (const input of Object.keys(result.metafile.inputs))
+    if (!readable(path.resolve(realRepo, input)))
       throw new BuildError(`bundling failed: ${input} is outside the repository`);
-  }
   // http.disable_ui: no UI routes, so nothing to bundle (and no file for GET /ui/{name}/{file} to serve).
   if (config.http?.disable_ui && config.ui) log("http.disable_ui: the ui components are not bundled");
   else if (config.ui && Object.keys(config.ui).length) {
@@ -299,7 +300,7 @@ export async function bundleGraphs(opts: {
       log,
     });
     for (const input of ui.inputs.filter((i) => !i.startsWith("<")))
-      if (!allowed.some((root) => isWithin(root, path.resolve(realRepo, input))))
+      if (!readable(path.resolve(realRepo, input)))
         throw new BuildError(`bundling the ui failed: ${input} is outside the repository`);
     manifest.ui = ui.ui;
   }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildError } from "../errors.ts";
-import { checkSymlinks } from "./paths.ts";
+import { checkSymlinks, inParentPackages } from "./paths.ts";
 
 let tmp: string;
 let n = 0;
@@ -68,5 +68,19 @@ describe("symlinks in a fetched repository", () => {
   it("the message never holds the target's content", async () => {
     const root = await tree({ "package.json": "../host-secret" });
     expect(await refusal(root)).not.toContain("root:x");
+  });
+});
+
+describe("packages of the folders above", () => {
+  it("are the node_modules of a folder above the root, nothing else above it", () => {
+    const root = "/work/app/graphs";
+    expect(inParentPackages(root, "/work/app/node_modules/@langchain/core/index.js")).toBe(true);
+    expect(inParentPackages(root, "/node_modules/x/index.js")).toBe(true);
+    expect(inParentPackages(root, "/work/app/src/secret.ts")).toBe(false);
+    expect(inParentPackages(root, "/work/app/node_modules_evil/x.js")).toBe(false);
+    expect(inParentPackages(root, "/work/other/node_modules/x.js")).toBe(false);
+    expect(inParentPackages(root, "/work/app/node_modules/../src/secret.ts")).toBe(false);
+    // The root's own node_modules is the root's (not "above" it); a sibling's is not an ancestor's.
+    expect(inParentPackages(root, "/work/app/graphs2/node_modules/x.js")).toBe(false);
   });
 });

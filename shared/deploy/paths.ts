@@ -24,6 +24,17 @@ export function isWithin(parent: string, child: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
+/**
+ * True when `file` is inside a node_modules folder of a folder above `root`: the packages Node (and the reference
+ * CLI) resolve for a folder without its own, such as a graph folder inside another npm package.
+ */
+export function inParentPackages(root: string, file: string): boolean {
+  for (let dir = path.dirname(root); ; dir = path.dirname(dir)) {
+    if (isWithin(path.join(dir, "node_modules"), file)) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
 /** The real path of `abs` when it exists inside the real `root`; undefined when it escapes; throws ENOENT. */
 export async function realInside(root: string, abs: string): Promise<string | undefined> {
   const [realRoot, real] = await Promise.all([realpath(root), realpath(abs)]);
