@@ -54,7 +54,11 @@ beforeAll(async () => {
   await writeFile(path.join(folder, "src", "auth.ts"), AUTH);
   platform = await startPlatform(
     {},
-    { args: ["--graph", path.join(folder, "langgraph.json")], sharedDynamoDb: sharedDynamoDb() },
+    {
+      args: ["--graph", path.join(folder, "langgraph.json")],
+      sharedDynamoDb: sharedDynamoDb(),
+      logFile: path.join(tmp, "platform.log"),
+    },
   );
   await waitFor(
     "the local graphs to load",
@@ -101,6 +105,10 @@ describe("--graph: local development without a deployment", () => {
     expect(g.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["agent", "tools"]));
     const schemas = await client.assistants.getSchemas(defaultAssistantId("agent"));
     expect(schemas.state_schema).toMatchObject({ properties: { messages: {} } });
+    // Read from the graphs' types, which resolve from the repository's packages above the folder too.
+    expect(await readFile(path.join(tmp, "platform.log"), "utf8")).toContain(
+      "graph schemas: read from types for 2 of 2 graph(s)",
+    );
   });
 
   it("the local deployment needs the API key", async () => {

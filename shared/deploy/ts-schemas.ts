@@ -5,6 +5,7 @@ import path from "node:path";
 import { API, DiagnosticCategory, type Project } from "typescript/unstable/async";
 import type { ArtifactManifest } from "./bundle.ts";
 import type { LogLine } from "./exec.ts";
+import { inParentPackages } from "./paths.ts";
 import { type GraphTypeSchemas, SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
 import { findSubgraphs } from "./ts-subgraphs.ts";
 import { MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-schema.ts";
@@ -72,20 +73,26 @@ const specifier = (dir: string, file: string) => {
 /**
  * The file system the compiler sees: the virtual files, the repository, and the packages imports resolve from
  * (`node_modules` of the repository mapped onto `modulesAt.real` if asked). Nothing else of the build machine
- * is readable: a type-only import of a file outside the repository (which the bundler never sees) must not put
+ * is readable (but the packages of the folders above the repository): a type-only import of a file outside the repository (which the bundler never sees) must not put
  * what that file declares into the artifact's schemas.
  */
 function compilerFs(
   virtual: Map<string, string>,
   roots: string[],
   modulesAt?: { dir: string; real: string },
+  packagesAbove?: string,
 ) {
   const within = (root: string, p: string) => p === root || p.startsWith(`${root}/`);
   const map = (p: string) => {
     if (modulesAt && within(modulesAt.dir, p)) return modulesAt.real + p.slice(modulesAt.dir.length);
     return p;
   };
-  const readable = (p: string) => roots.some((r) => within(r, p)) || (modulesAt && within(modulesAt.real, p));
+  // The packages Node resolves from the folders above the repository (a graph folder inside another package)
+  // are readable as the bundler reads them.
+  const readable = (p: string) =>
+    roots.some((r) => within(r, p)) ||
+    (modulesAt && within(modulesAt.real, p)) ||
+    (packagesAbove !== undefined && inParentPackages(packagesAbove, p));
   const stat = (p: string) => (readable(p) && existsSync(p) ? statSync(p) : undefined);
   return {
     readFile: (p: string) => virtual.get(p) ?? (stat(map(p))?.isFile() ? readFileSync(map(p), "utf8") : null),
@@ -244,6 +251,7 @@ export async function extractGraphSchemas(opts: {
         virtual,
         [repoDir, compilerDir()].filter((d): d is string => Boolean(d)),
         modulesAt,
+        repoDir,
       ),
     });
     let project = await openProject(api, configFile, false);
