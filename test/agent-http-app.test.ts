@@ -35,7 +35,8 @@ const repo = gitRepo({
   "langgraph.json": JSON.stringify({
     graphs: { agent: "./src/graph.mjs:graph" },
     http: { app: "./src/app.mjs:app", disable_store: true },
-    ui: { agent: "./src/ui.jsx" },
+    // A name that is no identifier, as the reference takes it (issue 27): its global is __LGUI_agent_alias.
+    ui: { agent: "./src/ui.jsx", "agent-alias": "./src/ui.jsx" },
   }),
   "src/app.mjs": APP,
   "src/ui.jsx": UI,
@@ -171,6 +172,16 @@ describe("ui: generative UI components", () => {
     expect(sheet.status).toBe(200);
     expect(sheet.headers.get("content-type")).toMatch(/^text\/css/);
     expect(await sheet.text()).toContain("rebeccapurple");
+  });
+
+  it("a ui name that is no identifier keeps its route; its global has '_' where the name cannot be one", async () => {
+    const html = await client["~ui"].getComponent("agent-alias", "weather");
+    const js = /<script src="([^"]+)" onload="([^"]+)"><\/script>/.exec(html);
+    expect(js?.[1]).toBe(`${base}/agents/${id}/ui/agent-alias/entrypoint.js`);
+    expect(js?.[2]).toBe("__LGUI_agent_alias.render(&#34;weather&#34;, &#34;{{shadowRootId}}&#34;)");
+    const script = await fetch(js![1]!);
+    expect(script.status).toBe(200);
+    expect(await script.text()).toMatch(/^var __LGUI_agent_alias = /);
   });
 
   it("names the UI by graph id or by an assistant of that graph; an unknown one is 404", async () => {

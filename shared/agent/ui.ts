@@ -1,6 +1,7 @@
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
+import { isUiName, uiGlobal } from "../deploy/ui-names.ts";
 import type { HttpEvent } from "../http/event.ts";
 import { recentDeploymentById } from "../records/control.ts";
 import { resolveAssistant } from "./assistants.ts";
@@ -9,10 +10,10 @@ import { artifactManifest } from "./runtime/artifact.ts";
 
 // Generative UI (langgraph.json `ui`), as the SDK's LoadExternalComponent loads it: `POST /ui/{name}` (the
 // deployment's runtime, with the API key) answers HTML, a stylesheet link per CSS file and a script whose
-// onload calls `__LGUI_<name>.render(component, shadowRootId)`; the browser then fetches those files from
+// onload calls `__LGUI_<name>.render(component, shadowRootId)` (uiGlobal); the browser then fetches those files from
 // `GET /ui/{name}/{file}` (the platform, from the live revision's artifact: no API key goes with a <script src>).
 
-/** A name or file segment of a UI path: no separators, no dot-only names. */
+/** A file segment of a UI path: no separators, no dot-only names. */
 const SEGMENT = /^(?!\.+$)[A-Za-z0-9_$.-]{1,128}$/;
 const TYPES: Record<string, string> = {
   js: "text/javascript; charset=utf-8",
@@ -60,7 +61,7 @@ export async function uiComponentHtml(
     .map((f) => `<link rel="stylesheet" href="${attr(url(f))}" />`);
   const js = entry.files.find((f) => f.endsWith(".js"));
   if (js) {
-    const call = `__LGUI_${entry.name}.render(${JSON.stringify(component)}, ${JSON.stringify(shadowRootId ?? "{{shadowRootId}}")})`;
+    const call = `${uiGlobal(entry.name)}.render(${JSON.stringify(component)}, ${JSON.stringify(shadowRootId ?? "{{shadowRootId}}")})`;
     lines.push(`<script src="${attr(url(js))}" onload="${attr(call)}"></script>`);
   }
   return lines.join("\n");
@@ -72,7 +73,7 @@ export async function uiAsset(
   name: string,
   file: string,
 ): Promise<{ type: string; body: Buffer } | undefined> {
-  if (!SEGMENT.test(name) || !SEGMENT.test(file)) return undefined;
+  if (!isUiName(name) || !SEGMENT.test(file)) return undefined;
   const prefix = (await recentDeploymentById(deploymentId))?.active_artifact_prefix;
   if (!prefix) return undefined;
   try {

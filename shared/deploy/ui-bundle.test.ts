@@ -65,9 +65,38 @@ describe("ui bundles", () => {
     );
   });
 
-  it("a name that cannot be part of a JavaScript global, or a file outside the repository, is refused", async () => {
+  it("any name is taken as the reference takes it: its global with '_' for what cannot be in an identifier", async () => {
     const r = repo({ "src/ui.jsx": "export default {};\n" });
-    await expect(bundle(r, { "my-agent": "./src/ui.jsx" })).rejects.toThrow(/names a JavaScript global/);
+    const lines: string[] = [];
+    const { ui } = await bundleUi({
+      realRepo: r.repo,
+      configRel: ".",
+      ui: {
+        "agent-alias": "./src/ui.jsx",
+        "météo 2": "./src/ui.jsx",
+        "../up": "./src/ui.jsx",
+        "..": "./src/ui.jsx",
+      },
+      outDir: r.out,
+      nodePaths: [],
+      log: (l) => lines.push(l),
+    });
+    expect(readFileSync(join(r.out, "ui", "agent-alias", "entrypoint.js"), "utf8")).toMatch(
+      /^var __LGUI_agent_alias = /,
+    );
+    expect(readFileSync(join(r.out, "ui", "météo 2", "entrypoint.js"), "utf8")).toMatch(
+      /^var __LGUI_m_t_o_2 = /,
+    );
+    // A name that cannot be one URL segment and one folder is left out, saying why; the others are served.
+    expect(Object.keys(ui).sort()).toEqual(["agent-alias", "météo 2"]);
+    expect(lines.filter((l) => l.includes("is not served"))).toEqual([
+      expect.stringMatching(/^ui component "\.\.\/up" is not served: its name must be one URL segment/),
+      expect.stringMatching(/^ui component "\.\." is not served/),
+    ]);
+  });
+
+  it("a file outside the repository, or missing, is refused", async () => {
+    const r = repo({ "src/ui.jsx": "export default {};\n" });
     await expect(bundle(r, { agent: "../outside.jsx" })).rejects.toThrow(/outside the repository/);
     await expect(bundle(r, { agent: "./src/nope.jsx" })).rejects.toThrow(/not found/);
   });

@@ -5,6 +5,7 @@ import { BuildError } from "../errors.ts";
 import type { LogLine } from "./exec.ts";
 import { parseGraphSpec } from "./graph-config.ts";
 import { realInside, repoRelative } from "./paths.ts";
+import { isUiName, uiGlobal } from "./ui-names.ts";
 
 // Generative UI (langgraph.json `ui`): each entry's components bundled for the browser at build time, as the
 // LangGraph.js API server bundles them: one script that defines the global `__LGUI_<name>` with a `render`
@@ -24,8 +25,6 @@ export const UI_SHARED = [
   "@langchain/langgraph-sdk/react-ui",
 ];
 
-/** The name is both a URL segment and part of a JavaScript global (`__LGUI_<name>`). */
-const UI_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,127}$/;
 const ENTRY = "lgui-entrypoint";
 
 /**
@@ -72,10 +71,13 @@ export async function bundleUi(opts: {
   const inputs: string[] = [];
   for (const [name, spec] of Object.entries(opts.ui)) {
     const what = `ui component ${JSON.stringify(name)}`;
-    if (!UI_NAME.test(name))
-      throw new BuildError(
-        `${what}: the name must be letters, digits, '_' or '$' (it names a JavaScript global)`,
+    // One entry the platform cannot serve is left out with a line saying why; the rest of the config deploys.
+    if (!isUiName(name)) {
+      opts.log(
+        `${what} is not served: its name must be one URL segment (no '/', '\\' or control characters, not '.' or '..', at most 128 characters)`,
       );
+      continue;
+    }
     const { file, exportName } = parseGraphSpec(spec);
     const rel = repoRelative(opts.configRel, file);
     if (!rel) throw new BuildError(`${what}: ${file} is outside the repository`);
@@ -96,7 +98,7 @@ export async function bundleUi(opts: {
       bundle: true,
       platform: "browser",
       format: "iife",
-      globalName: `__LGUI_${name}`,
+      globalName: uiGlobal(name),
       target: "es2020",
       jsx: "automatic",
       external: [...UI_SHARED, ...(opts.shared ?? [])],
