@@ -153,6 +153,28 @@ describe("threads", () => {
     expect((await client.threads.get(t.thread_id)).values).toEqual({ items: ["in", "work", "done"] });
   });
 
+  it("update_state while a run is pending or running answers 409 and changes nothing; after the run it applies", async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, "slow", { input: { items: ["in"] } });
+    const before = await client.threads.getState(t.thread_id);
+    // A delayed run is pending on the thread for a minute.
+    const run = await client.runs.create(t.thread_id, "slow", {
+      input: { items: ["later"] },
+      afterSeconds: 60,
+    });
+    await expect(
+      client.threads.updateState(t.thread_id, { values: { items: ["edited"] }, asNode: "done" }),
+    ).rejects.toThrow(/409.*pending or running run/s);
+    expect((await client.threads.getState(t.thread_id)).checkpoint.checkpoint_id).toBe(
+      before.checkpoint.checkpoint_id,
+    );
+    await client.runs.cancel(t.thread_id, run.run_id);
+    await client.threads.updateState(t.thread_id, { values: { items: ["edited"] }, asNode: "done" });
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({
+      items: ["in", "work", "done", "edited"],
+    });
+  });
+
   it("threads.create with supersteps builds the thread's history; graphless supersteps are refused", async () => {
     const t = await client.threads.create({
       graphId: "slow",
