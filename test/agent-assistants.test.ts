@@ -177,6 +177,27 @@ describe("graph, schemas and subgraphs", () => {
     expect(agent.config_schema).toBeNull();
   });
 
+  it("a thread's tasks carry their result (null until done) and a subgraph task its checkpoint namespace", async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, AGENT_ID, { input: { text: "x" }, interruptBefore: ["inner"] });
+    const s = await client.threads.getState(t.thread_id);
+    expect(s.next).toEqual(["inner"]);
+    expect(s.tasks).toEqual([
+      expect.objectContaining({
+        name: "inner",
+        result: null,
+        checkpoint: expect.objectContaining({
+          thread_id: t.thread_id,
+          checkpoint_ns: `inner:${s.tasks[0]?.id}`,
+        }),
+      }),
+    ]);
+    // In the history, the step that ran greet shows what it wrote.
+    const history = await client.threads.getHistory(t.thread_id);
+    const greet = history.flatMap((h) => h.tasks).find((task) => task.name === "greet");
+    expect(greet).toMatchObject({ result: { text: "hi x" }, checkpoint: null });
+  });
+
   it("getSubgraphs lists the nested graph by namespace", async () => {
     const subs = await client.assistants.getSubgraphs(AGENT_ID);
     expect(Object.keys(subs)).toEqual(["inner"]);

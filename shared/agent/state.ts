@@ -57,6 +57,15 @@ export function debugEvent(data: unknown): unknown {
   };
 }
 
+/** A task's checkpoint as its config names it: the thread and namespace, the checkpoint once there is one. */
+function taskCheckpoint(c: Record<string, unknown>): Record<string, unknown> {
+  return {
+    thread_id: c.thread_id,
+    checkpoint_ns: c.checkpoint_ns ?? "",
+    ...(c.checkpoint_id ? { checkpoint_id: c.checkpoint_id, checkpoint_map: c.checkpoint_map ?? null } : {}),
+  };
+}
+
 export function toThreadState(s: StateSnapshotLike): ThreadState {
   const tasks = (s.tasks ?? []).map((t) => ({
     id: t.id,
@@ -64,9 +73,11 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
     path: toJson(t.path ?? []),
     error: t.error ? String((t.error as { message?: unknown }).message ?? t.error) : null,
     interrupts: toJson(t.interrupts ?? []),
-    checkpoint: t.state?.configurable ? checkpointOf(t.state) : null,
+    // A subgraph's task names its checkpoint namespace (`<node>:<task id>`) even before it has a checkpoint.
+    checkpoint: t.state?.configurable ? taskCheckpoint(t.state.configurable) : null,
     state: t.state?.values !== undefined ? toThreadState(t.state) : null,
-    result: t.result === undefined ? undefined : toJson(t.result),
+    // What the task wrote once it finished; null until then, as the reference answers.
+    result: t.result === undefined ? null : toJson(t.result),
   }));
   return {
     values: toJson(s.values ?? {}),
