@@ -74,7 +74,9 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
     error: t.error ? String((t.error as { message?: unknown }).message ?? t.error) : null,
     interrupts: toJson(t.interrupts ?? []),
     // A subgraph's task names its checkpoint namespace (`<node>:<task id>`) even before it has a checkpoint.
-    checkpoint: t.state?.configurable ? taskCheckpoint(t.state.configurable) : null,
+    checkpoint: t.state?.configurable
+      ? taskCheckpoint(t.state.configurable as Record<string, unknown>)
+      : null,
     state: t.state?.values !== undefined ? toThreadState(t.state) : null,
     // What the task wrote once it finished; null until then, as the reference answers.
     result: t.result === undefined ? null : toJson(t.result),
