@@ -173,7 +173,12 @@ describe("graph, schemas and subgraphs", () => {
     expect((typed.input_schema as { required?: string[] }).required).toBeUndefined();
     expect(typed.output_schema).toMatchObject({ properties: { text: { type: "string" } } });
     const agent = await client.assistants.getSchemas(AGENT_ID);
-    expect(agent.state_schema).toEqual({ type: "object", properties: { text: {} } });
+    // With $schema, as the reference's schemas (its API test checks state_schema and config_schema for it).
+    expect(agent.state_schema).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { text: {} },
+    });
     expect(agent.config_schema).toBeNull();
   });
 

@@ -63,7 +63,11 @@ describe("typed schemas of an Annotation graph", () => {
 
   it("config_schema is the config annotation's typed schema", async () => {
     const s = await client.assistants.getSchemas(AGENT_ID);
-    expect(s.config_schema).toEqual({ type: "object", properties: { model: { type: "string" } } });
+    expect(s.config_schema).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { model: { type: "string" } },
+    });
     expect(s.context_schema).toEqual(s.config_schema);
   });
 
@@ -75,7 +79,11 @@ describe("typed schemas of an Annotation graph", () => {
   it("subgraphs are typed by namespace, nested ones with recurse", async () => {
     const subs = await client.assistants.getSubgraphs(AGENT_ID);
     expect(Object.keys(subs)).toEqual(["inner"]);
-    expect(subs.inner.state_schema).toEqual({ type: "object", properties: { depth: { type: "number" } } });
+    expect(subs.inner.state_schema).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { depth: { type: "number" } },
+    });
     const all = await client.assistants.getSubgraphs(AGENT_ID, { recurse: true });
     expect(Object.keys(all).sort()).toEqual(["inner", "inner|deeper"]);
     expect(all["inner|deeper"].state_schema).toMatchObject({ properties: { depth: { type: "number" } } });

@@ -7,6 +7,8 @@ import { contains } from "./assistants.ts";
 import { attachExtractedSchemas, graphSchemas, subgraphSchemas } from "./graph-schemas.ts";
 import type { CompiledGraphLike } from "./graphs.ts";
 
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
 const asLike = (g: unknown) => g as CompiledGraphLike;
 
 // Runtime schemas (zod v3 and v4, LangGraph's registry metadata) and build-time ones (ts-schemas.ts) in one answer.
@@ -29,6 +31,8 @@ describe("graphSchemas", () => {
     expect(s.input_schema?.required).toBeUndefined();
     expect(s.context_schema).toMatchObject({ properties: { model: { type: "string" } } });
     expect(s.config_schema).toEqual(s.context_schema);
+    // The converter's own draft is kept.
+    expect(s.state_schema?.$schema).toEqual(expect.stringContaining("json-schema.org"));
   });
 
   it("a zod v3 state (zod/v3) gives typed schemas too", () => {
@@ -102,8 +106,9 @@ describe("graphSchemas", () => {
     expect(graphSchemas("g", asLike(g)).config_schema).toBeNull();
     const config = { type: "object", properties: { model: { type: "string" } } };
     const s = graphSchemas("g", asLike(g), { config });
-    expect(s.config_schema).toEqual(config);
-    expect(s.context_schema).toEqual(config);
+    // As the reference answers them: with the draft they are written to.
+    expect(s.config_schema).toEqual({ $schema: DRAFT_07, ...config });
+    expect(s.context_schema).toEqual({ $schema: DRAFT_07, ...config });
   });
 
   it("an Annotation state gives its channel names, unconstrained", () => {
@@ -113,6 +118,7 @@ describe("graphSchemas", () => {
       .addEdge(START, "a")
       .compile();
     expect(graphSchemas("g", asLike(g)).state_schema).toEqual({
+      $schema: DRAFT_07,
       type: "object",
       properties: { text: {}, count: {} },
     });
@@ -129,8 +135,8 @@ describe("graphSchemas", () => {
     const state = { type: "object", properties: { text: { type: "string" }, count: { type: "number" } } };
     attachExtractedSchemas(g, { state, input: state, output: { ...state, required: ["text", "count"] } });
     const s = graphSchemas("g", g);
-    expect(s.state_schema).toEqual(state);
-    expect(s.input_schema).toEqual(state);
+    expect(s.state_schema).toEqual({ $schema: DRAFT_07, ...state });
+    expect(s.input_schema).toEqual({ $schema: DRAFT_07, ...state });
     expect(s.output_schema).toMatchObject({ required: ["text", "count"] });
   });
 
@@ -158,8 +164,8 @@ describe("subgraphSchemas", () => {
     attachExtractedSchemas(outer, { state: depth, subgraphs: { child: { state: depth } } });
     const subs = await subgraphSchemas("g", outer);
     expect(Object.keys(subs)).toEqual(["child"]);
-    expect(subs.child.state_schema).toEqual(depth);
-    expect(subs.child.input_schema).toEqual({ type: "object", properties: { depth: {} } });
+    expect(subs.child.state_schema).toEqual({ $schema: DRAFT_07, ...depth });
+    expect(subs.child.input_schema).toEqual({ $schema: DRAFT_07, type: "object", properties: { depth: {} } });
   });
 });
 

@@ -90,7 +90,7 @@ function fromRuntime(def: unknown, registry: MetaRegistry | undefined, input = f
     } catch {
       // Not an object schema the registry can walk: the schema as it is.
     }
-    const { $schema: _s, ...schema } = applyExtras(toJsonSchema(extended as never)) as JsonSchema;
+    const schema = applyExtras(toJsonSchema(extended as never)) as JsonSchema;
     if (input) delete schema.required;
     return schema;
   } catch {
@@ -105,6 +105,13 @@ function fromChannels(channels: Record<string, unknown> | undefined): JsonSchema
   return { type: "object", properties };
 }
 
+/** The draft the reference's schemas name; ours from types and channels are written to it. */
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+
+/** A schema as the reference answers it: with `$schema` (the converter's own, else draft-07). */
+const withDraft = (schema: JsonSchema | null): JsonSchema | null =>
+  schema && (schema.$schema ? schema : { $schema: DRAFT_07, ...schema });
+
 /** The graph's schemas; `fromTypes` are its build-time schemas (by default those attached to `graph`). */
 export function graphSchemas(
   graphId: string,
@@ -117,18 +124,22 @@ export function graphSchemas(
   // A symbol (the library's "partial state" marker) or nothing: input is the state, all optional.
   const inputDef = typeof b._inputRuntimeDefinition === "object" ? b._inputRuntimeDefinition : state;
   const outputDef = typeof b._outputRuntimeDefinition === "object" ? b._outputRuntimeDefinition : state;
-  const config = fromRuntime(b._configRuntimeSchema, registry) ?? fromTypes?.config ?? null;
+  const config = withDraft(fromRuntime(b._configRuntimeSchema, registry) ?? fromTypes?.config ?? null);
   return {
     graph_id: graphId,
-    state_schema: fromRuntime(state, registry) ?? fromTypes?.state ?? fromChannels(b._schemaDefinition),
-    input_schema:
+    state_schema: withDraft(
+      fromRuntime(state, registry) ?? fromTypes?.state ?? fromChannels(b._schemaDefinition),
+    ),
+    input_schema: withDraft(
       fromRuntime(inputDef, registry, true) ??
-      fromTypes?.input ??
-      fromChannels(b._inputDefinition ?? b._schemaDefinition),
-    output_schema:
+        fromTypes?.input ??
+        fromChannels(b._inputDefinition ?? b._schemaDefinition),
+    ),
+    output_schema: withDraft(
       fromRuntime(outputDef, registry) ??
-      fromTypes?.output ??
-      fromChannels(b._outputDefinition ?? b._schemaDefinition),
+        fromTypes?.output ??
+        fromChannels(b._outputDefinition ?? b._schemaDefinition),
+    ),
     config_schema: config,
     context_schema: config,
   };
