@@ -197,6 +197,18 @@ describe("graph, schemas and subgraphs", () => {
         }),
       }),
     ]);
+    // With subgraphs, the task holds the subgraph's state (nested as the reference nests it) instead.
+    const deep = await client.threads.getState(t.thread_id, undefined, { subgraphs: true });
+    expect(deep.tasks[0]).toMatchObject({ name: "inner", checkpoint: null, result: null });
+    expect(Object.keys((deep.tasks[0] as { state: object }).state).sort()).toEqual([
+      "checkpoint",
+      "created_at",
+      "metadata",
+      "next",
+      "parent_checkpoint",
+      "tasks",
+      "values",
+    ]);
     // In the history, the step that ran greet shows what it wrote.
     const history = await client.threads.getHistory(t.thread_id);
     const greet = history.flatMap((h) => h.tasks).find((task) => task.name === "greet");
@@ -206,7 +218,13 @@ describe("graph, schemas and subgraphs", () => {
   it("getSubgraphs lists the nested graph by namespace", async () => {
     const subs = await client.assistants.getSubgraphs(AGENT_ID);
     expect(Object.keys(subs)).toEqual(["inner"]);
-    expect(subs.inner.graph_id).toBe("agent");
+    // Each namespace's schemas keyed as the LangGraph.js server keys them (its API test reads `state`).
+    expect(subs.inner as unknown).toEqual({
+      state: expect.objectContaining({ type: "object" }),
+      input: expect.objectContaining({ type: "object" }),
+      output: expect.objectContaining({ type: "object" }),
+      config: null,
+    });
     expect(Object.keys(await client.assistants.getSubgraphs(AGENT_ID, { namespace: "inner" }))).toEqual([
       "inner",
     ]);

@@ -164,8 +164,10 @@ describe("subgraphSchemas", () => {
     attachExtractedSchemas(outer, { state: depth, subgraphs: { child: { state: depth } } });
     const subs = await subgraphSchemas("g", outer);
     expect(Object.keys(subs)).toEqual(["child"]);
-    expect(subs.child.state_schema).toEqual({ $schema: DRAFT_07, ...depth });
-    expect(subs.child.input_schema).toEqual({ $schema: DRAFT_07, type: "object", properties: { depth: {} } });
+    // Keyed as the LangGraph.js server keys them.
+    expect(Object.keys(subs.child).sort()).toEqual(["config", "input", "output", "state"]);
+    expect(subs.child.state).toEqual({ $schema: DRAFT_07, ...depth });
+    expect(subs.child.input).toEqual({ $schema: DRAFT_07, type: "object", properties: { depth: {} } });
   });
 });
 

@@ -162,19 +162,35 @@ type SubgraphSource = {
   getSubgraphs?: (ns?: string, recurse?: boolean) => Iterable<[string, CompiledGraphLike]>;
 };
 
+/** A subgraph's schemas as the LangGraph.js server answers GET /assistants/{id}/subgraphs: keyed by their role. */
+export interface SubgraphSchemas {
+  state: JsonSchema | null;
+  input: JsonSchema | null;
+  output: JsonSchema | null;
+  config: JsonSchema | null;
+}
+
 /** Schemas of the graph's subgraphs by namespace (only those under `namespace` when given). */
 export async function subgraphSchemas(
   graphId: string,
   graph: CompiledGraphLike,
   namespace?: string,
   recurse = false,
-): Promise<Record<string, GraphSchemas>> {
+): Promise<Record<string, SubgraphSchemas>> {
   const g = graph as unknown as SubgraphSource;
-  const out: Record<string, GraphSchemas> = {};
+  const out: Record<string, SubgraphSchemas> = {};
   const found = g.getSubgraphsAsync
     ? g.getSubgraphsAsync(namespace, recurse)
     : (g.getSubgraphs?.(namespace, recurse) ?? []);
   const fromTypes = extracted.get(graph)?.subgraphs;
-  for await (const [ns, sub] of found) out[ns] = graphSchemas(graphId, sub, fromTypes?.[ns]);
+  for await (const [ns, sub] of found) {
+    const s = graphSchemas(graphId, sub, fromTypes?.[ns]);
+    out[ns] = {
+      state: s.state_schema,
+      input: s.input_schema,
+      output: s.output_schema,
+      config: s.config_schema,
+    };
+  }
   return out;
 }

@@ -57,6 +57,12 @@ export function debugEvent(data: unknown): unknown {
   };
 }
 
+/** A subgraph task's state (getState with subgraphs): as the reference nests it, without `interrupts`. */
+function taskState(s: StateSnapshotLike): Omit<ThreadState, "interrupts"> {
+  const { interrupts: _, ...state } = toThreadState(s);
+  return state;
+}
+
 /** A task's checkpoint as its config names it: the thread and namespace, the checkpoint once there is one. */
 function taskCheckpoint(c: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -77,7 +83,7 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
     checkpoint: t.state?.configurable
       ? taskCheckpoint(t.state.configurable as Record<string, unknown>)
       : null,
-    state: t.state?.values !== undefined ? toThreadState(t.state) : null,
+    state: t.state?.values !== undefined ? taskState(t.state) : null,
     // What the task wrote once it finished; null until then, as the reference answers.
     result: t.result === undefined ? null : toJson(t.result),
   }));
