@@ -273,6 +273,15 @@ describe("runs", () => {
       config: { configurable: { extra_node: true } },
     });
     expect(out).toEqual({ items: ["base", "extra"] });
+    // State calls rebuild the factory from the config the thread's run ran with: its node "extra" exists there.
+    await client.threads.updateState(extra.thread_id, { values: { items: ["edited"] }, asNode: "extra" });
+    const state = await client.threads.getState(extra.thread_id);
+    expect(state.values).toEqual({ items: ["base", "extra", "edited"] });
+    expect(state.metadata).toMatchObject({ source: "update" });
+    // The plain thread's graph has no such node.
+    await expect(
+      client.threads.updateState(plain.thread_id, { values: { items: ["x"] }, asNode: "extra" }),
+    ).rejects.toThrow(/400.*extra/s);
   });
 
   it("runs.wait answers the final state; list and get show the run", async () => {

@@ -1,5 +1,5 @@
 import type { GraphConfig } from "../records/agent.ts";
-import { graphOf, resolveAssistant } from "./assistants.ts";
+import { resolveAssistant } from "./assistants.ts";
 import type { AgentDeployment } from "./context.ts";
 import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
 
@@ -22,10 +22,6 @@ export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string)
     context: (assistant.context ?? {}) as Record<string, unknown>,
   };
 }
-
-/** The graph of a thread (bound by its first run). */
-export const graphById = (d: AgentDeployment, graphId: string): Promise<CompiledGraphLike> =>
-  graphOf(d, graphId);
 
 /** The graph a run executes: a factory export builds it from the run's config, else the loaded graph. */
 export async function graphForRun(

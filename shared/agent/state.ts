@@ -1,7 +1,7 @@
 import { BadRequest, NotFound } from "../errors.ts";
 import type { AgentDeployment } from "./context.ts";
 import type { CompiledGraphLike, StateSnapshotLike } from "./graphs.ts";
-import { graphById } from "./run-assistant.ts";
+import { graphForRun } from "./run-assistant.ts";
 import { toJson } from "./serialize.ts";
 import { getThreadItem } from "./threads.ts";
 
@@ -99,10 +99,16 @@ export function toThreadState(s: StateSnapshotLike): ThreadState {
   };
 }
 
+/** The thread's graph: a factory export rebuilt from the config the thread's last run ran with. */
 async function threadGraph(d: AgentDeployment, threadId: string): Promise<CompiledGraphLike | undefined> {
   const item = await getThreadItem(d, threadId);
   if (!item) throw new NotFound(`Thread with ID ${threadId} not found`);
-  return item.graph_id ? graphById(d, item.graph_id) : undefined;
+  if (!item.graph_id) return undefined;
+  const config = item.config ?? {};
+  return graphForRun(d, item.graph_id, {
+    ...config,
+    configurable: { ...(config.configurable ?? {}), thread_id: threadId },
+  });
 }
 
 const configFor = (threadId: string, checkpoint: Record<string, unknown> = {}) => ({

@@ -265,6 +265,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
       signal: ac.signal,
     };
     if (config.recursion_limit) config.recursionLimit = config.recursion_limit;
+    const kept = threadConfig(rg.config, kw.config);
     const resume = await resumesFromCheckpoint(d, run);
     if (resume) {
       delete config.configurable.checkpoint_id;
@@ -316,6 +317,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
           .map((t) => [t.id, t.interrupts]),
       ),
       state_updated_at: isoNow(),
+      ...kept,
     };
   } catch (err) {
     if (err instanceof LeaseLost) ac.abort(new RunAborted("lease-lost"));
@@ -379,6 +381,27 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
  * A strict resume the graph refused (UnknownInterruptError) fails the run, not the thread: the thread is left as
  * it was — interrupted while interrupts are pending, else idle.
  */
+/** The run's own keys of a configurable: a thread's kept config holds none of them. */
+const RUN_KEYS = new Set([
+  "run_id",
+  "thread_id",
+  "checkpoint_id",
+  "checkpoint_ns",
+  "checkpoint_map",
+  "__pregel_strict_resume",
+]);
+/** A config a thread keeps beside its values (the item holds 400 KB in all); a larger one is not kept. */
+const MAX_THREAD_CONFIG_BYTES = 32_000;
+
+/** The config a thread keeps of its run (ThreadRecord.config): the assistant's, then the run's own. */
+function threadConfig(assistant: GraphConfig, run: GraphConfig | undefined): { config?: GraphConfig } {
+  const { configurable: a = {}, ...fromAssistant } = assistant;
+  const { configurable: r = {}, ...fromRun } = run ?? {};
+  const configurable = Object.fromEntries(Object.entries({ ...a, ...r }).filter(([k]) => !RUN_KEYS.has(k)));
+  const config = { ...fromAssistant, ...fromRun, configurable };
+  return jsonBytes(config) <= MAX_THREAD_CONFIG_BYTES ? { config } : {};
+}
+
 function refusedResume(err: unknown): Partial<ThreadRecord> | undefined {
   const e = err as { name?: string; pendingIds?: unknown } | null;
   if (e?.name !== "UnknownInterruptError") return undefined;

@@ -142,6 +142,11 @@ export interface ThreadRecord extends Key {
   error?: string;
   /** The graph its first run bound the thread to. */
   graph_id?: string;
+  /**
+   * The config its last run ran with (the assistant's and the run's, without ids or checkpoints): a graph
+   * exported as a factory is rebuilt from it for the thread's state calls, as the reference does.
+   */
+  config?: GraphConfig;
   active_run?: string;
   active_attempt?: number;
   queued?: number;
