@@ -11,6 +11,20 @@ const APP = `import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 
 export const app = new Hono();
+// The reference's test middleware: a header becomes a config.configurable key of every run created. It changes
+// the body Hono parsed; Hono before 4.13 kept that object for later reads (bodyCache.json), which this keeps too.
+app.use(async (c, next) => {
+  const value = c.req.header("x-configurable-header");
+  const runsRoute = ["/runs", "/runs/wait", "/runs/stream"].some((r) => c.req.path.endsWith(r));
+  if (c.req.method === "POST" && runsRoute && value != null) {
+    const body = await c.req.json();
+    body.config ??= {};
+    body.config.configurable ??= {};
+    body.config.configurable["x-configurable-header"] ??= value;
+    c.req.bodyCache = { json: Promise.resolve(body) };
+  }
+  await next();
+});
 app.get("/hello", (c) => c.json({ hello: "world", path: c.req.path, q: c.req.query("q") ?? null }));
 app.post("/echo", async (c) => c.json({ got: await c.req.json(), method: c.req.method }, 201));
 // Shadows the built-in GET /info, as the reference's custom routes may.
@@ -132,6 +146,30 @@ describe("http.app: the deployment's custom routes", () => {
     const thread = await client.threads.create();
     const values = await client.runs.wait(thread.thread_id, "agent", { input: { text: "x" } });
     expect(values).toEqual({ text: "x>a" });
+  });
+
+  it("a middleware that rewrites a run's body has the rewritten body reach the built-in route", async () => {
+    const thread = await client.threads.create();
+    const r = await fetch(url(`/threads/${thread.thread_id}/runs`), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", "x-configurable-header": "from-header" },
+      body: JSON.stringify({ assistant_id: "agent", input: { text: "y" } }),
+    });
+    expect(r.status).toBe(200);
+    const run = (await r.json()) as { run_id: string };
+    const stored = await client.runs.get(thread.thread_id, run.run_id);
+    expect(
+      (stored as { kwargs: { config: { configurable: object } } }).kwargs.config.configurable,
+    ).toMatchObject({
+      "x-configurable-header": "from-header",
+    });
+    // Without the header the body is the client's own.
+    const plain = await client.runs.create(thread.thread_id, "agent", {
+      input: { text: "z" },
+      multitaskStrategy: "enqueue",
+    });
+    const again = await client.runs.get(thread.thread_id, plain.run_id);
+    expect(JSON.stringify(again)).not.toContain("from-header");
   });
 });
 

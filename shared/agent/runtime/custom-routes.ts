@@ -12,7 +12,7 @@ import { artifactDir, artifactManifest } from "./artifact.ts";
 /** What the runtime needs of a Hono app: its fetch, and a not-found handler to learn that it has no route. */
 interface FetchApp {
   fetch(request: Request, env?: unknown): Response | Promise<Response>;
-  notFound(handler: () => Response): unknown;
+  notFound(handler: (c?: NotFoundContext) => Response): unknown;
 }
 
 /** The built-in route groups each `http.disable_*` flag removes, by handler folder (functions/agent/<folder>). */
@@ -39,6 +39,17 @@ const NO_ROUTE_HEADER = "x-platform-no-custom-route";
 const NO_ROUTE = randomUUID();
 let app: Promise<FetchApp | undefined> | undefined;
 
+/** Hono's context as the not-found handler gets it: the request and the bodies middleware parsed. */
+interface NotFoundContext {
+  req?: { raw?: Request; bodyCache?: { json?: Promise<unknown> } };
+}
+/**
+ * The JSON bodies the app's middleware parsed (Hono's `bodyCache.json`) of requests none of its routes answered,
+ * by the request the app was given: a middleware that changed that object (adding `config.configurable` keys,
+ * say) has the built-in route read the changed body, as it would behind the reference's app.
+ */
+const parsedBodies = new WeakMap<Request, Promise<unknown>>();
+
 function loadApp(): Promise<FetchApp | undefined> {
   app ??= (async () => {
     const entry = (await artifactManifest())?.http_app;
@@ -48,7 +59,11 @@ function loadApp(): Promise<FetchApp | undefined> {
     const found = mod[entry.export_name] as Partial<FetchApp> | undefined;
     if (typeof found?.fetch !== "function" || typeof found.notFound !== "function")
       throw new Error(`http.app: the export ${entry.export_name} is not a Hono app`);
-    found.notFound(() => new Response(null, { status: 404, headers: { [NO_ROUTE_HEADER]: NO_ROUTE } }));
+    found.notFound((c?: NotFoundContext) => {
+      const parsed = c?.req?.bodyCache?.json;
+      if (c?.req?.raw && parsed) parsedBodies.set(c.req.raw, parsed);
+      return new Response(null, { status: 404, headers: { [NO_ROUTE_HEADER]: NO_ROUTE } });
+    });
     return found as FetchApp;
   })();
   app.catch(() => {
@@ -134,10 +149,17 @@ export async function customRouteAnswer(
   const custom = manifest.http_app ? await loadApp() : undefined;
   if (custom) {
     const abort = new AbortController();
-    const res = await custom.fetch(appRequest(event, abort.signal), {});
+    const request = appRequest(event, abort.signal);
+    const res = await custom.fetch(request, {});
     if (res.headers.get(NO_ROUTE_HEADER) !== NO_ROUTE)
       return toResult(res, abort, !manifest.html_unsandboxed);
     await res.body?.cancel();
+    // The built-in route reads the body as the app's middleware left it (the event is the one it is handed).
+    const parsed = parsedBodies.get(request);
+    if (parsed) {
+      event.body = JSON.stringify(await parsed);
+      event.isBase64Encoded = false;
+    }
   }
   const flag = disableFlagOf(route.handler);
   if (flag && manifest.http?.[flag]) return json(404, { detail: "Not Found" });
