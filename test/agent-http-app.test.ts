@@ -159,7 +159,7 @@ describe("http.app: the deployment's custom routes", () => {
     const run = (await r.json()) as { run_id: string };
     const stored = await client.runs.get(thread.thread_id, run.run_id);
     expect(
-      (stored as { kwargs: { config: { configurable: object } } }).kwargs.config.configurable,
+      (stored as unknown as { kwargs: { config: { configurable: object } } }).kwargs.config.configurable,
     ).toMatchObject({
       "x-configurable-header": "from-header",
     });
