@@ -40,9 +40,11 @@ let runtimeHeaders: Record<string, string> = JSON_ANSWER;
 const PRELUDE = `${JSON.stringify({ statusCode: 200, headers: JSON_ANSWER })}\n`;
 /** The chunks the runtime's answer streams, if a test sets them; else its prelude with runtimeHeaders and `[]`. */
 let streamed: string[] | undefined;
+/** When set, the runtime's answer: an event stream of its own (one that waits on the call's abort signal). */
+let eventStream: ((signal?: AbortSignal) => AsyncIterable<unknown>) | undefined;
 vi.mock("../../shared/aws/clients.ts", () => ({
   lambda: () => ({
-    send: async (cmd: { input: Invoke }) => {
+    send: async (cmd: { input: Invoke }, opts?: { abortSignal?: AbortSignal }) => {
       if (cmd.constructor.name === "InvokeCommand" && cmd.input.InvocationType !== "Event") {
         functionCalls.push(cmd.input);
         const result = { statusCode: 200, headers: { "content-type": "text/html" }, body: "<p>docs</p>" };
@@ -50,6 +52,7 @@ vi.mock("../../shared/aws/clients.ts", () => ({
       }
       invoked.push(cmd.input);
       if (cmd.input.InvocationType === "Event") return { StatusCode: 202 };
+      if (eventStream) return { EventStream: eventStream(opts?.abortSignal) };
       const chunks = streamed ?? [`${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`];
       return { EventStream: chunks.map((c) => ({ PayloadChunk: { Payload: Buffer.from(c) } })) };
     },
@@ -384,6 +387,39 @@ describe("drains the runtime's answer asks for (AWS)", () => {
       expect(drains()[0].thread_id).toBe("th-0");
     } finally {
       streamed = undefined;
+    }
+  });
+});
+
+describe("a client that leaves (AWS and local)", () => {
+  it("aborts the runtime's invocation, so its stream ends too (on_disconnect=cancel), and the router returns", async () => {
+    let leave: (() => void) | undefined;
+    let aborted = false;
+    eventStream = (signal) =>
+      (async function* () {
+        yield { PayloadChunk: { Payload: Buffer.from(`${PRELUDE}data: 1\n\n`) } };
+        // The runtime streams on until its invocation is cut.
+        await new Promise<void>((_, reject) =>
+          signal?.addEventListener("abort", () => {
+            aborted = true;
+            reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
+          }),
+        );
+      })();
+    try {
+      const done = handler(restEvent("POST", "custom", { authorization: "Bearer end-user" }), {
+        write() {},
+        end() {},
+        on(event: string, fn: () => void) {
+          if (event === "close") leave = fn;
+        },
+      });
+      await vi.waitFor(() => expect(answer?.body).toBe("data: 1\n\n"));
+      leave?.();
+      await expect(done).resolves.toBeUndefined();
+      expect(aborted).toBe(true);
+    } finally {
+      eventStream = undefined;
     }
   });
 });
