@@ -69,8 +69,9 @@ import { deploymentOfFunction, runtimeAnswer } from "./runtime-stream.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
 // use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
-// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The gateway
-// authenticates each agent-server request (platform code) and forwards it here.
+// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The router bundle
+// (functions/agent/router.ts) authenticates each agent-server request and invokes the deployment's runtime
+// function through the local Lambda emulator, which hands it here (`streaming`, `invoked`).
 //
 // Containment of a child: it runs in the OS sandbox (shared/deploy/sandbox.ts: bubblewrap namespaces, read-only
 // binds of Node, the runtime bundle and its revision's artifact, a tmpfs scratch, seccomp, rlimits). Its only
@@ -442,8 +443,9 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /**
-   * The gateway's forwarder: who may call is decided here (agentAccess: a platform API key, or the deployment's
-   * custom auth), then the request goes to the runtime as it came, without the platform key.
+   * The gateway's forwarder for a deployment only this process knows (`npm start -- --graph`: no record the
+   * router could read): who may call is decided by the router's own check (agentAccess), then the request goes
+   * to the runtime as it came, without the platform key. Every other deployment's requests pass the router.
    */
   forward = async (
     req: IncomingMessage,
