@@ -175,6 +175,18 @@ describe("the agent router with custom auth (AWS)", () => {
     expect(payload.event.headers.authorization).toBe("Bearer end-user");
   });
 
+  it("a body whose event would pass Lambda's 6 MB payload answers 413, invoking nothing", async () => {
+    invoked.length = 0;
+    // 4 MB of quotes, within the request limit, is 8 MB once escaped in the event.
+    const a = await routerAnswer({
+      ...restEvent("POST", "custom", { authorization: "Bearer end-user", "content-type": "text/plain" }),
+      body: '"'.repeat(4 * 1024 * 1024),
+    });
+    expect(a.statusCode).toBe(413);
+    expect(JSON.parse(a.body).detail).toMatch(/larger than the 6291456 bytes/);
+    expect(invoked).toHaveLength(0);
+  });
+
   it("a deployment without custom auth still answers 401 without a key, invoking nothing", async () => {
     invoked.length = 0;
     const a = await routerAnswer(restEvent("POST", "open", { authorization: "Bearer end-user" }));

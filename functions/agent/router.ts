@@ -8,6 +8,7 @@ import { invokeDrain } from "../../shared/agent/runtime/drain-invoke.ts";
 import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
+import { LAMBDA_REQUEST_PAYLOAD_BYTES } from "../../shared/aws/lambda-limits.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
@@ -100,12 +101,17 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     event: { ...event, headers: access.headers as Record<string, string> },
   };
   // A client that leaves ends the runtime's invocation too (a stream with on_disconnect=cancel cancels its run).
+  const bytes = Buffer.from(JSON.stringify(payload));
+  // A body within the request limit may still escape past Lambda's payload (quotes, control characters).
+  if (bytes.length > LAMBDA_REQUEST_PAYLOAD_BYTES)
+    return fail(413, {
+      detail: `The request is larger than the ${LAMBDA_REQUEST_PAYLOAD_BYTES} bytes a runtime takes`,
+    });
   const left = new AbortController();
   out.on("close", () => left.abort());
-  const res = await lambda().send(
-    new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
-    { abortSignal: left.signal },
-  );
+  const res = await lambda().send(new InvokeWithResponseStreamCommand({ ...target, Payload: bytes }), {
+    abortSignal: left.signal,
+  });
   // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
   const asks = new DrainAsks();
   const kicks: Promise<void>[] = [];
