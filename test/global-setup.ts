@@ -22,6 +22,9 @@ export async function setup(project: TestProject) {
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";
   // The functions' environments stay warm for the run, as a busy account's do: test files use the same functions.
   process.env.LOCAL_FUNCTION_IDLE_MS ??= String(60 * 60_000);
+  // Tests send bursts of concurrent agent requests (multitask strategies): the router meets them warm, not with a
+  // cold start per request that spreads the burst over seconds.
+  process.env.LOCAL_ROUTER_PROVISIONED ??= "8";
   // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
   process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy

@@ -40,9 +40,11 @@ let runtimeHeaders: Record<string, string> = JSON_ANSWER;
 const PRELUDE = `${JSON.stringify({ statusCode: 200, headers: JSON_ANSWER })}\n`;
 /** The chunks the runtime's answer streams, if a test sets them; else its prelude with runtimeHeaders and `[]`. */
 let streamed: string[] | undefined;
+/** When set, the runtime's answer: an event stream of its own (one that waits on the call's abort signal). */
+let eventStream: ((signal?: AbortSignal) => AsyncIterable<unknown>) | undefined;
 vi.mock("../../shared/aws/clients.ts", () => ({
   lambda: () => ({
-    send: async (cmd: { input: Invoke }) => {
+    send: async (cmd: { input: Invoke }, opts?: { abortSignal?: AbortSignal }) => {
       if (cmd.constructor.name === "InvokeCommand" && cmd.input.InvocationType !== "Event") {
         functionCalls.push(cmd.input);
         const result = { statusCode: 200, headers: { "content-type": "text/html" }, body: "<p>docs</p>" };
@@ -50,6 +52,7 @@ vi.mock("../../shared/aws/clients.ts", () => ({
       }
       invoked.push(cmd.input);
       if (cmd.input.InvocationType === "Event") return { StatusCode: 202 };
+      if (eventStream) return { EventStream: eventStream(opts?.abortSignal) };
       const chunks = streamed ?? [`${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`];
       return { EventStream: chunks.map((c) => ({ PayloadChunk: { Payload: Buffer.from(c) } })) };
     },
@@ -170,6 +173,18 @@ describe("the agent router with custom auth (AWS)", () => {
     const payload = JSON.parse(Buffer.from(invoked[0]!.Payload!).toString());
     expect(payload).toMatchObject({ kind: "http", tenant_id: "t-1", auth: "custom" });
     expect(payload.event.headers.authorization).toBe("Bearer end-user");
+  });
+
+  it("a body whose event would pass Lambda's 6 MB payload answers 413, invoking nothing", async () => {
+    invoked.length = 0;
+    // 4 MB of quotes, within the request limit, is 8 MB once escaped in the event.
+    const a = await routerAnswer({
+      ...restEvent("POST", "custom", { authorization: "Bearer end-user", "content-type": "text/plain" }),
+      body: '"'.repeat(4 * 1024 * 1024),
+    });
+    expect(a.statusCode).toBe(413);
+    expect(JSON.parse(a.body).detail).toMatch(/larger than the 6291456 bytes/);
+    expect(invoked).toHaveLength(0);
   });
 
   it("a deployment without custom auth still answers 401 without a key, invoking nothing", async () => {
@@ -384,6 +399,39 @@ describe("drains the runtime's answer asks for (AWS)", () => {
       expect(drains()[0].thread_id).toBe("th-0");
     } finally {
       streamed = undefined;
+    }
+  });
+});
+
+describe("a client that leaves (AWS and local)", () => {
+  it("aborts the runtime's invocation, so its stream ends too (on_disconnect=cancel), and the router returns", async () => {
+    let leave: (() => void) | undefined;
+    let aborted = false;
+    eventStream = (signal) =>
+      (async function* () {
+        yield { PayloadChunk: { Payload: Buffer.from(`${PRELUDE}data: 1\n\n`) } };
+        // The runtime streams on until its invocation is cut.
+        await new Promise<void>((_, reject) =>
+          signal?.addEventListener("abort", () => {
+            aborted = true;
+            reject(Object.assign(new Error("aborted"), { name: "AbortError" }));
+          }),
+        );
+      })();
+    try {
+      const done = handler(restEvent("POST", "custom", { authorization: "Bearer end-user" }), {
+        write() {},
+        end() {},
+        on(event: string, fn: () => void) {
+          if (event === "close") leave = fn;
+        },
+      });
+      await vi.waitFor(() => expect(answer?.body).toBe("data: 1\n\n"));
+      leave?.();
+      await expect(done).resolves.toBeUndefined();
+      expect(aborted).toBe(true);
+    } finally {
+      eventStream = undefined;
     }
   });
 });

@@ -8,6 +8,7 @@ import { invokeDrain } from "../../shared/agent/runtime/drain-invoke.ts";
 import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
+import { LAMBDA_REQUEST_PAYLOAD_BYTES } from "../../shared/aws/lambda-limits.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
@@ -99,9 +100,18 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     auth: access.auth,
     event: { ...event, headers: access.headers as Record<string, string> },
   };
-  const res = await lambda().send(
-    new InvokeWithResponseStreamCommand({ ...target, Payload: Buffer.from(JSON.stringify(payload)) }),
-  );
+  // A client that leaves ends the runtime's invocation too (a stream with on_disconnect=cancel cancels its run).
+  const bytes = Buffer.from(JSON.stringify(payload));
+  // A body within the request limit may still escape past Lambda's payload (quotes, control characters).
+  if (bytes.length > LAMBDA_REQUEST_PAYLOAD_BYTES)
+    return fail(413, {
+      detail: `The request is larger than the ${LAMBDA_REQUEST_PAYLOAD_BYTES} bytes a runtime takes`,
+    });
+  const left = new AbortController();
+  out.on("close", () => left.abort());
+  const res = await lambda().send(new InvokeWithResponseStreamCommand({ ...target, Payload: bytes }), {
+    abortSignal: left.signal,
+  });
   // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
   const asks = new DrainAsks();
   const kicks: Promise<void>[] = [];
@@ -116,42 +126,47 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   };
   let buffered: Buffer = Buffer.alloc(0);
   let body: ResponseStream | undefined;
-  for await (const part of res.EventStream ?? []) {
-    if (part.PayloadChunk?.Payload) {
-      const bytes = Buffer.from(part.PayloadChunk.Payload);
-      if (body) {
-        body.write(bytes);
-        continue;
-      }
-      buffered = Buffer.concat([buffered, bytes]);
-      while (!body) {
-        const split = splitHead(buffered);
-        if (!split) break;
-        buffered = split.rest;
-        if (!split.head.prelude) {
-          drain(split.head.drain);
+  try {
+    for await (const part of res.EventStream ?? []) {
+      if (part.PayloadChunk?.Payload) {
+        const bytes = Buffer.from(part.PayloadChunk.Payload);
+        if (body) {
+          body.write(bytes);
           continue;
         }
-        // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
-        // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
-        const named = Object.fromEntries(
-          Object.entries(split.head.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
-        );
-        const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
-        body = aws.HttpResponseStream.from(out, {
-          ...split.head.prelude,
-          headers: withCors(contained, cors),
-        });
+        buffered = Buffer.concat([buffered, bytes]);
+        while (!body) {
+          const split = splitHead(buffered);
+          if (!split) break;
+          buffered = split.rest;
+          if (!split.head.prelude) {
+            drain(split.head.drain);
+            continue;
+          }
+          // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
+          // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
+          const named = Object.fromEntries(
+            Object.entries(split.head.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
+          );
+          const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
+          body = aws.HttpResponseStream.from(out, {
+            ...split.head.prelude,
+            headers: withCors(contained, cors),
+          });
+        }
+        if (body && buffered.length) body.write(buffered);
       }
-      if (body && buffered.length) body.write(buffered);
-    }
-    if (part.InvokeComplete?.ErrorCode) {
-      logger.error("agent runtime failed", { error: part.InvokeComplete.ErrorDetails, ...target });
-      if (!body) {
-        await Promise.all(kicks);
-        return fail(502, { detail: "The deployment's runtime failed" });
+      if (part.InvokeComplete?.ErrorCode) {
+        logger.error("agent runtime failed", { error: part.InvokeComplete.ErrorDetails, ...target });
+        if (!body) {
+          await Promise.all(kicks);
+          return fail(502, { detail: "The deployment's runtime failed" });
+        }
       }
     }
+  } catch (err) {
+    // The client left, and the runtime's invocation with it: nothing more to answer.
+    if (!left.signal.aborted) throw err;
   }
   // This invocation may be frozen once it returns: the kicks go out first.
   await Promise.all(kicks);

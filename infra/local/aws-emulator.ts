@@ -3,16 +3,20 @@ import { logger } from "../../shared/log.ts";
 import { listen, readBody } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
+import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
 import type { LocalScheduler } from "./scheduler.ts";
-import { errorFields, type LocalStepFunctions } from "./sfn.ts";
+import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
 // One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda and EventBridge
-// Scheduler, so handlers use the real AWS SDK clients unchanged (AWS_ENDPOINT_URL_<SERVICE>).
+// Scheduler, so handlers use the real AWS SDK clients unchanged (AWS_ENDPOINT_URL_<SERVICE>). Lambda: Invoke
+// (sync and Event) of the platform's tasks, and InvokeWithResponseStream of deployments' runtimes.
 export interface EmulatedServices {
   kms: LocalKms;
   sfn: LocalStepFunctions;
   lambda: LocalLambda;
   scheduler: LocalScheduler;
+  /** Functions that answer InvokeWithResponseStream (deployments' runtimes). */
+  streaming?: StreamingFunction;
 }
 
 function send(
@@ -52,6 +56,17 @@ export async function startAwsEmulator(
         const async = req.headers["x-amz-invocation-type"] === "Event";
         const out = await services.lambda.invoke(decodeURIComponent(fn[1]), input, async);
         return send(res, out.status, out.body, out.error ? { "x-amz-function-error": out.error } : {});
+      }
+      const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(
+        url.pathname,
+      );
+      if (streamed && req.method === "POST") {
+        const name = decodeURIComponent(streamed[1]);
+        const qualifier = url.searchParams.get("Qualifier") ?? undefined;
+        const abort = new AbortController();
+        const bytes = services.streaming?.(name, qualifier, input, abort.signal);
+        if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
+        return await writeResponseStream(res, bytes, qualifier ?? "$LATEST", abort);
       }
       const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
       if (sched) {

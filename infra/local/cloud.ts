@@ -34,6 +34,8 @@ export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
  * scan of the runs table) off the hot path of a laptop holding a large trace history.
  */
 const DEFAULT_TTL_SWEEP_MS = 300_000;
+/** Router environments kept warm locally (LOCAL_ROUTER_PROVISIONED), as provisioned concurrency keeps them. */
+const DEFAULT_ROUTER_PROVISIONED = 2;
 const envMs = (name: string, fallback: number) => {
   const n = Number(process.env[name] || Number.NaN);
   return Number.isFinite(n) ? n : fallback;
@@ -203,7 +205,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // Tests sweep expired items now rather than wait for the timer.
       if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
       const task = taskByName(nameOrArn);
-      return task ? functions.task(task) : undefined;
+      // A deployment's runtime function, invoked asynchronously: the drains the router and the sweeper start.
+      return task ? functions.task(task) : runtimes.invoked(nameOrArn);
     };
     const kms = new LocalKms(dataDir);
     const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
@@ -231,7 +234,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       (name, event) => lambda.invoke(name, event, false),
       opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
     );
-    const emulator = await startAwsEmulator({ kms, sfn, lambda, scheduler }, LOOPBACK);
+    const emulator = await startAwsEmulator(
+      // Deployments' runtime functions answer the router's InvokeWithResponseStream.
+      { kms, sfn, lambda, scheduler, streaming: (...call) => runtimes.streaming(...call) },
+      LOOPBACK,
+    );
     stops.push(() => new Promise((r) => emulator.server.close(r)));
     const machineArns = Object.fromEntries(
       sfn
@@ -255,7 +262,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     stops.push(() => roleProxy?.close());
 
-    // Agent-server routes go to each deployment's own runtime (a child process), never handled here.
+    // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
     const runtimes = new LocalRuntimes({
       dataDir,
       upstream: () => ({
@@ -269,6 +276,9 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
+      // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
+      // a deployment only this process knows (`--graph`) straight to its runtime.
+      router: (event) => functions.router(event),
       forward: runtimes.forward,
       loader: async (route) => functions.route(route),
       internal: {
@@ -297,6 +307,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     stops.push(() => gateway.close());
     loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
+    // Every agent-server request passes the router: a few of its environments start now, in the background.
+    void functions
+      .get("AgentRouter")
+      .provision(envMs("LOCAL_ROUTER_PROVISIONED", DEFAULT_ROUTER_PROVISIONED));
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
     stops.push(() => runtimes.stopAll());
     scheduler.start();

@@ -56,6 +56,20 @@ describe("local Lambda execution environments", () => {
     expect(firstEnd).toBeLessThanOrEqual(Math.max(...loads.map((l) => l.began)));
   });
 
+  it("provisioned environments are loaded before any invocation and outlive the idle time; others do not", async () => {
+    const f = fn(`let calls = 0; export const handler = async () => ++calls;`, { idleMs: 50 });
+    await f.provision(2);
+    expect(f.size).toBe(2);
+    // Both warm: two invocations at once meet no new environment, each its first call.
+    const both = await Promise.all([f.invoke({}), f.invoke({})]);
+    expect(both.map((o) => (o.kind === "result" ? o.value : o))).toEqual([1, 1]);
+    // A third at once needs an environment of its own, which is reclaimed once idle; the provisioned stay.
+    await Promise.all([f.invoke({}), f.invoke({}), f.invoke({})]);
+    expect(f.size).toBe(3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(f.size).toBe(2);
+  });
+
   it("answers with the handler's JSON result, seeing its own environment and Lambda's context", async () => {
     const f = fn(
       `export const handler = async (event, ctx) => ({ got: event, env: process.env.ONLY_MINE, other: process.env.HOME ?? null,

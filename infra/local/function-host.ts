@@ -81,6 +81,8 @@ class Environment {
   private exited = false;
   /** Timed out, crashed or stopped: never handed another invocation. */
   dead = false;
+  /** Started ahead of invocations (provisioned concurrency): never reclaimed for being idle. */
+  provisioned = false;
   /** The bundle's request counts as of its last invocation (PLATFORM_COUNT_REQUESTS). */
   stats?: RequestStats;
   idleTimer?: NodeJS.Timeout;
@@ -270,6 +272,22 @@ export class LocalFunction {
     });
   }
 
+  /**
+   * Starts `count` environments ahead of any invocation and keeps them warm, as Lambda's provisioned concurrency
+   * does: a burst of requests then meets no cold start (each is a bundle load, seconds on a laptop's few cores).
+   */
+  async provision(count: number): Promise<void> {
+    const started: Environment[] = [];
+    for (let i = 0; i < count; i++) {
+      const env = await this.acquire();
+      if (!env) break;
+      env.provisioned = true;
+      started.push(env);
+    }
+    await Promise.all(started.map((e) => e.ready.catch(() => {})));
+    for (const e of started) this.release(e);
+  }
+
   private async acquire(): Promise<Environment | undefined> {
     while (!this.stopped) {
       const warm = this.idle.pop();
@@ -300,7 +318,7 @@ export class LocalFunction {
     this.idle.push(env);
     this.waiting.shift()?.();
     // Kept warm for good (a local stand-in for a schedule keeps its timer in its environment).
-    if (!Number.isFinite(this.spec.idleMs ?? 0)) return;
+    if (!Number.isFinite(this.spec.idleMs ?? 0) || env.provisioned) return;
     env.idleTimer = setTimeout(() => {
       this.forget(env);
       void env.stop();

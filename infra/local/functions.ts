@@ -62,6 +62,11 @@ export class LocalFunctions {
     return handler as LambdaHttpHandler;
   }
 
+  /** The agent router (functions/agent/router.ts): a REST API event in, its response-streamed answer out. */
+  router(event: unknown): Promise<HttpResult> {
+    return this.get("AgentRouter").invoke(event).then(httpResult);
+  }
+
   /** A task's handler: its function invoked with the event; a failure thrown as Lambda reports it. */
   task(task: Pick<TaskFunction, "name">): (event: unknown) => Promise<unknown> {
     const id = `Task-${task.name}`;

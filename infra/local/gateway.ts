@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { APIGatewayProxyEvent } from "aws-lambda";
 import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import { localDeployment } from "../../shared/agent/context.ts";
@@ -21,6 +22,7 @@ import { logger } from "../../shared/log.ts";
 import { serveConsoleFile } from "./console-files.ts";
 import { FunctionError } from "./function-error.ts";
 import { BodyTooLarge, listen, readBody } from "./http-util.ts";
+import { toRestEvent } from "./rest-event.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
 type GatewayRoute = CompiledRoute<MountedRoute> & {
@@ -40,8 +42,16 @@ export interface GatewayOptions {
   /** The routes to mount (default: all of the manifest). */
   routes?: MountedRoute[];
   loader?: (route: MountedRoute) => Promise<LambdaHttpHandler>;
-  /** When set, routes a deployment's runtime serves are forwarded to it, not handled here. */
+  /**
+   * When set, routes a deployment's runtime serves are not handled here: the router takes them (as in AWS), the
+   * forwarder those of a deployment only this process knows (`npm start -- --graph`).
+   */
   forward?: Forwarder;
+  /**
+   * The platform's router (functions/agent/router.ts, its bundle): every agent-server request, its CORS preflight
+   * and a deployment's own origin, with the event the agent REST API gives it in AWS.
+   */
+  router?: (event: APIGatewayProxyEvent) => Promise<HttpResult>;
   /** Platform-internal POST endpoints (runtimes calling back), by exact path. */
   internal?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
   /**
@@ -180,16 +190,19 @@ export class Gateway {
       let url = requestUrl(req.url);
       if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
       // A deployment's own origin (`<deployment>.localhost`): its agent server at the root, nothing else there.
-      const own = this.opts.forward ? deploymentOfHost(req.headers.host) : undefined;
+      const own = this.opts.forward || this.opts.router ? deploymentOfHost(req.headers.host) : undefined;
+      const asSent = url;
       if (own) {
         req.url = `${agentPathAtOwnOrigin(own, url.pathname)}${url.search}`;
         ownOrigin.add(req);
         url = requestUrl(req.url)!;
       }
       const found = this.match(req.method ?? "GET", url.pathname);
+      const preflight = isPreflight(req.method) && found === 405;
+      const routed = this.routed(found, preflight, url.pathname);
+      if (routed) return await this.toRouter(req, res, asSent, routed, own);
       // CORS, before anything can fail: a preflight (any OPTIONS to a path a route serves) is answered here
       // without authentication; every other answer to a browser (an Origin), errors included, carries the headers.
-      const preflight = isPreflight(req.method) && found === 405;
       const cors = this.opts.cors ?? pathCorsPolicy;
       if (cors && (preflight || req.headers.origin !== undefined)) {
         const headers = corsHeaders(await cors(url.pathname), req.method ?? "GET", req.headers);
@@ -241,6 +254,40 @@ export class Gateway {
       if (!res.headersSent) write(res, jsonResult(500, { error: "internal", request_id: null }));
       else res.destroy();
     }
+  }
+
+  /**
+   * What the router takes (the resource API Gateway would have matched): a route a runtime serves and an agent
+   * server's preflight, unless its deployment is one only this process knows; undefined for the rest.
+   */
+  private routed(
+    found: ReturnType<Gateway["match"]>,
+    preflight: boolean,
+    path: string,
+  ): { resource: string; params: Record<string, string> } | undefined {
+    if (!this.opts.router) return undefined;
+    const deployment = agentDeploymentOf(path);
+    if (deployment === undefined || localDeployment(deployment)) return undefined;
+    if (preflight) return { resource: path, params: { deployment_id: deployment } };
+    if (typeof found === "number" || !servedByRuntime(found.route.route)) return undefined;
+    return { resource: found.route.route.mountPath, params: found.params };
+  }
+
+  /** Hands a request to the router with the REST API's event; at a deployment's own origin, as it came there. */
+  private async toRouter(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    routed: { resource: string; params: Record<string, string> },
+    own: string | undefined,
+  ): Promise<void> {
+    if (Number(req.headers["content-length"] ?? 0) > config.maxRequestBytes) throw new BodyTooLarge();
+    const body = await readBody(req, config.maxRequestBytes);
+    const event = toEvent(req, url, body, undefined, {});
+    const rest = own
+      ? toRestEvent(event, "/{proxy+}", { proxy: url.pathname.slice(1) }, url.searchParams)
+      : toRestEvent(event, routed.resource, routed.params, url.searchParams);
+    await write(res, await this.opts.router!(rest));
   }
 
   async listen(port: number, host: string): Promise<number> {

@@ -18,6 +18,7 @@ import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.
 import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
 import { DRAIN_HEADER, DrainAsks, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
 import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
+import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
@@ -46,6 +47,7 @@ import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
 import { BodyTooLarge, callSocket, readBody, StartupError } from "./http-util.ts";
+import type { StreamingFunction } from "./lambda-stream.ts";
 import {
   createPolicyProxy,
   LOCAL_ACCOUNT,
@@ -63,11 +65,13 @@ import {
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
 import { servePlatformSocket } from "./runtime-socket.ts";
+import { deploymentOfFunction, runtimeAnswer } from "./runtime-stream.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
 // use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
-// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The gateway
-// authenticates each agent-server request (platform code) and forwards it here.
+// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The router bundle
+// (functions/agent/router.ts) authenticates each agent-server request and invokes the deployment's runtime
+// function through the local Lambda emulator, which hands it here (`streaming`, `invoked`).
 //
 // Containment of a child: it runs in the OS sandbox (shared/deploy/sandbox.ts: bubblewrap namespaces, read-only
 // binds of Node, the runtime bundle and its revision's artifact, a tmpfs scratch, seccomp, rlimits). Its only
@@ -439,8 +443,9 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /**
-   * The gateway's forwarder: who may call is decided here (agentAccess: a platform API key, or the deployment's
-   * custom auth), then the request goes to the runtime as it came, without the platform key.
+   * The gateway's forwarder for a deployment only this process knows (`npm start -- --graph`: no record the
+   * router could read): who may call is decided by the router's own check (agentAccess), then the request goes
+   * to the runtime as it came, without the platform key. Every other deployment's requests pass the router.
    */
   forward = async (
     req: IncomingMessage,
@@ -515,6 +520,55 @@ export class LocalRuntimes implements RuntimeHost {
     });
     if (asks.refused)
       logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...params });
+  };
+
+  /**
+   * Deployments' runtime functions as the local Lambda emulator serves the router's InvokeWithResponseStream
+   * (lambda-stream.ts): the deployment's runtime, started if need be, answers the event's request
+   * (runtime-stream.ts). undefined for a name that is no runtime function's.
+   */
+  streaming: StreamingFunction = (name, _qualifier, payload, signal) => {
+    const deploymentId = deploymentOfFunction(name);
+    return deploymentId === undefined ? undefined : this.answer(deploymentId, payload, signal);
+  };
+
+  private async *answer(deploymentId: string, payload: unknown, signal: AbortSignal): AsyncGenerator<Buffer> {
+    const e = payload as RuntimeEvent | undefined;
+    if (e?.kind !== "http" || typeof e.tenant_id !== "string" || typeof e.event !== "object")
+      throw new Error("A local runtime streams the answers of http events only");
+    let r: Running;
+    try {
+      r = await this.ensure(e.tenant_id, deploymentId);
+    } catch (err) {
+      // What keeps a runtime from running here (no sandbox, a start that failed) is its answer, as the gateway gave it.
+      if (!(err instanceof HttpError)) throw err;
+      const result = json(err.status, err.body(), err.headers());
+      yield Buffer.from(preludeOf(result));
+      yield Buffer.from(result.body ?? "");
+      return;
+    }
+    yield* runtimeAnswer(
+      { socketPath: join(r.socketDir, RUNTIME_SOCKET), agent: r.agent, token: r.token },
+      e,
+      signal,
+    );
+  }
+
+  /** Deployments' runtime functions invoked asynchronously: the drains the router (or a sweep) starts. */
+  invoked = (name: string): ((event: unknown) => Promise<void>) | undefined => {
+    const deploymentId = deploymentOfFunction(name);
+    if (deploymentId === undefined) return undefined;
+    return async (event) => {
+      const e = event as Partial<Extract<RuntimeEvent, { kind: "drain" }>> | undefined;
+      if (
+        e?.kind !== "drain" ||
+        e.deployment_id !== deploymentId ||
+        typeof e.tenant_id !== "string" ||
+        typeof e.thread_id !== "string"
+      )
+        throw new Error(`${name} takes drain events of its own deployment only`);
+      await this.kick(e.tenant_id, deploymentId, e.thread_id);
+    };
   };
 
   async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {

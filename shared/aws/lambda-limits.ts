@@ -7,6 +7,12 @@
  */
 export const LAMBDA_UNZIPPED_CODE_BYTES = 262_144_000;
 
+/**
+ * An invocation's request payload, synchronous or streamed: 6 MB (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html,
+ * "Invocation payload (request and response)"), 6,291,456 bytes.
+ */
+export const LAMBDA_REQUEST_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
 /** What the platform keeps for its runtime layer under each deployment's function (the layer is ~6 MB today). */
 export const RUNTIME_LAYER_BUDGET_BYTES = 20 * 1024 * 1024;
 

@@ -322,8 +322,9 @@ async function activate(
               custom_auth: manifest.auth
                 ? { disable_studio_auth: manifest.auth.disable_studio_auth === true }
                 : null,
-              // The router invokes this version from now on (AWS): switched with the active revision.
-              ...(runtime ? { active_runtime_version: runtime.version } : {}),
+              // The router invokes this version from now on: switched with the active revision. Locally a revision's
+              // runtime is a process of its own (infra/local/runtimes.ts): its version is the revision's id.
+              active_runtime_version: runtime?.version ?? r.id,
               updated_at: at,
             },
             when: { latest_revision_id: r.id },

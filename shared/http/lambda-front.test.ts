@@ -50,6 +50,17 @@ function recorder() {
 }
 
 describe("REST (v1) events", () => {
+  it("keep every value of a repeated query name (the single-valued map holds only the last)", () => {
+    const e = toHttpEvent(
+      v1({
+        queryStringParameters: { tag: "b", q: "x y" },
+        multiValueQueryStringParameters: { tag: ["a", "b"], q: ["x y"] },
+      }) as any,
+    );
+    expect(e.rawQueryString).toBe("tag=a&tag=b&q=x+y");
+    expect(e.queryStringParameters).toEqual({ tag: "a,b", q: "x y" });
+  });
+
   it("become the v2 shape: route key from method and resource, lower-case headers, params, body", () => {
     const e = toHttpEvent(v1() as any);
     expect(e.routeKey).toBe("POST /agents/{deployment_id}/threads/{thread_id}/runs/stream");

@@ -12,14 +12,22 @@ export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent 
   if (!("httpMethod" in event) || !event.httpMethod) return event as HttpEvent;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
-  const query = event.queryStringParameters ?? undefined;
+  // Every value of a repeated name (the single-valued map holds only the last), joined as HTTP APIs join them.
+  const pairs = Object.entries(event.multiValueQueryStringParameters ?? {}).flatMap(([k, vs]) =>
+    (vs ?? []).map((v): [string, string] => [k, v]),
+  );
+  if (!pairs.length)
+    for (const [k, v] of Object.entries(event.queryStringParameters ?? {}))
+      if (v !== undefined) pairs.push([k, v]);
+  const query: Record<string, string> = {};
+  for (const [k, v] of pairs) query[k] = k in query ? `${query[k]},${v}` : v;
   return {
     version: "2.0",
     routeKey: `${event.httpMethod} ${event.resource}`,
     rawPath: event.path,
-    rawQueryString: new URLSearchParams((query ?? {}) as Record<string, string>).toString(),
+    rawQueryString: new URLSearchParams(pairs).toString(),
     headers,
-    queryStringParameters: (query ?? undefined) as HttpEvent["queryStringParameters"],
+    queryStringParameters: pairs.length ? query : undefined,
     pathParameters: (event.pathParameters ?? undefined) as HttpEvent["pathParameters"],
     body: event.body ?? undefined,
     isBase64Encoded: event.isBase64Encoded,

@@ -1,11 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
+import { InvokeCommand, InvokeWithResponseStreamCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { CreateScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import { invokeComplete } from "../lambda-stream.ts";
+import { platformPrincipals } from "../platform-roles.ts";
 import { mintRuntimeCredentials } from "./credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "./handler.ts";
 
@@ -53,6 +55,10 @@ beforeAll(async () => {
   emulator = createServer((req, res) => {
     received.push(`${req.method} ${req.url} ${req.headers["x-amz-target"] ?? ""}`.trim());
     req.resume();
+    if (req.url?.includes("/response-streaming-invocations")) {
+      res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
+      return res.end(invokeComplete());
+    }
     res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
     res.end(
       JSON.stringify({
@@ -199,6 +205,30 @@ describe("the policy proxy in front of the emulated services", () => {
     ).toBe("AccessDeniedException 403");
   });
 
+  it("InvokeWithResponseStream of a runtime is lambda:InvokeFunction on its version: the router's role may, others not", async () => {
+    const stream = (qualifier: string) =>
+      new LambdaClient({ ...client, endpoint, credentials: who }).send(
+        new InvokeWithResponseStreamCommand({
+          FunctionName: "agent-rt-d1",
+          Qualifier: qualifier,
+          Payload: Buffer.from("{}"),
+        }),
+      );
+    const saved = who;
+    try {
+      const roles = platformPrincipals();
+      who = roles.get("api-agent")!;
+      expect(await outcome(stream("rev-1"))).toBe("allowed");
+      // The platform API's role (and the test's task role above) has no grant on runtimes.
+      who = roles.get("api-platform")!;
+      expect(await outcome(stream("rev-1"))).toBe("AccessDeniedException 403");
+      who = saved;
+      expect(await outcome(stream("rev-1"))).toBe("AccessDeniedException 403");
+    } finally {
+      who = saved;
+    }
+  });
+
   it("only what was allowed reached the emulator", () => {
     expect(received).toEqual([
       "POST / TrentService.Encrypt",
@@ -206,6 +236,7 @@ describe("the policy proxy in front of the emulated services", () => {
       "POST / AWSStepFunctions.StartExecution",
       "POST /2015-03-31/functions/agent-platform-AgentTraceIngest/invocations",
       "POST /schedules/export-1",
+      "POST /2021-11-15/functions/agent-rt-d1/response-streaming-invocations?Qualifier=rev-1",
     ]);
   });
 });

@@ -1,0 +1,71 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployments, recentDeploymentRecord } from "../shared/records/control.ts";
+import { auth, base, call, facts } from "./helpers/cloud.ts";
+import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+
+// Issue 26 (1): on the local cloud an agent-server request goes through the AgentRouter bundle, as in AWS: the
+// router (under its role) finds the version the deployment's record names and invokes the runtime with
+// InvokeWithResponseStream. Only the router reads `active_runtime_version`: without it the deployment answers
+// the router's 503, on the platform's origin and on its own, though its revision and its runtime are live.
+const repo = gitRepo(graphRepoFiles(["a"]));
+let id: string;
+let revision: string;
+const key = () => ({ tenant: facts.tenant_id, id });
+/** The router's copy of a deployment record is a second old at most (shared/recent.ts). */
+const pastRecentCopy = () => new Promise((r) => setTimeout(r, 1200));
+
+/** A request at the deployment's own origin (`<id>.localhost`, named by Host). */
+function atOwnOrigin(path: string): Promise<{ status: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: "POST",
+        path,
+        headers: { ...auth, host: `${id}.localhost:${url.port}`, "content-type": "application/json" },
+      },
+      (res) => {
+        let body = "";
+        res.on("data", (c) => {
+          body += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
+beforeAll(async () => {
+  ({ deploymentId: id, revisionId: revision } = await deployRepo(repo.dir, "router", call, auth));
+}, 240_000);
+afterAll(() => repo.remove());
+
+describe("agent-server requests on the local cloud pass the router bundle", () => {
+  it("a deployed revision's record names its runtime version (locally the revision's id)", async () => {
+    expect((await recentDeploymentRecord(facts.tenant_id, id))?.active_runtime_version).toBe(revision);
+  });
+
+  it("without the runtime version the router answers 503; with it the runtime answers again", async () => {
+    const search = () => call("POST", `/agents/${id}/assistants/search`, { headers: auth, body: {} });
+    expect((await search()).status).toBe(200);
+    expect((await atOwnOrigin("/assistants/search")).status).toBe(200);
+    await deployments.update(key(), { remove: ["active_runtime_version"] });
+    try {
+      await pastRecentCopy();
+      const refused = await search();
+      expect(refused.status).toBe(503);
+      expect(refused.json.detail).toBe("The deployment has no deployed revision yet");
+      const own = await atOwnOrigin("/assistants/search");
+      expect(own.status).toBe(503);
+    } finally {
+      await deployments.update(key(), { set: { active_runtime_version: revision } });
+    }
+    await pastRecentCopy();
+    expect((await search()).status).toBe(200);
+  });
+});
