@@ -20,6 +20,7 @@ import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
+import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
@@ -168,6 +169,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     await createTables(dynamo(), ttlEmulatedTables(tasks));
     // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
     await moveAgentIndexEntries();
+    // And its live deployments get the runtime version the router reads.
+    await backfillRuntimeVersionsOnce();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 

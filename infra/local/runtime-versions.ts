@@ -1,0 +1,60 @@
+import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { dynamo } from "../../shared/aws/clients.ts";
+import { logger } from "../../shared/log.ts";
+import { tableName } from "../../shared/tables.ts";
+
+// A DATA_DIR from before agent-server requests passed the router bundle locally: a deployment live then has no
+// `active_runtime_version`, which the router reads (AWS's deploy step has always set it) and answers 503 without.
+// A local runtime serves its deployment's active revision, so that revision's id is its version. Set once per
+// data folder at start (a marker item says it was done), conditionally on the record being as it was read.
+const MARKER = { PK: { S: "PLATFORM#MIGRATIONS" }, SK: { S: "local-runtime-version" } };
+
+/** Gives every live deployment record without a runtime version its active revision's id; answers how many. */
+export async function backfillRuntimeVersions(): Promise<number> {
+  const TableName = tableName("main");
+  let done = 0;
+  let ExclusiveStartKey: Record<string, never> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName,
+        FilterExpression:
+          "begins_with(PK, :t) AND attribute_exists(active_revision_id) AND attribute_not_exists(active_runtime_version)",
+        ProjectionExpression: "PK, SK, active_revision_id",
+        ExpressionAttributeValues: { ":t": { S: "T#" } },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (!item.PK?.S?.endsWith("#DEPLOYMENT") || !item.active_revision_id?.S) continue;
+      try {
+        await dynamo().send(
+          new UpdateItemCommand({
+            TableName,
+            Key: { PK: item.PK, SK: item.SK! },
+            UpdateExpression: "SET active_runtime_version = :r",
+            ConditionExpression: "active_revision_id = :r AND attribute_not_exists(active_runtime_version)",
+            ExpressionAttributeValues: { ":r": item.active_revision_id },
+          }),
+        );
+        done++;
+      } catch (err) {
+        // Changed since the scan (a deploy set it, or the deployment moved on): left as it is now.
+        if ((err as Error).name !== "ConditionalCheckFailedException") throw err;
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (ExclusiveStartKey);
+  return done;
+}
+
+/** The backfill, once per data folder. */
+export async function backfillRuntimeVersionsOnce(): Promise<void> {
+  const TableName = tableName("main");
+  if ((await dynamo().send(new GetItemCommand({ TableName, Key: MARKER }))).Item) return;
+  const done = await backfillRuntimeVersions();
+  if (done) logger.info("deployments given their local runtime version", { deployments: done });
+  await dynamo().send(
+    new PutItemCommand({ TableName, Item: { ...MARKER, at: { S: new Date().toISOString() } } }),
+  );
+}
