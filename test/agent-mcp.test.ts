@@ -104,6 +104,33 @@ describe("MCP endpoint", () => {
     await expect(mcp.ping()).resolves.toEqual({});
   });
 
+  it("arguments that do not fit the tool's input schema are an invalid-params error; nothing runs", async () => {
+    const bad = await mcp.callTool({ name: "typed", arguments: { text: 5 } }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(McpError);
+    expect(bad).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/Invalid arguments for tool typed: .*\/text: .*"string"/),
+    });
+    const ok = await mcp.callTool({ name: "typed", arguments: { text: "fine" } });
+    expect(ok.isError).toBeFalsy();
+  });
+
+  it("a client that accepts only an SSE stream gets its answer as a message event", async () => {
+    const res = await fetch(url(), {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    expect(text).toMatch(/^event: message\ndata: /);
+    expect(JSON.parse(text.split("data: ")[1]!.trim())).toMatchObject({
+      id: 9,
+      result: { tools: expect.any(Array) },
+    });
+  });
+
   it("keeps tool names unique: a later assistant with a taken name is named <name>-<assistant_id>", async () => {
     const twin = await sdk.assistants.create({ graphId: "plain", name: "plain" });
     const names = (await mcp.listTools()).tools.map((t) => t.name);

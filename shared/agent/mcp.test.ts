@@ -84,6 +84,11 @@ describe("MCP JSON-RPC", () => {
     });
     expect((await post(ping, { ...HEADERS, "content-type": "text/plain" })).status).toBe(415);
     expect((await post(ping, { ...HEADERS, accept: "text/html" })).status).toBe(406);
+    // Only SSE accepted: the answer is one message event of a stream.
+    const sse = await post(ping, { ...HEADERS, accept: "text/event-stream" });
+    expect(sse.status).toBe(200);
+    expect(sse.headers["content-type"]).toBe("text/event-stream");
+    expect(sse.body).toMatch(/^event: message\ndata: \{"jsonrpc":"2.0","id":\d+,"result":\{\}\}\n\n$/);
     expect((await post(ping, {})).status).toBe(200);
     expect(mcpMethodNotAllowed()).toMatchObject({ status: 405, headers: { allow: "POST" } });
   });

@@ -1,3 +1,4 @@
+import { Validator } from "@langchain/core/utils/json_schema";
 import { z } from "zod";
 import { JSON_RPC, type RpcErrorAnswer, RpcFailure, rpcError, rpcResult } from "../http/json-rpc.ts";
 import { isRecord } from "../llm/json.ts";
@@ -12,8 +13,9 @@ import { waitRun } from "./stream.ts";
 import { kick } from "./worker.ts";
 
 // The agent server's MCP endpoint (POST /agents/{deployment_id}/mcp), as the reference LangGraph server serves
-// it: the Model Context Protocol over Streamable HTTP, stateless (no Mcp-Session-Id, no SSE: every request is
-// answered with one application/json body, notifications and client responses with 202). One tool per
+// it: the Model Context Protocol over Streamable HTTP, stateless (no Mcp-Session-Id, no server-opened stream:
+// every request is answered with one application/json body, or one SSE stream of its answers for a client that
+// accepts only text/event-stream; notifications and client responses with 202). One tool per
 // assistant of the deployment: named after the assistant (a default assistant's name is its graph id),
 // described by its description, its inputSchema the graph's input JSON schema (as GET /assistants/{id}/schemas
 // answers it). tools/call runs the assistant statelessly with the arguments as input (the path of POST
@@ -109,6 +111,32 @@ export async function mcpTools(d: AgentDeployment): Promise<McpTool[]> {
   return tools;
 }
 
+/** The JSON Schema draft a schema names (`$schema`), as the validator calls it; draft-07 when it names none. */
+function draftOf(schema: Record<string, unknown>): "7" | "2019-09" | "2020-12" {
+  const named = typeof schema.$schema === "string" ? schema.$schema : "";
+  return named.includes("2020-12") ? "2020-12" : named.includes("2019-09") ? "2019-09" : "7";
+}
+
+/**
+ * Arguments checked against the tool's input schema before anything runs, as MCP servers do: a mismatch is an
+ * invalid-params error naming where and why (the MCP spec's "invalid arguments" protocol error).
+ */
+function checkArguments(tool: McpTool, args: Record<string, unknown>): void {
+  let result: { valid: boolean; errors: { instanceLocation: string; error: string }[] };
+  try {
+    result = new Validator(tool.inputSchema as never, draftOf(tool.inputSchema), false).validate(args);
+  } catch {
+    // A schema the validator cannot read checks nothing (the run validates what the graph needs).
+    return;
+  }
+  if (result.valid) return;
+  const why = result.errors
+    .slice(-3)
+    .map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${e.error}`)
+    .join("; ");
+  throw new RpcFailure(INVALID_PARAMS, `Invalid arguments for tool ${tool.name}: ${why}`);
+}
+
 /** Runs the tool's assistant statelessly with `args` as input: the MCP result of its final values. */
 async function callTool(d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
   const body = runCreate.parse({ assistant_id: tool.assistant_id, input: args });
@@ -157,6 +185,7 @@ async function dispatch(
       const d = await deployment();
       const tool = (await mcpTools(d)).find((t) => t.name === call.data.name);
       if (!tool) throw new RpcFailure(INVALID_PARAMS, `Unknown tool: ${call.data.name}`);
+      checkArguments(tool, call.data.arguments ?? {});
       try {
         return await callTool(d, tool, call.data.arguments ?? {});
       } catch (err) {
@@ -216,8 +245,16 @@ export async function handleMcpPost(
 ): Promise<McpAnswer> {
   const header = (name: string) => headers[name] ?? headers[name.toLowerCase()];
   const accept = header("accept");
-  if (accept && !/application\/json|\*\/\*|application\/\*/i.test(accept))
-    return refuse(406, SERVER_ERROR, "Not Acceptable: the client must accept application/json");
+  // A client that takes only an SSE stream gets each answer as one `message` event of a stream that then ends.
+  const sse = Boolean(
+    accept && /text\/event-stream/i.test(accept) && !/application\/json|\*\/\*|application\/\*/i.test(accept),
+  );
+  if (accept && !sse && !/application\/json|\*\/\*|application\/\*/i.test(accept))
+    return refuse(
+      406,
+      SERVER_ERROR,
+      "Not Acceptable: the client must accept application/json or text/event-stream",
+    );
   const type = header("content-type");
   if (type && !/application\/json/i.test(type))
     return refuse(415, SERVER_ERROR, "Unsupported Media Type: the body must be application/json");
@@ -249,6 +286,12 @@ export async function handleMcpPost(
   );
   if (!answers.length) return { status: 202, headers: {} };
   const onlyInvalid = !batch && "error" in answers[0] && answers[0].error.code === INVALID_REQUEST;
+  if (sse && !onlyInvalid)
+    return {
+      status: 200,
+      body: answers.map((a) => `event: message\ndata: ${JSON.stringify(a)}\n\n`).join(""),
+      headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+    };
   return { status: onlyInvalid ? 400 : 200, body: batch ? answers : answers[0], headers: JSON_HEADERS };
 }
 
