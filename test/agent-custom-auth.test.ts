@@ -1,5 +1,7 @@
+import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lambda } from "../shared/aws/clients.ts";
 import { agentClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { deployRepo, gitRepo } from "./helpers/repos.ts";
@@ -211,6 +213,36 @@ describe("handlers that refuse, and other resources", () => {
     expect(aliceSees).toContain(cron.cron_id);
     expect((await bob.crons.search({})).map((c) => c.cron_id)).not.toContain(cron.cron_id);
     await expect(bob.crons.delete(cron.cron_id)).rejects.toMatchObject({ status: 404 });
+    await alice.crons.delete(cron.cron_id);
+  });
+
+  it("crons: a tick runs as the user who made the cron (langgraph_auth_user in the run's config)", async () => {
+    const thread = await alice.threads.create();
+    const cron = await alice.crons.createForThread(thread.thread_id, "agent", {
+      schedule: "0 0 1 1 *",
+      input: { text: "tick" },
+    });
+    expect(cron.user_id).toBe("alice");
+    expect(JSON.stringify(cron)).not.toContain("langgraph_auth_user");
+    // Its tick, as its schedule fires it.
+    const out = await lambda().send(
+      new InvokeCommand({
+        FunctionName: "AgentCronTick",
+        Payload: JSON.stringify({
+          tenant_id: facts.tenant_id,
+          deployment_id: deploymentId,
+          cron_id: cron.cron_id,
+          scheduled_at: cron.next_run_date,
+        }),
+      }),
+    );
+    const fired = JSON.parse(Buffer.from(out.Payload!).toString()) as { outcome: string; run_id: string };
+    expect(fired.outcome).toBe("fired");
+    await alice.runs.join(thread.thread_id, fired.run_id);
+    expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({
+      text: "tick>who",
+      user: "alice",
+    });
     await alice.crons.delete(cron.cron_id);
   });
 });

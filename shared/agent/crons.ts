@@ -16,7 +16,7 @@ import {
 } from "../records/agent.ts";
 import { queryShards, shardKey } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
-import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
+import { type AuthFilters, authConfigurable, authUser, matchesAuthFilters } from "./auth-scope.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { nextRunDate } from "./crons-schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./crons-schemas.ts";
@@ -37,10 +37,10 @@ import { bindGraph, contains, getThreadItem, newThreadRecord } from "./threads.t
 //   deployment's runtime is kicked to execute it, as the run sweeper does (a lost kick is the sweeper's pending run).
 
 /** A cron as the API shows it. */
-export type Cron = Omit<CronRecord, "PK" | "SK" | "AGENT1PK" | "AGENT1SK">;
+export type Cron = Omit<CronRecord, "PK" | "SK" | "AGENT1PK" | "AGENT1SK" | "run_as">;
 
 export function toCron(r: CronRecord): Cron {
-  const { PK: _pk, SK: _sk, AGENT1PK: _g, AGENT1SK: _s, ...cron } = r;
+  const { PK: _pk, SK: _sk, AGENT1PK: _g, AGENT1SK: _s, run_as: _u, ...cron } = r;
   return cron;
 }
 
@@ -78,7 +78,9 @@ export async function createCron(
     metadata: body.metadata ?? {},
     on_run_completed: threadId === null ? (body.on_run_completed ?? "delete") : null,
     enabled,
-    user_id: null,
+    // Ticks run as the user who made the cron (custom auth), as the reference's crons do.
+    user_id: authUser()?.identity ?? null,
+    ...(authUser() ? { run_as: authConfigurable() } : {}),
     next_run_date: next,
     created_at: now,
     updated_at: now,
@@ -273,7 +275,16 @@ export async function fireTick(
     return { outcome: "skipped" as const };
   };
   if (cron.end_time && tickMs > Date.parse(cron.end_time)) return skip("past end_time");
-  const body = cron.payload as RunCreate;
+  const payload = cron.payload as RunCreate;
+  const body: RunCreate = cron.run_as
+    ? {
+        ...payload,
+        config: {
+          ...(payload.config ?? {}),
+          configurable: { ...(payload.config?.configurable ?? {}), ...cron.run_as },
+        },
+      }
+    : payload;
   let rg: Awaited<ReturnType<typeof graphFor>>;
   try {
     rg = await graphFor(d, cron.assistant_id);

@@ -266,6 +266,11 @@ export interface CronRecord extends Key {
   on_run_completed: "delete" | "keep" | null;
   enabled: boolean;
   user_id: string | null;
+  /**
+   * Custom auth: the creating user's keys a tick's run carries in `config.configurable` (langgraph_auth_user …),
+   * as a run of that user's own request does. Never answered.
+   */
+  run_as?: Record<string, unknown>;
   next_run_date: string | null;
   created_at: string;
   updated_at: string;
