@@ -65,14 +65,19 @@ const groupOf = (f: FunctionBundle) =>
         ? "tasks"
         : "agent runtime (layer)";
 
-/** Loads every platform function's bundle once, one at a time, and prints a row per group. */
+/** Loads every platform function's bundle three times, one at a time, and prints a row per group. */
 export async function lambdaStartupBench(): Promise<void> {
   const fns = functionBundles();
   const taskRoot = mkdtempSync(join(tmpdir(), "lambda-root-"));
   const env = environment(taskRoot);
   const loaded: Loaded[] = [];
   try {
-    for (const fn of fns) loaded.push(await load(fn, env));
+    // Each bundle three times, its median kept: one load on a busy machine is as often the machine as the bundle.
+    for (const fn of fns) {
+      const runs = [await load(fn, env), await load(fn, env), await load(fn, env)];
+      const median = runs.sort((a, b) => a.initMs - b.initMs)[1];
+      loaded.push({ ...median, ok: runs.every((r) => r.ok), rssMb: Math.max(...runs.map((r) => r.rssMb)) });
+    }
   } finally {
     rmSync(taskRoot, { recursive: true, force: true });
   }
@@ -80,13 +85,14 @@ export async function lambdaStartupBench(): Promise<void> {
     `Lambda bundles loaded as Lambda loads them (Node ${process.versions.node}; Lambda runs nodejs22.x)`,
   );
   console.log(
-    "| group | functions | init ms p50 / max | peak RSS MB max | memory MB | peak / memory max | goal |",
+    "| group | functions | init ms p50 / max (each function's median of 3) | slowest | peak RSS MB max | memory MB | peak / memory max | goal |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   const groups = new Map<string, Loaded[]>();
   for (const l of loaded) groups.set(groupOf(l.fn), [...(groups.get(groupOf(l.fn)) ?? []), l]);
   for (const [name, ls] of groups) {
     const init = ls.map((l) => l.initMs).sort((a, b) => a - b);
+    const slowest = ls.reduce((a, b) => (b.initMs > a.initMs ? b : a)).fn.id;
     const worst = ls.reduce((a, b) => (b.rssMb / b.fn.memoryMb > a.rssMb / a.fn.memoryMb ? b : a));
     const memories = [...new Set(ls.map((l) => l.fn.memoryMb))].join("/");
     const runtime = ls[0].fn.kind === "runtime";
@@ -94,7 +100,7 @@ export async function lambdaStartupBench(): Promise<void> {
     const met =
       init.at(-1)! <= initGoal && ls.every((l) => l.rssMb <= l.fn.memoryMb / 2) && ls.every((l) => l.ok);
     console.log(
-      `| ${name} | ${ls.length} | ${fmt(init[Math.floor(init.length / 2)], 0)} / ${fmt(init.at(-1)!, 0)} | ${fmt(Math.max(...ls.map((l) => l.rssMb)), 0)} | ${memories} | ${fmt((100 * worst.rssMb) / worst.fn.memoryMb, 0)}% (${worst.fn.id}) | init ≤ ${initGoal} ms, peak ≤ 50%: ${met ? "met" : "**not met**"} |`,
+      `| ${name} | ${ls.length} | ${fmt(init[Math.floor(init.length / 2)], 0)} / ${fmt(init.at(-1)!, 0)} | ${slowest} | ${fmt(Math.max(...ls.map((l) => l.rssMb)), 0)} | ${memories} | ${fmt((100 * worst.rssMb) / worst.fn.memoryMb, 0)}% (${worst.fn.id}) | init ≤ ${initGoal} ms, peak ≤ 50%: ${met ? "met" : "**not met**"} |`,
     );
   }
   const failed = loaded.filter((l) => !l.ok).map((l) => l.fn.id);

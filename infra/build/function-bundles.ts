@@ -36,7 +36,7 @@ const HASHED_FILES = [
   "infra/build/function-bundles.ts",
   "infra/build/openapi-document.ts",
 ];
-/** The platform API's OpenAPI document beside the bundle of the function that serves it (functions/system/openapi.ts). */
+/** An OpenAPI document beside the bundle of the function that serves it (functions/system/openapi.ts, functions/agent/system/openapi.ts). */
 const OPENAPI_DOCUMENT_FILE = "openapi.json";
 
 /**
@@ -243,14 +243,16 @@ function build(fns: PlatformFunction[], dir: string): void {
   const meta = result.metafile!;
   // The platform API's OpenAPI document, beside the function that serves it (made from the sources bundled here).
   const served = fns.find((f) => f.handler === "system/openapi");
-  if (served) {
+  const agentServed = fns.find((f) => f.handler === "agent/system/openapi");
+  if (served || agentServed) {
     const made = spawnSync(
       process.execPath,
       [
         "--import",
         "tsx",
         join(ROOT, "infra/build/openapi-document.ts"),
-        join(tmp, bundleName(served.handler), OPENAPI_DOCUMENT_FILE),
+        served ? join(tmp, bundleName(served.handler), OPENAPI_DOCUMENT_FILE) : "-",
+        ...(agentServed ? [join(tmp, bundleName(agentServed.handler), OPENAPI_DOCUMENT_FILE)] : []),
       ],
       {
         cwd: ROOT,

@@ -1,22 +1,17 @@
+import { readFile } from "node:fs/promises";
 import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
-import { agentOpenApiDocument } from "../../../shared/agent/openapi.ts";
-import { config } from "../../../shared/config.ts";
-import type { DocRoute } from "../../../shared/http/openapi.ts";
 import { defineHandler } from "../../handler.ts";
-import { loadAgentHandler } from "../../modules/agent.ts";
-import { routes } from "../../routes.ts";
 
-let docRoutes: Promise<DocRoute[]> | undefined;
+// The agent server's document is the same for every deployment (the routes are the same) but its server URL. It
+// is made when the functions are bundled (infra/build/openapi-document.ts) and lies beside this function's
+// bundle, so its init loads no handler of the agent server.
+const DOCUMENT = new URL("./openapi.json", import.meta.url);
+let doc: Promise<Record<string, unknown>> | undefined;
 
-// The same document for every deployment (the routes are the same); only the server URL differs.
 export const handler = defineHandler({
   params: DeploymentParams,
   handle: async ({ params }) => {
-    docRoutes ??= Promise.all(
-      routes
-        .filter((r) => r.group === "agent")
-        .map(async (r) => ({ ...r, handler: await loadAgentHandler(r) })),
-    );
-    return agentOpenApiDocument(config.version, params.deployment_id, await docRoutes);
+    doc ??= readFile(DOCUMENT, "utf8").then((text) => JSON.parse(text) as Record<string, unknown>);
+    return { ...(await doc), servers: [{ url: `/agents/${encodeURIComponent(params.deployment_id)}` }] };
   },
 });
