@@ -3,7 +3,7 @@ import type { Client, Cron } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tickId } from "../shared/agent/crons.ts";
 import { lambda } from "../shared/aws/clients.ts";
-import { deployedClient, runStatusSoon } from "./helpers/agents.ts";
+import { deployedClient, fireCronTick, runStatusSoon } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
@@ -39,26 +39,8 @@ beforeAll(async () => {
   });
 });
 
-/** Fires one tick of a cron through the AgentCronTick task, as its schedule would. */
-async function tick(cron: Pick<Cron, "cron_id">, scheduledAt: string) {
-  const out = await lambda().send(
-    new InvokeCommand({
-      FunctionName: "AgentCronTick",
-      Payload: JSON.stringify({
-        tenant_id: facts.tenant_id,
-        deployment_id: deploymentId,
-        cron_id: cron.cron_id,
-        scheduled_at: scheduledAt,
-      }),
-    }),
-  );
-  expect(out.FunctionError).toBeUndefined();
-  return JSON.parse(Buffer.from(out.Payload!).toString()) as {
-    outcome: string;
-    run_id?: string;
-    thread_id?: string;
-  };
-}
+const tick = (cron: Pick<Cron, "cron_id">, scheduledAt: string) =>
+  fireCronTick(facts, deploymentId, cron.cron_id, scheduledAt);
 
 const YEARLY = "0 0 1 1 *";
 const nextNewYear = () => `${new Date().getUTCFullYear() + 1}-01-01T00:00:00.000Z`;

@@ -1,8 +1,6 @@
-import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lambda } from "../shared/aws/clients.ts";
-import { agentClient } from "./helpers/agents.ts";
+import { agentClient, fireCronTick } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { deployRepo, gitRepo } from "./helpers/repos.ts";
 
@@ -225,20 +223,9 @@ describe("handlers that refuse, and other resources", () => {
     expect(cron.user_id).toBe("alice");
     expect(JSON.stringify(cron)).not.toContain("langgraph_auth_user");
     // Its tick, as its schedule fires it.
-    const out = await lambda().send(
-      new InvokeCommand({
-        FunctionName: "AgentCronTick",
-        Payload: JSON.stringify({
-          tenant_id: facts.tenant_id,
-          deployment_id: deploymentId,
-          cron_id: cron.cron_id,
-          scheduled_at: cron.next_run_date,
-        }),
-      }),
-    );
-    const fired = JSON.parse(Buffer.from(out.Payload!).toString()) as { outcome: string; run_id: string };
+    const fired = await fireCronTick(facts, deploymentId, cron.cron_id, cron.next_run_date);
     expect(fired.outcome).toBe("fired");
-    await alice.runs.join(thread.thread_id, fired.run_id);
+    await alice.runs.join(thread.thread_id, fired.run_id!);
     expect((await alice.threads.getState(thread.thread_id)).values).toMatchObject({
       text: "tick>who",
       user: "alice",

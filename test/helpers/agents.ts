@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
+import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { Client } from "@langchain/langgraph-sdk";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
+import { lambda } from "../../shared/aws/clients.ts";
 import { waitFor } from "./export.ts";
 import { callAt } from "./http.ts";
 import { deployRepo } from "./repos.ts";
@@ -75,4 +77,27 @@ export function runtimeHostPid(deploymentId: string): number | undefined {
       return Number(name);
   }
   return undefined;
+}
+
+/** Fires one tick of a cron through the AgentCronTick task, as its schedule would; answers the task's result. */
+export async function fireCronTick(
+  facts: { tenant_id: string },
+  deploymentId: string,
+  cronId: string,
+  scheduledAt: string | null | undefined,
+): Promise<{ outcome: string; run_id?: string; thread_id?: string }> {
+  const out = await lambda().send(
+    new InvokeCommand({
+      FunctionName: "AgentCronTick",
+      Payload: JSON.stringify({
+        tenant_id: facts.tenant_id,
+        deployment_id: deploymentId,
+        cron_id: cronId,
+        scheduled_at: scheduledAt,
+      }),
+    }),
+  );
+  if (out.FunctionError)
+    throw new Error(`AgentCronTick failed: ${Buffer.from(out.Payload ?? []).toString()}`);
+  return JSON.parse(Buffer.from(out.Payload!).toString());
 }
