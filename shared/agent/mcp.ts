@@ -245,11 +245,10 @@ export async function handleMcpPost(
 ): Promise<McpAnswer> {
   const header = (name: string) => headers[name] ?? headers[name.toLowerCase()];
   const accept = header("accept");
+  const json = !accept || /application\/json|\*\/\*|application\/\*/i.test(accept);
   // A client that takes only an SSE stream gets each answer as one `message` event of a stream that then ends.
-  const sse = Boolean(
-    accept && /text\/event-stream/i.test(accept) && !/application\/json|\*\/\*|application\/\*/i.test(accept),
-  );
-  if (accept && !sse && !/application\/json|\*\/\*|application\/\*/i.test(accept))
+  const sse = !json && /text\/event-stream/i.test(accept ?? "");
+  if (!json && !sse)
     return refuse(
       406,
       SERVER_ERROR,

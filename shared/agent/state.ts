@@ -65,11 +65,9 @@ function taskState(s: StateSnapshotLike): Omit<ThreadState, "interrupts"> {
 
 /** A task's checkpoint as its config names it: the thread and namespace, the checkpoint once there is one. */
 function taskCheckpoint(c: Record<string, unknown>): Record<string, unknown> {
-  return {
-    thread_id: c.thread_id,
-    checkpoint_ns: c.checkpoint_ns ?? "",
-    ...(c.checkpoint_id ? { checkpoint_id: c.checkpoint_id, checkpoint_map: c.checkpoint_map ?? null } : {}),
-  };
+  return (
+    checkpointOf({ configurable: c }) ?? { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns ?? "" }
+  );
 }
 
 export function toThreadState(s: StateSnapshotLike): ThreadState {

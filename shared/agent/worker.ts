@@ -377,10 +377,6 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   return more;
 }
 
-/**
- * A strict resume the graph refused (UnknownInterruptError) fails the run, not the thread: the thread is left as
- * it was — interrupted while interrupts are pending, else idle.
- */
 /** The run's own keys of a configurable: a thread's kept config holds none of them. */
 const RUN_KEYS = new Set([
   "run_id",
@@ -402,6 +398,10 @@ function threadConfig(assistant: GraphConfig, run: GraphConfig | undefined): { c
   return jsonBytes(config) <= MAX_THREAD_CONFIG_BYTES ? { config } : {};
 }
 
+/**
+ * A strict resume the graph refused (UnknownInterruptError) fails the run, not the thread: the thread is left as
+ * it was — interrupted while interrupts are pending, else idle.
+ */
 function refusedResume(err: unknown): Partial<ThreadRecord> | undefined {
   const e = err as { name?: string; pendingIds?: unknown } | null;
   if (e?.name !== "UnknownInterruptError") return undefined;
