@@ -275,16 +275,7 @@ export async function fireTick(
     return { outcome: "skipped" as const };
   };
   if (cron.end_time && tickMs > Date.parse(cron.end_time)) return skip("past end_time");
-  const payload = cron.payload as RunCreate;
-  const body: RunCreate = cron.run_as
-    ? {
-        ...payload,
-        config: {
-          ...(payload.config ?? {}),
-          configurable: { ...(payload.config?.configurable ?? {}), ...cron.run_as },
-        },
-      }
-    : payload;
+  const body = cron.payload as RunCreate;
   let rg: Awaited<ReturnType<typeof graphFor>>;
   try {
     rg = await graphFor(d, cron.assistant_id);
@@ -302,6 +293,8 @@ export async function fireTick(
     on_disconnect: "continue",
     on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep",
     metadata: { cron_id: cronId },
+    // The cron's creator (custom auth): the tick has no request of its own.
+    runAs: cron.run_as,
   });
   const items: TransactWriteItem[] = [{ Put: runs.putInput(run, CREATE_ONLY) }];
   if (stateless) {

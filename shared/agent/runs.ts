@@ -91,8 +91,10 @@ const modesOf = (m: RunCreate["stream_mode"]) => (m === undefined ? ["values"] :
  * cron's tick). `overrides` set what the body does not decide (a tick's run has no client to disconnect).
  */
 /** A run's config with its user (custom auth), where the reference server puts it for the graph. */
-function withAuthUser(config: RunCreate["config"]): RunCreate["config"] {
-  const auth = authConfigurable();
+function withAuthUser(
+  config: RunCreate["config"],
+  auth: Record<string, unknown> = authConfigurable(),
+): RunCreate["config"] {
   if (!Object.keys(auth).length) return config;
   return { ...(config ?? {}), configurable: { ...(config?.configurable ?? {}), ...auth } };
 }
@@ -105,6 +107,8 @@ export function newRunRecord(
     on_disconnect?: "cancel" | "continue";
     on_completion?: "delete" | "keep";
     metadata?: Record<string, unknown>;
+    /** The user's keys the run carries (a cron's creator); by default the current request's user's. */
+    runAs?: Record<string, unknown>;
   } = {},
 ): RunRecord {
   const { threadId, runId, at, stateless, rg } = run;
@@ -126,7 +130,7 @@ export function newRunRecord(
     kwargs: {
       input: body.input,
       command: body.command ?? undefined,
-      config: withAuthUser(body.config),
+      config: withAuthUser(body.config, overrides.runAs),
       context: body.context,
       stream_mode: modesOf(body.stream_mode),
       stream_subgraphs: body.stream_subgraphs ?? false,
