@@ -6,10 +6,10 @@ import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } fr
 import { queryShards } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
+import { finish } from "./run-finish.ts";
 import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
 import { runtimeHost } from "./runtime/host.ts";
 import { unlockForRetry } from "./thread-lock.ts";
-import { finish } from "./worker.ts";
 
 // The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
 // of active runs and re-drives what no worker is doing: a running run whose lease ran out (its worker died)

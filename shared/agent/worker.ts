@@ -1,33 +1,30 @@
 import { Command } from "@langchain/langgraph";
-import { cancelCodes, toItem, transact } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { LeaseLost, RunAborted } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
-  type EventChunkRecord,
   type GraphConfig,
   type RunKwargs,
   type RunRecord,
   runs,
   type ThreadRecord,
 } from "../records/agent.ts";
-import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
-import { deleteEventLog, EventLog, lastEventSeq } from "./event-log.ts";
+import { EventLog, lastEventSeq } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
 import { abortReason, executor } from "./executor.ts";
-import { groupPut } from "./group-write.ts";
 import { MessagesMode } from "./messages-mode.ts";
 import { graphForRun } from "./run-assistant.ts";
+import { finish, jsonBytes, MAX_VALUES_BYTES } from "./run-finish.ts";
 import { CANCEL_POLL_MS, wakeTimerMs } from "./run-settings.ts";
 import { endRunTrace, traceRun } from "./run-tracing.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { toJson } from "./serialize.ts";
 import { debugEvent, toThreadState } from "./state.ts";
 import { deleteStatelessThread } from "./thread-delete.ts";
-import { attemptOf, claim, mendQueued, release } from "./thread-lock.ts";
+import { attemptOf, claim, mendQueued } from "./thread-lock.ts";
 import { getThreadItem } from "./threads.ts";
 import { notifyWebhook } from "./webhook.ts";
 
@@ -43,10 +40,6 @@ import { notifyWebhook } from "./webhook.ts";
 // A thread counts its pending runs in `queued`: the write that stores a pending run adds one, claiming or
 // cancelling it takes one off. So a new run on a free thread with nothing queued is stored already running
 // (runs.ts `storeStarted`), and a finished run releases a thread with nothing queued without a look for more.
-const T = "main" as const;
-/** Values copied into a record (the thread's, the run's final values) at most this many UTF-8 bytes as JSON. */
-const MAX_VALUES_BYTES = 200_000;
-const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
 const pumping = new Map<string, Promise<void>>();
 const timers = new Map<string, NodeJS.Timeout>();
 /** How long a remote worker sleeps for a delayed run (after_seconds) before leaving it to the sweeper. */
@@ -406,77 +399,4 @@ function refusedResume(err: unknown): Partial<ThreadRecord> | undefined {
   const e = err as { name?: string; pendingIds?: unknown } | null;
   if (e?.name !== "UnknownInterruptError") return undefined;
   return { status: Array.isArray(e.pendingIds) && e.pendingIds.length ? "interrupted" : "idle" };
-}
-
-/** Frames that may join the run's final transaction (DynamoDB: 100 items, 4 MB a transaction). */
-const MAX_FRAME_ITEMS = 20;
-const MAX_FRAME_BYTES = 2_000_000;
-
-/** What a run's record loses when it ends: its lease and its entry in the active-runs index. */
-const ENDED = ["lease_until", "worker", "AGENT1PK", "AGENT1SK"];
-
-/**
- * Writes the run's final status and releases the thread, or carries out a cancel that arrived meanwhile.
- * `more` says whether the thread may have queued runs to start next: the release first tries on the
- * condition that the thread's `queued` count is zero, so a thread with nothing waiting needs no look.
- */
-export async function finish(
-  d: AgentDeployment,
-  run: RunRecord,
-  outcome: RunOutcome,
-  threadSet: Partial<ThreadRecord>,
-  frames: EventChunkRecord[] = [],
-  cancelAction?: string,
-): Promise<{ outcome: RunOutcome; more: boolean }> {
-  const rk = { scope: d.scope, thread: run.thread_id, run: run.run_id };
-  // The run's last stream frames ride in the final transaction when they fit (else they go first).
-  const bytes = frames.reduce((n, f) => n + Buffer.byteLength(String(f.frames ?? "")), 0);
-  const ride = frames.length <= MAX_FRAME_ITEMS && bytes <= MAX_FRAME_BYTES ? frames : [];
-  if (!ride.length) await groupPut(T, frames);
-  const framePuts = () => ride.map((f) => ({ Put: { TableName: tableName(T), Item: toItem(f) } }));
-  const unlock = (set: Partial<ThreadRecord>, idle = false) => release(d, run, set, idle);
-  if (outcome.status !== "cancelled") {
-    const final = executor().settlesBeforeReturn && jsonBytes(outcome.values) <= MAX_VALUES_BYTES;
-    const done = runs.updateInput(rk, {
-      set: {
-        status: outcome.status,
-        updated_at: isoNow(),
-        ...(final ? { final_values: outcome.values } : {}),
-      },
-      when: { status: "running", attempt: attemptOf(run) },
-      remove: ENDED,
-    });
-    done.ConditionExpression += " AND attribute_not_exists(cancel_action)";
-    for (const idle of [true, false]) {
-      try {
-        await transact([{ Update: done }, unlock(threadSet, idle), ...framePuts()]);
-        return { outcome, more: !idle };
-      } catch (err) {
-        const codes = cancelCodes(err);
-        if (!codes) throw err;
-        // The run's own condition failed: a cancel arrived.
-        if (codes[0] === "ConditionalCheckFailed") break;
-      }
-    }
-  }
-  const action =
-    cancelAction ?? (await getRunItem(d, run.thread_id, run.run_id))?.cancel_action ?? "interrupt";
-  if (action === "rollback") {
-    // The run's checkpoints go before its record, so nobody sees a deleted run's state.
-    const saver = d.checkpointer();
-    await saver.afterRunWrites(run.run_id, () => saver.deleteByRunId(run.thread_id, run.run_id));
-    await transact([
-      { Delete: runs.deleteInput(rk) },
-      unlock({ status: "idle", state_updated_at: isoNow() }),
-    ]);
-    await deleteEventLog(d.scope, run.run_id);
-    return { outcome: { status: "deleted" }, more: true };
-  }
-  const done = runs.updateInput(rk, {
-    set: { status: "interrupted", updated_at: isoNow() },
-    when: { status: "running", attempt: attemptOf(run) },
-    remove: ENDED,
-  });
-  await transact([{ Update: done }, unlock({ status: "idle" }), ...framePuts()]);
-  return { outcome: { status: "interrupted" }, more: true };
 }
