@@ -188,7 +188,7 @@ describe("stateless runs", () => {
         ConsistentRead: true,
       }),
       s3().send(
-        new ListObjectsV2Command({ Bucket: config.artifactBucket, Prefix: s3ThreadPrefix(scope, threadId) }),
+        new ListObjectsV2Command({ Bucket: config.checkpointBucket, Prefix: s3ThreadPrefix(scope, threadId) }),
       ),
     ]);
     return {

@@ -54,7 +54,7 @@ const rows = (saver: DynamoCheckpointSaver, thread: string) =>
   });
 const exists = async (key: string) =>
   s3()
-    .send(new HeadObjectCommand({ Bucket: platformConfig.artifactBucket, Key: key }))
+    .send(new HeadObjectCommand({ Bucket: platformConfig.checkpointBucket, Key: key }))
     .then(
       () => true,
       () => false,
@@ -197,7 +197,7 @@ describe("DynamoCheckpointSaver", () => {
     expect(refs).toHaveLength(1);
     const listed = await s3().send(
       new ListObjectsV2Command({
-        Bucket: platformConfig.artifactBucket,
+        Bucket: platformConfig.checkpointBucket,
         Prefix: `checkpoints/${encodeURIComponent(saver.scope)}/`,
       }),
     );

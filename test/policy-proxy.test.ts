@@ -153,11 +153,11 @@ describe("a runtime through the policy proxy", () => {
 
   it("reads and writes S3 objects under its own checkpoints prefix", async () => {
     const Key = `${prefixes.blobs}thread/x`;
-    await bucket.send(new PutObjectCommand({ Bucket: config.artifactBucket, Key, Body: "hello" }));
-    const out = await bucket.send(new GetObjectCommand({ Bucket: config.artifactBucket, Key }));
+    await bucket.send(new PutObjectCommand({ Bucket: config.checkpointBucket, Key, Body: "hello" }));
+    const out = await bucket.send(new GetObjectCommand({ Bucket: config.checkpointBucket, Key }));
     expect(await out.Body?.transformToString()).toBe("hello");
     await bucket.send(
-      new DeleteObjectsCommand({ Bucket: config.artifactBucket, Delete: { Objects: [{ Key }] } }),
+      new DeleteObjectsCommand({ Bucket: config.checkpointBucket, Delete: { Objects: [{ Key }] } }),
     );
   });
 
@@ -263,7 +263,7 @@ describe("a runtime through the policy proxy", () => {
   it("is refused S3 objects outside its own prefix", async () => {
     const foreign = `checkpoints/${encodeURIComponent(`${tenant}#${other}`)}/thread/x`;
     await refused(
-      bucket.send(new PutObjectCommand({ Bucket: config.artifactBucket, Key: foreign, Body: "x" })),
+      bucket.send(new PutObjectCommand({ Bucket: config.checkpointBucket, Key: foreign, Body: "x" })),
       "AccessDenied",
     );
     await refused(
@@ -273,14 +273,14 @@ describe("a runtime through the policy proxy", () => {
     await refused(
       bucket.send(
         new DeleteObjectsCommand({
-          Bucket: config.artifactBucket,
+          Bucket: config.checkpointBucket,
           Delete: { Objects: [{ Key: `${prefixes.blobs}a` }, { Key: foreign }] },
         }),
       ),
       "AccessDenied",
     );
     await expect(
-      s3().send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: foreign })),
+      s3().send(new GetObjectCommand({ Bucket: config.checkpointBucket, Key: foreign })),
     ).rejects.toThrow();
   });
 
@@ -295,7 +295,7 @@ describe("a runtime through the policy proxy", () => {
     );
     await refused(
       wrong.s3.send(
-        new PutObjectCommand({ Bucket: config.artifactBucket, Key: `${prefixes.blobs}w`, Body: "x" }),
+        new PutObjectCommand({ Bucket: config.checkpointBucket, Key: `${prefixes.blobs}w`, Body: "x" }),
       ),
       "SignatureDoesNotMatch",
     );
@@ -305,7 +305,7 @@ describe("a runtime through the policy proxy", () => {
       "UnrecognizedClientException",
     );
     await refused(
-      unknown.s3.send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: `${prefixes.blobs}w` })),
+      unknown.s3.send(new GetObjectCommand({ Bucket: config.checkpointBucket, Key: `${prefixes.blobs}w` })),
       "InvalidAccessKeyId",
     );
     expect(await platformRead(MAIN, own("w"))).toBeUndefined();

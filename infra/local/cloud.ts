@@ -126,6 +126,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const dataDir = resolve(opts.dataDir ?? ".data");
   mkdirSync(dataDir, { recursive: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
+  const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];
   const stopAll = async () => {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
@@ -135,15 +136,18 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       opts.dynamoDbEndpoint && !opts.dynamoDbPort
         ? { endpoint: opts.dynamoDbEndpoint, stop: async () => {} }
         : startDynamoDbOnAPort(opts.dynamoDbPort, opts.inMemory ? undefined : join(dataDir, "dynamodb")),
-      startS3({ host: LOOPBACK, port: opts.s3Port ?? 9090, directory: join(dataDir, "s3"), bucket }).catch(
-        (err) => {
-          throw err?.code === "EADDRINUSE"
-            ? new StartupError(
-                `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
-              )
-            : err;
-        },
-      ),
+      startS3({
+        host: LOOPBACK,
+        port: opts.s3Port ?? 9090,
+        directory: join(dataDir, "s3"),
+        buckets: [bucket, artifactBucket],
+      }).catch((err) => {
+        throw err?.code === "EADDRINUSE"
+          ? new StartupError(
+              `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
+            )
+          : err;
+      }),
     ]).catch(async (err) => {
       await stopAll();
       throw err;
@@ -159,6 +163,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       DATA_DIR: dataDir,
       LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
       PLATFORM_BUCKET: bucket,
+      ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
       AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
       AWS_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
@@ -356,4 +361,17 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * Artifacts get a bucket of their own, as in AWS, so a grant on the wrong bucket fails here as it would there.
+ * A data folder from before kept them in the platform bucket (with records that name it): it stays one bucket.
+ */
+function localArtifactBucket(s3Dir: string, bucket: string): string {
+  const own = `${bucket}-artifacts`;
+  if (existsSync(join(s3Dir, bucket)) && !existsSync(join(s3Dir, own))) {
+    process.stderr.write(`This data folder keeps artifacts in the platform bucket ${bucket} (made before ${own}).\n`);
+    return bucket;
+  }
+  return own;
 }

@@ -10,11 +10,11 @@ import S3rver from "s3rver";
 import FilesystemStore from "s3rver/lib/stores/filesystem.js";
 import { presignedMatches } from "./s3-presigned.ts";
 
-// s3rver in-process on loopback, with the platform's default bucket.
+// s3rver in-process on loopback, with the platform's buckets.
 export const S3_ACCESS_KEY_ID = "S3RVER";
 export const S3_SECRET_ACCESS_KEY = "S3RVER";
 
-export async function startS3(opts: { host: string; port: number; directory: string; bucket: string }) {
+export async function startS3(opts: { host: string; port: number; directory: string; buckets: string[] }) {
   mkdirSync(opts.directory, { recursive: true });
   const server = new S3rver({
     address: opts.host,
@@ -22,7 +22,7 @@ export async function startS3(opts: { host: string; port: number; directory: str
     directory: opts.directory,
     silent: true,
     vhostBuckets: false,
-    configureBuckets: [{ name: opts.bucket, configs: [] }],
+    configureBuckets: opts.buckets.map((name) => ({ name, configs: [] })),
   });
   // First of its middleware: a presigned URL is checked as S3 checks it (s3rver takes any SigV4 signature).
   server.middleware.unshift(refuseForgedPresigned);

@@ -13,7 +13,8 @@ for (const k of Object.keys(env)) {
     k.startsWith("EXPORT_") ||
     k === "PLATFORM_LOCAL" ||
     k === "KMS_KEY_ID" ||
-    k === "PLATFORM_BUCKET"
+    k === "PLATFORM_BUCKET" ||
+    k === "ARTIFACT_BUCKET"
   ) {
     process.env[k] = env[k];
   }
