@@ -188,7 +188,10 @@ describe("stateless runs", () => {
         ConsistentRead: true,
       }),
       s3().send(
-        new ListObjectsV2Command({ Bucket: config.checkpointBucket, Prefix: s3ThreadPrefix(scope, threadId) }),
+        new ListObjectsV2Command({
+          Bucket: config.checkpointBucket,
+          Prefix: s3ThreadPrefix(scope, threadId),
+        }),
       ),
     ]);
     return {

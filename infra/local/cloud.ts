@@ -370,7 +370,9 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
 function localArtifactBucket(s3Dir: string, bucket: string): string {
   const own = `${bucket}-artifacts`;
   if (existsSync(join(s3Dir, bucket)) && !existsSync(join(s3Dir, own))) {
-    process.stderr.write(`This data folder keeps artifacts in the platform bucket ${bucket} (made before ${own}).\n`);
+    process.stderr.write(
+      `This data folder keeps artifacts in the platform bucket ${bucket} (made before ${own}).\n`,
+    );
     return bucket;
   }
   return own;
