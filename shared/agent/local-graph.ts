@@ -47,6 +47,7 @@ export async function serveLocalGraphs(opts: {
   setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "loading");
   try {
     const { config, configDir } = await readGraphConfig(repoDir, path.basename(configFile));
+    for (const why of config.not_served ?? []) log(`Not served here (the rest of the config is): ${why}`);
     // A graph folder whose imports already resolve — a node_modules in it or in a folder above it, as Node
     // looks them up (a monorepo's root) — is bundled as it is: install only when there is none.
     if (!(await nodeModulesAbove(configDir))) await installDependencies(configDir, log, { repoDir });

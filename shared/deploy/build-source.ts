@@ -31,6 +31,7 @@ export async function buildSource(job: SourceBuildJob, log: LogLine): Promise<vo
     log(
       `Not honoured by this platform (kept, no effect): ${unhonoured.join(", ")} of ${job.graphConfigPath}`,
     );
+  for (const why of graphConfig.not_served ?? []) log(`Not served here (the rest of the config is): ${why}`);
   log(`Graphs: ${Object.keys(graphConfig.graphs).join(", ")}`);
   if (graphConfig.http?.cors) log("CORS: the agent server answers with http.cors of the graph config");
   const major = process.versions.node.split(".")[0];

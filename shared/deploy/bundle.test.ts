@@ -71,6 +71,18 @@ describe("bundling graphs", () => {
     expect(Object.keys(mod.graph.getGraph().nodes)).toContain("hello");
   });
 
+  it("a graph id that is no file name (the reference takes any string) bundles under a name of its hash", async () => {
+    const repo = await repoOf({
+      "langgraph.json": JSON.stringify({ graphs: { "my agent/v2": "./src/graph.ts:graph" } }),
+      "src/graph.ts": LANGGRAPH_GRAPH,
+    });
+    const { manifest, outDir } = await build(repo);
+    const file = manifest.graphs["my agent/v2"]?.file;
+    expect(file).toMatch(/^graphs\/_[0-9a-f]{16}\.mjs$/);
+    const mod = await import(pathToFileURL(path.join(outDir, file!)).href);
+    expect(Object.keys(mod.graph.getGraph().nodes)).toContain("hello");
+  });
+
   it("a syntax error is a BuildError naming file:line", async () => {
     const repo = await repoOf({
       "langgraph.json": '{"graphs": {"bad": "./src/bad.ts:graph"}}',

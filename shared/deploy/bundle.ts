@@ -12,6 +12,7 @@ import {
   type CorsConfig,
   checkEnvNames,
   type GraphConfig,
+  graphEntryName,
   isGraphId,
   parseGraphSpec,
 } from "./graph-config.ts";
@@ -219,7 +220,7 @@ export async function bundleGraphs(opts: {
     if (!isGraphId(id)) throw new BuildError(`graph id ${JSON.stringify(id)} is not a valid graph id`);
     const description = config.description?.[id];
     manifest.graphs[id] = {
-      ...(await addEntry(`graphs/${id}`, spec, `graph ${id}`)),
+      ...(await addEntry(graphEntryName(id), spec, `graph ${id}`)),
       ...(description ? { description } : {}),
     };
   }

@@ -3,7 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildError } from "../errors.ts";
-import { parseGraphConfig, parseGraphSpec, readGraphConfig, unhonouredKeys } from "./graph-config.ts";
+import {
+  graphEntryName,
+  parseGraphConfig,
+  parseGraphSpec,
+  readGraphConfig,
+  unhonouredKeys,
+} from "./graph-config.ts";
 
 const parse = (value: unknown, at = "langgraph.json") => parseGraphConfig(JSON.stringify(value), at);
 const problem = (text: string, at = "langgraph.json") => {
@@ -180,16 +186,14 @@ describe("graph config", () => {
     expect(bad({ allow_origin_regex: "(" })).toMatch(
       /http\.cors\.allow_origin_regex: is not a valid regular expression/,
     );
-    // Patterns that can backtrack exponentially fail as price-map patterns do (shared/safe-regex.ts).
-    expect(bad({ allow_origin_regex: "https://(a+)+$" })).toMatch(
-      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds a quantifier/,
+    // Patterns that can backtrack exponentially (shared/safe-regex.ts) are left out, with why; the rest serves.
+    const leftOut = (re: string) =>
+      parse({ graphs: { a: "./a.ts:g" }, http: { cors: { allow_origin_regex: re } } }).not_served?.[0];
+    expect(leftOut("https://(a+)+$")).toMatch(
+      /^http\.cors\.allow_origin_regex: the regex may not repeat a group that holds a quantifier/,
     );
-    expect(bad({ allow_origin_regex: "(x|xy)*\\.example" })).toMatch(
-      /http\.cors\.allow_origin_regex: the regex may not repeat a group that holds an alternation/,
-    );
-    expect(bad({ allow_origin_regex: "(https)://\\1" })).toMatch(
-      /allow_origin_regex: the regex may not use backreferences/,
-    );
+    expect(leftOut("(x|xy)*\\.example")).toMatch(/may not repeat a group that holds an alternation/);
+    expect(leftOut("(https)://\\1")).toMatch(/the regex may not use backreferences/);
     expect(bad({ allow_headers: ["x-a\r\nx-b: 1"] })).toMatch(/http\.cors\.allow_headers\.0: header names/);
     expect(bad({ allow_credentials: "yes" })).toMatch(/http\.cors\.allow_credentials: must be true or false/);
     expect(bad({ max_age: -1 })).toMatch(/http\.cors\.max_age/);
@@ -198,9 +202,41 @@ describe("graph config", () => {
     expect(bad("*")).toMatch(/http\.cors: /);
   });
 
-  it("graph ids become file names: separators and dot names are refused", () => {
-    for (const id of ["../x", "a/b", ".", "..", "", "a b"])
+  it("graph ids are any string, as on the reference; only empty, overlong and control-character ids are refused", () => {
+    for (const id of ["../x", "a/b", ".", "..", "a b", "agent-alias", "größe", "#1"])
+      expect(parse({ graphs: { [id]: "./a.ts:g" } }).graphs, id).toEqual({ [id]: "./a.ts:g" });
+    for (const id of ["", "a\nb", "x".repeat(257)])
       expect(problem(JSON.stringify({ graphs: { [id]: "./a.ts:g" } })), id).toMatch(/graph id/);
+  });
+
+  it("a graph's bundle entry is its id when that is a safe file name, else a name of its hash", () => {
+    expect(graphEntryName("agent_1.v2")).toBe("graphs/agent_1.v2");
+    for (const id of ["../x", "a/b", ".", "..", "a b"])
+      expect(graphEntryName(id)).toMatch(/^graphs\/_[0-9a-f]{16}$/);
+    expect(graphEntryName("a/b")).not.toBe(graphEntryName("a b"));
+  });
+
+  it("what the reference serves and this platform cannot fails only itself, with why: Python graphs, env lists, a backtracking CORS regex", () => {
+    const config = parse({
+      graphs: { js: "./a.ts:g", py: "./agent.py:graph", py2: { path: "./b.py:g", description: "d" } },
+      env: ["OPENAI_API_KEY"],
+      http: { cors: { allow_origin_regex: "https://(a+)+$", allow_origins: ["https://app.example"] } },
+    });
+    expect(config.graphs).toEqual({ js: "./a.ts:g" });
+    expect(config.env).toBeUndefined();
+    expect(config.http?.cors).toEqual({ allow_origins: ["https://app.example"] });
+    expect(config.not_served).toEqual([
+      "graph py: Python graphs are not supported",
+      "graph py2: Python graphs are not supported",
+      expect.stringMatching(/^env: a list of names/),
+      expect.stringMatching(
+        /^http\.cors\.allow_origin_regex: the regex may not repeat a group .*; no origin is allowed by it$/,
+      ),
+    ]);
+    expect(unhonouredKeys(config)).toEqual([]);
+    expect(problem('{"graphs": {"py": "./agent.py:graph"}}')).toMatch(
+      /defines no graphs this platform serves \(graph py: Python graphs are not supported\)/,
+    );
   });
 
   it("a graph file that is not JavaScript or TypeScript is refused", () => {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
@@ -34,12 +35,22 @@ export interface GraphConfig {
   ui_config?: { shared?: string[] };
   store?: StoreConfig;
   checkpointer?: CheckpointerConfig;
+  /** Values the reference serves and this platform cannot: each left out with why (the build logs them). */
+  not_served?: string[];
   [key: string]: unknown;
 }
 
-/** A graph id becomes a file name (graphs/<id>.mjs) and a URL segment: no separators, no dot-only names. */
-const GRAPH_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const isGraphId = (id: string): boolean => GRAPH_ID.test(id);
+/** An id that can be its bundle's file name as it is (graphs/<id>.mjs): no separators, no dot-only names. */
+const FILE_SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** The reference takes any string as a graph id; ours are data (and URL segments), bounded and printable. */
+const MAX_GRAPH_ID = 256;
+export const isGraphId = (id: string): boolean =>
+  id.length > 0 && id.length <= MAX_GRAPH_ID && [...id].every((c) => c >= " " && c !== "\x7f");
+/** The bundle entry of a graph: its id when that is a safe file name, else a name made from its hash. */
+export const graphEntryName = (id: string): string =>
+  FILE_SAFE_ID.test(id)
+    ? `graphs/${id}`
+    : `graphs/_${createHash("sha256").update(id).digest("hex").slice(0, 16)}`;
 const EXPORT_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const JS_FILE = /\.(ts|mts|cts|tsx|js|mjs|cjs|jsx)$/;
 
@@ -236,6 +247,7 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
     throw new BuildError(`graph config ${configPath} must be a JSON object`);
   if (!("graphs" in raw) || raw.graphs === undefined || raw.graphs === null)
     throw new BuildError(`graph config ${configPath} defines no graphs`);
+  const notServed = leaveOutUnservable(raw as Record<string, unknown>);
   const parsed = Schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -247,9 +259,9 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
   const graphs: Record<string, string> = {};
   const descriptions: Record<string, string> = {};
   for (const [id, entry] of Object.entries(entries)) {
-    if (!GRAPH_ID.test(id))
+    if (!isGraphId(id))
       throw new BuildError(
-        `graph config ${configPath}: graph id ${JSON.stringify(id)} must be letters, digits, '.', '_' or '-'`,
+        `graph config ${configPath}: graph id ${JSON.stringify(id)} must be 1 to ${MAX_GRAPH_ID} characters, none of them control characters`,
       );
     const spec = typeof entry === "string" ? entry : entry.path;
     const { file } = parseGraphSpec(spec);
@@ -262,7 +274,10 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
     graphs[id] = spec;
     if (typeof entry !== "string" && entry.description) descriptions[id] = entry.description;
   }
-  if (Object.keys(graphs).length === 0) throw new BuildError(`graph config ${configPath} defines no graphs`);
+  if (Object.keys(graphs).length === 0)
+    throw new BuildError(
+      `graph config ${configPath} defines no graphs${notServed.length ? ` this platform serves (${notServed.join("; ")})` : ""}`,
+    );
   if (description && typeof description === "object" && !Array.isArray(description))
     for (const [id, d] of Object.entries(description))
       if (id in graphs && typeof d === "string") descriptions[id] = d;
@@ -272,6 +287,50 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
   const out: GraphConfig = { ...rest, graphs };
   if (env !== undefined) out.env = env;
   if (Object.keys(descriptions).length) out.description = descriptions;
+  if (notServed.length) out.not_served = notServed;
+  return out;
+}
+
+const isPythonSpec = (entry: unknown): boolean => {
+  const spec = typeof entry === "string" ? entry : (entry as { path?: unknown } | null)?.path;
+  return (
+    typeof spec === "string" &&
+    /\.py$/.test((spec.includes(":") ? spec.slice(0, spec.lastIndexOf(":")) : spec).trim())
+  );
+};
+
+/**
+ * Takes out of `raw` (in place) what the reference serves and this platform cannot, so that one such value fails
+ * only its own feature, never the config: Python graphs (the others still serve), `env` as a list of names
+ * (the reference CLI copies them from the shell it runs in), and a CORS origin regex that could backtrack
+ * without end (no origin is allowed by it). Answers why, one line each.
+ */
+function leaveOutUnservable(raw: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const graphs = raw.graphs;
+  if (graphs && typeof graphs === "object" && !Array.isArray(graphs)) {
+    const kept = Object.entries(graphs).filter(([id, entry]) => {
+      if (!isPythonSpec(entry)) return true;
+      out.push(`graph ${id}: Python graphs are not supported`);
+      return false;
+    });
+    raw.graphs = Object.fromEntries(kept);
+  }
+  if (Array.isArray(raw.env)) {
+    out.push(
+      "env: a list of names takes their values from the shell the reference CLI runs in; here a deployment's variables are its env and secrets",
+    );
+    delete raw.env;
+  }
+  const http = raw.http as { cors?: Record<string, unknown> } | undefined;
+  const re = http?.cors && typeof http.cors === "object" ? http.cors.allow_origin_regex : undefined;
+  if (typeof re === "string" && compiles(re)) {
+    const unsafe = unsafePatternReason(re, "the regex");
+    if (unsafe) {
+      out.push(`http.cors.allow_origin_regex: ${unsafe}; no origin is allowed by it`);
+      delete http!.cors!.allow_origin_regex;
+    }
+  }
   return out;
 }
 
@@ -288,6 +347,7 @@ const HONOURED = new Set([
   "ui_config",
   "store",
   "checkpointer",
+  "not_served",
 ]);
 const HONOURED_IN: Record<string, Set<string>> = {
   http: new Set([

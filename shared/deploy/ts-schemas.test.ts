@@ -2,6 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { graphEntryName } from "./graph-config.ts";
 import { SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
 import { extractGraphSchemas, writeGraphSchemas } from "./ts-schemas.ts";
 
@@ -291,17 +292,24 @@ export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(STAR
     expect(logs).toContainEqual(expect.stringContaining("stopped after"));
   });
 
-  it("writeGraphSchemas writes schemas.json by graph id beside the manifest", async () => {
+  it("writeGraphSchemas writes schemas.json by graph id beside the manifest (an id that is no file name too)", async () => {
     const dir = repo({ "src/agent.ts": AGENT });
     const out = path.join(dir, "out");
     mkdirSync(out);
+    const odd = "my agent/v2";
     await writeGraphSchemas({
       repoDir: dir,
       configDir: dir,
       outDir: out,
-      entryPoints: { "graphs/agent": path.join(dir, "src/agent.ts") },
+      entryPoints: {
+        "graphs/agent": path.join(dir, "src/agent.ts"),
+        [graphEntryName(odd)]: path.join(dir, "src/agent.ts"),
+      },
       manifest: {
-        graphs: { agent: { file: "graphs/agent.mjs", export_name: "graph" } },
+        graphs: {
+          agent: { file: "graphs/agent.mjs", export_name: "graph" },
+          [odd]: { file: `${graphEntryName(odd)}.mjs`, export_name: "graph" },
+        },
         env: {},
         built_at: "",
       },
@@ -309,7 +317,8 @@ export const graph = new StateGraph(State).addNode("a", () => ({})).addEdge(STAR
       modules: MODULES,
     });
     const written = JSON.parse(readFileSync(path.join(out, SCHEMAS_FILE), "utf8")) as SchemasFile;
-    expect(Object.keys(written)).toEqual(["agent"]);
+    expect(Object.keys(written).sort()).toEqual(["agent", odd]);
     expect(written.agent.state).toMatchObject({ properties: { count: { type: "number" } } });
+    expect(written[odd].state).toEqual(written.agent.state);
   });
 });

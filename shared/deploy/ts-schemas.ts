@@ -5,6 +5,7 @@ import path from "node:path";
 import { API, DiagnosticCategory, type Project } from "typescript/unstable/async";
 import type { ArtifactManifest } from "./bundle.ts";
 import type { LogLine } from "./exec.ts";
+import { graphEntryName } from "./graph-config.ts";
 import { inParentPackages } from "./paths.ts";
 import { type GraphTypeSchemas, SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
 import { findSubgraphs } from "./ts-subgraphs.ts";
@@ -364,7 +365,7 @@ async function openProject(api: API, configFile: string, changed: boolean): Prom
 
 /**
  * The build step's part: writes schemas.json beside manifest.json for the graphs bundled from `entryPoints`
- * (`graphs/<id>` → file). Never throws.
+ * (graphEntryName → file). Never throws.
  */
 export async function writeGraphSchemas(opts: {
   repoDir: string;
@@ -378,7 +379,7 @@ export async function writeGraphSchemas(opts: {
   try {
     const graphs: Record<string, GraphSource> = {};
     for (const [id, g] of Object.entries(opts.manifest.graphs)) {
-      const file = opts.entryPoints[`graphs/${id}`];
+      const file = opts.entryPoints[graphEntryName(id)];
       if (file) graphs[id] = { file, exportName: g.export_name };
     }
     const schemas = await extractGraphSchemas({ ...opts, graphs });
