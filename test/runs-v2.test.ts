@@ -196,6 +196,12 @@ describe.each(sdks)("langsmith %s: client.traces", (_v, make) => {
       { id: traces[3].root, name: "turn-3", parent_run_ids: [] },
       { id: traces[3].llm, name: "model", parent_run_ids: [traces[3].root] },
     ]);
+    // Another project's (or workspace's) trace is a 404, not an empty list.
+    await expect(
+      c.traces.listRuns(traces[3].root, { project_id: crypto.randomUUID() }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
   });
 });
 
@@ -238,6 +244,13 @@ describe.each(sdks)("langsmith %s: client.threads", (_v, make) => {
         total_tokens: 15 + i,
       })),
     );
+  });
+
+  it("a thread no trace carries is a 404", async () => {
+    const c = make();
+    await expect(
+      c.threads.listTraces("no-such-thread", { project_id: projectId }).then((p) => p.getPaginatedItems()),
+    ).rejects.toMatchObject({ status: 404 });
   });
 
   it("listThreads and readThread (the older methods) read the same threads", async () => {

@@ -1,5 +1,6 @@
 import { config } from "../config.ts";
-import { getProject } from "../projects/projects.ts";
+import { NotFound } from "../errors.ts";
+import { getProject, listProjects } from "../projects/projects.ts";
 import { decodeKeyset, encodeKeyset } from "./keyset.ts";
 import { aggregateRunStats, type StatRun } from "./stats.ts";
 import { allRuns, runsById, traceUsage, windowOf } from "./v2.ts";
@@ -176,6 +177,16 @@ async function withPreviews(tenant: string, threads: ReturnType<typeof summary>[
   }
 }
 
+/** Every project id of the workspace. */
+async function allProjectIds(tenant: string) {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await listProjects(tenant, { limit: 100, offset });
+    ids.push(...page.map((p) => p.id));
+    if (page.length < 100) return ids;
+  }
+}
+
 const USAGE_SELECTS = [
   "PROMPT_TOKENS",
   "COMPLETION_TOKENS",
@@ -187,7 +198,8 @@ const USAGE_SELECTS = [
 ];
 
 export interface ThreadTracesQuery {
-  project_id: string;
+  /** Without it, every project of the workspace. */
+  project_id?: string;
   filter?: string;
   selects?: string[];
   page_size: number;
@@ -197,13 +209,23 @@ export interface ThreadTracesQuery {
 /** GET /api/v2/threads/{thread_id}/traces: the thread's traces in the order they started (turn order). */
 export async function threadTraces(tenant: string, thread: string, p: ThreadTracesQuery) {
   const after = decodeKeyset(p.cursor, "query");
-  const roots = (
-    await allRuns(
-      tenant,
-      { session: [p.project_id], is_root: true, order: "asc", select: ["thread_id", "start_time"] },
-      config.runs.statsMaxRuns,
-    )
-  ).filter((r) => r.thread_id === thread);
+  const sessions = p.project_id ? [p.project_id] : await allProjectIds(tenant);
+  const roots = sessions.length
+    ? (
+        await allRuns(
+          tenant,
+          { session: sessions, is_root: true, order: "asc", select: ["thread_id", "start_time"] },
+          config.runs.statsMaxRuns,
+        )
+      ).filter((r) => r.thread_id === thread)
+    : [];
+  // A thread is its traces: none, no thread (a label, not a record: another workspace's is no different).
+  if (!roots.length) throw new NotFound("Thread not found");
+  // Several projects are read one after the other: turn order is start order across them.
+  roots.sort(
+    (a, b) =>
+      String(a.start_time).localeCompare(String(b.start_time)) || String(a.id).localeCompare(String(b.id)),
+  );
   const turns = new Map(roots.map((r, i) => [String(r.id), i + 1]));
   let kept = roots;
   if (p.filter) {

@@ -46,8 +46,9 @@ export const RunsQueryBody = z.strictObject({
 /** A repeated query parameter (`selects=A&selects=B` arrives comma-joined). */
 const repeated = <T extends z.ZodType<unknown, string[]>>(item: T) => qCsv().pipe(item);
 
+// The SDK always sends project_id to these reads; without it, the workspace is the scope (as v1's reads).
 export const RunRetrieveQuery = z.looseObject({
-  project_id: z.uuid(),
+  project_id: z.uuid().optional(),
   selects: repeated(selectsSchema(RUN_SELECTS)).optional(),
   start_time: time.optional(),
 });
@@ -66,7 +67,7 @@ export const TracesQueryBody = z.strictObject({
 });
 
 export const TraceRunsQuery = z.looseObject({
-  project_id: z.uuid(),
+  project_id: z.uuid().optional(),
   filter: filter.optional(),
   min_start_time: time.optional(),
   max_start_time: time.optional(),
@@ -89,7 +90,7 @@ export const ThreadsQueryBody = z.strictObject({
 });
 
 export const ThreadTracesQuery = z.looseObject({
-  project_id: z.uuid(),
+  project_id: z.uuid().optional(),
   filter: filter.optional(),
   selects: repeated(selectsSchema(THREAD_TRACE_SELECTS, ["TURN_NUMBER"])).optional(),
   page_size: qInt(1, 100).default(100),

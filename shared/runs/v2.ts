@@ -109,11 +109,11 @@ export async function queryRunsV2(tenant: string, p: RunsV2Query) {
 export async function retrieveRunV2(
   tenant: string,
   id: string,
-  p: { project_id: string; selects?: string[] },
+  p: { project_id?: string; selects?: string[] },
 ) {
   const selects = selected(p.selects);
   const run = (await runsById(tenant, [id], readsOf(RUN_SELECTS, selects, ["id", "session_id"]))).get(id);
-  if (!run || run.session_id !== p.project_id) throw new NotFound("Run not found");
+  if (!run || (p.project_id && run.session_id !== p.project_id)) throw new NotFound("Run not found");
   return project(RUN_SELECTS, run, selects);
 }
 
@@ -193,12 +193,12 @@ export async function queryTracesV2(tenant: string, p: TracesV2Query) {
   return { items, next_cursor: page.cursors.next };
 }
 
-/** GET /api/v2/traces/{trace_id}/runs: every run of the trace in the project, in start order. */
+/** GET /api/v2/traces/{trace_id}/runs: every run of the trace in the project, in start order; none: a 404. */
 export async function traceRunsV2(
   tenant: string,
   trace: string,
   p: {
-    project_id: string;
+    project_id?: string;
     filter?: string;
     min_start_time?: string;
     max_start_time?: string;
@@ -214,8 +214,14 @@ export async function traceRunsV2(
     filter: p.filter,
     select: readsOf(RUN_SELECTS, selects, ["id", "session_id", "start_time", "dotted_order"]),
   });
+  const ours = (r: Wire) => !p.project_id || r.session_id === p.project_id;
+  // A filter may match none of a trace's runs; a trace of another project or workspace is a 404.
+  if (!runs.some(ours)) {
+    const root = (await runsById(tenant, [trace], ["session_id"])).get(trace);
+    if (!root || !ours(root)) throw new NotFound("Trace not found");
+  }
   const items = runs
-    .filter((r) => r.session_id === p.project_id && inWindow(w, r, true))
+    .filter((r) => ours(r) && inWindow(w, r, true))
     .sort(
       (a, b) =>
         String(a.start_time).localeCompare(String(b.start_time)) ||
