@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<void>> = {
   // The Lambda bundles' rows of `startup` alone (no local cloud started).
   "lambda-startup": async () => (await import("./lambda-startup.ts")).lambdaStartupBench(),
   ingest: async () => (await import("./ingest.ts")).ingestBench(),
+  "runs-v2": async () => (await import("./runs-v2.ts")).runsV2Bench(),
   export: async () => (await import("./export.ts")).exportBench(),
   agent: async () => (await import("./agent.ts")).agentBench(),
   deploy: async () => (await import("./deploy.ts")).deployBench(),

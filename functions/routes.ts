@@ -84,6 +84,18 @@ export const routes: Route[] = [
     ["GET", "/api/v1/runs/{run_id}", "platform/runs/get", "Read a run"],
     ["POST", "/api/v1/runs/query", "platform/runs/query", "Query runs with the filter language"],
     ["POST", "/api/v1/runs/stats", "platform/runs/stats", "Figures over the runs the filters match"],
+    // — the v2 reads (the langsmith SDK's runs, traces and threads resources) —
+    ["POST", "/api/v2/runs/query", "platform/v2/runs-query", "Query runs (v2: selects, cursor)"],
+    ["GET", "/api/v2/runs/{run_id}", "platform/v2/runs-get", "Read a run of a project (v2)"],
+    ["POST", "/api/v2/traces/query", "platform/v2/traces-query", "Query a project's traces (root runs)"],
+    ["GET", "/api/v2/traces/{trace_id}/runs", "platform/v2/trace-runs", "A trace's runs in start order"],
+    ["POST", "/api/v2/threads/query", "platform/v2/threads-query", "Query a project's conversation threads"],
+    [
+      "GET",
+      "/api/v2/threads/{thread_id}/traces",
+      "platform/v2/thread-traces",
+      "A thread's traces in turn order",
+    ],
     // — feedback —
     ["POST", "/api/v1/feedback", "platform/feedback/create", "Give feedback on a run"],
     ["GET", "/api/v1/feedback", "platform/feedback/list", "List feedback (by run, key, source)"],

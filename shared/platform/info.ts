@@ -1,9 +1,16 @@
 import { config } from "../config.ts";
 
+/**
+ * The hosted API's version whose resources this platform serves. The langsmith SDK (0.9 on) compares /info's
+ * `version` with each resource's minimum and warns below it: the runs, traces and threads resources need 0.16.0.
+ * The platform's own release is config.version.
+ */
+export const API_COMPAT_VERSION = "0.16.0";
+
 // What the langsmith SDKs read from GET /info to decide how to send runs.
 export function serverInfo() {
   return {
-    version: config.version,
+    version: API_COMPAT_VERSION,
     license_expiration_time: null,
     batch_ingest_config: {
       use_multipart_endpoint: true,

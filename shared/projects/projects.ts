@@ -228,6 +228,8 @@ function holds(metadata: unknown, wanted: Record<string, unknown>): boolean {
 }
 
 export async function listProjects(tenant: string, q: ProjectQuery): Promise<Project[]> {
+  // A workspace always has its "default" project, as on the hosted platform: made on first list if missing.
+  await resolveProject(tenant, {});
   const needle = q.name_contains?.toLowerCase();
   const keep = (p: Project) =>
     (q.name === undefined || p.name === q.name) &&

@@ -91,6 +91,8 @@ export interface TraceRunDerived {
   /** "success", "error" or "pending". */
   status: string;
   first_token_time: string | null;
+  /** The conversation thread from the run's metadata (shared/runs/derive.ts threadIdOf); absent on older runs. */
+  thread_id?: string | null;
   // llm runs only:
   prompt_tokens?: number;
   completion_tokens?: number;

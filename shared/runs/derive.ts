@@ -23,11 +23,27 @@ export function statusOf(run: RunContent): string {
   return "pending";
 }
 
+/** The metadata keys that put a run in a conversation thread, in the order the first present one wins. */
+export const THREAD_KEYS = ["session_id", "thread_id", "conversation_id"] as const;
+
+/** A run's thread: the first of THREAD_KEYS in its `extra.metadata` with a non-empty string or number value. */
+export function threadIdOf(extra: unknown): string | null {
+  const metadata = (extra as { metadata?: unknown } | null | undefined)?.metadata;
+  if (!metadata || typeof metadata !== "object") return null;
+  for (const key of THREAD_KEYS) {
+    const v = (metadata as Record<string, unknown>)[key];
+    if ((typeof v === "string" && v !== "") || (typeof v === "number" && Number.isFinite(v)))
+      return String(v);
+  }
+  return null;
+}
+
 export function deriveFields(run: RunContent, prices: readonly PriceEntry[]): TraceRunDerived {
   const ftt = firstTokenTime(run.events);
   const derived: TraceRunDerived = {
     status: statusOf(run),
     first_token_time: ftt ? (canonicalTime(ftt) ?? ftt) : null,
+    thread_id: threadIdOf(run.extra),
   };
   if (run.run_type !== "llm") return derived;
   const s = summarizeLlmRun(

@@ -15,6 +15,7 @@ import {
   traceRunKeys,
 } from "../records/runs.ts";
 import { canonicalTime, dayOf } from "../time.ts";
+import { threadIdOf } from "./derive.ts";
 import { loadFields } from "./payloads.ts";
 import { getRunItem } from "./store.ts";
 import { type RunField, toWire } from "./wire.ts";
@@ -40,6 +41,8 @@ export interface RunQuery {
   tree_filter?: string;
   start_time?: string;
   end_time?: string;
+  /** Oldest first ("asc") or newest first (the default); a trace's runs are always in dotted order. */
+  order?: "asc" | "desc";
   /** The run fields to answer (`id` always); all when absent. */
   select?: readonly RunField[];
   limit: number;
@@ -51,7 +54,7 @@ export interface RunQuery {
 const ProjectCursor = z.object({
   s: z.number().int().min(0),
   day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
-  before: z.string().min(1).max(1024),
+  at: z.string().min(1).max(1024),
 });
 type Cursor = z.infer<typeof ProjectCursor>;
 /** The last key of a trace's GSI2 query: the table's key and the index's, all strings. */
@@ -154,7 +157,7 @@ async function traceRunsPage(
  * client sent, hence the cast: the evaluator checks the shape of what it reads (anything unexpected is no match).
  */
 export const asFilterable = (item: Partial<TraceRunRecord>, fields: Record<JsonField, unknown>) =>
-  ({ ...item, ...fields }) as FilterableRun;
+  ({ ...item, ...fields, thread_id: item.thread_id ?? threadIdOf(fields.extra) }) as FilterableRun;
 
 async function filterable(item: Partial<TraceRunRecord>) {
   return asFilterable(item, await loadFields(item));
@@ -181,6 +184,10 @@ export async function queryRuns(tenant: string, q: RunQuery) {
     throw validationError(["body", "session"], "Give session (project ids), trace or id");
   const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
   const upper = q.end_time ? canonicalTime(q.end_time) : undefined;
+  const asc = q.order === "asc";
+  // Sort keys are `<start>#<id>`: "!" sorts below every time, "~" above; `<upper>#` is below any run at `upper`.
+  const bounds = { lo: lower ?? "!", hi: upper ? `${upper}#` : "~" };
+  if (bounds.lo >= bounds.hi) return { runs: [], cursors: { next: null } };
   const cursor = decode(q.cursor, ProjectCursor);
   const runs: Record<string, unknown>[] = [];
   // The read's budget: runs read plus ten per page fetched. When it is spent, what was found so far is answered
@@ -193,22 +200,24 @@ export async function queryRuns(tenant: string, q: RunQuery) {
     if (!firstRun || !lastRun) continue;
     const first = dayOf(lower && lower > firstRun ? lower : firstRun);
     const last = dayOf(upper && upper < lastRun ? upper : lastRun);
-    for (const day of days(first, last)) {
-      if (cursor && s === cursor.s && day > cursor.day) continue;
-      let before = cursor && s === cursor.s && day === cursor.day ? cursor.before : upper ? `${upper}#` : "~";
+    const span = days(first, last);
+    for (const day of asc ? span.reverse() : span) {
+      if (cursor && s === cursor.s && (asc ? day < cursor.day : day > cursor.day)) continue;
+      // The place after which (before which, newest first) the day's reading goes on: exclusive.
+      let at = cursor && s === cursor.s && day === cursor.day ? cursor.at : asc ? bounds.lo : bounds.hi;
       for (;;) {
-        if (spent >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
-        const page = await mergedPage(tenant, q.session[s], day, before, lower, q.limit);
+        if (spent >= budget) return { runs, cursors: { next: encode({ s, day, at }) } };
+        const page = await mergedPage(tenant, q.session[s], day, at, bounds, q.limit, asc);
         spent += 10;
         for (const item of page.items) {
-          if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, before }) } };
-          before = item.GSI1SK;
+          if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, at }) } };
+          at = item.GSI1SK;
           const kept = !isExpired(item) && (await match(item));
           // What the trace conditions read counts, whether or not the run was kept.
           spent += reads();
           if (!kept) continue;
           runs.push(await answer(item));
-          if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, before }) } };
+          if (runs.length >= q.limit) return { runs, cursors: { next: encode({ s, day, at }) } };
         }
         if (page.done) break;
       }
@@ -217,43 +226,47 @@ export async function queryRuns(tenant: string, q: RunQuery) {
   return { runs, cursors: { next: null } };
 }
 
-/** Newest-first items of one day across all shards: only those no unread shard item could precede. */
+/**
+ * Items of one day across all shards past `at` in the reading's direction (newest first unless `asc`): only
+ * those no unread shard item could come before.
+ */
 async function mergedPage(
   tenant: string,
   session: string,
   day: string,
-  before: string,
-  lower: string | undefined,
+  at: string,
+  bounds: { lo: string; hi: string },
   limit: number,
+  asc: boolean,
 ) {
   const pages = await Promise.all(
     Array.from({ length: config.runs.shards }, (_, shard) =>
       queryPage<TraceRunItem>("runs", {
         IndexName: "GSI1",
-        KeyConditionExpression: lower
-          ? "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi"
-          : "GSI1PK = :pk AND GSI1SK < :hi",
+        KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
         values: {
           ":pk": traceRunKeys.partition(tenant, session, day, shard),
-          ":hi": before,
-          ...(lower ? { ":lo": lower } : {}),
+          ":lo": asc ? at : bounds.lo,
+          ":hi": asc ? bounds.hi : at,
         },
-        ScanIndexForward: false,
+        ScanIndexForward: asc,
         Limit: Math.max(limit, 25),
       }),
     ),
   );
   const open = pages.filter((p) => p.lastKey);
-  const boundary = open.length
-    ? open
-        .map((p) => p.items[p.items.length - 1].GSI1SK)
-        .sort()
-        .pop()!
-    : "";
+  const lastKeys = open.map((p) => p.items[p.items.length - 1].GSI1SK).sort();
+  // The furthest place every open shard has been read to: items beyond it could interleave with unread ones.
+  const boundary = asc ? lastKeys[0] : lastKeys.pop();
   const items = pages
     .flatMap((p) => p.items)
-    .filter((i) => i.GSI1SK >= boundary && i.GSI1SK < before && isRunOf(tenant)(i))
-    .sort((a, b) => (a.GSI1SK < b.GSI1SK ? 1 : -1));
+    .filter(
+      (i) =>
+        (asc ? i.GSI1SK > at : i.GSI1SK < at) &&
+        (boundary === undefined || (asc ? i.GSI1SK <= boundary : i.GSI1SK >= boundary)) &&
+        isRunOf(tenant)(i),
+    )
+    .sort((a, b) => (a.GSI1SK < b.GSI1SK ? -1 : 1) * (asc ? 1 : -1));
   return { items, done: open.length === 0 };
 }
 

@@ -1,7 +1,8 @@
 import { normalizeLlmIO } from "../llm/index.ts";
 import type { JsonField, TraceRunRecord } from "../records/runs.ts";
 import { attachmentUrls } from "./attachments.ts";
-import { loadFields } from "./payloads.ts";
+import { threadIdOf } from "./derive.ts";
+import { loadField, loadFields } from "./payloads.ts";
 
 // A stored run as the API returns it (the shape the langsmith SDK reads).
 const TOKEN_FIELDS = [
@@ -34,6 +35,7 @@ export const RUN_FIELDS = [
   "tags",
   "session_id",
   "trace_id",
+  "thread_id",
   "dotted_order",
   "parent_run_id",
   "parent_run_ids",
@@ -81,6 +83,11 @@ export async function toWire(item: TraceRunRecord, opts: { fields?: boolean; att
     tags: item.tags ?? [],
     session_id: item.session_id,
     trace_id: item.trace_id,
+    // Runs stored before the thread was derived at ingestion have none: it is read from their metadata.
+    thread_id:
+      item.thread_id !== undefined
+        ? item.thread_id
+        : threadIdOf(opts.fields === false ? await loadField(item, "extra") : content.extra),
     dotted_order: item.dotted_order ?? null,
     parent_run_id: item.parent_run_id ?? null,
     parent_run_ids: item.parent_run_ids ?? [],

@@ -34,6 +34,8 @@ export interface Owner {
 
 export function idFor(route: MountedRoute, param: string, o: Owner): string {
   if (param in NOT_IDS) return NOT_IDS[param];
+  // The v2 reads' trace is a root run.
+  if (param === "trace_id") return o.ws.ids.trace_run_id;
   if (param === "run_id")
     return route.group === "agent"
       ? o.dep.agent_run_id
@@ -213,6 +215,19 @@ export function idsOutsidePath(o: Owner): Probe[] {
       expect: "hide",
       ids: [ids.trace_run_id],
     },
+    // The v2 reads name their project in the body: another's project shows nothing of theirs.
+    ...(["platform/v2/runs-query", "platform/v2/traces-query", "platform/v2/threads-query"] as const).map(
+      (handler) => ({
+        handler,
+        method: "POST" as const,
+        body:
+          handler === "platform/v2/runs-query"
+            ? { project_ids: [ids.session_id] }
+            : { project_id: ids.session_id },
+        expect: "hide" as const,
+        ids: [ids.session_id, ids.trace_run_id],
+      }),
+    ),
     // The run stats read through the same query: another's project, trace or run counts nothing of theirs.
     ...[{ session: [ids.session_id] }, { trace: ids.trace_run_id }, { id: [ids.trace_run_id] }].map(
       (body) => ({

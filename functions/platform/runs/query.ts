@@ -17,7 +17,7 @@ export const handler = defineHandler({
         )
         .max(RUN_FIELDS.length * 2),
     ),
-    order: optional(z.literal("desc", { error: 'runs are answered newest first: order "desc" only' })),
+    order: optional(z.enum(["asc", "desc"])),
     limit: z
       .number()
       .int()
@@ -27,5 +27,5 @@ export const handler = defineHandler({
       .transform((v) => v ?? 100),
     cursor: optional(z.string()),
   }),
-  handle: ({ body: { order: _newestFirst, ...body }, tenantId }) => queryRuns(tenantId, runFilters(body)),
+  handle: ({ body, tenantId }) => queryRuns(tenantId, runFilters(body)),
 });

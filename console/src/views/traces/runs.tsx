@@ -4,6 +4,7 @@ import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
 import { ProjectCharts } from "./projects.tsx";
+import { ProjectTabs } from "./threads.tsx";
 
 // A project's runs, newest first, a page at a time (the query's cursor), filtered with the filter language.
 // A filter the server refuses shows its 422 message (which names the error's position).
@@ -67,6 +68,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
         <a href={href("traces")}>Projects</a> › <span>{name}</span>
       </nav>
       <h1 id="runs-h">{`Runs: ${name}`}</h1>
+      <ProjectTabs projectId={projectId} current="runs" />
       {project.error && <p role="alert">{project.error}</p>}
       <button type="button" aria-expanded={charts} onClick={() => setCharts((c) => !c)}>
         {charts ? "Hide charts" : "Show charts"}

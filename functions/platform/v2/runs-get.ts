@@ -1,0 +1,10 @@
+import { z } from "zod";
+import { retrieveRunV2 } from "../../../shared/runs/v2.ts";
+import { RunRetrieveQuery } from "../../../shared/runs/v2-schema.ts";
+import { defineHandler } from "../../handler.ts";
+
+export const handler = defineHandler({
+  params: z.object({ run_id: z.uuid() }),
+  query: RunRetrieveQuery,
+  handle: ({ params, query, tenantId }) => retrieveRunV2(tenantId, params.run_id.toLowerCase(), query),
+});
