@@ -58,26 +58,24 @@ export function scaleOf(c: ScaleLike): Scale {
 export const sameScale = (a: ScaleLike, b: ScaleLike) =>
   JSON.stringify(scaleOf(a)) === JSON.stringify(scaleOf(b));
 
-/** What makes a scale unusable to store: min above max, a categorical one without (distinct) categories. */
+/** What makes a scale unusable to store: min above max, categories given twice, a categorical one without any. */
 export function scaleProblems(c: ScaleLike): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = [];
   if (c.min != null && c.max != null && c.min > c.max)
     out.push({ path: ["min"], message: `min ${c.min} is above max ${c.max}` });
-  if (c.type === "categorical") {
-    const cats = c.categories ?? [];
-    if (!cats.length)
-      out.push({ path: ["categories"], message: "a categorical config needs its categories" });
-    const values = new Set<number>();
-    const labels = new Set<string>();
-    cats.forEach((k, i) => {
-      if (values.has(k.value))
-        out.push({ path: ["categories", i, "value"], message: `value ${k.value} twice` });
-      if (k.label != null && labels.has(k.label))
-        out.push({ path: ["categories", i, "label"], message: `label "${k.label}" twice` });
-      values.add(k.value);
-      if (k.label != null) labels.add(k.label);
-    });
-  }
+  const cats = c.categories ?? [];
+  if (c.type === "categorical" && !cats.length)
+    out.push({ path: ["categories"], message: "a categorical config needs its categories" });
+  const values = new Set<number>();
+  const labels = new Set<string>();
+  cats.forEach((k, i) => {
+    if (values.has(k.value))
+      out.push({ path: ["categories", i, "value"], message: `value ${k.value} twice` });
+    if (k.label != null && labels.has(k.label))
+      out.push({ path: ["categories", i, "label"], message: `label "${k.label}" twice` });
+    values.add(k.value);
+    if (k.label != null) labels.add(k.label);
+  });
   return out;
 }
 
