@@ -102,6 +102,21 @@ export const routes: Route[] = [
     ["GET", "/api/v1/feedback/{feedback_id}", "platform/feedback/get", "Read a feedback"],
     ["PATCH", "/api/v1/feedback/{feedback_id}", "platform/feedback/update", "Change a feedback"],
     ["DELETE", "/api/v1/feedback/{feedback_id}", "platform/feedback/delete", "Delete a feedback"],
+    // — feedback configs (one per feedback key: its scale, which new feedback of the key must keep to) —
+    ["POST", "/api/v1/feedback-configs", "platform/feedback-configs/create", "Store a feedback key's config"],
+    ["GET", "/api/v1/feedback-configs", "platform/feedback-configs/list", "List feedback configs"],
+    [
+      "PATCH",
+      "/api/v1/feedback-configs",
+      "platform/feedback-configs/update",
+      "Change a feedback key's config",
+    ],
+    [
+      "DELETE",
+      "/api/v1/feedback-configs",
+      "platform/feedback-configs/delete",
+      "Delete a feedback key's config",
+    ],
   ]),
   // — bulk export —
   ...grouped("export", [

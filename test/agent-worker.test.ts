@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { type IncomingHttpHeaders, type RequestOptions, request } from "node:http";
 import { join } from "node:path";
+import { DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { agentKeys } from "../shared/records/agent.ts";
 import { agentClient, collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { waitFor } from "./helpers/export.ts";
 import { gitRepo } from "./helpers/repos.ts";
@@ -56,8 +58,11 @@ let client: Client;
 let deploymentId: string;
 const repo = gitRepo(FILES);
 
+/** The platform's tables in the test run's DynamoDB, under a prefix of their own. */
+const TABLES = `w${crypto.randomUUID().slice(0, 8)}-`;
+
 beforeAll(async () => {
-  platform = await startPlatform(ENV, { sharedDynamoDb: sharedDynamoDb() });
+  platform = await startPlatform(ENV, { sharedDynamoDb: { ...sharedDynamoDb(), tablePrefix: TABLES } });
   ({ deploymentId, client } = await deployedClient(platform.facts, repo.dir, "worker"));
 }, 180_000);
 
@@ -107,6 +112,50 @@ describe("runs executed by the worker function", () => {
     ]);
     expect(parts.find((p) => p.event === "custom")?.data).toEqual({ progress: "half" });
     expect(parts.filter((p) => p.event === "values").at(-1)?.data).toEqual({ items: ["in", "work", "done"] });
+  });
+
+  it("a non-resumable run still streams to its client through the log, which is dropped once it ended", async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, "quick", {
+        input: { items: ["in"] },
+        streamMode: ["values", "updates"],
+        streamResumable: false,
+      }),
+    );
+    expect(parts.map((p) => p.event)).toEqual([
+      "metadata",
+      "values",
+      "updates",
+      "values",
+      "updates",
+      "values",
+    ]);
+    expect(parts.at(-1)?.data).toEqual({ items: ["in", "work", "done"] });
+    const runId = parts[0].data.run_id as string;
+    const ddb = new DynamoDBClient({
+      endpoint: sharedDynamoDb().endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    const logged = async (run: string) =>
+      (
+        await ddb.send(
+          new QueryCommand({
+            TableName: `${TABLES}main`,
+            KeyConditionExpression: "PK = :pk",
+            ExpressionAttributeValues: {
+              ":pk": { S: agentKeys.eventsPk(`${platform.facts.tenant_id}#${deploymentId}`, run) },
+            },
+            ConsistentRead: true,
+          }),
+        )
+      ).Count ?? 0;
+    // The same look finds a resumable run's frames: the non-resumable run's are gone, not looked for elsewhere.
+    const kept = await collect(client.runs.stream(t.thread_id, "quick", { input: { items: ["k"] } }));
+    expect(await logged(kept[0].data.run_id)).toBeGreaterThan(0);
+    await waitFor("the run's event log to be dropped", async () => (await logged(runId)) === 0, 15_000, 200);
+    expect(await collect(client.runs.joinStream(t.thread_id, runId, { lastEventId: "-1" }))).toEqual([]);
   });
 
   it("a stateless run waits in the worker and its temporary thread is deleted after", async () => {

@@ -27,6 +27,10 @@ export class RunChannel {
   get numberedAfter(): number {
     return this.base;
   }
+  /** The number of the last frame so far (a join of a non-resumable run follows from here). */
+  get lastSeq(): number {
+    return this.base + this.frames.length;
+  }
   private readonly bus = new EventEmitter();
   private readonly ended: Promise<RunOutcome>;
   private resolveEnd!: (o: RunOutcome) => void;

@@ -1,7 +1,7 @@
 import { batchWrite } from "../aws/batch.ts";
 import { queryAll, queryPage } from "../aws/ddb.ts";
 import { logger } from "../log.ts";
-import { agentKeys, type EventChunkRecord, type EventFrameRecord } from "../records/agent.ts";
+import { agentKeys, type EventChunkRecord, type EventFrameRecord, type RunKwargs } from "../records/agent.ts";
 import type { Frame } from "./broker.ts";
 import { groupPut } from "./group-write.ts";
 
@@ -11,6 +11,8 @@ import { groupPut } from "./group-write.ts";
 // seq of its last frame, so `SK > after` finds every chunk with a frame after `after`. (Items of one frame,
 // with `event` and `data`, are read too.) At its end a run `take`s the frames not yet written and stores them
 // in the transaction that writes its final status.
+// A run created with `stream_resumable: false` keeps no frames for later: they are delivered live only (as the
+// reference server's non-resumable runs), so a join after the fact or with Last-Event-ID replays nothing.
 const T = "main" as const;
 const TTL_S = 7 * 24 * 3600;
 /** A frame beyond this many UTF-8 bytes (as stored) is kept as a marker. */
@@ -18,7 +20,15 @@ const MAX_FRAME_BYTES = 300_000;
 /** A chunk's frames in UTF-8 bytes: its item stays well inside DynamoDB's 400 KB. */
 const MAX_CHUNK_BYTES = 350_000;
 const TRUNCATED = JSON.stringify({ truncated: true });
+/** Until a non-resumable run's log is gone, the frames a stream elsewhere still tails (a backstop: DROP_AFTER_MS). */
+const LIVE_TTL_S = 3600;
+/** A non-resumable run's log outlives its end this long: a stream tailing it elsewhere reads its last frames. */
+const DROP_AFTER_MS = 2_000;
 const pk = agentKeys.eventsPk;
+
+/** Are a run's frames kept for a later join (Last-Event-ID)? Unless it was created with stream_resumable: false. */
+export const storesEvents = (run: { kwargs?: Pick<RunKwargs, "stream_resumable"> }): boolean =>
+  run.kwargs?.stream_resumable !== false;
 const sk = agentKeys.eventSk;
 
 interface Stored {
@@ -75,6 +85,8 @@ export class EventLog {
     private readonly scope: string,
     private readonly runId: string,
     private readonly write: (items: EventChunkRecord[]) => Promise<void> = (items) => groupPut(T, items),
+    /** How long its chunks live (a non-resumable run's only while streams elsewhere may still tail them). */
+    private readonly ttlS = TTL_S,
   ) {}
 
   add(f: Frame): void {
@@ -121,7 +133,7 @@ export class EventLog {
   private drain(): EventChunkRecord[] {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const expires = Math.floor(Date.now() / 1000) + TTL_S;
+    const expires = Math.floor(Date.now() / 1000) + this.ttlS;
     const items = chunkFrames(this.pending).map((chunk) => ({
       PK: pk(this.scope, this.runId),
       SK: sk(chunk[chunk.length - 1].seq),
@@ -132,6 +144,10 @@ export class EventLog {
     return items;
   }
 }
+
+/** The log of a run whose frames are tailed live elsewhere but not kept (DROP_AFTER_MS before it goes). */
+export const liveOnlyLog = (scope: string, runId: string) =>
+  new EventLog(scope, runId, (items) => groupPut(T, items), LIVE_TTL_S);
 
 export async function readEventLog(scope: string, runId: string, afterSeq = 0): Promise<Frame[]> {
   const items = await queryAll<EventChunkRecord | EventFrameRecord>(T, {
@@ -158,6 +174,17 @@ export async function deleteEventLog(scope: string, runId: string): Promise<void
   await batchWrite(
     T,
     items.map((i) => ({ delete: { PK: i.PK, SK: i.SK } })),
+  );
+}
+
+/** Drops a non-resumable run's log once streams tailing it elsewhere have read its last frames (TTL: backstop). */
+export async function dropEventLog(scope: string, runId: string, afterMs = DROP_AFTER_MS): Promise<void> {
+  await new Promise((r) => setTimeout(r, afterMs));
+  await deleteEventLog(scope, runId).catch((err) =>
+    logger.warn("run event log: a non-resumable run's frames stay until their TTL", {
+      run_id: runId,
+      error: err,
+    }),
   );
 }
 

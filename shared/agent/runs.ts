@@ -134,6 +134,7 @@ export function newRunRecord(
       context: body.context,
       stream_mode: modesOf(body.stream_mode),
       stream_subgraphs: body.stream_subgraphs ?? false,
+      ...(body.stream_resumable === false ? { stream_resumable: false } : {}),
       interrupt_before: body.interrupt_before,
       interrupt_after: body.interrupt_after,
       checkpoint_id: body.checkpoint_id ?? (body.checkpoint?.checkpoint_id as string | undefined),

@@ -1,7 +1,7 @@
 import { NotFound } from "../errors.ts";
 import type { Frame, RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
-import { readEventLog } from "./event-log.ts";
+import { lastEventSeq, readEventLog, storesEvents } from "./event-log.ts";
 import { executor } from "./executor.ts";
 import { cancelRun, getRunItem, pollRunEnd } from "./runs.ts";
 import { threadState } from "./state.ts";
@@ -38,17 +38,31 @@ function wanted(event: string, modes?: string[]): boolean {
   return modes.includes(base.split("/")[0]);
 }
 
+/** Where a join starts: after Last-Event-ID's event; a non-resumable run's join gets its frames from now on. */
+export function joinPoint(
+  run: { kwargs?: { stream_resumable?: boolean } },
+  lastEventId: string | undefined,
+): JoinPoint {
+  return storesEvents(run) ? { lastSeq: resumeAfter(lastEventId) } : { live: true };
+}
+
+/** After which frame a stream starts: `lastSeq`, or (`live`) the run's latest frame when it is joined. */
+export interface JoinPoint {
+  lastSeq?: number;
+  live?: boolean;
+}
+
 /** The frames of a run from after `lastSeq` to its end; a closed client aborts `signal`. */
 export async function* runFrames(
   d: AgentDeployment,
   threadId: string,
   runId: string,
-  opts: { lastSeq?: number; signal?: AbortSignal } = {},
+  opts: JoinPoint & { signal?: AbortSignal } = {},
 ): AsyncGenerator<Frame> {
   const channel = executor().live(runId);
   if (channel) {
     // A retried run's earlier attempts streamed elsewhere (or before a crash): their frames come from the log.
-    let last = opts.lastSeq ?? 0;
+    let last = opts.live ? channel.lastSeq : (opts.lastSeq ?? 0);
     if (last < channel.numberedAfter)
       for (const f of await readEventLog(d.scope, runId, last)) {
         if (f.seq > channel.numberedAfter) break;
@@ -60,7 +74,8 @@ export async function* runFrames(
   }
   // Not running here: replay the durable log (a cross-process live tail would poll it the same way). A run's
   // last frames are stored with its final status, so one more read after seeing that status gets them.
-  for (let last = opts.lastSeq ?? 0, ended = false; !opts.signal?.aborted; ) {
+  let last = opts.live ? await lastEventSeq(d.scope, runId) : (opts.lastSeq ?? 0);
+  for (let ended = false; !opts.signal?.aborted; ) {
     for (const f of await readEventLog(d.scope, runId, last)) {
       last = f.seq;
       yield f;
@@ -77,7 +92,7 @@ export async function* runSse(
   d: AgentDeployment,
   threadId: string,
   runId: string,
-  opts: { lastSeq?: number; modes?: string[]; signal?: AbortSignal } = {},
+  opts: JoinPoint & { modes?: string[]; signal?: AbortSignal } = {},
 ): AsyncGenerator<string> {
   async function* frames() {
     for await (const f of runFrames(d, threadId, runId, opts))

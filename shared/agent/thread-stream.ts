@@ -2,6 +2,7 @@ import { queryPage } from "../aws/ddb.ts";
 import type { RunRecord } from "../records/agent.ts";
 import { agentKeys } from "../records/agent.ts";
 import type { AgentDeployment } from "./context.ts";
+import { storesEvents } from "./event-log.ts";
 import type { ThreadStreamMode } from "./run-schemas.ts";
 import { getRunItem, threadRuns } from "./runs.ts";
 import { threadState } from "./state.ts";
@@ -12,7 +13,8 @@ import { getThreadItem } from "./threads.ts";
 // as it happens, and then the next one, until the client leaves (or the thread is deleted). Event ids are
 // `<run_id>:<n>` (the run's own event ids, from 0), `<run_id>:state` and `<run_id>:end` for the events that close
 // a run, so Last-Event-ID resumes inside or after any run; `-` (or `-1`) replays every run still stored; without it the
-// stream starts at the thread's active run (from its first frame), else at its next run.
+// stream starts at the thread's active run (from its first frame), else at its next run. A non-resumable run
+// (stream_resumable: false) that had started before the join is followed from the join on, none of it replayed.
 
 const POLL_MS = 250;
 const HEARTBEAT_MS = 15_000;
@@ -75,12 +77,18 @@ async function* runEvents(
   after: number,
   modes: ThreadStreamMode[],
   signal: AbortSignal,
+  live: boolean,
 ): AsyncGenerator<string> {
   const all = modes.includes("run_modes");
   const ends = all || modes.includes("lifecycle");
   const id = (tail: number | string) => `${run.run_id}:${tail}`;
   if (after < STATE)
-    for await (const f of runFrames(d, run.thread_id, run.run_id, { lastSeq: after, signal }))
+    for await (const f of runFrames(
+      d,
+      run.thread_id,
+      run.run_id,
+      live ? { live, signal } : { lastSeq: after, signal },
+    ))
       if (all || (ends && f.event === "metadata")) yield sseFrame(f, id(eventId(f.seq)));
   if (signal.aborted) return;
   if (after < STATE && modes.includes("state_update")) {
@@ -100,14 +108,17 @@ export async function* threadSse(
   opts: { modes: ThreadStreamMode[]; lastEventId?: string; signal: AbortSignal },
 ): AsyncGenerator<string> {
   const from = parseLastEventId(opts.lastEventId);
-  let floor = startAfter(await threadRuns(d, threadId), from);
+  const before = await threadRuns(d, threadId);
+  const earlier = new Set(before.map((r) => r.run_id));
+  let floor = startAfter(before, from);
   let idle = 0;
   while (!opts.signal.aborted) {
     const next = await nextRun(d, threadId, floor);
     if (next) {
       idle = 0;
       const after = typeof from === "object" && from.runId === next.run_id ? from.seq : 0;
-      yield* runEvents(d, next, after, opts.modes, opts.signal);
+      const live = earlier.has(next.run_id) && !storesEvents(next);
+      yield* runEvents(d, next, after, opts.modes, opts.signal, live);
       floor = next.run_id;
       continue;
     }

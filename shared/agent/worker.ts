@@ -12,7 +12,7 @@ import {
 import { isoNow } from "../time.ts";
 import { controllers, openChannel, type RunOutcome } from "./broker.ts";
 import type { AgentDeployment } from "./context.ts";
-import { EventLog, lastEventSeq } from "./event-log.ts";
+import { dropEventLog, EventLog, lastEventSeq, liveOnlyLog, storesEvents } from "./event-log.ts";
 import { attachEventsMode } from "./events-mode.ts";
 import { abortReason, executor } from "./executor.ts";
 import { MessagesMode } from "./messages-mode.ts";
@@ -208,10 +208,19 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     attempt: attemptOf(run),
     run: run.run_id,
   };
-  const log = new EventLog(d.scope, run.run_id);
+  // A non-resumable run's frames: the channel alone here; elsewhere streams tail the log until it is dropped.
+  const keep = storesEvents(run);
+  const log = keep
+    ? new EventLog(d.scope, run.run_id)
+    : executor().live(run.run_id)
+      ? undefined
+      : liveOnlyLog(d.scope, run.run_id);
   const unwatch = watchRun(d, run, ac);
   if ((run.attempt ?? 1) > 1) channel.startAfter(await lastEventSeq(d.scope, run.run_id).catch(() => 0));
-  const emit = (event: string, data: unknown) => log.add(channel.push(event, data));
+  const emit = (event: string, data: unknown) => {
+    const frame = channel.push(event, data);
+    log?.add(frame);
+  };
   emit("metadata", { run_id: run.run_id, attempt: run.attempt ?? 1 });
   const kw: Partial<RunKwargs> = run.kwargs ?? {};
   let outcome: RunOutcome;
@@ -332,7 +341,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
     const cancel = reason === "interrupt" || reason === "rollback" ? reason : undefined;
     const [, frames, record] = await Promise.all([
       saver.settle(run.thread_id),
-      log.take(),
+      log?.take() ?? [],
       outcome.status === "cancelled" && !cancel ? getRunItem(d, run.thread_id, run.run_id) : undefined,
     ]);
     ({ outcome, more } = await finish(d, run, outcome, threadSet, frames, cancel ?? record?.cancel_action));
@@ -365,6 +374,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
           .catch((err) => logger.warn("stateless thread deletion failed", { run_id: run.run_id, error: err }))
       : undefined;
   await endRunTrace(run.run_id);
+  if (log && !keep) await dropEventLog(d.scope, run.run_id);
   // A worker function must not return (and be frozen) before its webhook went out and its thread went.
   if (executor().settlesBeforeReturn) await Promise.all([hook, removed]);
   return more;

@@ -182,6 +182,8 @@ export interface RunKwargs {
   context?: Record<string, unknown>;
   stream_mode: string[];
   stream_subgraphs?: boolean;
+  /** false: the run's frames are delivered live only, not kept for a later join (shared/agent/event-log.ts). */
+  stream_resumable?: boolean;
   interrupt_before?: string[] | "*";
   interrupt_after?: string[] | "*";
   checkpoint_id?: string;

@@ -16,6 +16,7 @@ import { uuidv7 } from "../ids.ts";
 import { isFeedbackOf, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
+import { FeedbackConfig, scaleForFeedback } from "./feedback-configs.ts";
 import { feedbackStats } from "./feedback-stats.ts";
 import { recordExpiry, upgradeTrace } from "./tiers.ts";
 
@@ -24,7 +25,8 @@ import { recordExpiry, upgradeTrace } from "./tiers.ts";
 // summary is recomputed from a consistent read of its feedback and set on the run as `feedback_stats`;
 // a sequence number, taken before that read, keeps a slower recomputation from overwriting a newer one.
 // The summary is kept in a record of its own too, so that a run posted after its feedback (or posted again)
-// gets it back. Feedback on a trace extends its retention (the trace becomes long-lived) unless the feedback
+// gets it back. A feedback's score is checked against its key's stored config (feedback-configs.ts), or the
+// config it brings. Feedback on a trace extends its retention (the trace becomes long-lived) unless the feedback
 // says `extend_trace_retention: false`.
 const MAX_JSON_BYTES = 64 * 1024;
 
@@ -34,16 +36,6 @@ const json = z.unknown().superRefine((v, ctx) => {
     ctx.addIssue({ code: "custom", message: `at most ${MAX_JSON_BYTES} bytes of JSON` });
 });
 const Score = z.union([z.number().finite(), z.boolean()]).nullish();
-const FeedbackConfig = z.looseObject({
-  type: z.enum(["continuous", "categorical", "freeform"]),
-  min: z.number().finite().nullish(),
-  max: z.number().finite().nullish(),
-  categories: z
-    .array(z.looseObject({ value: z.number().finite(), label: z.string().max(1024).nullish() }))
-    .max(100)
-    .nullish(),
-});
-type FeedbackConfigIn = z.output<typeof FeedbackConfig>;
 const Source = z.looseObject({
   type: z.string().max(64).nullish(),
   metadata: z.record(z.string(), z.unknown()).nullish(),
@@ -150,26 +142,6 @@ function toFeedback(r: FeedbackRecord): Feedback {
   };
 }
 
-/** A score against the key's config: inside [min, max] when continuous, one of the categories when categorical. */
-function configProblem(config: FeedbackConfigIn | null | undefined, score: unknown): string | undefined {
-  if (!config || score === null || score === undefined) return undefined;
-  const n = typeof score === "boolean" ? Number(score) : (score as number);
-  if (config.type === "continuous") {
-    if (config.min != null && n < config.min) return `score ${n} is below the config's min ${config.min}`;
-    if (config.max != null && n > config.max) return `score ${n} is above the config's max ${config.max}`;
-  }
-  if (
-    config.type === "categorical" &&
-    config.categories?.length &&
-    !config.categories.some((c) => c.value === n)
-  )
-    return `score ${n} is none of the config's categories`;
-  return undefined;
-}
-
-const invalid = (loc: (string | number)[], msg: string) =>
-  new ValidationFailed([{ loc, msg, type: "value_error" } satisfies ValidationIssue]);
-
 /** Recomputes a run's feedback summary and sets it on its summary record and on the run (when stored). */
 async function refreshStats(tenant: string, runId: string, extend: boolean): Promise<void> {
   const key = traceRunKeys.feedbackStats(tenant, runId);
@@ -233,9 +205,12 @@ async function runRef(tenant: string, runId: string): Promise<RunRef | undefined
 
 /** Creates (or, for an id given again on the same run, replaces) a feedback. */
 export async function createFeedback(tenant: string, body: FeedbackCreateIn): Promise<Feedback> {
-  const config = body.feedback_config ?? body.feedbackConfig ?? null;
-  const problem = configProblem(config, body.score);
-  if (problem) throw invalid(["body", "score"], problem);
+  const config = await scaleForFeedback(
+    tenant,
+    body.key,
+    body.feedback_config ?? body.feedbackConfig,
+    body.score,
+  );
   const id = (body.id ?? uuidv7()).toLowerCase();
   const runId = body.run_id.toLowerCase();
   const run = await runRef(tenant, runId);
@@ -343,10 +318,9 @@ export async function getFeedback(tenant: string, id: string): Promise<Feedback>
 /** Changes the fields given (null clears one); the run's summary follows. */
 export async function updateFeedback(tenant: string, id: string, patch: FeedbackUpdateIn): Promise<Feedback> {
   const current = await findRecord(tenant, id);
-  const config = patch.feedback_config !== undefined ? patch.feedback_config : parsed(current.config_json);
   const score = patch.score !== undefined ? patch.score : current.score;
-  const problem = configProblem(config, score);
-  if (problem) throw invalid(["body", "score"], problem);
+  const own = patch.feedback_config !== undefined ? patch.feedback_config : parsed(current.config_json);
+  const config = await scaleForFeedback(tenant, current.key, patch.feedback_config, score, own);
   const next: FeedbackRecord = {
     ...current,
     score: score ?? null,

@@ -2,11 +2,11 @@ import { threadAccess } from "../../../shared/agent/auth-checks.ts";
 import { agentDeployment } from "../../../shared/agent/context.ts";
 import { joinStreamQuery, runParams } from "../../../shared/agent/run-schemas.ts";
 import { getRun } from "../../../shared/agent/runs.ts";
-import { onClientGone, resumeAfter, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
+import { joinPoint, onClientGone, runSse, streamHeaders } from "../../../shared/agent/stream.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/stream: join a run's stream (Last-Event-ID resumes
-// after the event it names; ids count from 0, and -1 replays from the start).
+// after the event it names; ids count from 0, and -1 replays from the start; a non-resumable run's from now on).
 export const handler = defineHandler({
   params: runParams,
   query: joinStreamQuery,
@@ -18,10 +18,10 @@ export const handler = defineHandler({
       .flat()
       .flatMap((m) => m.split(","))
       .filter(Boolean);
-    const lastSeq = resumeAfter(headers["last-event-id"]);
+    const from = joinPoint(run, headers["last-event-id"]);
     const gone = new AbortController();
     return reply.stream(
-      runSse(d, run.thread_id, run.run_id, { lastSeq, modes, signal: gone.signal }),
+      runSse(d, run.thread_id, run.run_id, { ...from, modes, signal: gone.signal }),
       streamHeaders(run.thread_id, run.run_id),
       () => {
         gone.abort();
