@@ -50,13 +50,18 @@ const agent = (path: string, body?: unknown) =>
 
 type Part = { id?: string; event: string; data: any };
 /** Reads a never-ending stream until `ends` runs have ended, then leaves (a stuck stream fails after 20 s). */
-async function untilEnds(open: (signal: AbortSignal) => AsyncIterable<Part>, ends: number): Promise<Part[]> {
+async function untilEnds(
+  open: (signal: AbortSignal) => AsyncIterable<Part>,
+  ends: number,
+  onPart: (part: Part) => void = () => {},
+): Promise<Part[]> {
   const ac = new AbortController();
   const guard = setTimeout(() => ac.abort(), 20_000);
   const out: Part[] = [];
   try {
     for await (const part of open(ac.signal)) {
       out.push(part);
+      onPart(part);
       if (out.filter((p) => p.event === "end").length >= ends) break;
     }
   } finally {
@@ -151,8 +156,18 @@ describe("GET /threads/{thread_id}/stream", () => {
       input: { items: ["a"] },
       streamMode: "updates",
     });
-    const parts = untilEnds((signal) => client.threads.joinStream(t.thread_id, { signal }), 2);
-    await runningSoon(t.thread_id, a.run_id);
+    // The next run is made once the stream follows the first (its first part): a 300 ms run can end before a
+    // status poll on a loaded machine sees it running.
+    let following!: () => void;
+    const followed = new Promise<void>((resolve) => {
+      following = resolve;
+    });
+    const parts = untilEnds(
+      (signal) => client.threads.joinStream(t.thread_id, { signal }),
+      2,
+      () => following(),
+    );
+    await followed;
     const b = await client.runs.create(t.thread_id, "slow", {
       input: { items: ["b"] },
       streamMode: "values",
