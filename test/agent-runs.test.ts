@@ -599,7 +599,7 @@ describe("durability", () => {
 describe("multitask strategies", () => {
   it("reject answers 409 while a run is active", async () => {
     const t = await client.threads.create();
-    const run = await client.runs.create(t.thread_id, "slow", { input: { items: ["1"] } });
+    const run = await client.runs.create(t.thread_id, "slower", { input: { items: ["1"] } });
     await expect(
       client.runs.create(t.thread_id, "slow", { input: { items: ["2"] }, multitaskStrategy: "reject" }),
     ).rejects.toThrow(/409/);
@@ -608,14 +608,14 @@ describe("multitask strategies", () => {
 
   it("enqueue runs one after the other, in order", async () => {
     const t = await client.threads.create();
-    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    const a = await client.runs.create(t.thread_id, "slower", { input: { items: ["a"] } });
     const b = await client.runs.create(t.thread_id, "slow", {
       input: { items: ["b"] },
       multitaskStrategy: "enqueue",
     });
     expect((await client.runs.get(t.thread_id, b.run_id)).status).toBe("pending");
     expect(await client.runs.join(t.thread_id, b.run_id)).toEqual({
-      items: ["a", "work", "done", "b", "work", "done"],
+      items: ["a", "work", "b", "work", "done"],
     });
     expect((await client.runs.get(t.thread_id, a.run_id)).status).toBe("success");
   });
@@ -635,7 +635,7 @@ describe("multitask strategies", () => {
 
   it("rollback deletes the running run with its checkpoints; the state holds only the new run's data", async () => {
     const t = await client.threads.create();
-    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    const a = await client.runs.create(t.thread_id, "slower", { input: { items: ["a"] } });
     await runningSoon(t.thread_id, a.run_id);
     const b = await client.runs.create(t.thread_id, "slow", {
       input: { items: ["b"] },
@@ -650,7 +650,7 @@ describe("multitask strategies", () => {
 
   it("concurrent rollbacks: every create is accepted and exactly one run survives", async () => {
     const t = await client.threads.create();
-    const first = await client.runs.create(t.thread_id, "slow", { input: { items: ["0"] } });
+    const first = await client.runs.create(t.thread_id, "slower", { input: { items: ["0"] } });
     await runningSoon(t.thread_id, first.run_id);
     const created = await Promise.all(
       [1, 2, 3, 4, 5].map((i) =>
