@@ -84,6 +84,12 @@ export const routes: Route[] = [
     ["GET", "/api/v1/runs/{run_id}", "platform/runs/get", "Read a run"],
     ["POST", "/api/v1/runs/query", "platform/runs/query", "Query runs with the filter language"],
     ["POST", "/api/v1/runs/stats", "platform/runs/stats", "Figures over the runs the filters match"],
+    [
+      "POST",
+      "/api/v1/otel/v1/traces",
+      "platform/otel/traces",
+      "OpenTelemetry (OTLP/HTTP) trace export: spans become runs",
+    ],
     // — feedback —
     ["POST", "/api/v1/feedback", "platform/feedback/create", "Give feedback on a run"],
     ["GET", "/api/v1/feedback", "platform/feedback/list", "List feedback (by run, key, source)"],
