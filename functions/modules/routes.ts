@@ -24,6 +24,7 @@ export const routeModules: ModuleMap = {
   "platform/runs/get": () => import("../platform/runs/get.ts"),
   "platform/runs/query": () => import("../platform/runs/query.ts"),
   "platform/runs/stats": () => import("../platform/runs/stats.ts"),
+  "platform/otel/traces": () => import("../platform/otel/traces.ts"),
   "platform/feedback/create": () => import("../platform/feedback/create.ts"),
   "platform/feedback/list": () => import("../platform/feedback/list.ts"),
   "platform/feedback/get": () => import("../platform/feedback/get.ts"),

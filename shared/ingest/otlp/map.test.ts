@@ -130,6 +130,7 @@ describe("span → run", () => {
         "operation.name": "ai.streamText.doStream my-fn",
         "ai.model.id": "gpt-4o-mini",
         "ai.model.provider": "openai.chat",
+        "gen_ai.system": "openai.chat",
         "ai.prompt.messages": JSON.stringify([
           { role: "system", content: "Help." },
           { role: "user", content: [{ type: "text", text: "Weather?" }] },

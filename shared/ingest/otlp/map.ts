@@ -318,11 +318,11 @@ function invocationParams(a: Attrs, model: string | undefined) {
   return params;
 }
 
-/** Provider name: gen_ai.provider.name / gen_ai.system, or the Vercel provider id's first part ("openai.chat"). */
+/** Provider name: the Vercel provider id's first part ("openai.chat", also its gen_ai.system), else the GenAI one. */
 function providerOf(a: Attrs): string | undefined {
-  const p = a.str("gen_ai.provider.name", "gen_ai.system");
-  if (p) return p;
-  return a.str("ai.model.provider")?.split(".")[0];
+  const vercel = a.str("ai.model.provider")?.split(".")[0];
+  const genAi = a.str("gen_ai.provider.name", "gen_ai.system");
+  return vercel || genAi;
 }
 
 /** Time to first token: a first-token event, else the Vercel AI SDK's ms from the span's start. */
