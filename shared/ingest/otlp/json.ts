@@ -7,6 +7,7 @@ import {
   type OtlpEvent,
   type OtlpLink,
   type OtlpSpan,
+  setOwn,
 } from "./model.ts";
 
 // The OTLP/HTTP JSON encoding of ExportTraceServiceRequest: the protobuf JSON mapping with OTLP's own rules —
@@ -123,8 +124,7 @@ function keyValues(items: unknown[], where: string, depth = 0): Attributes {
     const kv = obj(item, `${where}[${n}]`);
     const key = str(kv, "key", `${where}[${n}]`);
     const value = anyValue(field(kv, "value"), `${where}[${n}].value`, depth);
-    // defineProperty, so a "__proto__" key stays an own key instead of setting the prototype.
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    setOwn(out, key, value);
   });
   return out;
 }

@@ -271,4 +271,9 @@ describe("span → run", () => {
       "service.name": "svc",
     });
   });
+  it("an attribute named __proto__ is a metadata key like any other, not the metadata's prototype", () => {
+    const md = spanToRun(span(JSON.parse('{"__proto__": {"polluted": 1}}'))).extra.metadata;
+    expect(Object.getOwnPropertyDescriptor(md, "__proto__")?.value).toEqual({ polluted: 1 });
+    expect(Object.getPrototypeOf(md)).toBe(Object.prototype);
+  });
 });

@@ -7,7 +7,7 @@ import {
   vercelMessages,
   vercelResponse,
 } from "./messages.ts";
-import type { Attributes, AttrValue, OtlpSpan } from "./model.ts";
+import { type Attributes, type AttrValue, type OtlpSpan, setOwn } from "./model.ts";
 
 // One OTLP span → one run as POST /runs/batch takes it (shared/runs/schema.ts RunCreate), in the LLM trace
 // format's fields: llm runs carry inputs/outputs messages, extra.metadata.usage_metadata and ls_model_name /
@@ -377,7 +377,7 @@ export interface MapOptions {
 export function spanToRun(s: OtlpSpan, opts: MapOptions = {}): SpanRun {
   const a = new Attrs(s.attributes);
   const metadata: Record<string, unknown> = {};
-  for (const [k, v] of a.prefixed("langsmith.metadata")) metadata[k] = metadataValue(v);
+  for (const [k, v] of a.prefixed("langsmith.metadata")) setOwn(metadata, k, metadataValue(v));
   let sessionName = a.str("langsmith.trace.session_name");
   let sessionId = a.str("langsmith.trace.session_id");
   let runName = a.str("langsmith.trace.name");
@@ -385,7 +385,7 @@ export function spanToRun(s: OtlpSpan, opts: MapOptions = {}): SpanRun {
     if (k === "ls_project_name" && typeof v === "string") sessionName ??= v;
     else if (k === "ls_project_id" && typeof v === "string") sessionId ??= v;
     else if (k === "ls_run_name" && typeof v === "string") runName ??= v;
-    else metadata[k] = metadataValue(v);
+    else setOwn(metadata, k, metadataValue(v));
   }
   const runType = runTypeOf(a);
   if (metadata.ls_run_name !== undefined) {
@@ -435,7 +435,7 @@ export function spanToRun(s: OtlpSpan, opts: MapOptions = {}): SpanRun {
   for (const [k, v] of rest) {
     if (Object.hasOwn(metadata, k)) continue;
     if (Object.keys(metadata).length >= MAX_METADATA_KEYS) dropped++;
-    else metadata[k] = bounded(v);
+    else setOwn(metadata, k, bounded(v));
   }
   if (s.links.length)
     metadata["otel.links"] = bounded(

@@ -1,4 +1,4 @@
-import type { Attributes, AttrValue } from "./model.ts";
+import { type Attributes, type AttrValue, setOwn } from "./model.ts";
 
 // Chat messages as the GenAI conventions, OpenLLMetry and the Vercel AI SDK write them on spans, turned into the
 // OpenAI-style messages the LLM trace format reads (shared/llm/normalize.ts): role, content (text or blocks),
@@ -141,7 +141,7 @@ export function indexedMessages(attrs: Attributes, kind: "prompt" | "completion"
       else (c.function as Json)[call[2]!] = call[2] === "arguments" ? argumentsText(value) : value;
     } else if (path === "role" || path === "content" || path === "tool_call_id" || path === "finish_reason") {
       msg[path] = path === "content" ? parsed(value) : value;
-    } else msg[path] = value;
+    } else setOwn(msg, path, value);
   }
   const messages = [...byIndex.entries()]
     .sort(([a], [b]) => a - b)

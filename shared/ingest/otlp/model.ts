@@ -39,6 +39,11 @@ export class OtlpDecodeError extends Error {}
 /** Nesting of AnyValue arrays/kvlists a request may use: deeper is refused, never a stack overflow. */
 export const MAX_VALUE_DEPTH = 32;
 
+/** Sets an own property whatever the key, so an attribute named "__proto__" stays a key, not the prototype. */
+export function setOwn(into: object, key: string, value: unknown) {
+  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Bytes → the value an attribute holds: base64, as the OTLP JSON mapping writes bytes_value. */
 export const bytesValue = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 

@@ -8,6 +8,7 @@ import {
   type OtlpEvent,
   type OtlpLink,
   type OtlpSpan,
+  setOwn,
 } from "./model.ts";
 
 // A protobuf wire-format reader for the OTLP trace messages (opentelemetry/proto/trace/v1, common/v1): only what
@@ -158,8 +159,7 @@ function keyValue(r: Reader, into: Attributes, depth: number) {
     else return false;
     return true;
   });
-  // defineProperty, so a "__proto__" key stays an own key instead of setting the prototype.
-  Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+  setOwn(into, key, value);
 }
 
 /** One KeyValue of a repeated attributes field, into `into`. */
