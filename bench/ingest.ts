@@ -5,10 +5,11 @@ import { marshall } from "@aws-sdk/util-dynamodb";
 import { Client } from "langsmith";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
+import { otlpRequests } from "./otlp.ts";
 import { type RunningPlatform, sampleRss, startPlatform } from "./platform.ts";
 
-// npm run bench -- ingest: runs/s accepted by POST /runs/batch (16 concurrent senders of 100-run batches)
-// and by the real langsmith SDK over /runs/multipart, beside the raw DynamoDB Local BatchWriteItem rate of
+// npm run bench -- ingest: runs/s accepted by POST /runs/batch (16 concurrent senders of 100-run batches),
+// by the real langsmith SDK over /runs/multipart and spans/s by POST /otel/v1/traces (OTLP protobuf, 100 spans), beside the raw DynamoDB Local BatchWriteItem rate of
 // items of the same shape measured in the same run. Every run is counted back afterwards: count after =
 // count sent. Peak RSS is the platform process's, sampled under the load.
 const SENDERS = 16;
@@ -98,11 +99,11 @@ async function rawBatchWrite(ddb: DynamoDBClient, tenant: string) {
   });
 }
 
-export function post(url: string, headers: Record<string, string>, body: string, agent: Agent) {
+export function post(url: string, headers: Record<string, string>, body: string | Buffer, agent: Agent) {
   return new Promise<number>((resolve, reject) => {
     const req = request(
       url,
-      { method: "POST", agent, headers: { ...headers, "content-type": "application/json" } },
+      { method: "POST", agent, headers: { "content-type": "application/json", ...headers } },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -188,10 +189,28 @@ export async function ingestBench() {
     const sdkPeak = rss2.stop();
     const sdkRate = sdkRuns / sdkSeconds;
 
+    // OTLP: the same calls as spans through /otel/v1/traces, into their project by the Langsmith-Project header.
+    const otlpBodies = otlpRequests(RUNS, BATCH, Date.parse(`${DAY}T00:00:00Z`));
+    const otlpHeaders = {
+      ...headers,
+      "content-type": "application/x-protobuf",
+      "langsmith-project": "bench-otlp",
+    };
+    const rss3 = sampleRss(facts.pid);
+    let otlpRejected = 0;
+    const otlpSeconds = await drive(otlpBodies, SENDERS, async (body) => {
+      const status = await post(`${p.base}/api/v1/otel/v1/traces`, otlpHeaders, body, agent);
+      if (status !== 200) otlpRejected += BATCH;
+    });
+    const otlpPeak = rss3.stop();
+    const otlpRate = RUNS / otlpSeconds;
+
     const batchProject = await projectId(p, "bench-batch", headers);
     const sdkProject = await projectId(p, "bench-sdk", headers);
     const storedBatch = await countStored(ddb, facts.tenant_id, batchProject.id);
     const storedSdk = await countStored(ddb, facts.tenant_id, sdkProject.id);
+    const otlpProject = await projectId(p, "bench-otlp", headers);
+    const storedOtlp = await countStored(ddb, facts.tenant_id, otlpProject.id);
 
     console.log(
       `ingest: ${RUNS} runs per path, ${SENDERS} senders × ${BATCH}-run batches; one llm run ≈ 1 KB`,
@@ -205,9 +224,12 @@ export async function ingestBench() {
     console.log(
       `| langsmith SDK createRun → /runs/multipart | ${fmt(sdkRate, 0)} | ${fmt(sdkRate / rawRate, 2)} | ${sdkRuns} | ${storedSdk} | ${sdkProject.run_count} | ${fmt(sdkPeak, 0)} |`,
     );
-    const lost = RUNS - storedBatch + (sdkRuns - storedSdk);
     console.log(
-      `runs lost: ${lost} (goal 0); batch requests rejected: ${rejected}; goal: ingestion ≥ 0.8 × raw BatchWriteItem`,
+      `| POST /api/v1/otel/v1/traces (OTLP protobuf, spans) | ${fmt(otlpRate, 0)} | ${fmt(otlpRate / rawRate, 2)} | ${RUNS} | ${storedOtlp} | ${otlpProject.run_count} | ${fmt(otlpPeak, 0)} |`,
+    );
+    const lost = RUNS - storedBatch + (sdkRuns - storedSdk) + (RUNS - storedOtlp);
+    console.log(
+      `runs lost: ${lost} (goal 0); batch requests rejected: ${rejected}; OTLP spans rejected: ${otlpRejected}; goal: ingestion ≥ 0.8 × raw BatchWriteItem`,
     );
     agent.destroy();
   } finally {

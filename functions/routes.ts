@@ -96,6 +96,12 @@ export const routes: Route[] = [
       "platform/v2/thread-traces",
       "A thread's traces in turn order",
     ],
+    [
+      "POST",
+      "/api/v1/otel/v1/traces",
+      "platform/otel/traces",
+      "OpenTelemetry (OTLP/HTTP) trace export: spans become runs",
+    ],
     // — feedback —
     ["POST", "/api/v1/feedback", "platform/feedback/create", "Give feedback on a run"],
     ["GET", "/api/v1/feedback", "platform/feedback/list", "List feedback (by run, key, source)"],

@@ -61,6 +61,13 @@ export class PayloadTooLarge extends HttpError {
   }
 }
 /** The workspace sent more requests than its rate limit allows; `Retry-After` says when the window has room. */
+/** An OTLP request with more spans than one request may carry (413: OTLP exporters do not retry it). */
+export class TooManySpans extends HttpError {
+  constructor(count: number, limit: number) {
+    super(413, `The request holds ${count} spans; send at most ${limit} per request`);
+  }
+}
+
 export class TooManyRequests extends HttpError {
   constructor(readonly retryAfterSeconds: number) {
     super(429, `Rate limit of the workspace exceeded: retry after ${retryAfterSeconds} s`);
@@ -146,6 +153,13 @@ export class UnsupportedEncoding extends HttpError {
       415,
       `Unsupported Content-Encoding "${clip(encoding)}": send gzip, x-gzip, deflate, br or identity`,
     );
+  }
+}
+
+/** A Content-Type this route does not read. */
+export class UnsupportedMediaType extends HttpError {
+  constructor(type: string, accepted: readonly string[]) {
+    super(415, `Unsupported Content-Type "${clip(type)}": send ${accepted.join(" or ")}`);
   }
 }
 

@@ -30,6 +30,7 @@ export const routeModules: ModuleMap = {
   "platform/v2/trace-runs": () => import("../platform/v2/trace-runs.ts"),
   "platform/v2/threads-query": () => import("../platform/v2/threads-query.ts"),
   "platform/v2/thread-traces": () => import("../platform/v2/thread-traces.ts"),
+  "platform/otel/traces": () => import("../platform/otel/traces.ts"),
   "platform/feedback/create": () => import("../platform/feedback/create.ts"),
   "platform/feedback/list": () => import("../platform/feedback/list.ts"),
   "platform/feedback/get": () => import("../platform/feedback/get.ts"),

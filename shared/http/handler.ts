@@ -101,8 +101,15 @@ function toResult(value: unknown): HttpResult {
   if (value instanceof Reply) {
     if (value.status === 204 || value.body === undefined)
       return { statusCode: value.status, headers: value.headers, body: "" };
-    // A text body with its own non-JSON content type (an HTML page) is sent as is.
+    // A text body with its own non-JSON content type (an HTML page) is sent as is, bytes (protobuf) as base64.
     const type = value.headers["content-type"];
+    if (Buffer.isBuffer(value.body))
+      return {
+        statusCode: value.status,
+        headers: value.headers,
+        body: value.body.toString("base64"),
+        isBase64Encoded: true,
+      };
     if (typeof value.body === "string" && type && !type.includes("json"))
       return { statusCode: value.status, headers: value.headers, body: value.body };
     return json(value.status, value.body, value.headers);

@@ -11,3 +11,5 @@ export const MAX_PROJECT_IDS = 100;
 export const MAX_BATCH_RUNS = 1000;
 /** Tags on one run. */
 export const MAX_RUN_TAGS = 1000;
+/** Spans in one OTLP request to /otel/v1/traces (an OpenTelemetry Collector's batches hold 8,192 by default). */
+export const MAX_OTLP_SPANS = 10_000;

@@ -18,6 +18,7 @@ import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { FeedbackConfig, scaleForFeedback } from "./feedback-configs.ts";
 import { feedbackStats } from "./feedback-stats.ts";
+import { RunId } from "./schema.ts";
 import { recordExpiry, upgradeTrace } from "./tiers.ts";
 
 // Feedback on runs (`/api/v1/feedback` and the `feedback.<id>` parts of /runs/multipart). A feedback lives in
@@ -54,8 +55,8 @@ const refused = (message: string) => z.null({ error: message }).optional();
 /** What the SDKs send to create a feedback (the REST body, and each `feedback.<id>` part). */
 export const FeedbackCreate = z.looseObject({
   id: z.string().uuid().optional(),
-  run_id: z.uuid({ error: "run_id is required (a run's UUID): feedback is given on a run" }),
-  trace_id: z.string().uuid().nullish(),
+  run_id: z.guid({ error: "run_id is required (a run's UUID): feedback is given on a run" }),
+  trace_id: RunId.nullish(),
   session_id: z.string().uuid().nullish(),
   key: z.string().min(1).max(180),
   ...editable,

@@ -1,24 +1,25 @@
 import { z } from "zod";
 import { validationError } from "../errors.ts";
 import { MAX_QUERY_RUN_IDS, MAX_QUERY_SESSIONS } from "../platform/list-bounds.ts";
+import { RunId } from "./schema.ts";
 
 // The run filters POST /runs/query and POST /runs/stats take (the langsmith SDK's listRuns and getRunStats send
 // the same set). The SDK sends null for every filter it was not given.
 
 /** One id or a list of at most `max` (a single id is a list of one). */
-const ids = (max: number) =>
-  z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(z.string().uuid()).max(max));
+const ids = (max: number, id: z.ZodType<string> = z.string().uuid()) =>
+  z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(id).max(max));
 
 export const optional = <T extends z.ZodType>(s: T) => s.nullish().transform((v) => v ?? undefined);
 
 export const RunFilterFields = {
   session: optional(ids(MAX_QUERY_SESSIONS)),
-  id: optional(ids(MAX_QUERY_RUN_IDS)),
-  trace: optional(z.string().uuid()),
+  id: optional(ids(MAX_QUERY_RUN_IDS, RunId)),
+  trace: optional(RunId),
   is_root: optional(z.boolean()),
   run_type: optional(z.string()),
   error: optional(z.boolean()),
-  parent_run: optional(z.string().uuid()),
+  parent_run: optional(RunId),
   reference_example: optional(ids(MAX_QUERY_RUN_IDS)),
   filter: optional(z.string().max(10_000)),
   trace_filter: optional(z.string().max(10_000)),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { qCsv, qInt } from "../http/query.ts";
 import { MAX_QUERY_RUN_IDS, MAX_QUERY_SESSIONS } from "../platform/list-bounds.ts";
 import { canonicalTime } from "../time.ts";
+import { RunId } from "./schema.ts";
 import { RUN_SELECTS, selectsSchema, THREAD_TRACE_SELECTS } from "./v2-select.ts";
 
 // The request shapes of the /api/v2 run, trace and thread reads, as the langsmith SDK (0.9 on) sends them.
@@ -9,6 +10,8 @@ import { RUN_SELECTS, selectsSchema, THREAD_TRACE_SELECTS } from "./v2-select.ts
 
 const time = z.string().refine((v) => canonicalTime(v) !== undefined, "an RFC 3339 date-time");
 const ids = (max: number) => z.array(z.uuid()).max(max);
+/** Run and trace ids: any UUID-shaped id (OTLP spans make ids that are no RFC 4122 UUIDs). */
+const runIds = (max: number) => z.array(RunId).max(max);
 const filter = z.string().max(10_000);
 // Up to 1,000 a page: a trace or a project read in fewer round trips (v1 pages 100 at the most).
 const pageSize = z.number().int().min(1).max(1000).default(100);
@@ -23,8 +26,8 @@ const NOT_SERVED = {
 export const RunsQueryBody = z.strictObject({
   project_ids: ids(MAX_QUERY_SESSIONS).min(1, "give project_ids (datasets are not served here)"),
   reference_dataset_id: refused("datasets are not served here: give project_ids"),
-  ids: ids(MAX_QUERY_RUN_IDS).optional(),
-  trace_id: z.uuid().optional(),
+  ids: runIds(MAX_QUERY_RUN_IDS).optional(),
+  trace_id: RunId.optional(),
   is_root: z.boolean().optional(),
   has_error: z.boolean().optional(),
   run_type: z.enum(["TOOL", "CHAIN", "LLM", "RETRIEVER", "EMBEDDING", "PROMPT", "PARSER"]).optional(),
@@ -55,7 +58,7 @@ export const RunRetrieveQuery = z.looseObject({
 
 export const TracesQueryBody = z.strictObject({
   project_id: z.uuid({ error: "give project_id, the tracing project's id" }),
-  trace_ids: ids(MAX_QUERY_RUN_IDS).optional(),
+  trace_ids: runIds(MAX_QUERY_RUN_IDS).optional(),
   trace_filter: filter.optional(),
   tree_filter: filter.optional(),
   min_start_time: time.optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { qCsv, qInt } from "../../../shared/http/query.ts";
 import { FeedbackOut, listFeedback } from "../../../shared/runs/feedback.ts";
+import { RunId } from "../../../shared/runs/schema.ts";
 import { defineHandler } from "../../handler.ts";
 
 // A repeated `run`, `key` or `source` arrives comma-joined. Other filters of the hosted API (session,
@@ -10,7 +11,7 @@ const refused = (what: string) =>
 
 export const handler = defineHandler({
   query: z.looseObject({
-    run: qCsv().pipe(z.array(z.uuid()).max(100)).optional(),
+    run: qCsv().pipe(z.array(RunId).max(100)).optional(),
     key: qCsv()
       .pipe(z.array(z.string().max(180)).max(100))
       .optional(),
