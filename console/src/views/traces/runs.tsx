@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { api } from "../../api.ts";
+import { Pager, useCursorPages } from "../../components/pager.tsx";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
@@ -16,9 +17,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
   const [filter, setFilter] = useState("");
   const [rootsOnly, setRootsOnly] = useState(false);
   const [charts, setCharts] = useState(false);
-  // cursors[i] is where page i starts; page 0 starts at the top.
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [pageIndex, setPageIndex] = useState(0);
+  const pages = useCursorPages();
   const [state, setState] = useState<{
     runs?: Run[];
     next?: string | null;
@@ -27,7 +26,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
   }>({
     loading: true,
   });
-  const cursor = cursors[pageIndex];
+  const cursor = pages.cursor;
   useEffect(() => {
     const ctl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
@@ -53,8 +52,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
   }, [projectId, filter, rootsOnly, cursor]);
 
   const restart = () => {
-    setCursors([undefined]);
-    setPageIndex(0);
+    pages.reset();
   };
   const apply = (e: FormEvent) => {
     e.preventDefault();
@@ -159,23 +157,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
           {!state.runs.length && <p>No runs match.</p>}
         </>
       )}
-      <nav className="pager" aria-label="Pages">
-        <button type="button" disabled={pageIndex === 0} onClick={() => setPageIndex((i) => i - 1)}>
-          Newer
-        </button>
-        <span>{`Page ${pageIndex + 1}`}</span>
-        <button
-          type="button"
-          disabled={!state.next || state.loading}
-          onClick={() => {
-            const next = state.next ?? undefined;
-            setCursors((c) => [...c.slice(0, pageIndex + 1), next]);
-            setPageIndex((i) => i + 1);
-          }}
-        >
-          Older
-        </button>
-      </nav>
+      <Pager pages={pages} next={state.next} loading={state.loading} />
     </section>
   );
 }

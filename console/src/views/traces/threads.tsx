@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
+import { Pager, useCursorPages } from "../../components/pager.tsx";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "./format.ts";
@@ -45,8 +46,7 @@ export function ProjectTabs({ projectId, current }: { projectId: string; current
 export function ProjectThreads({ projectId }: { projectId: string }) {
   const project = useApi<{ id: string; name: string }>(`/api/v1/sessions/${projectId}`);
   const [days, setDays] = useState("7");
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [pageIndex, setPageIndex] = useState(0);
+  const pages = useCursorPages();
   const [state, setState] = useState<{
     threads?: Thread[];
     next?: string | null;
@@ -55,7 +55,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
   }>({
     loading: true,
   });
-  const cursor = cursors[pageIndex];
+  const cursor = pages.cursor;
   useEffect(() => {
     const ctl = new AbortController();
     setState((s) => ({ ...s, loading: true }));
@@ -96,8 +96,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
         value={days}
         onChange={(e) => {
           setDays(e.target.value);
-          setCursors([undefined]);
-          setPageIndex(0);
+          pages.reset();
         }}
       >
         {WINDOWS.map(([v, label]) => (
@@ -149,23 +148,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
           {!state.threads.length && <p>No threads in this window.</p>}
         </>
       )}
-      <nav className="pager" aria-label="Pages">
-        <button type="button" disabled={pageIndex === 0} onClick={() => setPageIndex((i) => i - 1)}>
-          Newer
-        </button>
-        <span>{`Page ${pageIndex + 1}`}</span>
-        <button
-          type="button"
-          disabled={!state.next || state.loading}
-          onClick={() => {
-            const next = state.next ?? undefined;
-            setCursors((c) => [...c.slice(0, pageIndex + 1), next]);
-            setPageIndex((i) => i + 1);
-          }}
-        >
-          Older
-        </button>
-      </nav>
+      <Pager pages={pages} next={state.next} loading={state.loading} />
     </section>
   );
 }
