@@ -225,8 +225,11 @@ function taskRole(app: AppShape): RoleSource {
       artifactsPut(["artifacts/", "builds/", "logs/"]),
       {
         actions: ["s3:DeleteObject*"],
-        resources: [{ bucket: "artifacts", objects: "builds/*" }],
-        why: "Deletes only the build's exchange objects below builds/ of the artifact bucket.",
+        resources: ["builds/*", "artifacts/*", "logs/*", "runtimes/*"].map((objects) => ({
+          bucket: "artifacts" as const,
+          objects,
+        })),
+        why: "Deletes a build's exchange objects (builds/), and a deleted deployment's artifacts, logs and runtime code when a sweeper resumes its purge, under generated keys of the artifact bucket only.",
       },
       {
         actions: ["s3:ListBucketVersions"],
