@@ -1,12 +1,12 @@
-import { config } from "../../config.ts";
-import { BadRequest, TooManySpans, UnsupportedMediaType } from "../../errors.ts";
-import { MAX_OTLP_SPANS } from "../../platform/list-bounds.ts";
-import { ingestPosts } from "../../runs/store.ts";
-import { decodeBody } from "../body.ts";
-import { decodeJsonTraces } from "./json.ts";
-import { spanIdsValid, spanToRun } from "./map.ts";
-import { OtlpDecodeError, type OtlpSpan } from "./model.ts";
-import { decodeProtobufTraces, encodeProtobufResponse } from "./protobuf.ts";
+import { config } from "../config.ts";
+import { BadRequest, TooManySpans, UnsupportedMediaType } from "../errors.ts";
+import { decodeBody } from "../ingest/body.ts";
+import { decodeJsonTraces } from "../ingest/otlp/json.ts";
+import { spanIdsValid, spanToRun } from "../ingest/otlp/map.ts";
+import { OtlpDecodeError, type OtlpSpan } from "../ingest/otlp/model.ts";
+import { decodeProtobufTraces, encodeProtobufResponse } from "../ingest/otlp/protobuf.ts";
+import { MAX_OTLP_SPANS } from "../platform/list-bounds.ts";
+import { ingestPosts } from "./store.ts";
 
 // POST /otel/v1/traces: an OTLP/HTTP ExportTraceServiceRequest (protobuf or JSON, any Content-Encoding the
 // platform reads) → runs, through the same ingestion as POST /runs/batch (idempotent on run id). The answer is

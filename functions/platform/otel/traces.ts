@@ -1,4 +1,4 @@
-import { ingestOtlpTraces, OTLP_CONTENT_TYPES } from "../../../shared/ingest/otlp/ingest.ts";
+import { ingestOtlpTraces, OTLP_CONTENT_TYPES } from "../../../shared/runs/otlp-ingest.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 export const handler = defineHandler({
