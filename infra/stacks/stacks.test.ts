@@ -834,8 +834,12 @@ describe("platform stacks (manifest as it is)", () => {
       "builds",
       "logs",
     ]);
+    // A build's exchange objects, and what a sweeper resuming a deleted deployment's purge deletes.
     expect(prefixes(tasksArtifacts.filter((st) => actionsOf(st).includes("s3:DeleteObject*")))).toEqual([
+      "artifacts",
       "builds",
+      "logs",
+      "runtimes",
     ]);
     for (const g of ["platform", "export", "system"] as const) {
       const group = s.api.groups.get(g);
