@@ -1,7 +1,7 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { batchWrite } from "../shared/aws/batch.ts";
-import { dynamo, resetClients } from "../shared/aws/clients.ts";
+import { dynamo } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
 import { toRow } from "../shared/export/exporter.ts";
@@ -11,7 +11,7 @@ import { deriveFields } from "../shared/runs/derive.ts";
 import { buildPostItem, partitionKey } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
-import { rssOf, sampleRss, startPlatform } from "./platform.ts";
+import { rssOf, sampleRss, startPlatform, useAwsOf } from "./platform.ts";
 
 // npm run bench -- export: N runs in one day of one project (N = 100k and 1M; BENCH_EXPORT_SIZES to change),
 // exported by the real state machine to the local S3. Beside it, in the same run: a plain paginated
@@ -116,15 +116,7 @@ export async function exportBench() {
   const p = await startPlatform({ DYNAMODB_IN_MEMORY: "1", LOG_LEVEL: "warn" });
   try {
     const { facts } = p;
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
-      AWS_ENDPOINT_URL_S3: facts.s3.endpoint,
-      AWS_ACCESS_KEY_ID: facts.s3.access_key_id,
-      AWS_SECRET_ACCESS_KEY: facts.s3.secret_access_key,
-      AWS_REGION: "us-east-1",
-      PLATFORM_BUCKET: facts.s3.bucket,
-    });
-    resetClients();
+    useAwsOf(facts);
     const headers = {
       "x-api-key": facts.api_key,
       "x-tenant-id": facts.tenant_id,

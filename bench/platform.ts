@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalFacts } from "../infra/local/cloud.ts";
 import { freePort, startOnFreePorts } from "../infra/local/http-util.ts";
+import { resetClients } from "../shared/aws/clients.ts";
 
 // The platform as `npm start` runs it, in its own process group on free ports with a scratch data dir,
 // so benchmarks measure the real thing and its memory apart from the load generator.
@@ -211,4 +212,17 @@ export function sampleRss(pid: number, ms = 100) {
       return peak;
     },
   };
+}
+
+/** Points this process's AWS clients at a started platform's DynamoDB and S3, with its local credentials. */
+export function useAwsOf(facts: LocalFacts): void {
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
+    AWS_ENDPOINT_URL_S3: facts.s3.endpoint,
+    AWS_ACCESS_KEY_ID: facts.s3.access_key_id,
+    AWS_SECRET_ACCESS_KEY: facts.s3.secret_access_key,
+    AWS_REGION: "us-east-1",
+    PLATFORM_BUCKET: facts.s3.bucket,
+  });
+  resetClients();
 }

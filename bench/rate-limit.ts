@@ -1,8 +1,7 @@
 import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { WindowCounter } from "../shared/auth/window-counter.ts";
-import { resetClients } from "../shared/aws/clients.ts";
 import { addRequests, tenants } from "../shared/records/identity.ts";
-import { startPlatform } from "./platform.ts";
+import { startPlatform, useAwsOf } from "./platform.ts";
 
 // npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
 // on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated
@@ -30,13 +29,7 @@ export async function rateLimitBench() {
     ...(process.env.BENCH_IN_MEMORY ? { DYNAMODB_IN_MEMORY: "1" } : {}),
   });
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: p.facts.dynamodb_endpoint,
-      AWS_ACCESS_KEY_ID: p.facts.s3.access_key_id,
-      AWS_SECRET_ACCESS_KEY: p.facts.s3.secret_access_key,
-      AWS_REGION: "us-east-1",
-    });
-    resetClients();
+    useAwsOf(p.facts);
     const counted = await workspace();
     const uncounted = await workspace(0);
     const get = async (headers: Record<string, string>) => {

@@ -1,6 +1,5 @@
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { resetClients } from "../shared/aws/clients.ts";
-import { startPlatform } from "./platform.ts";
+import { startPlatform, useAwsOf } from "./platform.ts";
 
 // npm run bench -- runs-v2: the v2 reads of one trace of 1,000 runs against the v1 run query of the same runs,
 // in the same run. One trace (a root and 999 children) is ingested through /runs/batch; then, in alternating
@@ -32,13 +31,7 @@ export async function runsV2Bench() {
     ...(process.env.BENCH_IN_MEMORY ? { DYNAMODB_IN_MEMORY: "1" } : {}),
   });
   try {
-    Object.assign(process.env, {
-      AWS_ENDPOINT_URL_DYNAMODB: p.facts.dynamodb_endpoint,
-      AWS_ACCESS_KEY_ID: p.facts.s3.access_key_id,
-      AWS_SECRET_ACCESS_KEY: p.facts.s3.secret_access_key,
-      AWS_REGION: "us-east-1",
-    });
-    resetClients();
+    useAwsOf(p.facts);
     const tenant = newTenantId();
     const key = newApiKey();
     await ensureTenant(tenant, "bench");
