@@ -215,7 +215,7 @@ export function sampleRss(pid: number, ms = 100) {
 }
 
 /** Points this process's AWS clients at a started platform's DynamoDB and S3, with its local credentials. */
-export function useAwsOf(facts: LocalFacts): void {
+export function pointAwsAt(facts: LocalFacts): void {
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
     AWS_ENDPOINT_URL_S3: facts.s3.endpoint,

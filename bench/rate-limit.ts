@@ -1,7 +1,7 @@
 import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { WindowCounter } from "../shared/auth/window-counter.ts";
 import { addRequests, tenants } from "../shared/records/identity.ts";
-import { startPlatform, useAwsOf } from "./platform.ts";
+import { startPlatform, pointAwsAt } from "./platform.ts";
 
 // npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
 // on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated
@@ -29,7 +29,7 @@ export async function rateLimitBench() {
     ...(process.env.BENCH_IN_MEMORY ? { DYNAMODB_IN_MEMORY: "1" } : {}),
   });
   try {
-    useAwsOf(p.facts);
+    pointAwsAt(p.facts);
     const counted = await workspace();
     const uncounted = await workspace(0);
     const get = async (headers: Record<string, string>) => {
