@@ -11,7 +11,7 @@ import { deriveFields } from "../shared/runs/derive.ts";
 import { buildPostItem, partitionKey } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
-import { rssOf, sampleRss, startPlatform, pointAwsAt } from "./platform.ts";
+import { pointAwsAt, rssOf, sampleRss, startPlatform } from "./platform.ts";
 
 // npm run bench -- export: N runs in one day of one project (N = 100k and 1M; BENCH_EXPORT_SIZES to change),
 // exported by the real state machine to the local S3. Beside it, in the same run: a plain paginated
