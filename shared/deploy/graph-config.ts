@@ -216,6 +216,12 @@ const Schema = z.looseObject({
   checkpointer: CheckpointerConfigSchema.optional(),
 });
 
+/** The file part of a module spec: before its last colon, or the whole spec without one. */
+const specFile = (spec: string): string => {
+  const colon = spec.lastIndexOf(":");
+  return (colon === -1 ? spec : spec.slice(0, colon)).trim();
+};
+
 /**
  * "./src/agent.ts:graph" → {file: "./src/agent.ts", exportName: "graph"}. Without a colon the module's default
  * export is the graph, as in the LangGraph.js API server (`module[exportSymbol || "default"]`).
@@ -223,7 +229,7 @@ const Schema = z.looseObject({
 export function parseGraphSpec(spec: string): GraphSpec {
   if (typeof spec !== "string" || spec.trim() === "") throw new BuildError("graph spec is empty");
   const colon = spec.lastIndexOf(":");
-  const file = (colon === -1 ? spec : spec.slice(0, colon)).trim();
+  const file = specFile(spec);
   const exportName = colon === -1 ? "default" : spec.slice(colon + 1).trim();
   if (file === "") throw new BuildError(`graph spec ${JSON.stringify(spec)} names no file`);
   if (!EXPORT_NAME.test(exportName))
@@ -293,10 +299,7 @@ export function parseGraphConfig(text: string, configPath: string): GraphConfig 
 
 const isPythonSpec = (entry: unknown): boolean => {
   const spec = typeof entry === "string" ? entry : (entry as { path?: unknown } | null)?.path;
-  return (
-    typeof spec === "string" &&
-    /\.py$/.test((spec.includes(":") ? spec.slice(0, spec.lastIndexOf(":")) : spec).trim())
-  );
+  return typeof spec === "string" && specFile(spec).endsWith(".py");
 };
 
 /**
