@@ -1,5 +1,8 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
+// Fuzz tests report their seed, and FUZZ_SEED/FUZZ_PATH replay one (test/fuzz-seed.ts).
+const setupFiles = ["test/fuzz-seed.ts"];
+
 const SYNTH_TESTS = [
   "infra/stacks/stacks.test.ts",
   "infra/stacks/deploy-role.test.ts",
@@ -18,6 +21,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          setupFiles,
           include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
           exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
           // Micro-benchmarks (`*.bench.ts`) sit beside the code too; only `vitest bench` runs them.
@@ -31,6 +35,7 @@ export default defineConfig({
         // run in one process that keeps modules between files, seconds of CPU each instead of one synth per file.
         test: {
           name: "synth",
+          setupFiles,
           include: SYNTH_TESTS,
           isolate: false,
           testTimeout: 60_000,
@@ -40,6 +45,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          setupFiles,
           include: ["test/**/*.test.ts"],
           // No benchmarks here: the default pattern would run the unit ones again, after starting a local cloud.
           benchmark: { include: [] },

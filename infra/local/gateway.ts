@@ -15,7 +15,7 @@ import {
   deploymentCorsPolicy,
   isPreflight,
 } from "../../shared/http/cors.ts";
-import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
+import { type HttpEvent, type HttpResult, queryMap } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type CompiledRoute, compileRoutes, matchRoute } from "../../shared/http/route-match.ts";
 import { logger } from "../../shared/log.ts";
@@ -88,8 +88,7 @@ function toEvent(
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers))
     if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(",") : v;
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const query = queryMap(url.searchParams);
   const text = !headers["content-encoding"] && TEXT_TYPE.test(headers["content-type"] ?? "application/json");
   const now = Date.now();
   const requestId = randomUUID();

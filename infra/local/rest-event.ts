@@ -17,12 +17,13 @@ export function toRestEvent(
 ): APIGatewayProxyEvent {
   const headers = event.headers as Record<string, string>;
   const multiValueHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]]));
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  // Maps without a prototype: a query name like `toString` is a key, not an inherited member.
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (const [k, v] of query) {
     // A REST API's single-valued map holds a repeated name's last value.
     single[k] = v;
-    multi[k] = [...(multi[k] ?? []), v];
+    multi[k] = Object.hasOwn(multi, k) ? [...multi[k], v] : [v];
   }
   const method = event.requestContext.http.method;
   const path = event.rawPath;

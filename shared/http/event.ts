@@ -22,3 +22,13 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
     body: body === undefined ? "" : JSON.stringify(body),
   };
 }
+
+/**
+ * Query pairs as an HTTP API (payload v2) map: a repeated name's values joined with commas. The map has no
+ * prototype, so a name like `toString` or `__proto__` is an ordinary key, never an inherited member.
+ */
+export function queryMap(pairs: Iterable<[string, string]>): Record<string, string> {
+  const query: Record<string, string> = Object.create(null);
+  for (const [k, v] of pairs) query[k] = Object.hasOwn(query, k) ? `${query[k]},${v}` : v;
+  return query;
+}

@@ -61,6 +61,21 @@ describe("REST (v1) events", () => {
     expect(e.queryStringParameters).toEqual({ tag: "a,b", q: "x y" });
   });
 
+  it("take query names that are Object.prototype members as ordinary names (a fuzz run found a 500 on ?toString=)", () => {
+    const e = toHttpEvent(
+      v1({
+        queryStringParameters: { toString: "", constructor: "c", __proto__: "p" },
+        multiValueQueryStringParameters: JSON.parse(
+          '{"toString":["","x"],"constructor":["c"],"__proto__":["p"]}',
+        ),
+      }) as any,
+    );
+    expect(e.queryStringParameters?.toString).toBe(",x");
+    expect(e.queryStringParameters?.constructor).toBe("c");
+    expect(Object.hasOwn(e.queryStringParameters ?? {}, "__proto__")).toBe(true);
+    expect(e.rawQueryString).toBe("toString=&toString=x&constructor=c&__proto__=p");
+  });
+
   it("become the v2 shape: route key from method and resource, lower-case headers, params, body", () => {
     const e = toHttpEvent(v1() as any);
     expect(e.routeKey).toBe("POST /agents/{deployment_id}/threads/{thread_id}/runs/stream");

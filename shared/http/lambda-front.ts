@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from "aws-lambda";
 import { config } from "../config.ts";
-import type { HttpEvent, HttpResult } from "./event.ts";
+import { type HttpEvent, type HttpResult, queryMap } from "./event.ts";
 
 // The agent server sits behind an API Gateway REST API in AWS, because REST APIs can stream a Lambda's
 // response (SSE) and HTTP APIs cannot. Its events are payload v1; handlers speak v2, so a v1 event is
@@ -19,8 +19,7 @@ export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent 
   if (!pairs.length)
     for (const [k, v] of Object.entries(event.queryStringParameters ?? {}))
       if (v !== undefined) pairs.push([k, v]);
-  const query: Record<string, string> = {};
-  for (const [k, v] of pairs) query[k] = k in query ? `${query[k]},${v}` : v;
+  const query = queryMap(pairs);
   return {
     version: "2.0",
     routeKey: `${event.httpMethod} ${event.resource}`,
