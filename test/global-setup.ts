@@ -40,6 +40,7 @@ export async function setup(project: TestProject) {
     schedulerIntervalMs: 200,
   });
   project.provide("cloud", cloud.facts);
+  project.provide("backends", cloud.backends);
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
   project.provide("egressAllowed", egressAllowed);
@@ -53,6 +54,11 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     cloud: LocalFacts;
+    /**
+     * The backends behind the cloud's policy proxy, with the tokens they answer: for tests that build a proxy of
+     * their own (the proxy is what adds a token) or share its DynamoDB. Everything else goes through the proxy.
+     */
+    backends: Cloud["backends"];
     env: Record<string, string>;
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
