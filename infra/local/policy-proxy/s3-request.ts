@@ -209,7 +209,7 @@ const unescapeXml = (s: string) =>
   s.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|[a-z]+);/g, (whole, e: string) => {
     if (e.startsWith("#x")) return safeChar(Number.parseInt(e.slice(2), 16), whole);
     if (e.startsWith("#")) return safeChar(Number.parseInt(e.slice(1), 10), whole);
-    const c = XML_ENTITIES[e];
+    const c = Object.hasOwn(XML_ENTITIES, e) ? XML_ENTITIES[e] : undefined;
     if (c === undefined) throw new Refused("MalformedXML", `Unknown XML entity &${e};`, 400);
     return c;
   });
