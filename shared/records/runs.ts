@@ -12,6 +12,8 @@ import { hashShard } from "./shard.ts";
 //   feedback stats  PK <tenant>#<run id>  SK feedback_stats  (re-applied to a run posted after its feedback)
 //   tier            PK <tenant>#<trace id> SK tier           (the trace was upgraded to longlived)
 //   pointer         PK <tenant>#feedback#<id> SK feedback     (a feedback's run, by feedback id)
+//   OTLP lineage    PK <tenant>#<trace id> SK otel_span#<span> | otel_await#<parent span>#<span> | otel_pending
+//                   (shared/runs/otlp-lineage.ts: spans stored before their parent, and the runs spans became)
 // Every one carries expires_at (epoch seconds, the table's TTL attribute): a run its tier's retention after
 // ingestion, the others the long-lived retention.
 // GSI1 partitions runs for export and for reading a project: a project-day is `config.runs.shards` partitions, each a
@@ -53,12 +55,49 @@ export const traceRunKeys = {
   }),
   /** A trace upgraded to the long-lived tier (in its root run's partition: the trace id is the root's id). */
   tier: (tenant: string, traceId: string) => ({ PK: `${tenant}#${traceId}`, SK: "tier" as const }),
+  /** Which run an OTLP span became, when its id is not its span id's (a langsmith-named span). */
+  otelSpan: (tenant: string, traceId: string, spanId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: `otel_span#${spanId}`,
+  }),
+  /** An OTLP span's run stored before its parent span: settled when the parent is stored. */
+  otelAwait: (tenant: string, traceId: string, parentSpanId: string, spanId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: `otel_await#${parentSpanId}#${spanId}`,
+  }),
+  /** The trace has (or had) runs awaiting their parent span: readers of a batch look for awaits only then. */
+  otelPending: (tenant: string, traceId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: "otel_pending" as const,
+  }),
   /** GSI1PK: one shard of one project-day. */
   partition: (tenant: string, session: string, day: string, shard: number) =>
     `${tenant}#${session}#${day}#${shard}`,
   /** GSI2PK: one trace. */
   trace: (tenant: string, traceId: string) => `${tenant}#${traceId}`,
 };
+
+/** Which run an OTLP span became (traceRunKeys.otelSpan). */
+export interface OtlpSpanPointer {
+  PK: string;
+  SK: string;
+  run_id: string;
+  span_id: string;
+  trace_id: string;
+  dotted_order: string | null;
+  expires_at: number;
+}
+
+/** A stored run waiting for its parent span (traceRunKeys.otelAwait). */
+export interface OtlpAwaitRecord {
+  PK: string;
+  SK: string;
+  run_id: string;
+  span_id: string;
+  parent_span_id: string;
+  start_time: string;
+  expires_at: number;
+}
 
 /**
  * Whether an item read through an index is a run of `tenant` (its PK/SK are its id's), or a feedback on one:
