@@ -10,6 +10,8 @@ import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { logger } from "../../shared/log.ts";
+import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
@@ -19,6 +21,7 @@ import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
+import { oncePerDataFolder } from "./migrations.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
@@ -176,6 +179,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     await moveAgentIndexEntries();
     // And its live deployments get the runtime version the router reads.
     await backfillRuntimeVersionsOnce();
+    // And its runs with a thread id go on the thread index.
+    await oncePerDataFolder("thread-index", async () => {
+      const runs = await indexUnindexedThreads();
+      if (runs) logger.info("runs put on the thread index", { runs });
+    });
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
