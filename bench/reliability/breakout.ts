@@ -15,6 +15,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "forged index keys, other projects' runs": "test/agent-forged-keys.test.ts",
   "platform keys reaching a deployment": "test/agent-platform-key-stripped.test.ts",
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
+  "S3 names the backend reads otherwise (copy source, .., entities)": "test/agent-s3-names.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
 };
 
