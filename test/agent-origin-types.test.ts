@@ -1,5 +1,5 @@
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { consolePage, launchBrowser } from "./helpers/browser.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
@@ -29,7 +29,7 @@ app.get("/as/repeated", page(${JSON.stringify(HTML)}, [["content-type", "text/pl
 app.get("/as/svg", page(${JSON.stringify(SVG)}, { "content-type": "image/svg+xml" }));
 app.get("/as/json", (c) => c.json({ passive: true }));
 app.get("/cookie/shared", (c) => c.json({}, 200, { "set-cookie": "shared=1; Path=/" }));
-app.get("/cookie/wide", (c) => c.json({}, 200, { "set-cookie": "wide=1; Path=/; Domain=localhost" }));
+app.get("/cookie/wide", (c) => c.json({}, 200, { "set-cookie": "wide=1; Path=/; Domain=" + c.req.query("domain") }));
 app.get("/cookie/host", (c) => c.json({}, 200, { "set-cookie": "host=1; Path=/" }));
 `;
 const repo = gitRepo({
@@ -43,6 +43,7 @@ const repo = gitRepo({
   "src/app.mjs": APP,
 });
 
+const env = inject("env");
 let id: string;
 let browser: Browser;
 let console_: Page;
@@ -50,7 +51,8 @@ let console_: Page;
 beforeAll(async () => {
   [{ deploymentId: id }, browser] = await Promise.all([
     deployRepo(repo.dir, "origin-types", call, auth),
-    launchBrowser(),
+    // Own origins under AGENT_ORIGIN_DOMAIN (test/global-setup.ts) resolve to the local cloud.
+    launchBrowser({ args: [`--host-resolver-rules=MAP *.${env.AGENT_ORIGIN_DOMAIN} 127.0.0.1`] }),
   ]);
   console_ = await consolePage(browser);
 }, 240_000);
@@ -101,15 +103,17 @@ describe("a deployment's cookies stay on its own origin", () => {
     await context.close();
   });
 
-  it("at its own origin a Domain= cookie (every <id>.localhost) is dropped, a host-only one kept", async () => {
+  it("at its own origin a Domain= cookie (for every other deployment's origin) is dropped, a host-only one kept", async () => {
+    // Under localhost Chromium takes no Domain= cookie at all; under a domain (AWS's wildcard) it would.
+    const domain = env.AGENT_ORIGIN_DOMAIN;
     const context = await browser.newContext();
     const page = await context.newPage();
-    const own = `http://${id}.localhost:${new URL(base).port}`;
-    expect((await page.goto(`${own}/cookie/wide`))?.status()).toBe(200);
+    const own = `http://${id}.${domain}:${new URL(base).port}`;
+    expect((await page.goto(`${own}/cookie/wide?domain=${domain}`))?.status()).toBe(200);
     expect((await page.goto(`${own}/cookie/host`))?.status()).toBe(200);
     const jar = await context.cookies();
     expect(jar.map((c) => c.name)).not.toContain("wide");
-    expect(jar.find((c) => c.name === "host")?.domain).toBe(`${id}.localhost`);
+    expect(jar.find((c) => c.name === "host")?.domain).toBe(`${id}.${domain}`);
     await context.close();
   });
 });
