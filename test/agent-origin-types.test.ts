@@ -80,9 +80,7 @@ describe("a deployment's answer on the console's origin cannot read the console'
     ["Content-Type: image/svg+xml", "/as/svg"],
   ])
     it(`a page served as ${what}`, async () => {
-      expect(await console_.evaluate(() => sessionStorage.getItem("console.session"))).toContain(
-        facts.api_key,
-      );
+      expect(await console_.evaluate('sessionStorage.getItem("console.session")')).toContain(facts.api_key);
       expect(await openedInConsoleTab(path)).not.toContain(facts.api_key);
     });
 

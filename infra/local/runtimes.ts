@@ -492,11 +492,16 @@ export class LocalRuntimes implements RuntimeHost {
         (answer) => {
           // The deployment's content never acts with the console's origin (answer-headers.ts). Node keeps the
           // first of repeated Content-Types: the check sees them all.
-          const types = answer.rawHeaders.filter((_, i, raw) => i % 2 === 1 && /^content-type$/i.test(raw[i - 1]));
+          const types = answer.rawHeaders.filter(
+            (_, i, raw) => i % 2 === 1 && /^content-type$/i.test(raw[i - 1]),
+          );
           res.writeHead(
             answer.statusCode ?? 502,
             containedHeaders(
-              { ...answer.headers, "content-type": types.length > 1 ? types : answer.headers["content-type"] },
+              {
+                ...answer.headers,
+                "content-type": types.length > 1 ? types : answer.headers["content-type"],
+              },
               { sharedOrigin: !atOwnOrigin(req) },
             ) as OutgoingHttpHeaders,
           );
