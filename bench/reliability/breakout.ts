@@ -11,6 +11,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "network (loopback services, egress, metadata)": "test/agent-breakout.test.ts",
   "processes, files, environment, globals": "test/agent-isolation.test.ts",
   "the console's origin (service worker, sandbox)": "test/agent-origin.test.ts",
+  "the console's origin (content types, cookies)": "test/agent-origin-types.test.ts",
   "the build (.npmrc, symlinks, host paths)": "test/build-containment.test.ts",
   "forged index keys, other projects' runs": "test/agent-forged-keys.test.ts",
   "platform keys reaching a deployment": "test/agent-platform-key-stripped.test.ts",

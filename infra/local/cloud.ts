@@ -14,6 +14,7 @@ import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
+import { consoleCsp } from "./console-files.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -292,6 +293,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
+      // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
+      consoleCsp: consoleCsp(roleProxy.url),
       // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
       // a deployment only this process knows (`--graph`) straight to its runtime.
       router: (event) => functions.router(event),

@@ -490,10 +490,20 @@ export class LocalRuntimes implements RuntimeHost {
           agent: r.agent,
         },
         (answer) => {
-          // The deployment's content never acts with the console's origin (answer-headers.ts).
+          // The deployment's content never acts with the console's origin (answer-headers.ts). Node keeps the
+          // first of repeated Content-Types: the check sees them all.
+          const types = answer.rawHeaders.filter(
+            (_, i, raw) => i % 2 === 1 && /^content-type$/i.test(raw[i - 1]),
+          );
           res.writeHead(
             answer.statusCode ?? 502,
-            containedHeaders(answer.headers, { sharedOrigin: !atOwnOrigin(req) }) as OutgoingHttpHeaders,
+            containedHeaders(
+              {
+                ...answer.headers,
+                "content-type": types.length > 1 ? types : answer.headers["content-type"],
+              },
+              { sharedOrigin: !atOwnOrigin(req) },
+            ) as OutgoingHttpHeaders,
           );
           if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
           answer.pipe(res);
