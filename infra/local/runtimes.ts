@@ -456,7 +456,11 @@ export class LocalRuntimes implements RuntimeHost {
     let r: Running;
     let access: AgentAccess;
     try {
-      access = await agentAccess(req.headers as Record<string, string | undefined>, params.deployment_id);
+      access = await agentAccess(
+        req.headers as Record<string, string | undefined>,
+        params.deployment_id,
+        req.socket.remoteAddress ?? "",
+      );
       r = await this.ensure(access.tenant, params.deployment_id);
     } catch (err) {
       req.resume();
