@@ -45,7 +45,9 @@ function message({ mb, chunked = false, pauseHalfway, started }) {
     let answer = "";
     let settled = false;
     let sentMb = 0;
-    const done = (r) => { if (!settled) { settled = true; resolve({ ...r, sentMb }); } s.destroy(); };
+    // Says once that this request has gone as far as it goes before the gate (or ended).
+    const mark = () => { started?.(); started = undefined; };
+    const done = (r) => { if (!settled) { settled = true; resolve({ ...r, sentMb }); } s.destroy(); mark(); };
     s.on("data", (c) => {
       answer += c.toString("latin1");
       const m = /^HTTP\\/1\\.1 (\\d{3})/.exec(answer);
@@ -61,15 +63,18 @@ function message({ mb, chunked = false, pauseHalfway, started }) {
       try {
         await put("POST /__platform/runtime-traces HTTP/1.1\\r\\nhost: platform\\r\\ncontent-type: application/json\\r\\n" + head + "\\r\\n\\r\\n");
         await put(frame(PREFIX));
-        started?.();
         for (let i = 0; i < mb && !settled; i++) {
-          if (pauseHalfway && i === Math.floor(mb / 2)) await pauseHalfway;
+          if (pauseHalfway && i === Math.floor(mb / 2)) {
+            mark();
+            await pauseHalfway;
+          }
           await put(frame(MB));
           sentMb++;
         }
         if (!settled) await put(frame(SUFFIX));
         if (chunked && !settled) await put("0\\r\\n\\r\\n");
       } catch {}
+      mark();
     });
   });
 }
