@@ -123,7 +123,7 @@ beforeAll(async () => {
   await storeApiKey(key, [tenant]);
   owner = { "X-Api-Key": key, "X-Tenant-Id": tenant };
   deploymentId = await deploySlowly();
-}, 240_000);
+}, 400_000);
 
 /** Deploys the repository, polling once a second: within the owner's own low limit. */
 async function deploySlowly(): Promise<string> {
@@ -138,13 +138,13 @@ async function deploySlowly(): Promise<string> {
   });
   expect(created.status).toBe(201);
   const { id, latest_revision_id } = created.json;
-  for (const until = Date.now() + 180_000; Date.now() < until; ) {
-    await sleep(2000);
+  for (const until = Date.now() + 360_000; Date.now() < until; ) {
+    await sleep(3000);
     const r = await call("GET", `/v2/deployments/${id}/revisions/${latest_revision_id}`, { headers: owner });
     if (r.json?.status === "DEPLOYED") return id;
     if (/FAILED/.test(r.json?.status ?? "")) throw new Error(`revision ${r.json.status}: ${r.json.error}`);
   }
-  throw new Error("the revision did not deploy within 180 s");
+  throw new Error("the revision did not deploy within 360 s");
 }
 
 afterAll(() => repo.remove());
