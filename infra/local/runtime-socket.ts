@@ -76,7 +76,7 @@ export async function servePlatformSocket(path: string, h: RuntimeSocketHandlers
       const declared = Number(req.headers["content-length"] ?? Number.NaN);
       if (cap !== undefined && declared > cap)
         return refuse(res, 413, `The body is larger than the ${cap} bytes a ${kind} message may carry`);
-      void admit(req, res, cap === undefined ? STREAMED_BYTES : Number.isFinite(declared) ? declared : cap)
+      void admit(res, cap === undefined ? STREAMED_BYTES : Number.isFinite(declared) ? declared : cap)
         .then((admitted) => {
           if (!admitted) return;
           if (kind === "aws") return h.aws(req, res);
@@ -89,7 +89,7 @@ export async function servePlatformSocket(path: string, h: RuntimeSocketHandlers
   });
 
   /** Waits until the request's body fits the runtime's budget (503 when too many wait); released when answered. */
-  async function admit(req: IncomingMessage, res: ServerResponse, bytes: number): Promise<boolean> {
+  async function admit(res: ServerResponse, bytes: number): Promise<boolean> {
     let closed = false;
     res.once("close", () => {
       closed = true;

@@ -31,8 +31,12 @@ describe("a runtime's socket budget", () => {
     const budget = new SocketBudget(10, 5);
     const first = await budget.reserve(5);
     const order: string[] = [];
-    const large = budget.reserve(10).then((r) => (order.push("large"), r));
-    const small = budget.reserve(1).then((r) => (order.push("small"), r));
+    const noted = (name: string) => (r: (() => void) | undefined) => {
+      order.push(name);
+      return r;
+    };
+    const large = budget.reserve(10).then(noted("large"));
+    const small = budget.reserve(1).then(noted("small"));
     first!();
     (await large)!();
     (await small)!();
