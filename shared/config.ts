@@ -12,6 +12,14 @@ const int = (name: string, fallback: number): number => {
   const n = v === undefined ? Number.NaN : Number(v);
   return Number.isFinite(n) ? n : fallback;
 };
+/** A count (a whole number ≥ `min`): a value that is not one stops the start, naming the variable. */
+const count = (name: string, fallback: number, min = 0): number => {
+  const v = env(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min}`);
+  return n;
+};
 
 /** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
 export const SELF_HOSTED_PREFIX = "/api-host";
@@ -299,6 +307,23 @@ export const config = {
       return Number.isNaN(n) ? undefined : n;
     },
   },
+  /**
+   * Requests without a platform key to a custom-auth deployment (an app's end users, or anyone): counted per
+   * deployment and per client address, never in the owner's workspace bucket (shared/auth/end-user-rate.ts).
+   * Requests per second on average, a window holding BURST_SECONDS' worth; 0 turns that bucket off.
+   */
+  endUserRate: {
+    get perDeployment() {
+      return count("AGENT_END_USER_RATE_LIMIT", 100);
+    },
+    get perClient() {
+      return count("AGENT_END_USER_CLIENT_RATE_LIMIT", 20);
+    },
+  },
+  /** Deployments one workspace may have (not deleted); a workspace record may set its own (`max_deployments`). */
+  get workspaceMaxDeployments() {
+    return count("WORKSPACE_MAX_DEPLOYMENTS", 20);
+  },
   /** How often an agent run's trace is ingested while the run goes on (and once more at its end). */
   get agentTraceFlushMs() {
     return int("AGENT_TRACE_FLUSH_MS", 1000);
@@ -398,6 +423,27 @@ export const config = {
     /** In a deployment's runtime function: where its sealed environment is (JSON {bucket, key}). */
     get runtimeSecrets() {
       return env("AGENT_RUNTIME_SECRETS");
+    },
+    /**
+     * The most JSON bytes one trace call of a runtime carries: the platform socket refuses a larger body (413)
+     * locally, AgentTraceIngest in AWS; a runtime cuts its calls at half this (its batches overshoot by a run).
+     */
+    get traceBodyBytes() {
+      return count("AGENT_TRACE_BODY_BYTES", config.maxRequestBytes, 65_536);
+    },
+    /**
+     * A runtime's platform socket: the bytes of request bodies it holds at once (each request reserves what it
+     * declares, or its kind's cap), and the requests that may wait for room; beyond them it answers 503.
+     */
+    get socketBufferBytes() {
+      return count("AGENT_SOCKET_BUFFER_BYTES", 32 * 1024 * 1024, 16 * 1024 * 1024);
+    },
+    get socketQueue() {
+      return count("AGENT_SOCKET_QUEUE", 64);
+    },
+    /** Active runs (pending or running) one deployment may have in the sweeper's shared index; more answer 429. */
+    get maxActiveRuns() {
+      return count("AGENT_MAX_ACTIVE_RUNS", 1000, 1);
     },
     /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
     get runtimeReservedConcurrency() {

@@ -87,7 +87,7 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   let target: { FunctionName: string; Qualifier: string };
   let access: AgentAccess;
   try {
-    access = await agentAccess(headers, deploymentId);
+    access = await agentAccess(headers, deploymentId, event.requestContext?.http?.sourceIp ?? "");
     target = await runtimeTarget(access.tenant, deploymentId);
   } catch (err) {
     if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());

@@ -118,6 +118,7 @@ const PASSED_SETTINGS = [
   "PLATFORM_LOCAL",
   "PLATFORM_BUCKET",
   "AGENT_RUN_WORKER",
+  "AGENT_TRACE_BODY_BYTES",
   "AGENT_RUN_LEASE_MS",
   "AGENT_TRACE_FLUSH_MS",
   "AGENT_WAIT_KEEPALIVE_MS",
@@ -456,7 +457,11 @@ export class LocalRuntimes implements RuntimeHost {
     let r: Running;
     let access: AgentAccess;
     try {
-      access = await agentAccess(req.headers as Record<string, string | undefined>, params.deployment_id);
+      access = await agentAccess(
+        req.headers as Record<string, string | undefined>,
+        params.deployment_id,
+        req.socket.remoteAddress ?? "",
+      );
       r = await this.ensure(access.tenant, params.deployment_id);
     } catch (err) {
       req.resume();
@@ -627,7 +632,7 @@ export class LocalRuntimes implements RuntimeHost {
     const parsed = await jsonBody<{ posts?: unknown[]; patches?: { id: string; body: unknown }[] }>(
       req,
       res,
-      50 * 1024 * 1024,
+      config.agent.traceBodyBytes,
     );
     if (!parsed) return;
     const { tenant_id, tracing_project_id } = r.spec.config;
