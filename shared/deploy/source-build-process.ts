@@ -60,7 +60,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
   if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
   const egressDir = sandbox ? await mkdtemp(path.join(tmpdir(), "ap-b-")) : undefined;
   const egress = egressDir
-    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.egressAllow })
+    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.buildEgressAllow })
     : undefined;
   const jobFile = path.join(job.scratch, "job.json");
   await writeFile(
