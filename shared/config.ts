@@ -447,11 +447,15 @@ export const config = {
     get scratchMb() {
       return int("AGENT_RUNTIME_SCRATCH_MB", 256);
     },
-    /** Lines a second a runtime's (or build's) output may put in the platform's log; the rest are counted. */
+    /** A runtime's threads and processes together (RLIMIT_NPROC), where its sandbox has a host uid of its own. */
+    get tasks() {
+      return wholeNumber("AGENT_RUNTIME_TASKS", 256);
+    },
+    /** Lines a second a runtime's output may put in the platform's log; the rest are counted. */
     get outputLinesPerSecond() {
       return wholeNumber("AGENT_OUTPUT_LINES_PER_SECOND", 200);
     },
-    /** Characters of a line of a runtime's (or build's) output kept; a longer line is cut. */
+    /** Characters of a line of a runtime's or build's output kept; a longer line is cut. */
     get outputLineChars() {
       return wholeNumber("AGENT_OUTPUT_LINE_CHARS", 4096);
     },

@@ -1,3 +1,5 @@
+import { type Logger, logger } from "../log.ts";
+
 // What sandboxed code prints reaches the operator's log and terminal only framed: each line a JSON record naming
 // the deployment and stream (so no line reads as the platform's own), without terminal control sequences or
 // other control characters, cut to a length, and at most so many lines a second (the rest counted, not kept).
@@ -94,4 +96,17 @@ export class OutputFramer {
       this.dropped[stream] = 0;
     }
   }
+}
+
+/**
+ * Writes a deployment's output records as the platform's JSON log lines, its id on each: stdout at info, stderr
+ * at warn, a count of dropped lines at warn.
+ */
+export function deploymentOutputLogger(deploymentId: string, log: Logger = logger): (r: OutputRecord) => void {
+  const out = log.child({ deployment_id: deploymentId });
+  return (r) => {
+    if ("dropped" in r) out.warn("deployment output dropped", { stream: r.stream, dropped: r.dropped });
+    else if (r.stream === "stderr") out.warn("deployment output", { stream: r.stream, line: r.line });
+    else out.info("deployment output", { stream: r.stream, line: r.line });
+  };
 }

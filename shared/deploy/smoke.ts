@@ -6,6 +6,7 @@ import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor, tolerateStdioErrors } from "./exec.ts";
 import { isWithin } from "./paths.ts";
+import { sandboxNode } from "./sandbox-node.ts";
 import {
   osSandbox,
   SANDBOX_SCRATCH,
@@ -115,7 +116,13 @@ process.exit(0);
 `;
 
 /** The smoke test's process: the runtime's memory, a minute of CPU. */
-const SMOKE_LIMITS: SandboxLimits = { memoryMb: 1024, cpuSeconds: 60, openFiles: 1024, scratchMb: 64 };
+const SMOKE_LIMITS: SandboxLimits = {
+  memoryMb: 1024,
+  cpuSeconds: 60,
+  openFiles: 1024,
+  scratchMb: 64,
+  tasks: 256,
+};
 
 export async function smokeTestGraphs(opts: {
   artifactDir: string;
@@ -161,7 +168,8 @@ export async function smokeTestGraphs(opts: {
     JSON.stringify(childJobs),
   ];
   const cmd = sandbox
-    ? sandboxedCommand([await realpath(process.execPath), ...nodeArgs], {
+    ? sandboxedCommand([await realpath(sandboxNode()), ...nodeArgs], {
+        owner: `smoke:${artifactDir}`,
         readOnly: [artifactDir],
         cwd: artifactDir,
         env,
@@ -169,7 +177,7 @@ export async function smokeTestGraphs(opts: {
         seccompFd: 4,
       })
     : {
-        command: process.execPath,
+        command: sandboxNode(),
         args: nodeArgs,
         env: { ...env, TMPDIR: scratch, HOME: scratch },
         seccomp: undefined,

@@ -9,7 +9,8 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
-import { osSandbox, sandboxedCommand } from "./sandbox.ts";
+import { giveToSandbox, osSandbox, sandboxedCommand } from "./sandbox.ts";
+import { sandboxNode } from "./sandbox-node.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -42,8 +43,8 @@ function platformFiles(bundle: string | undefined): string[] {
   return ["node_modules", ...sources].map((f) => path.resolve(ROOT, f));
 }
 
-/** The build's limits in its sandbox: an install and a bundle, not a service. */
-const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scratchMb: 512 };
+/** The build's limits in its sandbox: an install and a bundle, not a service (npm, git, esbuild and their threads). */
+const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scratchMb: 512, tasks: 1024 };
 
 /**
  * Runs the untrusted step. On a host with the OS sandbox (shared/deploy/sandbox.ts) it runs in it: read-only
@@ -51,8 +52,9 @@ const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scr
  * network but the egress proxy (a Unix socket of its own, public addresses only), new processes allowed (npm
  * starts git and node) and the rest of the seccomp filter. Whether the workspace's code may run at all on a host
  * without it is the platform's decision, before the build starts (unsandboxedRefusal in RevisionBuildStart).
+ * `owner` (the workspace's builds) decides its sandbox's host uid when the platform is root.
  */
-export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise<void> {
+export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: string): Promise<void> {
   const home = path.join(job.scratch, "home");
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
@@ -69,7 +71,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
     { mode: 0o600 },
   );
   const bundle = bundledEntry();
-  const argv = [process.execPath, ...(bundle ? [bundle] : ["--import", "tsx", ENTRY]), jobFile];
+  const argv = [sandboxNode(), ...(bundle ? [bundle] : ["--import", "tsx", ENTRY]), jobFile];
   const env = { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" };
   const writable = [
     job.src,
@@ -78,8 +80,14 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
     ...(job.cacheDir ? [job.cacheDir] : []),
     ...(egressDir ? [egressDir] : []),
   ];
+  if (sandbox) {
+    // Its folders become its sandbox's uid's (a root platform's sandbox runs as one): the build's own work folder
+    // that holds src, out and scratch (job.json included), the workspace's cache, its egress socket.
+    giveToSandbox(owner, [path.dirname(job.src), ...writable, path.join(egressDir!, "egress.sock")]);
+  }
   const cmd = sandbox
-    ? sandboxedCommand([await realpath(process.execPath), ...argv.slice(1)], {
+    ? sandboxedCommand([await realpath(argv[0]), ...argv.slice(1)], {
+        owner,
         readOnly: platformFiles(bundle),
         readWrite: await Promise.all(writable.map((d) => realpath(d))),
         cwd: ROOT,
