@@ -21,6 +21,7 @@ import { inParentPackages, isWithin, realInside, repoRelative } from "./paths.ts
 import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
 import { type BundledUi, bundleUi } from "./ui-bundle.ts";
+import { SANDBOX_NODE_MAJOR } from "./sandbox-node.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
 
@@ -250,7 +251,7 @@ export async function bundleGraphs(opts: {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: `node${SANDBOX_NODE_MAJOR}`,
     banner: { js: BANNER },
     define: { __dirname: "__bundle_dirname", __filename: "__bundle_filename" },
     nodePaths: platformModules ? [platformModules] : [],
