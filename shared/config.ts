@@ -18,7 +18,8 @@ const wholeNumber = (name: string, fallback: number): number => {
   const v = env(name);
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1 (is ${v})`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`${name} must be a whole number of at least 1 (is ${v})`);
   return n;
 };
 

@@ -53,10 +53,15 @@ export function ensureSandboxNode() {
     const tarball = join(work, out.trim().split("\n").pop());
     const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
     if (integrity !== pinned)
-      throw new Error(`node-${nodeTarget}@${nodePins.version}: integrity ${integrity} is not the pinned ${pinned}`);
+      throw new Error(
+        `node-${nodeTarget}@${nodePins.version}: integrity ${integrity} is not the pinned ${pinned}`,
+      );
     execFileSync("tar", ["-xzf", tarball, "-C", work, "package/bin/node"]);
-    const version = execFileSync(join(work, "package", "bin", "node"), ["--version"], { encoding: "utf8" }).trim();
-    if (version !== `v${nodePins.version}`) throw new Error(`the fetched Node.js says ${version}, not v${nodePins.version}`);
+    const version = execFileSync(join(work, "package", "bin", "node"), ["--version"], {
+      encoding: "utf8",
+    }).trim();
+    if (version !== `v${nodePins.version}`)
+      throw new Error(`the fetched Node.js says ${version}, not v${nodePins.version}`);
     mkdirSync(dirname(sandboxNodeDir), { recursive: true });
     rmSync(sandboxNodeDir, { recursive: true, force: true });
     renameSync(join(work, "package"), sandboxNodeDir);
@@ -71,6 +76,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     ensureSandboxNode();
   } catch (err) {
-    console.log(`Node.js for deployments' code not fetched (${err.message}): they run on the platform's Node`);
+    console.log(
+      `Node.js for deployments' code not fetched (${err.message}): they run on the platform's Node`,
+    );
   }
 }

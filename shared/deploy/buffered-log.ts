@@ -54,7 +54,9 @@ export class BufferedLog {
     if (this.lines.length === this.written && this.dropped === this.writtenDropped) return this.writing;
     this.written = this.lines.length;
     this.writtenDropped = this.dropped;
-    const more = this.dropped ? `${isoNow()} (${this.dropped} more lines not kept: a log keeps ${MAX_LINES})\n` : "";
+    const more = this.dropped
+      ? `${isoNow()} (${this.dropped} more lines not kept: a log keeps ${MAX_LINES})\n`
+      : "";
     const body = `${this.lines.join("\n")}\n${more}`;
     this.writing = this.writing
       .then(() => this.write(body))

@@ -18,10 +18,10 @@ import {
 } from "./graph-config.ts";
 import { npmSetup } from "./npm-env.ts";
 import { inParentPackages, isWithin, realInside, repoRelative } from "./paths.ts";
+import { SANDBOX_NODE_MAJOR } from "./sandbox-node.ts";
 import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
 import { type BundledUi, bundleUi } from "./ui-bundle.ts";
-import { SANDBOX_NODE_MAJOR } from "./sandbox-node.ts";
 
 // Install a repository's dependencies and bundle each graph into one ESM file the agent server imports.
 

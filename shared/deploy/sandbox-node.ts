@@ -20,7 +20,14 @@ function platformRoot(): string {
 
 /** Where the fetched binary lives (the same path ensure-deps.mjs writes). */
 export function fetchedNodePath(root = platformRoot()): string {
-  return path.join(root, ".cache", "node", `v${pins.version}-${process.platform}-${process.arch}`, "bin", "node");
+  return path.join(
+    root,
+    ".cache",
+    "node",
+    `v${pins.version}-${process.platform}-${process.arch}`,
+    "bin",
+    "node",
+  );
 }
 
 let chosen: string | undefined;

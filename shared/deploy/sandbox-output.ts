@@ -6,11 +6,13 @@ import { type Logger, logger } from "../log.ts";
 
 /** Escape sequences (CSI, OSC and string commands, two-byte ESC), 7-bit and C1 forms: removed whole. */
 const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[\s\S]*?(?:\x07|\x1b\\|\x9c|$)|\x1b[\s\S]?/g;
 /**
  * Control characters left after that (C0 but tab, DEL, C1), and the ones that reorder or break a rendered line
  * (bidi overrides and isolates, the Unicode line and paragraph separators).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
 const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` without escape sequences and control characters, cut to `maxChars` (with a mark when cut). */
@@ -102,7 +104,10 @@ export class OutputFramer {
  * Writes a deployment's output records as the platform's JSON log lines, its id on each: stdout at info, stderr
  * at warn, a count of dropped lines at warn.
  */
-export function deploymentOutputLogger(deploymentId: string, log: Logger = logger): (r: OutputRecord) => void {
+export function deploymentOutputLogger(
+  deploymentId: string,
+  log: Logger = logger,
+): (r: OutputRecord) => void {
   const out = log.child({ deployment_id: deploymentId });
   return (r) => {
     if ("dropped" in r) out.warn("deployment output dropped", { stream: r.stream, dropped: r.dropped });

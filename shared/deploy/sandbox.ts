@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { config } from "../config.ts";
-import { sandboxNode, sandboxNodeMajor } from "./sandbox-node.ts";
+import { sandboxNodeMajor } from "./sandbox-node.ts";
 import { seccompProgram, seccompSupported } from "./seccomp.ts";
 
 // The OS sandbox for processes that run a deployment's code on the local cloud (its runtime, the deploy step's
@@ -15,7 +15,8 @@ import { seccompProgram, seccompSupported } from "./seccomp.ts";
 // on memory, CPU time, open files and tasks. A platform running as root drops to a host uid of the sandbox's own
 // first (sandboxHostId), so nothing inside is ever host root. Inside, Node's permission model is a second fence.
 // Node 20 calls the permission switch --experimental-permission, Node 22+ --permission.
-const permissionFlag = () => (Number(sandboxNodeMajor()) >= 22 ? "--permission" : "--experimental-permission");
+const permissionFlag = () =>
+  Number(sandboxNodeMajor()) >= 22 ? "--permission" : "--experimental-permission";
 
 /** Node's permission model: read only the folders named, write only the scratch, start no process or thread. */
 export function sandboxFlags(opts: { read: string[]; write: string[] }): string[] {
@@ -159,6 +160,18 @@ export function giveToSandbox(owner: string, paths: string[]): void {
   execFileSync("chown", ["-R", "-h", `${id}:${id}`, "--", ...paths], { stdio: ["ignore", "ignore", "pipe"] });
 }
 
+/**
+ * Whether a sandbox's own uid can reach `target` (every folder above it lets others through) when the platform is
+ * root; always true otherwise (the sandbox runs as the platform's user).
+ */
+export function sandboxCanReach(target: string): boolean {
+  if (!runsAsRoot()) return true;
+  for (let dir = path.dirname(path.resolve(target)); ; dir = path.dirname(dir)) {
+    if (!existsSync(dir) || (statSync(dir).mode & 0o001) === 0) return false;
+    if (path.dirname(dir) === dir) return true;
+  }
+}
+
 /** The command that drops to `id` (uid, gid, no supplementary group) and runs what follows. */
 function dropTo(id: number): string[] {
   return [which("setpriv") ?? "setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups", "--"];
@@ -234,7 +247,11 @@ export function sandboxedCommand(argv: string[], spec: SandboxSpec): SandboxedCo
     "--tmpfs",
     SANDBOX_SCRATCH,
   ];
-  const ro = new Set([...(spec.tools ? [] : nodeRuntimeFiles(argv[0])), ...caFiles(spec.env), ...spec.readOnly]);
+  const ro = new Set([
+    ...(spec.tools ? [] : nodeRuntimeFiles(argv[0])),
+    ...caFiles(spec.env),
+    ...spec.readOnly,
+  ]);
   if (spec.tools) {
     // The sandbox's Node, and the platform's Node installation (its npm beside it) when it is not the system's.
     for (const node of [argv[0], process.execPath]) {

@@ -6,7 +6,6 @@ import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor, tolerateStdioErrors } from "./exec.ts";
 import { isWithin } from "./paths.ts";
-import { sandboxNode } from "./sandbox-node.ts";
 import {
   osSandbox,
   SANDBOX_SCRATCH,
@@ -15,6 +14,7 @@ import {
   sandboxFlags,
   unsandboxedRefusal,
 } from "./sandbox.ts";
+import { sandboxNode } from "./sandbox-node.ts";
 
 // The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
 // only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
