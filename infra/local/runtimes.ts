@@ -35,10 +35,12 @@ import {
   giveToSandbox,
   limitThatKilled,
   osSandbox,
+  runtimeSandboxOwner,
   SANDBOX_SCRATCH,
   type SandboxLimits,
   sandboxedCommand,
   sandboxFlags,
+  shareWithSandbox,
   unsandboxedRefusal,
 } from "../../shared/deploy/sandbox.ts";
 import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/deploy/sandbox-node.ts";
@@ -328,8 +330,11 @@ export class LocalRuntimes implements RuntimeHost {
       bundle.file,
     ];
     // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.
-    const owner = `runtime:${deployment_id}`;
-    if (sandbox) giveToSandbox(owner, [socketDir]);
+    const owner = runtimeSandboxOwner(deployment_id);
+    if (sandbox) {
+      giveToSandbox(owner, [socketDir]);
+      shareWithSandbox(owner, spec.config.artifact_dir);
+    }
     const cmd = sandbox
       ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
           owner,

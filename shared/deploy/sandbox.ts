@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { chmodSync, existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { config } from "../config.ts";
 import { sandboxNodeMajor } from "./sandbox-node.ts";
@@ -137,6 +137,9 @@ function probe(): SandboxSupport {
 
 const runsAsRoot = () => process.getuid?.() === 0;
 
+/** The sandbox owner of a deployment's code (its runtime and the deploy step's smoke test): one host uid. */
+export const runtimeSandboxOwner = (deploymentId: string) => `runtime:${deploymentId}`;
+
 /** Host uids (and gids) of sandboxes start here: far above any system's or person's, below 2^31. */
 const SANDBOX_ID_BASE = 0x60000000;
 
@@ -158,6 +161,20 @@ export function giveToSandbox(owner: string, paths: string[]): void {
   const id = sandboxHostId(owner);
   if (id === undefined || paths.length === 0) return;
   execFileSync("chown", ["-R", "-h", `${id}:${id}`, "--", ...paths], { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+/**
+ * Lets `owner`'s sandbox alone read `dir` (a revision's artifact) when the platform is root: `dir` becomes its
+ * uid's, mode 0700, and the folder holding it lets others pass through (x) without listing it, so a private
+ * artifacts folder stays private to everyone but each artifact's own sandbox.
+ */
+export function shareWithSandbox(owner: string, dir: string): void {
+  const id = sandboxHostId(owner);
+  if (id === undefined) return;
+  giveToSandbox(owner, [dir]);
+  chmodSync(dir, 0o700);
+  const parent = path.dirname(path.resolve(dir));
+  chmodSync(parent, statSync(parent).mode | 0o001);
 }
 
 /**

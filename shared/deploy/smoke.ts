@@ -12,6 +12,7 @@ import {
   type SandboxLimits,
   sandboxedCommand,
   sandboxFlags,
+  shareWithSandbox,
   unsandboxedRefusal,
 } from "./sandbox.ts";
 import { sandboxNode } from "./sandbox-node.ts";
@@ -131,6 +132,8 @@ export async function smokeTestGraphs(opts: {
   timeoutMs?: number;
   /** The deployment's workspace: on a host without the OS sandbox only the bootstrap one's code runs. */
   tenant?: string;
+  /** Whose code it is (its runtime's sandbox owner, `runtime:<deployment>`): its host uid when root. */
+  owner?: string;
 }): Promise<GraphInfo[]> {
   const refusal = opts.tenant === undefined ? undefined : unsandboxedRefusal(opts.tenant);
   if (refusal) throw new DeployError(refusal);
@@ -167,9 +170,11 @@ export async function smokeTestGraphs(opts: {
     "--",
     JSON.stringify(childJobs),
   ];
+  const owner = opts.owner ?? `smoke:${artifactDir}`;
+  if (sandbox) shareWithSandbox(owner, artifactDir);
   const cmd = sandbox
     ? sandboxedCommand([await realpath(sandboxNode()), ...nodeArgs], {
-        owner: `smoke:${artifactDir}`,
+        owner,
         readOnly: [artifactDir],
         cwd: artifactDir,
         env,
