@@ -21,6 +21,16 @@ const count = (name: string, fallback: number, min = 0): number => {
   return n;
 };
 
+/** A whole number of at least 1; anything else set stops the start, naming the variable. */
+const wholeNumber = (name: string, fallback: number): number => {
+  const v = env(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`${name} must be a whole number of at least 1 (is ${v})`);
+  return n;
+};
+
 /** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
 export const SELF_HOSTED_PREFIX = "/api-host";
 
@@ -484,17 +494,35 @@ export const config = {
     get scratchMb() {
       return int("AGENT_RUNTIME_SCRATCH_MB", 256);
     },
+    /** A runtime's threads and processes together (RLIMIT_NPROC), where its sandbox has a host uid of its own. */
+    get tasks() {
+      return wholeNumber("AGENT_RUNTIME_TASKS", 256);
+    },
+    /** Lines a second a runtime's output may put in the platform's log; the rest are counted. */
+    get outputLinesPerSecond() {
+      return wholeNumber("AGENT_OUTPUT_LINES_PER_SECOND", 200);
+    },
+    /** Characters of a line of a runtime's or build's output kept; a longer line is cut. */
+    get outputLineChars() {
+      return wholeNumber("AGENT_OUTPUT_LINE_CHARS", 4096);
+    },
     /**
      * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
-     * comma-separated; e.g. a package registry behind a private address).
+     * comma-separated; e.g. a model server on the LAN).
      */
     get egressAllow(): string[] {
-      const listed = (env("EGRESS_ALLOW") ?? "")
+      return (env("EGRESS_ALLOW") ?? "")
         .split(",")
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
-      // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
-      // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
+    },
+    /**
+     * A build's exceptions: EGRESS_ALLOW and the npm registry the platform itself installs from (npm sets
+     * npm_config_registry for its scripts), reached even where it answers from an address the SSRF rules call
+     * internal (a mirror). Runtimes do not get the registry: their code has no install to run.
+     */
+    get buildEgressAllow(): string[] {
+      const listed = this.egressAllow;
       try {
         const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
         listed.push(

@@ -20,6 +20,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
   "capacity (end users' flood, socket memory, deployments, active-run index)":
     "test/capacity-breakout.test.ts",
+  "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
 };
 
 interface VitestJson {

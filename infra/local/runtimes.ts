@@ -32,17 +32,22 @@ import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
 import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import {
+  giveToSandbox,
   limitThatKilled,
   osSandbox,
+  runtimeSandboxOwner,
   SANDBOX_SCRATCH,
   type SandboxLimits,
   sandboxedCommand,
   sandboxFlags,
+  shareWithSandbox,
   unsandboxedRefusal,
 } from "../../shared/deploy/sandbox.ts";
+import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/deploy/sandbox-node.ts";
+import { deploymentOutputLogger, OutputFramer } from "../../shared/deploy/sandbox-output.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
-import { logger } from "../../shared/log.ts";
+import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
@@ -141,6 +146,7 @@ const sandboxLimits = (): SandboxLimits => ({
   cpuSeconds: config.sandbox.cpuSeconds,
   openFiles: config.sandbox.openFiles,
   scratchMb: config.sandbox.scratchMb,
+  tasks: config.sandbox.tasks,
 });
 
 export class LocalRuntimes implements RuntimeHost {
@@ -165,6 +171,10 @@ export class LocalRuntimes implements RuntimeHost {
       throw new StartupError(
         `AGENT_RUNTIME_MEMORY_MB is ${config.sandbox.memoryMb}: a runtime needs at least ${RUNTIME_MEMORY_FLOOR_MB} MB to load its code`,
       );
+    if (sandboxNodeMajor() !== SANDBOX_NODE_MAJOR)
+      logger.warn(
+        `agent runtimes run on this machine's Node.js ${process.versions.node}, not ${SANDBOX_NODE_MAJOR} (the Lambda runtime's): it was not fetched (npm run postinstall fetches it)`,
+      );
     const s = osSandbox();
     if (s.available) return;
     if (config.sandbox.allowUnsandboxed)
@@ -181,7 +191,7 @@ export class LocalRuntimes implements RuntimeHost {
   prepare(): void {
     // Scratch folders a killed platform's runtimes left behind.
     rmSync(join(this.runtimeDir, "scratch"), { recursive: true, force: true });
-    void bundleRuntime(this.runtimeDir).catch((err: unknown) => {
+    void bundleRuntime().catch((err: unknown) => {
       // A platform stopping while the bundle builds stops esbuild too: not a failure worth a line.
       if (!this.stopped) logger.error("runtime bundle failed", { error: err });
     });
@@ -240,7 +250,7 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   private async start(key: string, spec: RuntimeSpec): Promise<Running> {
-    const bundle = await bundleRuntime(this.runtimeDir);
+    const bundle = await bundleRuntime();
     const { deployment_id } = spec.config;
     // Its sockets live in a folder of its own, short enough for a socket path, that only it and we can reach.
     const socketDir = mkdtempSync(join(tmpdir(), "ap-rt-"));
@@ -320,15 +330,22 @@ export class LocalRuntimes implements RuntimeHost {
       "--openssl-legacy-provider",
       bundle.file,
     ];
+    // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.
+    const owner = runtimeSandboxOwner(deployment_id);
+    if (sandbox) {
+      giveToSandbox(owner, [socketDir]);
+      shareWithSandbox(owner, spec.config.artifact_dir);
+    }
     const cmd = sandbox
-      ? sandboxedCommand([realpathSync(process.execPath), ...nodeArgs], {
+      ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
+          owner,
           readOnly: [bundle.dir, spec.config.artifact_dir],
           readWrite: [socketDir],
           cwd: spec.config.artifact_dir,
           env,
           limits,
         })
-      : { command: process.execPath, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+      : { command: sandboxNode(), args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
     const child = spawn(cmd.command, cmd.args, {
       cwd: spec.config.artifact_dir,
       env: cmd.env,
@@ -342,10 +359,14 @@ export class LocalRuntimes implements RuntimeHost {
     const fd3 = child.stdio[3] as NodeJS.WritableStream;
     if ("seccomp" in cmd && cmd.seccomp) fd3.end(cmd.seccomp);
     else fd3.end();
-    // Written through, not piped: a pipe per runtime would add listeners to the platform's stdout for each.
-    child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(chunk));
+    // Its output reaches the platform's log framed (sandbox-output.ts), in no request's log context.
+    const output = new OutputFramer(
+      { lineChars: config.sandbox.outputLineChars, linesPerSecond: config.sandbox.outputLinesPerSecond },
+      withLogContext({}, () => bindLogContext(deploymentOutputLogger(deployment_id))),
+    );
+    child.stdout!.on("data", (chunk: Buffer) => output.write("stdout", chunk));
     child.stderr!.on("data", (chunk: Buffer) => {
-      process.stderr.write(chunk);
+      output.write("stderr", chunk);
       r.stderrTail = (r.stderrTail + chunk.toString("utf8")).slice(-4000);
     });
     const start: LocalRuntimeStart = {
@@ -358,6 +379,7 @@ export class LocalRuntimes implements RuntimeHost {
     child.stdin!.on("error", () => {});
     r.ready = this.waitReady(r);
     r.ready.catch(() => this.retire(r));
+    child.on("close", () => output.end());
     child.on("exit", (code, signal) => {
       r.agent.destroy();
       r.platform.close();

@@ -695,7 +695,7 @@ describe("platform stacks (manifest as it is)", () => {
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
     });
     const spec = JSON.parse(p.Source.BuildSpec);
-    expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 20 });
+    expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 22 });
     expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);
     expect(spec.phases.build.commands).toEqual([`node --enable-source-maps ${BUILD_SCRIPT}`]);
     // Its job comes as presigned URLs from RevisionBuildStart: no table name, key or bucket in its environment.
