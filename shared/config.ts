@@ -12,6 +12,24 @@ const int = (name: string, fallback: number): number => {
   const n = v === undefined ? Number.NaN : Number(v);
   return Number.isFinite(n) ? n : fallback;
 };
+/** A count (a whole number ≥ `min`): a value that is not one stops the start, naming the variable. */
+const count = (name: string, fallback: number, min = 0): number => {
+  const v = env(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min}`);
+  return n;
+};
+
+/** A whole number of at least 1; anything else set stops the start, naming the variable. */
+const wholeNumber = (name: string, fallback: number): number => {
+  const v = env(name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`${name} must be a whole number of at least 1 (is ${v})`);
+  return n;
+};
 
 /** The control-plane routes also answer under this prefix (the self-hosted API host's paths). */
 export const SELF_HOSTED_PREFIX = "/api-host";
@@ -299,6 +317,23 @@ export const config = {
       return Number.isNaN(n) ? undefined : n;
     },
   },
+  /**
+   * Requests without a platform key to a custom-auth deployment (an app's end users, or anyone): counted per
+   * deployment and per client address, never in the owner's workspace bucket (shared/auth/end-user-rate.ts).
+   * Requests per second on average, a window holding BURST_SECONDS' worth; 0 turns that bucket off.
+   */
+  endUserRate: {
+    get perDeployment() {
+      return count("AGENT_END_USER_RATE_LIMIT", 100);
+    },
+    get perClient() {
+      return count("AGENT_END_USER_CLIENT_RATE_LIMIT", 20);
+    },
+  },
+  /** Deployments one workspace may have (not deleted); a workspace record may set its own (`max_deployments`). */
+  get workspaceMaxDeployments() {
+    return count("WORKSPACE_MAX_DEPLOYMENTS", 20);
+  },
   /** How often an agent run's trace is ingested while the run goes on (and once more at its end). */
   get agentTraceFlushMs() {
     return int("AGENT_TRACE_FLUSH_MS", 1000);
@@ -399,6 +434,27 @@ export const config = {
     get runtimeSecrets() {
       return env("AGENT_RUNTIME_SECRETS");
     },
+    /**
+     * The most JSON bytes one trace call of a runtime carries: the platform socket refuses a larger body (413)
+     * locally, AgentTraceIngest in AWS; a runtime cuts its calls at half this (its batches overshoot by a run).
+     */
+    get traceBodyBytes() {
+      return count("AGENT_TRACE_BODY_BYTES", config.maxRequestBytes, 65_536);
+    },
+    /**
+     * A runtime's platform socket: the bytes of request bodies it holds at once (each request reserves what it
+     * declares, or its kind's cap), and the requests that may wait for room; beyond them it answers 503.
+     */
+    get socketBufferBytes() {
+      return count("AGENT_SOCKET_BUFFER_BYTES", 32 * 1024 * 1024, 16 * 1024 * 1024);
+    },
+    get socketQueue() {
+      return count("AGENT_SOCKET_QUEUE", 64);
+    },
+    /** Active runs (pending or running) one deployment may have in the sweeper's shared index; more answer 429. */
+    get maxActiveRuns() {
+      return count("AGENT_MAX_ACTIVE_RUNS", 1000, 1);
+    },
     /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
     get runtimeReservedConcurrency() {
       return int("AGENT_RUNTIME_RESERVED_CONCURRENCY", 5);
@@ -438,17 +494,35 @@ export const config = {
     get scratchMb() {
       return int("AGENT_RUNTIME_SCRATCH_MB", 256);
     },
+    /** A runtime's threads and processes together (RLIMIT_NPROC), where its sandbox has a host uid of its own. */
+    get tasks() {
+      return wholeNumber("AGENT_RUNTIME_TASKS", 256);
+    },
+    /** Lines a second a runtime's output may put in the platform's log; the rest are counted. */
+    get outputLinesPerSecond() {
+      return wholeNumber("AGENT_OUTPUT_LINES_PER_SECOND", 200);
+    },
+    /** Characters of a line of a runtime's or build's output kept; a longer line is cut. */
+    get outputLineChars() {
+      return wholeNumber("AGENT_OUTPUT_LINE_CHARS", 4096);
+    },
     /**
      * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
-     * comma-separated; e.g. a package registry behind a private address).
+     * comma-separated; e.g. a model server on the LAN).
      */
     get egressAllow(): string[] {
-      const listed = (env("EGRESS_ALLOW") ?? "")
+      return (env("EGRESS_ALLOW") ?? "")
         .split(",")
         .map((s) => s.trim().toLowerCase())
         .filter(Boolean);
-      // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
-      // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
+    },
+    /**
+     * A build's exceptions: EGRESS_ALLOW and the npm registry the platform itself installs from (npm sets
+     * npm_config_registry for its scripts), reached even where it answers from an address the SSRF rules call
+     * internal (a mirror). Runtimes do not get the registry: their code has no install to run.
+     */
+    get buildEgressAllow(): string[] {
+      const listed = this.egressAllow;
       try {
         const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
         listed.push(

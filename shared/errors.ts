@@ -69,8 +69,11 @@ export class TooManySpans extends HttpError {
 }
 
 export class TooManyRequests extends HttpError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, `Rate limit of the workspace exceeded: retry after ${retryAfterSeconds} s`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    of = "the workspace",
+  ) {
+    super(429, `Rate limit of ${of} exceeded: retry after ${retryAfterSeconds} s`);
   }
   override headers(): Record<string, string> {
     return { "retry-after": String(this.retryAfterSeconds) };

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { config } from "./config.ts";
+import { dict } from "./dict.ts";
 import { isoNow } from "./time.ts";
 
 // Structured JSON logs with a correlation id. Values under secret-looking keys are never written.
@@ -11,7 +12,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  const out: Record<string, unknown> = {};
+  const out = dict<unknown>();
   for (const [k, v] of Object.entries(value))
     out[k] = SECRET_KEY.test(k) ? "[redacted]" : redact(v, depth + 1);
   return out;

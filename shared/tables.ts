@@ -48,7 +48,8 @@ export const TABLES = {
     ttlAttribute: "expires_at",
   },
   /**
-   * Trace runs: the run and its patch record, GSI1 (a project-day's runs, for export) and GSI2 (a trace).
+   * Trace runs: the run and its patch record, GSI1 (a project-day's runs, for export), GSI2 (a trace) and GSI3
+   * (a thread's runs, a project's threads).
    * Layout: shared/records/runs.ts. TTL: every item of a run expires with its retention tier; the stream's TTL
    * deletes of run items drive the cleanup of their S3 payloads (RunRetentionCleanup).
    */
@@ -59,6 +60,7 @@ export const TABLES = {
     indexes: [
       { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
       { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK" },
+      { name: "GSI3", partitionKey: "GSI3PK", sortKey: "GSI3SK" },
     ],
     ttlAttribute: "expires_at",
     stream: "KEYS_ONLY",

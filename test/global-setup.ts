@@ -27,6 +27,9 @@ export async function setup(project: TestProject) {
   process.env.LOCAL_ROUTER_PROVISIONED ??= "8";
   // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
   process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
+  // Deployments' own origins under a domain as in AWS (<id>.agents.test): a browser takes a Domain= cookie there,
+  // not under localhost (test/agent-origin-types.test.ts maps the names to loopback).
+  process.env.AGENT_ORIGIN_DOMAIN ??= "agents.test";
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
   // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
   const egressAllowed = `http://127.0.0.1:${await freePort()}`;

@@ -106,7 +106,8 @@ describe("OTLP ingestion: Vercel AI SDK telemetry through the OTLP exporters", (
     expect(chain.run_type).toBe("chain");
     expect(llm.run_type).toBe("llm");
     expect(llm.parent_run_id).toBe(chain.id);
-    expect(llm.trace_id).toBe(uuidOfTrace(root.spanContext().traceId));
+    // A trace is found by its root's id: every run's trace_id is the root run's id (LangSmith's run data format).
+    expect(llm.trace_id).toBe(chain.id);
     expect(chain.trace_id).toBe(llm.trace_id);
     const wire = llm as Run & Record<string, unknown>;
     expect(wire.messages).toMatchObject({
@@ -350,6 +351,61 @@ describe("OTLP ingestion: the endpoint", () => {
       id: string;
     }[];
     expect((await client.readRun(uuidOfSpan(otherId))).session_id).toBe(defaultProject!.id);
+  });
+
+  it("children sent before their parents, each in a request of its own: every run's trace_id is the root's id, every run has the SDK's dotted order", async () => {
+    const name = project("order");
+    const traceId = randomUUID().replace(/-/g, "");
+    const id = () => randomUUID().replace(/-/g, "").slice(0, 16);
+    const [root, child, grandchild, sibling] = [id(), id(), id(), id()];
+    const at = (s: number) => String(1767225600n * 1_000_000_000n + BigInt(s) * 1_000_000n);
+    const span = (spanId: string, parentSpanId: string, start: number, attributes: unknown[] = []) => ({
+      traceId,
+      spanId,
+      parentSpanId,
+      name: `span-${start}`,
+      startTimeUnixNano: at(start),
+      endTimeUnixNano: at(start + 100),
+      attributes,
+    });
+    const send = async (...spans: unknown[]) => {
+      const res = await post(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }), {
+        "content-type": "application/json",
+        "Langsmith-Project": name,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({});
+    };
+    await send(
+      span(grandchild, child, 3, [
+        { key: "langsmith.trace.name", value: { stringValue: "named by langsmith" } },
+        { key: "langsmith.span.kind", value: { stringValue: "tool" } },
+        { key: "ai.toolCall.name", value: { stringValue: "tool name" } },
+      ]),
+    );
+    await send(span(child, root, 2));
+    // The root and a late sibling in one request, the child listed before its parent.
+    await send(span(sibling, root, 4), span(root, "", 1));
+    const runs = await runsOf(name);
+    expect(runs).toHaveLength(4);
+    const byId = new Map(runs.map((r) => [r.id, r]));
+    const [r, c, g, sib] = [root, child, grandchild, sibling].map((s) => byId.get(uuidOfSpan(s))!);
+    expect(runs.every((x) => x.trace_id === r!.id)).toBe(true);
+    expect(r!.parent_run_id ?? null).toBeNull();
+    expect(c!.parent_run_id).toBe(r!.id);
+    expect(sib!.parent_run_id).toBe(r!.id);
+    expect(g!.parent_run_id).toBe(c!.id);
+    expect(g!.name).toBe("named by langsmith");
+    const segment = (x: Run) => `${String(x.start_time).replace(/[-:.]/g, "").replace(/Z?$/, "")}Z${x.id}`;
+    expect(r!.dotted_order).toBe(segment(r!));
+    expect(c!.dotted_order).toBe(`${r!.dotted_order}.${segment(c!)}`);
+    expect(g!.dotted_order).toBe(`${c!.dotted_order}.${segment(g!)}`);
+    expect(sib!.dotted_order).toBe(`${r!.dotted_order}.${segment(sib!)}`);
+    // The trace reads back by its root's id, in tree order.
+    const tree = await fetch(`${base}/api/v2/traces/${r!.id}/runs`, { headers: auth });
+    expect(tree.status).toBe(200);
+    const { items } = (await tree.json()) as { items: { id: string }[] };
+    expect(items.map((x) => x.id)).toEqual([r!.id, c!.id, g!.id, sib!.id]);
   });
 
   it("spans without valid ids are reported as a partial success; the others are stored", async () => {

@@ -11,12 +11,17 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "network (loopback services, egress, metadata)": "test/agent-breakout.test.ts",
   "processes, files, environment, globals": "test/agent-isolation.test.ts",
   "the console's origin (service worker, sandbox)": "test/agent-origin.test.ts",
+  "the console's origin (content types, cookies)": "test/agent-origin-types.test.ts",
   "the build (.npmrc, symlinks, host paths)": "test/build-containment.test.ts",
   "forged index keys, other projects' runs": "test/agent-forged-keys.test.ts",
   "platform keys reaching a deployment": "test/agent-platform-key-stripped.test.ts",
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
+  "S3 names the backend reads otherwise (copy source, .., entities)": "test/agent-s3-names.test.ts",
   "the local backends (unsigned, forged, unauthorized; CodeBuild stand-in)": "test/local-backends.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
+  "capacity (end users' flood, socket memory, deployments, active-run index)":
+    "test/capacity-breakout.test.ts",
+  "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
 };
 
 interface VitestJson {

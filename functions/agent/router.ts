@@ -87,7 +87,7 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   let target: { FunctionName: string; Qualifier: string };
   let access: AgentAccess;
   try {
-    access = await agentAccess(headers, deploymentId);
+    access = await agentAccess(headers, deploymentId, event.requestContext?.http?.sourceIp ?? "");
     target = await runtimeTarget(access.tenant, deploymentId);
   } catch (err) {
     if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
@@ -143,16 +143,11 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
             drain(split.head.drain);
             continue;
           }
-          // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally.
-          // Names lower-cased as Node gives them to the local gateway, so a deployment's casing changes nothing.
-          const named = Object.fromEntries(
-            Object.entries(split.head.prelude.headers).map(([k, v]) => [k.toLowerCase(), v]),
-          );
-          const contained = singleValued(containedHeaders(named, { sharedOrigin: !own }));
-          body = aws.HttpResponseStream.from(out, {
-            ...split.head.prelude,
-            headers: withCors(contained, cors),
-          });
+          // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally;
+          // names are lower-cased there, so a deployment's casing (two Content-Types) changes nothing.
+          const { statusCode, headers } = split.head.prelude;
+          const contained = singleValued(containedHeaders(headers, { sharedOrigin: !own }));
+          body = aws.HttpResponseStream.from(out, { statusCode, headers: withCors(contained, cors) });
         }
         if (body && buffered.length) body.write(buffered);
       }

@@ -1,6 +1,7 @@
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
+import { config } from "../../shared/config.ts";
 import { secretMatches } from "../../shared/crypto/secret-hash.ts";
-import { Forbidden } from "../../shared/errors.ts";
+import { Forbidden, PayloadTooLarge } from "../../shared/errors.ts";
 import { deployments, revisions } from "../../shared/records/control.ts";
 import { defineTask } from "../task-manifest.ts";
 
@@ -17,6 +18,9 @@ interface TraceBatch {
 }
 
 export const handler = defineTask("AgentTraceIngest", async (event: TraceBatch) => {
+  // The same cap the platform socket puts on a local runtime's trace call (Lambda's own 6 MB is above it).
+  const bytes = Buffer.byteLength(JSON.stringify([event.posts ?? [], event.patches ?? []]));
+  if (bytes > config.agent.traceBodyBytes) throw new PayloadTooLarge(config.agent.traceBodyBytes);
   const revision = await revisions.get({
     tenant: event.tenant_id,
     deployment: event.deployment_id,

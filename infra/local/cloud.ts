@@ -10,9 +10,12 @@ import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { logger } from "../../shared/log.ts";
+import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { type Backend, newBackendToken } from "./backend-token.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
+import { consoleCsp } from "./console-files.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -20,6 +23,7 @@ import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
+import { oncePerDataFolder } from "./migrations.ts";
 import { operatorCredentials, operatorPrincipal } from "./operator.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
@@ -304,6 +308,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     await moveAgentIndexEntries();
     // And its live deployments get the runtime version the router reads.
     await backfillRuntimeVersionsOnce();
+    // And its runs with a thread id go on the thread index.
+    await oncePerDataFolder("thread-index", async () => {
+      const runs = await indexUnindexedThreads();
+      if (runs) logger.info("runs put on the thread index", { runs });
+    });
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
@@ -314,6 +323,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const gateway = new Gateway({
+      // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
+      consoleCsp: consoleCsp(roleProxy.url),
       // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
       // a deployment only this process knows (`--graph`) straight to its runtime.
       router: (event) => functions.router(event),

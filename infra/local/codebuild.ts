@@ -8,6 +8,7 @@ import { build } from "esbuild";
 import { config } from "../../shared/config.ts";
 import { BUILD_ENV } from "../../shared/deploy/build-exchange.ts";
 import { tolerateStdioErrors, toolEnv } from "../../shared/deploy/exec.ts";
+import { cleanLine } from "../../shared/deploy/sandbox-output.ts";
 import { logger } from "../../shared/log.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
@@ -140,7 +141,13 @@ export function localCodeBuild(dataDir: string) {
           resolve({ Build: { Id: id, ProjectName: input.ProjectName, BuildStatus: "SUCCEEDED" } });
           return;
         }
-        logger.warn("local build failed", { build_id: id, exit_code: code, output: tail.slice(-1000) });
+        // The build's output holds a repository's text: without terminal escapes in the platform's log.
+        const output = tail
+          .slice(-1000)
+          .split("\n")
+          .map((l) => cleanLine(l, 1000))
+          .join("\n");
+        logger.warn("local build failed", { build_id: id, exit_code: code, output });
         reject(
           Object.assign(new Error(JSON.stringify({ Id: id, BuildStatus: "FAILED", ExitCode: code })), {
             name: "States.TaskFailed",

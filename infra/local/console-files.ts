@@ -16,15 +16,24 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The console's Content-Security-Policy: its own scripts and styles only; images, audio and video of LLM
- * messages may come from anywhere (a URL block) or inline (data:, blob:); API calls go to its own origin.
+ * The console's Content-Security-Policy: its own scripts and styles only; images and media only its own, inline
+ * (data:, an LLM message's base64) and a run's attachments from `attachmentsOrigin` (where S3 presigns them). An
+ * LLM message's remote URL is shown as a link, never fetched (a trace could track whoever opens it).
  */
-export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src * data: blob:; " +
-  "media-src * data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const consoleCsp = (attachmentsOrigin?: string) => {
+  const from = ["'self'", "data:", ...(attachmentsOrigin ? [attachmentsOrigin] : [])].join(" ");
+  return (
+    `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src ${from}; ` +
+    `media-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'`
+  );
+};
 
 /** Answers a GET of a console file; false when the path names none (the caller answers 404). */
-export async function serveConsoleFile(pathname: string, res: ServerResponse): Promise<boolean> {
+export async function serveConsoleFile(
+  pathname: string,
+  res: ServerResponse,
+  csp = consoleCsp(),
+): Promise<boolean> {
   const name = pathname === "/" ? "index.html" : pathname.slice(1);
   if (!/^[\w-]+\.(html|js|css|png|svg)$/.test(name)) return false;
   let body: Buffer;
@@ -37,7 +46,7 @@ export async function serveConsoleFile(pathname: string, res: ServerResponse): P
     "content-type": TYPES[name.split(".").pop()!],
     "content-length": body.length,
     "cache-control": name === "index.html" ? "no-cache" : "public, max-age=300",
-    "content-security-policy": CONSOLE_CSP,
+    "content-security-policy": csp,
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
   });

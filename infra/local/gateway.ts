@@ -39,6 +39,8 @@ export type Forwarder = (
 ) => Promise<void>;
 
 export interface GatewayOptions {
+  /** The console's Content-Security-Policy (console-files.ts: consoleCsp); default: no attachments origin. */
+  consoleCsp?: string;
   /** The routes to mount (default: all of the manifest). */
   routes?: MountedRoute[];
   loader?: (route: MountedRoute) => Promise<LambdaHttpHandler>;
@@ -220,7 +222,7 @@ export class Gateway {
         found === 404 &&
         !own &&
         (req.method === "GET" || req.method === "HEAD") &&
-        (await serveConsoleFile(url.pathname, res))
+        (await serveConsoleFile(url.pathname, res, this.opts.consoleCsp))
       )
         return void req.resume();
       if (typeof found === "number") {

@@ -1,13 +1,13 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { ScanCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { dynamo } from "../../shared/aws/clients.ts";
 import { logger } from "../../shared/log.ts";
 import { tableName } from "../../shared/tables.ts";
+import { oncePerDataFolder } from "./migrations.ts";
 
 // A DATA_DIR from before agent-server requests passed the router bundle locally: a deployment live then has no
 // `active_runtime_version`, which the router reads (AWS's deploy step has always set it) and answers 503 without.
 // A local runtime serves its deployment's active revision, so that revision's id is its version. Set once per
-// data folder at start (a marker item says it was done), conditionally on the record being as it was read.
-const MARKER = { PK: { S: "PLATFORM#MIGRATIONS" }, SK: { S: "local-runtime-version" } };
+// data folder at start (infra/local/migrations.ts), conditionally on the record being as it was read.
 
 /** Gives every live deployment record without a runtime version its active revision's id; answers how many. */
 export async function backfillRuntimeVersions(): Promise<number> {
@@ -49,12 +49,9 @@ export async function backfillRuntimeVersions(): Promise<number> {
 }
 
 /** The backfill, once per data folder. */
-export async function backfillRuntimeVersionsOnce(): Promise<void> {
-  const TableName = tableName("main");
-  if ((await dynamo().send(new GetItemCommand({ TableName, Key: MARKER }))).Item) return;
-  const done = await backfillRuntimeVersions();
-  if (done) logger.info("deployments given their local runtime version", { deployments: done });
-  await dynamo().send(
-    new PutItemCommand({ TableName, Item: { ...MARKER, at: { S: new Date().toISOString() } } }),
-  );
+export function backfillRuntimeVersionsOnce(): Promise<void> {
+  return oncePerDataFolder("local-runtime-version", async () => {
+    const done = await backfillRuntimeVersions();
+    if (done) logger.info("deployments given their local runtime version", { deployments: done });
+  });
 }

@@ -32,17 +32,22 @@ import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
 import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
 import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import {
+  giveToSandbox,
   limitThatKilled,
   osSandbox,
+  runtimeSandboxOwner,
   SANDBOX_SCRATCH,
   type SandboxLimits,
   sandboxedCommand,
   sandboxFlags,
+  shareWithSandbox,
   unsandboxedRefusal,
 } from "../../shared/deploy/sandbox.ts";
+import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/deploy/sandbox-node.ts";
+import { deploymentOutputLogger, OutputFramer } from "../../shared/deploy/sandbox-output.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
-import { logger } from "../../shared/log.ts";
+import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
@@ -119,6 +124,7 @@ const PASSED_SETTINGS = [
   "PLATFORM_LOCAL",
   "PLATFORM_BUCKET",
   "AGENT_RUN_WORKER",
+  "AGENT_TRACE_BODY_BYTES",
   "AGENT_RUN_LEASE_MS",
   "AGENT_TRACE_FLUSH_MS",
   "AGENT_WAIT_KEEPALIVE_MS",
@@ -141,6 +147,7 @@ const sandboxLimits = (): SandboxLimits => ({
   cpuSeconds: config.sandbox.cpuSeconds,
   openFiles: config.sandbox.openFiles,
   scratchMb: config.sandbox.scratchMb,
+  tasks: config.sandbox.tasks,
 });
 
 export class LocalRuntimes implements RuntimeHost {
@@ -165,6 +172,10 @@ export class LocalRuntimes implements RuntimeHost {
       throw new StartupError(
         `AGENT_RUNTIME_MEMORY_MB is ${config.sandbox.memoryMb}: a runtime needs at least ${RUNTIME_MEMORY_FLOOR_MB} MB to load its code`,
       );
+    if (sandboxNodeMajor() !== SANDBOX_NODE_MAJOR)
+      logger.warn(
+        `agent runtimes run on this machine's Node.js ${process.versions.node}, not ${SANDBOX_NODE_MAJOR} (the Lambda runtime's): it was not fetched (npm run postinstall fetches it)`,
+      );
     const s = osSandbox();
     if (s.available) return;
     if (config.sandbox.allowUnsandboxed)
@@ -181,7 +192,7 @@ export class LocalRuntimes implements RuntimeHost {
   prepare(): void {
     // Scratch folders a killed platform's runtimes left behind.
     rmSync(join(this.runtimeDir, "scratch"), { recursive: true, force: true });
-    void bundleRuntime(this.runtimeDir).catch((err: unknown) => {
+    void bundleRuntime().catch((err: unknown) => {
       // A platform stopping while the bundle builds stops esbuild too: not a failure worth a line.
       if (!this.stopped) logger.error("runtime bundle failed", { error: err });
     });
@@ -240,7 +251,7 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   private async start(key: string, spec: RuntimeSpec): Promise<Running> {
-    const bundle = await bundleRuntime(this.runtimeDir);
+    const bundle = await bundleRuntime();
     const { deployment_id } = spec.config;
     // Its sockets live in a folder of its own, short enough for a socket path, that only it and we can reach.
     const socketDir = mkdtempSync(join(tmpdir(), "ap-rt-"));
@@ -320,15 +331,22 @@ export class LocalRuntimes implements RuntimeHost {
       "--openssl-legacy-provider",
       bundle.file,
     ];
+    // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.
+    const owner = runtimeSandboxOwner(deployment_id);
+    if (sandbox) {
+      giveToSandbox(owner, [socketDir]);
+      shareWithSandbox(owner, spec.config.artifact_dir);
+    }
     const cmd = sandbox
-      ? sandboxedCommand([realpathSync(process.execPath), ...nodeArgs], {
+      ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
+          owner,
           readOnly: [bundle.dir, spec.config.artifact_dir],
           readWrite: [socketDir],
           cwd: spec.config.artifact_dir,
           env,
           limits,
         })
-      : { command: process.execPath, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+      : { command: sandboxNode(), args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
     const child = spawn(cmd.command, cmd.args, {
       cwd: spec.config.artifact_dir,
       env: cmd.env,
@@ -342,10 +360,14 @@ export class LocalRuntimes implements RuntimeHost {
     const fd3 = child.stdio[3] as NodeJS.WritableStream;
     if ("seccomp" in cmd && cmd.seccomp) fd3.end(cmd.seccomp);
     else fd3.end();
-    // Written through, not piped: a pipe per runtime would add listeners to the platform's stdout for each.
-    child.stdout!.on("data", (chunk: Buffer) => process.stdout.write(chunk));
+    // Its output reaches the platform's log framed (sandbox-output.ts), in no request's log context.
+    const output = new OutputFramer(
+      { lineChars: config.sandbox.outputLineChars, linesPerSecond: config.sandbox.outputLinesPerSecond },
+      withLogContext({}, () => bindLogContext(deploymentOutputLogger(deployment_id))),
+    );
+    child.stdout!.on("data", (chunk: Buffer) => output.write("stdout", chunk));
     child.stderr!.on("data", (chunk: Buffer) => {
-      process.stderr.write(chunk);
+      output.write("stderr", chunk);
       r.stderrTail = (r.stderrTail + chunk.toString("utf8")).slice(-4000);
     });
     const start: LocalRuntimeStart = {
@@ -358,6 +380,7 @@ export class LocalRuntimes implements RuntimeHost {
     child.stdin!.on("error", () => {});
     r.ready = this.waitReady(r);
     r.ready.catch(() => this.retire(r));
+    child.on("close", () => output.end());
     child.on("exit", (code, signal) => {
       r.agent.destroy();
       r.platform.close();
@@ -457,7 +480,11 @@ export class LocalRuntimes implements RuntimeHost {
     let r: Running;
     let access: AgentAccess;
     try {
-      access = await agentAccess(req.headers as Record<string, string | undefined>, params.deployment_id);
+      access = await agentAccess(
+        req.headers as Record<string, string | undefined>,
+        params.deployment_id,
+        req.socket.remoteAddress ?? "",
+      );
       r = await this.ensure(access.tenant, params.deployment_id);
     } catch (err) {
       req.resume();
@@ -491,10 +518,20 @@ export class LocalRuntimes implements RuntimeHost {
           agent: r.agent,
         },
         (answer) => {
-          // The deployment's content never acts with the console's origin (answer-headers.ts).
+          // The deployment's content never acts with the console's origin (answer-headers.ts). Node keeps the
+          // first of repeated Content-Types: the check sees them all.
+          const types = answer.rawHeaders.filter(
+            (_, i, raw) => i % 2 === 1 && /^content-type$/i.test(raw[i - 1]),
+          );
           res.writeHead(
             answer.statusCode ?? 502,
-            containedHeaders(answer.headers, { sharedOrigin: !atOwnOrigin(req) }) as OutgoingHttpHeaders,
+            containedHeaders(
+              {
+                ...answer.headers,
+                "content-type": types.length > 1 ? types : answer.headers["content-type"],
+              },
+              { sharedOrigin: !atOwnOrigin(req) },
+            ) as OutgoingHttpHeaders,
           );
           if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
           answer.pipe(res);
@@ -618,7 +655,7 @@ export class LocalRuntimes implements RuntimeHost {
     const parsed = await jsonBody<{ posts?: unknown[]; patches?: { id: string; body: unknown }[] }>(
       req,
       res,
-      50 * 1024 * 1024,
+      config.agent.traceBodyBytes,
     );
     if (!parsed) return;
     const { tenant_id, tracing_project_id } = r.spec.config;

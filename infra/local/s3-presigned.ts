@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import { checkedRawQuery, pathNames } from "./policy-proxy/s3-names.ts";
 import { queryOf, signer } from "./policy-proxy/sigv4.ts";
 
 // s3rver accepts any SigV4 signature ("unimplemented"); S3 does not. A presigned URL (the build step's only
@@ -21,11 +22,14 @@ export async function presignedMatches(req: PresignedRequest, secretAccessKey: s
   try {
     return await matches(req, secretAccessKey);
   } catch {
-    return false; // a query that does not decode
+    return false; // a query that does not decode, or a name the proxy's reader refuses
   }
 }
 
 async function matches(req: PresignedRequest, secretAccessKey: string): Promise<boolean> {
+  // A URL signed for a name s3rver would read as another (a `..` segment, `//`, …) holds for no object.
+  pathNames(req.url.split("?")[0]!);
+  checkedRawQuery(req.url);
   const query = queryOf(req.url);
   const one = (name: string) => (typeof query[name] === "string" ? (query[name] as string) : undefined);
   const cred = CREDENTIAL.exec(one("X-Amz-Credential") ?? "");

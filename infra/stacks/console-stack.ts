@@ -28,7 +28,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aw
 import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deployment";
 import type { Construct } from "constructs";
 import { mountedRoutes, type Route } from "../../functions/routes.ts";
-import { CONSOLE_CSP } from "../local/console-files.ts";
+import { consoleCsp } from "../local/console-files.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { ABORT_UPLOADS_DAYS } from "./data-stack.ts";
 import { acknowledge, acknowledgeActions, acknowledgeResource } from "./nag.ts";
@@ -64,6 +64,8 @@ export interface ConsoleStackProps extends StackProps {
   routes: Route[];
   /** console/dist, built by infra/console/build.mjs. */
   consoleDir: string;
+  /** The platform bucket's name in `scope` (a run's attachments are presigned there): the console loads them. */
+  attachmentsBucketIn?(scope: Construct): string;
 }
 
 /**
@@ -142,10 +144,13 @@ export class ConsoleStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    // S3 presigns virtual-hosted URLs on the bucket's regional endpoint.
+    const bucketName = props.attachmentsBucketIn?.(this);
+    const attachments = bucketName && `https://${bucketName}.s3.${Aws.REGION}.${Aws.URL_SUFFIX}`;
     const consoleHeaders = new ResponseHeadersPolicy(this, "ConsoleHeaders", {
       comment: "Agent platform console: CSP (as the local gateway sends it), HSTS, nosniff, no framing",
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: CONSOLE_CSP, override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleCsp(attachments), override: true },
         ...commonSecurityHeaders,
       },
     });

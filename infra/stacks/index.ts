@@ -71,6 +71,7 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     apis: api,
     routes,
     consoleDir: options.consoleDir ?? CONSOLE_DIST,
+    attachmentsBucketIn: (scope) => data.importInto(scope).bucket.bucketName,
   });
   // Consumers import by export name or SSM parameter, so CDK cannot infer the deploy order: state it.
   workflows.addStackDependency(data);

@@ -90,7 +90,8 @@ export class RevisionBuild extends Construct {
         version: "0.2",
         phases: {
           install: {
-            "runtime-versions": { nodejs: 20 },
+            // The Lambda runtime's major (infra/stacks/node-function.ts), as the local build's sandbox runs.
+            "runtime-versions": { nodejs: 22 },
             // The asset's package.json pins BUILD_DEPENDENCIES; npm fetches esbuild's binary for this platform.
             commands: ["npm install --no-audit --no-fund"],
           },

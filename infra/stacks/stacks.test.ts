@@ -14,7 +14,7 @@ import { projectionOf, TABLES, type TableDef, tableEnvName } from "../../shared/
 import { platformFunctions } from "../build/function-bundles.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
-import { CONSOLE_CSP } from "../local/console-files.ts";
+import { consoleCsp } from "../local/console-files.ts";
 import { AGENT_ORIGIN_CONTEXT, agentOriginSettings } from "./agent-origin.ts";
 import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
@@ -695,7 +695,7 @@ describe("platform stacks (manifest as it is)", () => {
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
     });
     const spec = JSON.parse(p.Source.BuildSpec);
-    expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 20 });
+    expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 22 });
     expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);
     expect(spec.phases.build.commands).toEqual([`node --enable-source-maps ${BUILD_SCRIPT}`]);
     // Its job comes as presigned URLs from RevisionBuildStart: no table name, key or bucket in its environment.
@@ -970,8 +970,19 @@ describe("platform stacks (manifest as it is)", () => {
       const t = consoleTemplate();
       const policyId = distribution().DefaultCacheBehavior.ResponseHeadersPolicyId.Ref;
       const policy = t.toJSON().Resources[policyId].Properties.ResponseHeadersPolicyConfig;
-      expect(policy.SecurityHeadersConfig).toEqual({
-        ContentSecurityPolicy: { ContentSecurityPolicy: CONSOLE_CSP, Override: true },
+      // The CSP's tokens read back as {name}: images from the platform bucket's endpoint, where attachments are.
+      const text = (v: any): string =>
+        typeof v === "string"
+          ? v
+          : v["Fn::Join"]
+            ? v["Fn::Join"][1].map(text).join(v["Fn::Join"][0])
+            : `{${v.Ref ?? v["Fn::ImportValue"]}}`;
+      const { ContentSecurityPolicy: csp, ...security } = policy.SecurityHeadersConfig;
+      expect(text(csp.ContentSecurityPolicy)).toBe(
+        consoleCsp("https://{AgentPlatformData:BucketName}.s3.{AWS::Region}.{AWS::URLSuffix}"),
+      );
+      expect(text(csp.ContentSecurityPolicy)).not.toMatch(/img-src[^;]*\*/);
+      expect(security).toEqual({
         StrictTransportSecurity: {
           AccessControlMaxAgeSec: 63072000,
           IncludeSubdomains: true,

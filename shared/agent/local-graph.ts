@@ -2,6 +2,7 @@ import { access, rm } from "node:fs/promises";
 import path from "node:path";
 import { bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { readGraphConfig } from "../deploy/graph-config.ts";
+import { runtimeSandboxOwner } from "../deploy/sandbox.ts";
 import { smokeTestGraphs } from "../deploy/smoke.ts";
 import { registerLocalDeployment } from "./context.ts";
 import { LOCAL_DEPLOYMENT_ID, setLocalDeploymentState } from "./local-state.ts";
@@ -54,7 +55,12 @@ export async function serveLocalGraphs(opts: {
     const outDir = path.join(path.resolve(opts.dataDir), "local-graph");
     await rm(outDir, { recursive: true, force: true });
     const manifest = await bundleGraphs({ repoDir, configDir, config, outDir, log });
-    const graphs = await smokeTestGraphs({ artifactDir: outDir, manifest, env: {} });
+    const graphs = await smokeTestGraphs({
+      artifactDir: outDir,
+      manifest,
+      env: {},
+      owner: runtimeSandboxOwner(LOCAL_DEPLOYMENT_ID),
+    });
     registerLocalDeployment({
       tenant_id: opts.tenantId,
       deployment_id: LOCAL_DEPLOYMENT_ID,

@@ -1,4 +1,5 @@
 import { authenticate, withoutPlatformKeys } from "../auth/api-keys.ts";
+import { EndUserLimiter } from "../auth/end-user-rate.ts";
 import { admitRequest } from "../auth/rate-limit.ts";
 import { HttpError } from "../errors.ts";
 import { recentDeploymentById } from "../records/control.ts";
@@ -15,7 +16,8 @@ import type { RouterAuth } from "./runtime/custom-auth.ts";
 //   token, in whatever header the app uses) less any platform key it carried (unknown, refused for its
 //   X-Tenant-Id, of several workspaces), and its own `authenticate` decides; one without answers the refusal.
 // A key of another workspace is that workspace's request: the deployment is not found there (404).
-// Either way the request counts against the workspace's rate limit (429 beyond it), custom-auth callers included.
+// A keyed request counts against the workspace's rate limit (429 beyond it); a keyless one to a custom-auth
+// deployment counts in its end users' buckets (per client address, per deployment), never the owner's.
 
 export interface AgentAccess {
   tenant: string;
@@ -31,9 +33,14 @@ async function routingRecord(deploymentId: string) {
   return recentDeploymentById(deploymentId);
 }
 
+/** End users' buckets: one per process, as the workspaces' limiter is. */
+const endUsers = new EndUserLimiter();
+
+/** `client`: the caller's address as the gateway saw it (API Gateway's sourceIp), never a header it sent. */
 export async function agentAccess(
   headers: Record<string, string | undefined>,
   deploymentId: string,
+  client: string,
 ): Promise<AgentAccess> {
   let tenant: string | undefined;
   let refused: HttpError | undefined;
@@ -50,7 +57,7 @@ export async function agentAccess(
   }
   const d = await routingRecord(deploymentId);
   if (d?.custom_auth && d.active_revision_id) {
-    await admitRequest(d.tenant_id);
+    await endUsers.admit(deploymentId, client);
     return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };
   }
   throw refused!;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { config } from "../config.ts";
+import { dict } from "../dict.ts";
 import { qFlag } from "../http/query.ts";
 import { endpointUrlProblem } from "../outbound/ssrf.ts";
 import { RUN_DURABILITY } from "../records/agent.ts";
@@ -191,10 +192,10 @@ export const joinStreamQuery = z.object({
 /** The SDK's `runs.createBatch` sends each payload's camelCase keys as they are: read them as the snake_case fields. */
 function snakeKeys(v: unknown): unknown {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
-  const out: Record<string, unknown> = {};
+  const out = dict<unknown>();
   for (const [k, val] of Object.entries(v)) {
     const snake = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    if (snake === k || !(snake in v)) out[snake] = val;
+    if (snake === k || !Object.hasOwn(v, snake)) out[snake] = val;
   }
   return out;
 }

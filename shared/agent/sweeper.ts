@@ -5,6 +5,7 @@ import { logger } from "../log.ts";
 import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../records/agent.ts";
 import { queryShards } from "../records/shard.ts";
 import { isoNow } from "../time.ts";
+import { type IndexEntry, withinBound } from "./active-run-bound.ts";
 import { type AgentDeployment, agentDeployment } from "./context.ts";
 import { finish } from "./run-finish.ts";
 import { MAX_RUN_ATTEMPTS } from "./run-settings.ts";
@@ -41,10 +42,12 @@ export async function sweepRuns(
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
   };
   // The index holds keys and ids: the runs are read from the table (consistently: the index lags).
-  const entries = await queryShards<Pick<RunRecord, "PK" | "SK">>(T, ACTIVE_RUNS, {
+  const all = await queryShards<IndexEntry>(T, ACTIVE_RUNS, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk",
   });
+  // At most AGENT_MAX_ACTIVE_RUNS entries per deployment are read on and acted on (active-run-bound.ts).
+  const entries = await withinBound(all);
   const items = await batchGet<RunRecord>(
     T,
     entries.map((e) => ({ PK: e.PK, SK: e.SK })),

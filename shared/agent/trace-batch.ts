@@ -161,7 +161,9 @@ export class TraceBatch {
   }
 
   private async send(posts: RunBody[], patches: Patch[]): Promise<void> {
-    const max = this.opts.maxBytes ?? config.ingestBatchBytes;
+    // Within what the trace path takes of one call (the platform socket, AgentTraceIngest): half, for overshoot.
+    const max =
+      this.opts.maxBytes ?? Math.min(config.ingestBatchBytes, Math.floor(config.agent.traceBodyBytes / 2));
     const { calls, shortened } = cutCalls(posts, patches, max);
     if (shortened.length)
       logger.warn("agent trace: runs over the size a traced run may carry were shortened", {

@@ -18,6 +18,7 @@ import {
   TERMINAL,
 } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
+import { ensureDeploymentCount, oneDeploymentLess } from "./deployment-count.ts";
 import {
   createDeployment,
   type DeploymentCreate,
@@ -112,8 +113,10 @@ export async function destroy(tenant: string, id: string, deleteTracingProject: 
     delete_tracing_project: deleteTracingProject,
     created_at: canonicalNow(),
   };
+  await ensureDeploymentCount(tenant);
   try {
     await transact([
+      oneDeploymentLess(tenant),
       { Put: deploymentPurges.putInput(tomb) },
       { Delete: deploymentNames.deleteInput({ tenant, name: d.name }) },
       { Delete: { ...deployments.deleteInput({ tenant, id }), ConditionExpression: "attribute_exists(PK)" } },

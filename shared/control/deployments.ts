@@ -18,6 +18,12 @@ import {
   revisions,
 } from "../records/control.ts";
 import { canonicalNow } from "../time.ts";
+import {
+  ensureDeploymentCount,
+  maxDeployments,
+  oneMoreDeployment,
+  tooManyDeployments,
+} from "./deployment-count.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
 import { newRevision, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
@@ -242,15 +248,20 @@ export async function createDeployment(
     created_at: at,
     updated_at: at,
   };
+  const max = await maxDeployments(tenant);
+  await ensureDeploymentCount(tenant);
   try {
     await transact([
       { Put: deploymentNames.putInput({ tenant, name: body.name, deployment_id: id }, CREATE_ONLY) },
       { Put: deployments.putInput(deployment, CREATE_ONLY) },
       { Put: revisions.putInput(newRevision(tenant, id, revisionId, body.source, revisionConfig, at)) },
+      oneMoreDeployment(tenant, max),
     ]);
   } catch (err) {
-    if (cancelCodes(err)?.[0] === "ConditionalCheckFailed")
+    const codes = cancelCodes(err);
+    if (codes?.[0] === "ConditionalCheckFailed")
       throw new Conflict(`A deployment named ${body.name} already exists`);
+    if (codes?.[3] === "ConditionalCheckFailed") throw tooManyDeployments(max);
     throw err;
   }
   return { deployment, revisionId };

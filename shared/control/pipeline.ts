@@ -8,7 +8,7 @@ import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
 import type { ArtifactManifest } from "../deploy/bundle.ts";
-import { unsandboxedRefusal } from "../deploy/sandbox.ts";
+import { runtimeSandboxOwner, unsandboxedRefusal } from "../deploy/sandbox.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
@@ -230,7 +230,14 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
       );
       graphs = out.graphs;
       runtime = { version: out.version, token_hash: out.token_hash };
-    } else graphs = await smokeTestGraphs({ artifactDir: dir, manifest, env: secrets, tenant: r.tenant_id });
+    } else
+      graphs = await smokeTestGraphs({
+        artifactDir: dir,
+        manifest,
+        env: secrets,
+        tenant: r.tenant_id,
+        owner: runtimeSandboxOwner(r.deployment_id),
+      });
     // Some graphs failing deploys the others (their assistants answer why); none loading fails the deploy.
     for (const g of someGraphLoads(graphs))
       log.line(

@@ -37,7 +37,7 @@ export async function buildSource(job: SourceBuildJob, log: LogLine): Promise<vo
   const major = process.versions.node.split(".")[0];
   if (graphConfig.node_version && !job.lambdaRuntimes && graphConfig.node_version !== major)
     log(
-      `node_version ${graphConfig.node_version}: the local cloud runs graphs on this machine's Node.js ${process.versions.node} (in AWS the runtime is nodejs${graphConfig.node_version}.x)`,
+      `node_version ${graphConfig.node_version}: the local cloud runs graphs on Node.js ${process.versions.node} (in AWS the runtime is nodejs${graphConfig.node_version}.x)`,
     );
   if (graphConfig.auth?.path)
     log(

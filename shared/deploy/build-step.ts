@@ -61,6 +61,7 @@ export async function runBuildStep(urls: BuildUrls, tenant: string): Promise<Bui
         lambdaRuntimes: job.lambdaRuntimes,
       },
       log.line,
+      `build:${tenant}`,
     );
     await send(urls.artifact, "PUT", await packArtifact(out), "application/gzip");
     result = { ok: true, ...(commit ? { commit } : {}) };

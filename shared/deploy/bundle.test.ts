@@ -56,7 +56,7 @@ describe("bundling graphs", () => {
       "langgraph.json": JSON.stringify({
         graphs: { hello: "./src/graph.ts:graph" },
         description: { hello: "says hello" },
-        node_version: "20",
+        node_version: "22",
       }),
       "src/graph.ts": LANGGRAPH_GRAPH,
     });
@@ -64,7 +64,7 @@ describe("bundling graphs", () => {
     expect(manifest.graphs).toEqual({
       hello: { file: "graphs/hello.mjs", export_name: "graph", description: "says hello" },
     });
-    expect(manifest.node_version).toBe("20");
+    expect(manifest.node_version).toBe("22");
     expect(JSON.parse(await readFile(path.join(outDir, "manifest.json"), "utf8"))).toEqual(manifest);
     expect(lines.join("\n")).toMatch(/platform's packages/);
     const mod = await import(pathToFileURL(path.join(outDir, "graphs", "hello.mjs")).href);

@@ -18,6 +18,7 @@ import {
 } from "./graph-config.ts";
 import { npmSetup } from "./npm-env.ts";
 import { inParentPackages, isWithin, realInside, repoRelative } from "./paths.ts";
+import { SANDBOX_NODE_MAJOR } from "./sandbox-node.ts";
 import { type StoreIndexManifest, storeIndexEntry } from "./store-index.ts";
 import { writeGraphSchemas } from "./ts-schemas.ts";
 import { type BundledUi, bundleUi } from "./ui-bundle.ts";
@@ -250,7 +251,7 @@ export async function bundleGraphs(opts: {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: `node${SANDBOX_NODE_MAJOR}`,
     banner: { js: BANNER },
     define: { __dirname: "__bundle_dirname", __filename: "__bundle_filename" },
     nodePaths: platformModules ? [platformModules] : [],

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -17,6 +17,8 @@ const EXAMPLE = fileURLToPath(new URL("../../examples/agent", import.meta.url));
 let tmp: string;
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), "example-agent-test-"));
+  // Readable like the platform's artifact folders: a root platform's sandbox runs as a uid of its own.
+  await chmod(tmp, 0o755);
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });

@@ -44,7 +44,7 @@ describe("graph config", () => {
       graphs: { agent: "./src/agent.ts:graph" },
       dependencies: ["."],
       env: { MODEL: "scripted", MAX_TOKENS: 8080 },
-      node_version: 20,
+      node_version: 22,
       description: { agent: "The agent", other: "not a graph" },
       dockerfile_lines: [],
       auth: { path: "./auth.ts:auth" },
@@ -53,7 +53,7 @@ describe("graph config", () => {
     });
     expect(config.graphs).toEqual({ agent: "./src/agent.ts:graph" });
     expect(config.env).toEqual({ MODEL: "scripted", MAX_TOKENS: "8080" });
-    expect(config.node_version).toBe("20");
+    expect(config.node_version).toBe("22");
     expect(config.description).toEqual({ agent: "The agent" });
     expect(config.dependencies).toEqual(["."]);
     expect(config.auth).toEqual({ path: "./auth.ts:auth" });
@@ -76,8 +76,8 @@ describe("graph config", () => {
         { checkpointer: { ttl: { strategy: "keep" } } },
         /checkpointer\.ttl\.strategy: the only strategy is "delete"/,
       ],
-      [{ node_version: "18" }, /node_version: must be one of "20", "22"/],
-      [{ node_version: 24 }, /node_version: must be one of "20", "22"/],
+      [{ node_version: "18" }, /node_version: must be one of "22", "24"/],
+      [{ node_version: 20 }, /node_version: must be one of "22", "24"/],
     ];
     for (const [extra, message] of bad)
       expect(() => parse({ graphs: { a: "./a.ts:g" }, ...extra }), JSON.stringify(extra)).toThrow(message);
@@ -287,7 +287,7 @@ describe("unhonoured keys", () => {
         graphs: { a: "./a.ts:g" },
         env: {},
         dependencies: ["."],
-        node_version: "20",
+        node_version: "22",
         ui: { a: "./ui.tsx" },
         auth: { path: "./auth.ts:auth" },
         http: {

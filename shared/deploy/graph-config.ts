@@ -178,8 +178,11 @@ export const CheckpointerConfigSchema = z.looseObject(
 );
 export type CheckpointerConfig = z.infer<typeof CheckpointerConfigSchema>;
 
-/** langgraph.json `node_version`: the Node.js majors a deployment's runtime can be (AWS Lambda's nodejs20.x, 22.x). */
-export const NODE_VERSIONS = ["20", "22"] as const;
+/**
+ * langgraph.json `node_version`: the Node.js majors a deployment's runtime can be, AWS Lambda's supported runtimes
+ * (nodejs22.x, 24.x; 20 is past its end of life). Locally graphs run on 22 (shared/deploy/sandbox-node.ts).
+ */
+export const NODE_VERSIONS = ["22", "24"] as const;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const GraphEntry = z.union([
@@ -198,7 +201,7 @@ const Schema = z.looseObject({
     .union([z.string(), z.number()])
     .transform((v) => String(v).trim())
     .refine((v) => (NODE_VERSIONS as readonly string[]).includes(v), {
-      error: `must be one of ${NODE_VERSIONS.map((v) => `"${v}"`).join(", ")} (the Node.js majors graphs run on)`,
+      error: `must be one of ${NODE_VERSIONS.map((v) => `"${v}"`).join(", ")} (the supported Node.js majors graphs run on)`,
     })
     .optional(),
   description: z.unknown().optional(),

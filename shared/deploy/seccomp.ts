@@ -1,11 +1,14 @@
 // A seccomp filter (classic BPF, as bubblewrap's --seccomp takes it) for processes that run a deployment's code:
-// they may start threads but no process, and may not use the kernel interfaces a sandboxed program has no use for
-// and escapes have come through (ptrace, kernel keyrings, BPF, userfaultfd, perf, namespaces, mounts, modules).
-// A refused call fails with EPERM; clone3 answers ENOSYS so glibc falls back to clone, whose flags are checked.
+// they may start threads but no process (a build: processes, but no namespace), and may not use the kernel
+// interfaces a sandboxed program has no use for and escapes have come through (ptrace, kernel keyrings, BPF,
+// userfaultfd, perf, namespaces, mounts, modules). A refused call fails with EPERM; clone3 answers ENOSYS so glibc
+// falls back to clone, whose flags are checked.
 
 const EPERM = 1;
 const ENOSYS = 38;
 const CLONE_THREAD = 0x10000;
+/** CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: a new namespace of any kind. */
+const CLONE_NEW_NAMESPACES = 0x7e020000;
 
 // struct seccomp_data: int nr; u32 arch; u64 instruction_pointer; u64 args[6] (little-endian: low half first).
 const OFFSET_NR = 0;
@@ -122,22 +125,18 @@ export function seccompSupported(arch = process.arch): boolean {
 
 /**
  * The filter program for `arch` (Node's process.arch), as the bytes of a `struct sock_filter[]`. With
- * `processes` (a build: npm starts git and node) new processes are allowed; the rest stays refused.
+ * `processes` (a build: npm starts git and node) new processes are allowed, without new namespaces; the rest
+ * stays refused.
  */
 export function seccompProgram(arch = process.arch, opts: { processes?: boolean } = {}): Buffer {
   const base = ARCHES[arch];
   if (!base) throw new Error(`no seccomp filter for ${arch}`);
   const forks = new Set([57, 58]); // x86_64 fork, vfork
   const a: Arch = opts.processes
-    ? {
-        ...base,
-        clone: -1,
-        clone3: -1,
-        refused: base.refused.filter((nr) => !(arch === "x64" && forks.has(nr))),
-      }
+    ? { ...base, refused: base.refused.filter((nr) => !(arch === "x64" && forks.has(nr))) }
     : base;
   // Layout: [arch check] [x32 check] [load nr] [refused…] [clone3] [clone] [allow] [kill] [eperm] [enosys]
-  // [clone flags: load arg0, jset thread, allow, eperm]. Jumps are forward, relative to the next instruction.
+  // [clone flags: load arg0, jset, allow or eperm]. Jumps are forward, relative to the next instruction.
   const body: Insn[] = [];
   const refusedCount = a.refused.length;
   const head = 2 + (a.x32Base ? 1 : 0) + 1; // arch load + arch check + x32 check + nr load
@@ -162,11 +161,18 @@ export function seccompProgram(arch = process.arch, opts: { processes?: boolean 
   body.push([RET_K, 0, 0, RET_KILL_PROCESS]);
   body.push([RET_K, 0, 0, RET_ERRNO | EPERM]);
   body.push([RET_K, 0, 0, RET_ERRNO | ENOSYS]);
-  // clone: a thread (CLONE_THREAD set) is allowed, a new process refused.
   body.push([LD_W_ABS, 0, 0, OFFSET_ARG0_LOW]);
-  body.push([JSET_K, 0, 1, CLONE_THREAD]);
-  body.push([RET_K, 0, 0, RET_ALLOW]);
-  body.push([RET_K, 0, 0, RET_ERRNO | EPERM]);
+  if (opts.processes) {
+    // clone: a process or thread is allowed, a new namespace (a user namespace above all) refused.
+    body.push([JSET_K, 0, 1, CLONE_NEW_NAMESPACES]);
+    body.push([RET_K, 0, 0, RET_ERRNO | EPERM]);
+    body.push([RET_K, 0, 0, RET_ALLOW]);
+  } else {
+    // clone: a thread (CLONE_THREAD set) is allowed, a new process refused.
+    body.push([JSET_K, 0, 1, CLONE_THREAD]);
+    body.push([RET_K, 0, 0, RET_ALLOW]);
+    body.push([RET_K, 0, 0, RET_ERRNO | EPERM]);
+  }
   const out = Buffer.alloc(body.length * 8);
   body.forEach(([code, jt, jf, k], i) => {
     if (jt < 0 || jf < 0 || jt > 255 || jf > 255) throw new Error("seccomp jump out of range");

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -69,6 +69,8 @@ let full: ArtifactManifest;
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), "smoke-test-"));
+  // Readable like the platform's artifact folders: a root platform's sandbox runs as a uid of its own.
+  await chmod(tmp, 0o755);
   const repo = path.join(tmp, "repo");
   for (const [name, text] of Object.entries(SOURCES)) {
     await mkdir(path.dirname(path.join(repo, name)), { recursive: true });

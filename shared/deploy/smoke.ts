@@ -12,8 +12,10 @@ import {
   type SandboxLimits,
   sandboxedCommand,
   sandboxFlags,
+  shareWithSandbox,
   unsandboxedRefusal,
 } from "./sandbox.ts";
+import { sandboxNode } from "./sandbox-node.ts";
 
 // The deploy step's smoke test: each bundled graph is imported in a sandboxed child process whose environment is
 // only the graph's own (config env + deployment secrets), and must yield a compiled graph whose nodes are listed.
@@ -115,7 +117,13 @@ process.exit(0);
 `;
 
 /** The smoke test's process: the runtime's memory, a minute of CPU. */
-const SMOKE_LIMITS: SandboxLimits = { memoryMb: 1024, cpuSeconds: 60, openFiles: 1024, scratchMb: 64 };
+const SMOKE_LIMITS: SandboxLimits = {
+  memoryMb: 1024,
+  cpuSeconds: 60,
+  openFiles: 1024,
+  scratchMb: 64,
+  tasks: 256,
+};
 
 export async function smokeTestGraphs(opts: {
   artifactDir: string;
@@ -124,6 +132,8 @@ export async function smokeTestGraphs(opts: {
   timeoutMs?: number;
   /** The deployment's workspace: on a host without the OS sandbox only the bootstrap one's code runs. */
   tenant?: string;
+  /** Whose code it is (its runtime's sandbox owner, `runtime:<deployment>`): its host uid when root. */
+  owner?: string;
 }): Promise<GraphInfo[]> {
   const refusal = opts.tenant === undefined ? undefined : unsandboxedRefusal(opts.tenant);
   if (refusal) throw new DeployError(refusal);
@@ -160,8 +170,11 @@ export async function smokeTestGraphs(opts: {
     "--",
     JSON.stringify(childJobs),
   ];
+  const owner = opts.owner ?? `smoke:${artifactDir}`;
+  if (sandbox) shareWithSandbox(owner, artifactDir);
   const cmd = sandbox
-    ? sandboxedCommand([await realpath(process.execPath), ...nodeArgs], {
+    ? sandboxedCommand([await realpath(sandboxNode()), ...nodeArgs], {
+        owner,
         readOnly: [artifactDir],
         cwd: artifactDir,
         env,
@@ -169,7 +182,7 @@ export async function smokeTestGraphs(opts: {
         seccompFd: 4,
       })
     : {
-        command: process.execPath,
+        command: sandboxNode(),
         args: nodeArgs,
         env: { ...env, TMPDIR: scratch, HOME: scratch },
         seccomp: undefined,

@@ -9,7 +9,14 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
-import { osSandbox, sandboxedCommand } from "./sandbox.ts";
+import {
+  giveToSandbox,
+  osSandbox,
+  type SandboxedCommand,
+  sandboxCanReach,
+  sandboxedCommand,
+} from "./sandbox.ts";
+import { sandboxNode } from "./sandbox-node.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -42,8 +49,41 @@ function platformFiles(bundle: string | undefined): string[] {
   return ["node_modules", ...sources].map((f) => path.resolve(ROOT, f));
 }
 
-/** The build's limits in its sandbox: an install and a bundle, not a service. */
-const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scratchMb: 512 };
+/** The build's limits in its sandbox: an install and a bundle, not a service (npm, git, esbuild and their threads). */
+export const BUILD_LIMITS = {
+  memoryMb: 4096,
+  cpuSeconds: 30 * 60,
+  openFiles: 8192,
+  scratchMb: 512,
+  tasks: 1024,
+};
+
+/**
+ * The command that runs `argv` (argv[0]: the sandbox's Node) in a build's sandbox: the system's tools and the
+ * platform's code read-only, `writable` bound read-write and, with `extraOwned`, made the host uid's of `owner`'s
+ * sandbox when the platform is root (sockets in them included).
+ */
+export async function buildSandboxCommand(
+  argv: string[],
+  opts: {
+    owner: string;
+    writable: string[];
+    extraOwned?: string[];
+    bundle?: string;
+    env: Record<string, string>;
+  },
+): Promise<SandboxedCommand> {
+  giveToSandbox(opts.owner, [...(opts.extraOwned ?? []), ...opts.writable]);
+  return sandboxedCommand([await realpath(argv[0]), ...argv.slice(1)], {
+    owner: opts.owner,
+    readOnly: platformFiles(opts.bundle),
+    readWrite: await Promise.all(opts.writable.map((d) => realpath(d))),
+    cwd: ROOT,
+    env: opts.env,
+    limits: BUILD_LIMITS,
+    tools: true,
+  });
+}
 
 /**
  * Runs the untrusted step. On a host with the OS sandbox (shared/deploy/sandbox.ts) it runs in it: read-only
@@ -51,16 +91,24 @@ const BUILD_LIMITS = { memoryMb: 4096, cpuSeconds: 30 * 60, openFiles: 8192, scr
  * network but the egress proxy (a Unix socket of its own, public addresses only), new processes allowed (npm
  * starts git and node) and the rest of the seccomp filter. Whether the workspace's code may run at all on a host
  * without it is the platform's decision, before the build starts (unsandboxedRefusal in RevisionBuildStart).
+ * `owner` (the workspace's builds) decides its sandbox's host uid when the platform is root.
  */
-export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise<void> {
+export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: string): Promise<void> {
   const home = path.join(job.scratch, "home");
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
   const sandbox = config.localMode && osSandbox().available;
   if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
+  if (sandbox && job.cacheDir && !sandboxCanReach(job.cacheDir)) {
+    // A cache in a folder others cannot enter (a DATA_DIR of mode 0700) is out of a root platform's sandboxes' reach.
+    log(
+      `build cache not used: ${job.cacheDir} is under a folder the build's sandbox user cannot enter (set BUILD_CACHE_DIR)`,
+    );
+    job = { ...job, cacheDir: undefined };
+  }
   const egressDir = sandbox ? await mkdtemp(path.join(tmpdir(), "ap-b-")) : undefined;
   const egress = egressDir
-    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.egressAllow })
+    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.buildEgressAllow })
     : undefined;
   const jobFile = path.join(job.scratch, "job.json");
   await writeFile(
@@ -69,7 +117,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
     { mode: 0o600 },
   );
   const bundle = bundledEntry();
-  const argv = [process.execPath, ...(bundle ? [bundle] : ["--import", "tsx", ENTRY]), jobFile];
+  const argv = [sandboxNode(), ...(bundle ? [bundle] : ["--import", "tsx", ENTRY]), jobFile];
   const env = { ...networkEnv(), PATH: TOOL_PATH, HOME: home, TMPDIR: tmp, LANG: "C" };
   const writable = [
     job.src,
@@ -78,15 +126,9 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
     ...(job.cacheDir ? [job.cacheDir] : []),
     ...(egressDir ? [egressDir] : []),
   ];
+  // The build's own work folder (holding src, out and scratch, job.json included) becomes its sandbox's too.
   const cmd = sandbox
-    ? sandboxedCommand([await realpath(process.execPath), ...argv.slice(1)], {
-        readOnly: platformFiles(bundle),
-        readWrite: await Promise.all(writable.map((d) => realpath(d))),
-        cwd: ROOT,
-        env,
-        limits: BUILD_LIMITS,
-        tools: true,
-      })
+    ? await buildSandboxCommand(argv, { owner, writable, extraOwned: [path.dirname(job.src)], bundle, env })
     : { command: argv[0]!, args: argv.slice(1), env, seccomp: undefined };
   let outcome: { ok?: true; error?: string; expected?: boolean } | undefined;
   const r = await run(cmd.command, cmd.args, {

@@ -75,7 +75,7 @@ export async function storeIndexEntry(opts: {
       dims: index.dims,
       ...fields,
     };
-  const known = PROVIDERS[provider.provider];
+  const known = Object.hasOwn(PROVIDERS, provider.provider) ? PROVIDERS[provider.provider] : undefined;
   if (!known)
     throw new BuildError(
       `store.index.embed: unknown embeddings provider "${provider.provider}" (known: ${Object.keys(PROVIDERS).join(", ")}); ` +

@@ -34,7 +34,12 @@ export function toHttpEvent(event: HttpEvent | APIGatewayProxyEvent): HttpEvent 
       requestId: event.requestContext?.requestId,
       domainName: event.requestContext?.domainName,
       stage: event.requestContext?.stage,
-      http: { method: event.httpMethod, path: event.path },
+      // The caller's address as API Gateway saw it (per-client limits key on it).
+      http: {
+        method: event.httpMethod,
+        path: event.path,
+        sourceIp: event.requestContext?.identity?.sourceIp,
+      },
     } as HttpEvent["requestContext"],
   } as HttpEvent;
 }

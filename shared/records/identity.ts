@@ -16,6 +16,8 @@ export interface TenantRecord {
   rate_limit?: number;
   /** Its burst (requests in one window), else the setting's. */
   rate_burst?: number;
+  /** The operator's own cap on this workspace's deployments, else WORKSPACE_MAX_DEPLOYMENTS. */
+  max_deployments?: number;
 }
 
 const tenantKey = (id: string) => ({ PK: `TENANT#${id}`, SK: "TENANT" });

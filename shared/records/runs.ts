@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { repository } from "../aws/repository.ts";
 import { config } from "../config.ts";
 import { dayOf } from "../time.ts";
@@ -6,16 +7,21 @@ import { hashShard } from "./shard.ts";
 // Trace runs (runs table). The records of a run share its partition:
 //   run    PK <tenant>#<run id>  SK run    GSI1 <tenant>#<session>#<UTC day of start>#<shard> / <start>#<id>
 //                                          GSI2 <tenant>#<trace id> / <dotted_order>, else <start>#<id>
+//                                          GSI3 <tenant>#<session>#thread#<thread> / <start>#<id> (runs with a thread id)
+//   thread          PK <tenant>#<session>#thread#<thread> SK thread  GSI3 <tenant>#<session>#threads / <last start>#<thread>
 //   patch  PK <tenant>#<run id>  SK patch  (the durable record of the patches a run received: a post that
 //                                          lands after them applies it again)
 //   feedback        PK <tenant>#<run id>  SK feedback#<id>   GSI1 <tenant>#feedback / <created_at>#<id>
 //   feedback stats  PK <tenant>#<run id>  SK feedback_stats  (re-applied to a run posted after its feedback)
 //   tier            PK <tenant>#<trace id> SK tier           (the trace was upgraded to longlived)
 //   pointer         PK <tenant>#feedback#<id> SK feedback     (a feedback's run, by feedback id)
+//   OTLP lineage    PK <tenant>#<trace id> SK otel_span#<span> | otel_await#<parent span>#<span> | otel_pending
+//                   (shared/runs/otlp-lineage.ts: spans stored before their parent, and the runs spans became)
 // Every one carries expires_at (epoch seconds, the table's TTL attribute): a run its tier's retention after
 // ingestion, the others the long-lived retention.
 // GSI1 partitions runs for export and for reading a project: a project-day is `config.runs.shards` partitions, each a
-// paginated Query in start order. GSI2 groups a trace. Ingestion writes run items by hand (BatchWriteItem, in
+// paginated Query in start order. GSI2 groups a trace. GSI3 (sparse) groups a thread's runs, and a project's threads
+// by their last activity, so thread reads cost the thread's runs, not the project's. Ingestion writes run items by hand (BatchWriteItem, in
 // store.ts) and the readers query the indexes page by page; the repository serves reads of one run.
 
 /** The shard of a run id: a string hash, so every writer of a run picks the same GSI1 partition. */
@@ -53,12 +59,79 @@ export const traceRunKeys = {
   }),
   /** A trace upgraded to the long-lived tier (in its root run's partition: the trace id is the root's id). */
   tier: (tenant: string, traceId: string) => ({ PK: `${tenant}#${traceId}`, SK: "tier" as const }),
+  /** Which run an OTLP span became, when its id is not its span id's (a langsmith-named span). */
+  otelSpan: (tenant: string, traceId: string, spanId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: `otel_span#${spanId}`,
+  }),
+  /** An OTLP span's run stored before its parent span: settled when the parent is stored. */
+  otelAwait: (tenant: string, traceId: string, parentSpanId: string, spanId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: `otel_await#${parentSpanId}#${spanId}`,
+  }),
+  /** The trace has (or had) runs awaiting their parent span: readers of a batch look for awaits only then. */
+  otelPending: (tenant: string, traceId: string) => ({
+    PK: `${tenant}#${traceId}`,
+    SK: "otel_pending" as const,
+  }),
+  /** GSI3 of a run with a thread id: the thread's runs in a project, in start order. */
+  threadRuns: (tenant: string, session: string, thread: string, start: string, id: string) => ({
+    GSI3PK: `${tenant}#${session}#thread#${threadKey(thread)}`,
+    GSI3SK: `${start}#${id}`,
+  }),
+  /** A thread of a project (its first and last trace's start), on GSI3 by the project's threads and activity. */
+  thread: (tenant: string, session: string, thread: string) => ({
+    PK: `${tenant}#${session}#thread#${threadKey(thread)}`,
+    SK: "thread" as const,
+  }),
+  /** GSI3PK of a project's threads (GSI3SK `<last trace's start>#<thread key>`). */
+  projectThreads: (tenant: string, session: string) => `${tenant}#${session}#threads`,
   /** GSI1PK: one shard of one project-day. */
   partition: (tenant: string, session: string, day: string, shard: number) =>
     `${tenant}#${session}#${day}#${shard}`,
   /** GSI2PK: one trace. */
   trace: (tenant: string, traceId: string) => `${tenant}#${traceId}`,
 };
+
+/** Which run an OTLP span became (traceRunKeys.otelSpan). */
+export interface OtlpSpanPointer {
+  PK: string;
+  SK: string;
+  run_id: string;
+  span_id: string;
+  trace_id: string;
+  dotted_order: string | null;
+  expires_at: number;
+}
+
+/** A stored run waiting for its parent span (traceRunKeys.otelAwait). */
+export interface OtlpAwaitRecord {
+  PK: string;
+  SK: string;
+  run_id: string;
+  span_id: string;
+  parent_span_id: string;
+  start_time: string;
+  expires_at: number;
+}
+
+/** A thread id as a key part: itself, or a digest when long (DynamoDB keys are bounded; the id is any text). */
+export function threadKey(thread: string): string {
+  return thread.length <= 200 ? thread : `sha256:${createHash("sha256").update(thread).digest("hex")}`;
+}
+
+/** A thread of a project as its marker item keeps it (traceRunKeys.thread). */
+export interface ThreadRecord {
+  PK: string;
+  SK: "thread";
+  GSI3PK: string;
+  GSI3SK: string;
+  thread_id: string;
+  session_id: string;
+  first_start_time: string;
+  last_start_time: string;
+  expires_at: number;
+}
 
 /**
  * Whether an item read through an index is a run of `tenant` (its PK/SK are its id's), or a feedback on one:
@@ -161,6 +234,9 @@ export type TraceRunKeys = {
   GSI1SK: string;
   GSI2PK: string;
   GSI2SK: string;
+  /** A run with a thread id only (the index is sparse). */
+  GSI3PK?: string;
+  GSI3SK?: string;
 };
 
 /** A run item as ingestion writes it and the index queries read it. */
@@ -168,9 +244,14 @@ export type TraceRunItem = TraceRunRecord & TraceRunKeys;
 
 /** The key and index attributes of a run, from its fields. */
 export function traceRunKeysOf(
-  r: Pick<TraceRunRecord, "tenant_id" | "id" | "session_id" | "start_time" | "trace_id" | "dotted_order">,
+  r: Pick<TraceRunRecord, "tenant_id" | "id" | "session_id" | "start_time" | "trace_id" | "dotted_order"> & {
+    thread_id?: string | null;
+  },
 ): TraceRunKeys {
   return {
+    ...(r.thread_id
+      ? traceRunKeys.threadRuns(r.tenant_id, r.session_id, r.thread_id, r.start_time, r.id)
+      : {}),
     ...traceRunKeys.run(r.tenant_id, r.id),
     GSI1PK: traceRunKeys.partition(r.tenant_id, r.session_id, dayOf(r.start_time), shardOf(r.id)),
     GSI1SK: `${r.start_time}#${r.id}`,

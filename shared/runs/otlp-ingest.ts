@@ -2,10 +2,12 @@ import { config } from "../config.ts";
 import { BadRequest, TooManySpans, UnsupportedMediaType } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
 import { decodeJsonTraces } from "../ingest/otlp/json.ts";
+import { linkSpan } from "../ingest/otlp/lineage.ts";
 import { spanIdsValid, spanToRun } from "../ingest/otlp/map.ts";
 import { OtlpDecodeError, type OtlpSpan } from "../ingest/otlp/model.ts";
 import { decodeProtobufTraces, encodeProtobufResponse } from "../ingest/otlp/protobuf.ts";
 import { MAX_OTLP_SPANS } from "../platform/list-bounds.ts";
+import { afterStore, settleBatch } from "./otlp-lineage.ts";
 import { ingestPosts } from "./store.ts";
 
 // POST /otel/v1/traces: an OTLP/HTTP ExportTraceServiceRequest (protobuf or JSON, any Content-Encoding the
@@ -64,8 +66,16 @@ export async function ingestOtlpTraces(
   const { spans, protobuf } = decodeTraces(raw, headers);
   const project = header(headers, "langsmith-project")?.trim() || undefined;
   const valid = spans.filter(spanIdsValid);
-  const runs = valid.map((s) => spanToRun(s, { project }));
+  const linked = valid.map((s) => linkSpan(spanToRun(s, { project }), s.traceId, s.spanId, s.parentSpanId));
+  const runs = linked.map((l) => l.run);
+  const waiting = await settleBatch(tenant, linked);
   const result = runs.length ? await ingestPosts(tenant, runs) : { accepted: [], errors: [] };
+  const stored = new Set(result.accepted);
+  await afterStore(
+    tenant,
+    linked.filter((l) => stored.has(l.run.id)),
+    waiting.filter((l) => stored.has(l.run.id)),
+  );
   const failed = new Set(result.errors.map((e) => e.loc[2]));
   const rejected = spans.length - valid.length + failed.size;
   const reasons = [

@@ -26,6 +26,8 @@ export interface RunQuery {
   session?: string[];
   id?: string[];
   trace?: string;
+  /** A thread's runs in one project (the thread index), oldest first, within start_time/end_time. */
+  thread?: { session: string; id: string };
   is_root?: boolean;
   run_type?: string;
   /** true: runs that failed; false: runs that did not. */
@@ -180,6 +182,7 @@ export async function queryRuns(tenant: string, q: RunQuery) {
     return { runs: kept, cursors: { next: null } };
   }
   if (q.trace) return queryTrace(tenant, q.trace, q, match, reads, answer);
+  if (q.thread) return queryThread(tenant, q.thread, q, match, reads, answer);
   if (!q.session?.length)
     throw validationError(["body", "session"], "Give session (project ids), trace or id");
   const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
@@ -288,6 +291,42 @@ async function queryTrace(
   do {
     const page = await traceRunsPage(tenant, trace, lastKey, q.limit - runs.length);
     for (const item of page.items) if (!isExpired(item) && (await match(item))) runs.push(await answer(item));
+    lastKey = page.lastKey;
+    spent += page.items.length + 10 + reads();
+  } while (lastKey && runs.length < q.limit && spent < budget);
+  return { runs, cursors: { next: lastKey ? encode(lastKey) : null } };
+}
+
+const ThreadCursor = z.object({ PK: z.string(), SK: z.string(), GSI3PK: z.string(), GSI3SK: z.string() });
+
+/** A thread's runs through the thread index, oldest first: what it reads is the thread's runs, not the project's. */
+async function queryThread(
+  tenant: string,
+  thread: { session: string; id: string },
+  q: RunQuery,
+  match: (item: Candidate) => Promise<boolean>,
+  reads: () => number,
+  answer: (item: TraceRunRecord) => Promise<Record<string, unknown>>,
+) {
+  const pk = traceRunKeys.threadRuns(tenant, thread.session, thread.id, "", "").GSI3PK;
+  let lastKey: Record<string, unknown> | undefined = decode(q.cursor, ThreadCursor);
+  if (lastKey && lastKey.GSI3PK !== pk) throw validationError(["body", "cursor"], "Invalid cursor");
+  const lower = q.start_time ? canonicalTime(q.start_time) : undefined;
+  const upper = q.end_time ? canonicalTime(q.end_time) : undefined;
+  const runs: Record<string, unknown>[] = [];
+  const budget = config.runs.queryScanBudget;
+  let spent = 0;
+  do {
+    const page = await queryPage<TraceRunItem>("runs", {
+      IndexName: "GSI3",
+      KeyConditionExpression: "GSI3PK = :pk AND GSI3SK BETWEEN :lo AND :hi",
+      values: { ":pk": pk, ":lo": lower ?? "!", ":hi": upper ? `${upper}#` : "~" },
+      ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
+      Limit: Math.max(q.limit - runs.length, 25),
+    });
+    // A long thread id is a digest in the key: the run's own thread id says whose it is.
+    const items = page.items.filter((i) => isRunOf(tenant)(i) && i.thread_id === thread.id);
+    for (const item of items) if (!isExpired(item) && (await match(item))) runs.push(await answer(item));
     lastKey = page.lastKey;
     spent += page.items.length + 10 + reads();
   } while (lastKey && runs.length < q.limit && spent < budget);

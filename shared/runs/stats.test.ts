@@ -91,4 +91,16 @@ describe("run stats", () => {
       },
     });
   });
+  it("feedback keys and values named like Object.prototype members are ordinary keys (no prototype pollution)", () => {
+    const stats = JSON.parse(
+      '{"__proto__":{"n":1,"avg":1,"values":{"constructor":1}},"toString":{"n":2,"avg":0,"values":{"__proto__":2}}}',
+    );
+    const out = aggregateRunStats([run({ feedback_stats: stats }), run({ feedback_stats: stats })]);
+    expect(JSON.parse(JSON.stringify(out.feedback_stats))).toEqual(
+      JSON.parse(
+        '{"__proto__":{"n":2,"avg":1,"values":{"constructor":2}},"toString":{"n":4,"avg":0,"values":{"__proto__":4}}}',
+      ),
+    );
+    expect(({} as Record<string, unknown>).n).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { config } from "../config.ts";
+import { dict } from "../dict.ts";
 import { validationError } from "../errors.ts";
 import { queryRuns, type RunQuery } from "./query.ts";
 import type { RunField } from "./wire.ts";
@@ -56,11 +57,12 @@ export function aggregateRunStats(runs: readonly StatRun[]) {
     runs.flatMap((r) => (r.first_token_time ? [seconds(r.start_time, r.first_token_time)] : [])),
   );
   const tokens = ascending(runs.flatMap((r) => (r.total_tokens > 0 ? [r.total_tokens] : [])));
-  const feedback: Record<string, { n: number; avg: number | null; values: Record<string, number> }> = {};
-  const scored: Record<string, { n: number; total: number }> = {};
+  // Feedback keys and values are the callers' words: maps without a prototype (a key `__proto__` is a key).
+  const feedback = dict<{ n: number; avg: number | null; values: Record<string, number> }>();
+  const scored = dict<{ n: number; total: number }>();
   for (const r of runs)
     for (const [key, s] of Object.entries(r.feedback_stats ?? {})) {
-      feedback[key] ??= { n: 0, avg: null, values: {} };
+      feedback[key] ??= { n: 0, avg: null, values: dict() };
       const f = feedback[key];
       f.n += s.n;
       for (const [v, n] of Object.entries(s.values ?? {})) f.values[v] = (f.values[v] ?? 0) + n;

@@ -25,6 +25,7 @@ import { applyStats, type StatsRecord } from "./feedback.ts";
 import { lineageOf } from "./lineage.ts";
 import { loadFields, storeField } from "./payloads.ts";
 import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
+import { recordThreads, threadIndexKeys } from "./thread-index.ts";
 import { promoteUpgradedTraces, recordExpiry, runExpiry, upgradeTrace } from "./tiers.ts";
 
 // The runs store. Posts are written with BatchWriteItem (idempotent on run id: a re-sent post rewrites the
@@ -172,7 +173,8 @@ export async function ingestPosts(
         derived.messages_json.length > config.runs.fieldInlineBytes
       )
         delete derived.messages_json;
-      built.push({ item: { ...item, ...derived }, session });
+      const stored = { ...item, ...derived };
+      built.push({ item: { ...stored, ...threadIndexKeys(stored) }, session });
     } catch (err) {
       errors.push({
         loc: ["body", kind, i],
@@ -218,6 +220,10 @@ export async function ingestPosts(
   await countNewRuns(
     tenant,
     [...byId.values()].filter((b) => !existing.has(b.item.id)),
+  );
+  await recordThreads(
+    tenant,
+    [...byId.values()].map((b) => b.item),
   );
   return { accepted: ids, errors, ...refusals(refused) };
 }
@@ -340,7 +346,8 @@ async function applyToRun(
     derived.messages_json.length > config.runs.fieldInlineBytes
   )
     derived.messages_json = null;
-  const d = setExpression(derived);
+  // A thread id that a patch brought (metadata sent with the end) puts the run on its thread's index too.
+  const d = setExpression({ ...derived, ...threadIndexKeys({ ...merged, thread_id: derived.thread_id }) });
   try {
     await dynamo().send(
       new UpdateItemCommand({
@@ -355,7 +362,9 @@ async function applyToRun(
   } catch (err) {
     // Re-posted into another project meanwhile: that post's own fields stand.
     if (!isConditionFailure(err)) throw err;
+    return "applied";
   }
+  await recordThreads(tenant, [{ ...merged, thread_id: derived.thread_id }]);
   return "applied";
 }
 

@@ -1,6 +1,8 @@
+import { queryPages } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { NotFound } from "../errors.ts";
 import { getProject, listProjects } from "../projects/projects.ts";
+import { type ThreadRecord, threadKey, traceRunKeys } from "../records/runs.ts";
 import { decodeKeyset, encodeKeyset } from "./keyset.ts";
 import { aggregateRunStats, type StatRun } from "./stats.ts";
 import { allRuns, runsById, traceUsage, windowOf } from "./v2.ts";
@@ -10,32 +12,10 @@ import { preview, project, readsOf, THREAD_TRACE_SELECTS } from "./v2-select.ts"
 // their metadata (`session_id`, `thread_id` or `conversation_id`: shared/runs/derive.ts threadIdOf), read
 // through the v1 run query. A thread's traces are its root runs; its usage sums every run carrying its id, as
 // the hosted platform counts it (child runs without the metadata are not counted there either).
-// There is no index by thread: a read scans the project's runs in the window (threads.query) or the whole
-// project (a thread's traces), up to RUNS_STATS_MAX_RUNS runs.
+// Reads go through the thread index (shared/runs/thread-index.ts): a project's threads by their last trace's start,
+// and each thread's runs, so they cost the threads and runs they answer, not the project's runs.
 
 type Wire = Record<string, unknown>;
-
-/** The thread ids of the project's root runs in the window that a filter matches (each filter on its own). */
-async function threadsMatching(
-  tenant: string,
-  session: string,
-  window: { min: string; max: string },
-  filters: { filter?: string; tree_filter?: string },
-) {
-  const roots = await allRuns(
-    tenant,
-    {
-      session: [session],
-      is_root: true,
-      ...filters,
-      start_time: window.min,
-      end_time: window.max,
-      select: ["thread_id"],
-    },
-    config.runs.statsMaxRuns,
-  );
-  return new Set(roots.map((r) => r.thread_id).filter((t) => typeof t === "string"));
-}
 
 const SCAN_FIELDS = [
   "id",
@@ -85,45 +65,71 @@ export async function queryThreads(tenant: string, p: ThreadsQuery) {
   await getProject(tenant, p.project_id);
   const w = windowOf(p.min_start_time, p.max_start_time);
   const after = decodeKeyset(p.cursor, "body");
-  const runs = await allRuns(
-    tenant,
-    { session: [p.project_id], start_time: w.min, end_time: w.max, select: [...SCAN_FIELDS] },
-    config.runs.statsMaxRuns,
-  );
-  const groups = new Map<string, { roots: Wire[]; runs: Wire[] }>();
-  for (const r of runs) {
-    if (typeof r.thread_id !== "string") continue;
-    const g = groups.get(r.thread_id) ?? { roots: [], runs: [] };
-    g.runs.push(r);
-    if (r.is_root) g.roots.push(r);
-    groups.set(r.thread_id, g);
+  const page: ReturnType<typeof summary>[] = [];
+  let more = false;
+  let lastMarker: ThreadRecord | undefined;
+  // Threads whose last trace started in or after the window, newest first; one more than a page tells `more`.
+  for await (const t of threadsSince(tenant, p.project_id, w.min, after)) {
+    if (t.first_start_time > w.max) continue;
+    const s = await threadSummary(tenant, p, w, t.thread_id);
+    if (!s) continue;
+    if (page.length === p.page_size) {
+      more = true;
+      break;
+    }
+    page.push(s);
+    lastMarker = t;
   }
+  await withPreviews(tenant, page);
+  return {
+    items: page,
+    next_cursor:
+      more && lastMarker ? encodeKeyset({ t: lastMarker.last_start_time, id: lastMarker.thread_id }) : null,
+  };
+}
+
+/** The project's thread markers whose last trace started at `min` or later, newest first, after the cursor. */
+async function* threadsSince(
+  tenant: string,
+  session: string,
+  min: string,
+  after: { t: string; id: string } | undefined,
+): AsyncGenerator<ThreadRecord> {
+  const hi = after ? `${after.t}#${threadKey(after.id)}` : "~";
+  for await (const items of queryPages<ThreadRecord>("runs", {
+    IndexName: "GSI3",
+    KeyConditionExpression: "GSI3PK = :pk AND GSI3SK BETWEEN :lo AND :hi",
+    values: { ":pk": traceRunKeys.projectThreads(tenant, session), ":lo": min, ":hi": hi },
+    ScanIndexForward: false,
+    Limit: 50,
+  }))
+    for (const t of items) {
+      // Trusted by its primary key (an index's keys are plain attributes); the cursor's own thread is done.
+      const own = traceRunKeys.thread(tenant, session, String(t.thread_id));
+      if (t.PK !== own.PK || t.SK !== own.SK || t.GSI3SK === hi) continue;
+      yield t;
+    }
+}
+
+/** One thread's figures over its runs in the window, when it has a trace there that every filter keeps. */
+async function threadSummary(
+  tenant: string,
+  p: ThreadsQuery,
+  w: { min: string; max: string },
+  thread: string,
+) {
+  const scope = { thread: { session: p.project_id, id: thread }, start_time: w.min, end_time: w.max };
+  const runs = await allRuns(tenant, { ...scope, select: [...SCAN_FIELDS] }, config.runs.statsMaxRuns);
+  const roots = runs.filter((r) => r.is_root);
+  if (!roots.length) return undefined;
   // `filter` and `trace_filter` are judged on each trace's root, `tree_filter` on any run of a trace: a thread
   // is kept when one of its traces matches each given filter.
   for (const filters of [{ filter: p.filter }, { filter: p.trace_filter }, { tree_filter: p.tree_filter }]) {
     if (!Object.values(filters)[0]) continue;
-    const keep = await threadsMatching(tenant, p.project_id, w, filters);
-    for (const id of groups.keys()) if (!keep.has(id)) groups.delete(id);
+    const found = await allRuns(tenant, { ...scope, is_root: true, ...filters, select: ["id"] });
+    if (!found.length) return undefined;
   }
-  const threads = [...groups.entries()]
-    .filter(([, g]) => g.roots.length)
-    .map(([thread_id, g]) => summary(thread_id, g.roots, g.runs))
-    .sort(
-      (a, b) => b.max_start_time.localeCompare(a.max_start_time) || b.thread_id.localeCompare(a.thread_id),
-    );
-  const from = after
-    ? threads.findIndex(
-        (t) => t.max_start_time < after.t || (t.max_start_time === after.t && t.thread_id < after.id),
-      )
-    : 0;
-  const page = from < 0 ? [] : threads.slice(from, from + p.page_size);
-  const more = from >= 0 && from + p.page_size < threads.length;
-  await withPreviews(tenant, page);
-  const last = page[page.length - 1];
-  return {
-    items: page,
-    next_cursor: more && last ? encodeKeyset({ t: last.max_start_time, id: last.thread_id }) : null,
-  };
+  return summary(thread, roots, runs);
 }
 
 function summary(thread_id: string, roots: Wire[], runs: Wire[]) {
@@ -210,15 +216,17 @@ export interface ThreadTracesQuery {
 export async function threadTraces(tenant: string, thread: string, p: ThreadTracesQuery) {
   const after = decodeKeyset(p.cursor, "query");
   const sessions = p.project_id ? [p.project_id] : await allProjectIds(tenant);
-  const roots = sessions.length
-    ? (
-        await allRuns(
+  const roots = (
+    await Promise.all(
+      sessions.map((session) =>
+        allRuns(
           tenant,
-          { session: sessions, is_root: true, order: "asc", select: ["thread_id", "start_time"] },
+          { thread: { session, id: thread }, is_root: true, select: ["thread_id", "start_time"] },
           config.runs.statsMaxRuns,
-        )
-      ).filter((r) => r.thread_id === thread)
-    : [];
+        ),
+      ),
+    )
+  ).flat();
   // A thread is its traces: none, no thread (a label, not a record: another workspace's is no different).
   if (!roots.length) throw new NotFound("Thread not found");
   // Several projects are read one after the other: turn order is start order across them.

@@ -20,12 +20,13 @@ function chromiumPath(): string {
   throw new Error("No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH");
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** Chromium, headless; `args` adds command-line switches (e.g. --host-resolver-rules). */
+export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", ...(opts.args ?? [])],
   });
 }
 

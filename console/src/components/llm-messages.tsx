@@ -3,7 +3,7 @@ import { pretty } from "../views/traces/format.ts";
 
 // An llm run's messages in the platform format (shared/llm/format.ts): roles, text, reasoning, tool calls with
 // their arguments beside their results, media blocks and server tool calls. Everything is React text; media
-// load only from http(s) URLs or base64 data (as a data: URL), anything else is shown as a reference.
+// load only from base64 data (as a data: URL); an http(s) URL is a link, anything else is shown as a reference.
 type Json = Record<string, unknown>;
 interface Block extends Json {
   type: string;
@@ -211,6 +211,8 @@ export function mediaSrc(b: Block): string | undefined {
 
 function Media({ block: b }: { block: Block }) {
   const src = mediaSrc(b);
+  // Only inline data is loaded: a remote URL is a link (the console's CSP loads nothing from other hosts).
+  const inline = src?.startsWith("data:") ? src : undefined;
   const mime = str(b.mime_type);
   const name = str(b.filename) ?? str(b.name);
   const label = [b.type, name, mime].filter(Boolean).join(" · ");
@@ -227,26 +229,26 @@ function Media({ block: b }: { block: Block }) {
         .join(" · ")}
     </span>
   );
-  if (src && b.type === "image")
+  if (inline && b.type === "image")
     return (
       <figure className="media">
-        <img src={src} alt={name ?? "Image from the message"} />
+        <img src={inline} alt={name ?? "Image from the message"} />
         <figcaption>{label}</figcaption>
       </figure>
     );
-  if (src && b.type === "audio")
+  if (inline && b.type === "audio")
     return (
       <figure className="media">
         {/* biome-ignore lint/a11y/useMediaCaption: model audio comes without captions */}
-        <audio controls src={src} aria-label={name ?? "Audio from the message"} />
+        <audio controls src={inline} aria-label={name ?? "Audio from the message"} />
         <figcaption>{label}</figcaption>
       </figure>
     );
-  if (src && b.type === "video")
+  if (inline && b.type === "video")
     return (
       <figure className="media">
         {/* biome-ignore lint/a11y/useMediaCaption: model video comes without captions */}
-        <video controls src={src} aria-label={name ?? "Video from the message"} />
+        <video controls src={inline} aria-label={name ?? "Video from the message"} />
         <figcaption>{label}</figcaption>
       </figure>
     );

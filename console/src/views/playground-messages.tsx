@@ -43,7 +43,7 @@ export function MessageList({
         m.type === "tool" && claimed.has(m.tool_call_id) ? null : (
           <li key={m.id ?? i} className={`pg-msg pg-${m.type}`}>
             <span className="pg-who">
-              {ROLES[m.type] ?? m.type}
+              {Object.hasOwn(ROLES, m.type) ? ROLES[m.type] : m.type}
               {m.type === "tool" && m.name ? ` · ${m.name}` : ""}
             </span>
             {textOf(m.content) && <div className="pg-text">{textOf(m.content)}</div>}

@@ -251,4 +251,67 @@ describe("DynamoDB calls as IAM authorization requests", () => {
       ),
     ).toBe("ValidationException");
   });
+
+  it("a table or index name DynamoDB Local would not read as the proxy does (an ARN, other characters) is refused", () => {
+    for (const TableName of [
+      `${ARN}main`,
+      "arn:aws:dynamodb:eu-west-1:111111111111:table/main",
+      "ma",
+      "main/x",
+    ]) {
+      expect(
+        code(() => auth("GetItem", { TableName, Key: { PK: S("A") } })),
+        TableName,
+      ).toBe("ValidationException");
+      expect(
+        code(() => auth("DescribeTable", { TableName })),
+        TableName,
+      ).toBe("ValidationException");
+      expect(
+        code(() => auth("BatchGetItem", { RequestItems: { [TableName]: { Keys: [{ PK: S("A") }] } } })),
+        TableName,
+      ).toBe("ValidationException");
+    }
+    expect(code(() => auth("Query", { TableName: "main", IndexName: "GSI1/../x", KeyConditions: {} }))).toBe(
+      "ValidationException",
+    );
+  });
+
+  it("a partition key value of two data types is refused, never read as one of them", () => {
+    expect(code(() => auth("GetItem", { TableName: "main", Key: { PK: { S: "mine", N: "1" } } }))).toBe(
+      "ValidationException",
+    );
+    expect(
+      code(() =>
+        auth("TransactWriteItems", {
+          TransactItems: [{ Delete: { TableName: "main", Key: { PK: { N: "1", S: "mine" } } } }],
+        }),
+      ),
+    ).toBe("ValidationException");
+  });
+
+  it("calls without items are checked on the table they name; any other operation is refused", () => {
+    expect(auth("UpdateTimeToLive", { TableName: "main" })[0].resource).toBe(`${ARN}main`);
+    expect(auth("TagResource", { ResourceArn: `${ARN}main`, Tags: [] })[0]).toEqual({
+      action: "dynamodb:TagResource",
+      resource: `${ARN}main`,
+      context: {},
+    });
+    // DynamoDB Local reads the table out of any ARN: one of another region or account is not the one checked.
+    expect(
+      code(() => auth("TagResource", { ResourceArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/main" })),
+    ).toBe("ValidationException");
+    // Lower-case operation names are unknown to DynamoDB Local, but IAM matches actions case-insensitively.
+    for (const op of [
+      "getItem",
+      "getitem",
+      "RestoreTableFromBackup",
+      "ExportTableToPointInTime",
+      "CreateBackup",
+    ])
+      expect(
+        code(() => auth(op, { TableName: "main", Key: { PK: S("A") } })),
+        op,
+      ).toBe("AccessDeniedException");
+  });
 });

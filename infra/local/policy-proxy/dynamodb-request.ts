@@ -30,6 +30,19 @@ const str = (v: unknown, what: string): string => {
 };
 const optStr = (v: unknown, what: string) => (v === undefined ? undefined : str(v, what));
 
+// DynamoDB Local takes names only (an ARN is refused there), case-sensitive, of these characters.
+const NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+/** A table or index name as DynamoDB Local reads it; anything else it would refuse, refused here first. */
+const name = (v: unknown, what: string): string => {
+  const n = str(v, what);
+  if (!NAME.test(n))
+    throw invalid(
+      `Invalid table/index name ${what}: names are 3 to 255 characters of a-z, A-Z, 0-9, '_', '-' and '.'`,
+    );
+  return n;
+};
+const optName = (v: unknown, what: string) => (v === undefined ? undefined : name(v, what));
+
 /** The operation named by X-Amz-Target. */
 export function dynamoOperation(target: string | string[] | undefined): string {
   const m = typeof target === "string" ? TARGET.exec(target) : null;
@@ -41,6 +54,9 @@ export function dynamoOperation(target: string | string[] | undefined): string {
 /** A partition key's AttributeValue as the string IAM compares (S, N, or B as sent). */
 function keyString(v: unknown, key: string): string {
   const av = obj(v, `the key attribute ${key}`);
+  // DynamoDB refuses a value of two types; the proxy must not pick one of them for LeadingKeys.
+  if (Object.keys(av).length !== 1)
+    throw invalid(`the partition key ${key}'s AttributeValue must hold exactly one data type`);
   for (const t of ["S", "N", "B"]) if (typeof av[t] === "string") return av[t] as string;
   throw invalid(`the partition key ${key} must be a string, number or binary value`);
 }
@@ -84,7 +100,7 @@ function pkOf(tables: DynamoTables, table: string, index?: string): string {
 
 /** What one item operation (as itself or inside a transaction) reads or writes. */
 function itemOp(op: string, r: Json, tables: DynamoTables): Item {
-  const table = str(r.TableName, "TableName");
+  const table = name(r.TableName, "TableName");
   const pk = pkOf(tables, table);
   const returnValues = optStr(r.ReturnValues, "ReturnValues");
   if (op === "PutItem") {
@@ -107,8 +123,8 @@ function itemOp(op: string, r: Json, tables: DynamoTables): Item {
 }
 
 function query(r: Json, tables: DynamoTables): Item {
-  const table = str(r.TableName, "TableName");
-  const index = optStr(r.IndexName, "IndexName");
+  const table = name(r.TableName, "TableName");
+  const index = optName(r.IndexName, "IndexName");
   const pk = pkOf(tables, table, index);
   let value: unknown;
   if (r.KeyConditionExpression !== undefined)
@@ -136,7 +152,7 @@ function batch(op: "BatchGetItem" | "BatchWriteItem", r: Json, tables: DynamoTab
   const tablesOut = Object.keys(requests);
   if (tablesOut.length === 0) throw invalid("RequestItems must name at least one table");
   return tablesOut.map((table) => {
-    const pk = pkOf(tables, table);
+    const pk = pkOf(tables, name(table, "RequestItems"));
     if (op === "BatchGetItem") {
       const t = obj(requests[table], `RequestItems.${table}`);
       const keys = list(t.Keys, "Keys");
@@ -210,9 +226,9 @@ export function dynamoAuthorizations(op: string, body: unknown, tables: DynamoTa
       });
     }
     case "Scan": {
-      const table = str(r.TableName, "TableName");
+      const table = name(r.TableName, "TableName");
       pkOf(tables, table);
-      const index = optStr(r.IndexName, "IndexName");
+      const index = optName(r.IndexName, "IndexName");
       return [auth(op, { table, index, attributes: readNames(r), select: optStr(r.Select, "Select") })];
     }
     case "ExecuteStatement":
@@ -221,16 +237,37 @@ export function dynamoAuthorizations(op: string, body: unknown, tables: DynamoTa
       // PartiQL names its keys inside a statement the proxy does not parse: refused rather than let through with
       // no dynamodb:LeadingKeys (a ForAllValues condition on a missing key holds).
       throw new Refused("AccessDeniedException", `The local cloud does not authorize PartiQL (${op}).`);
-    default: {
-      // Other calls (DescribeTable, ListTables, …) carry no item: checked on their table alone.
-      const table = r.TableName === undefined ? "*" : str(r.TableName, "TableName");
-      return [
-        {
-          action: `dynamodb:${op}`,
-          resource: table === "*" ? tables.arn("*") : tables.arn(table),
-          context: {},
-        },
-      ];
-    }
+    default:
+      return [auth(op, tableCall(op, r, tables))];
   }
+}
+
+// Calls that carry no item, by where they name their table: each read as DynamoDB Local reads it. Any other
+// operation (backups, exports, imports, global tables, streams…) names tables in fields the proxy does not read.
+const BY_TABLE_NAME = [
+  "CreateTable",
+  "DeleteTable",
+  "DescribeTable",
+  "UpdateTable",
+  "DescribeTimeToLive",
+  "UpdateTimeToLive",
+  "DescribeContinuousBackups",
+  "UpdateContinuousBackups",
+];
+const BY_RESOURCE_ARN = ["ListTagsOfResource", "TagResource", "UntagResource"];
+const ACCOUNT_WIDE = ["ListTables", "DescribeLimits", "DescribeEndpoints"];
+const TABLE_ARN = /^arn:aws:dynamodb:[^:]+:[^:]+:table\/([a-zA-Z0-9_.-]{3,255})$/;
+
+function tableCall(op: string, r: Json, tables: DynamoTables): Item {
+  if (ACCOUNT_WIDE.includes(op)) return { table: "*" };
+  if (BY_TABLE_NAME.includes(op)) return { table: name(r.TableName, "TableName") };
+  if (BY_RESOURCE_ARN.includes(op)) {
+    // DynamoDB Local reads the table name out of the ARN: the ARN must be the one the policy is checked against.
+    const arn = str(r.ResourceArn, "ResourceArn");
+    const m = TABLE_ARN.exec(arn);
+    if (!m || tables.arn(m[1]) !== arn)
+      throw invalid(`ResourceArn must be a table of this region and account`);
+    return { table: m[1] };
+  }
+  throw new Refused("AccessDeniedException", `The local cloud's proxy does not authorize ${op}.`);
 }

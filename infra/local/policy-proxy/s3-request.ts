@@ -1,5 +1,6 @@
 import { type Authorization, Refused } from "./refusal.ts";
-import { decode, queryOf } from "./sigv4.ts";
+import { checkedKey, checkedKeyText, checkedRawQuery, copySourceNames, pathNames } from "./s3-names.ts";
+import { queryOf } from "./sigv4.ts";
 
 // An S3 REST call (path-style: /<bucket>/<key>, as the platform's clients address the local cloud) as the IAM
 // authorization requests AWS makes for it: its action on the object or the bucket.
@@ -101,25 +102,32 @@ function bucketAction(
   throw denied();
 }
 
-/** An object's ARN; a key with `.` or `..` segments is refused (s3rver keeps objects as files under their keys). */
+/** An object's ARN; a key s3rver could read as another (s3-names.ts) is refused. */
 export function objectArn(bucket: string, key: string): string {
-  if (key.split("/").some((seg) => seg === "." || seg === "..") || key.includes("\\") || key.includes("\0"))
-    throw new Refused(
-      "InvalidURI",
-      "Object keys with . or .. segments are not supported by the local cloud.",
-      400,
-    );
-  return `arn:aws:s3:::${bucket}/${key}`;
+  return `arn:aws:s3:::${bucket}/${checkedKey(key)}`;
+}
+
+// Listing parameters that hold key text; response-* values become response headers.
+const KEY_TEXT = ["prefix", "delimiter", "marker", "start-after", "key-marker"];
+
+/** The query as s3rver's Koa reads it, its key texts and header overrides checked. */
+function checkedQuery(url: string): Record<string, string> {
+  checkedRawQuery(url);
+  const query = queryOf(url) as Record<string, string>;
+  for (const [name, value] of Object.entries(query)) {
+    if (KEY_TEXT.includes(name) || name.startsWith("response-")) checkedKeyText(value);
+    // s3rver keeps no versions: it would act on the current object, not the version named.
+    if (name === "versionId")
+      throw new Refused("InvalidArgument", "The local cloud keeps no object versions: no versionId.", 400);
+  }
+  return query;
 }
 
 /** The authorization requests of an S3 call, from its method, path, query and copy source header. */
 export function s3Authorizations(method: string, url: string, copySource?: string | string[]): S3Call {
   if (!url.startsWith("/")) throw new Refused("InvalidURI", "Couldn't parse the specified URI.", 400);
-  const path = url.split("?")[0];
-  const query = queryOf(url);
-  const slash = path.indexOf("/", 1);
-  const bucket = decode(slash < 0 ? path.slice(1) : path.slice(1, slash));
-  const key = slash < 0 ? "" : decode(path.slice(slash + 1));
+  const query = checkedQuery(url);
+  const { bucket, key } = pathNames(url.split("?")[0]);
   if (!bucket) {
     if (method !== "GET") throw denied();
     return {
@@ -140,79 +148,99 @@ export function s3Authorizations(method: string, url: string, copySource?: strin
   const authorizations: Authorization[] = [{ action, resource: objectArn(bucket, key), context: {} }];
   if (copySource !== undefined && method === "PUT") {
     if (typeof copySource !== "string") throw denied();
-    const source = decode(copySource.split("?")[0].replace(/^\//, ""));
-    const at = source.indexOf("/");
-    if (at <= 0 || at === source.length - 1)
-      throw new Refused(
-        "InvalidArgument",
-        "Copy Source must mention the source bucket and key: sourcebucket/sourcekey",
-        400,
-      );
+    const source = copySourceNames(copySource);
     authorizations.push({
       action: "s3:GetObject",
-      resource: objectArn(source.slice(0, at), source.slice(at + 1)),
+      resource: objectArn(source.bucket, source.key),
       context: {},
     });
   }
   return { bucket, key, authorizations, deleteObjects: false };
 }
 
-const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-
 // The whole body must be made of these, so no key can hide from the check in a form S3's XML parser reads.
 const DELETE_PARTS =
-  /<\?xml[^<>]*\?>|<Delete(?: xmlns="[^"<>]*")?>|<\/Delete>|(<Object>)|(<\/Object>)|<Quiet>(?:true|false)<\/Quiet>|<VersionId>([^<>]*)<\/VersionId>|<Key>([^<>]*)<\/Key>|\s+/gy;
+  /<\?xml[^<>]*\?>|<Delete(?: xmlns="[^"<>]*")?>|<\/Delete>|(<Object>)|(<\/Object>)|<Quiet>(?:true|false)<\/Quiet>|(<VersionId>)[^<>]*<\/VersionId>|<Key>([^<>]*)<\/Key>|\s+/gy;
 
-/** An object a DeleteObjects body names, and whether it names one version of it (s3:DeleteObjectVersion). */
+/** An object a DeleteObjects body names; `versioned` is always false (a VersionId is refused: s3rver keeps none). */
 export interface DeletedObject {
   key: string;
   versioned: boolean;
 }
 
+const malformed = (why: string) =>
+  new Refused(
+    "MalformedXML",
+    `The XML you provided was not well-formed or did not validate against our published schema (${why}).`,
+    400,
+  );
+
 /**
- * The objects a DeleteObjects body names (`<Object><Key>…</Key>[<VersionId>…</VersionId>]</Object>`), XML
- * entities decoded; a refusal for any other form.
+ * The objects a DeleteObjects body names (`<Object><Key>…</Key></Object>`), each key read as s3rver's XML parser
+ * reads it or refused; a refusal for any other form.
  */
 export function s3DeleteObjects(body: string): DeletedObject[] {
   const out: DeletedObject[] = [];
-  const malformed = () =>
-    new Refused(
-      "MalformedXML",
-      "The XML you provided was not well-formed or did not validate against our published schema.",
-      400,
-    );
-  let current: { key?: string; versioned: boolean } | undefined;
+  let current: { key?: string } | undefined;
   DELETE_PARTS.lastIndex = 0;
   let end = 0;
   for (let m = DELETE_PARTS.exec(body); m; m = DELETE_PARTS.exec(body)) {
     end = DELETE_PARTS.lastIndex;
     if (m[1] !== undefined) {
-      if (current) throw malformed();
-      current = { versioned: false };
+      if (current) throw malformed("an Object inside an Object");
+      current = {};
     } else if (m[2] !== undefined) {
-      if (current?.key === undefined) throw malformed();
-      out.push({ key: current.key, versioned: current.versioned });
+      if (current?.key === undefined) throw malformed("an Object without its Key");
+      out.push({ key: current.key, versioned: false });
       current = undefined;
     } else if (m[3] !== undefined) {
-      if (!current || current.versioned) throw malformed();
-      current.versioned = true;
+      throw new Refused("InvalidArgument", "The local cloud keeps no object versions: no VersionId.", 400);
     } else if (m[4] !== undefined) {
-      if (!current || current.key !== undefined) throw malformed();
-      current.key = unescapeXml(m[4]);
+      if (!current || current.key !== undefined) throw malformed("a Key outside an Object or twice in one");
+      current.key = deletedKey(m[4]);
     }
   }
-  if (end !== body.length || current || out.length === 0) throw malformed();
+  if (end !== body.length || current || out.length === 0) throw malformed("not a Delete of Objects");
   return out;
 }
 
-const unescapeXml = (s: string) =>
-  s.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|[a-z]+);/g, (whole, e: string) => {
-    if (e.startsWith("#x")) return safeChar(Number.parseInt(e.slice(2), 16), whole);
-    if (e.startsWith("#")) return safeChar(Number.parseInt(e.slice(1), 10), whole);
-    const c = XML_ENTITIES[e];
-    if (c === undefined) throw new Refused("MalformedXML", `Unknown XML entity &${e};`, 400);
-    return c;
-  });
+const XML_ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+const REFERENCE = /&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-z]+);/y;
+// fast-xml-parser turns these values into numbers or booleans (strnum, hex and leading zeros on).
+const PARSED_AS_VALUE = /^(?:true|false|[-+]?(?:0x[0-9a-f]+|[0-9]*(?:\.[0-9]*)?(?:e[-+]?[0-9]+)?))$/i;
 
-const safeChar = (code: number, whole: string) =>
-  code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+/**
+ * A Key element's text as s3rver reads it (trimmed, then he.decode, then number parsing); refused where that
+ * reading could differ from XML's: untrimmed text, a `&` that is not one of XML's references, a reference he
+ * maps to another character, or a value parsed as a number or boolean.
+ */
+function deletedKey(raw: string): string {
+  if (raw.trim() !== raw) throw malformed("a Key with leading or trailing white space");
+  let key = "";
+  for (let i = 0; i < raw.length; ) {
+    if (raw[i] !== "&") {
+      key += raw[i++];
+      continue;
+    }
+    REFERENCE.lastIndex = i;
+    const m = REFERENCE.exec(raw);
+    if (!m) throw malformed("a & that starts no character reference");
+    key += referenced(m[1]);
+    i = REFERENCE.lastIndex;
+  }
+  if (!key || PARSED_AS_VALUE.test(key.trim())) throw malformed("a Key that is empty, a number or a boolean");
+  return key;
+}
+
+function referenced(e: string): string {
+  if (!e.startsWith("#")) {
+    const c = Object.hasOwn(XML_ENTITIES, e) ? XML_ENTITIES[e] : undefined;
+    if (c === undefined) throw malformed(`unknown entity &${e};`);
+    return c;
+  }
+  const code = e.startsWith("#x") ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
+  // he.decode maps NUL, C1 controls, surrogates and code points past Unicode to other characters.
+  if (code === 0 || (code >= 0x80 && code <= 0x9f) || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
+    throw malformed(`character reference &${e}; is not a character a key may hold`);
+  return String.fromCodePoint(code);
+}

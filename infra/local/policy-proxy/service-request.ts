@@ -89,7 +89,7 @@ const SFN_RESOURCE: Record<string, string> = {
 };
 function statesCall(call: ServiceCall): Authorization[] {
   const op = operationOf(call.target, "AWSStepFunctions.");
-  const field = SFN_RESOURCE[op];
+  const field = Object.hasOwn(SFN_RESOURCE, op) ? SFN_RESOURCE[op] : undefined;
   const resource = field === undefined ? "*" : requiredString(call.input, field);
   if (field !== undefined && !resource.startsWith("arn:")) throw invalid(`Invalid Arn: '${resource}'`);
   return [{ action: `states:${op}`, resource, context: {} }];

@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { MAX_SKEW_MS, parseAuthorization, requestTime, signatureMatches } from "./sigv4.ts";
+import { MAX_SKEW_MS, parseAuthorization, queryOf, requestTime, signatureMatches } from "./sigv4.ts";
 
 // A request signed as the SDK signs it (its own SignatureV4 with its defaults) is accepted only with the secret
 // that signed it, and only as it was signed.
@@ -146,5 +146,14 @@ describe("SigV4 verification", () => {
     );
     expect(MAX_SKEW_MS).toBe(300_000);
     expect(() => requestTime("2026-01-01", now)).toThrow(Refused);
+  });
+});
+
+describe("query parameters as the signer takes them", () => {
+  it("a name like an Object.prototype member is an ordinary name", () => {
+    const q = queryOf("/b/k?toString=a&toString=b&constructor=c&__proto__=p");
+    expect(q.toString).toEqual(["a", "b"]);
+    expect(q.constructor).toBe("c");
+    expect(Object.hasOwn(q, "__proto__")).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash, createHmac, type Hash, type Hmac, timingSafeEqual } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
+import { dict } from "../../../shared/dict.ts";
 import { Refused } from "./refusal.ts";
 
 // SigV4 verification: the signature is recomputed by the SDK's own signer over the headers the client signed and
@@ -261,7 +262,7 @@ const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v.
 /** The query string's parameters as the signer takes them (decoded; a repeated name as a list). */
 export function queryOf(url: string): Record<string, string | string[]> {
   const q = url.indexOf("?");
-  const out: Record<string, string | string[]> = {};
+  const out = dict<string | string[]>();
   if (q < 0) return out;
   for (const part of url.slice(q + 1).split("&")) {
     if (!part) continue;

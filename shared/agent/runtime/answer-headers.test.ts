@@ -1,39 +1,111 @@
 import { describe, expect, it } from "vitest";
-import { containedHeaders, HTML_SANDBOX, isActiveDocument, singleValued } from "./answer-headers.ts";
+import { containedHeaders, HTML_SANDBOX, isPassive, singleValued } from "./answer-headers.ts";
+
+const shared = (headers: Record<string, string | string[]>) =>
+  containedHeaders(headers, { sharedOrigin: true });
+const own = (headers: Record<string, string | string[]>) =>
+  containedHeaders(headers, { sharedOrigin: false });
+const sandboxed = (h: ReturnType<typeof shared>) =>
+  [h["content-security-policy"]].flat().includes(HTML_SANDBOX) && h["x-content-type-options"] === "nosniff";
 
 describe("a runtime's answer headers", () => {
   it("never carry Service-Worker-Allowed, on any origin", () => {
     for (const sharedOrigin of [true, false])
       expect(
         containedHeaders(
-          { "Service-Worker-Allowed": "/", "content-type": "text/javascript" },
+          { "Service-Worker-Allowed": "/", "content-type": "application/json" },
           { sharedOrigin },
-        ),
-      ).toEqual({ "content-type": "text/javascript" });
+        )["service-worker-allowed"],
+      ).toBeUndefined();
   });
 
   it("put an active document in a CSP sandbox on the shared origin, beside the deployment's own policy", () => {
     expect(
-      containedHeaders(
-        { "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'self'" },
-        { sharedOrigin: true },
-      ),
+      shared({ "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'self'" }),
     ).toEqual({
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": ["default-src 'self'", HTML_SANDBOX],
       "x-content-type-options": "nosniff",
     });
-    for (const type of ["image/svg+xml", "application/xhtml+xml", "text/xml", "", undefined])
-      expect(isActiveDocument(type)).toBe(true);
   });
 
-  it("leave passive answers and a deployment's own origin as they are", () => {
-    expect(containedHeaders({ "content-type": "application/json" }, { sharedOrigin: true })).toEqual({
+  it("sandbox every answer on the shared origin whose one Content-Type is not on the passive list", () => {
+    for (const type of [
+      "text/plain, text/html",
+      "application/json, text/html",
+      "text/xsl",
+      "image/svg+xml",
+      "application/xhtml+xml",
+      "text/javascript",
+      "html",
+      "text/plain;,text/html",
+      'text/plain; a="x,text/html"',
+      "text/plain\u000b",
+      "\u00a0text/plain",
+      "",
+    ])
+      expect(sandboxed(shared({ "content-type": type })), JSON.stringify(type)).toBe(true);
+    expect(sandboxed(shared({})), "no Content-Type").toBe(true);
+  });
+
+  it("sandbox repeated Content-Type headers, in any casing, even when each is passive", () => {
+    expect(sandboxed(shared({ "Content-Type": "text/plain", "content-type": "text/html" }))).toBe(true);
+    expect(sandboxed(shared({ "content-type": ["text/plain", "text/plain"] }))).toBe(true);
+  });
+
+  it("leave passive answers unsandboxed, with nosniff, on the shared origin", () => {
+    for (const type of [
+      "application/json",
+      "application/json; charset=utf-8",
+      "application/problem+json",
+      "text/event-stream",
+      "Text/Plain; charset=UTF-8",
+      "image/png",
+      "image/jpeg",
+      "image/gif",
+      "image/webp",
+      "image/avif",
+    ]) {
+      expect(shared({ "content-type": type }), type).toEqual({
+        "content-type": type,
+        "x-content-type-options": "nosniff",
+      });
+      expect(isPassive([type])).toBe(true);
+    }
+  });
+
+  it("remove every Set-Cookie (and Clear-Site-Data) on the shared origin", () => {
+    const h = shared({
       "content-type": "application/json",
+      "Set-Cookie": ["a=1; Path=/", "b=2"],
+      "clear-site-data": '"storage"',
     });
-    expect(containedHeaders({ "content-type": "text/html" }, { sharedOrigin: false })).toEqual({
-      "content-type": "text/html",
+    expect(h["set-cookie"]).toBeUndefined();
+    expect(h["clear-site-data"]).toBeUndefined();
+  });
+
+  it("keep host-only cookies at a deployment's own origin and remove those with a Domain attribute", () => {
+    const h = own({
+      "content-type": "application/json",
+      "set-cookie": [
+        "host=1; Path=/; HttpOnly",
+        "wide=1; Domain=localhost",
+        "sneaky=1; Path=/;  DOMAIN =.localhost",
+        "joined=1; Path=/, other=2; domain=example.dev",
+      ],
     });
+    expect(h["set-cookie"]).toBe("host=1; Path=/; HttpOnly");
+    expect(own({ "Set-Cookie": "x=1; Domain=a" })["set-cookie"]).toBeUndefined();
+  });
+
+  it("leave a deployment's own origin's content types to the deployment", () => {
+    expect(own({ "content-type": "text/html" })).toEqual({ "content-type": "text/html" });
+  });
+
+  it("let no header name set the answer's prototype", () => {
+    const h = shared(JSON.parse('{"__proto__": "x", "content-type": "application/json"}'));
+    expect(Object.getPrototypeOf(h)).toBeNull();
+    expect(Object.getOwnPropertyDescriptor(h, "__proto__")?.value).toBe("x");
   });
 });
 

@@ -1,35 +1,74 @@
-// What a deployment's answers may carry to a browser. A deployment's content must never act with an origin it
-// does not own: on the platform's shared origin (the /agents/{id} prefix, the console's origin) an active
-// document (HTML, XHTML, SVG, XML) is put in a CSP sandbox (an opaque origin: no storage, cookies or service
-// worker of the console), and no answer anywhere may widen a service worker's scope (Service-Worker-Allowed).
+import { parseMediaType } from "../../http/media-type.ts";
 
-/** The sandbox a deployment's HTML gets: its scripts and forms run, in an opaque origin. */
+// What a deployment's answers may carry to a browser. A deployment's content must never act with an origin it
+// does not own. On the platform's shared origin (the /agents/{id} prefix, the console's origin) an answer is put
+// in a CSP sandbox (an opaque origin: no storage, cookies or service worker of the console) unless its one
+// Content-Type is a type no browser runs (an allow-list: a list, a malformed or a missing type is sandboxed), and
+// it sets no cookie. On a deployment's own origin it may set host-only cookies only (a Domain= cookie would reach
+// every other deployment's origin). No answer anywhere may widen a service worker's scope.
+
+/** The sandbox a deployment's documents get: their scripts and forms run, in an opaque origin. */
 export const HTML_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-downloads allow-modals";
 
-const ACTIVE_DOCUMENT =
-  /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|application\/xml|text\/xml)\b/i;
+// Types a browser shows as data with nosniff: JSON, SSE, plain text, raster images (SVG can script).
+const PASSIVE = new Set([
+  "application/json",
+  "text/event-stream",
+  "text/plain",
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+]);
 
-/** Whether a response of this content type is a document a browser would run or render as a page. */
-export function isActiveDocument(contentType: string | undefined): boolean {
-  // A missing type may be sniffed as HTML.
-  return contentType === undefined || contentType === "" || ACTIVE_DOCUMENT.test(contentType);
+type HeaderValue = string | string[] | number | undefined;
+type Headers = Record<string, HeaderValue>;
+
+const values = (v: HeaderValue): string[] =>
+  v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)];
+
+/**
+ * Whether an answer with these Content-Type values (every value of every header of that name) is passive: exactly
+ * one value, parsed strictly (shared/http/media-type.ts) as a type on the allow-list or `application/*+json`.
+ */
+export function isPassive(contentTypes: string[]): boolean {
+  if (contentTypes.length !== 1) return false;
+  const t = parseMediaType(contentTypes[0]);
+  if (!t) return false;
+  return PASSIVE.has(t.essence) || (t.type === "application" && /^[^+]+\+json$/.test(t.subtype));
 }
 
-type Headers = Record<string, string | string[] | number | undefined>;
+/** A cookie with a Domain attribute (RFC 6265 §5.2: any attribute whose name, trimmed, is "domain"). */
+const hasDomain = (setCookie: string): boolean =>
+  setCookie
+    .split(";")
+    .slice(1)
+    .some((attr) => attr.split("=")[0].trim().toLowerCase() === "domain");
 
-/** A runtime's answer headers as the platform passes them on (see above). */
+/** A runtime's answer headers as the platform passes them on (see above); names lower-cased. */
 export function containedHeaders(headers: Headers, opts: { sharedOrigin: boolean }): Headers {
-  const out: Headers = {};
-  for (const [name, value] of Object.entries(headers))
-    if (name.toLowerCase() !== "service-worker-allowed") out[name] = value;
-  const type = out["content-type"];
-  if (opts.sharedOrigin && isActiveDocument(Array.isArray(type) ? type[0] : type?.toString())) {
-    const csp = out["content-security-policy"];
-    const own = csp === undefined ? [] : Array.isArray(csp) ? csp : [String(csp)];
-    // A second policy is enforced besides the deployment's own: the sandbox holds whatever that one says.
-    out["content-security-policy"] = [...own, HTML_SANDBOX];
-    out["x-content-type-options"] = "nosniff";
+  const merged = new Map<string, string[]>();
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase();
+    merged.set(key, [...(merged.get(key) ?? []), ...values(value)]);
   }
+  merged.delete("service-worker-allowed");
+  const cookies = merged.get("set-cookie") ?? [];
+  const kept = opts.sharedOrigin ? [] : cookies.filter((c) => !hasDomain(c));
+  if (kept.length) merged.set("set-cookie", kept);
+  else merged.delete("set-cookie");
+  if (opts.sharedOrigin) {
+    // Clear-Site-Data there would wipe the console's storage.
+    merged.delete("clear-site-data");
+    // A second policy is enforced besides the deployment's own: the sandbox holds whatever that one says.
+    if (!isPassive(merged.get("content-type") ?? []))
+      merged.set("content-security-policy", [...(merged.get("content-security-policy") ?? []), HTML_SANDBOX]);
+    merged.set("x-content-type-options", ["nosniff"]);
+  }
+  // Names are the runtime's: no prototype for a `__proto__` to set.
+  const out: Headers = Object.create(null);
+  for (const [name, list] of merged) if (list.length) out[name] = list.length === 1 ? list[0] : list;
   return out;
 }
 

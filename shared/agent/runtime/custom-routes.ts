@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
-import { HTML_SANDBOX, isActiveDocument } from "./answer-headers.ts";
+import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
 import { artifactDir, artifactManifest } from "./artifact.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
@@ -118,9 +118,9 @@ async function toResult(res: Response, abort: AbortController, sandboxHtml: bool
     if (!/^(content-length|transfer-encoding|connection)$/i.test(k)) headers[k] = v;
   });
   const type = res.headers.get("content-type") ?? "";
-  // The app's pages run in an opaque origin unless langgraph.json says http.html_sandbox: false (the platform
-  // sandboxes them on its shared origin whatever this says: answer-headers.ts).
-  if (sandboxHtml && isActiveDocument(type))
+  // The app's documents (any answer not passive) run in an opaque origin unless langgraph.json says
+  // http.html_sandbox: false (the platform sandboxes them on its shared origin whatever this says: answer-headers.ts).
+  if (sandboxHtml && !isPassive(res.headers.has("content-type") ? [type] : []))
     headers["content-security-policy"] = headers["content-security-policy"]
       ? `${headers["content-security-policy"]}, ${HTML_SANDBOX}`
       : HTML_SANDBOX;

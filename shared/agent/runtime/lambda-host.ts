@@ -207,7 +207,7 @@ export async function deployRuntime(
   const secrets = await sealRuntimeEnv(r.tenant_id, r.deployment_id, r.revision_id, r.env);
   const Environment = { Variables: runtimeEnvironment(r, token, secrets) };
   // The revision's langgraph.json node_version picks the function's Node.js runtime.
-  const Runtime = r.node_version === "20" ? "nodejs20.x" : "nodejs22.x";
+  const Runtime = r.node_version === "24" ? "nodejs24.x" : "nodejs22.x";
   log(`Runtime ${Runtime}`);
   const Role = await ensureRole(scope, boundaryArn);
   log(`Runtime role ${Role}: this deployment's data only`);
