@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { BatchWriteItemCommand, DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { Client } from "langsmith";
-import { newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
+import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
-import { createTables } from "../infra/local/dynamodb.ts";
+import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 import { otlpRequests } from "./otlp.ts";
@@ -73,14 +73,7 @@ async function rawBatchWrite(tenant: string) {
   const token = newBackendToken();
   const dir = process.env.DYNAMODB_IN_MEMORY === "1" ? undefined : mkdtempSync(join(tmpdir(), "bench-ddb-"));
   const local = await startDynamoDbOnAPort(undefined, dir, token);
-  const ddb = withBackendToken(
-    new DynamoDBClient({
-      endpoint: local.endpoint,
-      region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    }),
-    token,
-  );
+  const ddb = dynamoDbLocalClient({ endpoint: local.endpoint, token });
   try {
     await createTables(ddb);
     return await batchWrite(ddb, tenant);

@@ -1,9 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
+import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
-import { createTables } from "../infra/local/dynamodb.ts";
+import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import { runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
@@ -39,10 +39,7 @@ export async function policyProxyBench() {
     region: config.region,
     credentials,
   });
-  const direct = withBackendToken(
-    new DynamoDBClient({ endpoint: dynamo.endpoint, region: config.region, credentials }),
-    token,
-  );
+  const direct = dynamoDbLocalClient({ endpoint: dynamo.endpoint, token });
   try {
     await createTables(direct);
     const n = Number(process.env.BENCH_CALLS ?? 500);

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
+import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
-import { DynamoPortInUse, LOOPBACK, startDynamoDb } from "../infra/local/dynamodb.ts";
+import { DynamoPortInUse, dynamoDbLocalClient, LOOPBACK, startDynamoDb } from "../infra/local/dynamodb.ts";
 import { freePort } from "../infra/local/http-util.ts";
 
 // The local cloud picks DynamoDB Local's port by probing for a free one; something may take it before the JVM
@@ -48,14 +48,7 @@ describe("DynamoDB Local's port", () => {
       expect(picks).toHaveLength(2);
       expect(picks[0]).toBe(takenPort);
       expect(ddb.endpoint).toBe(`http://${LOOPBACK}:${picks[1]}`);
-      const client = withBackendToken(
-        new DynamoDBClient({
-          endpoint: ddb.endpoint,
-          region: "us-east-1",
-          credentials: { accessKeyId: "local", secretAccessKey: "local" },
-        }),
-        token,
-      );
+      const client = dynamoDbLocalClient({ endpoint: ddb.endpoint, token });
       expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([]);
       client.destroy();
     } finally {

@@ -12,7 +12,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
-import { withBackendToken } from "./backend-token.ts";
+import { type Backend, withBackendToken } from "./backend-token.ts";
 import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";
 // @ts-expect-error plain ESM helper without types
 import { ensureDynamoDbLocal } from "./ensure-deps.mjs";
@@ -47,6 +47,21 @@ export class DynamoPortInUse extends StartupError {
   }
 }
 const BIND_FAILURE = /BindException|Failed to bind/;
+
+/**
+ * A client straight to a DynamoDB Local, with its token: for what started it (its readiness probe, a benchmark's
+ * reference); everyone else goes through the policy proxy.
+ */
+export function dynamoDbLocalClient(backend: Backend): DynamoDBClient {
+  return withBackendToken(
+    new DynamoDBClient({
+      endpoint: backend.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    }),
+    backend.token,
+  );
+}
 
 /** DynamoDB Local on `port`, answering only requests that carry `token` (backend-token.ts). */
 export async function startDynamoDb(opts: {
@@ -96,14 +111,7 @@ export async function startDynamoDb(opts: {
   };
   process.once("exit", killGroup);
   const endpoint = `http://${LOOPBACK}:${opts.port}`;
-  const client = withBackendToken(
-    new DynamoDBClient({
-      endpoint,
-      region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    }),
-    opts.token,
-  );
+  const client = dynamoDbLocalClient({ endpoint, token: opts.token });
   const deadline = Date.now() + 60_000;
   /** Stops the JVM (and waits up to 5 s for it: a retry may open the same files) before failing the start. */
   const fail = async (err: Error): Promise<never> => {
