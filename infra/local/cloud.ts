@@ -225,7 +225,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
       keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
     });
-    stops.push(() => functions.stopAll());
 
     const codeBuild = localCodeBuild(dataDir);
     // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
@@ -290,6 +289,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         : err;
     });
     stops.push(() => roleProxy?.close());
+    // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
+    stops.push(() => functions.stopAll());
     const machineArns = Object.fromEntries(
       sfn
         .machineNames()
