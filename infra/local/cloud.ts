@@ -185,13 +185,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       () => ddb.stop(),
       () => s3.stop(),
     );
-    const backends = {
-      dynamodb: {
-        endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
-        token: sharedDynamoDb ? (opts.dynamoDbToken as string) : token,
-      },
-      s3: { endpoint: s3.endpoint, token },
-    };
 
     Object.assign(process.env, {
       PLATFORM_LOCAL: "1",
@@ -276,7 +269,14 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       token,
     );
     stops.push(() => new Promise((r) => emulator.server.close(r)));
-    const upstream = { ...backends, emulator: { endpoint: emulator.url, token } };
+    const upstream = {
+      dynamodb: {
+        endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
+        token: sharedDynamoDb ? (opts.dynamoDbToken as string) : token,
+      },
+      s3: { endpoint: s3.endpoint, token },
+      emulator: { endpoint: emulator.url, token },
+    };
     // The one door to them, for the platform functions (their roles) and the operator: this process, and what its
     // operator runs (local.json's keys).
     const operator = operatorPrincipal(operatorCredentials(dataDir));
