@@ -503,14 +503,6 @@ export const config = {
   get dataDir() {
     return path.resolve(env("DATA_DIR") ?? ".data");
   },
-  /**
-   * Local cloud: the folders a deployment's repo_url may name a path under (LOCAL_REPO_ROOTS, separated by
-   * path.delimiter). Default: the folder the platform runs in. DATA_DIR is refused whatever they say.
-   */
-  get localRepoRoots(): string[] {
-    const listed = env("LOCAL_REPO_ROOTS")?.split(path.delimiter).filter(Boolean);
-    return (listed?.length ? listed : [process.cwd()]).map((p) => path.resolve(p));
-  },
   /** Where the build step keeps dependency trees between builds (unset: no cache). */
   get buildCacheDir() {
     return env("BUILD_CACHE_DIR");

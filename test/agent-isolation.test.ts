@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { agentClient, deployedClient } from "./helpers/agents.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
+import { gitRepo, grantTestFolders } from "./helpers/repos.ts";
 
 // Issue 13: a deployment's code runs in its own runtime, never in a platform process, and cannot reach another
 // deployment. A hostile graph, deployed beside a normal one (and a normal one in another workspace), tries at
@@ -107,6 +107,7 @@ beforeAll(async () => {
   const key = newApiKey();
   await ensureTenant(tenant, "Other workspace");
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   otherFacts = { ...facts, tenant_id: tenant, api_key: key };
   normal = await deployedClient(facts, repos.normal.dir, "iso-normal", [
     { name: "MY_SECRET", value: SECRET_A },

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
+import { grantFolder } from "../shared/deploy/repo-grants.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
 let cloud: Cloud | undefined;
@@ -25,8 +26,6 @@ export async function setup(project: TestProject) {
   // Tests send bursts of concurrent agent requests (multitask strategies): the router meets them warm, not with a
   // cold start per request that spreads the burst over seconds.
   process.env.LOCAL_ROUTER_PROVISIONED ??= "8";
-  // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
-  process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
   // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
   const egressAllowed = `http://127.0.0.1:${await freePort()}`;
@@ -39,6 +38,8 @@ export async function setup(project: TestProject) {
     inMemory: true,
     schedulerIntervalMs: 200,
   });
+  // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
+  await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);

@@ -1,12 +1,13 @@
 import "./polyfill.ts";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { grantFolder } from "../../shared/deploy/repo-grants.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
@@ -98,6 +99,8 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
   const tenantId = opts.tenantId ?? saved?.tenant_id ?? newTenantId();
   await ensureTenant(tenantId, "Default workspace");
   await storeApiKey(apiKey, [tenantId]);
+  // The operator's own workspace may deploy the folder `npm start` runs in (README's tour, examples/).
+  await grantFolder(tenantId, process.cwd());
   if (!opts.apiKey || !opts.tenantId)
     writeFileSync(file, JSON.stringify({ api_key: apiKey, tenant_id: tenantId }), { mode: 0o600 });
   return { apiKey, tenantId };
@@ -161,7 +164,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
       DATA_DIR: dataDir,
-      LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",

@@ -4,6 +4,7 @@ import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config, envNameProblem } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { localRepoPath, localRepoProblem } from "../deploy/local-repos.ts";
+import { grantedFolders } from "../deploy/repo-grants.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
@@ -166,7 +167,8 @@ async function checkReferences(tenant: string, sc: SourceConfig, creating: boole
   if (sc.repo_url) {
     const local = config.localMode ? localRepoPath(sc.repo_url) : undefined;
     const problem =
-      repoUrlProblem(sc.repo_url, config.localMode) ?? (local ? await localRepoProblem(local) : undefined);
+      repoUrlProblem(sc.repo_url, config.localMode) ??
+      (local ? await localRepoProblem(local, await grantedFolders(tenant)) : undefined);
     if (problem) issues.push({ loc: loc("repo_url"), msg: problem, type: "value_error" });
   }
   if (sc.integration_id && !(await getIntegration(tenant, sc.integration_id)))

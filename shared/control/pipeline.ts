@@ -8,6 +8,7 @@ import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
 import type { ArtifactManifest } from "../deploy/bundle.ts";
+import { grantedFolders } from "../deploy/repo-grants.ts";
 import { unsandboxedRefusal } from "../deploy/sandbox.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { BuildError, DeployError } from "../errors.ts";
@@ -135,6 +136,7 @@ export async function startBuild(
       secrets: await unsealSecrets(d),
       graphConfigPath: cfg.graph_config_path,
       lambdaRuntimes: lambdaRuntimes(),
+      ...(config.localMode ? { localRoots: await grantedFolders(r.tenant_id) } : {}),
     });
     return { phase: "build", ...exchange };
   } catch (err) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config } from "../config.ts";
+import { grantedFolders } from "../deploy/repo-grants.ts";
 import { localRefCommit } from "../deploy/source.ts";
 import { BadGateway, BuildError, Conflict, PayloadTooLarge, Unauthorized } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
@@ -175,7 +176,7 @@ async function headOf(d: DeploymentRecord, ref: string, integration: Integration
   const url = d.source_config.repo_url ?? "";
   if (!/^https?:\/\//i.test(url)) {
     if (!config.localMode) return undefined;
-    return localRefCommit(url, ref).catch((err) => {
+    return localRefCommit(url, ref, await grantedFolders(d.tenant_id)).catch((err) => {
       throw err instanceof BuildError ? new BadGateway(`Could not read the repository: ${err.message}`) : err;
     });
   }

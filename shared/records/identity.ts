@@ -5,6 +5,7 @@ import { repository } from "../aws/repository.ts";
 //   tenant   PK TENANT#<tenant>              SK TENANT
 //   api key  PK APIKEY#<SHA-256 of the key>  SK APIKEY   bound to one or more workspaces
 //   requests PK RATE#<tenant>                SK <window start, ms>   `n` requests counted; TTL expires_at
+//   folder   PK TENANT#<tenant>              SK REPOGRANT#<real path>   a local folder the operator granted it
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough); the plain key
 // exists only in the caller's hands.
 
@@ -24,6 +25,24 @@ export const tenants = repository<TenantRecord, string>({
   key: tenantKey,
   keysOf: (t) => tenantKey(t.id),
 });
+
+/** Local cloud: a folder (its real path) the operator granted a workspace's deployments to be built from. */
+export interface RepoGrantRecord {
+  tenant: string;
+  folder: string;
+  granted_at: string;
+}
+
+const repoGrantKey = (k: { tenant: string; folder: string }) => ({
+  PK: `TENANT#${k.tenant}`,
+  SK: `REPOGRANT#${k.folder}`,
+});
+export const repoGrants = repository<RepoGrantRecord, { tenant: string; folder: string }>({
+  table: "main",
+  key: repoGrantKey,
+  keysOf: repoGrantKey,
+});
+export const repoGrantsPk = (tenant: string) => `TENANT#${tenant}`;
 
 export interface ApiKeyRecord {
   /** The workspaces the key may act on: written as a list; a string set (written by hand) reads as a Set. */

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
 import { ensureTenant, newApiKey, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { grantTestFolders } from "./repos.ts";
 
 // Shared pieces of the bulk export tests: buckets on the local S3, a fault-injecting S3 proxy, runs spread
 // over days, polling, and DuckDB over the downloaded files.
@@ -31,6 +32,7 @@ export async function newWorkspace() {
   const key = newApiKey();
   await ensureTenant(tenant, "export test");
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   return { tenant, headers: { "X-Api-Key": key, "X-Tenant-Id": tenant } };
 }
 
