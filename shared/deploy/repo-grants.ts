@@ -18,8 +18,10 @@ export async function grantFolder(tenant: string, folder: string): Promise<strin
   const at = await real(path.resolve(folder));
   if (!(await stat(at).catch(() => undefined))?.isDirectory()) throw new Error(`${folder} is not a folder`);
   // A grant may hold DATA_DIR (the checkout holds .data); the repositories under it are checked when deployed.
-  if (isWithin(await real(config.dataDir), at)) throw new Error(`${at} is in the platform's data folder (DATA_DIR)`);
-  if (Buffer.byteLength(at) > MAX_FOLDER_BYTES) throw new Error(`${at} is longer than ${MAX_FOLDER_BYTES} bytes`);
+  if (isWithin(await real(config.dataDir), at))
+    throw new Error(`${at} is in the platform's data folder (DATA_DIR)`);
+  if (Buffer.byteLength(at) > MAX_FOLDER_BYTES)
+    throw new Error(`${at} is longer than ${MAX_FOLDER_BYTES} bytes`);
   await repoGrants.put({ tenant, folder: at, granted_at: isoNow() });
   return at;
 }
