@@ -510,6 +510,37 @@ export const config = {
   /** Bulk export limits (spec B, "Limits"); tests shrink them. */
   export: {
     /**
+     * The platform's own service endpoints, which no export destination may name under any alias: every
+     * AWS_ENDPOINT_URL_* and PLATFORM_LOOPBACK_URL this process has, and PLATFORM_SERVICE_ENDPOINTS (the local
+     * cloud sets it: its S3, DynamoDB, AWS emulator and policy proxies). Empty in AWS.
+     */
+    get platformEndpoints(): URL[] {
+      const named = Object.entries(process.env)
+        .filter(([k]) => k.startsWith("AWS_ENDPOINT_URL") || k === "PLATFORM_LOOPBACK_URL")
+        .map(([k, v]) => [k, v ?? ""] as const);
+      const listed = (env("PLATFORM_SERVICE_ENDPOINTS") ?? "")
+        .split(",")
+        .map((v) => ["PLATFORM_SERVICE_ENDPOINTS", v.trim()] as const);
+      return [...named, ...listed]
+        .filter(([, v]) => v !== "")
+        .map(([k, v]) => {
+          try {
+            return new URL(v);
+          } catch {
+            throw new Error(`${k} must hold URLs: ${JSON.stringify(v)} is not one`);
+          }
+        });
+    },
+    /**
+     * Access key ids that are the platform's own, which no export destination may use: this process's
+     * (AWS_ACCESS_KEY_ID) and PLATFORM_ACCESS_KEY_IDS (the local cloud sets it: its S3's keys).
+     */
+    get platformAccessKeyIds(): string[] {
+      return [env("AWS_ACCESS_KEY_ID"), ...(env("PLATFORM_ACCESS_KEY_IDS") ?? "").split(",")]
+        .map((k) => k?.trim())
+        .filter((k): k is string => Boolean(k));
+    },
+    /**
      * Whether a destination may come without credentials and be written with the platform's own (environment)
      * credentials — `allow` only in a single-tenant installation: otherwise any workspace could have the platform
      * write into, or probe, any bucket its role reaches (a confused deputy). Default: credentials are required.
