@@ -5,9 +5,11 @@ import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { grantFolder } from "../shared/deploy/repo-grants.ts";
+import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
 let cloud: Cloud | undefined;
+let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -41,12 +43,16 @@ export async function setup(project: TestProject) {
   // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
   await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
+  // Export tests' buckets: a workspace's own S3, apart from the platform's (helpers/customer-s3.ts).
+  customer = await startCustomerS3();
+  project.provide("customerS3", { s3: customer.s3 });
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
   project.provide("egressAllowed", egressAllowed);
 }
 
 export async function teardown() {
+  await customer?.stop();
   await cloud?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
@@ -54,6 +60,8 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     cloud: LocalFacts;
+    /** The export tests' S3 (a workspace's own, not the platform's). */
+    customerS3: CustomerS3;
     env: Record<string, string>;
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */

@@ -17,6 +17,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
   "another workspace's local folders": "test/repo-grants.test.ts",
+  "exports into the platform's own S3": "test/export-breakout.test.ts",
 };
 
 interface VitestJson {

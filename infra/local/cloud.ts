@@ -274,12 +274,19 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     // What no export destination may name or use (shared/export/destination-guard.ts): the services behind the
     // policy proxy would take the platform's writes there past it.
     Object.assign(process.env, {
-      PLATFORM_SERVICE_ENDPOINTS: [ddb.endpoint, opts.dynamoDbEndpoint, s3.endpoint, emulator.url, roleProxy.url]
+      PLATFORM_SERVICE_ENDPOINTS: [
+        ddb.endpoint,
+        opts.dynamoDbEndpoint,
+        s3.endpoint,
+        emulator.url,
+        roleProxy.url,
+      ]
         .filter(Boolean)
         .join(","),
-      PLATFORM_ACCESS_KEY_IDS: [S3_ACCESS_KEY_ID, ...[...roleProxy.principals.values()].map((p) => p.accessKeyId)].join(
-        ",",
-      ),
+      PLATFORM_ACCESS_KEY_IDS: [
+        S3_ACCESS_KEY_ID,
+        ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
+      ].join(","),
     });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.

@@ -86,7 +86,10 @@ async function ownEndpoints(resolve: Resolver) {
 }
 
 /** Why `endpoint_url` is refused as the platform's own (compared after resolution, any alias), or undefined. */
-export async function ownEndpointProblem(raw: string, resolve: Resolver = resolveAll): Promise<string | undefined> {
+export async function ownEndpointProblem(
+  raw: string,
+  resolve: Resolver = resolveAll,
+): Promise<string | undefined> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -444,7 +444,9 @@ describe("a destination is never the platform's own", () => {
     ["a\nb"],
     ["a\u007fb"],
   ])("a prefix %j that reads as another path is a 422 naming config.prefix, not rewritten", (prefix) => {
-    expect(parseBody({ ...base, config: { bucket_name: "b-1", prefix } }).locs).toEqual(["body.config.prefix"]);
+    expect(parseBody({ ...base, config: { bucket_name: "b-1", prefix } }).locs).toEqual([
+      "body.config.prefix",
+    ]);
   });
 
   it("a prefix keeps dots inside names, and only its outer slashes are dropped", () => {
@@ -493,7 +495,8 @@ describe("a destination is never the platform's own", () => {
   it("the platform's own access key ids are refused as a destination's credentials", () => {
     vi.stubEnv("AWS_ACCESS_KEY_ID", "ASIAPLATFORMROLE");
     vi.stubEnv("PLATFORM_ACCESS_KEY_IDS", "S3RVER,LOCALROLE1");
-    for (const id of ["ASIAPLATFORMROLE", "S3RVER", " LOCALROLE1 "]) expect(credentialsProblem(id)).toMatch(/own/);
+    for (const id of ["ASIAPLATFORMROLE", "S3RVER", " LOCALROLE1 "])
+      expect(credentialsProblem(id)).toMatch(/own/);
     expect(credentialsProblem("AKIACUSTOMER")).toBeUndefined();
   });
 

@@ -48,7 +48,8 @@ function toDestination(item: DestinationRecord): Destination {
 export async function createDestination(tenant: string, body: DestinationCreateIn): Promise<Destination> {
   if (body.config.endpoint_url) {
     const problem =
-      (await endpointProblem(body.config.endpoint_url)) ?? (await ownEndpointProblem(body.config.endpoint_url));
+      (await endpointProblem(body.config.endpoint_url)) ??
+      (await ownEndpointProblem(body.config.endpoint_url));
     if (problem) throw validationError(["body", "config", "endpoint_url"], problem);
   }
   const keyProblem = body.credentials && credentialsProblem(body.credentials.access_key_id);
