@@ -1,5 +1,5 @@
 import "./polyfill.ts";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,6 +10,7 @@ import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { grantFolder } from "../../shared/deploy/repo-grants.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
@@ -127,7 +128,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
   const host = opts.host ?? LOOPBACK;
   const dataDir = resolve(opts.dataDir ?? ".data");
-  mkdirSync(dataDir, { recursive: true });
+  // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
+  privateDirSync(dataDir, { follow: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
   const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];

@@ -9,6 +9,7 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
+import { privateDir } from "./private-dir.ts";
 import { osSandbox, sandboxedCommand } from "./sandbox.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
@@ -57,7 +58,8 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
   const sandbox = config.localMode && osSandbox().available;
-  if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
+  // Workspaces' dependency trees: this user's alone.
+  if (job.cacheDir) await privateDir(job.cacheDir);
   const egressDir = sandbox ? await mkdtemp(path.join(tmpdir(), "ap-b-")) : undefined;
   const egress = egressDir
     ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.egressAllow })
