@@ -6,12 +6,13 @@ import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
 import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { grantFolder } from "../../shared/deploy/repo-grants.ts";
+import { logger } from "../../shared/log.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
@@ -96,10 +97,22 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
   const saved = existsSync(file)
     ? (JSON.parse(readFileSync(file, "utf8")) as { api_key: string; tenant_id: string })
     : undefined;
-  const apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
+  let apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
   const tenantId = opts.tenantId ?? saved?.tenant_id ?? newTenantId();
   await ensureTenant(tenantId, "Default workspace");
-  await storeApiKey(apiKey, [tenantId]);
+  try {
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+  } catch (err) {
+    // A revoked bootstrap key stays revoked: a new one replaces it (one the operator set must be changed).
+    if (!(err instanceof KeyRevoked)) throw err;
+    if (opts.apiKey)
+      throw new StartupError("PLATFORM_API_KEY was revoked (npm run revoke-key): set another key");
+    apiKey = newApiKey();
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+    logger.warn(
+      "the bootstrap API key was revoked: a new one replaces it (printed below, and in local.json)",
+    );
+  }
   // The operator's own workspace may deploy the folder `npm start` runs in (README's tour, examples/).
   await grantFolder(tenantId, process.cwd());
   if (!opts.apiKey || !opts.tenantId)
