@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
-import { grantFolder } from "../shared/deploy/repo-grants.ts";
+import { grantFolder } from "../shared/control/repo-grants.ts";
 import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.

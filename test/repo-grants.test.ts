@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { grantedFolders, grantFolder, revokeFolder } from "../shared/deploy/repo-grants.ts";
+import { grantedFolders, grantFolder, revokeFolder } from "../shared/control/repo-grants.ts";
 import { call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
 import { type Files, gitRepo } from "./helpers/repos.ts";

@@ -1,4 +1,4 @@
-import { grantedFolders, grantFolder, revokeFolder } from "../../shared/deploy/repo-grants.ts";
+import { grantedFolders, grantFolder, revokeFolder } from "../../shared/control/repo-grants.ts";
 import { tenants } from "../../shared/records/identity.ts";
 import { tableName } from "../../shared/tables.ts";
 

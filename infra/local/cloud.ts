@@ -10,8 +10,8 @@ import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from ".
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { privateDirSync } from "../../shared/deploy/private-dir.ts";
-import { grantFolder } from "../../shared/deploy/repo-grants.ts";
 import { logger } from "../../shared/log.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";

@@ -4,7 +4,6 @@ import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config, envNameProblem } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { localRepoPath, localRepoProblem } from "../deploy/local-repos.ts";
-import { grantedFolders } from "../deploy/repo-grants.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";
@@ -21,6 +20,7 @@ import {
 import { canonicalNow } from "../time.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import { newRevision, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
 
 // Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions. Their

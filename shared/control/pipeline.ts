@@ -8,7 +8,6 @@ import { config } from "../config.ts";
 import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
 import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
 import type { ArtifactManifest } from "../deploy/bundle.ts";
-import { grantedFolders } from "../deploy/repo-grants.ts";
 import { unsandboxedRefusal } from "../deploy/sandbox.ts";
 import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
 import { BuildError, DeployError } from "../errors.ts";
@@ -32,6 +31,7 @@ import {
 } from "./build-exchange.ts";
 import { unsealSecrets } from "./deployments.ts";
 import { integrationToken } from "./integrations.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import {
   allRevisions,
   inFlightRevisions,

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
 import { config } from "../config.ts";
-import { grantedFolders } from "../deploy/repo-grants.ts";
 import { localRefCommit } from "../deploy/source.ts";
 import { BadGateway, BuildError, Conflict, PayloadTooLarge, Unauthorized } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
@@ -27,6 +26,7 @@ import {
 } from "./github-webhook.ts";
 import { integrationToken, webhookIntegration } from "./integrations.ts";
 import { launchRevision } from "./pipeline.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import { latestRevisionWrites, newRevision } from "./revisions.ts";
 
 // Push-to-deploy (`build_on_push`): GitHub's webhook deliveries, each signed with its integration's webhook

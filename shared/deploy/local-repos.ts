@@ -5,7 +5,7 @@ import { config } from "../config.ts";
 import { isWithin } from "./paths.ts";
 
 // A repo_url that names a folder of the local cloud's machine: only under a folder the operator granted the
-// workspace (repo-grants.ts), compared after symlinks are resolved, and never the platform's data folder.
+// workspace (shared/control/repo-grants.ts), compared after symlinks are resolved, and never the platform's data folder.
 
 export const real = (p: string) => realpath(p).catch(() => p);
 

@@ -1,10 +1,10 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { config } from "../config.ts";
+import { real } from "../deploy/local-repos.ts";
+import { isWithin } from "../deploy/paths.ts";
 import { repoGrants, repoGrantsPk } from "../records/identity.ts";
 import { isoNow } from "../time.ts";
-import { real } from "./local-repos.ts";
-import { isWithin } from "./paths.ts";
 
 // Local cloud: the folders a workspace's deployments may be built from are the operator's grants to that
 // workspace (npm run grant-folder), never another workspace's; the bootstrap workspace gets the folder
