@@ -243,6 +243,10 @@ async function seedWorkspace(
   const token = await as("GET", `/v2/auth/wait/${flow.auth_id}?timeout=10`);
   const issued = idp.seen.filter((s) => s.path === "/token").length;
   if (token.status !== "completed" || issued === 0) throw new Error(`no token: ${JSON.stringify(token)}`);
+  // The workspace's own key, by its id (the sweep tries to revoke it with the other workspace's key).
+  const keys = (await as("GET", "/api/v1/api-key")) as { id: string; short_key: string }[];
+  const apiKeyId = keys.find((k) => ws.apiKey.startsWith(k.short_key))?.id;
+  if (!apiKeyId) throw new Error("the workspace's API key is not listed");
 
   return {
     ws,
@@ -260,6 +264,7 @@ async function seedWorkspace(
       provider_id: provider.provider_id,
       auth_id: flow.auth_id,
       token_id: token.token_id,
+      api_key_id: apiKeyId,
     },
     secrets,
     logOnlySecrets: [token.token],
