@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
+import { grantFolder } from "../shared/control/repo-grants.ts";
+import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
 let cloud: Cloud | undefined;
+let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
@@ -25,8 +28,6 @@ export async function setup(project: TestProject) {
   // Tests send bursts of concurrent agent requests (multitask strategies): the router meets them warm, not with a
   // cold start per request that spreads the burst over seconds.
   process.env.LOCAL_ROUTER_PROVISIONED ??= "8";
-  // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
-  process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // Deployments' own origins under a domain as in AWS (<id>.agents.test): a browser takes a Domain= cookie there,
   // not under localhost (test/agent-origin-types.test.ts maps the names to loopback).
   process.env.AGENT_ORIGIN_DOMAIN ??= "agents.test";
@@ -42,13 +43,19 @@ export async function setup(project: TestProject) {
     inMemory: true,
     schedulerIntervalMs: 200,
   });
+  // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
+  await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
+  // Export tests' buckets: a workspace's own S3, apart from the platform's (helpers/customer-s3.ts).
+  customer = await startCustomerS3();
+  project.provide("customerS3", { s3: customer.s3 });
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
   project.provide("egressAllowed", egressAllowed);
 }
 
 export async function teardown() {
+  await customer?.stop();
   await cloud?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
@@ -56,6 +63,8 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     cloud: LocalFacts;
+    /** The export tests' S3 (a workspace's own, not the platform's). */
+    customerS3: CustomerS3;
     env: Record<string, string>;
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */

@@ -1,15 +1,17 @@
 import "./polyfill.ts";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { grantFolder } from "../../shared/control/repo-grants.ts";
+import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
@@ -98,10 +100,24 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
   const saved = existsSync(file)
     ? (JSON.parse(readFileSync(file, "utf8")) as { api_key: string; tenant_id: string })
     : undefined;
-  const apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
+  let apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
   const tenantId = opts.tenantId ?? saved?.tenant_id ?? newTenantId();
   await ensureTenant(tenantId, "Default workspace");
-  await storeApiKey(apiKey, [tenantId]);
+  try {
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+  } catch (err) {
+    // A revoked bootstrap key stays revoked: a new one replaces it (one the operator set must be changed).
+    if (!(err instanceof KeyRevoked)) throw err;
+    if (opts.apiKey)
+      throw new StartupError("PLATFORM_API_KEY was revoked (npm run revoke-key): set another key");
+    apiKey = newApiKey();
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+    logger.warn(
+      "the bootstrap API key was revoked: a new one replaces it (printed below, and in local.json)",
+    );
+  }
+  // The operator's own workspace may deploy the folder `npm start` runs in (README's tour, examples/).
+  await grantFolder(tenantId, process.cwd());
   if (!opts.apiKey || !opts.tenantId)
     writeFileSync(file, JSON.stringify({ api_key: apiKey, tenant_id: tenantId }), { mode: 0o600 });
   return { apiKey, tenantId };
@@ -128,7 +144,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
   const host = opts.host ?? LOOPBACK;
   const dataDir = resolve(opts.dataDir ?? ".data");
-  mkdirSync(dataDir, { recursive: true });
+  // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
+  privateDirSync(dataDir, { follow: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
   const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];
@@ -165,7 +182,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
       DATA_DIR: dataDir,
-      LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
@@ -278,6 +294,23 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       emulator: emulator.url,
     });
     stops.push(() => roleProxy?.close());
+    // What no export destination may name or use (shared/export/destination-guard.ts): the services behind the
+    // policy proxy would take the platform's writes there past it.
+    Object.assign(process.env, {
+      PLATFORM_SERVICE_ENDPOINTS: [
+        ddb.endpoint,
+        opts.dynamoDbEndpoint,
+        s3.endpoint,
+        emulator.url,
+        roleProxy.url,
+      ]
+        .filter(Boolean)
+        .join(","),
+      PLATFORM_ACCESS_KEY_IDS: [
+        S3_ACCESS_KEY_ID,
+        ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
+      ].join(","),
+    });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
     const runtimes = new LocalRuntimes({

@@ -319,7 +319,8 @@ export class LocalRuntimes implements RuntimeHost {
       `--max-old-space-size=${limits.memoryMb}`,
       ...sandboxFlags({
         read: [
-          bundle.dir,
+          // The bundle's file, not its folder: DATA_DIR/runtime also holds every runtime's description (token).
+          bundle.file,
           spec.config.artifact_dir,
           scratch,
           socketDir,
@@ -339,7 +340,7 @@ export class LocalRuntimes implements RuntimeHost {
     const cmd = sandbox
       ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
           owner,
-          readOnly: [bundle.dir, spec.config.artifact_dir],
+          readOnly: [bundle.file, spec.config.artifact_dir],
           readWrite: [socketDir],
           cwd: spec.config.artifact_dir,
           env,

@@ -17,6 +17,7 @@ import {
   sandboxedCommand,
 } from "./sandbox.ts";
 import { sandboxNode } from "./sandbox-node.ts";
+import { privateDir } from "./private-dir.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -98,7 +99,8 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: s
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
   const sandbox = config.localMode && osSandbox().available;
-  if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
+  // Workspaces' dependency trees: this user's alone.
+  if (job.cacheDir) await privateDir(job.cacheDir);
   if (sandbox && job.cacheDir && !sandboxCanReach(job.cacheDir)) {
     // A cache in a folder others cannot enter (a DATA_DIR of mode 0700) is out of a root platform's sandboxes' reach.
     log(
