@@ -50,6 +50,7 @@ const RESERVED_ENV = {
       "PORT",
       "HOST",
       "DATA_DIR",
+      "EGRESS_ALLOW",
       "MAX_BODY_BYTES",
       "LOG_LEVEL",
       "PUBLIC_BASE_URL",
@@ -198,6 +199,28 @@ export const config = {
   /** True when running on the local cloud (npm start / tests): relaxes SSRF rules for loopback endpoints. */
   get localMode() {
     return env("PLATFORM_LOCAL") === "1";
+  },
+  /**
+   * `host:port` entries reachable although they resolve to internal addresses (EGRESS_ALLOW, comma-separated; e.g.
+   * a package registry or a model server behind a private address): by sandboxed code (builds, runtimes) and by
+   * what the platform sends or fetches on a caller's or a deployment's behalf (shared/outbound/egress.ts).
+   */
+  get egressAllow(): string[] {
+    const listed = (env("EGRESS_ALLOW") ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
+    // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
+    try {
+      const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
+      listed.push(
+        `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
+      );
+    } catch {
+      // not a URL: nothing added
+    }
+    return listed;
   },
   get tablePrefix() {
     return env("TABLE_PREFIX") ?? "platform-";
@@ -437,27 +460,6 @@ export const config = {
     },
     get scratchMb() {
       return int("AGENT_RUNTIME_SCRATCH_MB", 256);
-    },
-    /**
-     * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
-     * comma-separated; e.g. a package registry behind a private address).
-     */
-    get egressAllow(): string[] {
-      const listed = (env("EGRESS_ALLOW") ?? "")
-        .split(",")
-        .map((s) => s.trim().toLowerCase())
-        .filter(Boolean);
-      // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
-      // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
-      try {
-        const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
-        listed.push(
-          `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
-        );
-      } catch {
-        // not a URL: nothing added
-      }
-      return listed;
     },
   },
   /** Trace runs' storage. */

@@ -16,6 +16,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "platform keys reaching a deployment": "test/agent-platform-key-stripped.test.ts",
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
+  "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
 };
 
 interface VitestJson {

@@ -7,7 +7,8 @@ import { jsonResult, write } from "./gateway.ts";
 // another runtime. It serves:
 // - AWS calls (SigV4-signed DynamoDB and S3 requests) → the AWS handler (the policy proxy);
 // - POST /__platform/runtime-traces → the runtime's traces, into its deployment's project;
-// - POST /__platform/run-webhook → a finished run's webhook, to the URL its record holds (the caller's);
+// - POST /__platform/run-webhook → a finished run's webhook, built by the platform from the run's record and sent
+//   to the URL the record holds, under the egress proxy's address policy;
 // - CONNECT and absolute-URI requests → the egress proxy (public internet only).
 export const TRACES_PATH = "/__platform/runtime-traces";
 export const WEBHOOK_PATH = "/__platform/run-webhook";
@@ -15,7 +16,7 @@ export const WEBHOOK_PATH = "/__platform/run-webhook";
 export interface RuntimeSocketHandlers {
   aws: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   traces: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** A finished run's webhook, delivered by the platform to the URL the run's record holds. */
+  /** A finished run's webhook: the platform builds and sends it from the run's record (the runtime names the run). */
   webhook: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   egress: EgressRules;
 }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { config } from "../config.ts";
 import { BuildError } from "../errors.ts";
-import { serveEgressSocket } from "../outbound/egress.ts";
+import { egressRules, serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
@@ -60,7 +60,7 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine): Promise
   if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
   const egressDir = sandbox ? await mkdtemp(path.join(tmpdir(), "ap-b-")) : undefined;
   const egress = egressDir
-    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), { allow: config.sandbox.egressAllow })
+    ? await serveEgressSocket(path.join(egressDir, "egress.sock"), egressRules())
     : undefined;
   const jobFile = path.join(job.scratch, "job.json");
   await writeFile(
