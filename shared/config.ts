@@ -68,6 +68,7 @@ const RESERVED_ENV = {
       "PORT",
       "HOST",
       "DATA_DIR",
+      "EGRESS_ALLOW",
       "MAX_BODY_BYTES",
       "LOG_LEVEL",
       "PUBLIC_BASE_URL",
@@ -216,6 +217,28 @@ export const config = {
   /** True when running on the local cloud (npm start / tests): relaxes SSRF rules for loopback endpoints. */
   get localMode() {
     return env("PLATFORM_LOCAL") === "1";
+  },
+  /**
+   * `host:port` entries reachable although they resolve to internal addresses (EGRESS_ALLOW, comma-separated; e.g.
+   * a package registry or a model server behind a private address): by sandboxed code (builds, runtimes) and by
+   * what the platform sends or fetches on a caller's or a deployment's behalf (shared/outbound/egress.ts).
+   */
+  get egressAllow(): string[] {
+    const listed = (env("EGRESS_ALLOW") ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
+    // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
+    // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
+    try {
+      const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
+      listed.push(
+        `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
+      );
+    } catch {
+      // not a URL: nothing added
+    }
+    return listed;
   },
   get tablePrefix() {
     return env("TABLE_PREFIX") ?? "platform-";
@@ -507,22 +530,12 @@ export const config = {
       return wholeNumber("AGENT_OUTPUT_LINE_CHARS", 4096);
     },
     /**
-     * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
-     * comma-separated; e.g. a model server on the LAN).
-     */
-    get egressAllow(): string[] {
-      return (env("EGRESS_ALLOW") ?? "")
-        .split(",")
-        .map((s) => s.trim().toLowerCase())
-        .filter(Boolean);
-    },
-    /**
      * A build's exceptions: EGRESS_ALLOW and the npm registry the platform itself installs from (npm sets
      * npm_config_registry for its scripts), reached even where it answers from an address the SSRF rules call
      * internal (a mirror). Runtimes do not get the registry: their code has no install to run.
      */
     get buildEgressAllow(): string[] {
-      const listed = this.egressAllow;
+      const listed = [...config.egressAllow];
       try {
         const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
         listed.push(

@@ -11,6 +11,8 @@ import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 let cloud: Cloud | undefined;
 let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
+/** Stand-ins of third parties a test file may hold open at once. */
+const ALLOWED_STAND_INS = 12;
 
 export async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
@@ -32,9 +34,14 @@ export async function setup(project: TestProject) {
   // not under localhost (test/agent-origin-types.test.ts maps the names to loopback).
   process.env.AGENT_ORIGIN_DOMAIN ??= "agents.test";
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
-  // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
-  const egressAllowed = `http://127.0.0.1:${await freePort()}`;
-  process.env.EGRESS_ALLOW = new URL(egressAllowed).host;
+  // (test/agent-breakout.test.ts listens there), and stand-ins for third parties the platform calls (OAuth
+  // providers, git hosts, webhook receivers: helpers/fake-http.ts), on loopback ports the operator's EGRESS_ALLOW
+  // names, as it would a LAN host: everything else internal stays refused.
+  const ports = new Set<number>();
+  while (ports.size < 1 + ALLOWED_STAND_INS) ports.add(await freePort());
+  const [modelPort, ...allowedPorts] = ports;
+  const egressAllowed = `http://127.0.0.1:${modelPort}`;
+  process.env.EGRESS_ALLOW = [...ports].map((p) => `127.0.0.1:${p}`).join(",");
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,
@@ -52,6 +59,7 @@ export async function setup(project: TestProject) {
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
   project.provide("egressAllowed", egressAllowed);
+  project.provide("allowedPorts", allowedPorts);
 }
 
 export async function teardown() {
@@ -69,5 +77,7 @@ declare module "vitest" {
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
     egressAllowed: string;
+    /** Loopback ports EGRESS_ALLOW names for the stand-ins of third parties (helpers/fake-http.ts). */
+    allowedPorts: number[];
   }
 }

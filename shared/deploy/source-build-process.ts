@@ -9,6 +9,7 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
+import { privateDir } from "./private-dir.ts";
 import {
   giveToSandbox,
   osSandbox,
@@ -17,7 +18,6 @@ import {
   sandboxedCommand,
 } from "./sandbox.ts";
 import { sandboxNode } from "./sandbox-node.ts";
-import { privateDir } from "./private-dir.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
