@@ -224,21 +224,10 @@ export const config = {
    * what the platform sends or fetches on a caller's or a deployment's behalf (shared/outbound/egress.ts).
    */
   get egressAllow(): string[] {
-    const listed = (env("EGRESS_ALLOW") ?? "")
+    return (env("EGRESS_ALLOW") ?? "")
       .split(",")
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean);
-    // The npm registry the platform itself installs from (npm sets npm_config_registry for its scripts):
-    // builds reach it even where it answers from an address the SSRF rules call internal (a mirror).
-    try {
-      const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
-      listed.push(
-        `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
-      );
-    } catch {
-      // not a URL: nothing added
-    }
-    return listed;
   },
   get tablePrefix() {
     return env("TABLE_PREFIX") ?? "platform-";
