@@ -151,6 +151,7 @@ async function startPlatformOnce(env: Record<string, string>, given: StartOption
       await new Promise((r) => setTimeout(r, 20));
     }
   }
+  grantTempFolder(facts!, dataDir);
   const platform: RunningPlatform = {
     facts: facts!,
     base,
@@ -183,6 +184,32 @@ async function startPlatformOnce(env: Record<string, string>, given: StartOption
     },
   };
   return platform;
+}
+
+/**
+ * Test and benchmark repositories are made in the temp folder: the harness grants it to the platform's bootstrap
+ * workspace as an operator does (npm run grant-folder), in that platform's tables.
+ */
+function grantTempFolder(facts: LocalFacts, dataDir: string): void {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TABLE_")));
+  const r = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "infra/admin/grant-folder.ts", facts.tenant_id, tmpdir()],
+    {
+      encoding: "utf8",
+      env: {
+        ...env,
+        PLATFORM_LOCAL: "1",
+        DATA_DIR: dataDir,
+        AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
+        TABLE_PREFIX: facts.table_prefix,
+        AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
+        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "local",
+      },
+    },
+  );
+  if (r.status !== 0) throw new Error(`granting the temp folder failed: ${r.stderr || r.stdout}`);
 }
 
 const tablePrefix = () => `p${Math.random().toString(36).slice(2, 10)}-`;

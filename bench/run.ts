@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<void>> = {
   "lambda-startup": async () => (await import("./lambda-startup.ts")).lambdaStartupBench(),
   ingest: async () => (await import("./ingest.ts")).ingestBench(),
   "runs-v2": async () => (await import("./runs-v2.ts")).runsV2Bench(),
+  threads: async () => (await import("./threads.ts")).threadsBench(),
   export: async () => (await import("./export.ts")).exportBench(),
   agent: async () => (await import("./agent.ts")).agentBench(),
   deploy: async () => (await import("./deploy.ts")).deployBench(),

@@ -53,6 +53,14 @@ export const routes: Route[] = [
   ]),
   ...grouped("platform", [
     ["GET", "/api/v1/info", "platform/info", "Server info and ingestion limits", PUBLIC],
+    // — API keys of the workspace (made by the operator: npm run create-key) —
+    ["GET", "/api/v1/api-key", "platform/api-keys/list", "List the workspace's API keys (never the keys)"],
+    [
+      "DELETE",
+      "/api/v1/api-key/{api_key_id}",
+      "platform/api-keys/revoke",
+      "Revoke an API key of the workspace",
+    ],
     // — trace projects (sessions) —
     ["POST", "/api/v1/sessions", "platform/projects/create", "Create a tracing project"],
     ["GET", "/api/v1/sessions", "platform/projects/list", "List tracing projects"],

@@ -12,14 +12,14 @@ describe("the sandbox's egress exceptions", () => {
   it("the npm registry is a build's exception, not a runtime's", () => {
     process.env.EGRESS_ALLOW = "models.lan:8080";
     process.env.npm_config_registry = "http://10.0.0.5:4873/";
-    expect(config.sandbox.egressAllow).toEqual(["models.lan:8080"]);
+    expect(config.egressAllow).toEqual(["models.lan:8080"]);
     expect(config.sandbox.buildEgressAllow).toEqual(["models.lan:8080", "10.0.0.5:4873"]);
   });
 
   it("without a registry setting, builds get the public registry's name", () => {
     delete process.env.EGRESS_ALLOW;
     delete process.env.npm_config_registry;
-    expect(config.sandbox.egressAllow).toEqual([]);
+    expect(config.egressAllow).toEqual([]);
     expect(config.sandbox.buildEgressAllow).toEqual(["registry.npmjs.org:443"]);
   });
 });

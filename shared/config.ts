@@ -68,6 +68,7 @@ const RESERVED_ENV = {
       "PORT",
       "HOST",
       "DATA_DIR",
+      "EGRESS_ALLOW",
       "MAX_BODY_BYTES",
       "LOG_LEVEL",
       "PUBLIC_BASE_URL",
@@ -216,6 +217,17 @@ export const config = {
   /** True when running on the local cloud (npm start / tests): relaxes SSRF rules for loopback endpoints. */
   get localMode() {
     return env("PLATFORM_LOCAL") === "1";
+  },
+  /**
+   * `host:port` entries reachable although they resolve to internal addresses (EGRESS_ALLOW, comma-separated; e.g.
+   * a package registry or a model server behind a private address): by sandboxed code (builds, runtimes) and by
+   * what the platform sends or fetches on a caller's or a deployment's behalf (shared/outbound/egress.ts).
+   */
+  get egressAllow(): string[] {
+    return (env("EGRESS_ALLOW") ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
   },
   get tablePrefix() {
     return env("TABLE_PREFIX") ?? "platform-";
@@ -507,22 +519,12 @@ export const config = {
       return wholeNumber("AGENT_OUTPUT_LINE_CHARS", 4096);
     },
     /**
-     * `host:port` entries sandboxed code may reach although they resolve to internal addresses (EGRESS_ALLOW,
-     * comma-separated; e.g. a model server on the LAN).
-     */
-    get egressAllow(): string[] {
-      return (env("EGRESS_ALLOW") ?? "")
-        .split(",")
-        .map((s) => s.trim().toLowerCase())
-        .filter(Boolean);
-    },
-    /**
      * A build's exceptions: EGRESS_ALLOW and the npm registry the platform itself installs from (npm sets
      * npm_config_registry for its scripts), reached even where it answers from an address the SSRF rules call
      * internal (a mirror). Runtimes do not get the registry: their code has no install to run.
      */
     get buildEgressAllow(): string[] {
-      const listed = this.egressAllow;
+      const listed = [...config.egressAllow];
       try {
         const registry = new URL(env("npm_config_registry") ?? "https://registry.npmjs.org/");
         listed.push(
@@ -577,20 +579,43 @@ export const config = {
   get dataDir() {
     return path.resolve(env("DATA_DIR") ?? ".data");
   },
-  /**
-   * Local cloud: the folders a deployment's repo_url may name a path under (LOCAL_REPO_ROOTS, separated by
-   * path.delimiter). Default: the folder the platform runs in. DATA_DIR is refused whatever they say.
-   */
-  get localRepoRoots(): string[] {
-    const listed = env("LOCAL_REPO_ROOTS")?.split(path.delimiter).filter(Boolean);
-    return (listed?.length ? listed : [process.cwd()]).map((p) => path.resolve(p));
-  },
   /** Where the build step keeps dependency trees between builds (unset: no cache). */
   get buildCacheDir() {
     return env("BUILD_CACHE_DIR");
   },
   /** Bulk export limits (spec B, "Limits"); tests shrink them. */
   export: {
+    /**
+     * The platform's own service endpoints, which no export destination may name under any alias: every
+     * AWS_ENDPOINT_URL_* and PLATFORM_LOOPBACK_URL this process has, and PLATFORM_SERVICE_ENDPOINTS (the local
+     * cloud sets it: its S3, DynamoDB, AWS emulator and policy proxies). Empty in AWS.
+     */
+    get platformEndpoints(): URL[] {
+      const named = Object.entries(process.env)
+        .filter(([k]) => k.startsWith("AWS_ENDPOINT_URL") || k === "PLATFORM_LOOPBACK_URL")
+        .map(([k, v]) => [k, v ?? ""] as const);
+      const listed = (env("PLATFORM_SERVICE_ENDPOINTS") ?? "")
+        .split(",")
+        .map((v) => ["PLATFORM_SERVICE_ENDPOINTS", v.trim()] as const);
+      return [...named, ...listed]
+        .filter(([, v]) => v !== "")
+        .map(([k, v]) => {
+          try {
+            return new URL(v);
+          } catch {
+            throw new Error(`${k} must hold URLs: ${JSON.stringify(v)} is not one`);
+          }
+        });
+    },
+    /**
+     * Access key ids that are the platform's own, which no export destination may use: this process's
+     * (AWS_ACCESS_KEY_ID) and PLATFORM_ACCESS_KEY_IDS (the local cloud sets it: its S3's keys).
+     */
+    get platformAccessKeyIds(): string[] {
+      return [env("AWS_ACCESS_KEY_ID"), ...(env("PLATFORM_ACCESS_KEY_IDS") ?? "").split(",")]
+        .map((k) => k?.trim())
+        .filter((k): k is string => Boolean(k));
+    },
     /**
      * Whether a destination may come without credentials and be written with the platform's own (environment)
      * credentials — `allow` only in a single-tenant installation: otherwise any workspace could have the platform

@@ -9,7 +9,7 @@ import { shardKey } from "../shared/records/shard.ts";
 import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 import { waitFor } from "./helpers/export.ts";
-import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { gitRepo, grantTestFolders, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 25 (Deliver 3, break-out 5): nothing a runtime writes can be forged into platform lookups. A runtime's
 // role (LeadingKeys) lets it write any attribute of the items of its own agent partition; the issue wrote, in the
@@ -56,6 +56,7 @@ beforeAll(async () => {
   const key = newApiKey();
   await ensureTenant(tenant, "Attacker workspace");
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   attackerFacts = { ...facts, tenant_id: tenant, api_key: key };
   const [victim, att] = await Promise.all([
     deployedClient(facts, victimRepo.dir, "forge-victim"),

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { agentClient, deployedClient } from "./helpers/agents.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
+import { gitRepo, grantTestFolders } from "./helpers/repos.ts";
 
 // Issue 13: a deployment's code runs in its own runtime, never in a platform process, and cannot reach another
 // deployment. A hostile graph, deployed beside a normal one (and a normal one in another workspace), tries at
@@ -19,6 +19,7 @@ const SECRET_A = `secret-a-${crypto.randomUUID()}`;
 const SECRET_B = `secret-b-${crypto.randomUUID()}`;
 const SECRET_C = `secret-c-${crypto.randomUUID()}`;
 const ARTIFACTS = join(tmpdir(), "agent-platform-artifacts");
+const TOKEN_OF_NORMAL = `token-${crypto.randomUUID()}`;
 
 const NORMAL = `
 import { Annotation, START, StateGraph } from "@langchain/langgraph";
@@ -52,6 +53,8 @@ function breakOut(where) {
     dropOther: attempt(() => fs.writeFileSync(targets.otherArtifact + "/evil.mjs", "export const x = 1")),
     readOther: attempt(() => fs.readFileSync(targets.otherArtifact + "/manifest.json", "utf8")),
     readPlatformKey: attempt(() => fs.readFileSync(targets.credentials, "utf8")),
+    readRuntimeToken: attempt(() => fs.readFileSync(targets.runtimeDescription, "utf8")),
+    listBundleFolder: attempt(() => fs.readdirSync(targets.runtimeDir)),
     readParentEnv: attempt(() => fs.readFileSync("/proc/" + targets.platformPid + "/environ", "utf8")),
     listArtifacts: attempt(() => fs.readdirSync(targets.artifacts)),
     procs: attempt(() => fs.readdirSync("/proc").filter((n) => /^d+$/.test(n)).map(Number)).value,
@@ -107,6 +110,7 @@ beforeAll(async () => {
   const key = newApiKey();
   await ensureTenant(tenant, "Other workspace");
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   otherFacts = { ...facts, tenant_id: tenant, api_key: key };
   normal = await deployedClient(facts, repos.normal.dir, "iso-normal", [
     { name: "MY_SECRET", value: SECRET_A },
@@ -116,10 +120,17 @@ beforeAll(async () => {
   ]);
   // The normal deployment has served a run (its runtime is up) before the hostile one arrives.
   await runOnce(normal.client);
+  // With PLATFORM_COUNT_REQUESTS=1 the platform describes each runtime (its socket and token) beside the runtime
+  // bundle: one as it would be written there for the normal deployment.
+  const runtimeDir = join(inject("dataDir"), "runtime");
+  const runtimeDescription = join(runtimeDir, `${normal.deploymentId}.json`);
+  writeFileSync(runtimeDescription, JSON.stringify({ token: TOKEN_OF_NORMAL }), { mode: 0o600 });
   const targets = {
     otherArtifact: artifactOf(normal.deploymentId),
     artifacts: ARTIFACTS,
     credentials: join(inject("dataDir"), "credentials.json"),
+    runtimeDescription,
+    runtimeDir,
     platformPid: facts.pid,
   };
   hostile = await deployedClient(facts, repos.hostile.dir, "iso-hostile", [
@@ -130,6 +141,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const r of Object.values(repos)) r.remove();
+  rmSync(join(inject("dataDir"), "runtime", `${normal?.deploymentId}.json`), { force: true });
 });
 
 describe("a deployment's code runs in its own runtime", () => {
@@ -186,6 +198,25 @@ describe("a deployment's code runs in its own runtime", () => {
     const dir = artifactOf(normal.deploymentId);
     expect(existsSync(join(dir, "evil.mjs"))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")).graphs.agent).toBeDefined();
+  });
+
+  it("sees no runtime's token file: beside its bundle there is the bundle only (PLATFORM_COUNT_REQUESTS)", () => {
+    for (const r of [report.atImport, report.inNode]) {
+      expect(["ENOENT", "ERR_ACCESS_DENIED"]).toContain(r.readRuntimeToken.error);
+      const listed: string[] = r.listBundleFolder.ok ? r.listBundleFolder.value : [];
+      expect(listed.filter((name) => name.endsWith(".json"))).toEqual([]);
+      expect(JSON.stringify(r)).not.toContain(TOKEN_OF_NORMAL);
+    }
+  });
+
+  it("the artifact folders (deployments' code) and the platform's data folder are the platform user's alone (0700)", () => {
+    for (const dir of [
+      ARTIFACTS,
+      artifactOf(normal.deploymentId),
+      artifactOf(hostile.deploymentId),
+      inject("dataDir"),
+    ])
+      expect((statSync(dir).mode & 0o777).toString(8), dir).toBe("700");
   });
 
   it("(d) its patched globals and prototypes do not reach the other deployment's runs", async () => {

@@ -132,11 +132,11 @@ describe("builds: local repo_url paths", () => {
       await refused(url, /data folder \(DATA_DIR\)/);
   });
 
-  it("a folder outside the roots the operator lists is refused", async () => {
-    await refused("/etc", /LOCAL_REPO_ROOTS/);
+  it("a folder outside the folders the operator granted the workspace is refused", async () => {
+    await refused("/etc", /granted this workspace \(npm run grant-folder\)/);
   });
 
-  it("a folder under a root, outside the data folder, builds", async () => {
+  it("a folder under a granted one, outside the data folder, builds", async () => {
     const { headers } = await newWorkspace();
     const { revision } = await built(headers, repo(graphRepoFiles(["a"])));
     expect(revision.status).toBe("DEPLOYED");

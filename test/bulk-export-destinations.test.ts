@@ -9,13 +9,14 @@ import { type Sealed, unsealRecord } from "../shared/crypto/envelope.ts";
 import { DestinationError } from "../shared/errors.ts";
 import { openDestination } from "../shared/export/destinations.ts";
 import { tableName } from "../shared/tables.ts";
-import { call, facts } from "./helpers/cloud.ts";
+import { call, customer, facts } from "./helpers/cloud.ts";
 import { newBucket, newWorkspace, s3For } from "./helpers/export.ts";
 
-// Destinations over HTTP against the local S3: a write test at creation, write-only credentials.
+// Destinations over HTTP against a workspace's own S3 (helpers/customer-s3.ts): a write test at creation, write-only
+// credentials. The platform's own S3 is refused as a destination (test/export-breakout.test.ts).
 const PATH = "/api/v1/bulk-exports/destinations";
-const KEY_ID = facts.s3.access_key_id;
-const SECRET = facts.s3.secret_access_key;
+const KEY_ID = customer.s3.access_key_id;
+const SECRET = customer.s3.secret_access_key;
 /** Forbidden, missing and elsewhere-redirected buckets answer alike (no telling whether another's bucket exists). */
 const BUCKET_ACCESS =
   "Access denied or bucket is not valid: the bucket must exist (in the region given) and the credentials must be allowed to write to it";
@@ -28,14 +29,14 @@ beforeAll(async () => {
 const body = (bucket: string, over: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => ({
   destination_type: "s3",
   display_name: `d-${bucket}`,
-  config: { bucket_name: bucket, prefix: "/traces/", endpoint_url: facts.s3.endpoint, ...config },
+  config: { bucket_name: bucket, prefix: "/traces/", endpoint_url: customer.s3.endpoint, ...config },
   credentials: { access_key_id: KEY_ID, secret_access_key: SECRET },
   ...over,
 });
 const create = (b: unknown, headers = ws.headers) => call("POST", PATH, { headers, body: b });
 
 async function keysIn(bucket: string, prefix?: string): Promise<string[]> {
-  const out = await s3For(facts).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  const out = await s3For(customer).send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
   return (out.Contents ?? []).map((o) => o.Key!);
 }
 
@@ -51,7 +52,7 @@ async function storedItem(tenant: string, id: string) {
 }
 
 /**
- * An endpoint in front of the local S3 that records each request (method and path) and can answer a request
+ * An endpoint in front of the workspace's S3 that records each request (method and path) and can answer a request
  * itself: S3 faults s3rver cannot produce (it checks no credentials), or answers that are not S3's at all.
  */
 interface Recorder {
@@ -64,7 +65,7 @@ const recorders: Recorder[] = [];
 afterAll(async () => {
   await Promise.all(recorders.map((r) => r.close()));
 });
-async function recorder(target = facts.s3.endpoint): Promise<Recorder> {
+async function recorder(target = customer.s3.endpoint): Promise<Recorder> {
   const url = new URL(target);
   const state: Recorder = {
     endpoint: "",
@@ -106,7 +107,7 @@ const s3Error = (code: string) =>
 
 describe("bulk export destinations", () => {
   it("creates after a write test that leaves nothing behind; credentials are never shown nor stored in clear", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const r = await create(body(bucket));
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({
@@ -118,7 +119,7 @@ describe("bulk export destinations", () => {
         bucket_name: bucket,
         prefix: "traces",
         region: null,
-        endpoint_url: facts.s3.endpoint,
+        endpoint_url: customer.s3.endpoint,
         include_bucket_in_prefix: false,
       },
       created_at: expect.any(String),
@@ -155,18 +156,20 @@ describe("bulk export destinations", () => {
     ).rejects.toThrow();
   });
 
-  it("writes into the platform's own bucket only with keys; the test object is gone afterwards", async () => {
+  it("the platform's own bucket on its own S3 is refused, with its keys or without any", async () => {
     const prefix = `dest-${crypto.randomUUID().slice(0, 8)}`;
-    const r = await create(body(facts.s3.bucket, {}, { prefix }));
-    expect(r.status, r.text).toBe(200);
-    expect(await keysIn(facts.s3.bucket, `${prefix}/`)).toEqual([]);
-    const without = await create(body(facts.s3.bucket, { credentials: undefined }, { prefix }));
-    expect(without.status, without.text).toBe(422);
-    expect(without.json.detail[0].loc).toEqual(["body", "credentials"]);
+    const platformS3 = { endpoint_url: facts.s3.endpoint, prefix };
+    const own = {
+      credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: facts.s3.secret_access_key },
+    };
+    for (const over of [own, {}, { credentials: undefined }]) {
+      const r = await create(body(facts.s3.bucket, over, platformS3));
+      expect(r.status, r.text).toBe(422);
+    }
   });
 
   it("accepts the spec's objstore type and stores s3", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const r = await create(body(bucket, { destination_type: "objstore" }));
     expect(r.status, r.text).toBe(200);
     expect(r.json.destination_type).toBe("s3");
@@ -175,7 +178,7 @@ describe("bulk export destinations", () => {
   });
 
   it("without credentials a destination is a 422 and nothing is sent to the bucket: the platform's own credentials never write for a workspace", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const rec = await recorder();
     for (const credentials of [undefined, null]) {
       const r = await create(body(bucket, { credentials }, { endpoint_url: rec.endpoint }));
@@ -198,7 +201,7 @@ describe("bulk export destinations", () => {
   });
 
   it("a session token is stored sealed and named in credentials_keys", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const token = `tok-${crypto.randomUUID()}`;
     const r = await create(
       body(bucket, {
@@ -217,7 +220,7 @@ describe("bulk export destinations", () => {
   ])(
     "include_bucket_in_prefix %s: the write test goes under the root, which the exporter gets",
     async (include, rootOf) => {
-      const bucket = await newBucket(facts, "dest");
+      const bucket = await newBucket(customer, "dest");
       const root = rootOf(bucket);
       const rec = await recorder();
       const r = await create(
@@ -249,7 +252,7 @@ describe("bulk export destinations", () => {
   );
 
   it("when the key may not delete, the test object stays under <root>/tmp/ and creation succeeds", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const rec = await recorder();
     rec.answer = (method) =>
       method === "DELETE" ? { status: 403, body: s3Error("AccessDenied") } : undefined;
@@ -281,7 +284,7 @@ describe("bulk export destinations", () => {
     const r = await create(body(bucket));
     expect(r.status).toBe(400);
     expect(r.json).toEqual({ detail: BUCKET_ACCESS });
-    await expect(s3For(facts).send(new HeadBucketCommand({ Bucket: bucket }))).rejects.toThrow();
+    await expect(s3For(customer).send(new HeadBucketCommand({ Bucket: bucket }))).rejects.toThrow();
   });
 
   it("an endpoint with nothing listening is 400 'Invalid endpoint'", async () => {
@@ -329,7 +332,7 @@ describe("bulk export destinations", () => {
 
   it("lists newest first; an unknown id is a 404", async () => {
     const own = await newWorkspace();
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const first = (await create(body(bucket, { display_name: "first" }), own.headers)).json;
     await new Promise((r) => setTimeout(r, 5));
     const second = (await create(body(bucket, { display_name: "second" }), own.headers)).json;
@@ -340,7 +343,7 @@ describe("bulk export destinations", () => {
   });
 
   it("another workspace's destination is a 404, is not listed and cannot be opened", async () => {
-    const bucket = await newBucket(facts, "dest");
+    const bucket = await newBucket(customer, "dest");
     const mine = (await create(body(bucket))).json;
     const other = await newWorkspace();
     const got = await call("GET", `${PATH}/${mine.id}`, { headers: other.headers });

@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, inject, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import {
   download,
@@ -12,6 +12,9 @@ import {
   waitFor,
 } from "./helpers/export.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
+
+/** The destination's bucket: a workspace's own S3 (the platform's is refused as one). */
+const customer = inject("customerS3");
 
 // The trap DESIGN.md names: local executions die with the process. Kill -9 the platform mid-export, start
 // it again on the same data: the export must end Completed with exactly the source rows.
@@ -31,18 +34,15 @@ it("killing the platform mid-export and starting it again ends in Completed with
     LOG_LEVEL: "error",
   };
   platform = await startPlatform(env, { sharedDynamoDb: sharedDynamoDb() });
-  const { facts } = platform;
-  const proxy = await s3Proxy(facts.s3.endpoint);
+  const proxy = await s3Proxy(customer.s3.endpoint);
+  const bucket = `restart-${crypto.randomUUID().slice(0, 8)}`;
   proxy.delayMs = 250;
   try {
-    const src = await exportSource(platform, {
-      project: "restart",
-      firstDay: "2026-04-01",
-      days: 3,
-      perDay: 100,
-      bucket: "restart",
-      endpoint: proxy.endpoint,
-    });
+    const src = await exportSource(
+      platform,
+      { project: "restart", firstDay: "2026-04-01", days: 3, perDay: 100, bucket, endpoint: proxy.endpoint },
+      customer,
+    );
     const { sent, project } = src;
     let api = src.api;
     const created = await api("POST", "/api/v1/bulk-exports", {
@@ -73,7 +73,7 @@ it("killing the platform mid-export and starting it again ends in Completed with
     expect(runs.some((r) => Object.values(r.errors).some((m) => /Interrupted/.test(String(m))))).toBe(true);
     expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(sent.length);
 
-    const { dir } = await download(s3For(facts), "restart", "x/");
+    const { dir } = await download(s3For(customer), bucket, "x/");
     dirs.push(dir);
     const rows = await duck(`SELECT id FROM read_parquet('${dir}/x/**/*.parquet', hive_partitioning=true)`);
     expect(rows).toHaveLength(sent.length);

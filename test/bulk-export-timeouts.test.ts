@@ -1,7 +1,10 @@
-import { afterAll, expect, it } from "vitest";
+import { afterAll, expect, inject, it } from "vitest";
 import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "./helpers/export.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
+
+/** The destination's bucket: a workspace's own S3 (the platform's is refused as one). */
+const customer = inject("customerS3");
 
 // Timeouts need limits of seconds, so each case runs its own platform with them shrunk. The run timeout is
 // a retryable failure (the run resumes from its checkpoint in a new attempt); the export timeout ends the
@@ -23,17 +26,21 @@ const shared = {
 async function runExport(env: Record<string, string>, delayMs: number) {
   const platform = await startPlatform({ ...shared, ...env }, { sharedDynamoDb: sharedDynamoDb() });
   platforms.push(platform);
-  const proxy = await s3Proxy(platform.facts.s3.endpoint);
+  const proxy = await s3Proxy(customer.s3.endpoint);
   proxy.delayMs = delayMs;
   try {
-    const src = await exportSource(platform, {
-      project: "timeouts",
-      firstDay: "2026-05-01",
-      days: 1,
-      perDay: 40,
-      bucket: "timeouts",
-      endpoint: proxy.endpoint,
-    });
+    const src = await exportSource(
+      platform,
+      {
+        project: "timeouts",
+        firstDay: "2026-05-01",
+        days: 1,
+        perDay: 40,
+        bucket: `timeouts-${crypto.randomUUID().slice(0, 8)}`,
+        endpoint: proxy.endpoint,
+      },
+      customer,
+    );
     const created = await src.api("POST", "/api/v1/bulk-exports", {
       bulk_export_destination_id: src.destination,
       session_id: src.project,

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { DeleteBucketCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, facts } from "./helpers/cloud.ts";
+import { call, customer } from "./helpers/cloud.ts";
 import {
   download,
   duck,
@@ -23,14 +23,21 @@ let project: string;
 let sent: Record<string, unknown>[];
 const dirs: string[] = [];
 
-async function destination(bucket: string, over: Record<string, unknown> = {}, endpoint = facts.s3.endpoint) {
+async function destination(
+  bucket: string,
+  over: Record<string, unknown> = {},
+  endpoint = customer.s3.endpoint,
+) {
   const r = await call("POST", "/api/v1/bulk-exports/destinations", {
     headers: ws.headers,
     body: {
       destination_type: "s3",
       display_name: `dest ${bucket}`,
       config: { bucket_name: bucket, prefix: "exports/team", endpoint_url: endpoint, ...over },
-      credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: facts.s3.secret_access_key },
+      credentials: {
+        access_key_id: customer.s3.access_key_id,
+        secret_access_key: customer.s3.secret_access_key,
+      },
     },
   });
   expect(r.status, r.text).toBe(200);
@@ -62,7 +69,7 @@ async function finished(id: string, timeoutMs = 60_000) {
 }
 
 async function exportedRows(bucket: string, exportId: string, columns = "*") {
-  const { dir, keys } = await download(s3For(facts), bucket, "exports/team/");
+  const { dir, keys } = await download(s3For(customer), bucket, "exports/team/");
   dirs.push(dir);
   const rows = await duck(
     `SELECT ${columns} FROM read_parquet('${dir}/exports/team/export_id=${exportId}/**/*.parquet', hive_partitioning=true)`,
@@ -90,7 +97,7 @@ afterAll(() => {
 
 describe("bulk export to S3 as Parquet", () => {
   it("exports three days in the Hive layout; DuckDB sees the same rows and ids", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
     const created = await createExport({ bulk_export_destination_id: dest });
     expect(created.status, created.text).toBe(200);
@@ -125,7 +132,7 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("a filter exports only matching runs; a day with no runs completes with 0 rows and no file", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
     const created = await createExport({
       bulk_export_destination_id: dest,
@@ -146,7 +153,7 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("export_fields selects the columns", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
     const fields = ["id", "name", "start_time", "total_tokens", "tags"];
     const done = await finished(
@@ -163,7 +170,7 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("v2_beta: resource=runs, UTC timestamps, list columns, JSON columns", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
     const done = await finished(
       (
@@ -200,9 +207,9 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("an injected S3 failure is retried and recorded as retry_0; the export completes with every row once", async () => {
-    const proxy = await s3Proxy(facts.s3.endpoint);
+    const proxy = await s3Proxy(customer.s3.endpoint);
     try {
-      const bucket = await newBucket(facts);
+      const bucket = await newBucket(customer);
       const dest = await destination(bucket, {}, proxy.endpoint);
       proxy.failNext(1);
       const done = await finished((await createExport({ bulk_export_destination_id: dest })).json.id);
@@ -222,9 +229,9 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("a destination whose bucket disappears fails the export without retries", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
-    await s3For(facts).send(new DeleteBucketCommand({ Bucket: bucket }));
+    await s3For(customer).send(new DeleteBucketCommand({ Bucket: bucket }));
     const done = await finished((await createExport({ bulk_export_destination_id: dest })).json.id);
     expect(done.status).toBe("Failed");
     const runs = (await call("GET", `/api/v1/bulk-exports/${done.id}/runs`, { headers: ws.headers })).json;
@@ -239,10 +246,10 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("cancel stops the export and its unfinished runs; a cancelled export stays cancelled", async () => {
-    const proxy = await s3Proxy(facts.s3.endpoint);
+    const proxy = await s3Proxy(customer.s3.endpoint);
     proxy.delayMs = 1500;
     try {
-      const bucket = await newBucket(facts);
+      const bucket = await newBucket(customer);
       const dest = await destination(bucket, {}, proxy.endpoint);
       const created = await createExport({ bulk_export_destination_id: dest });
       await waitFor("the export to run", async () => {
@@ -282,11 +289,11 @@ describe("bulk export to S3 as Parquet", () => {
       body: { post: runsOverDays(name, DAYS[0], 1, 5) },
     });
     const pid = (await call("GET", `/api/v1/sessions?name=${name}`, { headers: other.headers })).json[0].id;
-    const proxy = await s3Proxy(facts.s3.endpoint);
+    const proxy = await s3Proxy(customer.s3.endpoint);
     // Each S3 call of the exports takes 3 s: the first ones still run when the queue is read, on a loaded machine too.
     proxy.delayMs = 3000;
     try {
-      const bucket = await newBucket(facts);
+      const bucket = await newBucket(customer);
       const saved = ws;
       ws = other;
       const dest = await destination(bucket, {}, proxy.endpoint);
@@ -327,7 +334,7 @@ describe("bulk export to S3 as Parquet", () => {
   });
 
   it("a scheduled export spawns its due windows in order, each with source_bulk_export_id; cancelling it stops the schedule only", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await destination(bucket);
     const start = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 49 * 3_600_000).toISOString();
     const created = await call("POST", "/api/v1/bulk-exports", {
@@ -389,7 +396,7 @@ describe("listing bulk exports", () => {
 describe("bulk export validation", () => {
   let dest: string;
   beforeAll(async () => {
-    dest = await destination(await newBucket(facts));
+    dest = await destination(await newBucket(customer));
   });
   const cases: [string, Record<string, unknown>, string][] = [
     ["end_time missing without interval_hours", { end_time: undefined }, "end_time"],

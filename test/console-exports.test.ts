@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
-import { call, facts } from "./helpers/cloud.ts";
+import { call, customer, facts } from "./helpers/cloud.ts";
 import { newBucket, newWorkspace, runsOverDays, s3Proxy, waitFor } from "./helpers/export.ts";
 
 // The console's Exports view in a real browser (issue 18 item 2): runs ingested over two days and exported by
@@ -10,7 +10,7 @@ import { newBucket, newWorkspace, runsOverDays, s3Proxy, waitFor } from "./helpe
 // No destination secret may reach the page: neither in its content nor in any answer it received.
 const DAYS = ["2026-04-01", "2026-04-02"];
 const PER_DAY = 12;
-const SECRET = facts.s3.secret_access_key;
+const SECRET = customer.s3.secret_access_key;
 
 let browser: Browser;
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -63,15 +63,15 @@ beforeAll(async () => {
     const s = await call("GET", `/api/v1/sessions?name=${name}`, { headers: ws.headers });
     return s.json?.[0]?.id as string | undefined;
   });
-  proxy = await s3Proxy(facts.s3.endpoint);
-  const bucket = await newBucket(facts);
+  proxy = await s3Proxy(customer.s3.endpoint);
+  const bucket = await newBucket(customer);
   const d = await call("POST", "/api/v1/bulk-exports/destinations", {
     headers: ws.headers,
     body: {
       destination_type: "s3",
       display_name: "Console team bucket",
       config: { bucket_name: bucket, prefix: "console/runs", endpoint_url: proxy.endpoint },
-      credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: SECRET },
+      credentials: { access_key_id: customer.s3.access_key_id, secret_access_key: SECRET },
     },
   });
   expect(d.status, d.text).toBe(200);

@@ -6,7 +6,7 @@ import { dynamo } from "../shared/aws/clients.ts";
 import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { type TraceRunRecord, traceRunKeys } from "../shared/records/runs.ts";
 import { tableName } from "../shared/tables.ts";
-import { call, facts } from "./helpers/cloud.ts";
+import { call, customer, facts } from "./helpers/cloud.ts";
 import { download, duck, newBucket, newWorkspace, s3For, waitFor } from "./helpers/export.ts";
 
 // Feedback and retention tiers with the real langsmith SDK: createFeedback (batched into /runs/multipart as
@@ -178,12 +178,15 @@ describe("feedback with the langsmith SDK", () => {
   });
 
   it("the export's Parquet files carry feedback_stats and trace_tier (DuckDB)", async () => {
-    const bucket = await newBucket(facts);
+    const bucket = await newBucket(customer);
     const dest = await api("POST", "/api/v1/bulk-exports/destinations", {
       destination_type: "s3",
       display_name: bucket,
-      config: { bucket_name: bucket, prefix: "fb", endpoint_url: facts.s3.endpoint },
-      credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: facts.s3.secret_access_key },
+      config: { bucket_name: bucket, prefix: "fb", endpoint_url: customer.s3.endpoint },
+      credentials: {
+        access_key_id: customer.s3.access_key_id,
+        secret_access_key: customer.s3.secret_access_key,
+      },
     });
     expect(dest.status, dest.text).toBe(200);
     const today = new Date().toISOString().slice(0, 10);
@@ -199,7 +202,7 @@ describe("feedback with the langsmith SDK", () => {
       return ["Completed", "Failed", "Cancelled", "TimedOut"].includes(r.json.status) ? r.json : undefined;
     });
     expect(done.status).toBe("Completed");
-    const { dir } = await download(s3For(facts), bucket, "fb/");
+    const { dir } = await download(s3For(customer), bucket, "fb/");
     dirs.push(dir);
     const rows = await duck(
       `SELECT id, trace_tier, feedback_stats FROM read_parquet('${dir}/fb/**/*.parquet') ORDER BY id`,

@@ -1,13 +1,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
+import { grantFolder } from "../shared/control/repo-grants.ts";
+import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
 let cloud: Cloud | undefined;
+let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
+/** Stand-ins of third parties a test file may hold open at once. */
+const ALLOWED_STAND_INS = 12;
 
 export async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
@@ -25,15 +30,18 @@ export async function setup(project: TestProject) {
   // Tests send bursts of concurrent agent requests (multitask strategies): the router meets them warm, not with a
   // cold start per request that spreads the burst over seconds.
   process.env.LOCAL_ROUTER_PROVISIONED ??= "8";
-  // Test repositories are made in the temp folder (helpers/repos.ts); examples/ sits in the checkout.
-  process.env.LOCAL_REPO_ROOTS ??= [process.cwd(), tmpdir()].join(delimiter);
   // Deployments' own origins under a domain as in AWS (<id>.agents.test): a browser takes a Domain= cookie there,
   // not under localhost (test/agent-origin-types.test.ts maps the names to loopback).
   process.env.AGENT_ORIGIN_DOMAIN ??= "agents.test";
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
-  // (test/agent-breakout.test.ts listens there): everything else internal stays refused.
-  const egressAllowed = `http://127.0.0.1:${await freePort()}`;
-  process.env.EGRESS_ALLOW = new URL(egressAllowed).host;
+  // (test/agent-breakout.test.ts listens there), and stand-ins for third parties the platform calls (OAuth
+  // providers, git hosts, webhook receivers: helpers/fake-http.ts), on loopback ports the operator's EGRESS_ALLOW
+  // names, as it would a LAN host: everything else internal stays refused.
+  const ports = new Set<number>();
+  while (ports.size < 1 + ALLOWED_STAND_INS) ports.add(await freePort());
+  const [modelPort, ...allowedPorts] = ports;
+  const egressAllowed = `http://127.0.0.1:${modelPort}`;
+  process.env.EGRESS_ALLOW = [...ports].map((p) => `127.0.0.1:${p}`).join(",");
   dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   cloud = await startCloud({
     port: 0,
@@ -42,14 +50,21 @@ export async function setup(project: TestProject) {
     inMemory: true,
     schedulerIntervalMs: 200,
   });
+  // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
+  await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
   project.provide("backends", cloud.backends);
+  // Export tests' buckets: a workspace's own S3, apart from the platform's (helpers/customer-s3.ts).
+  customer = await startCustomerS3();
+  project.provide("customerS3", { s3: customer.s3 });
   project.provide("env", { ...process.env } as Record<string, string>);
   project.provide("dataDir", dataDir);
   project.provide("egressAllowed", egressAllowed);
+  project.provide("allowedPorts", allowedPorts);
 }
 
 export async function teardown() {
+  await customer?.stop();
   await cloud?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
@@ -62,9 +77,13 @@ declare module "vitest" {
      * their own (the proxy is what adds a token) or share its DynamoDB. Everything else goes through the proxy.
      */
     backends: Cloud["backends"];
+    /** The export tests' S3 (a workspace's own, not the platform's). */
+    customerS3: CustomerS3;
     env: Record<string, string>;
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
     egressAllowed: string;
+    /** Loopback ports EGRESS_ALLOW names for the stand-ins of third parties (helpers/fake-http.ts). */
+    allowedPorts: number[];
   }
 }

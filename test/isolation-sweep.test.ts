@@ -184,7 +184,7 @@ describe("the sweep itself", () => {
       "id",
       "feedback_id",
     ];
-    const more = ["listener_id", "integration_id", "provider_id", "auth_id", "token_id"];
+    const more = ["listener_id", "integration_id", "provider_id", "auth_id", "token_id", "api_key_id"];
     return {
       ws: { tenant: id(), apiKey: `key-${id()}`, headers: { "X-Api-Key": name } },
       marker: `mk-${name}-${id()}`,

@@ -22,6 +22,9 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "capacity (end users' flood, socket memory, deployments, active-run index)":
     "test/capacity-breakout.test.ts",
   "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
+  "another workspace's local folders": "test/repo-grants.test.ts",
+  "exports into the platform's own S3": "test/export-breakout.test.ts",
+  "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
 };
 
 interface VitestJson {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Client as LangSmith } from "langsmith";
 import { agentClient, collect, deployedClient } from "../../test/helpers/agents.ts";
+import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
 import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
 import { gitRepo, graphRepoFiles } from "../../test/helpers/repos.ts";
 import { runAt } from "../ingest.ts";
@@ -28,13 +29,13 @@ type Api = ReturnType<typeof platformApi>;
 /** Exports of 2 days × 100 runs in 25-run files through a slowed destination; killed within the first 3 s. */
 async function exportScenario(k: Knobs, rand: () => number): Promise<Row> {
   let p = await startPlatform(EXPORT_ENV);
-  const proxy = await s3Proxy(p.facts.s3.endpoint);
+  const proxy = await s3Proxy((await processCustomerS3()).s3.endpoint);
   proxy.delayMs = 300; // 8 uploads per day take ≥ 2.4 s: a kill 0–3 s in mostly lands mid-export
   try {
     const { project, bucket, sent } = await exportSourceOf(p, "crash-export", "2026-04-01", proxy.endpoint);
     return await trials("crash", "export (platform kill -9)", k.trials, async (i) => {
       const api = platformApi(p);
-      const dest = await newDestination(p, api, bucket, `t${i}`, proxy.endpoint);
+      const dest = await newDestination(api, bucket, `t${i}`, proxy.endpoint);
       const id = await startExport(api, dest, project, "2026-04-01T00:00:00Z", "2026-04-03T00:00:00Z");
       await sleep(rand() * 3000);
       const at = (await api("GET", `/api/v1/bulk-exports/${id}`)).json.status as string;
@@ -43,7 +44,7 @@ async function exportScenario(k: Knobs, rand: () => number): Promise<Row> {
       check(end.status === "Completed", `export ended ${end.status}: ${end.errors.join("; ")}`);
       return {
         [`killed while ${at}`]: 1,
-        rows: await checkExportedRows(p, bucket, `t${i}`, sent),
+        rows: await checkExportedRows(bucket, `t${i}`, sent),
         "retries recorded": end.retries,
       };
     });

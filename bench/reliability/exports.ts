@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
 import {
   download,
   duck,
@@ -25,33 +26,31 @@ export const EXPORT_ENV = {
 
 /**
  * The runs exports read: 2 days × 100 from `firstDay` ingested into the project `name`, a bucket of that name
- * (destinations at `endpoint`), and the ids sent.
+ * in the workspace's own S3 (helpers/customer-s3.ts; destinations at `endpoint`: it, or a proxy in front of it),
+ * and the ids sent.
  */
 export async function exportSourceOf(p: RunningPlatform, name: string, firstDay: string, endpoint: string) {
-  const made = await exportSource(p, {
-    project: name,
-    firstDay,
-    days: 2,
-    perDay: 100,
-    bucket: name,
-    endpoint,
-  });
+  const made = await exportSource(
+    p,
+    { project: name, firstDay, days: 2, perDay: 100, bucket: name, endpoint },
+    await processCustomerS3(),
+  );
   return { project: made.project, bucket: name, sent: new Set(made.sent.map((r) => r.id as string)) };
 }
 export type ExportSource = Awaited<ReturnType<typeof exportSourceOf>>;
 
 export async function newDestination(
-  p: RunningPlatform,
   api: Api,
   bucket: string,
   prefix: string,
   endpoint: string,
 ): Promise<string> {
+  const { s3 } = await processCustomerS3();
   const dest = await api("POST", "/api/v1/bulk-exports/destinations", {
     destination_type: "s3",
     display_name: prefix,
     config: { bucket_name: bucket, prefix, endpoint_url: endpoint },
-    credentials: { access_key_id: p.facts.s3.access_key_id, secret_access_key: p.facts.s3.secret_access_key },
+    credentials: { access_key_id: s3.access_key_id, secret_access_key: s3.secret_access_key },
   });
   check(dest.status === 200, `destination: ${dest.status} ${JSON.stringify(dest.json)}`);
   return dest.json.id;
@@ -93,13 +92,8 @@ export async function exportEnd(api: () => Api, id: string, timeoutMs = 180_000,
 }
 
 /** Checks the Parquet files under `prefix` hold every sent id exactly once; the number of rows. */
-export async function checkExportedRows(
-  p: RunningPlatform,
-  bucket: string,
-  prefix: string,
-  sent: Set<string>,
-): Promise<number> {
-  const { dir } = await download(s3For(p.facts), bucket, `${prefix}/`);
+export async function checkExportedRows(bucket: string, prefix: string, sent: Set<string>): Promise<number> {
+  const { dir } = await download(s3For(await processCustomerS3()), bucket, `${prefix}/`);
   try {
     const rows = await duck(
       `SELECT id FROM read_parquet('${dir}/${prefix}/**/*.parquet', hive_partitioning=true)`,

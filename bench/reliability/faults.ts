@@ -1,5 +1,6 @@
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { freePort } from "../../infra/local/http-util.ts";
+import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
 import {
   FAULTS,
   type Fault,
@@ -44,8 +45,8 @@ function faultScenario(
 ): Promise<Row> {
   return trials("faults", name, k.trials, async (i) => {
     const api = platformApi(p);
-    const bucket = await newBucket(p.facts, "fault");
-    const dest = await newDestination(p, api, bucket, `t${i}`, endpoint);
+    const bucket = await newBucket(await processCustomerS3(), "fault");
+    const dest = await newDestination(api, bucket, `t${i}`, endpoint);
     const injected = () => Object.values(proxy.injected).reduce((a, b) => a + b, 0);
     const before = injected();
     setUp();
@@ -61,7 +62,7 @@ function faultScenario(
       },
     );
     check(end.status === "Completed", `export ended ${end.status}: ${end.errors.join("; ")}`);
-    const rows = await checkExportedRows(p, bucket, `t${i}`, src.sent);
+    const rows = await checkExportedRows(bucket, `t${i}`, src.sent);
     return {
       "faults injected": injected() - before,
       "exports completed": 1,
@@ -80,9 +81,10 @@ const sometimes = (rand: () => number, rate: number, fault: Fault) => () =>
 function deletedBucket(k: Knobs, p: RunningPlatform, src: ExportSource): Promise<Row> {
   return trials("faults", "deleted bucket", k.trials, async (i) => {
     const api = platformApi(p);
-    const s3 = s3For(p.facts);
-    const bucket = await newBucket(p.facts, "gone");
-    const dest = await newDestination(p, api, bucket, `t${i}`, p.facts.s3.endpoint);
+    const customer = await processCustomerS3();
+    const s3 = s3For(customer);
+    const bucket = await newBucket(customer, "gone");
+    const dest = await newDestination(api, bucket, `t${i}`, customer.s3.endpoint);
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket }));
     if (listed.Contents?.length)
       await s3.send(
@@ -106,7 +108,7 @@ function deletedBucket(k: Knobs, p: RunningPlatform, src: ExportSource): Promise
 /**
  * DynamoDB throttling: the platform's DynamoDB clients (and its runtimes') go through a proxy in front of DynamoDB
  * Local (DYNAMODB_PORT, LOCAL_DYNAMODB_ENDPOINT) that answers ProvisionedThroughputExceededException to a share
- * of the calls while an export runs; the destination is the local S3, unproxied.
+ * of the calls while an export runs; the destination is the workspace's own S3, unproxied.
  */
 async function dynamoThrottle(k: Knobs, rand: () => number, name: string): Promise<Row> {
   const ddbPort = await freePort();
@@ -117,7 +119,8 @@ async function dynamoThrottle(k: Knobs, rand: () => number, name: string): Promi
     LOCAL_DYNAMODB_ENDPOINT: proxy.endpoint,
   });
   try {
-    const src = await exportSourceOf(p, "faults-ddb", "2026-05-01", p.facts.s3.endpoint);
+    const { endpoint } = (await processCustomerS3()).s3;
+    const src = await exportSourceOf(p, "faults-ddb", "2026-05-01", endpoint);
     return await faultScenario(
       k,
       p,
@@ -127,7 +130,7 @@ async function dynamoThrottle(k: Knobs, rand: () => number, name: string): Promi
       () => {
         proxy.inject = sometimes(rand, k.faultRate, FAULTS.dynamoThrottled);
       },
-      p.facts.s3.endpoint,
+      endpoint,
     );
   } finally {
     await p.stop();
@@ -138,7 +141,7 @@ async function dynamoThrottle(k: Knobs, rand: () => number, name: string): Promi
 export async function faultInjection(k: Knobs): Promise<Row[]> {
   const rand = seededRandom(k.seed ^ 0x5a5a);
   const p = await startPlatform(EXPORT_ENV);
-  const proxy = await s3Proxy(p.facts.s3.endpoint);
+  const proxy = await s3Proxy((await processCustomerS3()).s3.endpoint);
   const rows: Row[] = [];
   const pct = Math.round(k.faultRate * 100);
   try {

@@ -3,6 +3,7 @@ import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { tableName } from "../../shared/tables.ts";
 import { agentClient, deployedClient } from "../../test/helpers/agents.ts";
+import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
 import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
 import { gitRepo } from "../../test/helpers/repos.ts";
 import { countStored, post, runAt } from "../ingest.ts";
@@ -184,14 +185,14 @@ async function rollbacks(k: Knobs, p: RunningPlatform, deploymentId: string): Pr
 
 /** `k.exports` exports created at once in one workspace through a slowed destination. */
 async function concurrentExports(k: Knobs, p: RunningPlatform): Promise<Row> {
-  const proxy = await s3Proxy(p.facts.s3.endpoint);
+  const proxy = await s3Proxy((await processCustomerS3()).s3.endpoint);
   proxy.delayMs = 200;
   try {
     const { project, bucket, sent } = await exportSourceOf(p, "load-exports", "2026-06-01", proxy.endpoint);
     return await trials("load", `${k.exports} concurrent exports in one workspace`, 1, async () => {
       const api = platformApi(p);
       const dests = await Promise.all(
-        Array.from({ length: k.exports }, (_, i) => newDestination(p, api, bucket, `e${i}`, proxy.endpoint)),
+        Array.from({ length: k.exports }, (_, i) => newDestination(api, bucket, `e${i}`, proxy.endpoint)),
       );
       const t0 = performance.now();
       const ids = await Promise.all(
@@ -218,7 +219,7 @@ async function concurrentExports(k: Knobs, p: RunningPlatform): Promise<Row> {
       for (const [i, id] of ids.entries()) {
         const end = await exportEnd(() => api, id, 10_000);
         check(end.status === "Completed", `export ${i} ended ${end.status}: ${end.errors.join("; ")}`);
-        await checkExportedRows(p, bucket, `e${i}`, sent);
+        await checkExportedRows(bucket, `e${i}`, sent);
         completed++;
       }
       const seconds = [...ended.values()];

@@ -1,15 +1,17 @@
 import "./polyfill.ts";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
+import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config } from "../../shared/config.ts";
+import { grantFolder } from "../../shared/control/repo-grants.ts";
+import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
@@ -28,7 +30,7 @@ import { operatorCredentials, operatorPrincipal } from "./operator.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
-import { startS3 } from "./s3.ts";
+import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
 import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
@@ -112,10 +114,24 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
   const saved = existsSync(file)
     ? (JSON.parse(readFileSync(file, "utf8")) as { api_key: string; tenant_id: string })
     : undefined;
-  const apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
+  let apiKey = opts.apiKey ?? saved?.api_key ?? newApiKey();
   const tenantId = opts.tenantId ?? saved?.tenant_id ?? newTenantId();
   await ensureTenant(tenantId, "Default workspace");
-  await storeApiKey(apiKey, [tenantId]);
+  try {
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+  } catch (err) {
+    // A revoked bootstrap key stays revoked: a new one replaces it (one the operator set must be changed).
+    if (!(err instanceof KeyRevoked)) throw err;
+    if (opts.apiKey)
+      throw new StartupError("PLATFORM_API_KEY was revoked (npm run revoke-key): set another key");
+    apiKey = newApiKey();
+    await storeApiKey(apiKey, [tenantId], "bootstrap");
+    logger.warn(
+      "the bootstrap API key was revoked: a new one replaces it (printed below, and in local.json)",
+    );
+  }
+  // The operator's own workspace may deploy the folder `npm start` runs in (README's tour, examples/).
+  await grantFolder(tenantId, process.cwd());
   if (!opts.apiKey || !opts.tenantId)
     writeFileSync(file, JSON.stringify({ api_key: apiKey, tenant_id: tenantId }), { mode: 0o600 });
   return { apiKey, tenantId };
@@ -143,7 +159,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
   const host = opts.host ?? LOOPBACK;
   const dataDir = resolve(opts.dataDir ?? ".data");
-  mkdirSync(dataDir, { recursive: true });
+  // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
+  privateDirSync(dataDir, { follow: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
   const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];
@@ -190,7 +207,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
       DATA_DIR: dataDir,
-      LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
@@ -299,6 +315,22 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     // This process's own AWS calls go through the proxy too, as the operator.
     Object.assign(process.env, {
       ...roleProxy.environmentOf(operator),
+      // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
+      // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
+      PLATFORM_SERVICE_ENDPOINTS: [
+        ddb.endpoint,
+        opts.dynamoDbEndpoint,
+        s3.endpoint,
+        emulator.url,
+        roleProxy.url,
+      ]
+        .filter(Boolean)
+        .join(","),
+      PLATFORM_ACCESS_KEY_IDS: [
+        S3_ACCESS_KEY_ID,
+        operator.accessKeyId,
+        ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
+      ].join(","),
       KMS_KEY_ID: "alias/local",
       TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
       ...machineArns,

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { config } from "../../shared/config.ts";
@@ -89,7 +89,7 @@ export function checkStartBuild(input: StartBuild): void {
 
 /**
  * The build step's environment, built from nothing as CodeBuild's is: the state's overrides (presigned URLs),
- * the tools' basics and the operator's settings the local build reads (where local repositories may be, the
+ * the tools' basics and the operator's settings the local build reads (the data folder no repository may be, the
  * dependency cache, egress exceptions). No table, key, endpoint or credential of the platform.
  */
 export function localBuildEnv(input: StartBuild, dataDir: string): Record<string, string> {
@@ -97,7 +97,6 @@ export function localBuildEnv(input: StartBuild, dataDir: string): Record<string
     ...toolEnv({}),
     PLATFORM_LOCAL: "1",
     DATA_DIR: config.dataDir,
-    LOCAL_REPO_ROOTS: config.localRepoRoots.join(delimiter),
     BUILD_CACHE_DIR: config.buildCacheDir ?? join(dataDir, "build-cache"),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     ...(process.env.EGRESS_ALLOW ? { EGRESS_ALLOW: process.env.EGRESS_ALLOW } : {}),

@@ -12,8 +12,8 @@ import { LOCAL_ACCOUNT } from "./policy-proxy/local-tables.ts";
 export const OPERATOR_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:user/local-operator`;
 
 /**
- * The operator's key pair, made on the first start and kept in DATA_DIR (0600, beside the KMS master key), so what
- * was made with it — an export destination's credentials — works after a restart too.
+ * The operator's key pair, made on the first start and kept in DATA_DIR (0600, beside the KMS master key): local.json's
+ * keys stay the same across restarts, for the tools configured with them.
  */
 export function operatorCredentials(dataDir: string): { accessKeyId: string; secretAccessKey: string } {
   const file = join(dataDir, "operator-credentials.json");

@@ -79,11 +79,11 @@ async function main() {
     if (res.status !== 200) throw new Error(`trace ingestion answered ${res.status}`);
     return JSON.parse(res.text) as IngestResult;
   };
-  // Webhooks go out through the platform, which takes the URL from the run's record (the caller's address may be
-  // one a sandbox cannot reach, a local receiver on the local cloud).
-  setWebhookSender(async (run, body) => {
+  // Webhooks go out through the platform, which takes the URL and the run from the run's record and builds the
+  // body itself: the runtime tells it only which run ended and how (its values, its error message).
+  setWebhookSender(async (run, outcome) => {
     const res = await callSocket(platformSocket, "POST", WEBHOOK_PATH, {
-      body: { thread_id: run.thread_id, run_id: run.run_id, body },
+      body: { thread_id: run.thread_id, run_id: run.run_id, ...outcome },
     });
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;

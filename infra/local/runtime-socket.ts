@@ -9,7 +9,8 @@ import { SocketBudget } from "./socket-budget.ts";
 // another runtime. It serves:
 // - AWS calls (SigV4-signed DynamoDB and S3 requests) → the AWS handler (the policy proxy);
 // - POST /__platform/runtime-traces → the runtime's traces, into its deployment's project;
-// - POST /__platform/run-webhook → a finished run's webhook, to the URL its record holds (the caller's);
+// - POST /__platform/run-webhook → a finished run's webhook, built by the platform from the run's record and sent
+//   to the URL the record holds, under the egress proxy's address policy;
 // - CONNECT and absolute-URI requests → the egress proxy (public internet only).
 // A runtime cannot make the platform hold more than its budget of request bodies (issue 33): each kind has a
 // size cap, checked on the declared length before the body is read (413), and the bodies being read at once
@@ -21,7 +22,7 @@ export const WEBHOOK_PATH = "/__platform/run-webhook";
 export interface RuntimeSocketHandlers {
   aws: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
   traces: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** A finished run's webhook, delivered by the platform to the URL the run's record holds. */
+  /** A finished run's webhook: the platform builds and sends it from the run's record (the runtime names the run). */
   webhook: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   egress: EgressRules;
 }

@@ -24,7 +24,7 @@ import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
 import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
-import { deliverWebhook } from "../../shared/agent/webhook.ts";
+import { sendRunWebhook } from "../../shared/agent/webhook.ts";
 import { config } from "../../shared/config.ts";
 import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { appendLog } from "../../shared/control/revisions.ts";
@@ -48,6 +48,7 @@ import { deploymentOutputLogger, OutputFramer } from "../../shared/deploy/sandbo
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
+import { egressRules } from "../../shared/outbound/egress.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
@@ -294,7 +295,7 @@ export class LocalRuntimes implements RuntimeHost {
       }),
       traces: (req, res) => this.ingestTraces(r, req, res),
       webhook: (req, res) => this.runWebhook(r, req, res),
-      egress: { allow: config.sandbox.egressAllow },
+      egress: egressRules(),
     });
     const settings: Record<string, string> = {
       ...SANDBOX_AWS_ENDPOINTS,
@@ -320,7 +321,8 @@ export class LocalRuntimes implements RuntimeHost {
       `--max-old-space-size=${limits.memoryMb}`,
       ...sandboxFlags({
         read: [
-          bundle.dir,
+          // The bundle's file, not its folder: DATA_DIR/runtime also holds every runtime's description (token).
+          bundle.file,
           spec.config.artifact_dir,
           scratch,
           socketDir,
@@ -340,7 +342,7 @@ export class LocalRuntimes implements RuntimeHost {
     const cmd = sandbox
       ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
           owner,
-          readOnly: [bundle.dir, spec.config.artifact_dir],
+          readOnly: [bundle.file, spec.config.artifact_dir],
           readWrite: [socketDir],
           cwd: spec.config.artifact_dir,
           env,
@@ -670,27 +672,29 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /**
-   * A finished run's webhook, asked for by its runtime: the URL is the one the run's record holds (its caller
-   * gave it, checked at creation), never one the runtime names; delivered by the platform's outbound rules.
+   * A finished run's webhook, asked for by its runtime with the run's ids and outcome (values, error message): the
+   * URL and the run are the run's record's, the body is built here (sendRunWebhook) and goes out under the same
+   * address policy as the runtime's own egress. A URL or body the runtime hands in is never used. The answer says
+   * the class of a failure only.
    */
   private async runWebhook(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const ask = await jsonBody<{ thread_id?: unknown; run_id?: unknown; body?: unknown }>(
+    const ask = await jsonBody<{ thread_id?: unknown; run_id?: unknown; values?: unknown; error?: unknown }>(
       req,
       res,
       2 * 1024 * 1024,
     );
     if (!ask) return;
-    if (typeof ask.thread_id !== "string" || typeof ask.run_id !== "string" || typeof ask.body !== "string")
-      return write(res, jsonResult(422, { detail: "thread_id, run_id and body are required" }));
+    const { thread_id, run_id, values, error } = ask;
+    if (
+      typeof thread_id !== "string" ||
+      typeof run_id !== "string" ||
+      (error !== undefined && typeof error !== "string")
+    )
+      return write(res, jsonResult(422, { detail: "thread_id and run_id are required; error is a message" }));
     const { tenant_id, deployment_id } = r.spec.config;
-    const run = await runs.get({
-      scope: `${tenant_id}#${deployment_id}`,
-      thread: ask.thread_id,
-      run: ask.run_id,
-    });
-    const url = run?.kwargs?.webhook;
-    if (typeof url !== "string") return write(res, jsonResult(404, { detail: "No webhook for that run" }));
-    const failure = await deliverWebhook(url, ask.body);
+    const run = await runs.get({ scope: `${tenant_id}#${deployment_id}`, thread: thread_id, run: run_id });
+    if (!run) return write(res, jsonResult(404, { detail: "No such run" }));
+    const failure = await sendRunWebhook(run, { values: values ?? null, ...(error ? { error } : {}) });
     return write(res, jsonResult(200, { failure: failure ?? null }));
   }
 

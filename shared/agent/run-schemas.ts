@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { config } from "../config.ts";
 import { dict } from "../dict.ts";
 import { qFlag } from "../http/query.ts";
-import { endpointUrlProblem } from "../outbound/ssrf.ts";
+import { urlShapeProblem } from "../outbound/ssrf.ts";
 import { RUN_DURABILITY } from "../records/agent.ts";
 import { MAX_AFTER_SECONDS } from "./run-settings.ts";
 
@@ -125,12 +124,15 @@ const STREAM_MODES = [
   "checkpoints",
 ] as const;
 const streamMode = z.enum(STREAM_MODES);
-/** A webhook is a caller's URL the platform will call: http(s), no credentials, public (outside local mode). */
+/**
+ * A webhook is a caller's URL the platform will call: an http(s) URL without credentials. Where it leads is checked
+ * when it is called (shared/agent/webhook.ts), after DNS: an address that is fine now may not be then.
+ */
 const webhookUrl = z
   .string()
   .max(2048)
   .superRefine((url, ctx) => {
-    const problem = endpointUrlProblem(url, config.localMode, { field: "webhook" });
+    const problem = urlShapeProblem(url, "webhook");
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 const nodes = z.union([z.literal("*"), z.array(z.string()).max(1000)]);

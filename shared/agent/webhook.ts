@@ -1,6 +1,5 @@
-import { UpstreamError } from "../errors.ts";
 import { logger } from "../log.ts";
-import { outboundRequest } from "../outbound/request.ts";
+import { type FailureClass, OutboundFailure, outboundRequest } from "../outbound/request.ts";
 import type { RunRecord } from "../records/agent.ts";
 import { isoNow } from "../time.ts";
 import type { RunOutcome } from "./broker.ts";
@@ -11,24 +10,39 @@ import { threadState } from "./state.ts";
 
 // Run webhooks: when a run created with `webhook` finishes (success, error, interrupted) the URL gets a POST of
 // the run as GET run shows it, plus `values` (its final values, else the thread's state when readable), `error`
-// (the message, when it failed) and `webhook_sent_at`. A rolled-back or deleted run sends nothing. The URL is the
-// caller's: the SSRF-guarded outbound client, a timeout, retries on network errors, 429 and 5xx; a delivery that
-// still fails is logged with the host only and never changes the run. With langgraph.json
-// `http.disable_webhooks` nothing is sent.
+// (the message, when it failed) and `webhook_sent_at`. A rolled-back or deleted run sends nothing. With
+// langgraph.json `http.disable_webhooks` nothing is sent.
+// The URL is whoever created the run's, so it goes out under the address policy of deployments' own egress
+// (shared/outbound/request.ts: no loopback, private, link-local or metadata address unless EGRESS_ALLOW lists
+// the host, checked after DNS, redirects not followed), with a timeout and retries on network errors, 429 and
+// 5xx. The URL and the run come from the run's record, the body is built here (`sendRunWebhook`), in AWS by the
+// runtime function and on the local cloud by the platform for its sandboxed runtime; a delivery that still fails
+// is logged with the host and the class of failure only, and never changes the run.
+
+/** What a finished run's webhook carries beside the run: the values, and the error message when it failed. */
+export interface WebhookOutcome {
+  values: unknown;
+  error?: string;
+}
+
 /**
- * How a finished run's webhook goes out: straight from this process (AWS: the runtime function), or — in a
- * sandboxed runtime, which reaches only public addresses — handed to the platform with the run's ids, which
- * takes the URL from the run's record and delivers it by its own rules (runtime-socket.ts).
+ * How a finished run's webhook goes out: sent from this process (AWS: the runtime function), or — from a sandboxed
+ * runtime — asked of the platform with the run's ids and outcome, which reads the run's record and sends it
+ * (infra/local/runtimes.ts). Answers the failure's class, or undefined once delivered.
  */
-export type WebhookSender = (
-  run: { thread_id: string; run_id: string; url: string },
-  body: string,
-) => Promise<string | undefined>;
-let sender: WebhookSender = (run, body) => deliverWebhook(run.url, body);
+export type WebhookSender = (run: RunRecord, outcome: WebhookOutcome) => Promise<string | undefined>;
+let sender: WebhookSender = sendRunWebhook;
 export function setWebhookSender(s: WebhookSender): void {
   sender = s;
 }
 
+// The class only: what the target answered, or how its connection failed, stays out of logs and answers.
+const FAILURES: Record<FailureClass, string> = {
+  refused: "refused address",
+  timeout: "timeout",
+  "too-large": "answer too large",
+  unreachable: "unreachable",
+};
 const ATTEMPTS = 3;
 const TIMEOUT_MS = 10_000;
 const FIRST_RETRY_MS = 500;
@@ -47,23 +61,37 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
           (s) => s.values,
           () => null,
         );
-  const body = JSON.stringify({
-    ...toRun(item),
-    values,
-    ...(outcome.error ? { error: outcome.error.message } : {}),
-    webhook_sent_at: isoNow(),
-  });
-  const failure = await sender({ thread_id: run.thread_id, run_id: run.run_id, url }, body);
+  const failure = await sender(item, { values, ...(outcome.error ? { error: outcome.error.message } : {}) });
   if (failure)
-    logger.warn("run webhook failed", {
-      run_id: run.run_id,
-      webhook_host: new URL(url).host,
-      error: failure,
-    });
+    logger.warn("run webhook failed", { run_id: run.run_id, webhook_host: hostOf(url), error: failure });
 }
 
-/** POSTs the body, retrying with backoff; answers why it failed, or undefined once delivered. */
-export async function deliverWebhook(url: string, body: string): Promise<string | undefined> {
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+};
+
+/**
+ * Sends a finished run's webhook to the URL its record holds, the body built from the record (the run as GET run
+ * shows it) and the outcome: never a URL or body anyone hands in. Answers the failure's class, or undefined.
+ */
+export async function sendRunWebhook(run: RunRecord, outcome: WebhookOutcome): Promise<string | undefined> {
+  const url = run.kwargs?.webhook;
+  if (typeof url !== "string" || !url || ACTIVE.includes(run.status)) return "no webhook to send";
+  const body = JSON.stringify({
+    ...toRun(run),
+    values: outcome.values ?? null,
+    ...(outcome.error ? { error: outcome.error } : {}),
+    webhook_sent_at: isoNow(),
+  });
+  return deliverWebhook(url, body);
+}
+
+/** POSTs the body, retrying with backoff; answers the class of failure, or undefined once delivered. */
+async function deliverWebhook(url: string, body: string): Promise<string | undefined> {
   let failure: string | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (attempt) await new Promise((r) => setTimeout(r, FIRST_RETRY_MS * 2 ** (attempt - 1)));
@@ -76,10 +104,13 @@ export async function deliverWebhook(url: string, body: string): Promise<string 
         maxBytes: 64 * 1024,
       });
       if (res.status >= 200 && res.status < 300) return undefined;
-      failure = `answered HTTP ${res.status}`;
+      failure = `status ${res.status}`;
       if (res.status < 500 && res.status !== 429) return failure;
     } catch (err) {
-      failure = err instanceof UpstreamError ? err.message : "request failed";
+      // A URL that is no http(s) URL (the record holds one checked at creation) is refused as any address is.
+      const kind: FailureClass = err instanceof OutboundFailure ? err.kind : "refused";
+      failure = FAILURES[kind];
+      if (kind === "refused") return failure;
     }
   }
   return failure;

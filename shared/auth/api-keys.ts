@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { cancelCodes, transact, updateInput } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { secretHash } from "../crypto/secret-hash.ts";
-import { BadRequest, Forbidden, Unauthorized } from "../errors.ts";
-import { apiKeys, tenants } from "../records/identity.ts";
+import { BadRequest, Forbidden, NotFound, Unauthorized } from "../errors.ts";
+import { apiKeyLinks, apiKeys, tenants } from "../records/identity.ts";
 import { isoNow } from "../time.ts";
 
 // API keys are stored as SHA-256 digests (they are 256-bit random, so a fast hash is enough) and bound
@@ -13,8 +14,75 @@ export function newApiKey(): string {
   return `lsv2_pt_${randomBytes(32).toString("hex")}`;
 }
 
-export async function storeApiKey(key: string, tenants: string[]): Promise<void> {
-  await apiKeys.put(secretHash(key), { tenants, key_prefix: key.slice(0, 12), created_at: isoNow() });
+/** Why a key cannot be stored: it was revoked, and a revoked key stays revoked. */
+export class KeyRevoked extends Error {
+  constructor() {
+    super("This API key was revoked: make a new one");
+  }
+}
+
+/** Stores a key bound to the workspaces (its id kept when it exists); answers its id. */
+export async function storeApiKey(key: string, tenants: string[], name?: string): Promise<string> {
+  const hash = secretHash(key);
+  const old = await apiKeys.get(hash, true);
+  if (old?.revoked_at) throw new KeyRevoked();
+  const kept = old?.name ?? name;
+  const record = {
+    id: old?.id ?? randomUUID(),
+    key_prefix: key.slice(0, 12),
+    created_at: old?.created_at ?? isoNow(),
+    ...(kept ? { name: kept } : {}),
+  };
+  try {
+    await transact([
+      { Put: apiKeys.putInput(hash, { ...record, tenants }) },
+      ...tenants.map((tenant) => ({ Put: apiKeyLinks.putInput({ ...record, tenant, key_hash: hash }) })),
+    ]);
+  } catch (err) {
+    if (cancelCodes(err)?.[0] === "ConditionalCheckFailed") throw new KeyRevoked();
+    throw err;
+  }
+  return record.id;
+}
+
+/**
+ * Revokes a key by its digest: it answers 401 at once in this process and in every other within AUTH_CACHE_MS
+ * (the lookup cache below: each Lambda environment's, in AWS too). False when no such key is live.
+ */
+export async function revokeApiKey(hash: string): Promise<boolean> {
+  const item = await apiKeys.get(hash, true);
+  if (!item || item.revoked_at) return false;
+  await transact([
+    { Update: updateInput("main", apiKeys.key(hash), { set: { revoked_at: isoNow() } }) },
+    ...(item.id
+      ? [...item.tenants].map((tenant) => ({ Delete: apiKeyLinks.deleteInput({ tenant, id: item.id! }) }))
+      : []),
+  ]);
+  cache.delete(hash);
+  return true;
+}
+
+/** The workspace's live keys: id, first characters, name and creation time (never the key nor its digest). */
+export async function listApiKeys(tenant: string) {
+  const links = await apiKeyLinks.list(`TENANT#${tenant}`, { prefix: "APIKEY#", consistent: true });
+  return links.map((l) => ({
+    id: l.id,
+    short_key: l.key_prefix,
+    description: l.name ?? null,
+    created_at: l.created_at,
+  }));
+}
+
+/** Revokes a key of the workspace by its id: 404 for another's, 403 for a key of other workspaces too. */
+export async function revokeWorkspaceKey(tenant: string, id: string): Promise<void> {
+  const link = await apiKeyLinks.get({ tenant, id }, true);
+  const item = link && (await apiKeys.get(link.key_hash, true));
+  if (!link || !item || item.revoked_at) throw new NotFound("API key not found");
+  if ([...item.tenants].some((t) => t !== tenant))
+    throw new Forbidden(
+      "This API key acts on other workspaces too: the operator revokes it (npm run revoke-key)",
+    );
+  await revokeApiKey(link.key_hash);
 }
 
 /** Records the workspace unless it exists. */
@@ -31,8 +99,10 @@ async function tenantsOfKey(key: string): Promise<string[] | undefined> {
   const hit = cache.get(hash);
   if (hit && hit.until > Date.now()) return hit.tenants;
   const item = await apiKeys.get(hash);
-  if (!item) return undefined;
+  if (!item || item.revoked_at) return undefined;
   const tenants = [...item.tenants];
+  // A key stored before keys had ids gets one (and its workspaces' listings) on its first use.
+  if (!item.id) await storeApiKey(key, tenants).catch(() => undefined);
   cache.set(hash, { tenants, until: Date.now() + config.authCacheMs });
   return tenants;
 }

@@ -26,6 +26,7 @@ import {
 } from "./deployment-count.ts";
 import { getIntegration } from "./integrations.ts";
 import { getListener } from "./listeners.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import { newRevision, RevisionConfigOut, revisionConfigWire } from "./revisions.ts";
 
 // Deployments (spec A): a git repository holding a LangGraph.js agent, built and deployed as revisions. Their
@@ -172,7 +173,8 @@ async function checkReferences(tenant: string, sc: SourceConfig, creating: boole
   if (sc.repo_url) {
     const local = config.localMode ? localRepoPath(sc.repo_url) : undefined;
     const problem =
-      repoUrlProblem(sc.repo_url, config.localMode) ?? (local ? await localRepoProblem(local) : undefined);
+      repoUrlProblem(sc.repo_url, config.localMode) ??
+      (local ? await localRepoProblem(local, await grantedFolders(tenant)) : undefined);
     if (problem) issues.push({ loc: loc("repo_url"), msg: problem, type: "value_error" });
   }
   if (sc.integration_id && !(await getIntegration(tenant, sc.integration_id)))

@@ -31,6 +31,7 @@ import {
 } from "./build-exchange.ts";
 import { unsealSecrets } from "./deployments.ts";
 import { integrationToken } from "./integrations.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import {
   allRevisions,
   inFlightRevisions,
@@ -135,6 +136,7 @@ export async function startBuild(
       secrets: await unsealSecrets(d),
       graphConfigPath: cfg.graph_config_path,
       lambdaRuntimes: lambdaRuntimes(),
+      ...(config.localMode ? { localRoots: await grantedFolders(r.tenant_id) } : {}),
     });
     return { phase: "build", ...exchange };
   } catch (err) {

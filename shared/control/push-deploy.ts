@@ -26,6 +26,7 @@ import {
 } from "./github-webhook.ts";
 import { integrationToken, webhookIntegration } from "./integrations.ts";
 import { launchRevision } from "./pipeline.ts";
+import { grantedFolders } from "./repo-grants.ts";
 import { latestRevisionWrites, newRevision } from "./revisions.ts";
 
 // Push-to-deploy (`build_on_push`): GitHub's webhook deliveries, each signed with its integration's webhook
@@ -175,7 +176,7 @@ async function headOf(d: DeploymentRecord, ref: string, integration: Integration
   const url = d.source_config.repo_url ?? "";
   if (!/^https?:\/\//i.test(url)) {
     if (!config.localMode) return undefined;
-    return localRefCommit(url, ref).catch((err) => {
+    return localRefCommit(url, ref, await grantedFolders(d.tenant_id)).catch((err) => {
       throw err instanceof BuildError ? new BadGateway(`Could not read the repository: ${err.message}`) : err;
     });
   }

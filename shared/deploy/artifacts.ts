@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { s3 } from "../aws/clients.ts";
 import { config } from "../config.ts";
+import { privateDir } from "./private-dir.ts";
 
 // A revision's build artifact: the bundled graphs and their manifest, as objects under the revision's prefix
 // in the artifact bucket. Deploy steps and agent servers materialize it into a local folder once.
@@ -38,7 +39,9 @@ export async function uploadArtifact(
 
 /** The artifact's local folder, downloaded on first use (atomically: a folder appears whole or not at all). */
 export async function materializeArtifact(prefix: string): Promise<string> {
-  const dir = join(tmpdir(), "agent-platform-artifacts", prefix.replace(/[^\w-]+/g, "_"));
+  // A folder of this user's alone: artifacts hold deployments' code and their sealed environments' references.
+  const root = await privateDir(join(tmpdir(), "agent-platform-artifacts"));
+  const dir = join(root, prefix.replace(/[^\w-]+/g, "_"));
   if (existsSync(join(dir, "manifest.json"))) return dir;
   const staging = `${dir}.${process.pid}.${Date.now()}`;
   let token: string | undefined;
@@ -51,7 +54,7 @@ export async function materializeArtifact(prefix: string): Promise<string> {
       const rel = o.Key!.slice(prefix.length);
       if (!rel || rel.split("/").includes("..")) continue;
       const target = join(staging, rel);
-      await mkdir(dirname(target), { recursive: true });
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
       const obj = await s3().send(new GetObjectCommand({ Bucket: config.artifactBucket, Key: o.Key! }));
       await writeFile(target, await obj.Body!.transformToByteArray());
       count++;
@@ -62,7 +65,6 @@ export async function materializeArtifact(prefix: string): Promise<string> {
     await rm(staging, { recursive: true, force: true });
     throw new Error(`the build artifact at ${prefix} is missing or incomplete`);
   }
-  await mkdir(dirname(dir), { recursive: true });
   try {
     await rename(staging, dir);
   } catch {

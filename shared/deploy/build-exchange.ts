@@ -52,6 +52,8 @@ export interface BuildJob {
   secrets: Record<string, string>;
   graphConfigPath: string;
   lambdaRuntimes: boolean;
+  /** Local cloud: the folders the workspace was granted, which the build re-checks after resolving symlinks. */
+  localRoots?: string[];
 }
 
 export const buildResult = z.union([

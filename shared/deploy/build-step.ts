@@ -46,6 +46,7 @@ export async function runBuildStep(urls: BuildUrls, tenant: string): Promise<Bui
       dest: src,
       ...(job.token ? { token: job.token } : {}),
       allowLocal: config.localMode,
+      localRoots: job.localRoots ?? [],
       log: log.line,
     });
     const out = join(work, "out");

@@ -32,7 +32,7 @@ async function buildExample(name: string) {
   const log = (l: string) => lines.push(l);
   const src = path.join(tmp, name, "src");
   const out = path.join(tmp, name, "out");
-  await fetchSource({ repoUrl: EXAMPLE, dest: src, allowLocal: true, log });
+  await fetchSource({ repoUrl: EXAMPLE, dest: src, allowLocal: true, localRoots: [EXAMPLE], log });
   const { config, configDir } = await readGraphConfig(src, "langgraph.json");
   await installDependencies(configDir, log, { cacheDir: tenantCacheDir("example-workspace") });
   const manifest = await bundleGraphs({ repoDir: src, configDir, config, outDir: out, log });

@@ -9,6 +9,7 @@ import { serveEgressSocket } from "../outbound/egress.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
+import { privateDir } from "./private-dir.ts";
 import {
   giveToSandbox,
   osSandbox,
@@ -98,7 +99,8 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: s
   const tmp = path.join(job.scratch, "tmp");
   await Promise.all([home, tmp, job.out].map((d) => mkdir(d, { recursive: true })));
   const sandbox = config.localMode && osSandbox().available;
-  if (job.cacheDir) await mkdir(job.cacheDir, { recursive: true });
+  // Workspaces' dependency trees: this user's alone.
+  if (job.cacheDir) await privateDir(job.cacheDir);
   if (sandbox && job.cacheDir && !sandboxCanReach(job.cacheDir)) {
     // A cache in a folder others cannot enter (a DATA_DIR of mode 0700) is out of a root platform's sandboxes' reach.
     log(

@@ -32,8 +32,7 @@ const target = () => {
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), "source-test-"));
-  // The repositories of these tests are allowed where they are made; the data folder is set apart.
-  vi.stubEnv("LOCAL_REPO_ROOTS", tmp);
+  // The repositories of these tests are granted where they are made (localRoots); the data folder is set apart.
   vi.stubEnv("DATA_DIR", path.join(tmp, "data"));
   repo = path.join(tmp, "repo");
   await mkdir(repo);
@@ -60,7 +59,13 @@ const content = (dest: string) => readFile(path.join(dest, "a.txt"), "utf8");
 describe("local git repositories (local cloud)", () => {
   it("clones the default branch of a file:// URL and returns its commit", async () => {
     const t = target();
-    const r = await fetchSource({ repoUrl: fileUrl(), dest: t.dest, allowLocal: true, log: t.log });
+    const r = await fetchSource({
+      repoUrl: fileUrl(),
+      dest: t.dest,
+      allowLocal: true,
+      localRoots: [tmp],
+      log: t.log,
+    });
     expect(r.commit).toBe(mainSha);
     expect(await content(t.dest)).toBe("one");
   });
@@ -74,7 +79,14 @@ describe("local git repositories (local cloud)", () => {
       [featureSha.slice(0, 10), featureSha, "two"],
     ]) {
       const t = target();
-      const r = await fetchSource({ repoUrl: repo, ref, dest: t.dest, allowLocal: true, log: t.log });
+      const r = await fetchSource({
+        repoUrl: repo,
+        ref,
+        dest: t.dest,
+        allowLocal: true,
+        localRoots: [tmp],
+        log: t.log,
+      });
       expect(r.commit, ref).toBe(sha);
       expect(await content(t.dest), ref).toBe(text);
     }
@@ -88,6 +100,7 @@ describe("local git repositories (local cloud)", () => {
         ref,
         dest: t.dest,
         allowLocal: true,
+        localRoots: [tmp],
         log: t.log,
       }).catch((e) => e);
       expect(err).toBeInstanceOf(BuildError);
@@ -102,6 +115,7 @@ describe("local git repositories (local cloud)", () => {
       ref: "--upload-pack=touch /tmp/x",
       dest: t.dest,
       allowLocal: true,
+      localRoots: [tmp],
       log: t.log,
     }).catch((e) => e);
     expect(err).toBeInstanceOf(BuildError);
@@ -119,7 +133,14 @@ describe("plain directories (local cloud)", () => {
     await writeFile(path.join(dir, "src", "g.ts"), "export const graph = 1;");
     await writeFile(path.join(dir, "node_modules", "x", "index.js"), "");
     const t = target();
-    const r = await fetchSource({ repoUrl: dir, ref: "main", dest: t.dest, allowLocal: true, log: t.log });
+    const r = await fetchSource({
+      repoUrl: dir,
+      ref: "main",
+      dest: t.dest,
+      allowLocal: true,
+      localRoots: [tmp],
+      log: t.log,
+    });
     expect(r.commit).toBeUndefined();
     expect(await readFile(path.join(t.dest, "src", "g.ts"), "utf8")).toContain("graph");
     expect(existsSync(path.join(t.dest, "node_modules"))).toBe(false);
@@ -130,13 +151,19 @@ describe("plain directories (local cloud)", () => {
   it("a missing local path is a BuildError", async () => {
     const t = target();
     await expect(
-      fetchSource({ repoUrl: path.join(tmp, "missing"), dest: t.dest, allowLocal: true, log: t.log }),
+      fetchSource({
+        repoUrl: path.join(tmp, "missing"),
+        dest: t.dest,
+        allowLocal: true,
+        localRoots: [tmp],
+        log: t.log,
+      }),
     ).rejects.toThrow(BuildError);
   });
 });
 
 describe("what is refused", () => {
-  it("a local path outside LOCAL_REPO_ROOTS, or reaching out through a symlink, fails the build saying why", async () => {
+  it("a local path outside the workspace's granted folders, or reaching out through a symlink, fails the build saying why", async () => {
     const outside = await mkdtemp(path.join(os.tmpdir(), "source-outside-"));
     try {
       await writeFile(path.join(outside, "a.txt"), "x");
@@ -144,9 +171,9 @@ describe("what is refused", () => {
       await symlink(outside, link);
       for (const repoUrl of [outside, pathToFileURL(outside).href, link]) {
         const t = target();
-        await expect(fetchSource({ repoUrl, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
-          /under the roots the operator allows for local repositories \(LOCAL_REPO_ROOTS\)/,
-        );
+        await expect(
+          fetchSource({ repoUrl, dest: t.dest, allowLocal: true, localRoots: [tmp], log: t.log }),
+        ).rejects.toThrow(/under one the operator granted this workspace \(npm run grant-folder\)/);
       }
     } finally {
       await rm(outside, { recursive: true, force: true });
@@ -157,9 +184,9 @@ describe("what is refused", () => {
     await mkdir(path.join(tmp, "data", "s3"), { recursive: true });
     for (const repoUrl of [path.join(tmp, "data"), path.join(tmp, "data", "s3"), tmp]) {
       const t = target();
-      await expect(fetchSource({ repoUrl, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
-        /must not name the platform's data folder \(DATA_DIR\)/,
-      );
+      await expect(
+        fetchSource({ repoUrl, dest: t.dest, allowLocal: true, localRoots: [tmp], log: t.log }),
+      ).rejects.toThrow(/must not name the platform's data folder \(DATA_DIR\)/);
     }
   });
 
@@ -168,9 +195,9 @@ describe("what is refused", () => {
     await mkdir(dir);
     await symlink("/etc/hostname", path.join(dir, "package.json"));
     const t = target();
-    await expect(fetchSource({ repoUrl: dir, dest: t.dest, allowLocal: true, log: t.log })).rejects.toThrow(
-      new BuildError("package.json is a symlink that points outside the repository"),
-    );
+    await expect(
+      fetchSource({ repoUrl: dir, dest: t.dest, allowLocal: true, localRoots: [tmp], log: t.log }),
+    ).rejects.toThrow(new BuildError("package.json is a symlink that points outside the repository"));
   });
 
   it.each([
@@ -210,6 +237,7 @@ describe("https with a token", () => {
         token,
         dest: t.dest,
         allowLocal: true,
+        localRoots: [tmp],
         log: t.log,
       }).catch((e) => e);
       expect(err).toBeInstanceOf(BuildError);
@@ -237,6 +265,7 @@ describe("https with a token", () => {
       token,
       dest: t.dest,
       allowLocal: true,
+      localRoots: [tmp],
       log: t.log,
     }).catch((e) => e);
     expect(err).toBeInstanceOf(BuildError);

@@ -17,6 +17,8 @@ export interface FetchSourceOptions {
   dest: string;
   token?: string;
   allowLocal: boolean;
+  /** The folders the workspace was granted: a local repository must be under one, after symlinks. */
+  localRoots?: string[];
   log: LogLine;
 }
 
@@ -36,7 +38,7 @@ export async function fetchSource(opts: FetchSourceOptions): Promise<{ commit?: 
 }
 
 async function fetchTree(opts: FetchSourceOptions): Promise<{ commit?: string }> {
-  const source = await classify(opts.repoUrl.trim(), opts.allowLocal);
+  const source = await classify(opts.repoUrl.trim(), opts.allowLocal, opts.localRoots ?? []);
   const ref = opts.ref?.trim() || undefined;
   if (ref !== undefined) checkRef(ref);
   await mkdir(opts.dest, { recursive: true });
@@ -59,7 +61,7 @@ async function fetchTree(opts: FetchSourceOptions): Promise<{ commit?: string }>
   return { commit: await cloneGit(source, ref, opts) };
 }
 
-async function classify(repoUrl: string, allowLocal: boolean): Promise<Source> {
+async function classify(repoUrl: string, allowLocal: boolean, roots: string[]): Promise<Source> {
   if (repoUrl === "") throw new BuildError("repository URL is empty");
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(repoUrl)) {
     let url: URL;
@@ -82,7 +84,7 @@ async function classify(repoUrl: string, allowLocal: boolean): Promise<Source> {
       } catch {
         throw new BuildError(`repository URL ${repoUrl} is not a local path`);
       }
-      return localSource(dir, repoUrl);
+      return localSource(dir, repoUrl, roots);
     }
     if (url.protocol === "http:") throw new BuildError("repository URL must use https");
     if (url.protocol === "file:")
@@ -92,11 +94,11 @@ async function classify(repoUrl: string, allowLocal: boolean): Promise<Source> {
   if (/^[\w.-]+@[\w.-]+:/.test(repoUrl))
     throw new BuildError("SSH repository URLs are not supported; use an https URL and a token");
   if (!allowLocal) throw new BuildError("repository URL must be an https URL");
-  return localSource(path.resolve(repoUrl), repoUrl);
+  return localSource(path.resolve(repoUrl), repoUrl, roots);
 }
 
-async function localSource(dir: string, shown: string): Promise<Source> {
-  const problem = await localRepoProblem(dir);
+async function localSource(dir: string, shown: string, roots: string[]): Promise<Source> {
+  const problem = await localRepoProblem(dir, roots);
   if (problem) throw new BuildError(problem);
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new BuildError(`repository ${shown} not found`);
@@ -135,8 +137,12 @@ const gitEnv = (protocol: string): Record<string, string> => ({
  * The commit a full ref (`refs/heads/main`, `refs/tags/v1`) names now in a local git repository (the local
  * cloud's repositories), or undefined when it names none. https repositories are asked through their host's API.
  */
-export async function localRefCommit(repoUrl: string, ref: string): Promise<string | undefined> {
-  const source = await classify(repoUrl.trim(), true);
+export async function localRefCommit(
+  repoUrl: string,
+  ref: string,
+  roots: string[],
+): Promise<string | undefined> {
+  const source = await classify(repoUrl.trim(), true, roots);
   if (source.kind !== "git" || source.protocol !== "file") return undefined;
   checkRef(ref);
   const r = await run("git", ["ls-remote", "--", source.url, ref], {

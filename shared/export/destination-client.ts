@@ -6,6 +6,7 @@ import { config } from "../config.ts";
 import { BadRequest, DestinationError } from "../errors.ts";
 import { logger } from "../log.ts";
 import { publicOnlyLookup } from "../outbound/ssrf.ts";
+import { destinationPort, notOwnLookup } from "./destination-guard.ts";
 import type { Destination } from "./destination-schemas.ts";
 import { classifyS3Error, DESTINATION_MESSAGES } from "./s3-errors.ts";
 
@@ -41,14 +42,19 @@ export function destinationClient(
   // The backstop of the rule createDestination states: without a workspace's own credentials nothing is sent.
   if (!creds && !config.export.environmentCredentials) throw new DestinationError(NO_CREDENTIALS);
   const check = purpose === "check";
-  // Outside local mode, sockets to a custom endpoint refuse host names resolving to internal addresses.
-  const agents =
-    cfg.endpoint_url && !config.localMode
-      ? {
-          httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
-          httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup: publicOnlyLookup }),
-        }
-      : {};
+  // Sockets to a custom endpoint refuse host names resolving to internal addresses; locally (loopback allowed),
+  // those resolving to one of the platform's own services.
+  const lookup = cfg.endpoint_url
+    ? config.localMode
+      ? notOwnLookup(destinationPort(cfg.endpoint_url))
+      : publicOnlyLookup
+    : undefined;
+  const agents = lookup
+    ? {
+        httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup }),
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup }),
+      }
+    : {};
   return new S3Client({
     region: cfg.region ?? config.region,
     ...(cfg.endpoint_url

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { config } from "../config.ts";
 import { endpointUrlProblem } from "../outbound/ssrf.ts";
+import { prefixProblem } from "./destination-guard.ts";
 
 // The wire shapes of an export destination: the create body (validated here, before any network check) and
 // the destination as the API answers with it (credentials never shown, only their field names).
@@ -33,7 +34,12 @@ export const DestinationCreate = z.looseObject({
         .string()
         .max(900)
         .nullish()
-        .transform((p) => (p ?? "").replace(/^\/+|\/+$/g, "")),
+        .transform((p) => (p ?? "").replace(/^\/+|\/+$/g, ""))
+        // Refused rather than rewritten: dropping a `..` or an empty segment would change where exports go.
+        .superRefine((p, ctx) => {
+          const problem = prefixProblem(p);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }),
       region: z.preprocess(blankAsNull, z.string().max(64).nullish()),
       endpoint_url: z.preprocess(blankAsNull, z.string().max(2048).nullish()),
       include_bucket_in_prefix: z

@@ -7,6 +7,13 @@ import {
   publicOnlyLookup,
 } from "../outbound/ssrf.ts";
 import { destinationClient, destinationRoot, writeTestFailure, writeTestKey } from "./destination-client.ts";
+import {
+  credentialsProblem,
+  notOwnLookup,
+  OWN_ENDPOINT,
+  ownEndpointProblem,
+  prefixProblem,
+} from "./destination-guard.ts";
 import { DestinationCreate, isValidBucketName } from "./destination-schemas.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 
@@ -420,5 +427,86 @@ describe("key root", () => {
     );
     expect(writeTestKey({ ...cfg, prefix: "" }, "u")).toBe("tmp/.agent-platform-write-test-u");
     expect(writeTestKey(cfg)).toMatch(/^p\/q\/tmp\/\.agent-platform-write-test-[0-9a-f-]{36}$/);
+  });
+});
+
+describe("a destination is never the platform's own", () => {
+  it.each([
+    ["a/../b"],
+    [".."],
+    ["a/./b"],
+    ["a//b"],
+    ["a\\b"],
+    ["a/%2e%2e/b"],
+    ["a/%2E./b"],
+    ["a%2Fb/%2e"],
+    ["a\u0000b"],
+    ["a\nb"],
+    ["a\u007fb"],
+  ])("a prefix %j that reads as another path is a 422 naming config.prefix, not rewritten", (prefix) => {
+    expect(parseBody({ ...base, config: { bucket_name: "b-1", prefix } }).locs).toEqual([
+      "body.config.prefix",
+    ]);
+  });
+
+  it("a prefix keeps dots inside names, and only its outer slashes are dropped", () => {
+    for (const [given, kept] of [
+      ["/traces/", "traces"],
+      ["a.b/..c/d..", "a.b/..c/d.."],
+      ["v1.2/x", "v1.2/x"],
+    ]) {
+      const r = parseBody({ ...base, config: { bucket_name: "b-1", prefix: given } });
+      expect(r.ok && r.data.config.prefix).toBe(kept);
+      expect(prefixProblem(kept)).toBeUndefined();
+    }
+  });
+
+  it("an endpoint that resolves to one of the platform's services is refused under any alias", async () => {
+    vi.stubEnv("PLATFORM_SERVICE_ENDPOINTS", "http://127.0.0.1:9090,http://127.0.0.1:8000");
+    const resolve = async (h: string) => (h === "s3.example.test" ? ["127.0.0.1"] : ["203.0.113.9"]);
+    for (const url of [
+      "http://127.0.0.1:9090",
+      "http://localhost:9090/",
+      "http://127.0.0.2:9090",
+      "http://0.0.0.0:9090",
+      "http://[::1]:9090",
+      "http://[::ffff:127.0.0.1]:9090",
+      "http://LOCALHOST.:9090",
+      "http://s3.example.test:9090",
+      "http://127.1:8000",
+    ])
+      expect(await ownEndpointProblem(url, resolve), url).toBe(OWN_ENDPOINT);
+    for (const url of ["http://127.0.0.1:9091", "http://s3.other.test:9090", "https://127.0.0.1"])
+      expect(await ownEndpointProblem(url, resolve), url).toBeUndefined();
+  });
+
+  it("the policy proxy's, the emulator's and the gateway's endpoints in this process's environment are the platform's", async () => {
+    vi.stubEnv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:4100");
+    vi.stubEnv("PLATFORM_LOOPBACK_URL", "http://127.0.0.1:4200");
+    expect(await ownEndpointProblem("http://localhost:4100")).toBe(OWN_ENDPOINT);
+    expect(await ownEndpointProblem("http://127.0.0.1:4200/x")).toBe(OWN_ENDPOINT);
+  });
+
+  it("a bad PLATFORM_SERVICE_ENDPOINTS stops the check naming the variable", async () => {
+    vi.stubEnv("PLATFORM_SERVICE_ENDPOINTS", "not a url");
+    await expect(ownEndpointProblem("http://127.0.0.1:1")).rejects.toThrow(/PLATFORM_SERVICE_ENDPOINTS/);
+  });
+
+  it("the platform's own access key ids are refused as a destination's credentials", () => {
+    vi.stubEnv("AWS_ACCESS_KEY_ID", "ASIAPLATFORMROLE");
+    vi.stubEnv("PLATFORM_ACCESS_KEY_IDS", "S3RVER,LOCALROLE1");
+    for (const id of ["ASIAPLATFORMROLE", "S3RVER", " LOCALROLE1 "])
+      expect(credentialsProblem(id)).toMatch(/own/);
+    expect(credentialsProblem("AKIACUSTOMER")).toBeUndefined();
+  });
+
+  it("a socket to a name that now resolves to a platform endpoint's port on loopback is refused (DNS rebinding)", async () => {
+    vi.stubEnv("PLATFORM_SERVICE_ENDPOINTS", "http://127.0.0.1:9090");
+    const connect = (port: number) =>
+      new Promise<string>((done) =>
+        notOwnLookup(port)("localhost", { all: true }, (err) => done(err ? String(err.code) : "ok")),
+      );
+    expect(await connect(9090)).toBe("EOWNENDPOINT");
+    expect(await connect(9091)).toBe("ok");
   });
 });

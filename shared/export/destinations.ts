@@ -13,6 +13,7 @@ import {
   destinationRoot,
   NO_CREDENTIALS,
 } from "./destination-client.ts";
+import { credentialsProblem, ownEndpointProblem, prefixProblem } from "./destination-guard.ts";
 import type { Destination, DestinationCreateIn } from "./destination-schemas.ts";
 
 // Export destinations: an S3 (or S3-compatible) bucket and prefix, with credentials sealed by KMS envelope
@@ -46,9 +47,13 @@ function toDestination(item: DestinationRecord): Destination {
 /** Validates, proves write access with a test object, then stores the destination (credentials sealed). */
 export async function createDestination(tenant: string, body: DestinationCreateIn): Promise<Destination> {
   if (body.config.endpoint_url) {
-    const problem = await endpointProblem(body.config.endpoint_url);
+    const problem =
+      (await endpointProblem(body.config.endpoint_url)) ??
+      (await ownEndpointProblem(body.config.endpoint_url));
     if (problem) throw validationError(["body", "config", "endpoint_url"], problem);
   }
+  const keyProblem = body.credentials && credentialsProblem(body.credentials.access_key_id);
+  if (keyProblem) throw validationError(["body", "credentials", "access_key_id"], keyProblem);
   const creds: Credentials | undefined = body.credentials
     ? {
         access_key_id: body.credentials.access_key_id,
@@ -124,9 +129,16 @@ export async function openDestination(
   const item = await destinations.get({ tenant, id }, false);
   if (!item) throw new DestinationError("Bulk export destination not found");
   const destination = toDestination(item);
+  // Checked again for every export: records made before these rules, and endpoints whose meaning changed.
+  const problem =
+    prefixProblem(destination.config.prefix) ??
+    (destination.config.endpoint_url ? await ownEndpointProblem(destination.config.endpoint_url) : undefined);
+  if (problem) throw new DestinationError(problem);
   const creds = item.credentials_sealed
     ? await unsealRecord(item.credentials_sealed, sealContext(tenant, id))
     : undefined;
+  const keyProblem = creds?.access_key_id ? credentialsProblem(creds.access_key_id) : undefined;
+  if (keyProblem) throw new DestinationError(keyProblem);
   return {
     client: destinationClient(destination.config, creds, "export"),
     bucket: destination.config.bucket_name,

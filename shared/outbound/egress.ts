@@ -2,6 +2,7 @@ import { lookup } from "node:dns/promises";
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { config } from "../config.ts";
 import { isInternalAddress } from "./ssrf.ts";
 
 // The egress proxy of sandboxed code (agent runtimes, builds): the only way from a sandbox to the internet. It
@@ -9,7 +10,9 @@ import { isInternalAddress } from "./ssrf.ts";
 // itself and connects only to public addresses (the SSRF rules of shared/outbound/ssrf.ts: no loopback, private,
 // link-local, metadata or reserved address), pinned to the address it checked so a DNS answer cannot change
 // between the check and the connection. The operator may allow named `host:port`s that resolve to internal
-// addresses (EGRESS_ALLOW: a package registry or a model server on the LAN).
+// addresses (EGRESS_ALLOW: a package registry or a model server on the LAN). `egressTarget` is the one address
+// policy: what the platform itself sends or fetches on a caller's or a deployment's behalf (run webhooks, OAuth
+// token endpoints, git host APIs: request.ts) passes it too.
 
 export interface EgressRules {
   /** `host:port` entries allowed whatever they resolve to (lower case). */
@@ -18,7 +21,13 @@ export interface EgressRules {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-export class EgressRefused extends Error {}
+export class EgressRefused extends Error {
+  /** True when the host name has no address at all (rather than an internal one). */
+  unresolved = false;
+}
+
+/** The operator's rules (EGRESS_ALLOW), the same for sandboxed code and for the platform's own requests. */
+export const egressRules = (): EgressRules => ({ allow: config.egressAllow });
 
 const resolveAll = async (host: string) =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
@@ -32,7 +41,8 @@ export async function egressTarget(host: string, port: number, rules: EgressRule
   if (!name || !Number.isInteger(port) || port < 1 || port > 65535) throw new EgressRefused("bad target");
   const allowed = rules.allow.includes(`${name}:${port}`);
   const addresses = isIP(name) ? [name] : await (rules.resolve ?? resolveAll)(name).catch(() => []);
-  if (addresses.length === 0) throw new EgressRefused(`${name} does not resolve`);
+  if (addresses.length === 0)
+    throw Object.assign(new EgressRefused(`${name} does not resolve`), { unresolved: true });
   if (!allowed && addresses.some(isInternalAddress))
     throw new EgressRefused(`${name} is not a public address: sandboxed code reaches the internet only`);
   return addresses[0];

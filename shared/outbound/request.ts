@@ -1,11 +1,17 @@
+import type { LookupAddress, LookupOptions } from "node:dns";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
 import { config } from "../config.ts";
 import { UpstreamError } from "../errors.ts";
-import { endpointUrlProblem, publicOnlyLookup } from "./ssrf.ts";
+import { EgressRefused, type EgressRules, egressRules, egressTarget } from "./egress.ts";
+import { urlShapeProblem } from "./ssrf.ts";
 
-// Calls to URLs a caller configured (OAuth token endpoints, git host APIs): SSRF-guarded at connect time,
-// bounded in time and size, never following redirects. Failures are an UpstreamError with a clear message.
+// What the platform sends or fetches at a URL a caller or a deployment named (run webhooks, OAuth token endpoints,
+// git host APIs), locally and in AWS alike: the address policy of sandboxed code's own egress (egress.ts: public
+// addresses only unless EGRESS_ALLOW lists the host), checked after DNS and connected to the very address checked,
+// so a DNS answer cannot change in between; bounded in time and size; redirects never followed. A failure is an
+// OutboundFailure saying its class only — never the target's answer, never which internal port is open.
 
 export interface OutboundRequest {
   method: "GET" | "POST";
@@ -13,6 +19,8 @@ export interface OutboundRequest {
   body?: string;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The address policy (default: the operator's, egressRules()); tests pass their own resolver. */
+  egress?: EgressRules;
 }
 
 export interface OutboundResponse {
@@ -21,23 +29,59 @@ export interface OutboundResponse {
   body: string;
 }
 
-const NET_MESSAGES: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host name lookup failed",
-  ECONNRESET: "connection reset",
-  EINTERNALADDRESS: "host resolves to a non-public address",
-  ETIMEDOUT: "timed out",
+/**
+ * Why a request got no answer: the address is not one the policy lets out (`refused`), no answer in time
+ * (`timeout`), an answer over the size limit (`too-large`), or no connection or a broken one (`unreachable`).
+ */
+export type FailureClass = "refused" | "timeout" | "too-large" | "unreachable";
+const MESSAGES: Record<FailureClass, string> = {
+  refused: "refused address: not a public address (EGRESS_ALLOW lists the internal hosts allowed)",
+  timeout: "timed out",
+  "too-large": "answer too large",
+  unreachable: "unreachable",
 };
 
+export class OutboundFailure extends UpstreamError {
+  constructor(
+    readonly kind: FailureClass,
+    message = MESSAGES[kind],
+  ) {
+    super(message);
+  }
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A socket `lookup` that answers the address the policy checked, whatever DNS says now. */
+const pinnedTo =
+  (address: string) =>
+  (_host: string, options: LookupOptions, callback: LookupCallback): void => {
+    const family = isIP(address);
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+
 /** One request; resolves with any HTTP status (the caller decides what a status means). */
-export function outboundRequest(url: string, init: OutboundRequest): Promise<OutboundResponse> {
-  const local = config.localMode;
-  // Stored URLs were checked when saved; IP literals skip DNS, so check again right before connecting.
-  const problem = endpointUrlProblem(url, local, { field: "URL" });
-  if (problem) return Promise.reject(new UpstreamError(problem));
+export async function outboundRequest(url: string, init: OutboundRequest): Promise<OutboundResponse> {
+  // The URL's shape (http(s), no credentials); where it leads is the policy's to say, right before connecting.
+  const problem = urlShapeProblem(url, "URL");
+  if (problem) throw new UpstreamError(problem);
   const target = new URL(url);
-  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const https = target.protocol === "https:";
+  let address: string;
+  try {
+    address = await egressTarget(target.hostname, Number(target.port || (https ? 443 : 80)), {
+      ...egressRules(),
+      ...init.egress,
+    });
+  } catch (err) {
+    throw new OutboundFailure(err instanceof EgressRefused && err.unresolved ? "unreachable" : "refused");
+  }
+  const send = https ? httpsRequest : httpRequest;
   const timeoutMs = init.timeoutMs ?? 10_000;
   const maxBytes = init.maxBytes ?? 2 * 1024 * 1024;
   return new Promise((resolve, reject) => {
@@ -45,7 +89,7 @@ export function outboundRequest(url: string, init: OutboundRequest): Promise<Out
     const fail = (err: unknown) => {
       clearTimeout(overall);
       req.destroy();
-      reject(toUpstream(err));
+      reject(err instanceof OutboundFailure ? err : new OutboundFailure("unreachable"));
     };
     const req = send(
       target,
@@ -56,7 +100,9 @@ export function outboundRequest(url: string, init: OutboundRequest): Promise<Out
           ...(init.body !== undefined ? { "content-length": String(Buffer.byteLength(init.body)) } : {}),
           ...init.headers,
         },
-        ...(local ? {} : { lookup: publicOnlyLookup }),
+        // A connection of its own, to the checked address (TLS still verifies the certificate for the host name).
+        agent: false,
+        lookup: pinnedTo(address),
         timeout: timeoutMs,
       },
       (res) => {
@@ -64,7 +110,7 @@ export function outboundRequest(url: string, init: OutboundRequest): Promise<Out
         let size = 0;
         res.on("data", (c: Buffer) => {
           size += c.length;
-          if (size > maxBytes) fail(new UpstreamError(`answer larger than ${maxBytes} bytes`));
+          if (size > maxBytes) fail(new OutboundFailure("too-large", `answer larger than ${maxBytes} bytes`));
           else chunks.push(c);
         });
         res.on("end", () => {
@@ -78,20 +124,13 @@ export function outboundRequest(url: string, init: OutboundRequest): Promise<Out
         res.on("error", fail);
       },
     );
-    req.on("timeout", () => fail(new UpstreamError(`no answer within ${timeoutMs} ms`)));
+    req.on("timeout", () => fail(new OutboundFailure("timeout", `no answer within ${timeoutMs} ms`)));
     // The socket timeout is per idle gap; a trickling answer is cut at three times it overall.
     overall = setTimeout(
-      () => fail(new UpstreamError(`no complete answer within ${3 * timeoutMs} ms`)),
+      () => fail(new OutboundFailure("timeout", `no complete answer within ${3 * timeoutMs} ms`)),
       3 * timeoutMs,
     );
     req.on("error", fail);
     req.end(init.body);
   });
-}
-
-function toUpstream(err: unknown): UpstreamError {
-  if (err instanceof UpstreamError) return err;
-  const code = (err as { code?: unknown })?.code;
-  const known = typeof code === "string" ? NET_MESSAGES[code] : undefined;
-  return new UpstreamError(known ?? (typeof code === "string" ? code : "request failed"));
 }

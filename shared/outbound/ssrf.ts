@@ -4,7 +4,9 @@ import { isIP } from "node:net";
 import { config } from "../config.ts";
 
 // The SSRF guard for every URL the platform calls on a caller's behalf (export endpoints, OAuth token
-// endpoints, source-code API hosts): no reaching loopback, the VPC or the cloud's metadata service.
+// endpoints, source-code API hosts, run webhooks): no reaching loopback, the VPC or the cloud's metadata service.
+// Which addresses are internal (isInternalAddress) and the checks of a URL when it is saved; where a request may
+// go when it is made is egress.ts's egressTarget (request.ts), the rule of sandboxed code's own egress.
 
 function ipv4Internal(address: string): boolean {
   const [a, b, c] = address.split(".").map(Number);
@@ -81,6 +83,19 @@ const hostOf = (url: URL) =>
     .replace(/\.$/, "")
     .toLowerCase();
 
+/** Whether `raw` is an http(s) URL without credentials in it (where it leads is another check). Never throws. */
+export function urlShapeProblem(raw: string, field: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `${field} is not a valid URL`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${field} must be an http or https URL`;
+  if (url.username || url.password) return `${field} must not carry credentials`;
+  return undefined;
+}
+
 export interface UrlRules {
   /** The field named in messages. */
   field?: string;
@@ -95,15 +110,9 @@ export interface UrlRules {
  */
 export function endpointUrlProblem(raw: string, local: boolean, rules: UrlRules = {}): string | undefined {
   const field = rules.field ?? "endpoint_url";
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return `${field} is not a valid URL`;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return `${field} must be an http or https URL`;
-  if (url.username || url.password) return `${field} must not carry credentials`;
-  if (local) return undefined;
+  const shape = urlShapeProblem(raw, field);
+  if (shape || local) return shape;
+  const url = new URL(raw);
   if (rules.httpsOnly && url.protocol !== "https:") return `${field} must be an https URL`;
   const host = hostOf(url);
   if (

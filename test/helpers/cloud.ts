@@ -4,6 +4,8 @@ import { callAt } from "./http.ts";
 
 // Test workers reach the shared local cloud over HTTP, and its AWS parts through the same env as handlers.
 export const facts = inject("cloud");
+/** A workspace's own S3 for export destinations (the platform's is refused as one). */
+export const customer = inject("customerS3");
 const env = inject("env");
 for (const k of Object.keys(env)) {
   if (

@@ -5,10 +5,15 @@ import { dirname, join } from "node:path";
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
 import { ensureTenant, newApiKey, storeApiKey } from "../../shared/auth/api-keys.ts";
+import type { CustomerS3 } from "./customer-s3.ts";
+import { grantTestFolders } from "./repos.ts";
 
 // Shared pieces of the bulk export tests: buckets on the local S3, a fault-injecting S3 proxy, runs spread
 // over days, polling, and DuckDB over the downloaded files.
-export function s3For(facts: LocalFacts, endpoint = facts.s3.endpoint) {
+/** An S3 and its keys: the platform's (LocalFacts) or a workspace's own (CustomerS3). */
+type S3Account = Pick<LocalFacts, "s3"> | CustomerS3;
+
+export function s3For(facts: S3Account, endpoint = facts.s3.endpoint) {
   return new S3Client({
     endpoint,
     region: "us-east-1",
@@ -19,7 +24,7 @@ export function s3For(facts: LocalFacts, endpoint = facts.s3.endpoint) {
   });
 }
 
-export async function newBucket(facts: LocalFacts, prefix = "exp"): Promise<string> {
+export async function newBucket(facts: S3Account, prefix = "exp"): Promise<string> {
   const name = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
   await s3For(facts).send(new CreateBucketCommand({ Bucket: name }));
   return name;
@@ -31,6 +36,7 @@ export async function newWorkspace() {
   const key = newApiKey();
   await ensureTenant(tenant, "export test");
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   return { tenant, headers: { "X-Api-Key": key, "X-Tenant-Id": tenant } };
 }
 
@@ -236,10 +242,14 @@ export function platformApi(p: { base: string; facts: LocalFacts }) {
   };
 }
 
-/** Ingests runs, creates a bucket and a destination (through `endpoint`), and returns what an export needs. */
+/**
+ * Ingests runs, creates a bucket in the workspace's own S3 (`store`) and a destination on it (through `endpoint`),
+ * and returns what an export needs.
+ */
 export async function exportSource(
   p: { base: string; facts: LocalFacts },
   opts: { project: string; firstDay: string; days: number; perDay: number; bucket: string; endpoint: string },
+  store: CustomerS3,
 ) {
   const api = platformApi(p);
   const sent = runsOverDays(opts.project, opts.firstDay, opts.days, opts.perDay);
@@ -248,12 +258,12 @@ export async function exportSource(
     if (r.status !== 202) throw new Error(`ingest failed: ${r.status}`);
   }
   const project = (await api("GET", `/api/v1/sessions?name=${opts.project}`)).json[0].id as string;
-  await s3For(p.facts).send(new CreateBucketCommand({ Bucket: opts.bucket }));
+  await s3For(store).send(new CreateBucketCommand({ Bucket: opts.bucket }));
   const dest = await api("POST", "/api/v1/bulk-exports/destinations", {
     destination_type: "s3",
     display_name: opts.bucket,
     config: { bucket_name: opts.bucket, prefix: "x", endpoint_url: opts.endpoint },
-    credentials: { access_key_id: p.facts.s3.access_key_id, secret_access_key: p.facts.s3.secret_access_key },
+    credentials: { access_key_id: store.s3.access_key_id, secret_access_key: store.s3.secret_access_key },
   });
   if (dest.status !== 200) throw new Error(`destination failed: ${JSON.stringify(dest.json)}`);
   return { api, sent, project, destination: dest.json.id as string };

@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { inject } from "vitest";
 
-// A tiny HTTP server on 127.0.0.1 standing in for a third party (an OAuth token endpoint, a git host's API):
-// it records each request and answers with what the test says.
+// A tiny HTTP server on 127.0.0.1 standing in for a third party (an OAuth token endpoint, a git host's API, a
+// webhook receiver): it records each request and answers with what the test says.
 export interface Seen {
   method: string;
   path: string;
@@ -13,6 +14,7 @@ export interface Answer {
   status: number;
   body?: unknown;
   type?: string;
+  headers?: Record<string, string>;
 }
 export interface FakeServer {
   url: string;
@@ -43,12 +45,36 @@ export async function fakeServer(answer: (req: Seen) => Answer): Promise<FakeSer
       state.seen.push(seen);
       const out = state.answer(seen);
       const text = typeof out.body === "string" ? out.body : JSON.stringify(out.body ?? {});
-      res.writeHead(out.status, { "content-type": out.type ?? "application/json" });
+      res.writeHead(out.status, { "content-type": out.type ?? "application/json", ...out.headers });
       res.end(text);
     });
   });
   server.keepAliveTimeout = 100;
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  state.url = `http://127.0.0.1:${await listenAllowed(server)}`;
   return state;
+}
+
+/**
+ * Listens on the first free loopback port of those EGRESS_ALLOW names (test/global-setup.ts): a third party the
+ * platform may call, as an operator's LAN host is. Outside the integration project (no local cloud), any port.
+ */
+async function listenAllowed(server: Server): Promise<number> {
+  let ports: number[] = [];
+  try {
+    ports = inject("allowedPorts") ?? [];
+  } catch {
+    // not in a project with the local cloud's global setup
+  }
+  for (const port of ports.length ? ports : [0]) {
+    const bound = await new Promise<boolean>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException) =>
+        err.code === "EADDRINUSE" && ports.length ? resolve(false) : reject(err);
+      server.once("error", onError).listen(port, "127.0.0.1", () => {
+        server.off("error", onError);
+        resolve(true);
+      });
+    });
+    if (bound) return (server.address() as { port: number }).port;
+  }
+  throw new Error(`every port EGRESS_ALLOW names for stand-ins is taken (${ports.join(", ")})`);
 }

@@ -4,6 +4,7 @@ import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/
 import { resetClients } from "../../shared/aws/clients.ts";
 import { type IsolationResult, isolationSweep, sweepCall } from "./isolation.ts";
 import { seedIsolation, type Workspace, type WorkspaceData } from "./isolation-seed.ts";
+import { grantTestFolders } from "./repos.ts";
 
 // The whole isolation sweep against a platform of its own (bench/platform.ts startPlatform with a logFile):
 // two new workspaces, their data, the sweep, then the platform's log grepped for every secret. The test and
@@ -47,6 +48,7 @@ async function workspaceIn(platform: RunningPlatform, name: string): Promise<Wor
   const apiKey = newApiKey();
   await ensureTenant(tenant, name);
   await storeApiKey(apiKey, [tenant]);
+  await grantTestFolders(tenant);
   return { tenant, apiKey, headers: { "X-Api-Key": apiKey, "X-Tenant-Id": tenant } };
 }
 

@@ -2,6 +2,7 @@ import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { Client as TraceClient } from "langsmith";
 import type { LocalFacts } from "../../infra/local/cloud.ts";
 import { agentClient } from "./agents.ts";
+import { processCustomerS3 } from "./customer-s3.ts";
 import { s3For, waitFor } from "./export.ts";
 import { type FakeServer, fakeServer } from "./fake-http.ts";
 import { callAt } from "./http.ts";
@@ -151,15 +152,17 @@ async function seedWorkspace(
   const session = (await as("GET", `/api/v1/sessions?name=${project}`))[0];
 
   const bucket = `iso-${rand()}`;
-  await s3For(facts as LocalFacts).send(new CreateBucketCommand({ Bucket: bucket }));
+  // The workspace's own S3: the platform's is refused as a destination.
+  const store = await processCustomerS3();
+  await s3For(store).send(new CreateBucketCommand({ Bucket: bucket }));
   const destination = await as("POST", "/api/v1/bulk-exports/destinations", {
     destination_type: "s3",
     display_name: `dest-${marker}`,
-    config: { bucket_name: bucket, prefix: marker, endpoint_url: facts.s3.endpoint },
-    // The local S3 checks the key pair; the session token is this workspace's own secret.
+    config: { bucket_name: bucket, prefix: marker, endpoint_url: store.s3.endpoint },
+    // The S3 checks the key pair; the session token is this workspace's own secret.
     credentials: {
-      access_key_id: facts.s3.access_key_id,
-      secret_access_key: facts.s3.secret_access_key,
+      access_key_id: store.s3.access_key_id,
+      secret_access_key: store.s3.secret_access_key,
       session_token: destSecret,
     },
   });
@@ -169,7 +172,7 @@ async function seedWorkspace(
     body: {
       destination_type: "s3",
       display_name: `refused-${marker}`,
-      config: { bucket_name: bucket, prefix: marker, endpoint_url: facts.s3.endpoint },
+      config: { bucket_name: bucket, prefix: marker, endpoint_url: store.s3.endpoint },
       credentials: {
         access_key_id: `AKIA${marker}`,
         secret_access_key: refusedSecret,
@@ -240,6 +243,10 @@ async function seedWorkspace(
   const token = await as("GET", `/v2/auth/wait/${flow.auth_id}?timeout=10`);
   const issued = idp.seen.filter((s) => s.path === "/token").length;
   if (token.status !== "completed" || issued === 0) throw new Error(`no token: ${JSON.stringify(token)}`);
+  // The workspace's own key, by its id (the sweep tries to revoke it with the other workspace's key).
+  const keys = (await as("GET", "/api/v1/api-key")) as { id: string; short_key: string }[];
+  const apiKeyId = keys.find((k) => ws.apiKey.startsWith(k.short_key))?.id;
+  if (!apiKeyId) throw new Error("the workspace's API key is not listed");
 
   return {
     ws,
@@ -257,6 +264,7 @@ async function seedWorkspace(
       provider_id: provider.provider_id,
       auth_id: flow.auth_id,
       token_id: token.token_id,
+      api_key_id: apiKeyId,
     },
     secrets,
     logOnlySecrets: [token.token],

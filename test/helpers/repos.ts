@@ -2,9 +2,16 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { grantFolder } from "../../shared/control/repo-grants.ts";
 
 // Git repositories of LangGraph.js agents for deployment tests, made in temp folders with the git CLI.
 export type Files = Record<string, string>;
+
+/** Test repositories are made in the temp folder, examples/ sits in the checkout: granted as an operator does. */
+export async function grantTestFolders(tenant: string): Promise<void> {
+  await grantFolder(tenant, tmpdir());
+  await grantFolder(tenant, process.cwd());
+}
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", args, {

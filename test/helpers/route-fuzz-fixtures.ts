@@ -1,4 +1,6 @@
 import type { LocalFacts } from "../../infra/local/cloud.ts";
+import { processCustomerS3 } from "./customer-s3.ts";
+import { newBucket } from "./export.ts";
 import { type FakeServer, fakeServer } from "./fake-http.ts";
 import { callAt } from "./http.ts";
 import { deployRepo, gitRepo, graphRepoFiles } from "./repos.ts";
@@ -59,11 +61,14 @@ export async function fuzzFixtures(facts: Platform): Promise<FuzzFixtures> {
     prompt_cost: 0.000001,
     completion_cost: 0.000002,
   });
+  // On the workspace's own S3: the platform's is refused as a destination.
+  const store = await processCustomerS3();
+  const bucket = await newBucket(store, "fuzz");
   const destination = await make("destination_id", "POST", "/api/v1/bulk-exports/destinations", {
     destination_type: "s3",
     display_name: "fuzz",
-    config: { bucket_name: facts.s3.bucket, prefix: "fuzz", endpoint_url: facts.s3.endpoint },
-    credentials: { access_key_id: facts.s3.access_key_id, secret_access_key: facts.s3.secret_access_key },
+    config: { bucket_name: bucket, prefix: "fuzz", endpoint_url: store.s3.endpoint },
+    credentials: { access_key_id: store.s3.access_key_id, secret_access_key: store.s3.secret_access_key },
   });
   const exportId = await make("export_id", "POST", "/api/v1/bulk-exports", {
     bulk_export_destination_id: destination,

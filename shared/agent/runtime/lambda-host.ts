@@ -110,6 +110,8 @@ export function runtimeEnvironment(
     TABLE_CHECKPOINTS: tableName("checkpoints"),
     PLATFORM_BUCKET: config.defaultBucket,
     LOG_LEVEL: config.logLevel,
+    // The function sends its runs' webhooks itself, under the operator's address policy (shared/outbound/egress.ts).
+    EGRESS_ALLOW: config.egressAllow.join(","),
   };
   const bytes = Object.entries(env).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0);
   if (bytes > MAX_ENV_BYTES)
