@@ -204,8 +204,9 @@ function grantTempFolder(facts: LocalFacts, dataDir: string): void {
         AWS_ENDPOINT_URL_DYNAMODB: facts.dynamodb_endpoint,
         TABLE_PREFIX: facts.table_prefix,
         AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
-        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "local",
-        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "local",
+        // The endpoint is that platform's policy proxy: its operator's keys.
+        AWS_ACCESS_KEY_ID: facts.s3.access_key_id,
+        AWS_SECRET_ACCESS_KEY: facts.s3.secret_access_key,
       },
     },
   );
