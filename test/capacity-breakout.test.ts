@@ -261,6 +261,7 @@ describe("deployments per workspace", () => {
     await ensureTenant(tenant, "capped");
     await tenants.put({ ...(await tenants.get(tenant, true))!, max_deployments: MAX });
     await storeApiKey(key, [tenant]);
+    await grantTestFolders(tenant);
     headers = { "X-Api-Key": key, "X-Tenant-Id": tenant };
   });
 
