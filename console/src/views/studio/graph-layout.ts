@@ -33,6 +33,8 @@ export interface LaidEdge {
   target: string;
   conditional: boolean;
   label?: string;
+  /** The route dagre drew, around the nodes in its way. */
+  points: { x: number; y: number }[];
 }
 
 export interface LaidCluster {
@@ -119,7 +121,7 @@ export function layoutGraph(g: ServerGraph): GraphLayout {
   const graph = d.graph();
   return {
     nodes: input.nodes.map((n) => ({ ...n, ...box(n.id) })),
-    edges: input.edges,
+    edges: input.edges.map((e) => ({ ...e, points: d.edge(e.source, e.target, e.id)?.points ?? [] })),
     clusters: input.clusters.map((c) => ({ id: c, label: lastPart(c), ...box(c) })),
     width: graph.width ?? 0,
     height: graph.height ?? 0,
