@@ -8,7 +8,7 @@ import { facts } from "./cloud.ts";
 // local cloud's console. Screenshots go to test-results/console/.
 export const SCREENSHOTS = join(process.cwd(), "test-results", "console");
 
-function chromiumPath(): string {
+export function chromiumPath(): string {
   const given = process.env.CHROMIUM_PATH;
   if (given && existsSync(given)) return given;
   for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {

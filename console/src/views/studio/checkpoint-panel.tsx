@@ -62,7 +62,7 @@ export function CheckpointPanel({
       {interruptsAt(checkpoint).length > 0 && (
         <>
           <h4>Interrupts</h4>
-          <JsonBlock value={interruptsAt(checkpoint).map((i) => i.value)} label="Interrupt values" />
+          <JsonBlock value={interruptsAt(checkpoint).map((i) => i.value)} label="Values of its interrupts" />
         </>
       )}
       <h4>Writes of this step</h4>

@@ -164,6 +164,7 @@ export function GraphTab({
         {progress.error && <p role="alert">Run failed: {progress.error}</p>}
         {layout ? (
           <GraphCanvas
+            key={xray ? "xray" : "flat"}
             graph={layout}
             statuses={progress.statuses}
             before={before}

@@ -101,9 +101,10 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
       </p>
       {error && <p role="alert">{error}</p>}
       <div className="studio-bar">
-        <label>
-          Assistant
+        <div className="studio-field">
+          <label htmlFor="studio-assistant">Assistant</label>
           <select
+            id="studio-assistant"
             value={assistantId ?? ""}
             onChange={(e) => {
               setAssistantId(e.target.value);
@@ -117,7 +118,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <div role="tablist" aria-label="Studio views" className="studio-tabs">
           {TABS.map((t) => (
             <button
@@ -150,7 +151,8 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
           <ThreadsTab
             server={server}
             assistant={assistant}
-            onOpen={(id) => {
+            onOpen={(id, by) => {
+              if (by && assistants?.some((a) => a.assistant_id === by)) setAssistantId(by);
               setThreadId(id);
               setTab("Graph");
             }}

@@ -26,7 +26,7 @@ export function InterruptAnswer({
   return (
     <section className="ia" aria-label="Interrupt">
       <h3>Interrupted</h3>
-      <JsonBlock value={interrupts.map((i) => i.value)} label="Interrupt value" />
+      <JsonBlock value={interrupts.map((i) => i.value)} label="Value of the interrupt" />
       <form
         onSubmit={(e) => {
           e.preventDefault();

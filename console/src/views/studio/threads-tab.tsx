@@ -3,7 +3,7 @@ import { parseJson } from "./schema-form.ts";
 import type { Assistant, StudioServer, Thread } from "./studio-api.ts";
 
 // A deployment's threads, searched by status, metadata and values (POST /threads/search); one opens in the graph
-// view with its timeline.
+// view with its timeline, under the assistant that ran it.
 
 const STATUSES = ["", "idle", "busy", "interrupted", "error"];
 
@@ -14,7 +14,7 @@ export function ThreadsTab({
 }: {
   server: StudioServer;
   assistant: Assistant | undefined;
-  onOpen: (threadId: string) => void;
+  onOpen: (threadId: string, assistantId?: string) => void;
 }) {
   const [status, setStatus] = useState("");
   const [metadata, setMetadata] = useState("");
@@ -103,7 +103,11 @@ export function ThreadsTab({
             {threads?.map((t) => (
               <tr key={t.thread_id}>
                 <td>
-                  <button type="button" className="link" onClick={() => onOpen(t.thread_id)}>
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => onOpen(t.thread_id, t.metadata?.assistant_id as string | undefined)}
+                  >
                     {t.thread_id.slice(0, 8)}
                   </button>
                 </td>
