@@ -123,6 +123,22 @@ describe("console studio", () => {
     // The run's trace is linked from the studio.
     const trace = page.getByRole("link", { name: "Trace of this run" });
     expect(await trace.getAttribute("href")).toMatch(/^#\/traces\/[^/]+\/trace\/[0-9a-f-]{36}$/);
+    // …and the trace links back to the thread in the studio (its runs arrive a moment after the run ends).
+    const threadUrl = page.url();
+    await expect
+      .poll(
+        async () => {
+          await trace.click();
+          const back = page.getByRole("link", { name: "Open this thread in the studio" });
+          await back.waitFor({ timeout: 3_000 }).catch(() => undefined);
+          if (await back.count()) return back.getAttribute("href");
+          await page.goto(threadUrl);
+          await page.getByRole("link", { name: "Trace of this run" }).waitFor();
+          return null;
+        },
+        { timeout: 60_000, interval: 1000 },
+      )
+      .toBe(`#${threadUrl.split("#")[1]}`);
     expect(problems).toEqual([]);
   });
 

@@ -144,7 +144,9 @@ export function GraphTab({
 
   const waiting = !progress.running && head ? interruptsAt(head) : [];
   const paused = !progress.running && head && head.next.length > 0 && waiting.length === 0;
-  const trace = progress.runId ? traceLink(progress.runId) : undefined;
+  // The run just streamed, or the one that wrote the thread's latest checkpoint (a thread opened later).
+  const lastRun = progress.runId ?? head?.metadata?.run_id;
+  const trace = lastRun ? traceLink(lastRun) : undefined;
 
   return (
     <div className="studio-graph">
