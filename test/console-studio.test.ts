@@ -93,7 +93,7 @@ describe("console studio", () => {
 
     // Change the state (the city the tool is called with) as `agent`, and fork from that checkpoint.
     await cp.getByRole("button", { name: "Edit state" }).click();
-    const editor = cp.getByLabel("State values");
+    const editor = cp.getByLabel("State values", { exact: true });
     const values = await editor.inputValue();
     expect(values).toContain('"city": "Paris"');
     await editor.fill("{ not json");
@@ -164,7 +164,7 @@ describe("console studio", () => {
     await form.getByLabel("lang").fill("en");
     // The JSON mode checks the value against the schema.
     await form.getByRole("button", { name: "Input as JSON" }).click();
-    const json = form.getByLabel("Input JSON");
+    const json = form.getByLabel("Input JSON", { exact: true });
     const typed = JSON.parse(await json.inputValue());
     expect(typed).toMatchObject({
       topic: "otters",
@@ -205,31 +205,44 @@ describe("console studio", () => {
     expect(problems).toEqual([]);
   });
 
-  it("pauses before a node chosen on the graph and continues; an interrupt answered with a goto", async () => {
+  it("pauses before a node chosen on the graph and continues; answers an interrupt with a resume and a goto", async () => {
     const page = await studio();
     await chooseAssistant(page, "research");
-    await node(page, "publish").click();
-    await page.getByRole("button", { name: "Pause before publish" }).click();
-    expect(
-      await page.getByRole("button", { name: "Pause before publish" }).getAttribute("aria-pressed"),
-    ).toBe("true");
+    await node(page, "review").click();
+    await page.getByRole("button", { name: "Pause before review" }).click();
+    expect(await page.getByRole("button", { name: "Pause before review" }).getAttribute("aria-pressed")).toBe(
+      "true",
+    );
     const form = page.getByRole("form", { name: "Run the graph" });
     await form.getByLabel("topic").fill("bees");
     await form.getByLabel("depth").fill("0");
     await form.getByRole("button", { name: "Run", exact: true }).click();
-    const interrupt = page.getByRole("region", { name: "Interrupt", exact: true });
-    await interrupt.waitFor(SOON);
-    // Answered with a goto: straight to publish, where the breakpoint stops the run.
-    await interrupt.getByLabel("a goto").check();
-    await interrupt.getByLabel("Go to node").selectOption("publish");
-    await interrupt.getByRole("button", { name: "Answer" }).click();
     const paused = page.getByRole("region", { name: "Paused", exact: true });
     await paused.waitFor(SOON);
-    expect(await paused.textContent()).toContain("Paused before publish");
-    expect(await statusOf(page, "publish")).not.toBe("done");
+    expect(await paused.textContent()).toContain("Paused before review");
+    expect(await statusOf(page, "plan")).toBe("done");
+    expect(await statusOf(page, "review")).toBe("idle");
+    await screenshot(page, "studio-breakpoint");
+    // Continued, review asks; declined, but sent on to publish with a goto.
+    await page.getByRole("button", { name: "Pause before review" }).click();
     await paused.getByRole("button", { name: "Continue" }).click();
+    const interrupt = page.getByRole("region", { name: "Interrupt", exact: true });
+    await interrupt.waitFor(SOON);
+    await interrupt.getByLabel("Resume value (JSON)").fill('{"approve": false}');
+    await interrupt.getByLabel("Go to node").selectOption("publish");
+    await interrupt.getByRole("button", { name: "Answer" }).click();
+    await runEnded(page);
     await expect.poll(() => statusOf(page, "publish"), SOON).toBe("done");
-    await expect.poll(() => paused.count()).toBe(0);
+    await branch(page, 1).getByRole("button").last().click();
+    await expect
+      .poll(() =>
+        page
+          .getByRole("region", { name: /^Checkpoint step/ })
+          .getByRole("region", { name: "Values" })
+          .textContent(),
+      )
+      .toContain("published");
+    expect(await paused.count()).toBe(0);
     expect(problems).toEqual([]);
   });
 

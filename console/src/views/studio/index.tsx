@@ -146,7 +146,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
             traceLink={(runId) => (projectId ? href("traces", projectId, "trace", runId) : undefined)}
           />
         )}
-        {tab === "Chat" && <Playground route={[deploymentId]} />}
+        {tab === "Chat" && <Playground route={assistantId ? [deploymentId, assistantId] : [deploymentId]} />}
         {tab === "Threads" && (
           <ThreadsTab
             server={server}

@@ -3,9 +3,14 @@ import { JsonBlock, JsonEditor } from "../../components/json-editor.tsx";
 import { parseJson } from "./schema-form.ts";
 
 // A run stopped at an interrupt: its value shown, answered with a `Command` — a resume value, a `goto` to a node,
-// or a state `update`. A run paused at a breakpoint (next nodes, no interrupt) is continued instead.
+// a state `update`, or several at once (a resume with a goto sends the run on from the answered node). A run
+// paused at a breakpoint (next nodes, no interrupt) is continued instead.
 
-export type Command = { resume: unknown } | { goto: string } | { update: unknown };
+export interface Command {
+  resume?: unknown;
+  goto?: string;
+  update?: unknown;
+}
 
 export function InterruptAnswer({
   interrupts,
@@ -18,11 +23,17 @@ export function InterruptAnswer({
   busy: boolean;
   onAnswer: (command: Command) => void;
 }) {
-  const [kind, setKind] = useState<"resume" | "goto" | "update">("resume");
-  const [text, setText] = useState("");
-  const [goto, setGoto] = useState(nodes[0] ?? "");
-  const parsed = parseJson(text);
-  const problems = kind !== "goto" && parsed.error ? [parsed.error] : [];
+  const [resume, setResume] = useState("");
+  const [update, setUpdate] = useState("");
+  const [goto, setGoto] = useState("");
+  const r = parseJson(resume);
+  const u = parseJson(update);
+  const command: Command = {
+    ...(resume.trim() ? { resume: r.value } : {}),
+    ...(goto ? { goto } : {}),
+    ...(update.trim() ? { update: u.value } : {}),
+  };
+  const empty = Object.keys(command).length === 0;
   return (
     <section className="ia" aria-label="Interrupt">
       <h3>Interrupted</h3>
@@ -30,40 +41,33 @@ export function InterruptAnswer({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (problems.length) return;
-          if (kind === "goto") onAnswer({ goto });
-          else if (kind === "update") onAnswer({ update: parsed.value ?? {} });
-          else onAnswer({ resume: parsed.value ?? null });
+          if (!r.error && !u.error) onAnswer(empty ? { resume: null } : command);
         }}
       >
-        <fieldset className="ia-kind">
-          <legend>Answer with</legend>
-          {(["resume", "goto", "update"] as const).map((k) => (
-            <label key={k} className="check">
-              <input type="radio" name="ia-kind" checked={kind === k} onChange={() => setKind(k)} />
-              {k === "resume" ? "a resume value" : k === "goto" ? "a goto" : "a state update"}
-            </label>
-          ))}
-        </fieldset>
-        {kind === "goto" ? (
-          <label>
-            Go to node
-            <select value={goto} onChange={(e) => setGoto(e.target.value)}>
-              {nodes.map((n) => (
-                <option key={n}>{n}</option>
-              ))}
-            </select>
-          </label>
-        ) : (
-          <JsonEditor
-            label={kind === "resume" ? "Resume value (JSON)" : "State update (JSON)"}
-            value={text}
-            onChange={setText}
-            problems={problems}
-            rows={4}
-          />
-        )}
-        <button type="submit" className="primary" disabled={busy || problems.length > 0}>
+        <JsonEditor
+          label="Resume value (JSON)"
+          value={resume}
+          onChange={setResume}
+          problems={r.error ? [r.error] : []}
+          rows={3}
+        />
+        <label>
+          Go to node
+          <select value={goto} onChange={(e) => setGoto(e.target.value)}>
+            <option value="">(none)</option>
+            {nodes.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+        </label>
+        <JsonEditor
+          label="State update (JSON)"
+          value={update}
+          onChange={setUpdate}
+          problems={u.error ? [u.error] : []}
+          rows={3}
+        />
+        <button type="submit" className="primary" disabled={busy || !!r.error || !!u.error}>
           Answer
         </button>
       </form>
