@@ -13,6 +13,7 @@ import {
   ReactFlow,
 } from "@xyflow/react";
 import { memo, useMemo } from "react";
+import { pathThrough } from "./graph-path.ts";
 
 // A graph drawn with React Flow (@xyflow/react) from positions computed beforehand (the studio's dagre layout):
 // nodes show their run status and breakpoints, conditional edges are dashed, a subgraph is a box around its
@@ -79,20 +80,6 @@ const GraphNode = memo(function GraphNode({ data, selected }: NodeProps<Node<Nod
 
 function Cluster({ data }: NodeProps<Node<{ label: string }>>) {
   return <div className="gc-cluster">{data.label}</div>;
-}
-
-/** A smooth path through the layout's points: straight to each midpoint, curving at the points between. */
-export function pathThrough(points: { x: number; y: number }[]): string {
-  if (points.length < 2) return "";
-  const [first, ...rest] = points;
-  let d = `M${first!.x},${first!.y}`;
-  for (let i = 0; i < rest.length - 1; i++) {
-    const p = rest[i]!;
-    const q = rest[i + 1]!;
-    d += ` Q${p.x},${p.y} ${(p.x + q.x) / 2},${(p.y + q.y) / 2}`;
-  }
-  const last = rest[rest.length - 1]!;
-  return `${d} L${last.x},${last.y}`;
 }
 
 /** An edge along the route the layout computed (back edges go around nodes, not through them). */
