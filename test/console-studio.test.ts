@@ -238,7 +238,7 @@ describe("console studio", () => {
       .poll(() =>
         page
           .getByRole("region", { name: /^Checkpoint step/ })
-          .getByRole("region", { name: "Values" })
+          .getByRole("region", { name: "Values", exact: true })
           .textContent(),
       )
       .toContain("published");

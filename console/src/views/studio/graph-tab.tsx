@@ -50,13 +50,17 @@ export function GraphTab({
     return () => stop.current?.abort();
   }, [server, assistant.assistant_id]);
 
+  // Only the latest read is shown: one started when a run made its thread may answer after the run's last one.
+  const reads = useRef(0);
   const loadHistory = useCallback(
     async (tid: string | undefined) => {
+      const n = ++reads.current;
       if (!tid) return setHistory([]);
       try {
-        setHistory(await server.history(tid));
+        const h = await server.history(tid);
+        if (n === reads.current) setHistory(h);
       } catch (e) {
-        setError((e as Error).message);
+        if (n === reads.current) setError((e as Error).message);
       }
     },
     [server],
@@ -166,7 +170,8 @@ export function GraphTab({
         {progress.error && <p role="alert">Run failed: {progress.error}</p>}
         {layout ? (
           <GraphCanvas
-            key={xray ? "xray" : "flat"}
+            // A new drawing (subgraphs shown or hidden) is fitted to the view again.
+            key={layout.nodes.map((n) => n.id).join()}
             graph={layout}
             statuses={progress.statuses}
             before={before}
