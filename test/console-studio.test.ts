@@ -38,6 +38,12 @@ async function chooseAssistant(page: Page, graph: string) {
 }
 
 const node = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"] .gc-node`);
+/** Opens a node from the keyboard (focus, Enter), as a keyboard user does. */
+async function openNode(page: Page, id: string) {
+  await page.locator(`.react-flow__node[data-id="${id}"]`).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("region", { name: `Node ${id}`, exact: true }).waitFor();
+}
 const statusOf = (page: Page, id: string) => node(page, id).getAttribute("data-status");
 const runEnded = (page: Page) =>
   expect.poll(() => page.getByRole("status").first().textContent(), SOON).toContain("Run ended");
@@ -77,8 +83,8 @@ describe("console studio", () => {
     expect(await page.getByRole("status").first().textContent()).toContain("agent → tools → agent");
     expect(await statusOf(page, "agent")).toBe("done");
     expect(await statusOf(page, "tools")).toBe("done");
-    // Each node's last update is one click away.
-    await node(page, "tools").click();
+    // Each node's last update is one key press away.
+    await openNode(page, "tools");
     await expect
       .poll(() => page.getByRole("region", { name: "Node tools" }).textContent())
       .toContain("It is 21°C and sunny in Paris.");
@@ -208,7 +214,7 @@ describe("console studio", () => {
   it("pauses before a node chosen on the graph and continues; answers an interrupt with a resume and a goto", async () => {
     const page = await studio();
     await chooseAssistant(page, "research");
-    await node(page, "review").click();
+    await openNode(page, "review");
     await page.getByRole("button", { name: "Pause before review" }).click();
     expect(await page.getByRole("button", { name: "Pause before review" }).getAttribute("aria-pressed")).toBe(
       "true",
@@ -233,6 +239,9 @@ describe("console studio", () => {
     await interrupt.getByRole("button", { name: "Answer" }).click();
     await runEnded(page);
     await expect.poll(() => statusOf(page, "publish"), SOON).toBe("done");
+    await expect
+      .poll(() => branch(page, 1).getByRole("button").last().textContent(), SOON)
+      .toContain("· end");
     await branch(page, 1).getByRole("button").last().click();
     await expect
       .poll(() =>

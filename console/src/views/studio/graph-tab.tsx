@@ -112,9 +112,10 @@ export function GraphTab({
     } catch (e) {
       if (!ctl.signal.aborted) failed = (e as Error).message;
     }
-    dispatch({ type: "end", error: failed });
+    // The thread's checkpoints are read before the run is said to have ended, so "ended" means shown.
     setSelectedCheckpoint(undefined);
     await loadHistory(tid);
+    dispatch({ type: "end", error: failed });
   }
 
   const runFromForm = (r: RunRequest) => {
