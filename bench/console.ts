@@ -5,7 +5,7 @@ import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import puppeteer, { type Page } from "puppeteer-core";
 import { buildConsole, CONSOLE_DIST } from "../infra/console/build.mjs";
-import { chromiumPath } from "../test/helpers/browser.ts";
+import { chromiumPath } from "../test/helpers/chromium.ts";
 import { startPlatform } from "./platform.ts";
 
 // npm run bench -- console: the web console's bundle (gzipped: the first load — app.js, the chunks it imports

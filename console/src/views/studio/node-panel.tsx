@@ -25,9 +25,9 @@ export function NodePanel({
 }) {
   return (
     <section className="np" aria-label={`Node ${id}`}>
-      <h3>
+      <h2>
         Node {id} {status && <small className="muted">· {status}</small>}
-      </h3>
+      </h2>
       {canPause && (
         <fieldset className="np-bps">
           <legend className="sr-only">Breakpoints</legend>
@@ -39,7 +39,7 @@ export function NodePanel({
           </button>
         </fieldset>
       )}
-      <h4>Last update</h4>
+      <h3>Last update</h3>
       {hasUpdate ? (
         <JsonBlock value={update} label={`Last update of ${id}`} />
       ) : (

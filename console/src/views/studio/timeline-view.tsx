@@ -25,7 +25,7 @@ export function TimelineView({
     <div className="tl">
       {branches.map((b) => (
         <section key={b.number} className="tl-branch" aria-label={`Branch ${b.number}`}>
-          <h4>
+          <h3>
             Branch {b.number}
             {b.forkedFrom && (
               <small className="muted">
@@ -33,7 +33,7 @@ export function TimelineView({
                 forked from step {b.forkedFrom.step ?? "?"} of branch {b.forkedFrom.branch}
               </small>
             )}
-          </h4>
+          </h3>
           <ol>
             {b.checkpoints.map((c) => (
               <li key={idOf(c)}>
