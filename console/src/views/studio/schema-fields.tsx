@@ -185,7 +185,11 @@ function MessagesField({ value, onChange, label }: Props) {
             onChange={(e) => set(i, { content: e.target.value })}
           />
           {shown.length > 1 && (
-            <button type="button" className="link" onClick={() => onChange(shown.filter((_, j) => j !== i))}>
+            <button
+              type="button"
+              className="link sf-remove"
+              onClick={() => onChange(shown.filter((_, j) => j !== i))}
+            >
               Remove message {i + 1}
             </button>
           )}
