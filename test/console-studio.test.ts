@@ -329,8 +329,12 @@ describe("console studio", () => {
     await timeline(page).getByRole("region", { name: "Branch 1" }).waitFor(SOON);
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await screenshot(page, "studio-phone");
+    // The chat mode is offered for a graph with messages (the example agent), not for research.
     await page.getByRole("tab", { name: "Chat" }).click();
     await page.getByRole("log", { name: "Messages" }).waitFor(SOON);
+    await page.getByLabel("Assistant", { exact: true }).first().selectOption({ label: "research" });
+    await expect.poll(() => page.getByRole("tab", { name: "Chat" }).count(), SOON).toBe(0);
+    await page.getByRole("tab", { name: "Graph", selected: true }).waitFor();
     expect(problems).toEqual([]);
   });
 });

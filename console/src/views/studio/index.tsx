@@ -60,7 +60,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
   const [assistants, setAssistants] = useState<Assistant[]>();
   const [assistantId, setAssistantId] = useState(props.assistantId);
   const [threadId, setThreadId] = useState(props.threadId);
-  const [tab, setTab] = useState<Tab>("Graph");
+  const [chosenTab, setTab] = useState<Tab>("Graph");
   const [error, setError] = useState<string>();
   const [version, setVersion] = useState(0);
   // The deployment's tracing project, where each of its runs is a trace named by the run's id. The `--graph`
@@ -93,6 +93,25 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
   }, [deploymentId, assistantId, threadId]);
 
   const assistant = assistants?.find((a) => a.assistant_id === assistantId);
+  // The chat mode is for graphs whose state holds `messages`; every graph has the graph mode.
+  const [chatty, setChatty] = useState(false);
+  useEffect(() => {
+    if (!assistantId) return;
+    let live = true;
+    server.schemas(assistantId).then(
+      (s) =>
+        live &&
+        setChatty(
+          Object.hasOwn((s.state_schema as { properties?: object } | null)?.properties ?? {}, "messages"),
+        ),
+      () => live && setChatty(false),
+    );
+    return () => {
+      live = false;
+    };
+  }, [server, assistantId]);
+  const tabs = TABS.filter((t) => t !== "Chat" || chatty);
+  const tab = tabs.includes(chosenTab) ? chosenTab : "Graph";
   return (
     <section className="studio">
       <h1>Studio</h1>
@@ -120,7 +139,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
           </select>
         </div>
         <div role="tablist" aria-label="Studio views" className="studio-tabs">
-          {TABS.map((t) => (
+          {tabs.map((t) => (
             <button
               key={t}
               type="button"
