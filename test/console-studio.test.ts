@@ -330,6 +330,7 @@ describe("console studio", () => {
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await screenshot(page, "studio-phone");
     // The chat mode is offered for a graph with messages (the example agent), not for research.
+    await chooseAssistant(page, "agent");
     await page.getByRole("tab", { name: "Chat" }).click();
     await page.getByRole("log", { name: "Messages" }).waitFor(SOON);
     await page.getByLabel("Assistant", { exact: true }).first().selectOption({ label: "research" });
