@@ -1,8 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BatchWriteItemCommand, DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { Client } from "langsmith";
+import { newBackendToken } from "../infra/local/backend-token.ts";
+import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
+import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 import { otlpRequests } from "./otlp.ts";
@@ -58,8 +64,27 @@ export function chunks<T>(items: T[], size: number) {
   return out;
 }
 
-/** The reference: BatchWriteItem of items shaped as stored runs (same keys, indexes and payload sizes). */
-async function rawBatchWrite(ddb: DynamoDBClient, tenant: string) {
+/**
+ * The reference: BatchWriteItem of items shaped as stored runs (same keys, indexes and payload sizes), straight to a
+ * DynamoDB Local of the bench's own (the platform's answers only its policy proxy), on disk as the platform's is
+ * unless DYNAMODB_IN_MEMORY=1.
+ */
+async function rawBatchWrite(tenant: string) {
+  const token = newBackendToken();
+  const dir = process.env.DYNAMODB_IN_MEMORY === "1" ? undefined : mkdtempSync(join(tmpdir(), "bench-ddb-"));
+  const local = await startDynamoDbOnAPort(undefined, dir, token);
+  const ddb = dynamoDbLocalClient({ endpoint: local.endpoint, token });
+  try {
+    await createTables(ddb);
+    return await batchWrite(ddb, tenant);
+  } finally {
+    ddb.destroy();
+    await local.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function batchWrite(ddb: DynamoDBClient, tenant: string) {
   const items = Array.from({ length: RUNS }, (_, i) => {
     const r = runAt(i, "raw");
     return marshall({
@@ -151,13 +176,14 @@ export async function ingestBench() {
     const ddb = new DynamoDBClient({
       endpoint: facts.dynamodb_endpoint,
       region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      // The operator's keys: the endpoint is the platform's policy proxy.
+      credentials: { accessKeyId: facts.s3.access_key_id, secretAccessKey: facts.s3.secret_access_key },
     });
     // Warm both paths (JIT, connections, the project's first-use creation).
     const agent = new Agent({ keepAlive: true, maxSockets: SENDERS });
     await post(`${p.base}/api/v1/runs/batch`, headers, JSON.stringify({ post: [runAt(0, "warm")] }), agent);
 
-    const rawSeconds = await rawBatchWrite(ddb, facts.tenant_id);
+    const rawSeconds = await rawBatchWrite(facts.tenant_id);
     const rawRate = RUNS / rawSeconds;
 
     const batchRuns = Array.from({ length: RUNS }, (_, i) => runAt(i, "bench-batch"));

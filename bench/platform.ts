@@ -70,10 +70,11 @@ interface StartOptions {
   /** Append the platform's stdout and stderr (its runtimes' too) to this file instead (tests grep its logs). */
   logFile?: string;
   /**
-   * A DynamoDB already running (the test run's): the platform keeps its tables there under a prefix of its own,
-   * kept across restarts, instead of starting a DynamoDB Local of its own (seconds of JVM start each time).
+   * A DynamoDB already running (the test run's) and the token it answers: the platform keeps its tables there under
+   * a prefix of its own, kept across restarts, instead of starting a DynamoDB Local of its own (seconds of JVM start
+   * each time).
    */
-  sharedDynamoDb?: { endpoint: string; tablePrefix?: string };
+  sharedDynamoDb?: { endpoint: string; token: string; tablePrefix?: string };
 }
 
 async function startPlatformOnce(env: Record<string, string>, given: StartOptions): Promise<RunningPlatform> {
@@ -89,6 +90,7 @@ async function startPlatformOnce(env: Record<string, string>, given: StartOption
   const shared = opts.sharedDynamoDb
     ? {
         LOCAL_DYNAMODB_ENDPOINT: opts.sharedDynamoDb.endpoint,
+        LOCAL_DYNAMODB_TOKEN: opts.sharedDynamoDb.token,
         TABLE_PREFIX: opts.sharedDynamoDb.tablePrefix!,
       }
     : {};

@@ -1,8 +1,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
-import { createTables } from "../infra/local/dynamodb.ts";
+import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import { runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
@@ -11,9 +12,11 @@ import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 
 // npm run bench -- policy-proxy: p50/p95 of a runtime's GetItem and PutItem through the policy proxy (SigV4
-// check, IAM evaluation of the generated policy, forwarding) beside the same calls straight to DynamoDB Local.
+// check, IAM evaluation of the generated policy, forwarding) beside the same calls straight to DynamoDB Local (with
+// its token, as only the proxy may send them).
 export async function policyProxyBench() {
-  const dynamo = await startDynamoDbOnAPort(undefined, undefined);
+  const token = newBackendToken();
+  const dynamo = await startDynamoDbOnAPort(undefined, undefined, token);
   const credentials = mintRuntimeCredentials();
   const who: ProxyPrincipal = {
     ...credentials,
@@ -23,7 +26,10 @@ export async function policyProxyBench() {
   const server = createServer(
     createPolicyProxy({
       principal: (id) => (id === who.accessKeyId ? who : undefined),
-      upstream: { dynamodb: dynamo.endpoint, s3: "http://127.0.0.1:9" },
+      upstream: {
+        dynamodb: { endpoint: dynamo.endpoint, token },
+        s3: { endpoint: "http://127.0.0.1:9", token },
+      },
       region: config.region,
     }),
   );
@@ -33,7 +39,7 @@ export async function policyProxyBench() {
     region: config.region,
     credentials,
   });
-  const direct = new DynamoDBClient({ endpoint: dynamo.endpoint, region: config.region, credentials });
+  const direct = dynamoDbLocalClient({ endpoint: dynamo.endpoint, token });
   try {
     await createTables(direct);
     const n = Number(process.env.BENCH_CALLS ?? 500);

@@ -12,6 +12,9 @@ import { gitRepo } from "./helpers/repos.ts";
 // whose egress proxy reaches public addresses only (and what the operator allows: EGRESS_ALLOW, here a stand-in for
 // a model vendor's API on loopback).
 const env = inject("env");
+const backends = inject("backends");
+/** What the hostile graph goes after: the backends, the policy proxy in front of them, the gateway. */
+const TARGETS = ["dynamodb", "s3", "awsEmulator", "awsProxy", "gateway"];
 const portOf = (url: string | undefined) => Number(new URL(url ?? "http://x:1").port);
 
 const HOSTILE = `
@@ -77,9 +80,10 @@ beforeAll(async () => {
   await storeApiKey(newApiKey(), [victim]);
   const targets = {
     ports: {
-      dynamodb: portOf(env.AWS_ENDPOINT_URL_DYNAMODB),
-      s3: portOf(env.AWS_ENDPOINT_URL_S3),
-      awsEmulator: portOf(env.AWS_ENDPOINT_URL_KMS),
+      dynamodb: portOf(backends.dynamodb.endpoint),
+      s3: portOf(backends.s3.endpoint),
+      awsEmulator: portOf(backends.emulator.endpoint),
+      awsProxy: portOf(env.AWS_ENDPOINT_URL_S3),
       gateway: portOf(facts.base_url),
     },
     allowed,
@@ -97,13 +101,13 @@ afterAll(async () => {
 });
 
 describe("a runtime's network: the platform socket and the egress proxy only", () => {
-  it("cannot open a connection to DynamoDB Local, s3rver, the AWS emulator or the gateway", () => {
-    for (const name of ["dynamodb", "s3", "awsEmulator", "gateway"])
+  it("cannot open a connection to DynamoDB Local, s3rver, the AWS emulator, the policy proxy or the gateway", () => {
+    for (const name of TARGETS)
       expect(report.tcp[name], name).toMatchObject({ ok: false, error: "ECONNREFUSED" });
   });
 
   it("cannot reach them through the egress proxy either, with fetch or node:http", () => {
-    for (const name of ["dynamodb", "s3", "awsEmulator", "gateway"]) {
+    for (const name of TARGETS) {
       // Refused at the proxy: no answer of the service itself (a status) ever comes back.
       expect(report.fetch[name], name).toMatchObject({ ok: false, error: expect.any(String) });
       expect(report.fetch[name].status, name).toBeUndefined();

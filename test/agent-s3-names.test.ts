@@ -10,7 +10,7 @@ import {
   S3Client,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import { queryOf, signer } from "../infra/local/policy-proxy/sigv4.ts";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   server = createServer(
     createPolicyProxy({
       principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-      upstream: { dynamodb: String(config.endpoint("dynamodb")), s3: String(config.endpoint("s3")) },
+      upstream: inject("backends"),
       region: config.region,
     }),
   );

@@ -133,10 +133,14 @@ describe("runs executed by the worker function", () => {
     ]);
     expect(parts.at(-1)?.data).toEqual({ items: ["in", "work", "done"] });
     const runId = parts[0].data.run_id as string;
+    // Its tables, through its own AWS endpoint with its operator's keys.
     const ddb = new DynamoDBClient({
-      endpoint: sharedDynamoDb().endpoint,
+      endpoint: platform.facts.dynamodb_endpoint,
       region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      credentials: {
+        accessKeyId: platform.facts.s3.access_key_id,
+        secretAccessKey: platform.facts.s3.secret_access_key,
+      },
     });
     const logged = async (run: string) =>
       (

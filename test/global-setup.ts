@@ -56,6 +56,7 @@ export async function setup(project: TestProject) {
   // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
   await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
+  project.provide("backends", cloud.backends);
   // Export tests' buckets: a workspace's own S3, apart from the platform's (helpers/customer-s3.ts).
   customer = await startCustomerS3();
   project.provide("customerS3", { s3: customer.s3 });
@@ -74,6 +75,11 @@ export async function teardown() {
 declare module "vitest" {
   export interface ProvidedContext {
     cloud: LocalFacts;
+    /**
+     * The backends behind the cloud's policy proxy, with the tokens they answer: for tests that build a proxy of
+     * their own (the proxy is what adds a token) or share its DynamoDB. Everything else goes through the proxy.
+     */
+    backends: Cloud["backends"];
     /** The export tests' S3 (a workspace's own, not the platform's). */
     customerS3: CustomerS3;
     env: Record<string, string>;

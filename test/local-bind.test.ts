@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cloud, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
 
-// The local cloud's own services — DynamoDB Local, the local S3, the AWS emulator — listen on loopback whatever
-// HOST is; only the gateway follows it. Read from the kernel's socket tables (Linux), for a cloud started on 0.0.0.0.
+// The local cloud's own services — DynamoDB Local, the local S3, the AWS emulator and the policy proxy in front of
+// them — listen on loopback whatever HOST is; only the gateway follows it. Read from the kernel's socket tables
+// (Linux), for a cloud started on 0.0.0.0.
 const LISTEN = "0A";
 const IPV4_LOOPBACK = "0100007F";
 
@@ -54,9 +55,10 @@ describe.runIf(process.platform === "linux")("local cloud bind addresses with HO
   });
 
   it.each([
-    ["DynamoDB Local", () => cloud.facts.dynamodb_endpoint],
-    ["the local S3", () => cloud.facts.s3.endpoint],
-    ["the AWS emulator (KMS, Step Functions, Lambda, Scheduler)", () => process.env.AWS_ENDPOINT_URL_KMS!],
+    ["DynamoDB Local", () => cloud.backends.dynamodb.endpoint],
+    ["the local S3", () => cloud.backends.s3.endpoint],
+    ["the AWS emulator (KMS, Step Functions, Lambda, Scheduler)", () => cloud.backends.emulator.endpoint],
+    ["the policy proxy in front of them (the AWS endpoint of local.json)", () => cloud.facts.s3.endpoint],
   ])("%s listens on loopback only", (_name, endpoint) => {
     expect(new URL(endpoint()).hostname).toBe("127.0.0.1");
     const addresses = listeners(portOf(endpoint()));

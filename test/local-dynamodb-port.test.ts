@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
+import { ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
-import { DynamoPortInUse, LOOPBACK, startDynamoDb } from "../infra/local/dynamodb.ts";
+import { DynamoPortInUse, dynamoDbLocalClient, LOOPBACK, startDynamoDb } from "../infra/local/dynamodb.ts";
 import { freePort } from "../infra/local/http-util.ts";
 
 // The local cloud picks DynamoDB Local's port by probing for a free one; something may take it before the JVM
@@ -27,7 +28,9 @@ const jvmsOn = (port: number) =>
 describe("DynamoDB Local's port", () => {
   it("taken: the start fails at once saying so, and its JVM is stopped", async () => {
     const t0 = performance.now();
-    await expect(startDynamoDb({ port: takenPort })).rejects.toBeInstanceOf(DynamoPortInUse);
+    await expect(startDynamoDb({ port: takenPort, token: newBackendToken() })).rejects.toBeInstanceOf(
+      DynamoPortInUse,
+    );
     // Well inside the 60 s a start waits for an answer: the failure was read, not waited out.
     expect(performance.now() - t0).toBeLessThan(30_000);
     expect(jvmsOn(takenPort)).toBe(0);
@@ -35,7 +38,8 @@ describe("DynamoDB Local's port", () => {
 
   it("taken when the cloud picked it: the cloud tries another free port", async () => {
     const picks: number[] = [];
-    const ddb = await startDynamoDbOnAPort(undefined, undefined, async () => {
+    const token = newBackendToken();
+    const ddb = await startDynamoDbOnAPort(undefined, undefined, token, async () => {
       const port = picks.length ? await freePort(LOOPBACK) : takenPort;
       picks.push(port);
       return port;
@@ -44,11 +48,7 @@ describe("DynamoDB Local's port", () => {
       expect(picks).toHaveLength(2);
       expect(picks[0]).toBe(takenPort);
       expect(ddb.endpoint).toBe(`http://${LOOPBACK}:${picks[1]}`);
-      const client = new DynamoDBClient({
-        endpoint: ddb.endpoint,
-        region: "us-east-1",
-        credentials: { accessKeyId: "local", secretAccessKey: "local" },
-      });
+      const client = dynamoDbLocalClient({ endpoint: ddb.endpoint, token });
       expect((await client.send(new ListTablesCommand({}))).TableNames).toEqual([]);
       client.destroy();
     } finally {

@@ -9,6 +9,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAwsEmulator } from "../infra/local/aws-emulator.ts";
+import { newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
 import { LocalKms } from "../infra/local/kms.ts";
 import { LocalLambda } from "../infra/local/lambda.ts";
 import { LocalScheduler } from "../infra/local/scheduler.ts";
@@ -40,6 +41,8 @@ const functions: Record<string, (e: any) => Promise<unknown>> = {
 const resolve = (arn: string) => functions[arn.split(":function:").pop()!.split(":")[0]];
 
 let emulator: Awaited<ReturnType<typeof startAwsEmulator>>;
+/** The emulator answers only what carries its token (the policy proxy's forwards); these clients stand in for it. */
+const TOKEN = newBackendToken();
 let sfn: LocalStepFunctions;
 let scheduler: LocalScheduler;
 const cfg = () => ({
@@ -60,13 +63,14 @@ beforeAll(async () => {
   emulator = await startAwsEmulator(
     { kms: new LocalKms(mkdtempSync(join(tmpdir(), "kms-"))), sfn, lambda, scheduler },
     "127.0.0.1",
+    TOKEN,
   );
 });
 afterAll(() => new Promise<void>((r) => emulator.server.close(() => r())));
 
 describe("local key service", () => {
   it("wraps data keys like KMS GenerateDataKey/Decrypt", async () => {
-    const client = new KMSClient(cfg());
+    const client = withBackendToken(new KMSClient(cfg()), TOKEN);
     const dk = await client.send(new GenerateDataKeyCommand({ KeyId: "alias/x", KeySpec: "AES_256" }));
     expect(dk.Plaintext?.length).toBe(32);
     const back = await client.send(new DecryptCommand({ CiphertextBlob: dk.CiphertextBlob }));
@@ -74,7 +78,7 @@ describe("local key service", () => {
   });
 
   it("binds a data key to its encryption context as KMS does: Decrypt with another context, or none, fails", async () => {
-    const client = new KMSClient(cfg());
+    const client = withBackendToken(new KMSClient(cfg()), TOKEN);
     const EncryptionContext = { tenant_id: "t1", record: "r1" };
     const dk = await client.send(
       new GenerateDataKeyCommand({ KeyId: "alias/x", KeySpec: "AES_256", EncryptionContext }),
@@ -120,7 +124,7 @@ describe("local key service", () => {
 
 describe("local Step Functions", () => {
   it("runs the ASL: Map over items, each failed attempt retried by the Retry policy", async () => {
-    const client = new SFNClient(cfg());
+    const client = withBackendToken(new SFNClient(cfg()), TOKEN);
     const stateMachineArn = localStateMachineArn("retry-map");
     const { executionArn } = await client.send(
       new StartExecutionCommand({
@@ -140,7 +144,7 @@ describe("local Step Functions", () => {
   });
 
   it("StartExecution is idempotent on the execution name and input", async () => {
-    const client = new SFNClient(cfg());
+    const client = withBackendToken(new SFNClient(cfg()), TOKEN);
     const input = {
       stateMachineArn: localStateMachineArn("retry-map"),
       name: "same",
@@ -157,7 +161,7 @@ describe("local Step Functions", () => {
   });
 
   it("StopExecution aborts a running execution", async () => {
-    const client = new SFNClient(cfg());
+    const client = withBackendToken(new SFNClient(cfg()), TOKEN);
     const arn = sfn.register("slow", {
       StartAt: "S",
       States: { S: { Type: "Task", Resource: "arn:aws:lambda:us-east-1:0:function:Slow", End: true } },
@@ -173,7 +177,7 @@ describe("local Step Functions", () => {
 
 describe("local Lambda and Scheduler", () => {
   it("sync invoke returns the handler's result; async invoke answers 202 and runs it", async () => {
-    const client = new LambdaClient(cfg());
+    const client = withBackendToken(new LambdaClient(cfg()), TOKEN);
     const sync = await client.send(
       new InvokeCommand({ FunctionName: "Record", Payload: JSON.stringify({ n: 1 }) }),
     );
@@ -191,7 +195,7 @@ describe("local Lambda and Scheduler", () => {
 
   it("a one-time schedule persists and fires its target once it is due, then deletes itself", async () => {
     scheduler.start();
-    const client = new SchedulerClient(cfg());
+    const client = withBackendToken(new SchedulerClient(cfg()), TOKEN);
     const at = new Date(Date.now() - 1000).toISOString().slice(0, 19);
     await client.send(
       new CreateScheduleCommand({

@@ -1,9 +1,15 @@
+import { createServer } from "node:http";
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTables } from "../infra/local/dynamodb.ts";
+import { listen } from "../infra/local/http-util.ts";
+import { operatorPrincipal } from "../infra/local/operator.ts";
+import { mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
+import { createPolicyProxy } from "../infra/local/policy-proxy/handler.ts";
 import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
-import { dynamo } from "../shared/aws/clients.ts";
+import { dynamo, resetClients } from "../shared/aws/clients.ts";
 import { getItem, putItem, queryAll } from "../shared/aws/ddb.ts";
+import { config } from "../shared/config.ts";
 import { inFlightRevisions } from "../shared/control/revisions.ts";
 import { ACTIVE_RUNS, AGENT_INDEX, agentKeys, CRONS_DUE, THREAD_TTL } from "../shared/records/agent.ts";
 import { REVISIONS_INFLIGHT, revisionsPk } from "../shared/records/control.ts";
@@ -25,6 +31,31 @@ process.env.TABLE_MAIN = `upgrade-main-${suffix}`;
 process.env.TABLE_RUNS = `upgrade-runs-${suffix}`;
 process.env.TABLE_CHECKPOINTS = `upgrade-checkpoints-${suffix}`;
 
+// The cloud's policy proxy knows its own tables' keys, not these: a proxy of the test's own knows them (it reads the
+// names above), in front of the same DynamoDB Local, and the operator's calls go there.
+const cloudAws = {
+  AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+  AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+  AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+};
+const operator = operatorPrincipal(mintRuntimeCredentials());
+const proxy = createServer(
+  createPolicyProxy({
+    principal: (id) => (id === operator.accessKeyId ? operator : undefined),
+    upstream: inject("backends"),
+    region: config.region,
+  }),
+);
+beforeAll(async () => {
+  const port = await listen(proxy, 0, "127.0.0.1");
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${port}`,
+    AWS_ACCESS_KEY_ID: operator.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: operator.secretAccessKey,
+  });
+  resetClients();
+});
+
 afterAll(async () => {
   for (const id of ["main", "runs", "checkpoints"] as const)
     await dynamo()
@@ -33,6 +64,10 @@ afterAll(async () => {
   process.env.TABLE_MAIN = saved.main;
   process.env.TABLE_RUNS = saved.runs;
   process.env.TABLE_CHECKPOINTS = saved.cp;
+  Object.assign(process.env, cloudAws);
+  resetClients();
+  proxy.closeAllConnections();
+  await new Promise((r) => proxy.close(r));
 });
 
 describe("a main table of an earlier version", () => {

@@ -3,7 +3,7 @@ import { GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "../infra/local/platform-roles.ts";
 import { localStateMachineArn } from "../infra/local/sfn.ts";
 import { config } from "../shared/config.ts";
@@ -46,11 +46,7 @@ async function refusal(p: Promise<unknown>): Promise<{ name?: string; message?: 
 }
 
 beforeAll(async () => {
-  proxy = await startPlatformRoleProxy({
-    dynamodb: String(config.endpoint("dynamodb")),
-    s3: String(config.endpoint("s3")),
-    emulator: process.env.AWS_ENDPOINT_URL_KMS,
-  });
+  proxy = await startPlatformRoleProxy(inject("backends"));
 });
 afterAll(async () => {
   for (const c of clients) c.destroy();

@@ -11,7 +11,7 @@ import {
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import { type PolicyDocument, runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
@@ -77,7 +77,7 @@ const clients = (credentials: { accessKeyId: string; secretAccessKey: string }) 
 beforeAll(async () => {
   const proxy = createPolicyProxy({
     principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-    upstream: { dynamodb: String(config.endpoint("dynamodb")), s3: String(config.endpoint("s3")) },
+    upstream: inject("backends"),
     region: config.region,
   });
   server = createServer(proxy);

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   localKmsKeys,
   localRuntimeScope,
@@ -70,11 +70,7 @@ describe("on the local cloud, the runtime opens it through the policy proxy, hel
     server = createServer(
       createPolicyProxy({
         principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-        upstream: {
-          dynamodb: String(config.endpoint("dynamodb")),
-          s3: String(config.endpoint("s3")),
-          emulator: String(config.endpoint("kms")),
-        },
+        upstream: inject("backends"),
         region: config.region,
         kms: localKmsKeys(),
       }),

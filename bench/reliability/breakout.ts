@@ -17,6 +17,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "platform keys reaching a deployment": "test/agent-platform-key-stripped.test.ts",
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
   "S3 names the backend reads otherwise (copy source, .., entities)": "test/agent-s3-names.test.ts",
+  "the local backends (unsigned, forged, unauthorized; CodeBuild stand-in)": "test/local-backends.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
   "capacity (end users' flood, socket memory, deployments, active-run index)":
     "test/capacity-breakout.test.ts",

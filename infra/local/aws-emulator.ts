@@ -1,6 +1,7 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { logger } from "../../shared/log.ts";
-import { listen, readBody } from "./http-util.ts";
+import { carriesToken, NOT_PROXIED } from "./backend-token.ts";
+import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
@@ -8,8 +9,9 @@ import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
 // One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda and EventBridge
-// Scheduler, so handlers use the real AWS SDK clients unchanged (AWS_ENDPOINT_URL_<SERVICE>). Lambda: Invoke
-// (sync and Event) of the platform's tasks, and InvokeWithResponseStream of deployments' runtimes.
+// Scheduler, so handlers use the real AWS SDK clients unchanged (through the policy proxy, which forwards here what
+// the caller's policy allows; nothing else is answered: backend-token.ts). Lambda: Invoke (sync and Event) of the
+// platform's tasks, and InvokeWithResponseStream of deployments' runtimes.
 export interface EmulatedServices {
   kms: LocalKms;
   sfn: LocalStepFunctions;
@@ -37,15 +39,55 @@ function send(
   );
 }
 
+const KiB = 1024;
+const MiB = 1024 * KiB;
+/**
+ * AWS's request limits for what the emulator answers: Lambda's payload (6 MB synchronous and streamed, 256 KB
+ * asynchronous), a KMS request around its 4 KiB plaintext or 6 KiB ciphertext (base64) with its context, a Step
+ * Functions or Scheduler request around its 256 KiB input.
+ */
+function bodyLimit(req: IncomingMessage, target: string): number {
+  if (target.startsWith("TrentService.")) return 32 * KiB;
+  if (target.startsWith("AWSStepFunctions.")) return 512 * KiB;
+  if (req.url?.startsWith("/schedules/")) return 512 * KiB;
+  return req.headers["x-amz-invocation-type"] === "Event" ? 256 * KiB : 6 * MiB;
+}
+
+/** The request's body, 413 past the call's limit (before reading it when its length says so). */
+async function requestBody(req: IncomingMessage, target: string): Promise<Buffer> {
+  const limit = bodyLimit(req, target);
+  const tooLarge = () =>
+    awsError(
+      req.url?.includes("/functions/") ? "RequestTooLargeException" : "RequestEntityTooLargeException",
+      `The request body must be at most ${limit} bytes.`,
+      413,
+    );
+  if (Number(req.headers["content-length"]) > limit) throw tooLarge();
+  return readBody(req, limit).catch((err) => {
+    throw err instanceof BodyTooLarge ? tooLarge() : err;
+  });
+}
+
+/** A JSON body as the services read it (each its own members); one that does not parse is the caller's 400. */
+function jsonOf(raw: Buffer): ReturnType<typeof JSON.parse> {
+  try {
+    return raw.length ? JSON.parse(raw.toString("utf8")) : {};
+  } catch {
+    throw awsError("SerializationException", "The request body is not valid JSON.", 400);
+  }
+}
+
+/** The emulator on `host`, answering only requests that carry `token` (backend-token.ts). */
 export async function startAwsEmulator(
   services: EmulatedServices,
   host: string,
+  token: string,
 ): Promise<{ server: Server; url: string }> {
   const server = createServer(async (req, res) => {
     try {
-      const raw = await readBody(req);
-      const input = raw.length ? JSON.parse(raw.toString("utf8")) : {};
+      if (!carriesToken(req.headers, token)) throw awsError("AccessDeniedException", NOT_PROXIED, 403);
       const target = String(req.headers["x-amz-target"] ?? "");
+      const input = jsonOf(await requestBody(req, target));
       const url = new URL(req.url ?? "/", "http://local");
       if (target.startsWith("TrentService."))
         return send(res, 200, services.kms.handle(target.slice(13), input));
@@ -82,6 +124,7 @@ export async function startAwsEmulator(
         message: `Not emulated: ${req.method} ${url.pathname} ${target}`,
       });
     } catch (err) {
+      req.resume();
       const e = errorFields(err);
       if (!e.code) logger.error("aws emulator error", { error: err });
       const code = String(e.code ?? "InternalFailure");
@@ -93,6 +136,6 @@ export async function startAwsEmulator(
       );
     }
   });
-  const port = await listen(server, 0, host);
+  const port = await listen(withoutRequestTimeouts(server), 0, host);
   return { server, url: `http://${host}:${port}` };
 }

@@ -15,6 +15,7 @@ import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
+import { type Backend, newBackendToken } from "./backend-token.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { consoleCsp } from "./console-files.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
@@ -25,10 +26,11 @@ import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
 import { oncePerDataFolder } from "./migrations.ts";
+import { operatorCredentials, operatorPrincipal } from "./operator.ts";
 import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
-import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, startS3 } from "./s3.ts";
+import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
 import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
@@ -51,6 +53,7 @@ const envMs = (name: string, fallback: number) => {
 export interface CloudOptions {
   host?: string;
   port?: number;
+  /** The port of the local cloud's AWS endpoint (S3_PORT): its policy proxy, where S3 and every other service is. */
   s3Port?: number;
   dataDir?: string;
   /** Keep DynamoDB in memory (tests); otherwise data lives under dataDir and survives restarts. */
@@ -64,6 +67,8 @@ export interface CloudOptions {
    * no DynamoDB Local is started.
    */
   dynamoDbEndpoint?: string;
+  /** The token of the DynamoDB already running at dynamoDbEndpoint (what its start's proxy adds: backend-token.ts). */
+  dynamoDbToken?: string;
   apiKey?: string;
   tenantId?: string;
   schedulerIntervalMs?: number;
@@ -75,8 +80,12 @@ export interface LocalFacts {
   base_url: string;
   tenant_id: string;
   api_key: string;
+  /**
+   * The local cloud's AWS endpoint (its policy proxy: S3, DynamoDB, KMS, Step Functions, Lambda and Scheduler, told
+   * apart by the signature) with the operator's keys (operator.ts), and the platform's bucket.
+   */
   s3: { endpoint: string; access_key_id: string; secret_access_key: string; bucket: string };
-  /** DynamoDB Local's endpoint and the platform's process id, for benchmarks and diagnostics. */
+  /** The same endpoint for DynamoDB (signed with the keys above), and the platform's process id, for benchmarks. */
   dynamodb_endpoint: string;
   /** The prefix of the platform's table names there (TABLE_PREFIX: several platforms may share one DynamoDB). */
   table_prefix: string;
@@ -91,6 +100,11 @@ export interface Cloud {
   ttl: LocalTtl;
   gateway: Gateway;
   runtimes: LocalRuntimes;
+  /**
+   * The backends behind the policy proxy, with the tokens they answer: for tests that build a proxy of their own or
+   * share this DynamoDB (in this process only, never in local.json).
+   */
+  backends: { dynamodb: Backend; s3: Backend; emulator: Backend };
   startupMs: number;
   stop(): Promise<void>;
 }
@@ -130,11 +144,12 @@ async function bootstrapCredentials(dataDir: string, opts: CloudOptions) {
 export async function startDynamoDbOnAPort(
   fixed: number | undefined,
   dataDir: string | undefined,
+  token: string,
   pick: () => Promise<number> = () => freePort(LOOPBACK),
 ) {
-  if (fixed) return startDynamoDb({ port: fixed, dataDir });
+  if (fixed) return startDynamoDb({ port: fixed, dataDir, token });
   return startOnFreePorts(
-    async () => startDynamoDb({ port: await pick(), dataDir }),
+    async () => startDynamoDb({ port: await pick(), dataDir, token }),
     (err) => err instanceof DynamoPortInUse,
   );
 }
@@ -153,22 +168,32 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
   };
   try {
+    // The backends answer only what the policy proxy forwards, with the token of this start (backend-token.ts).
+    const token = newBackendToken();
+    const sharedDynamoDb = opts.dynamoDbEndpoint && !opts.dynamoDbPort ? opts.dynamoDbEndpoint : undefined;
+    if (sharedDynamoDb && !opts.dynamoDbToken)
+      throw new StartupError(
+        "LOCAL_DYNAMODB_ENDPOINT names a DynamoDB this start did not start: set LOCAL_DYNAMODB_TOKEN to the token it answers.",
+      );
     const [ddb, s3] = await Promise.all([
-      opts.dynamoDbEndpoint && !opts.dynamoDbPort
-        ? { endpoint: opts.dynamoDbEndpoint, stop: async () => {} }
-        : startDynamoDbOnAPort(opts.dynamoDbPort, opts.inMemory ? undefined : join(dataDir, "dynamodb")),
-      startS3({
-        host: LOOPBACK,
-        port: opts.s3Port ?? 9090,
-        directory: join(dataDir, "s3"),
-        buckets: [bucket, artifactBucket],
-      }).catch((err) => {
-        throw err?.code === "EADDRINUSE"
-          ? new StartupError(
-              `Port ${opts.s3Port ?? 9090} (S3) is in use: stop what holds it or set S3_PORT to a free port.`,
-            )
-          : err;
-      }),
+      sharedDynamoDb
+        ? { endpoint: sharedDynamoDb, stop: async () => {} }
+        : startDynamoDbOnAPort(
+            opts.dynamoDbPort,
+            opts.inMemory ? undefined : join(dataDir, "dynamodb"),
+            token,
+          ),
+      startOnFreePorts(
+        async () =>
+          startS3({
+            host: LOOPBACK,
+            port: await freePort(LOOPBACK),
+            directory: join(dataDir, "s3"),
+            buckets: [bucket, artifactBucket],
+            token,
+          }),
+        (err) => (err as { code?: string })?.code === "EADDRINUSE",
+      ),
     ]).catch(async (err) => {
       await stopAll();
       throw err;
@@ -185,24 +210,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
-      AWS_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
-      AWS_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
-      AWS_ENDPOINT_URL_DYNAMODB: opts.dynamoDbEndpoint ?? ddb.endpoint,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
     });
-    resetClients();
-    await createTables(dynamo(), ttlEmulatedTables(tasks));
-    // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
-    await moveAgentIndexEntries();
-    // And its live deployments get the runtime version the router reads.
-    await backfillRuntimeVersionsOnce();
-    // And its runs with a thread id go on the thread index.
-    await oncePerDataFolder("thread-index", async () => {
-      const runs = await indexUnindexedThreads();
-      if (runs) logger.info("runs put on the thread index", { runs });
-    });
-    const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
-    process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
     // Every platform function runs from its AWS bundle in environments of its own (workers), which see the
     // settings above, the endpoints below and how to reach this process (its gateway, with this start's token).
@@ -226,21 +234,24 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
       keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
     });
-    stops.push(() => functions.stopAll());
 
     const codeBuild = localCodeBuild(dataDir);
     // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
     bundleLocalBuildStep().catch(() => {});
-    const resolveTask = (nameOrArn: string) => {
-      // The Build state's input is a CodeBuild StartBuild request.
-      if (nameOrArn.startsWith(CODEBUILD_RESOURCE))
-        return (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0]);
+    /** The Lambda functions (what Invoke reaches). */
+    const resolveFunction = (nameOrArn: string) => {
       // Tests sweep expired items now rather than wait for the timer.
       if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
       const task = taskByName(nameOrArn);
       // A deployment's runtime function, invoked asynchronously: the drains the router and the sweeper start.
       return task ? functions.task(task) : runtimes.invoked(nameOrArn);
     };
+    // CodeBuild is a service integration of Step Functions, not a function: only a state machine's Build state starts
+    // a build (its input a StartBuild request), never a Lambda Invoke, whatever its caller may invoke.
+    const resolveTask = (nameOrArn: string) =>
+      nameOrArn.startsWith(CODEBUILD_RESOURCE)
+        ? (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0])
+        : resolveFunction(nameOrArn);
     const kms = new LocalKms(dataDir);
     const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
       // What EventBridge's "Step Functions Execution Status Change" rule delivers in AWS.
@@ -252,7 +263,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
         : undefined,
     });
-    const lambda = new LocalLambda(resolveTask);
+    const lambda = new LocalLambda(resolveFunction);
     const scheduler = new LocalScheduler(async (target) => {
       const input = target.Input ? JSON.parse(target.Input) : {};
       if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
@@ -271,32 +282,41 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       // Deployments' runtime functions answer the router's InvokeWithResponseStream.
       { kms, sfn, lambda, scheduler, streaming: (...call) => runtimes.streaming(...call) },
       LOOPBACK,
+      token,
     );
     stops.push(() => new Promise((r) => emulator.server.close(r)));
+    const upstream = {
+      dynamodb: {
+        endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
+        token: sharedDynamoDb ? (opts.dynamoDbToken as string) : token,
+      },
+      s3: { endpoint: s3.endpoint, token },
+      emulator: { endpoint: emulator.url, token },
+    };
+    // The one door to them, for the platform functions (their roles) and the operator: this process, and what its
+    // operator runs (local.json's keys).
+    const operator = operatorPrincipal(operatorCredentials(dataDir));
+    const proxyPort = opts.s3Port ?? 9090;
+    roleProxy = await startPlatformRoleProxy(upstream, { operator, port: proxyPort }).catch((err) => {
+      throw err?.code === "EADDRINUSE"
+        ? new StartupError(
+            `Port ${proxyPort} (the local cloud's AWS endpoint: S3 and the other services) is in use: stop what holds it or set S3_PORT to a free port.`,
+          )
+        : err;
+    });
+    stops.push(() => roleProxy?.close());
+    // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
+    stops.push(() => functions.stopAll());
     const machineArns = Object.fromEntries(
       sfn
         .machineNames()
         .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
     );
+    // This process's own AWS calls go through the proxy too, as the operator.
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL_KMS: emulator.url,
-      AWS_ENDPOINT_URL_SFN: emulator.url,
-      AWS_ENDPOINT_URL_LAMBDA: emulator.url,
-      AWS_ENDPOINT_URL_SCHEDULER: emulator.url,
-      KMS_KEY_ID: "alias/local",
-      TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
-      ...machineArns,
-    });
-    resetClients();
-    roleProxy = await startPlatformRoleProxy({
-      dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint,
-      s3: s3.endpoint,
-      emulator: emulator.url,
-    });
-    stops.push(() => roleProxy?.close());
-    // What no export destination may name or use (shared/export/destination-guard.ts): the services behind the
-    // policy proxy would take the platform's writes there past it.
-    Object.assign(process.env, {
+      ...roleProxy.environmentOf(operator),
+      // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
+      // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
       PLATFORM_SERVICE_ENDPOINTS: [
         ddb.endpoint,
         opts.dynamoDbEndpoint,
@@ -308,19 +328,29 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         .join(","),
       PLATFORM_ACCESS_KEY_IDS: [
         S3_ACCESS_KEY_ID,
+        operator.accessKeyId,
         ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
       ].join(","),
+      KMS_KEY_ID: "alias/local",
+      TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
+      ...machineArns,
     });
+    resetClients();
+    await createTables(dynamo(), ttlEmulatedTables(tasks));
+    // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
+    await moveAgentIndexEntries();
+    // And its live deployments get the runtime version the router reads.
+    await backfillRuntimeVersionsOnce();
+    // And its runs with a thread id go on the thread index.
+    await oncePerDataFolder("thread-index", async () => {
+      const runs = await indexUnindexedThreads();
+      if (runs) logger.info("runs put on the thread index", { runs });
+    });
+    const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
+    process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
-    const runtimes = new LocalRuntimes({
-      dataDir,
-      upstream: () => ({
-        dynamodb: opts.dynamoDbEndpoint ?? ddb.endpoint,
-        s3: s3.endpoint,
-        emulator: emulator.url,
-      }),
-    });
+    const runtimes = new LocalRuntimes({ dataDir, upstream: () => upstream });
     setRuntimeHost(runtimes);
     runtimes.announce();
     runtimes.prepare();
@@ -378,12 +408,12 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       tenant_id: tenantId,
       api_key: apiKey,
       s3: {
-        endpoint: s3.endpoint,
-        access_key_id: S3_ACCESS_KEY_ID,
-        secret_access_key: S3_SECRET_ACCESS_KEY,
+        endpoint: roleProxy.url,
+        access_key_id: operator.accessKeyId,
+        secret_access_key: operator.secretAccessKey,
         bucket,
       },
-      dynamodb_endpoint: ddb.endpoint,
+      dynamodb_endpoint: roleProxy.url,
       table_prefix: config.tablePrefix,
       pid: process.pid,
     };
@@ -398,6 +428,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       ttl,
       gateway,
       runtimes,
+      backends: upstream,
       startupMs: performance.now() - started,
       stop: stopAll,
     };

@@ -1,5 +1,7 @@
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { localBuildEnv } from "./codebuild.ts";
+import { BUILD_ENV } from "../../shared/deploy/build-exchange.ts";
+import { checkStartBuild, localBuildEnv, localCodeBuild } from "./codebuild.ts";
 
 // The local build step's environment is built as CodeBuild's is in AWS: the state's overrides (presigned URLs)
 // and tool settings, none of the platform's tables, keys, endpoints or credentials from the parent's env.
@@ -37,5 +39,35 @@ describe("the local build step's environment", () => {
     const values = Object.values(env).join("\n");
     for (const value of Object.values(PLATFORM)) expect(values).not.toContain(value);
     expect(Object.keys(env).filter((k) => /^AWS_|TABLE|KMS|BUCKET|API_KEY/.test(k))).toEqual([]);
+  });
+});
+
+// Issue 33: a StartBuild that sets what the build exchange does not (NODE_OPTIONS=--import=data:…, PATH, a secret
+// reference) would run the caller's code in the build step; the local CodeBuild refuses it before anything runs.
+describe("the local CodeBuild's StartBuild", () => {
+  const url = { Name: BUILD_ENV.job, Value: "http://s3/job?X-Amz-Signature=1" };
+
+  it("takes the build exchange's variables, as plain text", () => {
+    expect(() =>
+      checkStartBuild({
+        EnvironmentVariablesOverride: [url, { Name: BUILD_ENV.tenant, Value: "t1", Type: "PLAINTEXT" }],
+      }),
+    ).not.toThrow();
+    expect(() => checkStartBuild({})).not.toThrow();
+  });
+
+  it.each([
+    ["NODE_OPTIONS", [url, { Name: "NODE_OPTIONS", Value: "--import=data:text/javascript,1" }]],
+    ["PATH", [{ Name: "PATH", Value: "/tmp/evil" }]],
+    ["a secret reference", [{ ...url, Type: "SECRETS_MANAGER" }]],
+    ["a value that is no string", [{ Name: BUILD_ENV.tenant, Value: 1 }]],
+    ["an entry that is no object", [null]],
+    ["overrides that are no list", { NODE_OPTIONS: "x" }],
+  ])("refuses %s, before the build step is even bundled", async (_what, overrides) => {
+    const input = { EnvironmentVariablesOverride: overrides } as Parameters<typeof checkStartBuild>[0];
+    expect(() => checkStartBuild(input)).toThrow(/StartBuild refused/);
+    await expect(localCodeBuild(tmpdir())(input)).rejects.toMatchObject({
+      name: "CodeBuild.InvalidInputException",
+    });
   });
 });

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { config } from "../../shared/config.ts";
+import { BUILD_ENV } from "../../shared/deploy/build-exchange.ts";
 import { tolerateStdioErrors, toolEnv } from "../../shared/deploy/exec.ts";
 import { cleanLine } from "../../shared/deploy/sandbox-output.ts";
 import { logger } from "../../shared/log.ts";
@@ -53,7 +54,37 @@ export function bundleLocalBuildStep(): Promise<string> {
 
 interface StartBuild {
   ProjectName?: string;
-  EnvironmentVariablesOverride?: { Name: string; Value: string }[];
+  EnvironmentVariablesOverride?: { Name: string; Value: string; Type?: string }[];
+}
+
+/** The variables a build may be started with: the build exchange's, which RevisionBuildStart hands the Build state. */
+const BUILD_VARIABLES: ReadonlySet<string> = new Set(Object.values(BUILD_ENV));
+
+/**
+ * Refuses a StartBuild whose overrides name any other variable, or a value that is not plain text: a caller-chosen
+ * NODE_OPTIONS or PATH would run its own code in the build step, which no grant of the platform's roles allows
+ * (and which, locally, would run outside any sandbox).
+ */
+export function checkStartBuild(input: StartBuild): void {
+  const overrides: unknown = input?.EnvironmentVariablesOverride ?? [];
+  const entries: { Name?: unknown; Value?: unknown; Type?: unknown }[] = Array.isArray(overrides)
+    ? overrides
+    : [{}];
+  const refused = entries.findIndex(
+    (v) =>
+      typeof v?.Name !== "string" ||
+      !BUILD_VARIABLES.has(v.Name) ||
+      typeof v.Value !== "string" ||
+      (v.Type ?? "PLAINTEXT") !== "PLAINTEXT",
+  );
+  if (refused < 0) return;
+  const name = entries[refused]?.Name;
+  throw Object.assign(
+    new Error(
+      `StartBuild refused: the build takes only ${[...BUILD_VARIABLES].join(", ")}, as plain text (not ${typeof name === "string" ? name.slice(0, 64) : "a malformed override"})`,
+    ),
+    { name: "CodeBuild.InvalidInputException" },
+  );
 }
 
 /**
@@ -87,6 +118,7 @@ async function dropStaleBundles(keep: string): Promise<void> {
 
 export function localCodeBuild(dataDir: string) {
   return async (input: StartBuild): Promise<unknown> => {
+    checkStartBuild(input);
     const script = join(await bundleLocalBuildStep(), BUILD_SCRIPT);
     return new Promise((resolve, reject) => {
       const id = `local-build:${crypto.randomUUID()}`;

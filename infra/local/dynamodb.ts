@@ -12,6 +12,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
+import { type Backend, withBackendToken } from "./backend-token.ts";
 import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";
 // @ts-expect-error plain ESM helper without types
 import { ensureDynamoDbLocal } from "./ensure-deps.mjs";
@@ -47,7 +48,27 @@ export class DynamoPortInUse extends StartupError {
 }
 const BIND_FAILURE = /BindException|Failed to bind/;
 
-export async function startDynamoDb(opts: { port: number; dataDir?: string }): Promise<LocalDynamo> {
+/**
+ * A client straight to a DynamoDB Local, with its token: for what started it (its readiness probe, a benchmark's
+ * reference); everyone else goes through the policy proxy.
+ */
+export function dynamoDbLocalClient(backend: Backend): DynamoDBClient {
+  return withBackendToken(
+    new DynamoDBClient({
+      endpoint: backend.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    }),
+    backend.token,
+  );
+}
+
+/** DynamoDB Local on `port`, answering only requests that carry `token` (backend-token.ts). */
+export async function startDynamoDb(opts: {
+  port: number;
+  dataDir?: string;
+  token: string;
+}): Promise<LocalDynamo> {
   checkJava();
   const dir: string = ensureDynamoDbLocal();
   const storage = opts.dataDir ? ["-dbPath", opts.dataDir] : ["-inMemory"];
@@ -70,12 +91,14 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
     ...storage,
   ];
   const quoted = java.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-  const script = `${quoted} & J=$!; trap 'kill $J 2>/dev/null; wait $J; exit 0' TERM INT HUP; while kill -0 ${process.pid} 2>/dev/null && kill -0 $J 2>/dev/null; do sleep 0.5; done; kill $J 2>/dev/null; wait $J`;
+  // Its stdin (the token's line) stays its own: a background job's is /dev/null unless redirected.
+  const script = `${quoted} <&0 & J=$!; trap 'kill $J 2>/dev/null; wait $J; exit 0' TERM INT HUP; while kill -0 ${process.pid} 2>/dev/null && kill -0 $J 2>/dev/null; do sleep 0.5; done; kill $J 2>/dev/null; wait $J`;
   const child: ChildProcess = spawn("bash", ["-c", script], {
     detached: true,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["pipe", "ignore", "pipe"],
   });
   tolerateStdioErrors(child);
+  child.stdin?.end(`${opts.token}\n`);
   const exited = new Promise((r) => child.once("exit", r));
   let stderr = "";
   child.stderr?.on("data", (d) => {
@@ -88,11 +111,7 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string }): P
   };
   process.once("exit", killGroup);
   const endpoint = `http://${LOOPBACK}:${opts.port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: "us-east-1",
-    credentials: { accessKeyId: "local", secretAccessKey: "local" },
-  });
+  const client = dynamoDbLocalClient({ endpoint, token: opts.token });
   const deadline = Date.now() + 60_000;
   /** Stops the JVM (and waits up to 5 s for it: a retry may open the same files) before failing the start. */
   const fail = async (err: Error): Promise<never> => {

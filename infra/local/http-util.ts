@@ -55,6 +55,18 @@ export function callSocket(
   });
 }
 
+/**
+ * Turns off Node's request timeouts (408 for a request whose headers are not read within 60 s of its connection):
+ * for the policy proxy and the backends behind it, which live in the platform's process and are called by it, its
+ * workers and its operator's tools on loopback. A 408 there meant this process was busy (a loaded machine), not
+ * that the caller was slow: the platform's own calls failed with it.
+ */
+export function withoutRequestTimeouts<S extends Server>(server: S): S {
+  server.headersTimeout = 0;
+  server.requestTimeout = 0;
+  return server;
+}
+
 export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);

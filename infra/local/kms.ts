@@ -13,10 +13,17 @@ export interface KmsRequest {
   CiphertextBlob?: string;
   EncryptionContext?: Record<string, string>;
 }
+const validation = (message: string) => Object.assign(new Error(message), { code: "ValidationException" });
 function required(value: string | undefined, member: string): string {
-  if (value === undefined)
-    throw Object.assign(new Error(`${member} is required`), { code: "ValidationException" });
+  if (value === undefined) throw validation(`${member} is required`);
   return value;
+}
+/** A blob member decoded, within KMS's limit for it (Plaintext 4096 bytes, CiphertextBlob 6144, as KMS's API says). */
+function blob(value: string | undefined, member: string, max: number): Buffer {
+  const bytes = Buffer.from(required(value, member), "base64");
+  if (bytes.length < 1 || bytes.length > max)
+    throw validation(`1 validation error detected: ${member} must be 1 to ${max} bytes long`);
+  return bytes;
 }
 /** Blobs that carry their context in the AAD start with this; older ones (no context) are still read. */
 const CONTEXT_BOUND = Buffer.from("LK2");
@@ -67,6 +74,8 @@ export class LocalKms {
     switch (action) {
       case "GenerateDataKey": {
         const bytes = input.NumberOfBytes ?? (input.KeySpec === "AES_128" ? 16 : 32);
+        if (!Number.isInteger(bytes) || bytes < 1 || bytes > 1024)
+          throw validation("1 validation error detected: NumberOfBytes must be 1 to 1024");
         const plain = randomBytes(bytes);
         return {
           KeyId,
@@ -78,7 +87,7 @@ export class LocalKms {
         return {
           KeyId,
           CiphertextBlob: this.encrypt(
-            Buffer.from(required(input.Plaintext, "Plaintext"), "base64"),
+            blob(input.Plaintext, "Plaintext", 4096),
             input.EncryptionContext,
           ).toString("base64"),
         };
@@ -86,7 +95,7 @@ export class LocalKms {
         return {
           KeyId,
           Plaintext: this.decrypt(
-            Buffer.from(required(input.CiphertextBlob, "CiphertextBlob"), "base64"),
+            blob(input.CiphertextBlob, "CiphertextBlob", 6144),
             input.EncryptionContext,
           ).toString("base64"),
         };

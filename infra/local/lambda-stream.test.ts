@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { InvokeWithResponseStreamCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatedServices, startAwsEmulator } from "./aws-emulator.ts";
+import { newBackendToken, withBackendToken } from "./backend-token.ts";
 
 // Issue 26 (1): the local emulator answers InvokeWithResponseStream as Lambda does, read here by the AWS SDK's own
 // client: each chunk the function writes is a PayloadChunk, the end an InvokeComplete (with the error of a
@@ -38,14 +39,18 @@ const streaming: EmulatedServices["streaming"] = (name, qualifier, payload, sign
 };
 
 beforeAll(async () => {
-  const started = await startAwsEmulator({ streaming } as EmulatedServices, "127.0.0.1");
+  const token = newBackendToken();
+  const started = await startAwsEmulator({ streaming } as EmulatedServices, "127.0.0.1", token);
   server = started.server;
-  lambda = new LambdaClient({
-    endpoint: started.url,
-    region: "us-east-1",
-    credentials: { accessKeyId: "x", secretAccessKey: "y" },
-    maxAttempts: 1,
-  });
+  lambda = withBackendToken(
+    new LambdaClient({
+      endpoint: started.url,
+      region: "us-east-1",
+      credentials: { accessKeyId: "x", secretAccessKey: "y" },
+      maxAttempts: 1,
+    }),
+    token,
+  );
 });
 afterAll(async () => {
   lambda.destroy();

@@ -7,6 +7,9 @@ import { StartupError } from "./http-util.ts";
 const bootAt = Number(process.env.PLATFORM_BOOT_AT ?? performance.timeOrigin);
 
 async function main() {
+  // Read once and out of the environment, which every platform function's environment starts from.
+  const dynamoDbToken = process.env.LOCAL_DYNAMODB_TOKEN || undefined;
+  delete process.env.LOCAL_DYNAMODB_TOKEN;
   let cloud: Cloud | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -28,6 +31,7 @@ async function main() {
       inMemory: process.env.DYNAMODB_IN_MEMORY === "1",
       dynamoDbPort: Number(process.env.DYNAMODB_PORT) || undefined,
       dynamoDbEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT || undefined,
+      dynamoDbToken,
       apiKey: process.env.PLATFORM_API_KEY || undefined,
       tenantId: process.env.PLATFORM_TENANT_ID || undefined,
     });
@@ -46,8 +50,9 @@ async function main() {
   );
   console.log(`Workspace id  ${f.tenant_id}`);
   console.log(`API key       ${f.api_key}`);
+  // The policy proxy: S3 and every other AWS service of the local cloud, for the operator's keys.
   console.log(
-    `S3 endpoint=${f.s3.endpoint} access_key_id=${f.s3.access_key_id} secret_access_key=${f.s3.secret_access_key} bucket=${f.s3.bucket}`,
+    `AWS endpoint  ${f.s3.endpoint}   (S3, DynamoDB, …) access_key_id=${f.s3.access_key_id} secret_access_key=${f.s3.secret_access_key} bucket=${f.s3.bucket}`,
   );
   console.log(`Facts for scripts: ${process.env.DATA_DIR ?? ".data"}/local.json — Ctrl-C to stop.`);
   const graphConfig = graphConfigArg(process.argv.slice(2));

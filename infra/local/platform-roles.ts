@@ -1,5 +1,4 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { routeId, routes, servedByRuntime } from "../../functions/routes.ts";
 import { config } from "../../shared/config.ts";
 import { tableName } from "../../shared/tables.ts";
@@ -11,6 +10,7 @@ import {
   platformRoles,
   taskRoleId,
 } from "../policies/roles.ts";
+import { listen, withoutRequestTimeouts } from "./http-util.ts";
 import { localKeyArns, localKmsKeys, mintRuntimeCredentials } from "./policy-proxy/credentials.ts";
 import { createPolicyProxy, type PolicyProxyOptions, type ProxyPrincipal } from "./policy-proxy/handler.ts";
 import { LOCAL_ACCOUNT } from "./policy-proxy/local-tables.ts";
@@ -80,15 +80,19 @@ export function platformPrincipals(
   return out;
 }
 
-/** The proxy's principal lookup over these principals (by access key id). */
+/** The proxy's principal lookup over these principals and `others` (the operator), by access key id. */
 export function principalOf(
   principals: Map<PlatformRoleId, PlatformRolePrincipal>,
-): (accessKeyId: string) => PlatformRolePrincipal | undefined {
-  const byKey = new Map([...principals.values()].map((p) => [p.accessKeyId, p]));
+  others: ProxyPrincipal[] = [],
+): (accessKeyId: string) => ProxyPrincipal | undefined {
+  const byKey = new Map([...principals.values(), ...others].map((p) => [p.accessKeyId, p]));
   return (id) => byKey.get(id);
 }
 
-/** The policy proxy for the platform functions' roles, listening on loopback. */
+/**
+ * The policy proxy for every caller outside the sandboxes, listening on loopback: the platform functions under their
+ * roles, and the operator (operator.ts). The local cloud's AWS endpoint: its backends answer nothing else.
+ */
 export interface PlatformRoleProxy {
   url: string;
   principals: Map<PlatformRoleId, PlatformRolePrincipal>;
@@ -97,6 +101,8 @@ export interface PlatformRoleProxy {
    * every AWS endpoint at the proxy; undefined for a function without a platform role (the agent runtime).
    */
   environmentFor(functionId: string): Record<string, string> | undefined;
+  /** The environment of a caller with these keys: every AWS endpoint at the proxy. */
+  environmentOf(keys: { accessKeyId: string; secretAccessKey: string }): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -105,28 +111,36 @@ const PROXIED_SERVICES = ["DYNAMODB", "S3", "KMS", "SFN", "LAMBDA", "SCHEDULER"]
 
 export async function startPlatformRoleProxy(
   upstream: PolicyProxyOptions["upstream"],
-  region = config.region,
+  opts: { operator?: ProxyPrincipal; port?: number; region?: string } = {},
 ): Promise<PlatformRoleProxy> {
+  const region = opts.region ?? config.region;
   const principals = platformPrincipals(appShape(), region);
-  const server = createServer(
-    createPolicyProxy({ principal: principalOf(principals), upstream, region, kms: localKmsKeys(region) }),
+  const server = withoutRequestTimeouts(
+    createServer(
+      createPolicyProxy({
+        principal: principalOf(principals, opts.operator ? [opts.operator] : []),
+        upstream,
+        region,
+        kms: localKmsKeys(region),
+      }),
+    ),
   );
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${await listen(server, opts.port ?? 0, "127.0.0.1")}`;
+  const environmentOf = (keys: { accessKeyId: string; secretAccessKey: string }) => ({
+    AWS_ACCESS_KEY_ID: keys.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+    AWS_REGION: region,
+    ...Object.fromEntries(PROXIED_SERVICES.map((s) => [`AWS_ENDPOINT_URL_${s}`, url])),
+  });
   return {
     url,
     principals,
     environmentFor(functionId) {
       const role = roleOfFunction(functionId);
       const p = role && principals.get(role);
-      if (!p) return undefined;
-      return {
-        AWS_ACCESS_KEY_ID: p.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: p.secretAccessKey,
-        AWS_REGION: region,
-        ...Object.fromEntries(PROXIED_SERVICES.map((s) => [`AWS_ENDPOINT_URL_${s}`, url])),
-      };
+      return p ? environmentOf(p) : undefined;
     },
+    environmentOf,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

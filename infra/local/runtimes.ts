@@ -60,6 +60,7 @@ import {
   localKmsKeys,
   localRuntimeScope,
   mintRuntimeCredentials,
+  type PolicyProxyOptions,
 } from "./policy-proxy/index.ts";
 import { bundleRuntime } from "./runtime-bundle.ts";
 import {
@@ -161,8 +162,8 @@ export class LocalRuntimes implements RuntimeHost {
   constructor(
     private readonly opts: {
       dataDir: string;
-      /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver, the local KMS). */
-      upstream: () => { dynamodb: string; s3: string; emulator?: string };
+      /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver, the local KMS), with their tokens. */
+      upstream: () => PolicyProxyOptions["upstream"];
     },
   ) {}
 

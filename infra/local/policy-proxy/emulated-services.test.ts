@@ -6,6 +6,7 @@ import { CreateScheduleCommand, SchedulerClient } from "@aws-sdk/client-schedule
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import { BACKEND_TOKEN_HEADER, newBackendToken, withBackendToken } from "../backend-token.ts";
 import { invokeComplete } from "../lambda-stream.ts";
 import { platformPrincipals } from "../platform-roles.ts";
 import { mintRuntimeCredentials } from "./credentials.ts";
@@ -46,6 +47,9 @@ const policy: PolicyDocument = {
 const creds = mintRuntimeCredentials();
 let who: ProxyPrincipal = { ...creds, arn: `arn:aws:sts::${ACCOUNT}:assumed-role/tasks/fn`, policy };
 const received: string[] = [];
+/** The backend token each forwarded request carried. */
+const tokens = new Set<unknown>();
+const TOKEN = newBackendToken();
 let emulator: Server;
 let proxy: Server;
 let endpoint: string;
@@ -54,6 +58,7 @@ const urlOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).po
 beforeAll(async () => {
   emulator = createServer((req, res) => {
     received.push(`${req.method} ${req.url} ${req.headers["x-amz-target"] ?? ""}`.trim());
+    tokens.add(req.headers[BACKEND_TOKEN_HEADER]);
     req.resume();
     if (req.url?.includes("/response-streaming-invocations")) {
       res.writeHead(200, { "content-type": "application/vnd.amazon.eventstream" });
@@ -75,7 +80,11 @@ beforeAll(async () => {
   proxy = createServer(
     createPolicyProxy({
       principal: (id) => (id === who.accessKeyId ? who : undefined),
-      upstream: { dynamodb: "http://127.0.0.1:9", s3: "http://127.0.0.1:9", emulator: urlOf(emulator) },
+      upstream: {
+        dynamodb: { endpoint: "http://127.0.0.1:9", token: TOKEN },
+        s3: { endpoint: "http://127.0.0.1:9", token: TOKEN },
+        emulator: { endpoint: urlOf(emulator), token: TOKEN },
+      },
       region: "us-east-1",
       kms: {
         kmsKey: (id) => ({ data: DATA_KEY, secrets: SECRETS_KEY })[id],
@@ -153,7 +162,8 @@ describe("the policy proxy in front of the emulated services", () => {
         sfn.send(new StartExecutionCommand({ stateMachineArn: `${MACHINE}-other`, input: "{}" })),
       ),
     ).toBe("AccessDeniedException 400");
-    const lambda = new LambdaClient({ ...client, endpoint });
+    // A caller's own token header is no token: the proxy sends the backend's.
+    const lambda = withBackendToken(new LambdaClient({ ...client, endpoint }), "forged");
     expect(
       await outcome(
         lambda.send(
@@ -229,7 +239,8 @@ describe("the policy proxy in front of the emulated services", () => {
     }
   });
 
-  it("only what was allowed reached the emulator", () => {
+  it("only what was allowed reached the emulator, each with the emulator's token", () => {
+    expect([...tokens]).toEqual([TOKEN]);
     expect(received).toEqual([
       "POST / TrentService.Encrypt",
       "POST / TrentService.Decrypt",

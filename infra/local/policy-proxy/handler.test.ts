@@ -23,7 +23,10 @@ beforeAll(async () => {
   server = createServer(
     createPolicyProxy({
       principal: (id) => (id === who.accessKeyId ? who : undefined),
-      upstream: { dynamodb: "http://127.0.0.1:9", s3: "http://127.0.0.1:9" },
+      upstream: {
+        dynamodb: { endpoint: "http://127.0.0.1:9", token: "t" },
+        s3: { endpoint: "http://127.0.0.1:9", token: "t" },
+      },
       region: "us-east-1",
     }),
   );

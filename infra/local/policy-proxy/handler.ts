@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
@@ -32,7 +33,7 @@ import {
 // The local cloud's AWS policy proxy: a caller's AWS calls, signed with credentials minted for its role (a
 // runtime's, a platform function's), are checked against that role's policy (the document its role has in AWS)
 // and forwarded to DynamoDB Local, s3rver or the emulator of KMS, Step Functions, Lambda and Scheduler when
-// allowed, answered as AWS answers when not.
+// allowed (with the backend's token: they answer nothing else), answered as AWS answers when not.
 
 export interface ProxyPrincipal {
   accessKeyId: string;
@@ -45,9 +46,10 @@ export interface ProxyPrincipal {
 export interface PolicyProxyOptions {
   principal(accessKeyId: string): ProxyPrincipal | undefined;
   upstream: {
-    dynamodb: string;
-    s3: string /** KMS, Step Functions, Lambda and Scheduler (aws-emulator.ts). */;
-    emulator?: string;
+    dynamodb: Backend;
+    s3: Backend;
+    /** KMS, Step Functions, Lambda and Scheduler (aws-emulator.ts). */
+    emulator?: Backend;
   };
   /** How KMS names resolve to keys (needed with `upstream.emulator`). */
   kms?: Pick<ServiceArns, "kmsKey" | "kmsKeyOfCiphertext">;
@@ -98,6 +100,18 @@ function passed(req: IncomingMessage, drop: string[]): Record<string, string> {
   return out;
 }
 
+/** The service an unsigned request (or one whose signature does not parse) looks meant for: by its target or path. */
+function unsignedService(req: IncomingMessage): Service {
+  const target = String(req.headers["x-amz-target"] ?? "");
+  if (target.startsWith("TrentService.")) return "kms";
+  if (target.startsWith("AWSStepFunctions.")) return "states";
+  if (target) return "dynamodb";
+  const path = req.url ?? "/";
+  if (/^\/20(15-03-31|21-11-15)\/functions\//.test(path)) return "lambda";
+  if (path.startsWith("/schedules/")) return "scheduler";
+  return "s3";
+}
+
 export function createPolicyProxy(
   opts: PolicyProxyOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
@@ -107,8 +121,8 @@ export function createPolicyProxy(
     accessKeyId: S3_ACCESS_KEY_ID,
     secretAccessKey: S3_SECRET_ACCESS_KEY,
   };
-  const upstreamS3 = new URL(opts.upstream.s3);
-  const upstreamDynamo = new URL(opts.upstream.dynamodb);
+  const upstreamS3 = new URL(opts.upstream.s3.endpoint);
+  const upstreamDynamo = new URL(opts.upstream.dynamodb.endpoint);
 
   async function authenticate(
     req: IncomingMessage,
@@ -156,7 +170,7 @@ export function createPolicyProxy(
       host: upstreamDynamo.host,
       "content-length": String(checked.length),
     };
-    forward(req, res, upstreamDynamo, headers, checked);
+    forward(req, res, opts.upstream.dynamodb, headers, checked);
   }
 
   async function s3(req: IncomingMessage, res: ServerResponse, cred: Credential | PresignedCredential) {
@@ -207,7 +221,7 @@ export function createPolicyProxy(
       query,
       headers,
     });
-    forward(req, res, upstreamS3, signed.headers, body, url);
+    forward(req, res, opts.upstream.s3, signed.headers, body, url);
   }
 
   async function emulated(
@@ -250,26 +264,38 @@ export function createPolicyProxy(
         },
       ),
     );
-    const to = new URL(opts.upstream.emulator);
+    const to = opts.upstream.emulator;
     forward(
       req,
       res,
       to,
-      { ...passed(req, ["transfer-encoding"]), host: to.host, "content-length": String(body.length) },
+      {
+        ...passed(req, ["transfer-encoding"]),
+        host: new URL(to.endpoint).host,
+        "content-length": String(body.length),
+      },
       body,
     );
   }
 
+  /** Sends what was allowed on to its backend, with the backend's token (whatever token the caller sent is dropped). */
   function forward(
     req: IncomingMessage,
     res: ServerResponse,
-    to: URL,
+    backend: Backend,
     headers: Record<string, string | string[] | undefined>,
     body: Buffer | undefined,
     path = req.url,
   ) {
+    const to = new URL(backend.endpoint);
     const up = httpRequest(
-      { hostname: to.hostname, port: to.port, method: req.method, path, headers },
+      {
+        hostname: to.hostname,
+        port: to.port,
+        method: req.method,
+        path,
+        headers: { ...headers, [BACKEND_TOKEN_HEADER]: backend.token },
+      },
       (upRes) => {
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
@@ -286,7 +312,7 @@ export function createPolicyProxy(
 
   return (req, res) => {
     // Which service's error shape to answer in before the signature says which service it is for.
-    let service: Service = req.headers["x-amz-target"] ? "dynamodb" : "s3";
+    let service = unsignedService(req);
     (async () => {
       const presignedCred =
         req.headers.authorization === undefined ? presignedCredential(req.url ?? "/") : undefined;

@@ -32,6 +32,16 @@ const DYNAMO_ERRORS: Record<string, { type: string; message?: string }> = {
   ResourceNotFoundException: { type: `${DYNAMO}ResourceNotFoundException` },
   RequestEntityTooLarge: { type: `${CORAL}RequestEntityTooLargeException` },
 };
+/** The JSON services' names for an authentication refusal (KMS's, Step Functions', Lambda's, Scheduler's). */
+const JSON_CODES: Record<string, string> = {
+  MissingAuthenticationToken: "MissingAuthenticationTokenException",
+  IncompleteSignature: "IncompleteSignatureException",
+  SignatureDoesNotMatch: "InvalidSignatureException",
+  RequestTimeTooSkewed: "InvalidSignatureException",
+  InvalidAccessKeyId: "UnrecognizedClientException",
+};
+/** S3 answers a request with no credentials at all as one its anonymous caller may not make. */
+const S3_CODES: Record<string, string> = { MissingAuthenticationToken: "AccessDenied" };
 const S3_MESSAGES: Record<string, string> = {
   SignatureDoesNotMatch:
     "The request signature we calculated does not match the signature you provided. Check your key and signing method.",
@@ -54,7 +64,8 @@ export function sendRefusal(res: ServerResponse, service: Service, err: Refused)
     return void res.end(body);
   }
   if (service !== "s3") return void sendJsonRefusal(res, service, err, requestId);
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${xml(err.code)}</Code><Message>${xml(S3_MESSAGES[err.code] ?? err.message)}</Message><RequestId>${requestId}</RequestId></Error>`;
+  const code = S3_CODES[err.code] ?? err.code;
+  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${xml(code)}</Code><Message>${xml(S3_MESSAGES[err.code] ?? err.message)}</Message><RequestId>${requestId}</RequestId></Error>`;
   res.writeHead(err.status, {
     "content-type": "application/xml",
     "x-amz-request-id": requestId,
@@ -69,7 +80,7 @@ export function sendRefusal(res: ServerResponse, service: Service, err: Refused)
  */
 function sendJsonRefusal(res: ServerResponse, service: EmulatedService, err: Refused, requestId: string) {
   const denied = err.code === "AccessDeniedException" || err.code === "AccessDenied";
-  const code = denied ? "AccessDeniedException" : err.code;
+  const code = denied ? "AccessDeniedException" : (JSON_CODES[err.code] ?? err.code);
   const status = denied ? (service === "lambda" || service === "scheduler" ? 403 : 400) : err.status;
   const body = JSON.stringify({ __type: code, message: err.message, Message: err.message });
   res.writeHead(status, {
