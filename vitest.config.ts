@@ -22,7 +22,12 @@ export default defineConfig({
         test: {
           name: "unit",
           setupFiles,
-          include: ["shared/**/*.test.ts", "functions/**/*.test.ts", "infra/**/*.test.ts"],
+          include: [
+            "shared/**/*.test.ts",
+            "functions/**/*.test.ts",
+            "infra/**/*.test.ts",
+            "console/**/*.test.ts",
+          ],
           exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
           // Micro-benchmarks (`*.bench.ts`) sit beside the code too; only `vitest bench` runs them.
           benchmark: { include: ["shared/**/*.bench.ts", "functions/**/*.bench.ts", "infra/**/*.bench.ts"] },

@@ -15,6 +15,8 @@ const benches: Record<string, () => Promise<void>> = {
   reliability: async () => (await import("./reliability.ts")).reliabilityBench(),
   "policy-proxy": async () => (await import("./policy-proxy.ts")).policyProxyBench(),
   "rate-limit": async () => (await import("./rate-limit.ts")).rateLimitBench(),
+  // The console's bundle sizes against their budgets and Lighthouse scores of four pages (a platform started).
+  console: async () => (await import("./console.ts")).consoleBench(),
   parquet: async () => {
     await (await import("./parquet.ts")).parquetEncoderBench();
   },

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
@@ -124,6 +124,7 @@ beforeAll(async () => {
   // bundle: one as it would be written there for the normal deployment.
   const runtimeDir = join(inject("dataDir"), "runtime");
   const runtimeDescription = join(runtimeDir, `${normal.deploymentId}.json`);
+  mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
   writeFileSync(runtimeDescription, JSON.stringify({ token: TOKEN_OF_NORMAL }), { mode: 0o600 });
   const targets = {
     otherArtifact: artifactOf(normal.deploymentId),

@@ -9,7 +9,7 @@ import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";
 import { tenants } from "../shared/records/identity.ts";
 import { shardKey } from "../shared/records/shard.ts";
 import { base, call } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
+import { gitRepo, grantTestFolders } from "./helpers/repos.ts";
 
 // Issue 33, Deliver 5: capacity one tenant cannot take from another. A hostile deployment (or anyone calling a
 // custom-auth deployment without a key) tries to use up what the platform shares: the owner's rate limit, the
@@ -121,6 +121,7 @@ beforeAll(async () => {
     rate_burst: OWNER_BURST,
   });
   await storeApiKey(key, [tenant]);
+  await grantTestFolders(tenant);
   owner = { "X-Api-Key": key, "X-Tenant-Id": tenant };
   deploymentId = await deploySlowly();
 }, 400_000);
@@ -260,6 +261,7 @@ describe("deployments per workspace", () => {
     await ensureTenant(tenant, "capped");
     await tenants.put({ ...(await tenants.get(tenant, true))!, max_deployments: MAX });
     await storeApiKey(key, [tenant]);
+    await grantTestFolders(tenant);
     headers = { "X-Api-Key": key, "X-Tenant-Id": tenant };
   });
 

@@ -93,6 +93,9 @@ describe("console: deployments", () => {
     expect(await links.getByRole("link", { name: "Open playground" }).getAttribute("href")).toBe(
       `#/playground/${deployment.id}`,
     );
+    expect(await links.getByRole("link", { name: "Open studio" }).getAttribute("href")).toBe(
+      `#/studio/${deployment.id}`,
+    );
     const docs = await links.getByRole("link", { name: "Agent server API docs" }).getAttribute("href");
     expect(docs).toBe(`/agents/${deployment.id}/docs`);
     expect((await fetch(`${facts.base_url}${docs}`, { headers: auth })).status).toBe(200);

@@ -22,6 +22,9 @@ export async function setup(project: TestProject) {
   // Runs' waits send a newline this often: shorter than the test graphs' slow nodes (agent-runs.test.ts).
   process.env.AGENT_WAIT_KEEPALIVE_MS ??= "100";
   process.env.EXPORT_MAX_RUNNING_PER_WORKSPACE ??= "2";
+  // The test files deploy most of their agents into the bootstrap workspace (test/capacity-breakout.test.ts tries
+  // the cap on a workspace of its own, with the record's own max_deployments).
+  process.env.WORKSPACE_MAX_DEPLOYMENTS ??= "1000";
   // Small multipart parts, so every export test streams its files as multipart uploads.
   process.env.EXPORT_PART_BYTES ??= "16384";
   process.env.EXPORT_ROW_GROUP_ROWS ??= "50";

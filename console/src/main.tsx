@@ -1,5 +1,5 @@
 import "./app.css";
-import { StrictMode, useState } from "react";
+import { StrictMode, Suspense, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { loadSession, type Session, saveSession } from "./api.ts";
 import { href, useRoute } from "./router.ts";
@@ -43,7 +43,9 @@ function App() {
         </button>
       </header>
       <main>
-        <View route={route.slice(1)} />
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <View route={route.slice(1)} />
+        </Suspense>
       </main>
     </div>
   );

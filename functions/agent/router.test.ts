@@ -70,6 +70,17 @@ vi.mock("../../shared/auth/api-keys.ts", async () => {
 
 // The workspace's window: full when `windowFull` (the counting itself is tested against DynamoDB Local).
 let windowFull = false;
+// Keyless calls to a custom-auth deployment count in its end users' buckets (never the owner's workspace).
+vi.mock("../../shared/auth/end-user-rate.ts", async () => {
+  const { TooManyRequests } = await import("../../shared/errors.ts");
+  return {
+    EndUserLimiter: class {
+      async admit() {
+        if (windowFull) throw new TooManyRequests(3, "the deployment's users");
+      }
+    },
+  };
+});
 vi.mock("../../shared/auth/rate-limit.ts", async () => {
   const { TooManyRequests } = await import("../../shared/errors.ts");
   return {
@@ -196,7 +207,7 @@ describe("the agent router with custom auth (AWS)", () => {
 });
 
 describe("the agent router's rate limit (AWS)", () => {
-  it("a workspace over its limit gets 429 with Retry-After, its error shape and CORS; the runtime is not invoked", async () => {
+  it("an end user over the deployment's bucket gets 429 with Retry-After, its error shape and CORS; the runtime is not invoked", async () => {
     invoked.length = 0;
     windowFull = true;
     try {

@@ -1,8 +1,8 @@
 // The web console (console/src, React) bundled for the browser with esbuild into console/dist: index.html,
-// app.js and app.css — no CDN at run time. `npm start` and `npm test` build it when its sources changed
+// app.js, app.css and the chunks of lazily loaded views (chunk-<hash>.js: the studio) — no CDN at run time. `npm start` and `npm test` build it when its sources changed
 // (launch.mjs); the CDK app deploys console/dist to S3 behind CloudFront.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,11 +32,16 @@ export async function buildConsole({ force = false } = {}) {
   const stamp = join(CONSOLE_DIST, ".digest");
   if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return CONSOLE_DIST;
   const { build } = await import("esbuild");
+  // Chunks are named by content: old ones are removed so the folder holds one build.
+  rmSync(CONSOLE_DIST, { recursive: true, force: true });
   mkdirSync(CONSOLE_DIST, { recursive: true });
   await build({
     entryPoints: { app: join(CONSOLE_SRC, "main.tsx") },
     bundle: true,
     format: "esm",
+    // The studio (graph layout and drawing) is a chunk loaded when opened, not part of the first load.
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     target: "es2022",
     minify: true,
     sourcemap: false,

@@ -444,6 +444,8 @@ export class LocalRuntimes implements RuntimeHost {
    */
   private describe(r: Running, innerPid: number): void {
     const { deployment_id } = r.spec.config;
+    // The runtime bundle no longer lives here (.cache/agent-runtime): the folder is made for the descriptions.
+    mkdirSync(this.runtimeDir, { recursive: true, mode: 0o700 });
     writeFileSync(
       join(this.runtimeDir, `${deployment_id}.json`),
       JSON.stringify({

@@ -40,7 +40,8 @@ export async function uploadArtifact(
 /** The artifact's local folder, downloaded on first use (atomically: a folder appears whole or not at all). */
 export async function materializeArtifact(prefix: string): Promise<string> {
   // A folder of this user's alone: artifacts hold deployments' code and their sealed environments' references.
-  const root = await privateDir(join(tmpdir(), "agent-platform-artifacts"));
+  // Each sandbox passes through it to its own artifact (when the platform is root: shareWithSandbox).
+  const root = await privateDir(join(tmpdir(), "agent-platform-artifacts"), { passThrough: true });
   const dir = join(root, prefix.replace(/[^\w-]+/g, "_"));
   if (existsSync(join(dir, "manifest.json"))) return dir;
   const staging = `${dir}.${process.pid}.${Date.now()}`;

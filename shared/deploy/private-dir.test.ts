@@ -40,4 +40,17 @@ describe("folders of deployments' code, builds and tokens are this user's alone"
     expect(() => privateDirSync(link)).toThrow(/not a folder/);
     expect(mode(privateDirSync(link, { follow: true }))).toBe(0o700);
   });
+
+  it("a folder sandboxes pass through keeps others' x bit (enter a known name), never their r or w", async () => {
+    const dir = join(tmp, "pass");
+    mkdirSync(dir);
+    chmodSync(dir, 0o701);
+    await privateDir(dir, { passThrough: true });
+    expect(mode(dir)).toBe(0o701);
+    chmodSync(dir, 0o777);
+    await privateDir(dir, { passThrough: true });
+    expect(mode(dir)).toBe(0o701);
+    await privateDir(dir);
+    expect(mode(dir)).toBe(0o700);
+  });
 });

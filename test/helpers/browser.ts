@@ -1,24 +1,12 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { chromiumPath } from "./chromium.ts";
 import { facts } from "./cloud.ts";
 
 // Browser tests: playwright-core driving the machine's Chromium (.ci/run installs it), headless, against the
 // local cloud's console. Screenshots go to test-results/console/.
 export const SCREENSHOTS = join(process.cwd(), "test-results", "console");
-
-function chromiumPath(): string {
-  const given = process.env.CHROMIUM_PATH;
-  if (given && existsSync(given)) return given;
-  for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
-    try {
-      const path = execFileSync("which", [name], { encoding: "utf8" }).trim();
-      if (path) return path;
-    } catch {}
-  }
-  throw new Error("No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH");
-}
 
 /** Chromium, headless; `args` adds command-line switches (e.g. --host-resolver-rules). */
 export async function launchBrowser(opts: { args?: string[] } = {}): Promise<Browser> {

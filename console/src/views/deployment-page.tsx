@@ -16,7 +16,7 @@ import {
 
 const LIVE_MS = 1500;
 
-// A deployment's page: its facts, secrets by name, links to its agent server's docs and to the playground,
+// A deployment's page: its facts, secrets by name, links to its agent server's docs, the studio and the playground,
 // its revisions as a timeline of statuses (newest first) and the build and deploy logs of one revision (the
 // latest unless the route names another). Re-read every 1.5 s while a revision is still moving.
 export function DeploymentPage({ id, revisionId }: { id: string; revisionId?: string }) {
@@ -65,7 +65,10 @@ export function DeploymentPage({ id, revisionId }: { id: string; revisionId?: st
         {d.name} <span className={`deployment-badge status-${d.status}`}>{d.status}</span>
       </h1>
       <nav aria-label="Deployment links" className="deployment-actions">
-        <a className="deployment-button primary" href={href("playground", d.id)}>
+        <a className="deployment-button primary" href={href("studio", d.id)}>
+          Open studio
+        </a>
+        <a className="deployment-button" href={href("playground", d.id)}>
           Open playground
         </a>
         <a

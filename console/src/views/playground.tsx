@@ -16,7 +16,7 @@ const STREAM_MODE = ["messages-tuple", "values", "updates"];
 export function Playground({ route }: { route: string[] }) {
   const deploymentId = route[0];
   if (!deploymentId) return <DeploymentPicker />;
-  return <ChatPlayground key={deploymentId} deploymentId={deploymentId} />;
+  return <ChatPlayground key={deploymentId} deploymentId={deploymentId} initialAssistant={route[1]} />;
 }
 
 function DeploymentPicker() {
@@ -48,10 +48,17 @@ function DeploymentPicker() {
 const threadLabel = (t: Thread) =>
   `${t.thread_id.slice(0, 8)} · ${new Date(t.created_at).toLocaleString()}${t.status ? ` · ${t.status}` : ""}`;
 
-function ChatPlayground({ deploymentId }: { deploymentId: string }) {
+function ChatPlayground({
+  deploymentId,
+  initialAssistant,
+}: {
+  deploymentId: string;
+  initialAssistant?: string;
+}) {
   const server = useMemo(() => agentServer(deploymentId), [deploymentId]);
   const [assistants, setAssistants] = useState<Assistant[]>();
-  const [assistantId, setAssistantId] = useState<string>();
+  // The studio's chat mode opens on the assistant chosen there (#/playground/<deployment>/<assistant>).
+  const [assistantId, setAssistantId] = useState<string | undefined>(initialAssistant);
   const [threads, setThreads] = useState<Thread[]>([]);
   const [threadId, setThreadId] = useState<string>();
   const [chat, dispatch] = useReducer(chatReducer, emptyChat);

@@ -28,6 +28,7 @@ export interface Run {
   first_token_time: string | null;
   feedback_stats: Record<string, { n: number; avg: number | null; values?: Record<string, number> }> | null;
   messages?: { input_messages: unknown[]; output_messages: unknown[] } | null;
+  extra?: { metadata?: Record<string, unknown> } | null;
   format_errors?: string[];
   tokens_estimated?: boolean;
   /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */

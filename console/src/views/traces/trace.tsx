@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import { RunDetail } from "../../components/trace-run.tsx";
 import { href } from "../../router.ts";
 import { errorText, fmtDuration, latencyMs, ms, queryRuns, type Run } from "./format.ts";
+import { StudioLink } from "./studio-link.tsx";
 
 // A trace's runs as a tree in dotted order (a run's dotted order extends its parent's), each on a timeline:
 // the bar starts at the run's offset from the trace's start and is as wide as its latency.
@@ -60,6 +61,7 @@ export function TraceView({
         <span>Trace</span>
       </nav>
       <h1 id="trace-h">{`Trace: ${root?.run.name ?? traceId}`}</h1>
+      <StudioLink projectId={projectId} root={root?.run} />
       {state.error && <p role="alert">{state.error}</p>}
       {!state.runs && !state.error && <p role="status">Loading the trace…</p>}
       {state.capped && <p role="status">{`Showing the first ${MAX_RUNS} runs of this trace.`}</p>}
