@@ -13,20 +13,29 @@ import { callAt } from "./helpers/http.ts";
 const dir = mkdtempSync(join(tmpdir(), "create-key-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it("create-key writes in the profile's region when AWS_REGION is unset, and prints the region and table", async () => {
+it("create-key signs for the profile's region when AWS_REGION is unset (the local cloud, one region, refuses it naming that region)", async () => {
   const configFile = join(dir, "config");
   writeFileSync(configFile, "[default]\nregion = eu-west-3\n");
   const env: Record<string, string> = { ...inject("env"), AWS_CONFIG_FILE: configFile };
   for (const k of ["AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"]) delete env[k];
+  // The local cloud's AWS endpoint is the policy proxy of one region (as an AWS endpoint is): a call signed for
+  // the profile's region reaches it and is refused, naming the region the script resolved.
+  const run = promisify(execFile)(process.execPath, ["--import", "tsx", "infra/admin/create-api-key.ts"], {
+    env,
+    cwd: process.cwd(),
+  });
+  await expect(run).rejects.toMatchObject({ stderr: expect.stringContaining("not eu-west-3") });
+});
+
+it("create-key writes in the local cloud's region and prints the region and table; the key is usable at once", async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ["--import", "tsx", "infra/admin/create-api-key.ts"],
-    { env, cwd: process.cwd() },
+    { env: { ...inject("env") }, cwd: process.cwd() },
   );
   const out = JSON.parse(stdout);
-  expect(out.region).toBe("eu-west-3");
+  expect(out.region).toBe(inject("env").AWS_REGION);
   expect(out.table).toBe(tableName("main"));
-  // DynamoDB Local runs with -sharedDb (one database for every region): the key is usable at once.
   const res = await callAt(base)("GET", "/v2/deployments", {
     headers: { "X-Api-Key": out.api_key, "X-Tenant-Id": out.tenant_id },
   });

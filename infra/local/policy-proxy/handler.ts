@@ -339,7 +339,7 @@ export function createPolicyProxy(
       if (cred.region !== opts.region)
         throw new Refused(
           service === "s3" ? "AuthorizationHeaderMalformed" : "IncompleteSignature",
-          `The credential scope's region must be ${opts.region}.`,
+          `The credential scope's region must be ${opts.region}, not ${cred.region}.`,
           400,
         );
       if (emulatedService) return await emulated(req, res, cred, emulatedService);
