@@ -256,3 +256,25 @@ export function pointAwsAt(facts: LocalFacts): void {
   });
   resetClients();
 }
+
+/** A workspace of its own on the started platform, and a JSON caller with its key (a 3xx+ answer throws). */
+export async function benchWorkspace(base: string) {
+  // Loaded on use: the other benches importing this module never touch the platform's tables.
+  const { ensureTenant, newApiKey, newTenantId, storeApiKey } = await import("../shared/auth/api-keys.ts");
+  const tenant = newTenantId();
+  const key = newApiKey();
+  await ensureTenant(tenant, "bench");
+  await storeApiKey(key, [tenant]);
+  const headers = { "x-api-key": key, "content-type": "application/json" };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await r.text();
+    if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  return { tenant, call };
+}

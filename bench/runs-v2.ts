@@ -1,5 +1,4 @@
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { pointAwsAt, startPlatform } from "./platform.ts";
+import { benchWorkspace, pointAwsAt, startPlatform } from "./platform.ts";
 
 // npm run bench -- runs-v2: the v2 reads of one trace of 1,000 runs against the v1 run query of the same runs,
 // in the same run. One trace (a root and 999 children) is ingested through /runs/batch; then, in alternating
@@ -32,21 +31,7 @@ export async function runsV2Bench() {
   });
   try {
     pointAwsAt(p.facts);
-    const tenant = newTenantId();
-    const key = newApiKey();
-    await ensureTenant(tenant, "bench");
-    await storeApiKey(key, [tenant]);
-    const headers = { "x-api-key": key, "content-type": "application/json" };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${p.base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
+    const { tenant, call } = await benchWorkspace(p.base);
 
     // The trace: a root and its children, a millisecond apart, in a project of its own.
     const project = `bench-v2-${tenant.slice(0, 8)}`;

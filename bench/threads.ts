@@ -1,5 +1,4 @@
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { pointAwsAt, startPlatform } from "./platform.ts";
+import { benchWorkspace, pointAwsAt, startPlatform } from "./platform.ts";
 
 // npm run bench -- threads: thread reads as the project grows. One project holds a thread of TURNS traces; the
 // reads (threads.query over the last day, and the thread's traces) are timed with the project at SMALL runs, then
@@ -22,21 +21,7 @@ export async function threadsBench() {
   });
   try {
     pointAwsAt(p.facts);
-    const tenant = newTenantId();
-    const key = newApiKey();
-    await ensureTenant(tenant, "bench");
-    await storeApiKey(key, [tenant]);
-    const headers = { "x-api-key": key, "content-type": "application/json" };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${p.base}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await r.text();
-      if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${text.slice(0, 300)}`);
-      return JSON.parse(text);
-    };
+    const { tenant, call } = await benchWorkspace(p.base);
     const project = `bench-threads-${tenant.slice(0, 8)}`;
     const now = Date.now();
     const thread = `bench-thread-${crypto.randomUUID()}`;
