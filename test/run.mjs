@@ -4,7 +4,8 @@
 // much of the CPU idle while they wait on runs, timers and builds: they are split into shards
 // (TEST_INTEGRATION_SHARDS, 2 by default), each a vitest with a local cloud of its own, and the unit files fill
 // what is left. The first shard's output is shown as it comes; the others' and the unit run's are held and
-// printed after it, so none is interleaved with another.
+// printed after it, so none is interleaved with another. The failed files of every run are listed again at the very
+// end, so the last lines of a long log say what failed.
 // Arguments (`npm test -- <filter>`) run one vitest over every project, as `vitest run` does.
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -71,7 +72,7 @@ const runs = [];
 const shardCount = Math.max(1, Number(process.env.TEST_INTEGRATION_SHARDS ?? 2) || 1);
 integrationShards(shardCount).forEach((files, i) => {
   const shown = i === 0;
-  const run = vitest(["--project", "integration", ...files], shown ? "inherit" : ["ignore", "pipe", "pipe"]);
+  const run = vitest(["--project", "integration", ...files], ["ignore", "pipe", "pipe"]);
   runs.push({ name: `integration shard ${i + 1}`, run, held: shown ? undefined : [] });
 });
 runs.push({
@@ -79,11 +80,23 @@ runs.push({
   run: vitest(["--project", "unit", "--project", "synth"], ["ignore", "pipe", "pipe"]),
   held: [],
 });
-for (const r of runs)
-  if (r.held) {
-    r.run.child.stdout.on("data", (d) => r.held.push(d));
-    r.run.child.stderr.on("data", (d) => r.held.push(d));
-  }
+/** Lines naming a failed file or test (vitest's ` FAIL ` and `×` marks), colours stripped. */
+const failures = [];
+const noColour = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
+for (const r of runs) {
+  let partial = "";
+  const scan = (d) => {
+    const lines = (partial + d).split("\n");
+    partial = lines.pop() ?? "";
+    for (const l of lines.map(noColour)) if (/^\s*(FAIL|×) /.test(l)) failures.push(`${r.name}: ${l.trim()}`);
+  };
+  for (const stream of [r.run.child.stdout, r.run.child.stderr])
+    stream.on("data", (d) => {
+      scan(d);
+      if (r.held) r.held.push(d);
+      else (stream === r.run.child.stdout ? process.stdout : process.stderr).write(d);
+    });
+}
 for (const sig of ["SIGINT", "SIGTERM"])
   process.on(sig, () => {
     for (const r of runs) r.run.child.kill(sig);
@@ -98,6 +111,7 @@ for (const r of runs) {
   }
   if (code) failed.push(r.name);
 }
+if (failures.length) process.stdout.write(`\n── what failed ──\n${[...new Set(failures)].join("\n")}\n`);
 process.stdout.write(
   failed.length ? `\nnpm test: FAILED (${failed.join(", ")})\n` : "\nnpm test: all projects passed\n",
 );
