@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vitestBin = join(root, "node_modules", "vitest", "vitest.mjs");
@@ -82,21 +83,19 @@ runs.push({
 });
 /** Lines naming a failed file or test (vitest's ` FAIL ` and `×` marks), colours stripped. */
 const failures = [];
-const noColour = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
-for (const r of runs) {
-  let partial = "";
-  const scan = (d) => {
-    const lines = (partial + d).split("\n");
-    partial = lines.pop() ?? "";
-    for (const l of lines.map(noColour)) if (/^\s*(FAIL|×) /.test(l)) failures.push(`${r.name}: ${l.trim()}`);
-  };
-  for (const stream of [r.run.child.stdout, r.run.child.stderr])
+for (const r of runs)
+  for (const stream of [r.run.child.stdout, r.run.child.stderr]) {
+    let partial = "";
     stream.on("data", (d) => {
-      scan(d);
+      const lines = (partial + d).split("\n");
+      partial = lines.pop() ?? "";
+      for (const l of lines.map(stripVTControlCharacters))
+        if (/^\s*(FAIL|×) /.test(l)) failures.push(`${r.name}: ${l.trim()}`);
       if (r.held) r.held.push(d);
       else (stream === r.run.child.stdout ? process.stdout : process.stderr).write(d);
     });
-}
+  }
+
 for (const sig of ["SIGINT", "SIGTERM"])
   process.on(sig, () => {
     for (const r of runs) r.run.child.kill(sig);
