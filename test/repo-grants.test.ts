@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../harness/export.ts";
+import { type Files, gitRepo } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { grantedFolders, grantFolder, revokeFolder } from "../shared/control/repo-grants.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { type Files, gitRepo } from "./helpers/repos.ts";
 
 // Issue 33, finding 7: local repositories belong to a workspace. Workspace B goes after a folder the operator
 // granted workspace A (its .env with it), directly, through a symlink, and by changing a link after creation.

@@ -1,6 +1,6 @@
 import { inject } from "vitest";
+import { callAt } from "../../harness/http.ts";
 import { resetClients } from "../../shared/aws/clients.ts";
-import { callAt } from "./http.ts";
 
 // Test workers reach the shared local cloud over HTTP, and its AWS parts through the same env as handlers.
 export const facts = inject("cloud");
