@@ -82,7 +82,7 @@ describe("per-workspace rate limit", () => {
     expect(browser.headers.get("access-control-allow-origin")).toBeTruthy();
     expect(browser.headers.get("access-control-expose-headers")?.split(",")).toContain("retry-after");
 
-    // Another workspace (the bootstrap one, default limit) is not held back meanwhile.
+    // Another workspace (the file's own, default limit) is not held back meanwhile.
     expect((await call("GET", "/api/v1/sessions", { headers: auth })).status).toBe(200);
 
     const last = await call("GET", "/api/v1/sessions", { headers: limited });
