@@ -11,8 +11,8 @@ import { grantFolder } from "../shared/control/repo-grants.ts";
 let cloud: Cloud | undefined;
 let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
-/** Stand-ins of third parties a test file may hold open at once. */
-const ALLOWED_STAND_INS = 12;
+/** Stand-ins of third parties a test file may hold open at once (the files run side by side: this many each). */
+const ALLOWED_STAND_INS_PER_FILE = 12;
 
 export async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
@@ -41,7 +41,8 @@ export async function setup(project: TestProject) {
   // providers, git hosts, webhook receivers: harness/fake-http.ts), on loopback ports the operator's EGRESS_ALLOW
   // names, as it would a LAN host: everything else internal stays refused.
   const ports = new Set<number>();
-  while (ports.size < 1 + ALLOWED_STAND_INS) ports.add(await freePort());
+  const standIns = ALLOWED_STAND_INS_PER_FILE * Math.max(1, project.config.maxWorkers);
+  while (ports.size < 1 + standIns) ports.add(await freePort());
   const [modelPort, ...allowedPorts] = ports;
   const egressAllowed = `http://127.0.0.1:${modelPort}`;
   process.env.EGRESS_ALLOW = [...ports].map((p) => `127.0.0.1:${p}`).join(",");
