@@ -307,6 +307,8 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => roleProxy?.close());
     // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
     stops.push(() => functions.stopAll());
+    // Before the environments stop, asynchronous invocations stop retrying into them (stops run in reverse).
+    stops.push(() => lambda.stop());
     const machineArns = Object.fromEntries(
       sfn
         .machineNames()
