@@ -680,7 +680,7 @@ describe("platform stacks (manifest as it is)", () => {
       });
   });
 
-  it("runs the build step in a CodeBuild project: Node 20 image, pinned esbuild, no platform setting, 30 min (+5 queued), 10 at once", () => {
+  it("runs the build step in a CodeBuild project: arm64 (the runtimes' architecture) with Node 22, pinned esbuild, no platform setting, 30 min (+5 queued), no project limit unless set", () => {
     const wf = Template.fromStack(s.workflows);
     const projects = Object.values(wf.findResources("AWS::CodeBuild::Project"));
     expect(projects).toHaveLength(1);
@@ -689,11 +689,16 @@ describe("platform stacks (manifest as it is)", () => {
       Name: BUILD_PROJECT_NAME,
       TimeoutInMinutes: 30,
       QueuedTimeoutInMinutes: 5,
-      ConcurrentBuildLimit: 10,
       Source: { Type: "S3", Location: expect.anything() },
-      Environment: { Image: "aws/codebuild/standard:7.0", Type: "LINUX_CONTAINER", PrivilegedMode: false },
+      Environment: {
+        Image: "aws/codebuild/amazonlinux-aarch64-standard:3.0",
+        Type: "ARM_CONTAINER",
+        PrivilegedMode: false,
+      },
       LogsConfig: { CloudWatchLogs: { Status: "ENABLED", GroupName: expect.anything() } },
     });
+    // A new account's concurrent-build quota may be below any limit: none unless the operator sets one.
+    expect(p.ConcurrentBuildLimit).toBeUndefined();
     const spec = JSON.parse(p.Source.BuildSpec);
     expect(spec.phases.install["runtime-versions"]).toEqual({ nodejs: 22 });
     expect(spec.phases.install.commands).toEqual(["npm install --no-audit --no-fund"]);

@@ -96,6 +96,8 @@ export interface WorkflowsStackProps extends StackProps {
   stateMachineDir: string;
   /** The sweepers' and trace ingestion's reserved concurrency (concurrency.ts). */
   concurrency: ReservedConcurrency;
+  /** Each deployment's runtime reservation (concurrency.ts), which the deploy step puts; none when undefined. */
+  runtimeReservedConcurrency?: number;
 }
 
 /** The scheduler role's ARN, read by the API stack's handlers that create schedules. */
@@ -172,6 +174,9 @@ export class WorkflowsStack extends Stack {
         ...runtimeEnvironment(this, props.data, boundary.managedPolicyArn),
         AGENT_RUNTIME_LAYER_ARN: layer.layerVersionArn,
         AGENT_RUNTIME_LAYER_BYTES: String(runtimeLayerBytes()),
+        ...(props.runtimeReservedConcurrency === undefined
+          ? {}
+          : { AGENT_RUNTIME_RESERVED_CONCURRENCY: String(props.runtimeReservedConcurrency) }),
       };
       for (const task of props.tasks) {
         this.taskFunctions.set(
