@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BUILD_URL_SECONDS } from "../../shared/control/build-exchange.ts";
 import { DEFAULT_RESERVED_CONCURRENCY } from "./concurrency.ts";
 import { ROOT } from "./node-function.ts";
 import {
@@ -34,6 +35,12 @@ describe("the revision machine's limits", () => {
     expect(limit.JitterStrategy).toBe("FULL");
     // 49 builds, FAN_OUT_BUILDS_AT_ONCE at a time, a few minutes each.
     expect(retried(limit)).toBeGreaterThan((49 / FAN_OUT_BUILDS_AT_ONCE) * 5 * 60);
+  });
+
+  it("are within the build's presigned URLs' life: a build that starts late can still send its artifact (issue 35)", () => {
+    expect(BUILD_URL_SECONDS).toBeGreaterThanOrEqual(asl.TimeoutSeconds);
+    // S3 refuses a SigV4 presigned URL valid for more than 7 days.
+    expect(BUILD_URL_SECONDS).toBeLessThanOrEqual(7 * 24 * 3600);
   });
 
   it("outlast a revision that waits its turn for both a build and a deploy", () => {

@@ -166,6 +166,10 @@ describe("platform stacks (manifest as it is)", () => {
       MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: "ERROR" })]),
       AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
     });
+    // Issue 35: UI fonts and images, and every base64 answer, go out as bytes; a request body comes base64.
+    t.hasResourceProperties("AWS::ApiGateway::RestApi", { BinaryMediaTypes: ["*/*"] });
+    // The account's CloudWatch role for API Gateway is the operator's (docs/aws.md): not set by the app.
+    expect(t.findResources("AWS::ApiGateway::Account")).toEqual({});
     expect(Template.fromStack(s.api).findOutputs("AgentApiUrl")).not.toEqual({});
   });
 
@@ -653,6 +657,11 @@ describe("platform stacks (manifest as it is)", () => {
       (m: any) => m.Properties.StateMachineName === "agent-platform-revision",
     ) as any;
     expect(machine).toBeDefined();
+    // Issue 35: its state holds the build's presigned URLs: every event logged, never the execution data.
+    expect(machine.Properties.LoggingConfiguration).toMatchObject({
+      Level: "ALL",
+      IncludeExecutionData: false,
+    });
     const text = readFileSync(join(ROOT, "infra/state-machines/revision.asl.json"), "utf8");
     const subs = machine.Properties.DefinitionSubstitutions;
     expect(Object.keys(subs).sort()).toEqual(placeholdersOf(text).sort());
@@ -1103,6 +1112,7 @@ describe("each deployment's own origin (agentOriginDomain: a wildcard custom dom
     const apis = agent.findResources("AWS::ApiGateway::RestApi");
     const [originId, origin] = Object.entries(apis).find(([, a]) => a.Properties.DisableExecuteApiEndpoint)!;
     expect(origin.Properties.Name).toBe("agent-platform-agent-origins");
+    expect(origin.Properties.BinaryMediaTypes).toEqual(["*/*"]);
     const [mapping] = Object.values(agent.findResources("AWS::ApiGateway::BasePathMapping"));
     expect(mapping!.Properties.RestApiId).toEqual({ Ref: originId });
     expect(mapping!.Properties.BasePath).toBeUndefined();
@@ -1226,7 +1236,8 @@ describe("workflows", () => {
     expect(machine.Properties).toMatchObject({
       StateMachineName: "agent-platform-bulk-export",
       TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: { Level: "ALL", IncludeExecutionData: true },
+      // Issue 35: never execution data (presigned URLs, tokens); an export machine's errors only (its scale).
+      LoggingConfiguration: { Level: "ERROR", IncludeExecutionData: false },
     });
     expect(Object.keys(machine.Properties.DefinitionSubstitutions).sort()).toEqual([
       "PlanFunctionArn",
@@ -1236,6 +1247,7 @@ describe("workflows", () => {
       MetricName: "ExecutionsFailed",
       Threshold: 1,
       ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      AlarmActions: [{ Ref: Match.stringLikeRegexp("^AlarmTopic") }],
     });
   });
 

@@ -213,7 +213,7 @@ export const DRAIN_INVOKE_CONFIG = { MaximumRetryAttempts: 0, MaximumEventAgeInS
  * account's unreserved pool, shared), and how its drains are retried. A reservation the account has no room for
  * fails the deploy naming the setting.
  */
-async function applyCapacity(
+export async function applyCapacity(
   FunctionName: string,
   reserved: number | undefined,
   log: (line: string) => void,
