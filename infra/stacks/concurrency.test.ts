@@ -5,6 +5,7 @@ import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
+import { concurrencyRow } from "../quotas/synth.ts";
 import { API_GATEWAY_ACCOUNT_ROLE_CONTEXT } from "./agent-origin.ts";
 import { TRACE_TASK } from "./agent-runtimes.ts";
 import {
@@ -167,6 +168,15 @@ describe("each deployment's runtime concurrency", () => {
       tasks,
     );
     expect(deploymentCeiling(raised)).toBe(Math.floor((3000 - platform - 100) / 10));
+  });
+
+  it("is one of the preflight's quota checks: the reservations, one runtime's and 100 unreserved within the quota", () => {
+    const c = capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5" }), tasks);
+    expect(concurrencyRow(c)).toMatchObject({
+      value: c.platform + 5 + MIN_UNRESERVED,
+      limit: 1000,
+      ok: true,
+    });
   });
 
   it("on a new account (quota 10) synthesizes only with every reservation 0 and none per runtime", () => {
