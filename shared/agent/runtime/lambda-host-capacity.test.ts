@@ -15,7 +15,9 @@ const client = {
   },
 };
 vi.mock("../../aws/clients.ts", () => ({ iam: () => client, lambdaControl: () => client, s3: () => client }));
-const { applyCapacity, DRAIN_INVOKE_CONFIG, existingRole } = await import("./lambda-host.ts");
+const { applyCapacity, applyDrainRetries, DRAIN_INVOKE_CONFIG, existingRole } = await import(
+  "./lambda-host.ts"
+);
 
 const awsError = (name: string, message = name) => Object.assign(new Error(message), { name });
 beforeEach(() => {
@@ -26,10 +28,7 @@ beforeEach(() => {
 describe("a runtime's capacity", () => {
   it("with no reservation set: removes any earlier one, so the function shares the account's pool", async () => {
     await applyCapacity("agent-rt-d", undefined, () => {});
-    expect(sent.map((s) => s.command)).toEqual([
-      "DeleteFunctionConcurrencyCommand",
-      "PutFunctionEventInvokeConfigCommand",
-    ]);
+    expect(sent.map((s) => s.command)).toEqual(["DeleteFunctionConcurrencyCommand"]);
   });
 
   it("with one set: reserves it", async () => {
@@ -41,8 +40,14 @@ describe("a runtime's capacity", () => {
   });
 
   it("leaves no drain in Lambda's async queue: no retry, dropped after a minute (the run sweeper re-drives)", async () => {
-    await applyCapacity("agent-rt-d", undefined, () => {});
-    expect(sent.at(-1)!.input).toEqual({ FunctionName: "agent-rt-d", ...DRAIN_INVOKE_CONFIG });
+    // Per published version: the drains invoke the version the activation made live.
+    await applyDrainRetries("agent-rt-d", "7");
+    expect(sent).toEqual([
+      {
+        command: "PutFunctionEventInvokeConfigCommand",
+        input: { FunctionName: "agent-rt-d", Qualifier: "7", ...DRAIN_INVOKE_CONFIG },
+      },
+    ]);
     expect(DRAIN_INVOKE_CONFIG).toEqual({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
   });
 

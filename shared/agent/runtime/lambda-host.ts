@@ -208,10 +208,17 @@ async function whileRolePropagates<T>(call: () => Promise<T>): Promise<T> {
  */
 export const DRAIN_INVOKE_CONFIG = { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } as const;
 
+/** How the drains of a published version are retried (the setting is per version: each new one gets it). */
+export async function applyDrainRetries(FunctionName: string, Qualifier: string): Promise<void> {
+  await lambdaControl().send(
+    new PutFunctionEventInvokeConfigCommand({ FunctionName, Qualifier, ...DRAIN_INVOKE_CONFIG }),
+  );
+}
+
 /**
  * The function's reservation (the CDK app's runtimeReservedConcurrency: held for it, and its cap), or none (the
- * account's unreserved pool, shared), and how its drains are retried. A reservation the account has no room for
- * fails the deploy naming the setting.
+ * account's unreserved pool, shared). A reservation the account has no room for fails the deploy naming the
+ * setting.
  */
 export async function applyCapacity(
   FunctionName: string,
@@ -237,7 +244,6 @@ export async function applyCapacity(
       ? "Runtime concurrency: the account's shared pool"
       : `Runtime concurrency: ${reserved} reserved`,
   );
-  await client.send(new PutFunctionEventInvokeConfigCommand({ FunctionName, ...DRAIN_INVOKE_CONFIG }));
 }
 
 /**
@@ -316,6 +322,7 @@ export async function deployRuntime(
     new PublishVersionCommand({ FunctionName, Description: `revision ${r.revision_id}` }),
   );
   log(`Runtime ${FunctionName} version ${Version} published`);
+  await applyDrainRetries(FunctionName, Version!);
   const health = await client.send(
     new InvokeCommand({
       FunctionName,
