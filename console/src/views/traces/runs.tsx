@@ -1,9 +1,10 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { api } from "../../api.ts";
 import { Pager, useCursorPages } from "../../components/pager.tsx";
+import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
+import type { Run } from "../../wire.ts";
 import { ProjectCharts } from "./projects.tsx";
 import { ProjectTabs } from "./threads.tsx";
 

@@ -1,6 +1,6 @@
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import type { Run } from "./format.ts";
+import type { Run } from "../../wire.ts";
 
 // A trace of a deployment's agent run links back to its thread in the studio: the run's metadata names the
 // thread and assistant; the deployment is the one whose tracing project holds the trace.

@@ -1,9 +1,10 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
 import { Pager, useCursorPages } from "../../components/pager.tsx";
+import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "./format.ts";
+import type { TraceThread as Thread, ThreadTrace } from "../../wire.ts";
 
 // A project's conversation threads (traces grouped by the thread id in their metadata: /api/v2/threads) and one
 // thread's traces in turn order, each opening the trace view.
@@ -13,18 +14,6 @@ const WINDOWS = [
   ["7", "Last 7 days"],
   ["30", "Last 30 days"],
 ] as const;
-
-interface Thread {
-  thread_id: string;
-  count: number;
-  min_start_time: string;
-  max_start_time: string;
-  num_errored_turns: number;
-  total_tokens: number;
-  total_cost: number | null;
-  first_inputs: string | null;
-  last_trace_id: string;
-}
 
 /** The Runs / Threads tabs of a project's pages. */
 export function ProjectTabs({ projectId, current }: { projectId: string; current: "runs" | "threads" }) {
@@ -151,18 +140,6 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
       <Pager pages={pages} next={state.next} loading={state.loading} />
     </section>
   );
-}
-
-interface ThreadTrace {
-  trace_id: string;
-  turn_number: number;
-  name: string;
-  start_time: string;
-  latency: number | null;
-  inputs_preview: string | null;
-  outputs_preview: string | null;
-  error_preview: string | null;
-  total_tokens: number;
 }
 
 const TRACE_SELECTS = [
