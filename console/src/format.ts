@@ -38,6 +38,10 @@ export const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined,
 /** An id's first eight characters, as lists show it. */
 export const shortId = (id: string) => id.slice(0, 8);
 
+/** An assistant by its name, with its graph when the name is not the graph's. */
+export const assistantLabel = (a: { name?: string; graph_id: string }) =>
+  a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id;
+
 export function fmtTime(t: string | null | undefined): string {
   const v = ms(t);
   return Number.isFinite(v) ? new Date(v).toISOString().replace("T", " ").slice(0, 19) : "—";

@@ -1,8 +1,5 @@
+import { assistantLabel } from "../format.ts";
 import type { Assistant } from "../wire.ts";
-
-/** An assistant by its name, with its graph when the name is not the graph's. */
-export const assistantLabel = (a: Pick<Assistant, "name" | "graph_id">) =>
-  a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id;
 
 /** The choice of a deployment's assistant ("Loading…" until they are read); the caller labels it. */
 export function AssistantSelect(props: {

@@ -11,7 +11,7 @@ export const TERMINAL: ReadonlySet<string> = new Set<RevisionStatus>([
 ]);
 
 /** Where a deployment's code comes from: its repository (and ref) or its image. */
-export function repoOf(d: Deployment): string {
+export function repoOf(d: Pick<Deployment, "source" | "source_config" | "source_revision_config">): string {
   const url = d.source_config.repo_url;
   const ref = d.source_revision_config.repo_ref;
   if (typeof url === "string") return ref ? `${url} @ ${ref}` : url;

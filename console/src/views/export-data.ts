@@ -63,7 +63,7 @@ export const utc = (iso: string | null) =>
   iso ? `${new Date(iso).toISOString().slice(0, 16).replace("T", " ")} UTC` : "—";
 
 /** An export's window: its start and end (or "every N h from start" for a scheduled one). */
-export function windowText(e: BulkExport): string {
+export function windowText(e: Pick<BulkExport, "interval_hours" | "start_time" | "end_time">): string {
   if (e.interval_hours) return `every ${e.interval_hours} h from ${utc(e.start_time)}`;
   return `${utc(e.start_time)} → ${utc(e.end_time)}`;
 }
