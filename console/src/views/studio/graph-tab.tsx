@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import type { AgentServer, RunBody } from "../../agent-api.ts";
 import { GraphCanvas } from "../../components/graph-canvas.tsx";
+import { layoutGraph, runnableNodes } from "../../components/graph-layout.ts";
 import type { Assistant, Schemas, ServerGraph } from "../../wire.ts";
 import { CheckpointPanel } from "./checkpoint-panel.tsx";
-import { layoutGraph, runnableNodes } from "./graph-layout.ts";
 import { type Command, InterruptAnswer, PausedAt } from "./interrupt-answer.tsx";
 import { NodePanel } from "./node-panel.tsx";
 import { RunForm, type RunRequest } from "./run-form.tsx";

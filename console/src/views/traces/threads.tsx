@@ -1,10 +1,10 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
-import { Pager, useCursorPages } from "../../components/pager.tsx";
+import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx";
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import type { TraceThread as Thread, ThreadTrace } from "../../wire.ts";
+import type { Project, TraceThread as Thread, ThreadTrace } from "../../wire.ts";
 
 // A project's conversation threads (traces grouped by the thread id in their metadata: /api/v2/threads) and one
 // thread's traces in turn order, each opening the trace view.
@@ -33,40 +33,25 @@ export function ProjectTabs({ projectId, current }: { projectId: string; current
 }
 
 export function ProjectThreads({ projectId }: { projectId: string }) {
-  const project = useApi<{ id: string; name: string }>(`/api/v1/sessions/${projectId}`);
+  const project = useApi<Project>(`/api/v1/sessions/${projectId}`);
   const [days, setDays] = useState("7");
   const pages = useCursorPages();
-  const [state, setState] = useState<{
-    threads?: Thread[];
-    next?: string | null;
-    error?: string;
-    loading: boolean;
-  }>({
-    loading: true,
-  });
-  const cursor = pages.cursor;
-  useEffect(() => {
-    const ctl = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    api(
-      "POST",
-      "/api/v2/threads/query",
-      {
-        project_id: projectId,
-        min_start_time: new Date(Date.now() - Number(days) * 86_400_000).toISOString(),
-        page_size: PAGE,
-        ...(cursor ? { cursor } : {}),
-      },
-      { signal: ctl.signal },
-    )
-      .then((r: { items: Thread[]; next_cursor: string | null }) =>
-        setState({ threads: r.items, next: r.next_cursor, loading: false }),
-      )
-      .catch((e) => {
-        if (!ctl.signal.aborted) setState({ error: errorText(e), loading: false });
-      });
-    return () => ctl.abort();
-  }, [projectId, days, cursor]);
+  const state = useCursorPage<Thread>(
+    pages.cursor,
+    (cursor, signal) =>
+      api<{ items: Thread[]; next_cursor: string | null }>(
+        "POST",
+        "/api/v2/threads/query",
+        {
+          project_id: projectId,
+          min_start_time: new Date(Date.now() - Number(days) * 86_400_000).toISOString(),
+          page_size: PAGE,
+          ...(cursor ? { cursor } : {}),
+        },
+        { signal },
+      ).then((r) => ({ items: r.items, next: r.next_cursor })),
+    [projectId, days],
+  );
   const name = project.data?.name ?? projectId;
   return (
     <section aria-labelledby="threads-h">
@@ -96,7 +81,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
       </select>
       {state.error && <p role="alert">{state.error}</p>}
       {state.loading && <p role="status">Loading threads…</p>}
-      {state.threads && !state.error && (
+      {state.items && !state.error && (
         <>
           <table aria-label="Threads">
             <thead>
@@ -119,7 +104,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
               </tr>
             </thead>
             <tbody>
-              {state.threads.map((t) => (
+              {state.items.map((t) => (
                 <tr key={t.thread_id}>
                   <td>
                     <a href={href("traces", projectId, "thread", t.thread_id)}>{t.thread_id}</a>
@@ -134,7 +119,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
               ))}
             </tbody>
           </table>
-          {!state.threads.length && <p>No threads in this window.</p>}
+          {!state.items.length && <p>No threads in this window.</p>}
         </>
       )}
       <Pager pages={pages} next={state.next} loading={state.loading} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ServerGraph } from "../../wire.ts";
+import type { ServerGraph } from "../wire.ts";
 import { layoutGraph, layoutInput, parentsOf, runnableNodes } from "./graph-layout.ts";
 
 const agent: ServerGraph = {
