@@ -1,5 +1,5 @@
 import { ApiError, api } from "./api.ts";
-import type { Run } from "./wire.ts";
+import type { Run, RunQueryPage } from "./wire.ts";
 
 export { percentile } from "../../shared/percentile.ts";
 
@@ -82,7 +82,7 @@ export async function queryRuns(
   const runs: Run[] = [];
   let cursor: string | null = null;
   do {
-    const page: { runs: Run[]; cursors: { next: string | null } } = await api(
+    const page: RunQueryPage = await api(
       "POST",
       "/api/v1/runs/query",
       { ...body, limit: 100, ...(cursor ? { cursor } : {}) },

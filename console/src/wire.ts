@@ -82,6 +82,16 @@ export type Run = Pick<
   /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */
   s3_urls?: Record<string, { presigned_url: string; mime_type: string }>;
 };
+/** A page of the run query (POST /runs/query): the runs and the cursor of the next page. */
+export interface RunQueryPage {
+  runs: Run[];
+  cursors: { next: string | null };
+}
+/** A page of the thread queries (POST /api/v2/threads/query, GET …/threads/{id}/traces). */
+export interface ThreadsPage<T> {
+  items: T[];
+  next_cursor: string | null;
+}
 /** A conversation thread of a project (POST /runs/threads; shared/runs/threads.ts answers it untyped). */
 export interface TraceThread {
   thread_id: string;

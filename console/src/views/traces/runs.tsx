@@ -4,7 +4,7 @@ import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import type { Project, Run } from "../../wire.ts";
+import type { Project, Run, RunQueryPage } from "../../wire.ts";
 import { ProjectCharts } from "./projects.tsx";
 import { ProjectTabs } from "./threads.tsx";
 
@@ -22,7 +22,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
   const state = useCursorPage<Run>(
     pages.cursor,
     (cursor, signal) =>
-      api<{ runs: Run[]; cursors: { next: string | null } }>(
+      api<RunQueryPage>(
         "POST",
         "/api/v1/runs/query",
         {

@@ -4,7 +4,7 @@ import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx
 import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import type { Project, TraceThread as Thread, ThreadTrace } from "../../wire.ts";
+import type { Project, TraceThread as Thread, ThreadsPage, ThreadTrace } from "../../wire.ts";
 
 // A project's conversation threads (traces grouped by the thread id in their metadata: /api/v2/threads) and one
 // thread's traces in turn order, each opening the trace view.
@@ -39,7 +39,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
   const state = useCursorPage<Thread>(
     pages.cursor,
     (cursor, signal) =>
-      api<{ items: Thread[]; next_cursor: string | null }>(
+      api<ThreadsPage<Thread>>(
         "POST",
         "/api/v2/threads/query",
         {
@@ -150,7 +150,7 @@ export function ThreadView({ projectId, threadId }: { projectId: string; threadI
         const q = new URLSearchParams({ project_id: projectId, page_size: "100" });
         for (const s of TRACE_SELECTS) q.append("selects", s);
         if (cursor) q.set("cursor", cursor);
-        const page: { items: ThreadTrace[]; next_cursor: string | null } = await api(
+        const page: ThreadsPage<ThreadTrace> = await api(
           "GET",
           `/api/v2/threads/${encodeURIComponent(threadId)}/traces?${q}`,
           undefined,
