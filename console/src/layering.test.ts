@@ -71,6 +71,14 @@ describe("console layering", () => {
     expect(violations(imports, read)).toEqual([]);
   });
 
+  // The console's tsconfig loads Node's types only so that tsc can follow wire.ts into the server's modules.
+  it("the browser code names no Node module or global", () => {
+    const node = Object.entries(files).filter(([, text]) =>
+      /"node:|\b(process|Buffer|__dirname|require)\s*[.(]/.test(text),
+    );
+    expect(node.map(([f]) => f)).toEqual([]);
+  });
+
   it("reports each kind of violation", () => {
     const made = importsOf({
       [`${SRC}/components/a.tsx`]: 'import { V } from "../views/v.tsx";',
