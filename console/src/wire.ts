@@ -12,8 +12,9 @@ import type { ExportRunOut } from "../../shared/export/export-runs.ts";
 import type { BulkExportOut } from "../../shared/export/exports.ts";
 import type { Project as ProjectOut } from "../../shared/projects/projects.ts";
 import type { ExportRunStatus } from "../../shared/records/export.ts";
-import type { FeedbackStats, TraceRunRecord } from "../../shared/records/runs.ts";
+import type { TraceRunRecord } from "../../shared/records/runs.ts";
 import type { Feedback as FeedbackOut } from "../../shared/runs/feedback.ts";
+import type { StatRun } from "../../shared/runs/stats.ts";
 
 // The console's one source of the platform's wire shapes: the server's own types and zod schemas, imported as
 // types only (esbuild drops `import type`, so nothing server-side lands in the bundle; the console's layering
@@ -47,41 +48,31 @@ export type Project = ProjectOut;
 export type Feedback = FeedbackOut;
 /**
  * A trace run as the run query and GET /runs/{id} answer it (shared/runs/wire.ts toWire): the stored record's
- * fields, with the JSON fields decoded and the llm-only ones optional.
+ * fields, its figures as the run stats read them, the JSON fields decoded, the llm-only ones optional.
  */
 export type Run = Pick<
   TraceRunRecord,
   | "id"
   | "name"
   | "run_type"
-  | "status"
-  | "start_time"
   | "trace_id"
   | "session_id"
   | "is_root"
   | "tags"
   | "format_errors"
   | "tokens_estimated"
-> & {
-  end_time: string | null;
-  parent_run_id: string | null;
-  dotted_order: string | null;
-  first_token_time: string | null;
-  inputs: unknown;
-  outputs: unknown;
-  error: unknown;
-  extra?: { metadata?: Record<string, unknown> } | null;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number | null;
-  completion_cost: number | null;
-  total_cost: number | null;
-  feedback_stats: FeedbackStats | null;
-  messages?: { input_messages: unknown[]; output_messages: unknown[] } | null;
-  /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */
-  s3_urls?: Record<string, { presigned_url: string; mime_type: string }>;
-};
+> &
+  StatRun & {
+    parent_run_id: string | null;
+    dotted_order: string | null;
+    inputs: unknown;
+    outputs: unknown;
+    error: unknown;
+    extra?: { metadata?: Record<string, unknown> } | null;
+    messages?: { input_messages: unknown[]; output_messages: unknown[] } | null;
+    /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */
+    s3_urls?: Record<string, { presigned_url: string; mime_type: string }>;
+  };
 /** A page of the run query (POST /runs/query): the runs and the cursor of the next page. */
 export interface RunQueryPage {
   runs: Run[];
