@@ -36,7 +36,11 @@ export function StoreTab({ server }: { server: AgentServer }) {
     server.storeSearch(split(ns), query || undefined).then((r) => setItems(r.items));
   const { error, setError, act } = useAction(() => Promise.all([readItems(), loadNamespaces()]));
   useEffect(() => void loadNamespaces().catch((e) => setError(e.message)), [loadNamespaces, setError]);
-  const search = (ns = namespace) => act(readItems(ns));
+  // A search reads only the items (an action's re-read of `namespace` would be the one before a click set it).
+  const search = async (ns = namespace) => {
+    setError(undefined);
+    await readItems(ns).catch((e) => setError(e.message));
+  };
 
   return (
     <section className="card" aria-label="Store">
