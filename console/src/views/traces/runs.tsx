@@ -1,7 +1,7 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { api } from "../../api.ts";
 import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx";
-import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs } from "../../format.ts";
+import { fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
 import type { Project, Run, RunQueryPage } from "../../wire.ts";
