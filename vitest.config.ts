@@ -11,6 +11,7 @@ const SYNTH_TESTS = [
   "infra/stacks/exports.test.ts",
   "infra/quotas/template-checks.test.ts",
   "infra/policies/roles.test.ts",
+  "infra/admin/teardown-plan.test.ts",
 ];
 
 /** Integration files at once: each worker is a Node process holding little, waiting on the local cloud. */
