@@ -1,5 +1,9 @@
+import { loadConfig } from "../../shared/config.ts";
 import { formatQuotaTable } from "../quotas/quota-row.ts";
 import { allQuotaRows } from "../quotas/synth.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run aws:preflight: synthesizes the app without an account, region or credentials, runs every quota check
 // (infra/quotas) and prints them as a table; exits 1 when any check is over AWS's limit, before any deploy does.

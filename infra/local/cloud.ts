@@ -9,7 +9,7 @@ import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
-import { config } from "../../shared/config.ts";
+import { config, currentConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
@@ -38,18 +38,6 @@ import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
 // The local cloud: every AWS part replaced by a local one speaking its protocol, the handlers unchanged.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
-/**
- * AWS deletes expired items within days; every 5 minutes is close enough locally and keeps the sweep (a keys-only
- * scan of the runs table) off the hot path of a laptop holding a large trace history.
- */
-const DEFAULT_TTL_SWEEP_MS = 300_000;
-/** Router environments kept warm locally (LOCAL_ROUTER_PROVISIONED), as provisioned concurrency keeps them. */
-const DEFAULT_ROUTER_PROVISIONED = 2;
-const envMs = (name: string, fallback: number) => {
-  const n = Number(process.env[name] || Number.NaN);
-  return Number.isFinite(n) ? n : fallback;
-};
-
 export interface CloudOptions {
   host?: string;
   port?: number;
@@ -161,8 +149,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const dataDir = resolve(opts.dataDir ?? ".data");
   // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
   privateDirSync(dataDir, { follow: true });
-  const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
-  const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
+  // The settings as this start found them (a bad one stops it here, naming the variable).
+  const settings = currentConfig();
+  const bucket = settings.defaultBucket;
+  const artifactBucket = settings.text("ARTIFACT_BUCKET") ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];
   const stopAll = async () => {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
@@ -203,13 +193,13 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       () => s3.stop(),
     );
 
-    Object.assign(process.env, {
+    setEnvironment({
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
       DATA_DIR: dataDir,
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
-      AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+      AWS_REGION: settings.region,
     });
 
     // Every platform function runs from its AWS bundle in environments of its own (workers), which see the
@@ -222,10 +212,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         const role = roleProxy?.environmentFor(f.id);
         if (!role) throw new Error(`${f.id} has no platform role the local cloud can give it`);
         return {
-          ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
-            string,
-            string
-          >),
+          ...processEnvironment(),
           ...role,
           PLATFORM_LOOPBACK_URL: loopback.url,
           PLATFORM_LOOPBACK_TOKEN: loopback.token,
@@ -259,9 +246,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
           void lambda.invoke(t.name, { source: "aws.states", detail }, true);
       },
-      retryIntervalMs: process.env.LOCAL_SFN_RETRY_INTERVAL_MS
-        ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
-        : undefined,
+      retryIntervalMs: settings.localCloud.sfnRetryIntervalMs,
     });
     const lambda = new LocalLambda(resolveFunction);
     const scheduler = new LocalScheduler(async (target) => {
@@ -276,7 +261,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     const ttl = new LocalTtl(
       tasks,
       (name, event) => lambda.invoke(name, event, false),
-      opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
+      opts.ttlSweepMs ?? settings.localCloud.ttlSweepMs,
     );
     const emulator = await startAwsEmulator(
       // Deployments' runtime functions answer the router's InvokeWithResponseStream.
@@ -313,7 +298,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
     );
     // This process's own AWS calls go through the proxy too, as the operator.
-    Object.assign(process.env, {
+    setEnvironment({
       ...roleProxy.environmentOf(operator),
       // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
       // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
@@ -332,7 +317,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
         ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
       ].join(","),
       KMS_KEY_ID: "alias/local",
-      TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
+      TASK_ARN_PREFIX: `arn:aws:lambda:${settings.region}:000000000000:function:`,
       ...machineArns,
     });
     resetClients();
@@ -347,7 +332,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       if (runs) logger.info("runs put on the thread index", { runs });
     });
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
-    process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
+    setEnvironment({ PLATFORM_BOOTSTRAP_TENANT: tenantId });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
     const runtimes = new LocalRuntimes({ dataDir, upstream: () => upstream });
@@ -390,9 +375,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => gateway.close());
     loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
     // Every agent-server request passes the router: a few of its environments start now, in the background.
-    void functions
-      .get("AgentRouter")
-      .provision(envMs("LOCAL_ROUTER_PROVISIONED", DEFAULT_ROUTER_PROVISIONED));
+    void functions.get("AgentRouter").provision(settings.localCloud.routerProvisioned);
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
     stops.push(() => runtimes.stopAll());
     scheduler.start();

@@ -38,7 +38,6 @@ interface Doc {
 /** Free text; `fallback` when unset. */
 export function text(doc: Doc & { default: string }): Described<z.ZodType<string, string | undefined>>;
 export function text(doc: Doc): Described<z.ZodType<string | undefined, string | undefined>>;
-// biome-ignore lint/suspicious/noExplicitAny: the overloads above say the type
 export function text(doc: Doc & { default?: string }): Described<z.ZodType<any, string | undefined>> {
   return described(
     raw.transform((v) => v ?? doc.default),
@@ -55,7 +54,6 @@ export function wholeNumber(
 ): Described<z.ZodType<number | undefined, string | undefined>>;
 export function wholeNumber(
   doc: Doc & { min: number; max?: number; default?: number; defaultShown?: string },
-  // biome-ignore lint/suspicious/noExplicitAny: the overloads above say the type
 ): Described<z.ZodType<any, string | undefined>> {
   const max = doc.max ?? Number.MAX_SAFE_INTEGER;
   const range = doc.max === undefined ? `≥ ${doc.min}` : `from ${doc.min} to ${doc.max}`;
@@ -106,7 +104,6 @@ export function oneOf<const V extends string>(
 export function oneOf<const V extends string>(
   values: readonly V[],
   doc: Doc & { default?: V },
-  // biome-ignore lint/suspicious/noExplicitAny: the overloads above say the type
 ): Described<z.ZodType<any, string | undefined>> {
   return described(
     raw.transform((v, ctx) => {

@@ -260,7 +260,8 @@ export const SETTINGS = {
     min: 0,
   }),
   LOCAL_TTL_SWEEP_MS: wholeNumber({
-    description: "How often the local cloud deletes expired items (DynamoDB Local has no TTL).",
+    description:
+      "How often the local cloud deletes expired items (DynamoDB Local has no TTL; AWS deletes within days, so 5 minutes is close enough and keeps the sweep off the hot path).",
     readers: ["local cloud"],
     min: 1,
     default: 300_000,

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { processEnvironment } from "../config.ts";
 import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor, tolerateStdioErrors } from "./exec.ts";
@@ -156,7 +157,7 @@ export async function smokeTestGraphs(opts: {
     : jobs;
   // Deployment secrets must not show up in a message, even when a graph puts one into an error.
   const redact = redactor(Object.values(opts.env));
-  const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
+  const env: Record<string, string> = { NODE_ENV: processEnvironment().NODE_ENV ?? "production" };
   Object.assign(env, opts.manifest.env ?? {}, opts.env);
   // The graph's code runs sandboxed like in its runtime (the OS sandbox, without network; Node's permission
   // model inside): it reads its artifact, writes a scratch folder only.
