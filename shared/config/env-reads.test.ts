@@ -30,7 +30,7 @@ function code(text: string): string {
 }
 
 /** Each read of the environment in `text`: its line. A write (`process.env.X = v`, delete, Object.assign) is none. */
-export function environmentReads(text: string): string[] {
+function environmentReads(text: string): string[] {
   const reads = [...text.matchAll(/import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*["'](node:)?process["']/g)].map(
     (m) => m[0],
   );
