@@ -77,14 +77,13 @@ export function wholeNumber(
 
 const TRUE = ["true", "1"];
 const FALSE = ["false", "0"];
-/** true/false/1/0 (any letter case); anything else set is refused. */
+/** Exactly true, false, 1 or 0; anything else set is refused. */
 export function flag(doc: Doc & { default: boolean }) {
   return described(
     raw.transform((v, ctx) => {
       if (v === undefined) return doc.default;
-      const lower = v.trim().toLowerCase();
-      if (TRUE.includes(lower)) return true;
-      if (FALSE.includes(lower)) return false;
+      if (TRUE.includes(v)) return true;
+      if (FALSE.includes(v)) return false;
       ctx.addIssue({ code: "custom", message: `expected one of true, false, 1, 0, got ${shown(v)}` });
       return z.NEVER;
     }),

@@ -88,7 +88,7 @@ export const SETTINGS = {
   }),
   TABLE_PREFIX: text({
     description:
-      "The prefix of the DynamoDB tables' names (a table's name is the prefix and its id, unless TABLE_<ID> names it).",
+      "The prefix of the DynamoDB tables' names (a table's name is the prefix and its id, unless `TABLE_<ID>` names it).",
     readers: PR,
     default: "platform-",
   }),
