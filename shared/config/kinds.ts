@@ -62,7 +62,7 @@ export function wholeNumber(
       if (v === undefined) return doc.default;
       const n = Number(v.trim());
       if (v.trim() === "" || !Number.isSafeInteger(n) || n < doc.min || n > max) {
-        ctx.addIssue({ code: "custom", message: `expected a whole number ${range}, got ${shown(v)}` });
+        ctx.addIssue({ code: "custom", message: `must be a whole number ${range}, got ${shown(v)}` });
         return z.NEVER;
       }
       return n;
@@ -84,7 +84,7 @@ export function flag(doc: Doc & { default: boolean }) {
       if (v === undefined) return doc.default;
       if (TRUE.includes(v)) return true;
       if (FALSE.includes(v)) return false;
-      ctx.addIssue({ code: "custom", message: `expected one of true, false, 1, 0, got ${shown(v)}` });
+      ctx.addIssue({ code: "custom", message: `must be one of true, false, 1, 0, got ${shown(v)}` });
       return z.NEVER;
     }),
     { ...doc, type: "boolean: true, false, 1 or 0", default: String(doc.default) },
@@ -108,7 +108,7 @@ export function oneOf<const V extends string>(
     raw.transform((v, ctx) => {
       if (v === undefined) return doc.default;
       if ((values as readonly string[]).includes(v)) return v as V;
-      ctx.addIssue({ code: "custom", message: `expected one of ${values.join(", ")}, got ${shown(v)}` });
+      ctx.addIssue({ code: "custom", message: `must be one of ${values.join(", ")}, got ${shown(v)}` });
       return z.NEVER;
     }),
     { ...doc, type: `one of: ${values.join(", ")}`, default: doc.default },
@@ -127,7 +127,7 @@ export function url(doc: Doc & { default?: string }) {
       } catch {
         // refused below
       }
-      ctx.addIssue({ code: "custom", message: `expected an http(s) URL, got ${shown(value, doc.secret)}` });
+      ctx.addIssue({ code: "custom", message: `must be an http(s) URL, got ${shown(value, doc.secret)}` });
       return z.NEVER;
     }),
     { ...doc, type: "URL" },
@@ -148,7 +148,7 @@ export function list(
       if (bad !== undefined && bad !== "") {
         ctx.addIssue({
           code: "custom",
-          message: `expected comma-separated ${doc.item!.what}, got ${shown(bad, doc.secret)}`,
+          message: `must be comma-separated ${doc.item!.what}, got ${shown(bad, doc.secret)}`,
         });
         return z.NEVER;
       }
@@ -169,7 +169,7 @@ export function json<T>(doc: Doc & { what: string; check: (v: unknown) => v is T
       } catch {
         // refused below
       }
-      ctx.addIssue({ code: "custom", message: `expected JSON: ${doc.what}` });
+      ctx.addIssue({ code: "custom", message: `must be JSON: ${doc.what}` });
       return z.NEVER;
     }),
     {

@@ -9,7 +9,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface ConfigProblem {
   /** The variable. */
   name: string;
-  /** What it expected and what it got. */
+  /** What it must be and what it is (after the name: "must be …, got …"). */
   message: string;
 }
 
@@ -17,7 +17,7 @@ export interface ConfigProblem {
 export class ConfigError extends Error {
   constructor(readonly problems: ConfigProblem[]) {
     super(
-      `invalid configuration: ${problems.map((p) => `${p.name}: ${p.message}`).join("; ")} (docs/configuration.md)`,
+      `invalid configuration: ${problems.map((p) => `${p.name} ${p.message}`).join("; ")} (docs/configuration.md)`,
     );
     this.name = "ConfigError";
   }
