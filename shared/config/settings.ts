@@ -345,7 +345,8 @@ export const SETTINGS = {
     default: 200,
   }),
   WORKSPACE_RATE_BURST: wholeNumber({
-    description: "Requests per workspace in one window. Unset: 5 seconds' worth of WORKSPACE_RATE_LIMIT (BURST_SECONDS).",
+    description:
+      "Requests per workspace in one window. Unset: 5 seconds' worth of WORKSPACE_RATE_LIMIT (BURST_SECONDS).",
     readers: P,
     min: 0,
   }),
