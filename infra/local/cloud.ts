@@ -9,7 +9,7 @@ import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
-import { config, currentConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
+import { config, loadConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
@@ -149,8 +149,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const dataDir = resolve(opts.dataDir ?? ".data");
   // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
   privateDirSync(dataDir, { follow: true });
-  // The settings as this start found them (a bad one stops it here, naming the variable).
-  const settings = currentConfig();
+  // The local cloud is an entry point: its settings parsed as this start finds them (a bad one stops it here, naming
+  // the variable), and again each time it sets variables for its parts (setEnvironment), so this process reads one
+  // value rather than the environment on every call.
+  const settings = loadConfig();
   const bucket = settings.defaultBucket;
   const artifactBucket = settings.text("ARTIFACT_BUCKET") ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops: (() => Promise<unknown> | unknown)[] = [];
