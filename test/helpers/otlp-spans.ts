@@ -7,8 +7,8 @@ import {
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
 
-// Test support (never imported by runtime code): real spans from the OpenTelemetry SDK, to serialize with the
-// SDK's own OTLP serializers, and a minimal protobuf writer for what the SDK cannot emit (kvlists, bytes).
+// For the OTLP decoder's tests: real spans from the OpenTelemetry SDK, to serialize with the SDK's own OTLP
+// serializers, and a minimal protobuf writer for what the SDK cannot emit (kvlists, bytes).
 
 /** Two spans (a root and an errored child with an event and a link) as the SDK records them. */
 export async function sdkSpans(): Promise<ReadableSpan[]> {
