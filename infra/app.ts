@@ -2,6 +2,7 @@ import { App, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { loadConfig } from "../shared/config.ts";
 import { buildConsole } from "./console/build.mjs";
+import { describeCapacity } from "./stacks/concurrency.ts";
 import { buildApp } from "./stacks/index.ts";
 
 // Entry point of `cdk synth/deploy` (see cdk.json). cdk-nag 3 is a validation plugin: any unacknowledged
@@ -11,6 +12,8 @@ import { buildApp } from "./stacks/index.ts";
 loadConfig();
 await buildConsole();
 const app = new App();
-buildApp(app);
+const { capacity } = buildApp(app);
+// The deployment ceiling the account's quota allows: stderr, so `cdk synth`'s template output stays clean.
+console.error(describeCapacity(capacity));
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 app.synth();

@@ -75,6 +75,7 @@ if (mode === "prepare") {
 // main.ts inherits this environment, with when the start began; the config module there validates it.
 process.env.PLATFORM_BOOT_AT = String(bootAt);
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+// The flag is s3rver's, in this process (infra/local/s3.ts says why).
 const child = spawn(
   process.execPath,
   ["--openssl-legacy-provider", "--import", "tsx", join(root, "infra/local/main.ts"), ...rest],

@@ -472,10 +472,10 @@ export const SETTINGS = {
     default: 1000,
   }),
   AGENT_RUNTIME_RESERVED_CONCURRENCY: wholeNumber({
-    description: "AWS: concurrency reserved for (and capping) each deployment's runtime function.",
+    description:
+      "AWS: concurrency reserved for (and capping) each deployment's runtime function (the CDK app's runtimeReservedConcurrency). Unset: none, the runtimes share the account's unreserved pool.",
     readers: ["platform", "CDK"],
     min: 1,
-    default: 5,
   }),
   AGENT_RUNTIME_LOG_RETENTION_DAYS: oneOf(LOG_RETENTION_DAYS, {
     description: "AWS: days a runtime function's logs are kept (a value CloudWatch Logs accepts).",
