@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { config, setEnvironment } from "../../shared/config.ts";
 import { resetClients } from "../../shared/aws/clients.ts";
+import { config, setEnvironment } from "../../shared/config.ts";
 
 // For tests of calls to an AWS service the local cloud has no stand-in for (CloudWatch Logs, Lambda's control
 // plane, its throttling): a loopback endpoint answering in the service's wire format, set as the service's
