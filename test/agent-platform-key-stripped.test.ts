@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
+import { appRepoFiles, deployRepo, gitRepo } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 
@@ -19,16 +19,7 @@ export const app = new Hono();
 app.get("/seen", (c) => c.json(c.req.header()));
 `;
 
-const repo = gitRepo({
-  ...graphRepoFiles(["a"]),
-  "langgraph.json": JSON.stringify({
-    graphs: { agent: "./src/graph.mjs:graph" },
-    auth: { path: "./src/auth.mjs:auth" },
-    http: { app: "./src/app.mjs:app" },
-  }),
-  "src/auth.mjs": AUTH,
-  "src/app.mjs": APP,
-});
+const repo = gitRepo(appRepoFiles({ app: APP, auth: AUTH }));
 
 let id: string;
 let otherTenant: string;

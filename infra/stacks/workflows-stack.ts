@@ -119,7 +119,6 @@ export class WorkflowsStack extends Stack {
   private build?: RevisionBuild;
   /** The platform functions' roles of this app (infra/policies/roles.ts). */
   private roleSources!: ReturnType<typeof platformRoles>;
-  private readonly tasks: TaskFunction[];
   private readonly data: DataStack;
   /** Resource placeholders ASL files may use; each resource is created on first use only. */
   private readonly resources: Record<string, () => ResourceSubstitution> = {
@@ -137,7 +136,6 @@ export class WorkflowsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
     super(scope, id, props);
-    this.tasks = props.tasks;
     this.data = props.data;
 
     new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
