@@ -20,13 +20,27 @@ export const slow = new StateGraph(State)
 export const hold = new StateGraph(State)
   .addNode("wait", async () => { await sleep(2000); return { items: ["held"] }; })
   .addEdge(START, "wait").addEdge("wait", END).compile();
+// \`slow\` until the test opens its thread's gate (a store item): surely running while the test looks, however loaded.
+export const gated = new StateGraph(State)
+  .addNode("work", async (_s, config) => {
+    const gate = config.configurable.thread_id;
+    for (let i = 0; i < 1200 && !(await config.store.get(["gate"], gate)); i++) await sleep(100);
+    return { items: ["work"] };
+  })
+  .addNode("done", async () => ({ items: ["done"] }))
+  .addEdge(START, "work").addEdge("work", "done").addEdge("done", END).compile();
 export const boom = new StateGraph(State)
   .addNode("fail", async () => { throw new Error("kaput"); })
   .addEdge(START, "fail").addEdge("fail", END).compile();
 `;
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { slow: "./src/graph.mjs:slow", hold: "./src/graph.mjs:hold", boom: "./src/graph.mjs:boom" },
+    graphs: {
+      slow: "./src/graph.mjs:slow",
+      hold: "./src/graph.mjs:hold",
+      gated: "./src/graph.mjs:gated",
+      boom: "./src/graph.mjs:boom",
+    },
     env: {},
   }),
   "src/graph.mjs": GRAPH,
@@ -248,11 +262,12 @@ describe("POST /runs/cancel", () => {
 
   it("status pending cancels only the pending runs", async () => {
     const t = await client.threads.create();
-    const a = await client.runs.create(t.thread_id, "slow", { input: { items: ["a"] } });
+    const a = await client.runs.create(t.thread_id, "gated", { input: { items: ["a"] } });
     await runningSoon(t.thread_id, a.run_id);
     const b = await client.runs.create(t.thread_id, "slow", { input: { items: ["b"] } });
     await client.runs.cancelMany({ threadId: t.thread_id, status: "pending" });
     expect(await statusOf(t.thread_id, b.run_id)).toBe("interrupted");
+    await client.store.putItem(["gate"], t.thread_id, { open: true });
     expect(await client.runs.join(t.thread_id, a.run_id)).toEqual({ items: ["a", "work", "done"] });
   });
 

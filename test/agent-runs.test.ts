@@ -27,6 +27,14 @@ export const slow = new StateGraph(State)
 export const slower = new StateGraph(State)
   .addNode("work", async () => { await sleep(2000); return { items: ["work"] }; })
   .addEdge(START, "work").addEdge("work", END).compile();
+// Runs until the test opens its thread's gate (a store item): gauges read while it runs, however loaded the machine.
+export const gated = new StateGraph(State)
+  .addNode("work", async (_s, config) => {
+    const gate = config.configurable.thread_id;
+    for (let i = 0; i < 1200 && !(await config.store.get(["gate"], gate)); i++) await sleep(100);
+    return { items: ["work"] };
+  })
+  .addEdge(START, "work").addEdge("work", END).compile();
 export const chat = new StateGraph(MessagesAnnotation)
   .addNode("reply", async (s) => ({ messages: [await new FakeListChatModel({ responses: ["echo: " + s.messages.at(-1).content] }).invoke(s.messages)] }))
   .addEdge(START, "reply").addEdge("reply", END).compile();
@@ -48,6 +56,7 @@ const FILES = {
     graphs: {
       slow: "./src/graph.mjs:slow",
       slower: "./src/graph.mjs:slower",
+      gated: "./src/graph.mjs:gated",
       chat: "./src/graph.mjs:chat",
       ask: "./src/graph.mjs:ask",
       logged: "./src/graph.mjs:logged",
@@ -430,9 +439,9 @@ describe("runs", () => {
       return r.json as { lg_api_num_pending_runs: number; lg_api_num_running_runs: number };
     };
     const t = await client.threads.create();
-    const run = await client.runs.create(t.thread_id, "slower", { input: { items: ["m"] } });
+    const run = await client.runs.create(t.thread_id, "gated", { input: { items: ["m"] } });
     await runningSoon(t.thread_id, run.run_id);
-    const queued = await client.runs.create(t.thread_id, "slower", {
+    const queued = await client.runs.create(t.thread_id, "gated", {
       input: { items: ["n"] },
       multitaskStrategy: "enqueue",
     });
@@ -449,6 +458,7 @@ describe("runs", () => {
     expect(text.headers.get("content-type")).toMatch(/^text\/plain/);
     expect(text.text).toContain("# TYPE lg_api_num_running_runs gauge");
     expect(text.text).toContain(`lg_api_num_running_runs{deployment_id="${deploymentId}"} 1`);
+    await client.store.putItem(["gate"], t.thread_id, { open: true });
     await client.runs.join(t.thread_id, queued.run_id);
     expect(await metrics()).toEqual({ lg_api_num_pending_runs: 0, lg_api_num_running_runs: 0 });
     expect((await call("GET", `/agents/${deploymentId}/metrics`)).status).toBe(401);
