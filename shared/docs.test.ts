@@ -172,6 +172,14 @@ describe("the README and docs/", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("give each performance figure a benchmark that bench/run.ts runs", () => {
+    const perf = read("docs/performance.md");
+    const table = perf.slice(perf.indexOf("| `npm run bench -- <name>` |"));
+    const rows = [...table.matchAll(/^\| `([\w-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.filter((name) => !benches.includes(name))).toEqual([]);
+  });
+
   it("name only `npm start` flags the launcher parses", () => {
     const sources = launcherModules().map(read).join("\n");
     const flags = pages.flatMap(({ page, text }) =>
