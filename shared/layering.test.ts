@@ -102,4 +102,11 @@ describe("layering", () => {
       .flatMap(([, to]) => [...to].filter(([b]) => !b.startsWith("shared")).map(([, why]) => why));
     expect(up).toEqual([]);
   });
+
+  it("no production module imports test/ or bench/ (test helpers live under test/)", () => {
+    const intoTests = [...edges].flatMap(([, to]) =>
+      [...to].filter(([b]) => /^(test|bench)\b/.test(b)).map(([, why]) => why),
+    );
+    expect(intoTests).toEqual([]);
+  });
 });

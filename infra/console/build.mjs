@@ -2,7 +2,7 @@
 // app.js, app.css and the chunks of lazily loaded views (chunk-<hash>.js: the studio) — no CDN at run time. `npm start` and `npm test` build it when its sources changed
 // (launch.mjs); the CDK app deploys console/dist to S3 behind CloudFront.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -74,15 +74,6 @@ function readStamp(stamp) {
   } catch {
     return undefined;
   }
-}
-
-/** The built files, for checks: name → bytes. */
-export function consoleFiles() {
-  return Object.fromEntries(
-    files(CONSOLE_DIST)
-      .filter((f) => !f.endsWith(".digest"))
-      .map((f) => [f.slice(CONSOLE_DIST.length + 1), statSync(f).size]),
-  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
