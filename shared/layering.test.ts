@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// The layering rules of the README's Layout, checked over the source (tests and benchmarks aside): no folder
+// The layering rules of docs/architecture.md's Layout, checked over the source (tests and benchmarks aside): no folder
 // imports a folder that imports it back (directly or round a longer loop), and shared/ never imports the
 // handlers or the infrastructure above it. A folder is shared/<name>, functions/<name> or infra/<name>; the
 // files directly in shared/ are the base modules.
