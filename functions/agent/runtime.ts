@@ -5,7 +5,7 @@ import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
-import { drainThread } from "../../shared/agent/worker.ts";
+import { runs } from "../../shared/agent/ops/index.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
@@ -65,7 +65,7 @@ const d = startRuntime({ ...settings, artifact_dir: artifactDir }, sendTraces);
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {
-    await drainThread(d, e.thread_id, Date.now() + 14 * 60_000);
+    await runs.drain(d, e.thread_id, Date.now() + 14 * 60_000);
     return out.end();
   }
   if (e.kind === "health") {
