@@ -1,11 +1,11 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { runs } from "../../shared/agent/ops/index.ts";
 import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
-import { runs } from "../../shared/agent/ops/index.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
