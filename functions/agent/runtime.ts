@@ -61,7 +61,7 @@ async function sendTraces(
 }
 
 const artifactDir = config.lambda.taskRoot ?? process.cwd();
-const d = startRuntime({ ...settings, artifact_dir: artifactDir }, sendTraces);
+const d = startRuntime({ ...settings, artifact_dir: artifactDir }, { traces: sendTraces });
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {

@@ -9,7 +9,7 @@ import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import { startRuntime } from "../../shared/agent/runtime/serve.ts";
-import { setWebhookSender } from "../../shared/agent/webhook.ts";
+import type { WebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config, sealSettings } from "../../shared/config.ts";
@@ -81,13 +81,13 @@ async function main() {
   };
   // Webhooks go out through the platform, which takes the URL and the run from the run's record and builds the
   // body itself: the runtime tells it only which run ended and how (its values, its error message).
-  setWebhookSender(async (run, outcome) => {
+  const webhooks: WebhookSender = async (run, outcome) => {
     const res = await callSocket(platformSocket, "POST", WEBHOOK_PATH, {
       body: { thread_id: run.thread_id, run_id: run.run_id, ...outcome },
     });
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
-  });
+  };
   // Its own environment (secrets, langgraph.json env), opened before any graph is imported, as in AWS.
   const sealedEnv = config.agent.runtimeSecrets;
   if (sealedEnv)
@@ -95,7 +95,7 @@ async function main() {
       process.env,
       await openRuntimeEnv(JSON.parse(sealedEnv), start.runtime.tenant_id, start.runtime.deployment_id),
     );
-  const d = startRuntime(start.runtime, sendTraces);
+  const d = startRuntime(start.runtime, { traces: sendTraces, webhooks });
   // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
   const platformKick = async (threadId: string) => {

@@ -2,9 +2,11 @@ import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkp
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
 import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
+import type { ingestBatch } from "../runs/ingest.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { GraphSlot } from "./graphs.ts";
 import { DynamoStore } from "./store.ts";
+import type { WebhookSender } from "./webhook.ts";
 
 // The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
 // stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
@@ -24,9 +26,27 @@ export interface AgentDeployment {
   store(): BaseStore;
   /** The deployment's compiled graphs: set only inside its runtime. */
   loadGraphs?: () => Promise<Map<string, GraphSlot>>;
+  /** What its runtime executes runs with, given by the runtime's entry point (runtime/serve.ts): only there. */
+  runtime?: RuntimeServices;
 }
 
-export type DeploymentData = Omit<AgentDeployment, "checkpointer" | "store" | "scope" | "loadGraphs">;
+/** The services a runtime's entry point hands the deployment it serves (AWS and local each their own). */
+export interface RuntimeServices {
+  /** Names this runtime's claims on runs (a crashed runtime's runs are retried at once). */
+  workerId: string;
+  /** Where its runs' traces go: the trace sink, through this runtime's transport (runtime/traces.ts). */
+  traces: typeof ingestBatch;
+  /**
+   * How a finished run's webhook goes out (answers the failure's class, or undefined once delivered); absent:
+   * sent from this process (AWS: the runtime function).
+   */
+  webhooks?: WebhookSender;
+}
+
+export type DeploymentData = Omit<
+  AgentDeployment,
+  "checkpointer" | "store" | "scope" | "loadGraphs" | "runtime"
+>;
 
 const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
 function durable(scope: string) {

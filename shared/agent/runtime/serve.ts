@@ -1,10 +1,13 @@
 import type { GraphInfo } from "../../deploy/smoke.ts";
 import { trustRouterTenant } from "../../http/handler.ts";
-import type { ingestBatch } from "../../runs/ingest.ts";
-import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from "../context.ts";
+import {
+  type AgentDeployment,
+  graphStorage,
+  type RuntimeServices,
+  serveDeployment,
+  withStorage,
+} from "../context.ts";
 import { type GraphSlot, isFailed } from "../graphs.ts";
-import { setWorkerId } from "../run-settings.ts";
-import { sendTracesTo } from "../trace-batch.ts";
 import { serveArtifact } from "./artifact.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
@@ -25,7 +28,14 @@ export interface RuntimeConfig {
   worker_id?: string;
 }
 
-export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): AgentDeployment {
+/**
+ * The deployment a runtime serves, with the services its entry point gives it (where traces go, how webhooks go
+ * out): built once per runtime process, by functions/agent/runtime.ts in AWS and infra/local/runtime-main.ts.
+ */
+export function startRuntime(
+  cfg: RuntimeConfig,
+  services: Omit<RuntimeServices, "workerId">,
+): AgentDeployment {
   const d = withStorage({
     tenant_id: cfg.tenant_id,
     deployment_id: cfg.deployment_id,
@@ -43,11 +53,10 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
     }
     return loaded;
   };
+  d.runtime = { ...services, workerId: cfg.worker_id ?? crypto.randomUUID() };
   serveArtifact(cfg.artifact_dir);
-  if (cfg.worker_id) setWorkerId(cfg.worker_id);
   serveDeployment(d);
   trustRouterTenant();
-  sendTracesTo(traces);
   return d;
 }
 
