@@ -5,7 +5,12 @@ import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import {
+  graphNodes,
+  type RuntimeConfig,
+  serveRequest,
+  startRuntime,
+} from "../../shared/agent/runtime/serve.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
@@ -92,27 +97,29 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     headers: event.headers ?? {},
   };
   // Runs the request stores pending are started by the router, which lines before the prelude ask to.
-  await askingDrains(
-    (threadId) => {
-      out.write(drainLine(threadId));
-      return true;
-    },
-    (answered) =>
-      // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
-      // inside the request's identity, so a streamed body is read as that user too.
-      withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
-        // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-        const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
-        answered();
-        out.write(preludeOf(result));
-        await writeBody(result, out);
-      }).catch((err: unknown) => {
-        if (!(err instanceof HttpError)) throw err;
-        answered();
-        out.write(preludeOf(json(err.status, err.body())));
-        out.write(JSON.stringify(err.body()));
-        out.end();
-      }),
+  await serveRequest(d, () =>
+    askingDrains(
+      (threadId) => {
+        out.write(drainLine(threadId));
+        return true;
+      },
+      (answered) =>
+        // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
+        // inside the request's identity, so a streamed body is read as that user too.
+        withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
+          // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
+          const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
+          answered();
+          out.write(preludeOf(result));
+          await writeBody(result, out);
+        }).catch((err: unknown) => {
+          if (!(err instanceof HttpError)) throw err;
+          answered();
+          out.write(preludeOf(json(err.status, err.body())));
+          out.write(JSON.stringify(err.body()));
+          out.end();
+        }),
+    ),
   );
 }
 

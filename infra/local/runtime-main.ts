@@ -8,7 +8,7 @@ import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/a
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import type { WebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
@@ -178,9 +178,11 @@ async function main() {
     };
     const answer = path.startsWith("/__runtime/")
       ? internal(req, res, path)
-      : askingDrains(askDrain, () =>
-          withRequestAuth(start.runtime.artifact_dir, how, request, () =>
-            gateway.handle(req, res, tenant || undefined),
+      : serveRequest(d, () =>
+          askingDrains(askDrain, () =>
+            withRequestAuth(start.runtime.artifact_dir, how, request, () =>
+              gateway.handle(req, res, tenant || undefined),
+            ),
           ),
         ).catch((err) => {
           if (!(err instanceof HttpError)) throw err;

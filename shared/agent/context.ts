@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
@@ -90,11 +91,10 @@ export function registerLocalDeployment(d: DeploymentData & { artifact_dir: stri
 }
 export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
 
-// Inside a runtime: the one deployment this process serves.
-let served: AgentDeployment | undefined;
-export function serveDeployment(d: AgentDeployment): void {
-  served = d;
-}
+// Inside a runtime: the one deployment it serves, for the requests its entry point serves with it.
+const served = new AsyncLocalStorage<AgentDeployment>();
+/** Runs `fn` (a request a runtime serves) as the deployment `d`'s: the only one it may address. */
+export const servingDeployment = <T>(d: AgentDeployment, fn: () => T): T => served.run(d, fn);
 
 export function fromRecord(d: DeploymentRecord): AgentDeployment {
   if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
@@ -112,10 +112,11 @@ export function fromRecord(d: DeploymentRecord): AgentDeployment {
  * for another deployment); in a platform process, the deployment's records.
  */
 export async function agentDeployment(tenantId: string, deploymentId: string): Promise<AgentDeployment> {
-  if (served) {
-    if (served.tenant_id !== tenantId || served.deployment_id !== deploymentId)
+  const serving = served.getStore();
+  if (serving) {
+    if (serving.tenant_id !== tenantId || serving.deployment_id !== deploymentId)
       throw new NotFound("Deployment not found");
-    return served;
+    return serving;
   }
   const local = locals.get(deploymentId);
   if (local) {

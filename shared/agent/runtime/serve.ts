@@ -4,7 +4,7 @@ import {
   type AgentDeployment,
   graphStorage,
   type RuntimeServices,
-  serveDeployment,
+  servingDeployment,
   withStorage,
 } from "../context.ts";
 import { type GraphSlot, isFailed } from "../graphs.ts";
@@ -55,10 +55,12 @@ export function startRuntime(
   };
   d.runtime = { ...services, workerId: cfg.worker_id ?? crypto.randomUUID() };
   serveArtifact(cfg.artifact_dir);
-  serveDeployment(d);
   trustRouterTenant();
   return d;
 }
+
+/** Serves one request (`fn`) as the runtime's deployment `d`: the only deployment the request may address. */
+export const serveRequest = <T>(d: AgentDeployment, fn: () => T): T => servingDeployment(d, fn);
 
 /**
  * The nodes of each graph (what the deploy step checks and records, as its smoke test did); a graph that failed
