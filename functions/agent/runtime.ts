@@ -108,7 +108,8 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
         // inside the request's identity, so a streamed body is read as that user too.
         withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
           // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-          const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
+          const result =
+            (await customRouteAnswer(d.runtime!.artifact, event, route)) ?? (await handler(event));
           answered();
           out.write(preludeOf(result));
           await writeBody(result, out);

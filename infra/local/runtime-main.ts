@@ -110,7 +110,7 @@ async function main() {
     // CORS is the platform's gateway's (it answers preflights and adds the headers to what this answers).
     cors: false,
     // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-    intercept: (event, route) => customRouteAnswer(event, route),
+    intercept: (event, route) => customRouteAnswer(d.runtime!.artifact, event, route),
   });
   await gateway.load();
   let draining = false;

@@ -6,6 +6,7 @@ import { type DeploymentRecord, recentDeploymentRecord } from "../records/contro
 import type { ingestBatch } from "../runs/ingest.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { GraphSlot } from "./graphs.ts";
+import type { RuntimeArtifact } from "./runtime/artifact.ts";
 import { DynamoStore } from "./store.ts";
 import type { WebhookSender } from "./webhook.ts";
 
@@ -35,6 +36,8 @@ export interface AgentDeployment {
 export interface RuntimeServices {
   /** Names this runtime's claims on runs (a crashed runtime's runs are retried at once). */
   workerId: string;
+  /** The revision's artifact it serves (manifest, custom routes, UI, store index, TTLs). */
+  artifact: RuntimeArtifact;
   /** Where its runs' traces go: the trace sink, through this runtime's transport (runtime/traces.ts). */
   traces: typeof ingestBatch;
   /**
@@ -50,23 +53,26 @@ export type DeploymentData = Omit<
 >;
 
 const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
-function durable(scope: string) {
+function durable(scope: string, artifact: RuntimeArtifact | undefined) {
   let s = savers.get(scope);
   if (!s) {
-    s = { checkpointer: new DynamoCheckpointSaver({ scope }), store: new DynamoStore({ scope }) };
+    s = { checkpointer: new DynamoCheckpointSaver({ scope }), store: new DynamoStore({ scope, artifact }) };
     savers.set(scope, s);
   }
   return s;
 }
 
-/** The records side of a deployment: its scope, checkpointer and store. */
-export function withStorage(d: DeploymentData): AgentDeployment {
+/**
+ * The records side of a deployment: its scope, checkpointer and store (in a runtime, a store that reads the
+ * revision's index and TTLs from the artifact it serves).
+ */
+export function withStorage(d: DeploymentData, artifact?: RuntimeArtifact): AgentDeployment {
   const scope = `${d.tenant_id}#${d.deployment_id}`;
   return {
     ...d,
     scope,
-    checkpointer: () => durable(scope).checkpointer,
-    store: () => durable(scope).store,
+    checkpointer: () => durable(scope, artifact).checkpointer,
+    store: () => durable(scope, artifact).store,
   };
 }
 

@@ -47,7 +47,7 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
   const url = run.kwargs?.webhook;
   if (typeof url !== "string" || !url || outcome.status === "deleted") return;
   // langgraph.json http.disable_webhooks: the run is kept as asked, no webhook is called.
-  if (await httpFlag("disable_webhooks")) return;
+  if (await httpFlag(d.runtime?.artifact, "disable_webhooks")) return;
   const item = await getRunItem(d, run.thread_id, run.run_id);
   if (!item || ACTIVE.includes(item.status)) return;
   const values =

@@ -28,7 +28,7 @@ const langgraphVersion = (): string | undefined => {
 export async function info(caller: Caller, deploymentId: string) {
   const d = await deploymentOf(caller, deploymentId);
   // A route group langgraph.json's http.disable_* removed is not served (crons go with the runs).
-  const off = (await artifactManifest().catch(() => undefined))?.http ?? {};
+  const off = (await artifactManifest(d.runtime?.artifact).catch(() => undefined))?.http ?? {};
   return {
     version: config.version,
     langgraph_js_version: langgraphVersion(),

@@ -8,7 +8,7 @@ import {
   withStorage,
 } from "../context.ts";
 import { type GraphSlot, isFailed } from "../graphs.ts";
-import { serveArtifact } from "./artifact.ts";
+import { RuntimeArtifact } from "./artifact.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
 // A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)
@@ -34,15 +34,19 @@ export interface RuntimeConfig {
  */
 export function startRuntime(
   cfg: RuntimeConfig,
-  services: Omit<RuntimeServices, "workerId">,
+  services: Omit<RuntimeServices, "workerId" | "artifact">,
 ): AgentDeployment {
-  const d = withStorage({
-    tenant_id: cfg.tenant_id,
-    deployment_id: cfg.deployment_id,
-    revision_id: cfg.revision_id,
-    graphs: cfg.graphs,
-    tracing_project_id: cfg.tracing_project_id,
-  });
+  const artifact = new RuntimeArtifact(cfg.artifact_dir);
+  const d = withStorage(
+    {
+      tenant_id: cfg.tenant_id,
+      deployment_id: cfg.deployment_id,
+      revision_id: cfg.revision_id,
+      graphs: cfg.graphs,
+      tracing_project_id: cfg.tracing_project_id,
+    },
+    artifact,
+  );
   let loaded: Promise<Map<string, GraphSlot>> | undefined;
   d.loadGraphs = () => {
     if (!loaded) {
@@ -53,8 +57,7 @@ export function startRuntime(
     }
     return loaded;
   };
-  d.runtime = { ...services, workerId: cfg.worker_id ?? crypto.randomUUID() };
-  serveArtifact(cfg.artifact_dir);
+  d.runtime = { ...services, artifact, workerId: cfg.worker_id ?? crypto.randomUUID() };
   trustRouterTenant();
   return d;
 }
