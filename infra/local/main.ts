@@ -62,6 +62,7 @@ async function main() {
       configPath: graphConfig,
       tenantId: f.tenant_id,
       dataDir: process.env.DATA_DIR ?? ".data",
+      host: cloud.runtimes,
       log: (line) => console.log(`  ${line}`),
     }).catch(async (err) => {
       console.error(`error: the graphs of ${graphConfig} could not be served: ${err?.message ?? err}`);
