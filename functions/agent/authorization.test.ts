@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { AuthHandlers, AuthUser } from "../../shared/agent/auth-scope.ts";
 import { runAs } from "../../shared/agent/auth-scope.ts";
 import type { AgentDeployment } from "../../shared/agent/context.ts";
 import type { HttpEvent } from "../../shared/http/event.ts";
-import { trustRouterTenant } from "../../shared/http/handler.ts";
 import { loadAgentHandler } from "../modules/agent.ts";
 import { type Route, routes } from "../routes.ts";
 
@@ -190,7 +189,6 @@ function refused(status: number, body: string): boolean {
 const agentRoutes = routes.filter((r) => r.group === "agent");
 
 describe("every agent route reaches authorization", () => {
-  beforeAll(() => trustRouterTenant());
   afterAll(() => vi.restoreAllMocks());
 
   it("knows every agent route: guarded (with a request) or listed as unguarded with a reason", () => {

@@ -1,5 +1,4 @@
 import type { GraphInfo } from "../../deploy/smoke.ts";
-import { trustRouterTenant } from "../../http/handler.ts";
 import {
   type AgentDeployment,
   graphStorage,
@@ -58,7 +57,6 @@ export function startRuntime(
     return loaded;
   };
   d.runtime = { ...services, artifact, workerId: cfg.worker_id ?? crypto.randomUUID() };
-  trustRouterTenant();
   return d;
 }
 
