@@ -10,6 +10,7 @@ const SYNTH_TESTS = [
   "infra/stacks/exports.test.ts",
   "infra/quotas/template-checks.test.ts",
   "infra/policies/roles.test.ts",
+  "infra/admin/teardown-plan.test.ts",
 ];
 
 // Unit tests sit beside the code they test; integration and e2e tests under test/ share one local cloud.

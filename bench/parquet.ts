@@ -328,28 +328,9 @@ const parquetWasm: Candidate = {
   },
 };
 
-const existing: Candidate = {
-  name: "shared/export/parquet-writer.ts (earlier own writer)",
-  async load() {
-    const mod = await optional(new URL("../shared/export/parquet-writer.ts", import.meta.url).href);
-    if (!mod) return undefined;
-    return async (pool, n) => {
-      const w = new mod.ParquetFileWriter({
-        fields: EXPORT_FIELDS,
-        formatVersion: "v1",
-        compression: "none",
-        rowGroupRows: GROUP,
-      });
-      for (let i = 0; i < n; i++) w.append(pool[i % pool.length]!);
-      return (await w.finish()).length;
-    };
-  },
-};
-
 const CHOSEN = "shared/export/parquet/ (chosen)";
 const candidates: Candidate[] = [
   { name: CHOSEN, load: async () => own("v1", "none") },
-  existing,
   parquetjsFamily("parquetjs-lite"),
   parquetjsFamily("@dsnp/parquetjs"),
   hyparquet,

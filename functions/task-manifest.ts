@@ -12,6 +12,8 @@ export interface TaskFunction {
   handler: string;
   timeoutSeconds: number;
   memoryMb?: number;
+  /** Its /tmp in AWS (512 MB by default, Lambda allows 512–10,240): for a task that unpacks what it handles. */
+  ephemeralStorageMb?: number;
   /** Called when an execution of this state machine ends (an EventBridge rule in AWS; a hook locally). */
   onExecutionEnd?: string;
   /** API groups whose handlers invoke this task asynchronously (granted lambda:InvokeFunction on it). */
@@ -119,6 +121,8 @@ export const tasks: TaskFunction[] = [
     handler: "tasks/revision-deploy",
     timeoutSeconds: 600,
     memoryMb: 1024,
+    // One revision's code unpacked at a time (removed after its deploy): Lambda's 250 MB unzipped, with room.
+    ephemeralStorageMb: 1024,
     deployRole: true,
   },
   { name: "RevisionFailed", handler: "tasks/revision-failed", timeoutSeconds: 60 },

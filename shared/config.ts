@@ -467,9 +467,14 @@ export const config = {
     get maxActiveRuns() {
       return count("AGENT_MAX_ACTIVE_RUNS", 1000, 1);
     },
-    /** AWS: concurrency reserved for (and capping) each deployment's runtime function. */
-    get runtimeReservedConcurrency() {
-      return int("AGENT_RUNTIME_RESERVED_CONCURRENCY", 5);
+    /**
+     * AWS: concurrency reserved for (and capping) each deployment's runtime function (the CDK app's
+     * runtimeReservedConcurrency); unset: none, the runtimes share the account's unreserved pool.
+     */
+    get runtimeReservedConcurrency(): number | undefined {
+      return env("AGENT_RUNTIME_RESERVED_CONCURRENCY") === undefined
+        ? undefined
+        : count("AGENT_RUNTIME_RESERVED_CONCURRENCY", 0, 1);
     },
     /** AWS: days a runtime function's logs are kept (one of the values CloudWatch Logs accepts). */
     get runtimeLogRetentionDays() {

@@ -152,4 +152,11 @@ describe("layering", () => {
     ]);
     expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/context.ts"]);
   });
+
+  it("no production module imports test/ or bench/ (test helpers live under test/)", () => {
+    const intoTests = [...edges].flatMap(([, to]) =>
+      [...to].filter(([b]) => /^(test|bench)\b/.test(b)).map(([, why]) => why),
+    );
+    expect(intoTests).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { consolePage, launchBrowser } from "./helpers/browser.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 33, finding High 3 and Medium 5: on the console's origin (/agents/{id}/…) a deployment's answer was
 // sandboxed only when its Content-Type looked like a document, and Chromium renders `text/plain, text/html`,
@@ -32,16 +32,7 @@ app.get("/cookie/shared", (c) => c.json({}, 200, { "set-cookie": "shared=1; Path
 app.get("/cookie/wide", (c) => c.json({}, 200, { "set-cookie": "wide=1; Path=/; Domain=" + c.req.query("domain") }));
 app.get("/cookie/host", (c) => c.json({}, 200, { "set-cookie": "host=1; Path=/" }));
 `;
-const repo = gitRepo({
-  ...graphRepoFiles(["a"]),
-  "langgraph.json": JSON.stringify({
-    graphs: { agent: "./src/graph.mjs:graph" },
-    auth: { path: "./src/auth.mjs:auth" },
-    http: { app: "./src/app.mjs:app" },
-  }),
-  "src/auth.mjs": AUTH,
-  "src/app.mjs": APP,
-});
+const repo = gitRepo(appRepoFiles({ app: APP, auth: AUTH }));
 
 const env = inject("env");
 let id: string;

@@ -2,7 +2,7 @@ import { Client, overrideFetchImplementation } from "@langchain/langgraph-sdk";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 25, break-out 3: a deployment's custom route served HTML/JS on the console's origin (/agents/…), and a
 // service worker registered from there with scope "/" (its script's answer said Service-Worker-Allowed: /) caught
@@ -18,14 +18,7 @@ app.get("/sw.js", (c) => c.body("self.addEventListener('fetch', () => {})", 200,
 }));
 app.get("/custom/route", (c) => c.json({ custom: true, path: c.req.path }));
 `;
-const repo = gitRepo({
-  ...graphRepoFiles(["a"]),
-  "langgraph.json": JSON.stringify({
-    graphs: { agent: "./src/graph.mjs:graph" },
-    http: { app: "./src/app.mjs:app" },
-  }),
-  "src/app.mjs": APP,
-});
+const repo = gitRepo(appRepoFiles({ app: APP }));
 let id: string;
 const port = new URL(base).port;
 const own = () => `http://${id}.localhost:${port}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 25, item 7: a request carrying a platform API key is never forwarded to a deployment's auth handler or
 // app with the key, whether the key let it in or not (unknown, refused for its X-Tenant-Id, of several
@@ -19,16 +19,7 @@ export const app = new Hono();
 app.get("/seen", (c) => c.json(c.req.header()));
 `;
 
-const repo = gitRepo({
-  ...graphRepoFiles(["a"]),
-  "langgraph.json": JSON.stringify({
-    graphs: { agent: "./src/graph.mjs:graph" },
-    auth: { path: "./src/auth.mjs:auth" },
-    http: { app: "./src/app.mjs:app" },
-  }),
-  "src/auth.mjs": AUTH,
-  "src/app.mjs": APP,
-});
+const repo = gitRepo(appRepoFiles({ app: APP, auth: AUTH }));
 
 let id: string;
 let otherTenant: string;

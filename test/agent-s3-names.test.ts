@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request } from "node:http";
 import {
   CopyObjectCommand,
   CreateMultipartUploadCommand,
@@ -10,14 +9,13 @@ import {
   S3Client,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryOf, signer } from "../infra/local/policy-proxy/sigv4.ts";
-import { runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
+import { runtimeKeyPrefixes } from "../shared/agent/runtime/policy.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
 import "./helpers/cloud.ts";
+import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
 
 // Issue 33 (2, 3): a graph signs with its own runtime's credentials (it runs in the signer's process) and names
 // another workspace's objects in forms the policy proxy could read as its own while s3rver resolves them
@@ -34,26 +32,15 @@ const MANIFEST = `runtimes/${victimTenant}/${victimDeployment}/manifest.json`;
 const VICTIM_BLOB = `${victimBlobs}thread/secret`;
 const OWN_ARTIFACTS = `runtimes/${tenant}/${deployment}/`;
 
-const creds = mintRuntimeCredentials();
-const runtime: ProxyPrincipal = {
-  ...creds,
-  arn: `arn:aws:sts::000000000000:assumed-role/agent-rt-${deployment}/local`,
-  policy: runtimePolicy(localRuntimeScope(tenant, deployment)),
-};
-let server: Server;
+const runtime = runtimePrincipal(tenant, deployment);
+const creds = { accessKeyId: runtime.accessKeyId, secretAccessKey: runtime.secretAccessKey };
+let proxy: Awaited<ReturnType<typeof startRuntimeProxy>>;
 let endpoint: URL;
 let graph: S3Client;
 
 beforeAll(async () => {
-  server = createServer(
-    createPolicyProxy({
-      principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-      upstream: inject("backends"),
-      region: config.region,
-    }),
-  );
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  endpoint = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  proxy = await startRuntimeProxy(runtime);
+  endpoint = new URL(proxy.endpoint);
   graph = new S3Client({
     endpoint: String(endpoint),
     region: config.region,
@@ -72,8 +59,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   graph.destroy();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  await proxy.close();
 });
 
 /** The HTTP status of a call the proxy should refuse (0 when it went through). */

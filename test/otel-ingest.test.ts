@@ -26,8 +26,6 @@ const OTLP_URL = `${base}/api/v1/otel/v1/traces`;
 const client = new Client({ apiUrl: `${base}/api/v1`, apiKey: facts.api_key });
 const project = (name: string) => `otel-${name}-${randomUUID().slice(0, 8)}`;
 const uuidOfSpan = (hex: string) => `00000000-0000-0000-${hex.slice(0, 4)}-${hex.slice(4)}`;
-const uuidOfTrace = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 async function runsOf(projectName: string): Promise<Run[]> {
   const runs: Run[] = [];

@@ -1,5 +1,3 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   BatchWriteItemCommand,
   DynamoDBClient,
@@ -11,14 +9,14 @@ import {
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import { type PolicyDocument, runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
 import { dynamo, s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
 import { tableName } from "../shared/tables.ts";
 import "./helpers/cloud.ts";
+import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
 
 // Issue 25 (2): on the local cloud a runtime's DynamoDB and S3 calls go through the policy proxy, which enforces
 // the very policy the deploy step gives the runtime's role in AWS, and refuses as AWS does.
@@ -50,13 +48,9 @@ function policyWithIndexKeyDeny(): PolicyDocument {
   };
 }
 
-const creds = mintRuntimeCredentials();
-const runtime: ProxyPrincipal = {
-  ...creds,
-  arn: `arn:aws:sts::000000000000:assumed-role/agent-rt-${deployment}/local`,
-  policy: policyWithIndexKeyDeny(),
-};
-let server: Server;
+const runtime = runtimePrincipal(tenant, deployment, policyWithIndexKeyDeny());
+const creds = { accessKeyId: runtime.accessKeyId, secretAccessKey: runtime.secretAccessKey };
+let proxy: Awaited<ReturnType<typeof startRuntimeProxy>>;
 let ddb: DynamoDBClient;
 let bucket: S3Client;
 let endpoint: string;
@@ -75,21 +69,14 @@ const clients = (credentials: { accessKeyId: string; secretAccessKey: string }) 
 });
 
 beforeAll(async () => {
-  const proxy = createPolicyProxy({
-    principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-    upstream: inject("backends"),
-    region: config.region,
-  });
-  server = createServer(proxy);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy = await startRuntimeProxy(runtime);
+  endpoint = proxy.endpoint;
   ({ ddb, s3: bucket } = clients(creds));
 });
 afterAll(async () => {
   ddb.destroy();
   bucket.destroy();
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
+  await proxy.close();
 });
 
 const S = (s: string) => ({ S: s });

@@ -15,6 +15,7 @@ import { stripVTControlCharacters } from "node:util";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const vitestBin = join(root, "node_modules", "vitest", "vitest.mjs");
+// The integration project's global setup runs s3rver in vitest's own process: the flag is s3rver's (infra/local/s3.ts).
 const env = {
   ...process.env,
   NODE_OPTIONS: [process.env.NODE_OPTIONS, "--openssl-legacy-provider"].join(" ").trim(),

@@ -1,21 +1,14 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from "@aws-sdk/client-kms";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  localKmsKeys,
-  localRuntimeScope,
-  mintRuntimeCredentials,
-} from "../infra/local/policy-proxy/credentials.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localKmsKeys } from "../infra/local/policy-proxy/credentials.ts";
 import { runtimeEnvironment } from "../shared/agent/runtime/lambda-host.ts";
-import { runtimePolicy } from "../shared/agent/runtime/policy.ts";
 import { openRuntimeEnv, runtimeEnvContext, sealRuntimeEnv } from "../shared/agent/runtime/sealed-env.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
 import type { Sealed } from "../shared/crypto/envelope.ts";
 import "./helpers/cloud.ts";
+import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
 
 // Issue 26 (finding 4): a runtime function's secrets were plain environment variables (readable with
 // lambda:GetFunction, 4 KB in all). They are sealed at deploy and opened by the runtime at init, with its
@@ -57,32 +50,18 @@ it("a runtime function's configuration holds where its environment is, never a s
 });
 
 describe("on the local cloud, the runtime opens it through the policy proxy, held to its role's policy", () => {
-  const creds = mintRuntimeCredentials();
-  const scope = localRuntimeScope(tenant, deployment);
-  const runtime: ProxyPrincipal = {
-    ...creds,
-    arn: `arn:aws:sts::000000000000:assumed-role/agent-rt-${deployment}/local`,
-    policy: runtimePolicy(scope),
-  };
-  let server: Server;
+  const runtime = runtimePrincipal(tenant, deployment);
+  const creds = { accessKeyId: runtime.accessKeyId, secretAccessKey: runtime.secretAccessKey };
+  let proxy: Awaited<ReturnType<typeof startRuntimeProxy>>;
   let client: KMSClient;
   beforeAll(async () => {
-    server = createServer(
-      createPolicyProxy({
-        principal: (id) => (id === runtime.accessKeyId ? runtime : undefined),
-        upstream: inject("backends"),
-        region: config.region,
-        kms: localKmsKeys(),
-      }),
-    );
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    proxy = await startRuntimeProxy(runtime, { kms: localKmsKeys() });
+    const endpoint = proxy.endpoint;
     client = new KMSClient({ endpoint, region: config.region, credentials: creds, maxAttempts: 1 });
   });
   afterAll(async () => {
     client.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await proxy.close();
   });
   const sealedKey = async (t: string, d: string) => {
     const ref = await sealRuntimeEnv(t, d, "r3", { OPENAI_API_KEY: secret });

@@ -49,6 +49,7 @@ export async function breakoutAttempts(): Promise<Row[]> {
       ],
       {
         stdio: ["ignore", "ignore", "inherit"],
+        // As test/run.mjs: the integration setup's s3rver needs it (infra/local/s3.ts).
         env: { ...process.env, NODE_OPTIONS: "--openssl-legacy-provider" },
       },
     );

@@ -32,3 +32,21 @@ export function useInterval(fn: () => void, ms: number | undefined) {
     return () => clearInterval(t);
   }, [fn, ms]);
 }
+
+/**
+ * A view's actions and their failure: `act(p)` clears the error, awaits `p`, then `after()` (a re-read); a throw
+ * from either becomes the error shown.
+ */
+export function useAction(after: () => unknown = () => {}) {
+  const [error, setError] = useState<string>();
+  const act = async (p: Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await p;
+      await after();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return { error, setError, act };
+}

@@ -3,7 +3,8 @@ import type { AuthHandlers, AuthUser } from "../../shared/agent/auth-scope.ts";
 import { runAs } from "../../shared/agent/auth-scope.ts";
 import type { AgentDeployment } from "../../shared/agent/context.ts";
 import type { HttpEvent } from "../../shared/http/event.ts";
-import { loadAgentHandler } from "../modules/agent.ts";
+import { handlerFrom } from "../load.ts";
+import { agentModules } from "../modules/agent.ts";
 import { type Route, routes } from "../routes.ts";
 
 // Every agent-server route of the manifest reaches authorization: each is called as a custom-auth user whose
@@ -186,6 +187,7 @@ function refused(status: number, body: string): boolean {
   return error?.data?.status === 403 || error?.message === "Forbidden";
 }
 
+const loadAgentHandler = (route: Route) => handlerFrom(agentModules, route.handler);
 const agentRoutes = routes.filter((r) => r.group === "agent");
 
 describe("every agent route reaches authorization", () => {

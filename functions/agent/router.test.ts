@@ -40,6 +40,8 @@ let runtimeHeaders: Record<string, string> = JSON_ANSWER;
 const PRELUDE = `${JSON.stringify({ statusCode: 200, headers: JSON_ANSWER })}\n`;
 /** The chunks the runtime's answer streams, if a test sets them; else its prelude with runtimeHeaders and `[]`. */
 let streamed: string[] | undefined;
+/** When set, what InvokeWithResponseStream throws: Lambda's throttle, a fault no local part can cause. */
+let throttle: Error | undefined;
 /** When set, the runtime's answer: an event stream of its own (one that waits on the call's abort signal). */
 let eventStream: ((signal?: AbortSignal) => AsyncIterable<unknown>) | undefined;
 vi.mock("../../shared/aws/clients.ts", () => ({
@@ -52,6 +54,7 @@ vi.mock("../../shared/aws/clients.ts", () => ({
       }
       invoked.push(cmd.input);
       if (cmd.input.InvocationType === "Event") return { StatusCode: 202 };
+      if (throttle) throw throttle;
       if (eventStream) return { EventStream: eventStream(opts?.abortSignal) };
       const chunks = streamed ?? [`${JSON.stringify({ statusCode: 200, headers: runtimeHeaders })}\n[]`];
       return { EventStream: chunks.map((c) => ({ PayloadChunk: { Payload: Buffer.from(c) } })) };
@@ -114,8 +117,9 @@ let answer: Answer | undefined;
     },
   },
 };
-const { handler } = (await import("./router.ts")) as unknown as {
+const { handler, THROTTLE_RETRY_AFTER_SECONDS } = (await import("./router.ts")) as unknown as {
   handler: (e: unknown, s: unknown) => Promise<void>;
+  THROTTLE_RETRY_AFTER_SECONDS: number;
 };
 
 async function routerAnswer(event: unknown): Promise<Answer> {
@@ -225,6 +229,57 @@ describe("the agent router's rate limit (AWS)", () => {
       expect(invoked).toHaveLength(0);
     } finally {
       windowFull = false;
+    }
+  });
+});
+
+// Issue 35: a deployment's runtime at its reserved concurrency (or the account's pool used up) makes Lambda refuse
+// the streamed invocation with TooManyRequestsException: the client gets a 429 it can wait out, never a 5xx.
+describe("a throttled runtime (AWS)", () => {
+  const lambdaThrottle = (retryAfterSeconds?: string) =>
+    Object.assign(new Error("Rate Exceeded."), {
+      name: "TooManyRequestsException",
+      Reason: "ReservedFunctionConcurrentInvocationLimitExceeded",
+      ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+    });
+
+  it("answers 429 with Retry-After and CORS when Lambda throttles the streamed invocation", async () => {
+    throttle = lambdaThrottle();
+    try {
+      const a = await routerAnswer(
+        restEvent("POST", "custom", { authorization: "Bearer end-user", Origin: "https://app.example" }),
+      );
+      expect(a.statusCode).toBe(429);
+      expect(a.headers).toMatchObject({
+        "content-type": "application/json",
+        "retry-after": String(THROTTLE_RETRY_AFTER_SECONDS),
+        "access-control-allow-origin": "*",
+      });
+      expect(JSON.parse(a.body)).toEqual({ detail: expect.stringMatching(/deployment's runtime/) });
+    } finally {
+      throttle = undefined;
+    }
+  });
+
+  it("passes on the wait Lambda names", async () => {
+    throttle = lambdaThrottle("12");
+    try {
+      const a = await routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" }));
+      expect(a.statusCode).toBe(429);
+      expect(a.headers["retry-after"]).toBe("12");
+    } finally {
+      throttle = undefined;
+    }
+  });
+
+  it("another failure of the invocation is not a 429", async () => {
+    throttle = Object.assign(new Error("boom"), { name: "ServiceException" });
+    try {
+      await expect(
+        routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" })),
+      ).rejects.toThrow("boom");
+    } finally {
+      throttle = undefined;
     }
   });
 });

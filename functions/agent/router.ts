@@ -9,7 +9,7 @@ import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-
 import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { LAMBDA_REQUEST_PAYLOAD_BYTES } from "../../shared/aws/lambda-limits.ts";
-import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { HttpError, NotFound, ServiceUnavailable, TooManyRequests } from "../../shared/errors.ts";
 import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
 import {
@@ -40,6 +40,33 @@ async function runtimeTarget(tenant: string, deploymentId: string) {
   if (!d.active_revision_id || !version)
     throw new ServiceUnavailable("The deployment has no deployed revision yet");
   return { FunctionName: runtimeFunctionName(d.id), Qualifier: version };
+}
+
+/** The Retry-After of a throttled runtime when Lambda names none: a slot frees when one of its requests ends. */
+export const THROTTLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Streams the request through the runtime. Lambda's throttle (the deployment's reserved concurrency, or the
+ * account's, is in use; the SDK has retried it already) is the client's 429 with Retry-After, not a 5xx.
+ */
+async function invokeRuntime(
+  target: { FunctionName: string; Qualifier: string },
+  bytes: Buffer,
+  signal: AbortSignal,
+) {
+  try {
+    return await lambda().send(new InvokeWithResponseStreamCommand({ ...target, Payload: bytes }), {
+      abortSignal: signal,
+    });
+  } catch (err) {
+    if ((err as Error)?.name !== "TooManyRequestsException") throw err;
+    const named = Number((err as { retryAfterSeconds?: string }).retryAfterSeconds);
+    logger.warn("agent runtime throttled", { reason: (err as { Reason?: string }).Reason, ...target });
+    throw new TooManyRequests(
+      Number.isInteger(named) && named > 0 ? named : THROTTLE_RETRY_AFTER_SECONDS,
+      "the deployment's runtime (its concurrent requests)",
+    );
+  }
 }
 
 async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream, aws: LambdaGlobals) {
@@ -109,9 +136,13 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     });
   const left = new AbortController();
   out.on("close", () => left.abort());
-  const res = await lambda().send(new InvokeWithResponseStreamCommand({ ...target, Payload: bytes }), {
-    abortSignal: left.signal,
-  });
+  let res: Awaited<ReturnType<typeof invokeRuntime>>;
+  try {
+    res = await invokeRuntime(target, bytes, left.signal);
+  } catch (err) {
+    if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
+    throw err;
+  }
   // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
   const asks = new DrainAsks();
   const kicks: Promise<void>[] = [];

@@ -1,5 +1,4 @@
-import { handlerFrom, type ModuleMap } from "../load.ts";
-import type { Route } from "../routes.ts";
+import type { ModuleMap } from "../load.ts";
 import { runtimeModules } from "./runtime.ts";
 
 /** Every agent-server route's handler: the runtime's, and those platform code answers (modules.test.ts). */
@@ -11,5 +10,3 @@ export const agentModules: ModuleMap = {
   "agent/system/docs": () => import("../agent/system/docs.ts"),
   "agent/ui/asset": () => import("../agent/ui/asset.ts"),
 };
-
-export const loadAgentHandler = (route: Pick<Route, "handler">) => handlerFrom(agentModules, route.handler);

@@ -1,10 +1,27 @@
 import { formatQuotaTable } from "../quotas/quota-row.ts";
 import { allQuotaRows } from "../quotas/synth.ts";
+import { describeCapacity } from "../stacks/concurrency.ts";
+import { synthesizedApp } from "../stacks/synthesized-app.ts";
 
 // npm run aws:preflight: synthesizes the app without an account, region or credentials, runs every quota check
-// (infra/quotas) and prints them as a table; exits 1 when any check is over AWS's limit, before any deploy does.
+// (infra/quotas) and prints them as a table, then the Lambda concurrency arithmetic; exits 1 when any check is over
+// AWS's limit, before any deploy does. `-- -c name=value …` gives cdk context as `cdk deploy -c` does.
+const args = process.argv.slice(2);
+const context: Record<string, string> = {};
+for (let i = 0; i < args.length; i++) {
+  const pair = args[i] === "-c" || args[i] === "--context" ? args[++i] : undefined;
+  const at = pair?.indexOf("=") ?? -1;
+  if (!pair || at < 1) {
+    console.error(`usage: npm run aws:preflight [-- -c name=value …] (not "${args[i] ?? ""}")`);
+    process.exit(2);
+  }
+  context[pair.slice(0, at)] = pair.slice(at + 1);
+}
+// The App reads CDK_CONTEXT_JSON over cdk.json's context, as under the CDK CLI.
+if (args.length) process.env.CDK_CONTEXT_JSON = JSON.stringify(context);
 const rows = await allQuotaRows();
 console.log(formatQuotaTable(rows));
+console.log(`\n${describeCapacity((await synthesizedApp()).stacks.capacity)}`);
 const failed = rows.filter((r) => !r.ok);
 console.log(
   failed.length

@@ -59,7 +59,7 @@ export const BUNDLE_OPTIONS = {
 } as const satisfies BuildOptions;
 
 /** The file each function runs: `<bundle dir>/index.mjs`, exporting `handler`. */
-export const BUNDLE_FILE = "index.mjs";
+const BUNDLE_FILE = "index.mjs";
 /** The runtime layer's folder inside its bundle dir: Lambda mounts a layer at /opt, so /opt/nodejs/agent-runtime.mjs. */
 export const RUNTIME_LAYER_FILE = join("nodejs", "agent-runtime.mjs");
 
@@ -141,7 +141,7 @@ const bundleName = (handler: string) => handler.replaceAll("/", ".");
 const entryName = (f: Pick<PlatformFunction, "kind" | "handler">) =>
   f.kind === "runtime"
     ? join(bundleName(f.handler), RUNTIME_LAYER_FILE).replace(/\.mjs$/, "")
-    : join(bundleName(f.handler), "index");
+    : join(bundleName(f.handler), BUNDLE_FILE).replace(/\.mjs$/, "");
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -3,5 +3,3 @@ export const CONSOLE_SRC: string;
 export const CONSOLE_DIST: string;
 /** Builds console/dist unless it is up to date; returns the dist folder. */
 export function buildConsole(options?: { force?: boolean }): Promise<string>;
-/** The built files: name → bytes. */
-export function consoleFiles(): Record<string, number>;

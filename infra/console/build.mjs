@@ -2,7 +2,7 @@
 // app.js, app.css and the chunks of lazily loaded views (chunk-<hash>.js: the studio) — no CDN at run time. `npm start` and `npm test` build it when its sources changed
 // (launch.mjs); the CDK app deploys console/dist to S3 behind CloudFront.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,10 +16,14 @@ function files(dir) {
   );
 }
 
-/** A digest of the console's sources (and this script): the build is redone when it changes. */
-function sourceDigest() {
+/**
+ * A digest of the console's sources, the files outside console/src the last build bundled (`outside`, paths from
+ * the root: shared/percentile.ts) and this script: the build is redone when it changes.
+ */
+function sourceDigest(outside) {
   const h = createHash("sha256");
-  for (const f of [...files(CONSOLE_SRC), fileURLToPath(import.meta.url)].sort()) {
+  const extra = outside.map((f) => join(root, f)).filter((f) => existsSync(f));
+  for (const f of [...files(CONSOLE_SRC), ...extra, fileURLToPath(import.meta.url)].sort()) {
     h.update(f.slice(root.length));
     h.update(readFileSync(f));
   }
@@ -28,14 +32,17 @@ function sourceDigest() {
 
 /** Builds console/dist unless it is up to date; returns the dist folder. */
 export async function buildConsole({ force = false } = {}) {
-  const digest = sourceDigest();
   const stamp = join(CONSOLE_DIST, ".digest");
-  if (!force && existsSync(stamp) && readFileSync(stamp, "utf8") === digest) return CONSOLE_DIST;
+  const last = readStamp(stamp);
+  if (!force && last && last.digest === sourceDigest(last.outside)) return CONSOLE_DIST;
   const { build } = await import("esbuild");
   // Chunks are named by content: old ones are removed so the folder holds one build.
   rmSync(CONSOLE_DIST, { recursive: true, force: true });
   mkdirSync(CONSOLE_DIST, { recursive: true });
-  await build({
+  const { metafile } = await build({
+    metafile: true,
+    // Inputs in the metafile are named from here: the root.
+    absWorkingDir: root,
     entryPoints: { app: join(CONSOLE_SRC, "main.tsx") },
     bundle: true,
     format: "esm",
@@ -53,17 +60,20 @@ export async function buildConsole({ force = false } = {}) {
     logLevel: "warning",
   });
   writeFileSync(join(CONSOLE_DIST, "index.html"), readFileSync(join(CONSOLE_SRC, "index.html")));
-  writeFileSync(stamp, digest);
+  const outside = Object.keys(metafile.inputs).filter(
+    (f) => !f.startsWith("console/src/") && !f.includes("node_modules/"),
+  );
+  writeFileSync(stamp, JSON.stringify({ digest: sourceDigest(outside), outside }));
   return CONSOLE_DIST;
 }
 
-/** The built files, for checks: name → bytes. */
-export function consoleFiles() {
-  return Object.fromEntries(
-    files(CONSOLE_DIST)
-      .filter((f) => !f.endsWith(".digest"))
-      .map((f) => [f.slice(CONSOLE_DIST.length + 1), statSync(f).size]),
-  );
+function readStamp(stamp) {
+  try {
+    const s = JSON.parse(readFileSync(stamp, "utf8"));
+    return typeof s.digest === "string" && Array.isArray(s.outside) ? s : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -153,6 +153,23 @@ export async function startDynamoDbOnAPort(
   );
 }
 
+/** What a start has started, stopped in reverse on every exit path. */
+class Stops {
+  private readonly stops: (() => Promise<unknown> | unknown)[] = [];
+  push(...stops: (() => Promise<unknown> | unknown)[]) {
+    this.stops.push(...stops);
+  }
+  readonly stopAll = async () => {
+    for (const s of this.stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  };
+}
+
+/** The parts started after the ones that call them (the role proxy, the runtimes), reached once they exist. */
+interface LateParts {
+  roleProxy?: PlatformRoleProxy;
+  runtimes?: LocalRuntimes;
+}
+
 export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const started = performance.now();
   // Only the gateway listens on `host` (HOST); the services behind it stay on loopback whatever it is.
@@ -162,46 +179,11 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   privateDirSync(dataDir, { follow: true });
   const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
   const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
-  const stops: (() => Promise<unknown> | unknown)[] = [];
-  const stopAll = async () => {
-    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
-  };
+  const stops = new Stops();
   try {
     // The backends answer only what the policy proxy forwards, with the token of this start (backend-token.ts).
     const token = newBackendToken();
-    const sharedDynamoDb = opts.dynamoDbEndpoint && !opts.dynamoDbPort ? opts.dynamoDbEndpoint : undefined;
-    if (sharedDynamoDb && !opts.dynamoDbToken)
-      throw new StartupError(
-        "LOCAL_DYNAMODB_ENDPOINT names a DynamoDB this start did not start: set LOCAL_DYNAMODB_TOKEN to the token it answers.",
-      );
-    const [ddb, s3] = await Promise.all([
-      sharedDynamoDb
-        ? { endpoint: sharedDynamoDb, stop: async () => {} }
-        : startDynamoDbOnAPort(
-            opts.dynamoDbPort,
-            opts.inMemory ? undefined : join(dataDir, "dynamodb"),
-            token,
-          ),
-      startOnFreePorts(
-        async () =>
-          startS3({
-            host: LOOPBACK,
-            port: await freePort(LOOPBACK),
-            directory: join(dataDir, "s3"),
-            buckets: [bucket, artifactBucket],
-            token,
-          }),
-        (err) => (err as { code?: string })?.code === "EADDRINUSE",
-      ),
-    ]).catch(async (err) => {
-      await stopAll();
-      throw err;
-    });
-    stops.push(
-      () => ddb.stop(),
-      () => s3.stop(),
-    );
-
+    const backends = await startBackends(opts, { dataDir, token, buckets: [bucket, artifactBucket] }, stops);
     Object.assign(process.env, {
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
@@ -210,189 +192,28 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
     });
-
-    // Every platform function runs from its AWS bundle in environments of its own (workers), which see the
-    // settings above, the endpoints below and how to reach this process (its gateway, with this start's token).
     const loopback = { url: "", token: newLoopbackToken() };
-    let roleProxy: PlatformRoleProxy | undefined;
-    const functions = new LocalFunctions({
-      environment: (f) => {
-        // Its AWS calls are signed with its role's keys and checked by the proxy against that role's policy.
-        const role = roleProxy?.environmentFor(f.id);
-        if (!role) throw new Error(`${f.id} has no platform role the local cloud can give it`);
-        return {
-          ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
-            string,
-            string
-          >),
-          ...role,
-          PLATFORM_LOOPBACK_URL: loopback.url,
-          PLATFORM_LOOPBACK_TOKEN: loopback.token,
-        };
-      },
-      // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
-      keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
-    });
-
-    const codeBuild = localCodeBuild(dataDir);
-    // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
-    bundleLocalBuildStep().catch(() => {});
-    /** The Lambda functions (what Invoke reaches). */
-    const resolveFunction = (nameOrArn: string) => {
-      // Tests sweep expired items now rather than wait for the timer.
-      if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
-      const task = taskByName(nameOrArn);
-      // A deployment's runtime function, invoked asynchronously: the drains the router and the sweeper start.
-      return task ? functions.task(task) : runtimes.invoked(nameOrArn);
-    };
-    // CodeBuild is a service integration of Step Functions, not a function: only a state machine's Build state starts
-    // a build (its input a StartBuild request), never a Lambda Invoke, whatever its caller may invoke.
-    const resolveTask = (nameOrArn: string) =>
-      nameOrArn.startsWith(CODEBUILD_RESOURCE)
-        ? (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0])
-        : resolveFunction(nameOrArn);
-    const kms = new LocalKms(dataDir);
-    const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
-      // What EventBridge's "Step Functions Execution Status Change" rule delivers in AWS.
-      onEnded: (machine, detail) => {
-        for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
-          void lambda.invoke(t.name, { source: "aws.states", detail }, true);
-      },
-      retryIntervalMs: process.env.LOCAL_SFN_RETRY_INTERVAL_MS
-        ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
-        : undefined,
-    });
-    const lambda = new LocalLambda(resolveFunction);
-    const scheduler = new LocalScheduler(async (target) => {
-      const input = target.Input ? JSON.parse(target.Input) : {};
-      if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
-        sfn.startExecution({ stateMachineArn: input.StateMachineArn, name: input.Name, input: input.Input });
-      } else {
-        await lambda.invoke(target.Arn, input, true);
-      }
-    }, opts.schedulerIntervalMs);
-    // DynamoDB TTL (DynamoDB Local never deletes expired items): what it deletes is delivered as a stream would.
-    const ttl = new LocalTtl(
-      tasks,
-      (name, event) => lambda.invoke(name, event, false),
-      opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
-    );
-    const emulator = await startAwsEmulator(
-      // Deployments' runtime functions answer the router's InvokeWithResponseStream.
-      { kms, sfn, lambda, scheduler, streaming: (...call) => runtimes.streaming(...call) },
-      LOOPBACK,
-      token,
-    );
-    stops.push(() => new Promise((r) => emulator.server.close(r)));
-    const upstream = {
-      dynamodb: {
-        endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
-        token: sharedDynamoDb ? (opts.dynamoDbToken as string) : token,
-      },
-      s3: { endpoint: s3.endpoint, token },
-      emulator: { endpoint: emulator.url, token },
-    };
-    // The one door to them, for the platform functions (their roles) and the operator: this process, and what its
-    // operator runs (local.json's keys).
-    const operator = operatorPrincipal(operatorCredentials(dataDir));
-    const proxyPort = opts.s3Port ?? 9090;
-    roleProxy = await startPlatformRoleProxy(upstream, { operator, port: proxyPort }).catch((err) => {
-      throw err?.code === "EADDRINUSE"
-        ? new StartupError(
-            `Port ${proxyPort} (the local cloud's AWS endpoint: S3 and the other services) is in use: stop what holds it or set S3_PORT to a free port.`,
-          )
-        : err;
-    });
-    stops.push(() => roleProxy?.close());
-    // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
-    stops.push(() => functions.stopAll());
-    const machineArns = Object.fromEntries(
-      sfn
-        .machineNames()
-        .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
-    );
-    // This process's own AWS calls go through the proxy too, as the operator.
-    Object.assign(process.env, {
-      ...roleProxy.environmentOf(operator),
-      // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
-      // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
-      PLATFORM_SERVICE_ENDPOINTS: [
-        ddb.endpoint,
-        opts.dynamoDbEndpoint,
-        s3.endpoint,
-        emulator.url,
-        roleProxy.url,
-      ]
-        .filter(Boolean)
-        .join(","),
-      PLATFORM_ACCESS_KEY_IDS: [
-        S3_ACCESS_KEY_ID,
-        operator.accessKeyId,
-        ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
-      ].join(","),
-      KMS_KEY_ID: "alias/local",
-      TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
-      ...machineArns,
-    });
-    resetClients();
-    await createTables(dynamo(), ttlEmulatedTables(tasks));
-    // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
-    await moveAgentIndexEntries();
-    // And its live deployments get the runtime version the router reads.
-    await backfillRuntimeVersionsOnce();
-    // And its runs with a thread id go on the thread index.
-    await oncePerDataFolder("thread-index", async () => {
-      const runs = await indexUnindexedThreads();
-      if (runs) logger.info("runs put on the thread index", { runs });
-    });
+    const late: LateParts = {};
+    const services = localServices(opts, dataDir, loopback, late);
+    const door = await startServiceDoor(opts, { dataDir, token, backends, services, late }, stops);
+    await prepareData();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
-    const runtimes = new LocalRuntimes({ dataDir, upstream: () => upstream });
+    const runtimes = new LocalRuntimes({ dataDir, upstream: () => door.upstream });
+    late.runtimes = runtimes;
     runtimes.announce();
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
-    const gateway = new Gateway({
-      // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
-      consoleCsp: consoleCsp(roleProxy.url),
-      // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
-      // a deployment only this process knows (`--graph`) straight to its runtime.
-      router: (event) => functions.router(event),
-      forward: runtimes.forward,
-      loader: async (route) => functions.route(route),
-      internal: {
-        ...loopbackEndpoints(loopback.token, runtimes),
-        // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
-        ...(config.countRequests !== undefined
-          ? {
-              "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
-                write(
-                  res,
-                  jsonResult(200, {
-                    pid: process.pid,
-                    requests: addRequestStats(requestStats(), ...functions.requestStats()),
-                  }),
-                ),
-            }
-          : {}),
-      },
-    });
-    await gateway.load();
-    const port = opts.port ?? 8080;
-    const boundPort = await gateway.listen(port, host).catch((err) => {
-      throw err?.code === "EADDRINUSE"
-        ? new StartupError(`Port ${port} is in use: stop what holds it or set PORT to a free port.`)
-        : err;
-    });
-    stops.push(() => gateway.close());
-    loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
-    // Every agent-server request passes the router: a few of its environments start now, in the background.
-    void functions
-      .get("AgentRouter")
-      .provision(envMs("LOCAL_ROUTER_PROVISIONED", DEFAULT_ROUTER_PROVISIONED));
+    const { gateway, boundPort } = await startGateway(
+      opts,
+      { host, loopback, services, door, runtimes },
+      stops,
+    );
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
     stops.push(() => runtimes.stopAll());
+    const { scheduler, ttl, sfn, lambda } = services;
     scheduler.start();
     ttl.start();
     stops.push(
@@ -406,12 +227,12 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       tenant_id: tenantId,
       api_key: apiKey,
       s3: {
-        endpoint: roleProxy.url,
-        access_key_id: operator.accessKeyId,
-        secret_access_key: operator.secretAccessKey,
+        endpoint: door.roleProxy.url,
+        access_key_id: door.operator.accessKeyId,
+        secret_access_key: door.operator.secretAccessKey,
         bucket,
       },
-      dynamodb_endpoint: roleProxy.url,
+      dynamodb_endpoint: door.roleProxy.url,
       table_prefix: config.tablePrefix,
       pid: process.pid,
     };
@@ -426,14 +247,278 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       ttl,
       gateway,
       runtimes,
-      backends: upstream,
+      backends: door.upstream,
       startupMs: performance.now() - started,
-      stop: stopAll,
+      stop: stops.stopAll,
     };
   } catch (err) {
-    await stopAll();
+    await stops.stopAll();
     throw err;
   }
+}
+
+/** DynamoDB Local (unless a shared one is named) and s3rver, side by side. */
+async function startBackends(
+  opts: CloudOptions,
+  at: { dataDir: string; token: string; buckets: string[] },
+  stops: Stops,
+) {
+  const sharedDynamoDb = opts.dynamoDbEndpoint && !opts.dynamoDbPort ? opts.dynamoDbEndpoint : undefined;
+  if (sharedDynamoDb && !opts.dynamoDbToken)
+    throw new StartupError(
+      "LOCAL_DYNAMODB_ENDPOINT names a DynamoDB this start did not start: set LOCAL_DYNAMODB_TOKEN to the token it answers.",
+    );
+  const [ddb, s3] = await Promise.all([
+    sharedDynamoDb
+      ? { endpoint: sharedDynamoDb, stop: async () => {} }
+      : startDynamoDbOnAPort(
+          opts.dynamoDbPort,
+          opts.inMemory ? undefined : join(at.dataDir, "dynamodb"),
+          at.token,
+        ),
+    startOnFreePorts(
+      async () =>
+        startS3({
+          host: LOOPBACK,
+          port: await freePort(LOOPBACK),
+          directory: join(at.dataDir, "s3"),
+          buckets: at.buckets,
+          token: at.token,
+        }),
+      (err) => (err as { code?: string })?.code === "EADDRINUSE",
+    ),
+  ]).catch(async (err) => {
+    await stops.stopAll();
+    throw err;
+  });
+  stops.push(
+    () => ddb.stop(),
+    () => s3.stop(),
+  );
+  return { ddb, s3, sharedDynamoDb };
+}
+
+/**
+ * The services the platform's functions call (Lambda, Step Functions, Scheduler, DynamoDB TTL, KMS, CodeBuild),
+ * and the functions themselves: every platform function runs from its AWS bundle in environments of its own
+ * (workers), which see the settings above, the endpoints of the role proxy and how to reach this process (its
+ * gateway, with this start's token).
+ */
+function localServices(
+  opts: CloudOptions,
+  dataDir: string,
+  loopback: { url: string; token: string },
+  late: LateParts,
+) {
+  const functions = new LocalFunctions({
+    environment: (f) => {
+      // Its AWS calls are signed with its role's keys and checked by the proxy against that role's policy.
+      const role = late.roleProxy?.environmentFor(f.id);
+      if (!role) throw new Error(`${f.id} has no platform role the local cloud can give it`);
+      return {
+        ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
+          string,
+          string
+        >),
+        ...role,
+        PLATFORM_LOOPBACK_URL: loopback.url,
+        PLATFORM_LOOPBACK_TOKEN: loopback.token,
+      };
+    },
+    // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
+    keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
+  });
+
+  const codeBuild = localCodeBuild(dataDir);
+  // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
+  bundleLocalBuildStep().catch(() => {});
+  /** The Lambda functions (what Invoke reaches). */
+  const resolveFunction = (nameOrArn: string) => {
+    // Tests sweep expired items now rather than wait for the timer.
+    if (nameOrArn === LOCAL_TTL_SWEEP) return () => ttl.sweep();
+    const task = taskByName(nameOrArn);
+    // A deployment's runtime function, invoked asynchronously: the drains the router and the sweeper start.
+    return task ? functions.task(task) : late.runtimes!.invoked(nameOrArn);
+  };
+  // CodeBuild is a service integration of Step Functions, not a function: only a state machine's Build state starts
+  // a build (its input a StartBuild request), never a Lambda Invoke, whatever its caller may invoke.
+  const resolveTask = (nameOrArn: string) =>
+    nameOrArn.startsWith(CODEBUILD_RESOURCE)
+      ? (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0])
+      : resolveFunction(nameOrArn);
+  const kms = new LocalKms(dataDir);
+  const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
+    // What EventBridge's "Step Functions Execution Status Change" rule delivers in AWS.
+    onEnded: (machine, detail) => {
+      for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
+        void lambda.invoke(t.name, { source: "aws.states", detail }, true);
+    },
+    retryIntervalMs: process.env.LOCAL_SFN_RETRY_INTERVAL_MS
+      ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
+      : undefined,
+  });
+  const lambda = new LocalLambda(resolveFunction);
+  const scheduler = new LocalScheduler(async (target) => {
+    const input = target.Input ? JSON.parse(target.Input) : {};
+    if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
+      sfn.startExecution({ stateMachineArn: input.StateMachineArn, name: input.Name, input: input.Input });
+    } else {
+      await lambda.invoke(target.Arn, input, true);
+    }
+  }, opts.schedulerIntervalMs);
+  // DynamoDB TTL (DynamoDB Local never deletes expired items): what it deletes is delivered as a stream would.
+  const ttl = new LocalTtl(
+    tasks,
+    (name, event) => lambda.invoke(name, event, false),
+    opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
+  );
+  return { functions, kms, sfn, lambda, scheduler, ttl };
+}
+type LocalServices = ReturnType<typeof localServices>;
+
+/**
+ * The one door to the backends and the services: the AWS emulator behind the role proxy, which the platform
+ * functions (their roles) and the operator (this process, and what its operator runs: local.json's keys) reach.
+ * This process's own AWS calls go through it from here on.
+ */
+async function startServiceDoor(
+  opts: CloudOptions,
+  parts: {
+    dataDir: string;
+    token: string;
+    backends: Awaited<ReturnType<typeof startBackends>>;
+    services: LocalServices;
+    late: LateParts;
+  },
+  stops: Stops,
+) {
+  const { token, backends, services, late } = parts;
+  const { ddb, s3, sharedDynamoDb } = backends;
+  const { kms, sfn, lambda, scheduler, functions } = services;
+  const emulator = await startAwsEmulator(
+    // Deployments' runtime functions answer the router's InvokeWithResponseStream.
+    { kms, sfn, lambda, scheduler, streaming: (...call) => late.runtimes!.streaming(...call) },
+    LOOPBACK,
+    token,
+  );
+  stops.push(() => new Promise((r) => emulator.server.close(r)));
+  const upstream = {
+    dynamodb: {
+      endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
+      token: sharedDynamoDb ? (opts.dynamoDbToken as string) : token,
+    },
+    s3: { endpoint: s3.endpoint, token },
+    emulator: { endpoint: emulator.url, token },
+  };
+  const operator = operatorPrincipal(operatorCredentials(parts.dataDir));
+  const proxyPort = opts.s3Port ?? 9090;
+  const roleProxy = await startPlatformRoleProxy(upstream, { operator, port: proxyPort }).catch((err) => {
+    throw err?.code === "EADDRINUSE"
+      ? new StartupError(
+          `Port ${proxyPort} (the local cloud's AWS endpoint: S3 and the other services) is in use: stop what holds it or set S3_PORT to a free port.`,
+        )
+      : err;
+  });
+  late.roleProxy = roleProxy;
+  stops.push(() => roleProxy.close());
+  // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
+  stops.push(() => functions.stopAll());
+  const machineArns = Object.fromEntries(
+    sfn
+      .machineNames()
+      .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
+  );
+  Object.assign(process.env, {
+    ...roleProxy.environmentOf(operator),
+    // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
+    // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
+    PLATFORM_SERVICE_ENDPOINTS: [
+      ddb.endpoint,
+      opts.dynamoDbEndpoint,
+      s3.endpoint,
+      emulator.url,
+      roleProxy.url,
+    ]
+      .filter(Boolean)
+      .join(","),
+    PLATFORM_ACCESS_KEY_IDS: [
+      S3_ACCESS_KEY_ID,
+      operator.accessKeyId,
+      ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
+    ].join(","),
+    KMS_KEY_ID: "alias/local",
+    TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
+    ...machineArns,
+  });
+  resetClients();
+  return { upstream, operator, roleProxy };
+}
+
+/** The tables, and what a data folder of an earlier version needs before anything reads it. */
+async function prepareData() {
+  await createTables(dynamo(), ttlEmulatedTables(tasks));
+  // A DATA_DIR of an earlier version: its agent records' index entries move to AGENT1 before anything reads it.
+  await moveAgentIndexEntries();
+  // And its live deployments get the runtime version the router reads.
+  await backfillRuntimeVersionsOnce();
+  // And its runs with a thread id go on the thread index.
+  await oncePerDataFolder("thread-index", async () => {
+    const runs = await indexUnindexedThreads();
+    if (runs) logger.info("runs put on the thread index", { runs });
+  });
+}
+
+/** The gateway on `host`: the route manifest's handlers, the agent router, and the loopback endpoints. */
+async function startGateway(
+  opts: CloudOptions,
+  parts: {
+    host: string;
+    loopback: { url: string; token: string };
+    services: LocalServices;
+    door: Awaited<ReturnType<typeof startServiceDoor>>;
+    runtimes: LocalRuntimes;
+  },
+  stops: Stops,
+) {
+  const { host, loopback, runtimes } = parts;
+  const { functions } = parts.services;
+  const gateway = new Gateway({
+    // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
+    consoleCsp: consoleCsp(parts.door.roleProxy.url),
+    // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
+    // a deployment only this process knows (`--graph`) straight to its runtime.
+    router: (event) => functions.router(event),
+    forward: runtimes.forward,
+    loader: async (route) => functions.route(route),
+    internal: {
+      ...loopbackEndpoints(loopback.token, runtimes),
+      // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
+      ...(config.countRequests !== undefined
+        ? {
+            "/__platform/stats": async (_req: IncomingMessage, res: ServerResponse) =>
+              write(
+                res,
+                jsonResult(200, {
+                  pid: process.pid,
+                  requests: addRequestStats(requestStats(), ...functions.requestStats()),
+                }),
+              ),
+          }
+        : {}),
+    },
+  });
+  await gateway.load();
+  const port = opts.port ?? 8080;
+  const boundPort = await gateway.listen(port, host).catch((err) => {
+    throw err?.code === "EADDRINUSE"
+      ? new StartupError(`Port ${port} is in use: stop what holds it or set PORT to a free port.`)
+      : err;
+  });
+  stops.push(() => gateway.close());
+  loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
+  // Every agent-server request passes the router: a few of its environments start now, in the background.
+  void functions.get("AgentRouter").provision(envMs("LOCAL_ROUTER_PROVISIONED", DEFAULT_ROUTER_PROVISIONED));
+  return { gateway, boundPort };
 }
 
 /**

@@ -86,6 +86,9 @@ export async function startDynamoDb(opts: {
     ),
     LAUNCHER_CLASS,
     "-sharedDb",
+    // No telemetry to AWS (its documented switch; the environment's DDB_LOCAL_TELEMETRY=0 below also keeps it from
+    // writing an install id to dynamodb-local-metadata.json in the working folder).
+    "-disableTelemetry",
     "-port",
     String(opts.port),
     ...storage,
@@ -94,6 +97,7 @@ export async function startDynamoDb(opts: {
   // Its stdin (the token's line) stays its own: a background job's is /dev/null unless redirected.
   const script = `${quoted} <&0 & J=$!; trap 'kill $J 2>/dev/null; wait $J; exit 0' TERM INT HUP; while kill -0 ${process.pid} 2>/dev/null && kill -0 $J 2>/dev/null; do sleep 0.5; done; kill $J 2>/dev/null; wait $J`;
   const child: ChildProcess = spawn("bash", ["-c", script], {
+    env: { ...process.env, DDB_LOCAL_TELEMETRY: "0" },
     detached: true,
     stdio: ["pipe", "ignore", "pipe"],
   });

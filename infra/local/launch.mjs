@@ -71,6 +71,7 @@ if (mode === "prepare") {
   process.exit(0);
 }
 
+// The flag is s3rver's, in this process (infra/local/s3.ts says why).
 const child = spawn(
   process.execPath,
   ["--openssl-legacy-provider", "--import", "tsx", join(root, "infra/local/main.ts"), ...rest],

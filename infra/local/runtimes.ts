@@ -330,7 +330,6 @@ export class LocalRuntimes implements RuntimeHost {
         ],
         write: [scratch, socketDir],
       }),
-      "--openssl-legacy-provider",
       bundle.file,
     ];
     // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.

@@ -14,6 +14,9 @@ import { presignedMatches } from "./s3-presigned.ts";
 
 // s3rver in-process on loopback, with the platform's buckets. It answers only the policy proxy (the token of its
 // start, backend-token.ts), which signs what it forwards with s3rver's own (public) keys.
+// A process that starts it needs `node --openssl-legacy-provider` (launch.mjs, test/run.mjs, the break-out bench):
+// s3rver makes ListObjectsV2's continuation tokens with DES, which OpenSSL 3 keeps in its legacy provider, so
+// without the flag any listing longer than one page (1,000 keys) fails.
 export const S3_ACCESS_KEY_ID = "S3RVER";
 export const S3_SECRET_ACCESS_KEY = "S3RVER";
 /** S3's limit on one PUT's body (PutObject, UploadPart): 5 GiB. */

@@ -43,7 +43,7 @@ export function resourceArn(r: Resource, arns: ResourceArns): string {
   if ("task" in r) return `${functions}${TASK_FUNCTION_PREFIX}${r.task}`;
   if ("runtimeFunctions" in r) return `${functions}${runtimeFunctionName("*")}${r.versions ? ":*" : ""}`;
   if ("runtimeRoles" in r)
-    return `arn:${p}:iam::${account}:role${RUNTIME_ROLE_PATH}${runtimeFunctionName("*")}`;
+    return `arn:${p}:iam::${account}:role${r.byName ? "/" : RUNTIME_ROLE_PATH}${runtimeFunctionName("*")}`;
   if ("runtimeLogGroups" in r) return `arn:${p}:logs:${region}:${account}:log-group:${runtimeLogGroup("*")}`;
   if ("schedulerRole" in r) return arns.schedulerRole();
   if ("runtimeBoundary" in r) return arns.runtimeBoundary();

@@ -23,7 +23,8 @@ export type Resource =
   | { task: string }
   /** Every deployment's runtime function (agent-rt-*), or their versions and aliases. */
   | { runtimeFunctions: true; versions?: boolean }
-  | { runtimeRoles: true }
+  /** Runtime roles (under /agent-runtime/); `byName`: the path-less ARN IAM checks GetRole of a missing role against. */
+  | { runtimeRoles: true; byName?: boolean }
   | { runtimeLogGroups: true }
   | { schedulerRole: true }
   | { runtimeBoundary: true }
@@ -275,11 +276,13 @@ function deployRole(): RoleSource {
         actions: [
           "lambda:CreateFunction",
           "lambda:DeleteFunction",
+          "lambda:DeleteFunctionConcurrency",
           "lambda:GetFunction",
           "lambda:InvokeFunction",
           "lambda:ListVersionsByFunction",
           "lambda:PublishVersion",
           "lambda:PutFunctionConcurrency",
+          "lambda:PutFunctionEventInvokeConfig",
           "lambda:UpdateFunctionCode",
           "lambda:UpdateFunctionConfiguration",
         ],
@@ -287,6 +290,8 @@ function deployRole(): RoleSource {
         why: RUNTIMES_WHY,
       },
       { actions: ["iam:DeleteRole", "iam:GetRole"], resources: [roles], why: RUNTIMES_WHY },
+      // GetRole of a role not made yet is checked against its ARN without the path: the first deploy's lookup.
+      { actions: ["iam:GetRole"], resources: [{ runtimeRoles: true, byName: true }], why: RUNTIMES_WHY },
       {
         actions: ["logs:CreateLogGroup", "logs:DeleteLogGroup", "logs:PutRetentionPolicy"],
         resources: [{ runtimeLogGroups: true }],

@@ -9,6 +9,8 @@ export interface CfnResource {
   Type: string;
   Properties?: Record<string, unknown>;
   Metadata?: Record<string, unknown>;
+  /** What CloudFormation does with it when its stack is deleted (Delete when absent). */
+  DeletionPolicy?: string;
 }
 
 export interface CfnTemplate {

@@ -1,8 +1,9 @@
+import { ACCOUNT_CONCURRENCY_CONTEXT, type Capacity, MIN_UNRESERVED } from "../stacks/concurrency.ts";
 import { synthesizedApp } from "../stacks/synthesized-app.ts";
 import { stateMachineName } from "../stacks/workflows-stack.ts";
 import { bundleQuotaRows } from "./bundle-quotas.ts";
 import { loadTemplates } from "./cfn-render.ts";
-import type { QuotaRow } from "./quota-row.ts";
+import { type QuotaRow, quotaRow } from "./quota-row.ts";
 import { templateQuotaRows } from "./template-checks.ts";
 import { workflowBounds } from "./workflow-bounds.ts";
 
@@ -22,6 +23,16 @@ export function assemblyQuotaRows(dir: string): QuotaRow[] {
 
 /** Every quota check of the app: what `npm run aws:preflight` prints. */
 export async function allQuotaRows(): Promise<QuotaRow[]> {
-  const dir = await synthAccountless();
-  return [...assemblyQuotaRows(dir), ...bundleQuotaRows()];
+  const { dir, stacks } = await synthesizedApp();
+  return [...assemblyQuotaRows(dir), ...bundleQuotaRows(), concurrencyRow(stacks.capacity)];
 }
+
+/** The reservations with one deployment's runtime and the 100 Lambda keeps unreserved, against the account's quota. */
+export const concurrencyRow = (c: Capacity): QuotaRow =>
+  quotaRow(
+    "Lambda concurrency reserved (platform + one runtime + 100 unreserved)",
+    `account quota (${ACCOUNT_CONCURRENCY_CONTEXT})`,
+    c.platform + (c.runtime ?? 0) + MIN_UNRESERVED,
+    c.account,
+    "https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionConcurrency.html",
+  );

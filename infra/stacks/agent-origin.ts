@@ -16,7 +16,7 @@ import type { IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lamb
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
-import type { Construct } from "constructs";
+import type { Construct, Node } from "constructs";
 import { AGENT_STAGE } from "./api-stack.ts";
 import { acknowledgeRestApi } from "./nag.ts";
 
@@ -81,6 +81,26 @@ export function agentOriginSettings(app: App): AgentOriginSettings | undefined {
 }
 
 /**
+ * What the REST APIs pass as bytes: everything. A request body reaches the Lambda base64-encoded (the handlers
+ * decode it, shared/http/event.ts), and an answer marked isBase64Encoded (UI fonts and images, protobuf) is
+ * decoded to its bytes instead of going out as base64 text.
+ */
+export const REST_BINARY_MEDIA_TYPES = ["*/*"];
+
+/** `-c apiGatewayAccountRole=create`: the app sets the account's API Gateway CloudWatch role (else the operator has). */
+export const API_GATEWAY_ACCOUNT_ROLE_CONTEXT = "apiGatewayAccountRole";
+
+export function apiGatewayAccountRole(node: Node): boolean {
+  const v = node.tryGetContext(API_GATEWAY_ACCOUNT_ROLE_CONTEXT);
+  if (v === undefined || v === null || v === "") return false;
+  if (v !== "create")
+    throw new Error(
+      `${API_GATEWAY_ACCOUNT_ROLE_CONTEXT} must be "create" (the app sets the account's API Gateway CloudWatch role) or unset (the operator has set it), not "${String(v)}"`,
+    );
+  return true;
+}
+
+/**
  * The agent origin's API, its wildcard custom domain and (with a zone) its alias record. `accountLogging`: the
  * construct that sets API Gateway's CloudWatch role for the account, which this stage's execution logs need.
  */
@@ -117,6 +137,7 @@ export function addAgentOrigin(
     // Reached only through the custom domain, where Host names the deployment.
     disableExecuteApiEndpoint: true,
     cloudWatchRole: false,
+    binaryMediaTypes: REST_BINARY_MEDIA_TYPES,
     deployOptions: {
       stageName: AGENT_STAGE,
       accessLogDestination: new RestLogDestination(accessLogs),

@@ -36,7 +36,12 @@ import {
 import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { routeEnvironment } from "../build/function-bundles.ts";
-import { type AgentOriginSettings, addAgentOrigin } from "./agent-origin.ts";
+import {
+  type AgentOriginSettings,
+  addAgentOrigin,
+  apiGatewayAccountRole,
+  REST_BINARY_MEDIA_TYPES,
+} from "./agent-origin.ts";
 import { runtimeEnvironment } from "./agent-runtimes.ts";
 import type { ReservedConcurrency } from "./concurrency.ts";
 import type { DataStack } from "./data-stack.ts";
@@ -311,7 +316,10 @@ class ApiGroupStack extends NestedStack {
       restApiName: "agent-platform-agents",
       description: "Agent servers (LangGraph API): one Lambda per route, run streams streamed as SSE",
       endpointTypes: [EndpointType.REGIONAL],
-      cloudWatchRole: true,
+      // The account's API Gateway CloudWatch role is one per Region, shared by every REST API of the account: the
+      // operator's (docs/aws.md), set only when told to (-c apiGatewayAccountRole=create), never overwritten.
+      cloudWatchRole: apiGatewayAccountRole(this.node),
+      binaryMediaTypes: REST_BINARY_MEDIA_TYPES,
       deployOptions: {
         stageName: AGENT_STAGE,
         accessLogDestination: new RestLogDestination(accessLogs),
@@ -336,11 +344,12 @@ class ApiGroupStack extends NestedStack {
       authentication:
         "Authenticated in the Lambda: the API key (X-API-Key or Authorization header) is checked against SHA-256 key digests stored in DynamoDB, and the tenant is resolved there too.",
     });
-    acknowledge(
-      api,
-      "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
-      "API Gateway's account-level role for execution logs only writes CloudWatch Logs.",
-    );
+    if (apiGatewayAccountRole(this.node))
+      acknowledge(
+        api,
+        "IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+        "API Gateway's account-level role for execution logs only writes CloudWatch Logs.",
+      );
     return api;
   }
 }

@@ -5,19 +5,29 @@ import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
+import { concurrencyRow } from "../quotas/synth.ts";
+import { API_GATEWAY_ACCOUNT_ROLE_CONTEXT } from "./agent-origin.ts";
 import { TRACE_TASK } from "./agent-runtimes.ts";
 import {
   ACCOUNT_CONCURRENCY,
+  ACCOUNT_CONCURRENCY_CONTEXT,
   CONCURRENCY_CONTEXT,
+  capacity,
   DEFAULT_RESERVED_CONCURRENCY,
   DEPLOY_TASK,
+  deploymentCeiling,
+  describeCapacity,
   MIN_UNRESERVED,
+  RUNTIME_CONCURRENCY_CONTEXT,
   reservedConcurrency,
+  reservedFor,
 } from "./concurrency.ts";
 import { CONSOLE_FILES } from "./console-stack.ts";
 import { buildApp } from "./index.ts";
 import { ROOT } from "./node-function.ts";
+import { BUILD_CONCURRENCY_CONTEXT, buildConcurrency } from "./revision-build.ts";
 import { synthesizedApp } from "./synthesized-app.ts";
+import { ALARM_EMAIL_CONTEXT, alarmEmail } from "./workflows-stack.ts";
 
 // Issue 26: a streamed run holds three concurrent executions for up to 15 minutes in one regional pool; the
 // router, the sweepers and trace ingestion have concurrency of their own, which the operator may set.
@@ -28,12 +38,36 @@ const context = {
 const consoleDir = mkdtempSync(join(tmpdir(), "console-"));
 for (const f of CONSOLE_FILES) writeFileSync(join(consoleDir, f), "");
 
+/** The operator's settings of the "set with cdk context" tests: one more synth, shared by them. */
+const SETTINGS = {
+  [CONCURRENCY_CONTEXT.router]: "300",
+  [CONCURRENCY_CONTEXT.sweeper]: "0",
+  [CONCURRENCY_CONTEXT.traceIngest]: "20",
+  [CONCURRENCY_CONTEXT.deploy]: "2",
+  [CONCURRENCY_CONTEXT.exportPartition]: "30",
+  [RUNTIME_CONCURRENCY_CONTEXT]: "5",
+  [BUILD_CONCURRENCY_CONTEXT]: "2",
+  [ALARM_EMAIL_CONTEXT]: "ops@example.com",
+  [API_GATEWAY_ACCOUNT_ROLE_CONTEXT]: "create",
+};
+let withSettings: App | undefined;
+function settingsApp(): App {
+  if (withSettings) return withSettings;
+  withSettings = new App({
+    context: { ...context, ...SETTINGS },
+    outdir: mkdtempSync(join(tmpdir(), "cdk-")),
+  });
+  buildApp(withSettings, { consoleDir });
+  return withSettings;
+}
+const stacksOf = (app: App) => app.node.findAll().filter((c): c is Stack => Stack.isStack(c));
+/** Every resource of a type in the app's stacks (nested ones too). */
+const resourcesOf = (app: App, type: string) =>
+  stacksOf(app).flatMap((st) => Object.values(Template.fromStack(st).findResources(type)));
+
 /** ReservedConcurrentExecutions of every function of the app, by its description's start. */
-async function reservations(settings?: Record<string, string>): Promise<Map<string, number | undefined>> {
-  const app = settings
-    ? new App({ context: { ...context, ...settings }, outdir: mkdtempSync(join(tmpdir(), "cdk-")) })
-    : (await synthesizedApp()).app;
-  if (settings) buildApp(app, { consoleDir });
+async function reservations(settings?: boolean): Promise<Map<string, number | undefined>> {
+  const app = settings ? settingsApp() : (await synthesizedApp()).app;
   const out = new Map<string, number | undefined>();
   for (const stack of app.node.findAll().filter((c): c is Stack => Stack.isStack(c)))
     for (const f of Object.values(Template.fromStack(stack).findResources("AWS::Lambda::Function")))
@@ -42,6 +76,9 @@ async function reservations(settings?: Record<string, string>): Promise<Map<stri
 }
 const of = (r: Map<string, number | undefined>, start: string) =>
   [...r].filter(([d]) => d.startsWith(start)).map(([, n]) => n);
+
+/** A bare app's node with these context values, for the settings' own checks. */
+const node = (settings: Record<string, string>) => new App({ context: settings }).node;
 
 const sweepers = tasks.filter((t) => t.onLocalStart).map((t) => t.name);
 
@@ -54,7 +91,8 @@ describe("reserved concurrency", () => {
       expect(of(r, `Task ${name} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.sweeper]);
     expect(of(r, `Task ${TRACE_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.traceIngest]);
     expect(of(r, `Task ${DEPLOY_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.deploy]);
-    expect(of(r, "Task ExportPartition (")).toEqual([undefined]);
+    // Issue 35: export partitions have a global cap, the function's reservation (was: unreserved).
+    expect(of(r, "Task ExportPartition (")).toEqual([DEFAULT_RESERVED_CONCURRENCY.exportPartition]);
   }, 180_000);
 
   // A push fan-out (up to 49 deploys) meets Lambda's control-plane rate limit: deploys run a few at a time, and
@@ -74,20 +112,15 @@ describe("reserved concurrency", () => {
   });
 
   it("the operator sets them with cdk context; 0 reserves none", async () => {
-    const r = await reservations({
-      [CONCURRENCY_CONTEXT.router]: "300",
-      [CONCURRENCY_CONTEXT.sweeper]: "0",
-      [CONCURRENCY_CONTEXT.traceIngest]: "20",
-      [CONCURRENCY_CONTEXT.deploy]: "2",
-    });
+    const r = await reservations(true);
     expect(of(r, "Routes agent-server requests")).toEqual([300]);
     for (const name of sweepers) expect(of(r, `Task ${name} (`)).toEqual([undefined]);
     expect(of(r, `Task ${TRACE_TASK} (`)).toEqual([20]);
     expect(of(r, `Task ${DEPLOY_TASK} (`)).toEqual([2]);
+    expect(of(r, "Task ExportPartition (")).toEqual([30]);
   }, 180_000);
 
   it("refuses at synth what is no count, and a sum that leaves an account's default less than 100 unreserved", () => {
-    const node = (settings: Record<string, string>) => new App({ context: settings }).node;
     expect(() => reservedConcurrency(node({ [CONCURRENCY_CONTEXT.router]: "-1" }), tasks)).toThrow(
       /routerReservedConcurrency must be a whole number/,
     );
@@ -100,4 +133,103 @@ describe("reserved concurrency", () => {
     );
     expect(reservedConcurrency(node({}), tasks)).toEqual(DEFAULT_RESERVED_CONCURRENCY);
   });
+});
+
+// Issue 35: a new account's concurrency quota (10 or 50) keeps all of it unreserved, so a fixed reservation per
+// runtime fails every deploy there; the operator chooses one, and synth prints what the quota then holds.
+describe("each deployment's runtime concurrency", () => {
+  const deployEnv = (app: App) => {
+    const fn = resourcesOf(app, "AWS::Lambda::Function").find((f) =>
+      String(f.Properties.Description).startsWith(`Task ${DEPLOY_TASK} (`),
+    );
+    return fn!.Properties.Environment.Variables as Record<string, unknown>;
+  };
+
+  it("is unset by default: the deploy step reserves none, and no ceiling comes from concurrency", async () => {
+    const { app, stacks } = await synthesizedApp();
+    expect(deployEnv(app)).not.toHaveProperty("AGENT_RUNTIME_RESERVED_CONCURRENCY");
+    expect(stacks.capacity.runtime).toBeUndefined();
+    expect(deploymentCeiling(stacks.capacity)).toBeUndefined();
+    expect(describeCapacity(stacks.capacity)).toMatch(/runtimes reserve none .*429 with Retry-After/);
+  }, 180_000);
+
+  it("is the operator's context value, handed to the deploy step", () => {
+    expect(deployEnv(settingsApp())).toMatchObject({ AGENT_RUNTIME_RESERVED_CONCURRENCY: "5" });
+  }, 180_000);
+
+  it("gives the deployment ceiling: (quota − platform reserved − 100 unreserved) / per runtime", () => {
+    const c = capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5" }), tasks);
+    const platform = tasks.reduce((n, t) => n + (reservedFor(t, DEFAULT_RESERVED_CONCURRENCY) ?? 0), 200);
+    expect(c.platform).toBe(platform);
+    expect(deploymentCeiling(c)).toBe(Math.floor((1000 - platform - 100) / 5));
+    expect(describeCapacity(c)).toContain(`at most ${deploymentCeiling(c)} deployments`);
+    const raised = capacity(
+      node({ [RUNTIME_CONCURRENCY_CONTEXT]: "10", [ACCOUNT_CONCURRENCY_CONTEXT]: "3000" }),
+      tasks,
+    );
+    expect(deploymentCeiling(raised)).toBe(Math.floor((3000 - platform - 100) / 10));
+  });
+
+  it("is one of the preflight's quota checks: the reservations, one runtime's and 100 unreserved within the quota", () => {
+    const c = capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5" }), tasks);
+    expect(concurrencyRow(c)).toMatchObject({
+      value: c.platform + 5 + MIN_UNRESERVED,
+      limit: 1000,
+      ok: true,
+    });
+  });
+
+  it("on a new account (quota 10) synthesizes only with every reservation 0 and none per runtime", () => {
+    const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
+    expect(() => capacity(node({ [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks)).toThrow(
+      /must keep 100 unreserved.*-c routerReservedConcurrency=0/,
+    );
+    const fresh = capacity(node({ ...zero, [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks);
+    expect(fresh.platform).toBe(0);
+    expect(deploymentCeiling(fresh)).toBeUndefined();
+    expect(() =>
+      capacity(
+        node({ ...zero, [ACCOUNT_CONCURRENCY_CONTEXT]: "10", [RUNTIME_CONCURRENCY_CONTEXT]: "1" }),
+        tasks,
+      ),
+    ).toThrow(/room for no deployment/);
+    expect(() => capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "0" }), tasks)).toThrow(
+      /runtimeReservedConcurrency must be a whole number ≥ 1/,
+    );
+  });
+});
+
+// Issue 35: the other capacity and operations settings are the operator's, unset by default.
+describe("the operator's settings (cdk context)", () => {
+  it("CodeBuild's project build limit: none by default (a new account's quota may be 0–1), the value when set", async () => {
+    const limit = (app: App) =>
+      resourcesOf(app, "AWS::CodeBuild::Project")[0]!.Properties.ConcurrentBuildLimit;
+    expect(limit((await synthesizedApp()).app)).toBeUndefined();
+    expect(limit(settingsApp())).toBe(2);
+    expect(() => buildConcurrency(node({ [BUILD_CONCURRENCY_CONTEXT]: "0" }))).toThrow(
+      /revisionBuildConcurrency/,
+    );
+  }, 180_000);
+
+  it("alarms notify a topic the operator subscribes to; alarmEmail subscribes an address", async () => {
+    for (const app of [(await synthesizedApp()).app, settingsApp()]) {
+      const topics = resourcesOf(app, "AWS::SNS::Topic");
+      expect(topics).toHaveLength(1);
+      const alarms = resourcesOf(app, "AWS::CloudWatch::Alarm");
+      expect(alarms.length).toBeGreaterThan(0);
+      for (const a of alarms) expect(a.Properties.AlarmActions).toHaveLength(1);
+    }
+    expect(resourcesOf((await synthesizedApp()).app, "AWS::SNS::Subscription")).toEqual([]);
+    expect(resourcesOf(settingsApp(), "AWS::SNS::Subscription")).toEqual([
+      expect.objectContaining({
+        Properties: expect.objectContaining({ Protocol: "email", Endpoint: "ops@example.com" }),
+      }),
+    ]);
+    expect(() => alarmEmail("not-an-address")).toThrow(/alarmEmail must be an email address/);
+  }, 180_000);
+
+  it("the account's API Gateway CloudWatch role is left to the operator unless apiGatewayAccountRole=create", async () => {
+    expect(resourcesOf((await synthesizedApp()).app, "AWS::ApiGateway::Account")).toEqual([]);
+    expect(resourcesOf(settingsApp(), "AWS::ApiGateway::Account")).toHaveLength(1);
+  }, 180_000);
 });

@@ -2,11 +2,13 @@ import type { Node } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TRACE_TASK } from "./agent-runtimes.ts";
 
-// Reserved concurrency of the platform's own functions (issue 26). A streamed agent run holds three concurrent
-// executions (the router, the runtime serving the stream, the runtime executing the run) for up to 15 minutes,
-// and every function of the account shares one regional pool: without a reservation, busy agents could leave
-// the router, the sweepers or trace ingestion none (and with one, each is also capped at it). Each deployment's
-// runtime function gets its own reservation at deploy (AGENT_RUNTIME_RESERVED_CONCURRENCY, shared/config.ts).
+// Lambda concurrency of the app (issues 26 and 35). A streamed agent run holds three concurrent executions (the
+// router, the runtime serving the stream, the runtime executing the run) for up to 15 minutes, and every function
+// of the account shares one regional pool: without a reservation, busy agents could leave the router, the
+// sweepers, trace ingestion or export partitions none (and with one, each is also capped at it). A reservation
+// must leave 100 of the account's quota unreserved, so on a new account (a quota of 10 or 50) none can be made:
+// there every reservation is set to 0. Each deployment's runtime function reserves only when the operator says
+// so (`runtimeReservedConcurrency`, unset: runtimes share the unreserved pool, and a throttle answers 429).
 
 /** What the operator may set (`cdk deploy -c routerReservedConcurrency=300`); 0: that function reserves none. */
 export const CONCURRENCY_CONTEXT = {
@@ -14,7 +16,13 @@ export const CONCURRENCY_CONTEXT = {
   sweeper: "sweeperReservedConcurrency",
   traceIngest: "traceIngestReservedConcurrency",
   deploy: "deployReservedConcurrency",
+  exportPartition: "exportPartitionReservedConcurrency",
 } as const;
+
+/** Each deployment's runtime function: its reservation, which is also its cap (unset: none, AWS's default). */
+export const RUNTIME_CONCURRENCY_CONTEXT = "runtimeReservedConcurrency";
+/** The account's regional concurrency quota (`aws lambda get-account-settings`): what the arithmetic uses. */
+export const ACCOUNT_CONCURRENCY_CONTEXT = "lambdaConcurrencyQuota";
 
 export type ReservedConcurrency = Record<keyof typeof CONCURRENCY_CONTEXT, number>;
 
@@ -22,48 +30,105 @@ export type ReservedConcurrency = Record<keyof typeof CONCURRENCY_CONTEXT, numbe
  * The router: concurrent agent-server requests (streams and waits hold one each); a sweeper: one sweep at once;
  * deploy: revisions deployed at once (RevisionDeploy), so a push fan-out (up to 49) stays under Lambda's
  * control-plane rate (15 requests/s: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html);
- * the rest wait in the revision machine's Deploy retry.
+ * the rest wait in the revision machine's Deploy retry. Export partitions: the global cap on partition chunks
+ * running at once across every workspace (one export's Map runs up to 45); the others are throttled and wait in
+ * the export machine's retry of Lambda.TooManyRequestsException.
  */
 export const DEFAULT_RESERVED_CONCURRENCY: ReservedConcurrency = {
   router: 200,
   sweeper: 1,
   traceIngest: 50,
   deploy: 4,
+  exportPartition: 50,
 };
 /** The task that deploys a revision's runtime. */
 export const DEPLOY_TASK = "RevisionDeploy";
+/** The task a bulk export's Map runs for each partition (infra/state-machines/bulk-export.asl.json). */
+export const EXPORT_PARTITION_TASK = "ExportPartition";
 
 /** The default regional concurrency of an account: https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html */
 export const ACCOUNT_CONCURRENCY = 1000;
 /** What reservations must leave unreserved: https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionConcurrency.html */
 export const MIN_UNRESERVED = 100;
 
-/** A task's reservation: a sweeper's (the tasks run on a schedule), trace ingestion's, the deploys', or none. */
+/** The app's concurrency settings, read once from its context and checked. */
+export interface Capacity {
+  reserved: ReservedConcurrency;
+  /** Each deployment's runtime reservation; undefined: runtimes reserve none. */
+  runtime?: number;
+  /** The account's regional concurrency quota the arithmetic assumes. */
+  account: number;
+  /** What the platform's own functions reserve in all. */
+  platform: number;
+}
+
+/** A task's reservation: a sweeper's (the tasks run on a schedule), trace ingestion's, the deploys', the export partitions', or none. */
 export function reservedFor(task: TaskFunction, c: ReservedConcurrency): number | undefined {
   if (task.onLocalStart) return c.sweeper;
   if (task.name === DEPLOY_TASK) return c.deploy;
+  if (task.name === EXPORT_PARTITION_TASK) return c.exportPartition;
   return task.name === TRACE_TASK ? c.traceIngest : undefined;
 }
 
-/**
- * The reservations from the app's context, checked: whole numbers ≥ 0 whose sum over the platform's functions
- * (the router and `tasks`) leaves the default account's 100 unreserved; a clear error otherwise.
- */
-export function reservedConcurrency(node: Node, tasks: TaskFunction[]): ReservedConcurrency {
-  const out = { ...DEFAULT_RESERVED_CONCURRENCY };
-  for (const [name, key] of Object.entries(CONCURRENCY_CONTEXT) as [keyof ReservedConcurrency, string][]) {
-    const v = node.tryGetContext(key);
-    if (v === undefined || v === null || v === "") continue;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0)
-      throw new Error(`${key} must be a whole number ≥ 0 (0: none reserved), not "${v}"`);
-    out[name] = n;
-  }
-  const total = tasks.reduce((n, t) => n + (reservedFor(t, out) ?? 0), out.router);
-  if (total > ACCOUNT_CONCURRENCY - MIN_UNRESERVED)
+function count(node: Node, key: string, min: number): number | undefined {
+  const v = node.tryGetContext(key);
+  if (v === undefined || v === null || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min)
     throw new Error(
-      `The platform's functions would reserve ${total} concurrent executions; an account's default of ${ACCOUNT_CONCURRENCY} ` +
-        `must keep ${MIN_UNRESERVED} unreserved: lower ${Object.values(CONCURRENCY_CONTEXT).join(", ")}`,
+      `${key} must be a whole number ≥ ${min}${min === 0 ? " (0: none reserved)" : ""}, not "${v}"`,
     );
-  return out;
+  return n;
+}
+
+/**
+ * The app's concurrency from its context, checked: whole numbers whose sum over the platform's functions (the
+ * router and `tasks`) and one runtime's reservation leaves the account's 100 unreserved; a clear error otherwise.
+ */
+export function capacity(node: Node, tasks: TaskFunction[]): Capacity {
+  const reserved = { ...DEFAULT_RESERVED_CONCURRENCY };
+  for (const [name, key] of Object.entries(CONCURRENCY_CONTEXT) as [keyof ReservedConcurrency, string][])
+    reserved[name] = count(node, key, 0) ?? reserved[name];
+  const runtime = count(node, RUNTIME_CONCURRENCY_CONTEXT, 1);
+  const account = count(node, ACCOUNT_CONCURRENCY_CONTEXT, 1) ?? ACCOUNT_CONCURRENCY;
+  const platform = tasks.reduce((n, t) => n + (reservedFor(t, reserved) ?? 0), reserved.router);
+  const flags = Object.values(CONCURRENCY_CONTEXT).map((k) => `-c ${k}=0`);
+  if (platform > 0 && platform > account - MIN_UNRESERVED)
+    throw new Error(
+      `The platform's functions would reserve ${platform} concurrent executions; an account whose quota is ${account} ` +
+        `(${ACCOUNT_CONCURRENCY_CONTEXT}) must keep ${MIN_UNRESERVED} unreserved: lower them, or on a new account ` +
+        `reserve none (${flags.join(" ")})`,
+    );
+  if (runtime !== undefined && platform + runtime > account - MIN_UNRESERVED)
+    throw new Error(
+      `${RUNTIME_CONCURRENCY_CONTEXT}=${runtime}: with the platform's ${platform} reserved, an account whose quota is ` +
+        `${account} has room for no deployment (${MIN_UNRESERVED} stay unreserved): leave it unset or lower it`,
+    );
+  return { reserved, runtime, account, platform };
+}
+
+/** The reservations alone (the stacks' view of `capacity`). */
+export const reservedConcurrency = (node: Node, tasks: TaskFunction[]): ReservedConcurrency =>
+  capacity(node, tasks).reserved;
+
+/** How many deployments' runtimes the account's quota holds at their reservation (undefined: none reserved). */
+export function deploymentCeiling(c: Capacity): number | undefined {
+  if (c.runtime === undefined) return undefined;
+  return Math.floor((c.account - c.platform - MIN_UNRESERVED) / c.runtime);
+}
+
+/** The concurrency arithmetic in words: what `cdk synth` and `npm run aws:preflight` print. */
+export function describeCapacity(c: Capacity): string {
+  const free = c.account - c.platform - MIN_UNRESERVED;
+  const head = `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}) − platform reserved ${c.platform} − ${MIN_UNRESERVED} kept unreserved = ${free}`;
+  const ceiling = deploymentCeiling(c);
+  if (ceiling === undefined || c.runtime === undefined)
+    return (
+      `${head}; runtimes reserve none (${RUNTIME_CONCURRENCY_CONTEXT} unset): no deployment ceiling from concurrency, ` +
+      `every runtime shares the ${c.account - c.platform} unreserved executions, and a throttled request answers 429 with Retry-After`
+    );
+  return (
+    `${head}; ${c.runtime} reserved per runtime (${RUNTIME_CONCURRENCY_CONTEXT}): at most ${ceiling} deployments ` +
+    `(${free} / ${c.runtime}); each serves about ${Math.floor(c.runtime / 2)} streamed runs at once (a stream holds two)`
+  );
 }

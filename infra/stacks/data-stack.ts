@@ -22,8 +22,6 @@ import { parameterName, publishParameter, readParameter } from "./stack-paramete
 
 const KEY_ALIAS = "alias/agent-platform";
 const SECRETS_KEY_ALIAS = "alias/agent-platform-secrets";
-/** Every sealed secret names its workspace in its encryption context (shared/crypto/envelope.ts). */
-const _WORKSPACE_CONTEXT = "kms:EncryptionContext:tenant_id";
 
 /** The data resources as seen from another stack (imported through this stack's named exports). */
 export interface DataRefs {

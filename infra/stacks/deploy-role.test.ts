@@ -110,6 +110,29 @@ describe("the deploy role (a role of its own for what creates runtime roles and 
     );
   });
 
+  // Issue 35: IAM checks GetRole of a role that does not exist yet against its ARN without the path.
+  it("may look a runtime role up by name before it exists, and get only runtime roles", () => {
+    const st = statementsOfRole(s.workflows, roleOfTask("RevisionDeploy"));
+    const getRole = st.filter((x) => x.Effect === "Allow" && actionsOf(x).includes("iam:GetRole"));
+    const arns = getRole.map((x) => json(x.Resource));
+    expect(arns.some((a) => a.includes("role/agent-runtime/agent-rt-*"))).toBe(true);
+    expect(arns.some((a) => a.includes(":role/agent-rt-*"))).toBe(true);
+    for (const a of arns) expect(a).toMatch(/agent-rt-\*/);
+  });
+
+  it("sets each runtime's reservation (or removes it) and its drains' async retries, on runtime functions only", () => {
+    const st = statementsOfRole(s.workflows, roleOfTask("RevisionDeploy"));
+    for (const action of [
+      "lambda:PutFunctionConcurrency",
+      "lambda:DeleteFunctionConcurrency",
+      "lambda:PutFunctionEventInvokeConfig",
+    ]) {
+      const allows = st.filter((x) => x.Effect === "Allow" && actionsOf(x).includes(action));
+      expect(allows.length, action).toBe(1);
+      expect(json(allows[0].Resource), action).toContain("function:agent-rt-*");
+    }
+  });
+
   it("may neither remove a role's boundary, nor set another, nor change or delete the boundary policy", () => {
     const denies = statementsOfRole(s.workflows, roleOfTask("RevisionDeploy")).filter(
       (x) => x.Effect === "Deny",

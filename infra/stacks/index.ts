@@ -4,7 +4,7 @@ import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-
 import { CONSOLE_DIST } from "../console/build.mjs";
 import { agentOriginSettings } from "./agent-origin.ts";
 import { ApiStack } from "./api-stack.ts";
-import { reservedConcurrency } from "./concurrency.ts";
+import { type Capacity, capacity } from "./concurrency.ts";
 import { ConsoleStack } from "./console-stack.ts";
 import { DataStack } from "./data-stack.ts";
 import { STATE_MACHINE_DIR } from "./node-function.ts";
@@ -29,6 +29,8 @@ export interface PlatformStacks {
   workflows: WorkflowsStack;
   api: ApiStack;
   console: ConsoleStack;
+  /** The concurrency settings and arithmetic (concurrency.ts), as `cdk synth` prints them. */
+  capacity: Capacity;
 }
 
 /**
@@ -42,7 +44,8 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
   const common: StackProps = { tags: { project: "agent-platform" }, env: options.env };
   const routes = options.routes ?? manifestRoutes;
   const tasks = options.tasks ?? manifestTasks;
-  const concurrency = reservedConcurrency(app.node, tasks);
+  const settings = capacity(app.node, tasks);
+  const concurrency = settings.reserved;
   const data = new DataStack(app, "AgentPlatformData", {
     ...common,
     description: "Agent platform: tables, KMS key, buckets",
@@ -54,6 +57,7 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
     tasks,
     stateMachineDir: options.stateMachineDir ?? STATE_MACHINE_DIR,
     concurrency,
+    runtimeReservedConcurrency: settings.runtime,
   });
   const api = new ApiStack(app, "AgentPlatformApi", {
     ...common,
@@ -78,5 +82,5 @@ export function buildApp(app: App, options: BuildOptions = {}): PlatformStacks {
   api.addStackDependency(data);
   api.addStackDependency(workflows);
   web.addStackDependency(api);
-  return { data, workflows, api, console: web };
+  return { data, workflows, api, console: web, capacity: settings };
 }

@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Duration } from "aws-cdk-lib";
+import { Duration, Size } from "aws-cdk-lib";
 import { type IRole, ManagedPolicy, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Architecture, Code, Function as LambdaFunction, Runtime } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -20,6 +20,8 @@ export interface HandlerFunctionProps {
   environment: Record<string, string>;
   timeout?: Duration;
   memoryMb?: number;
+  /** Its /tmp (Lambda's default: 512 MB). */
+  ephemeralStorageMb?: number;
   description?: string;
   /** A fixed function name (task functions: agent-platform-<Name>, so handlers can build their ARNs). */
   functionName?: string;
@@ -42,6 +44,7 @@ export function handlerFunction(scope: Construct, id: string, props: HandlerFunc
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
+    ...(props.ephemeralStorageMb ? { ephemeralStorageSize: Size.mebibytes(props.ephemeralStorageMb) } : {}),
     timeout: props.timeout ?? Duration.seconds(API_TIMEOUT_SECONDS),
     role: props.role,
     logGroup,

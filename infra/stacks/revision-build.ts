@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ArnFormat, DockerImage, Duration, Stack } from "aws-cdk-lib";
-import { BuildSpec, ComputeType, LinuxBuildImage, Project, Source } from "aws-cdk-lib/aws-codebuild";
+import { BuildSpec, ComputeType, LinuxArmBuildImage, Project, Source } from "aws-cdk-lib/aws-codebuild";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Asset } from "aws-cdk-lib/aws-s3-assets";
-import { Construct } from "constructs";
+import { Construct, type Node } from "constructs";
 import { buildSync } from "esbuild";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
@@ -22,10 +22,37 @@ export const BUILD_TIMEOUT_MINUTES = 30;
  */
 export const BUILD_QUEUED_TIMEOUT_MINUTES = 5;
 /**
- * Builds running at once. Beyond it StartBuild fails rather than queueing (same page), and the Build state retries
- * with jittered backoff: a push fan-out builds ten at a time instead of filling the account's builds.
+ * Builds running at once (`-c revisionBuildConcurrency=N`): unset by default, since a new account's concurrent
+ * build quota can be 1 or less, below any limit the project could name (CodeBuild refuses a project limit above
+ * the account's quota). Beyond either, StartBuild fails with AccountLimitExceededException rather than queueing,
+ * and the Build state retries it with jittered backoff, so a push fan-out builds a few at a time.
  */
-export const BUILD_CONCURRENCY = 10;
+export const BUILD_CONCURRENCY_CONTEXT = "revisionBuildConcurrency";
+/**
+ * The builds at once the Build state's retry is sized for: a push fan-out of 49 at 10 at once waits out its turn.
+ * Fewer at once (a lower quota or limit) and the last of such a fan-out fail BUILD_FAILED, to be redeployed.
+ */
+export const FAN_OUT_BUILDS_AT_ONCE = 10;
+
+/** The project's concurrent build limit from the app's context: a whole number ≥ 1, or none. */
+export function buildConcurrency(node: Node): number | undefined {
+  const v = node.tryGetContext(BUILD_CONCURRENCY_CONTEXT);
+  if (v === undefined || v === null || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(
+      `${BUILD_CONCURRENCY_CONTEXT} must be a whole number ≥ 1 (unset: no project limit), not "${v}"`,
+    );
+  return n;
+}
+
+/**
+ * Builds run on the runtimes' architecture (arm64, infra/stacks/node-function.ts), so native dependencies a graph
+ * installs are the ones its Lambda function loads: Amazon Linux 2023 aarch64, with the Lambda runtime's Node.
+ */
+export const BUILD_IMAGE = LinuxArmBuildImage.AMAZON_LINUX_2023_STANDARD_3_0;
+/** The Node.js major the build installs: the platform's Lambda runtime major (nodejs22.x). */
+export const BUILD_NODE_MAJOR = 22;
 /** Step Functions' managed rule behind `codebuild:startBuild.sync`. */
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
 
@@ -66,7 +93,7 @@ export class RevisionBuild extends Construct {
       path: join(ROOT, "infra", "build"),
       bundling: {
         // Required by the type but never run: local bundling either succeeds or throws esbuild's error.
-        image: DockerImage.fromRegistry("public.ecr.aws/docker/library/node:20"),
+        image: DockerImage.fromRegistry(`public.ecr.aws/docker/library/node:${BUILD_NODE_MAJOR}`),
         local: {
           tryBundle(outDir) {
             bundleBuildStep(outDir);
@@ -91,7 +118,7 @@ export class RevisionBuild extends Construct {
         phases: {
           install: {
             // The Lambda runtime's major (infra/stacks/node-function.ts), as the local build's sandbox runs.
-            "runtime-versions": { nodejs: 22 },
+            "runtime-versions": { nodejs: BUILD_NODE_MAJOR },
             // The asset's package.json pins BUILD_DEPENDENCIES; npm fetches esbuild's binary for this platform.
             commands: ["npm install --no-audit --no-fund"],
           },
@@ -99,7 +126,7 @@ export class RevisionBuild extends Construct {
         },
       }),
       environment: {
-        buildImage: LinuxBuildImage.STANDARD_7_0,
+        buildImage: BUILD_IMAGE,
         computeType: ComputeType.SMALL,
         privileged: false,
       },
@@ -107,7 +134,7 @@ export class RevisionBuild extends Construct {
       environmentVariables: { LOG_LEVEL: { value: "info" } },
       timeout: Duration.minutes(BUILD_TIMEOUT_MINUTES),
       queuedTimeout: Duration.minutes(BUILD_QUEUED_TIMEOUT_MINUTES),
-      concurrentBuildLimit: BUILD_CONCURRENCY,
+      concurrentBuildLimit: buildConcurrency(this.node),
       encryptionKey: key,
       logging: { cloudWatch: { logGroup: logs } },
       grantReportGroupPermissions: false,

@@ -1,9 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BUILD_URL_SECONDS } from "../../shared/control/build-exchange.ts";
 import { DEFAULT_RESERVED_CONCURRENCY } from "./concurrency.ts";
 import { ROOT } from "./node-function.ts";
-import { BUILD_CONCURRENCY, BUILD_QUEUED_TIMEOUT_MINUTES, BUILD_TIMEOUT_MINUTES } from "./revision-build.ts";
+import {
+  BUILD_QUEUED_TIMEOUT_MINUTES,
+  BUILD_TIMEOUT_MINUTES,
+  FAN_OUT_BUILDS_AT_ONCE,
+} from "./revision-build.ts";
 
 // Issue 26: a build's time in CodeBuild's queue counts against the revision machine's Build state, and a push
 // fan-out starts many builds and deploys at once. The machine's limits must hold what the project's allow.
@@ -28,8 +33,14 @@ describe("the revision machine's limits", () => {
       r.ErrorEquals.includes("CodeBuild.AccountLimitExceededException"),
     );
     expect(limit.JitterStrategy).toBe("FULL");
-    // 49 builds, BUILD_CONCURRENCY at a time, a few minutes each.
-    expect(retried(limit)).toBeGreaterThan((49 / BUILD_CONCURRENCY) * 5 * 60);
+    // 49 builds, FAN_OUT_BUILDS_AT_ONCE at a time, a few minutes each.
+    expect(retried(limit)).toBeGreaterThan((49 / FAN_OUT_BUILDS_AT_ONCE) * 5 * 60);
+  });
+
+  it("are within the build's presigned URLs' life: a build that starts late can still send its artifact (issue 35)", () => {
+    expect(BUILD_URL_SECONDS).toBeGreaterThanOrEqual(asl.TimeoutSeconds);
+    // S3 refuses a SigV4 presigned URL valid for more than 7 days.
+    expect(BUILD_URL_SECONDS).toBeLessThanOrEqual(7 * 24 * 3600);
   });
 
   it("outlast a revision that waits its turn for both a build and a deploy", () => {

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { ArnFormat, Duration, Stack, type StackProps } from "aws-cdk-lib";
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Table } from "aws-cdk-lib/aws-dynamodb";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
@@ -15,11 +16,14 @@ import {
 import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { CfnSchedule, CfnScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import { Topic } from "aws-cdk-lib/aws-sns";
+import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { DefinitionBody, LogLevel, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct, IConstruct } from "constructs";
 import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { MACHINE as EXPORT_MACHINE } from "../../shared/export/lifecycle.ts";
 import { TTL_IDENTITY } from "../../shared/retention/ttl-stream.ts";
 import type { ResourceArns } from "../policies/render.ts";
 import { type PlatformRoleId, platformRoles, SCHEDULE_GROUP, taskRoleId } from "../policies/roles.ts";
@@ -96,6 +100,8 @@ export interface WorkflowsStackProps extends StackProps {
   stateMachineDir: string;
   /** The sweepers' and trace ingestion's reserved concurrency (concurrency.ts). */
   concurrency: ReservedConcurrency;
+  /** Each deployment's runtime reservation (concurrency.ts), which the deploy step puts; none when undefined. */
+  runtimeReservedConcurrency?: number;
 }
 
 /** The scheduler role's ARN, read by the API stack's handlers that create schedules. */
@@ -113,7 +119,6 @@ export class WorkflowsStack extends Stack {
   private build?: RevisionBuild;
   /** The platform functions' roles of this app (infra/policies/roles.ts). */
   private roleSources!: ReturnType<typeof platformRoles>;
-  private readonly tasks: TaskFunction[];
   private readonly data: DataStack;
   /** Resource placeholders ASL files may use; each resource is created on first use only. */
   private readonly resources: Record<string, () => ResourceSubstitution> = {
@@ -131,7 +136,6 @@ export class WorkflowsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: WorkflowsStackProps) {
     super(scope, id, props);
-    this.tasks = props.tasks;
     this.data = props.data;
 
     new CfnScheduleGroup(this, "ScheduleGroup", { name: SCHEDULE_GROUP });
@@ -172,6 +176,9 @@ export class WorkflowsStack extends Stack {
         ...runtimeEnvironment(this, props.data, boundary.managedPolicyArn),
         AGENT_RUNTIME_LAYER_ARN: layer.layerVersionArn,
         AGENT_RUNTIME_LAYER_BYTES: String(runtimeLayerBytes()),
+        ...(props.runtimeReservedConcurrency === undefined
+          ? {}
+          : { AGENT_RUNTIME_RESERVED_CONCURRENCY: String(props.runtimeReservedConcurrency) }),
       };
       for (const task of props.tasks) {
         this.taskFunctions.set(
@@ -182,6 +189,7 @@ export class WorkflowsStack extends Stack {
             environment,
             timeout: Duration.seconds(task.timeoutSeconds),
             memoryMb: task.memoryMb,
+            ephemeralStorageMb: task.ephemeralStorageMb,
             functionName: `${TASK_FUNCTION_PREFIX}${task.name}`,
             description: `Task ${task.name} (functions/${task.handler}.ts)`,
             reservedConcurrency: reservedFor(task, props.concurrency),
@@ -308,7 +316,7 @@ export class WorkflowsStack extends Stack {
         ],
       }),
     );
-    new Alarm(this, `${name}FailuresAlarm`, {
+    this.alarm(`${name}FailuresAlarm`, {
       alarmDescription: `Records of ${on.table}'s stream that ${name} could not process after its retries`,
       metric: failures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
       threshold: 1,
@@ -347,7 +355,7 @@ export class WorkflowsStack extends Stack {
       stateMachineName: stateMachineName(asl.name),
       definitionBody: DefinitionBody.fromString(asl.text),
       definitionSubstitutions: substitutions,
-      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+      logs: { destination: logs, ...stateMachineLogging(asl.name) },
       tracingEnabled: true,
     });
     for (const fn of targets) this.grantInvoke(fn, sm.role);
@@ -358,7 +366,13 @@ export class WorkflowsStack extends Stack {
       "*",
       "CloudWatch Logs delivery (logs:*LogDelivery, DescribeLogGroups, DescribeResourcePolicies) and X-Ray trace writes do not support resource-level permissions.",
     );
-    new Alarm(this, `${asl.name}Failed`, {
+    if (stateMachineLogging(asl.name).level !== LogLevel.ALL)
+      acknowledge(
+        sm,
+        "SF1",
+        "Errors only, without execution data: every event of every export partition would be paid for at export scale.",
+      );
+    this.alarm(`${asl.name}Failed`, {
       alarmDescription: `An execution of state machine ${stateMachineName(asl.name)} failed`,
       metric: sm.metricFailed({ period: Duration.minutes(5), statistic: "Sum" }),
       threshold: 1,
@@ -367,6 +381,36 @@ export class WorkflowsStack extends Stack {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     this.stateMachines.set(asl.name, sm);
+  }
+
+  /** An alarm that notifies the operator's topic (alarmTopic). */
+  private alarm(id: string, props: ConstructorParameters<typeof Alarm>[2]): Alarm {
+    const alarm = new Alarm(this, id, props);
+    alarm.addAlarmAction(new SnsAction(this.alarmTopic()));
+    return alarm;
+  }
+
+  private topic?: Topic;
+  /**
+   * Where the platform's alarms go: a topic the operator subscribes to (`-c alarmEmail=ops@example.com` adds an
+   * email subscription, which AWS asks the address to confirm; the AlarmTopicArn output names it for any other).
+   */
+  private alarmTopic(): Topic {
+    if (this.topic) return this.topic;
+    const topic = new Topic(this, "AlarmTopic", {
+      displayName: "Agent platform alarms",
+      enforceSSL: true,
+    });
+    // CloudWatch cannot publish to a topic encrypted with the AWS managed SNS key; a key of its own costs $1 a month.
+    acknowledge(topic, "SNS2", "Alarm notifications carry an alarm's name and state only, no platform data.");
+    const email = alarmEmail(this.node.tryGetContext(ALARM_EMAIL_CONTEXT));
+    if (email) topic.addSubscription(new EmailSubscription(email));
+    new CfnOutput(this, "AlarmTopicArn", {
+      value: topic.topicArn,
+      description: "SNS topic of the platform's alarms: subscribe to it (email, chat, pager)",
+    });
+    this.topic = topic;
+    return topic;
   }
 
   private grantInvoke(fn: HandlerFunction, grantee: IGrantable & IConstruct): void {
@@ -423,6 +467,26 @@ export class WorkflowsStack extends Stack {
       "A Map Run's child executions get generated names under this machine only.",
     );
   }
+}
+
+/** The context value that subscribes an email address to the alarm topic. */
+export const ALARM_EMAIL_CONTEXT = "alarmEmail";
+
+/** The alarm email from the app's context: an address, or none; anything else stops the synth. */
+export function alarmEmail(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  if (typeof v !== "string" || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v))
+    throw new Error(`${ALARM_EMAIL_CONTEXT} must be an email address, not "${String(v)}"`);
+  return v;
+}
+
+/**
+ * What a state machine logs: never execution data (a revision's state carries the build's presigned URLs, an
+ * export's its destination's), so no URL or token reaches CloudWatch. The revision machine logs every event, the
+ * export machine errors only (its events scale with the export).
+ */
+export function stateMachineLogging(name: string): { level: LogLevel; includeExecutionData: false } {
+  return { level: name === EXPORT_MACHINE ? LogLevel.ERROR : LogLevel.ALL, includeExecutionData: false };
 }
 
 /** A state machine's ARN built in `scope`'s stack from its fixed name. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { FINAL_RUN_ERRORS } from "../../shared/export/workflow.ts";
+import { EXPORT_THROTTLE_RETRIES, FINAL_RUN_ERRORS } from "../../shared/export/workflow.ts";
 import { renderAsl } from "./render.ts";
 
 const exportAsl = () =>
@@ -21,6 +21,16 @@ describe("renderAsl", () => {
     // A retry count above the old hard-coded 20 reaches the Retry that the exporter counts against.
     expect(partitionRetry(asl)).toEqual([
       { ErrorEquals: FINAL_RUN_ERRORS, MaxAttempts: 0 },
+      // Issue 35: a throttle (ExportPartition at its reserved concurrency, the global cap) waits with jittered
+      // backoff and is not one of the run's retries.
+      {
+        ErrorEquals: ["Lambda.TooManyRequestsException"],
+        IntervalSeconds: 10,
+        MaxAttempts: EXPORT_THROTTLE_RETRIES,
+        BackoffRate: 2,
+        MaxDelaySeconds: 300,
+        JitterStrategy: "FULL",
+      },
       { ErrorEquals: ["States.ALL"], IntervalSeconds: 30, MaxAttempts: 35, BackoffRate: 1 },
     ]);
   });

@@ -1,7 +1,7 @@
 import { GetFunctionCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { type StandIn, standInEndpoint } from "../../test/helpers/aws-stand-in.ts";
 import { lambdaControl } from "./clients.ts";
-import { type StandIn, standInEndpoint } from "./stand-in-endpoint.ts";
 
 // Issue 26: a push fan-out of deploys meets Lambda's control-plane rate limit. Throttling cannot be caused
 // locally, so a stand-in for Lambda's endpoint answers what Lambda answers when throttling (429,

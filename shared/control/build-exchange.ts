@@ -26,8 +26,12 @@ import { logKey } from "./revisions.ts";
 // The platform's side of a build (shared/deploy/build-exchange.ts): it writes the job, presigns the build's few
 // keys, and afterwards reads what the build sent. The build's own role holds no S3, DynamoDB or KMS grant.
 
-/** The URLs live as long as a pipeline may (the revision machine's TimeoutSeconds). */
-export const BUILD_URL_SECONDS = 3600;
+/**
+ * The URLs live as long as a pipeline may (the revision machine's TimeoutSeconds, 2 h: retries, CodeBuild's
+ * queue and the build may together pass an hour). A URL signed with a Lambda role's session still ends with that
+ * session, which AWS does not promise to keep for as long (docs/aws.md).
+ */
+export const BUILD_URL_SECONDS = 7200;
 
 type Revision = Pick<RevisionRecord, "tenant_id" | "deployment_id" | "id">;
 export interface BuildEnvOverride {

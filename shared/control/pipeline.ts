@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { runtimeHost } from "../agent/runtime/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/runtime/lambda-host.ts";
@@ -213,6 +213,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     let graphs: GraphInfo[];
     let runtime: { version: string; token_hash: string } | undefined;
     if (lambdaRuntimes()) {
+      // The function's code goes to S3 as a zip: this task's /tmp keeps no revision past its deploy.
       const out = await deployRuntime(
         {
           tenant_id: r.tenant_id,
@@ -229,7 +230,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
           ...(manifest.node_version ? { node_version: manifest.node_version } : {}),
         },
         log.line,
-      );
+      ).finally(() => rm(dir, { recursive: true, force: true }));
       graphs = out.graphs;
       runtime = { version: out.version, token_hash: out.token_hash };
     } else

@@ -111,6 +111,14 @@ export const RevisionOut = z.object({
 });
 export type RevisionOut = z.output<typeof RevisionOut>;
 
+/** A revision's build and deploy logs as text (each line time-stamped); empty until that phase has started. */
+export const RevisionLogsOut = z.object({
+  revision_id: z.string(),
+  status: z.string(),
+  build_log: z.string(),
+  deploy_log: z.string(),
+});
+
 export function revisionWire(r: RevisionRecord): RevisionOut {
   return {
     id: r.id,

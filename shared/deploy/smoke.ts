@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -139,7 +139,38 @@ export async function smokeTestGraphs(opts: {
   if (refusal) throw new DeployError(refusal);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const artifactDir = path.resolve(opts.artifactDir);
-  const entries = Object.entries(opts.manifest.graphs);
+  const { jobs, auth, childJobs } = smokeJobs(artifactDir, opts.manifest);
+  // Deployment secrets must not show up in a message, even when a graph puts one into an error.
+  const redact = redactor(Object.values(opts.env));
+  const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
+  Object.assign(env, opts.manifest.env ?? {}, opts.env);
+  const child = await startSmokeProcess(artifactDir, childJobs, env, opts.owner ?? `smoke:${artifactDir}`);
+  const reports = await readReports(child, timeoutMs);
+  const { nodes, graphFailures, failures } = reports;
+  // A hung or exited graph process leaves the rest untested: that fails the deploy, with the failures so far.
+  if (failures.length)
+    throw new DeployError(
+      redact([...[...graphFailures].map(([id, why]) => `graph ${id}: ${why}`), ...failures].join("\n")),
+    );
+  // Without its auth a deployment with custom auth would let nobody in (or, worse, be mistaken for an open one).
+  if (auth && reports.authResult !== "ok")
+    throw new DeployError(redact(`auth.path (${auth.file}): ${reports.authResult ?? "not checked"}`));
+  return someGraphLoads(
+    jobs.map((j) => {
+      const error = graphFailures.get(j.graph_id);
+      return {
+        graph_id: j.graph_id,
+        export_name: j.export_name,
+        nodes: nodes.get(j.graph_id) ?? [],
+        ...(error ? { error: redact(error) } : {}),
+      };
+    }),
+  );
+}
+
+/** What the child imports: each graph's file (and the auth's), each inside the artifact. */
+function smokeJobs(artifactDir: string, manifest: ArtifactManifest) {
+  const entries = Object.entries(manifest.graphs);
   if (entries.length === 0) throw new DeployError("the artifact holds no graphs");
   const jobs = entries.map(([graph_id, g]) => {
     const file = path.resolve(artifactDir, g.file);
@@ -147,19 +178,26 @@ export async function smokeTestGraphs(opts: {
       throw new DeployError(`graph ${graph_id}: ${g.file} is outside the artifact`);
     return { graph_id, export_name: g.export_name, path: file };
   });
-  const auth = opts.manifest.auth;
+  const auth = manifest.auth;
   const authFile = auth && path.resolve(artifactDir, auth.file);
   if (authFile && !isWithin(artifactDir, authFile))
     throw new DeployError(`auth: ${auth!.file} is outside the artifact`);
   const childJobs = authFile
     ? [...jobs, { auth: true, export_name: auth!.export_name, path: authFile }]
     : jobs;
-  // Deployment secrets must not show up in a message, even when a graph puts one into an error.
-  const redact = redactor(Object.values(opts.env));
-  const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
-  Object.assign(env, opts.manifest.env ?? {}, opts.env);
-  // The graph's code runs sandboxed like in its runtime (the OS sandbox, without network; Node's permission
-  // model inside): it reads its artifact, writes a scratch folder only.
+  return { jobs, auth, childJobs };
+}
+
+/**
+ * The graph's code runs sandboxed like in its runtime (the OS sandbox, without network; Node's permission model
+ * inside): it reads its artifact, writes a scratch folder only.
+ */
+async function startSmokeProcess(
+  artifactDir: string,
+  childJobs: unknown[],
+  env: Record<string, string>,
+  owner: string,
+) {
   const sandbox = osSandbox().available;
   const scratch = sandbox ? SANDBOX_SCRATCH : await mkdtemp(path.join(tmpdir(), "smoke-"));
   const nodeArgs = [
@@ -170,7 +208,6 @@ export async function smokeTestGraphs(opts: {
     "--",
     JSON.stringify(childJobs),
   ];
-  const owner = opts.owner ?? `smoke:${artifactDir}`;
   if (sandbox) shareWithSandbox(owner, artifactDir);
   const cmd = sandbox
     ? sandboxedCommand([await realpath(sandboxNode()), ...nodeArgs], {
@@ -197,6 +234,11 @@ export async function smokeTestGraphs(opts: {
   if (cmd.seccomp) fd4.end(cmd.seccomp);
   else fd4.end();
   if (!sandbox) child.on("close", () => void rm(scratch, { recursive: true, force: true }));
+  return child;
+}
+
+/** What the child reported on fd 3 until it exited (or was killed at `timeoutMs`), and what went wrong. */
+async function readReports(child: ChildProcess, timeoutMs: number) {
   const nodes = new Map<string, string[]>();
   const graphFailures = new Map<string, string>();
   const failures: string[] = [];
@@ -261,23 +303,5 @@ export async function smokeTestGraphs(opts: {
       .pop();
     failures.push(`${who}: the graph process exited (code ${code ?? "none"})${last ? `: ${last}` : ""}`);
   }
-  // A hung or exited graph process leaves the rest untested: that fails the deploy, with the failures so far.
-  if (failures.length)
-    throw new DeployError(
-      redact([...[...graphFailures].map(([id, why]) => `graph ${id}: ${why}`), ...failures].join("\n")),
-    );
-  // Without its auth a deployment with custom auth would let nobody in (or, worse, be mistaken for an open one).
-  if (auth && authResult !== "ok")
-    throw new DeployError(redact(`auth.path (${auth.file}): ${authResult ?? "not checked"}`));
-  return someGraphLoads(
-    jobs.map((j) => {
-      const error = graphFailures.get(j.graph_id);
-      return {
-        graph_id: j.graph_id,
-        export_name: j.export_name,
-        nodes: nodes.get(j.graph_id) ?? [],
-        ...(error ? { error: redact(error) } : {}),
-      };
-    }),
-  );
+  return { nodes, graphFailures, failures, authResult };
 }

@@ -21,8 +21,15 @@ export const TIMEOUT_ERRORS: readonly string[] = [EXPORT_ERRORS.timedOut, "State
 export const exportDeadline = (exp: Pick<ExportRecord, "started_at" | "created_at">): number =>
   Date.parse(exp.started_at ?? exp.created_at) + config.export.timeoutSeconds * 1000;
 
+/**
+ * Throttled attempts of one partition chunk (ExportPartition at its reserved concurrency, the global cap): with
+ * the retry's backoff (10 s doubling, at most 5 min, full jitter) a chunk waits up to about 40 minutes for a slot.
+ */
+export const EXPORT_THROTTLE_RETRIES = 12;
+
 /** The values of the export state machine's "${Name}" settings (the same in AWS and on the local cloud). */
 export const exportWorkflowSettings = (): Record<string, unknown> => ({
+  ExportThrottleRetries: EXPORT_THROTTLE_RETRIES,
   ExportMaxRetries: config.export.maxRetries,
   ExportTimeoutSeconds: config.export.timeoutSeconds,
   ExportFinalRunErrors: FINAL_RUN_ERRORS,
@@ -55,9 +62,11 @@ export const runConcurrency = (): number => Math.max(1, config.export.maxConcurr
  * concurrency its path resolves to, and how often a run's chunk loop can go round.
  */
 export function exportWorkflowBounds() {
-  const failedAttempts = config.export.maxRetries + 1; // a run's attempts are counted on its record (retry_<n>)
+  const runFailures = config.export.maxRetries + 1; // a run's attempts are counted on its record (retry_<n>)
   // A call that is not done used its whole chunk budget, or stopped at an attempt's end (the next call fails it).
-  const calls = Math.ceil(config.export.timeoutSeconds / config.export.chunkSeconds) + failedAttempts + 1;
+  const calls = Math.ceil(config.export.timeoutSeconds / config.export.chunkSeconds) + runFailures + 1;
+  // Every call may also be throttled, each entry's retrier counting afresh.
+  const failedAttempts = runFailures + calls * EXPORT_THROTTLE_RETRIES;
   return {
     items: { "$.plan.runs": maxExportDays("") },
     maxConcurrency: { "$.plan.max_concurrency": runConcurrency() },

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
 import { defineHandler } from "./handler.ts";
-import { httpEvent, okIsPublic } from "./test-events.ts";
 
 const h = defineHandler(
   {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
 import { NotFound } from "../errors.ts";
 import { defineHandler, reply } from "./handler.ts";
-import { httpEvent, okIsPublic } from "./test-events.ts";
 
 // "GET /ok" is a route without auth (okIsPublic), so these tests need no credentials store.
 const echo = defineHandler(

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { okIsPublic } from "../../test/helpers/http-events.ts";
 import { defineHandler, reply } from "./handler.ts";
 import { toHttpEvent, writeToStream } from "./lambda-front.ts";
-import { okIsPublic } from "./test-events.ts";
 
 // The REST API front of the agent server: v1 events reach v2 handlers, and streaming routes write their
 // status, headers and chunks through Lambda's response stream (the runtime's `awslambda` global is the one

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
 import { logger } from "../log.ts";
 import { defineHandler, reply } from "./handler.ts";
-import { httpEvent, okIsPublic } from "./test-events.ts";
 
 // Every line logged while a request is handled carries its request id and route (and the tenant once
 // authenticated), from whichever module writes it; concurrent requests keep their own.

@@ -2,6 +2,7 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
 import { withLogContext } from "../log.ts";
 import type { HttpEvent, HttpResult } from "./event.ts";
 import { defineHandler } from "./handler.ts";
@@ -13,7 +14,6 @@ import {
   type ToolkitContext,
   validator,
 } from "./middlewares.ts";
-import { httpEvent, okIsPublic } from "./test-events.ts";
 
 // The toolkit's middlewares compose like middy's own: each does one thing and hands on what it found.
 // Info lines are what these tests read, whatever LOG_LEVEL the run has (the integration setup lowers it).

@@ -10,7 +10,13 @@ import { canonicalNow } from "../time.ts";
 import { refreshGrant } from "./client.ts";
 import { completed, epoch, FLOW_TTL_SECONDS, flowContext, TokenFields } from "./flow.ts";
 import { authorizationUrl, codeChallenge, formatState, newCodeVerifier, newSecret } from "./protocol.ts";
-import { clientCredentials, getProviderRecord, ProviderId, type ProviderRecord, Scope } from "./providers.ts";
+import {
+  clientCredentials,
+  getProviderWithSecret,
+  ProviderId,
+  type ProviderWithSecret,
+  Scope,
+} from "./providers.ts";
 import { findToken, isFresh, type StoredToken, saveToken, type Token } from "./tokens.ts";
 
 // `POST /v2/auth/authenticate` (compat-notes, auth service v2): a usable token of (provider, user) for the
@@ -63,7 +69,7 @@ export function scopesDigest(scopes: readonly string[]): string {
 }
 
 /** The token refreshed with its refresh token; undefined when the token endpoint refused or failed. */
-async function refreshed(tenantId: string, rec: ProviderRecord, found: StoredToken) {
+async function refreshed(tenantId: string, rec: ProviderWithSecret, found: StoredToken) {
   const refresh = (await found.secret()).refresh_token;
   if (!refresh) return undefined;
   try {
@@ -91,7 +97,7 @@ async function refreshed(tenantId: string, rec: ProviderRecord, found: StoredTok
 
 interface FlowRequest {
   tenantId: string;
-  rec: ProviderRecord;
+  rec: ProviderWithSecret;
   userId: string | null;
   scopes: string[];
   redirectUri: string;
@@ -190,7 +196,7 @@ export async function authenticate(
   body: AuthenticateIn,
   redirectUri: string,
 ): Promise<AuthenticateOut> {
-  const rec = await getProviderRecord(tenantId, body.provider);
+  const rec = await getProviderWithSecret(tenantId, body.provider);
   if (!rec) throw new NotFound("OAuth provider not found");
   const r: FlowRequest = {
     tenantId,

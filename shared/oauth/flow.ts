@@ -7,7 +7,7 @@ import { type OAuthFlowRecord, oauthFlows } from "../records/oauth.ts";
 import { canonicalNow } from "../time.ts";
 import { exchangeCode, printable } from "./client.ts";
 import { parseState } from "./protocol.ts";
-import { clientCredentials, getProviderRecord } from "./providers.ts";
+import { clientCredentials, getProviderWithSecret } from "./providers.ts";
 import { findToken, type StoredToken, tokenPut } from "./tokens.ts";
 
 // The authorization-code flow (with PKCE when the provider uses it): authenticate (./authenticate.ts) starts a
@@ -109,7 +109,7 @@ export async function handleCallback(
   });
   if (!claimed) throw new BadRequest(BAD_STATE);
   const tenantId = flow.tenant_id;
-  const rec = await getProviderRecord(tenantId, providerId);
+  const rec = await getProviderWithSecret(tenantId, providerId);
   if (!rec || rec.id !== flow.provider_record_id) {
     await failFlow(flow, "exchanging", "the OAuth provider was deleted or replaced during the flow");
     throw new BadRequest("The OAuth provider was deleted or replaced during the flow");

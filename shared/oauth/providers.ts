@@ -104,8 +104,8 @@ export const ProviderOut = z.object({
 });
 export type Provider = z.output<typeof ProviderOut>;
 
-/** The stored provider: the wire fields plus the sealed secret. */
-export type ProviderRecord = Provider & { client_secret_sealed?: Sealed };
+/** A provider as the platform uses it: its wire fields and its sealed secret (stored: OAuthProviderRecord). */
+export type ProviderWithSecret = Provider & { client_secret_sealed?: Sealed };
 
 const FIELDS = [
   "name",
@@ -149,24 +149,27 @@ async function checkTokenUrl(tokenUrl: string): Promise<void> {
     throw new ValidationFailed([{ loc: ["body", "token_url"], msg: problem, type: "value_error" }]);
 }
 
-export async function getProviderRecord(
+export async function getProviderWithSecret(
   tenantId: string,
   providerId: string,
-): Promise<ProviderRecord | undefined> {
+): Promise<ProviderWithSecret | undefined> {
   if (!PROVIDER_ID.test(providerId)) return undefined;
   const item = await oauthProviders.get({ tenant: tenantId, provider_id: providerId });
   return item ? { ...toProvider(item), client_secret_sealed: item.client_secret_sealed } : undefined;
 }
 
 export async function getProvider(tenantId: string, providerId: string): Promise<Provider> {
-  const rec = await getProviderRecord(tenantId, providerId);
+  const rec = await getProviderWithSecret(tenantId, providerId);
   if (!rec) throw new NotFound("OAuth provider not found");
   const { client_secret_sealed: _sealed, ...provider } = rec;
   return provider;
 }
 
 /** How to call the provider's token endpoint, its client secret unsealed. */
-export async function clientCredentials(tenantId: string, rec: ProviderRecord): Promise<ClientCredentials> {
+export async function clientCredentials(
+  tenantId: string,
+  rec: ProviderWithSecret,
+): Promise<ClientCredentials> {
   return {
     tokenUrl: rec.token_url,
     clientId: rec.client_id,
@@ -215,7 +218,7 @@ export async function updateProvider(
   providerId: string,
   patch: ProviderPatchIn,
 ): Promise<Provider> {
-  const current = await getProviderRecord(tenantId, providerId);
+  const current = await getProviderWithSecret(tenantId, providerId);
   if (!current) throw new NotFound("OAuth provider not found");
   if (patch.provider_id !== undefined && patch.provider_id !== providerId)
     throw new ValidationFailed([
@@ -243,7 +246,7 @@ export async function updateProvider(
 
 /** Deletes the provider and the tokens obtained through it (they belong to its client registration). */
 export async function deleteProvider(tenantId: string, providerId: string): Promise<void> {
-  if (!(await getProviderRecord(tenantId, providerId))) throw new NotFound("OAuth provider not found");
+  if (!(await getProviderWithSecret(tenantId, providerId))) throw new NotFound("OAuth provider not found");
   await oauthProviders.delete({ tenant: tenantId, provider_id: providerId });
   await deleteProviderTokens(tenantId, providerId);
 }

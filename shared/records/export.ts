@@ -144,13 +144,6 @@ export interface ExportChildItem {
   id: string;
 }
 
-/** The running exports of a workspace (at most config.export.maxRunningPerWorkspace). */
-export interface ExportSlotsItem {
-  PK: string;
-  SK: "SLOTS";
-  running?: Set<string>;
-}
-
 /** An unfinished export, for the sweeper (written with the queue entry, removed when its slot is freed). */
 export interface ActiveExportRecord {
   tenant_id: string;

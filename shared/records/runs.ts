@@ -15,6 +15,7 @@ import { hashShard } from "./shard.ts";
 //   feedback stats  PK <tenant>#<run id>  SK feedback_stats  (re-applied to a run posted after its feedback)
 //   tier            PK <tenant>#<trace id> SK tier           (the trace was upgraded to longlived)
 //   pointer         PK <tenant>#feedback#<id> SK feedback     (a feedback's run, by feedback id)
+//   attachment      PK <tenant>#<run id>  SK attachment#<name> (a file sent with the run; its bytes in S3)
 //   OTLP lineage    PK <tenant>#<trace id> SK otel_span#<span> | otel_await#<parent span>#<span> | otel_pending
 //                   (shared/runs/otlp-lineage.ts: spans stored before their parent, and the runs spans became)
 // Every one carries expires_at (epoch seconds, the table's TTL attribute): a run its tier's retention after
@@ -113,6 +114,60 @@ export interface OtlpAwaitRecord {
   parent_span_id: string;
   start_time: string;
   expires_at: number;
+}
+
+/** One attachment of a run as stored beside it. */
+export interface AttachmentRecord {
+  PK: string;
+  SK: string;
+  tenant_id: string;
+  run_id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  /** The object's key in the platform bucket. */
+  key: string;
+  received_at: string;
+  expires_at: number;
+}
+
+/** A feedback on a run (traceRunKeys.feedback). */
+export interface FeedbackRecord {
+  PK: string;
+  SK: string;
+  GSI1PK: string;
+  GSI1SK: string;
+  id: string;
+  tenant_id: string;
+  run_id: string;
+  trace_id: string | null;
+  session_id: string | null;
+  key: string;
+  score: number | boolean | null;
+  /** JSON text (any JSON, and DynamoDB refuses some maps: empty keys, deep nesting). */
+  value_json: string | null;
+  correction_json: string | null;
+  comment: string | null;
+  source_json: string | null;
+  source_type: string | null;
+  config_json: string | null;
+  created_at: string;
+  modified_at: string;
+  expires_at: number;
+}
+
+/** A feedback's run, by the feedback's id (traceRunKeys.feedbackPointer). */
+export interface FeedbackPointerRecord {
+  run_id: string;
+}
+
+/** A run's feedback summary, kept so a run posted after its feedback gets it back (traceRunKeys.feedbackStats). */
+export interface FeedbackStatsRecord {
+  run_id: string;
+  seq: number;
+  stats_seq?: number;
+  stats_json?: string | null;
+  extend?: boolean;
 }
 
 /** A thread id as a key part: itself, or a digest when long (DynamoDB keys are bounded; the id is any text). */

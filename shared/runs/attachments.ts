@@ -6,7 +6,7 @@ import { forEachLimit } from "../concurrency.ts";
 import { config } from "../config.ts";
 import type { ValidationIssue } from "../errors.ts";
 import type { Attachment } from "../ingest/parts.ts";
-import { traceRunKeys } from "../records/runs.ts";
+import { type AttachmentRecord, traceRunKeys } from "../records/runs.ts";
 import { attachmentObjectKey } from "../retention/run-payloads.ts";
 import { isoNow } from "../time.ts";
 import { recordExpiry } from "./tiers.ts";
@@ -15,21 +15,6 @@ import { recordExpiry } from "./tiers.ts";
 // run's `attachments` this way). The bytes go to S3 under the run's payload prefix, so retention and project
 // deletion take them with the run; a record in the run's partition names each one. A run answers them in
 // `s3_urls` as `attachment.<name>` → {presigned_url, mime_type}, as the hosted platform does.
-
-/** One attachment of a run as stored beside it. */
-export interface AttachmentRecord {
-  PK: string;
-  SK: string;
-  tenant_id: string;
-  run_id: string;
-  name: string;
-  mime_type: string;
-  size: number;
-  /** The object's key in the platform bucket. */
-  key: string;
-  received_at: string;
-  expires_at: number;
-}
 
 /** Names the SDKs accept (no dot: it separates the part name's pieces) and a key can hold. */
 const nameOk = (name: string) =>

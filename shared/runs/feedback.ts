@@ -13,7 +13,13 @@ import {
 } from "../aws/ddb.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { isFeedbackOf, type TraceRunRecord, traceRunKeys } from "../records/runs.ts";
+import {
+  type FeedbackPointerRecord,
+  type FeedbackRecord,
+  isFeedbackOf,
+  type TraceRunRecord,
+  traceRunKeys,
+} from "../records/runs.ts";
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { FeedbackConfig, scaleForFeedback } from "./feedback-configs.ts";
@@ -94,34 +100,6 @@ export const FeedbackOut = z.object({
 });
 export type Feedback = z.output<typeof FeedbackOut>;
 
-interface FeedbackRecord {
-  PK: string;
-  SK: string;
-  GSI1PK: string;
-  GSI1SK: string;
-  id: string;
-  tenant_id: string;
-  run_id: string;
-  trace_id: string | null;
-  session_id: string | null;
-  key: string;
-  score: number | boolean | null;
-  /** JSON text (any JSON, and DynamoDB refuses some maps: empty keys, deep nesting). */
-  value_json: string | null;
-  correction_json: string | null;
-  comment: string | null;
-  source_json: string | null;
-  source_type: string | null;
-  config_json: string | null;
-  created_at: string;
-  modified_at: string;
-  expires_at: number;
-}
-
-interface PointerRecord {
-  run_id: string;
-}
-
 const text = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 const parsed = (t: string | null | undefined) => (typeof t === "string" ? JSON.parse(t) : null);
 
@@ -187,15 +165,6 @@ export function applyStats(tenant: string, runId: string, statsJson: string | nu
     set: { feedback_stats_json: statsJson, feedback_seq: seq },
     atMost: { feedback_seq: seq - 1 },
   });
-}
-
-/** The summary records of runs just posted: each one's summary goes back onto its run. */
-export interface StatsRecord {
-  run_id: string;
-  seq: number;
-  stats_seq?: number;
-  stats_json?: string | null;
-  extend?: boolean;
 }
 
 type RunRef = Pick<TraceRunRecord, "trace_id" | "session_id" | "trace_tier">;
@@ -296,7 +265,7 @@ export async function ingestFeedbackParts(
 }
 
 async function findRecord(tenant: string, id: string): Promise<FeedbackRecord> {
-  const pointer = await getItem<PointerRecord>(
+  const pointer = await getItem<FeedbackPointerRecord>(
     "runs",
     traceRunKeys.feedbackPointer(tenant, id.toLowerCase()),
     true,

@@ -1,9 +1,10 @@
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { conditionalUpdate, queryAll } from "../aws/ddb.ts";
+import { forEachLimit } from "../concurrency.ts";
 import { dottedSegment, type KnownSpan, type LinkedSpan, settle, spanKey } from "../ingest/otlp/lineage.ts";
 import { uuidOfSpanId } from "../ingest/otlp/map.ts";
 import { type OtlpAwaitRecord, type OtlpSpanPointer, traceRunKeys } from "../records/runs.ts";
-import { lineageOf } from "./lineage.ts";
+import { type Lineage, lineageOf } from "./lineage.ts";
 import { recordExpiry } from "./tiers.ts";
 
 // OTLP spans whose parent is not in their request: the parent is looked up among stored runs (by the span id's
@@ -90,24 +91,30 @@ export async function afterStore(tenant: Tenant, spans: LinkedSpan[], waiting: L
   // wait for the spans settled here.
   if (waiting.length) {
     const known = await lookUp(tenant, waiting);
+    const roots = new Map<string, Root[]>();
     for (const s of waiting) {
       const parent = known.get(spanKey(s.trace, s.parentSpanId));
       if (parent?.dotted_order)
-        await settleStored(tenant, s.trace, s.parentSpanId, { ...parent, dotted_order: parent.dotted_order });
+        roots.set(s.trace, [
+          ...(roots.get(s.trace) ?? []),
+          [s.parentSpanId, { ...parent, dotted_order: parent.dotted_order }],
+        ]);
     }
+    for (const [trace, parents] of roots) await settleStored(tenant, trace, parents);
   }
   const settled = spans.filter((s) => s.run.dotted_order !== undefined && !waiting.includes(s));
   for (const trace of await pendingTraces(tenant, settled)) {
     const awaited = await awaitsOf(tenant, trace);
     if (!awaited.length) continue;
-    for (const s of settled.filter((x) => x.trace === trace))
-      await settleStored(
-        tenant,
-        trace,
-        s.spanId,
-        { id: s.run.id, trace_id: s.run.trace_id, dotted_order: s.run.dotted_order! },
-        awaited,
+    const parents = settled
+      .filter((x) => x.trace === trace)
+      .map(
+        (s): Root => [
+          s.spanId,
+          { id: s.run.id, trace_id: s.run.trace_id, dotted_order: s.run.dotted_order! },
+        ],
       );
+    await settleStored(tenant, trace, parents, awaited);
   }
 }
 
@@ -133,25 +140,39 @@ function awaitsOf(tenant: Tenant, trace: string): Promise<OtlpAwaitRecord[]> {
   });
 }
 
-/** The stored runs waiting for span `spanId` of `trace` (now `parent`), and theirs in turn, get their lineage. */
+/** A span stored with its run, whose lineage the runs awaiting it take. */
+type Root = [spanId: string, parent: KnownSpan & { dotted_order: string }];
+
+/**
+ * The stored runs waiting for the `roots` of `trace`, and theirs in turn, get their lineage: a level of the tree at
+ * a time, its runs updated side by side, then the await records settled removed in one batch (one left by a
+ * failure is settled again, to the same lineage, by the next span of the trace).
+ */
 async function settleStored(
   tenant: Tenant,
   trace: string,
-  spanId: string,
-  parent: KnownSpan & { dotted_order: string },
+  roots: Root[],
   awaited?: OtlpAwaitRecord[],
 ): Promise<void> {
   const all = awaited ?? (await awaitsOf(tenant, trace));
-  const queue: [string, KnownSpan & { dotted_order: string }][] = [[spanId, parent]];
+  const settledAwaits: { delete: ReturnType<typeof traceRunKeys.otelAwait> }[] = [];
   const seen = new Set<string>();
-  while (queue.length) {
-    const [span, p] = queue.shift()!;
-    if (seen.has(span)) continue;
-    seen.add(span);
-    for (const a of all.filter((x) => x.parent_span_id === span)) {
-      const dotted_order = `${p.dotted_order}.${dottedSegment(a.start_time, a.run_id)}`;
-      const lineage = lineageOf({ id: a.run_id, dotted_order, trace_id: p.trace_id, parent_run_id: p.id });
-      await conditionalUpdate("runs", traceRunKeys.run(tenant, a.run_id), {
+  for (let level = roots; level.length; ) {
+    const next: Root[] = [];
+    const updates: { runId: string; dotted_order: string; lineage: Lineage }[] = [];
+    for (const [span, p] of level) {
+      if (seen.has(span)) continue;
+      seen.add(span);
+      for (const a of all.filter((x) => x.parent_span_id === span)) {
+        const dotted_order = `${p.dotted_order}.${dottedSegment(a.start_time, a.run_id)}`;
+        const lineage = lineageOf({ id: a.run_id, dotted_order, trace_id: p.trace_id, parent_run_id: p.id });
+        updates.push({ runId: a.run_id, dotted_order, lineage });
+        next.push([a.span_id, { id: a.run_id, trace_id: p.trace_id, dotted_order }]);
+        settledAwaits.push({ delete: traceRunKeys.otelAwait(tenant, trace, span, a.span_id) });
+      }
+    }
+    await forEachLimit(updates, 8, async ({ runId, dotted_order, lineage }) => {
+      await conditionalUpdate("runs", traceRunKeys.run(tenant, runId), {
         set: {
           ...lineage,
           dotted_order,
@@ -159,8 +180,8 @@ async function settleStored(
           GSI2SK: dotted_order,
         },
       });
-      await batchWrite("runs", [{ delete: traceRunKeys.otelAwait(tenant, trace, span, a.span_id) }]);
-      queue.push([a.span_id, { id: a.run_id, trace_id: p.trace_id, dotted_order }]);
-    }
+    });
+    level = next;
   }
+  if (settledAwaits.length) await batchWrite("runs", settledAwaits, { parallel: true });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { aggregateRunStats, percentile, type StatRun } from "./stats.ts";
+import { percentile } from "../percentile.ts";
+import { aggregateRunStats, type StatRun } from "./stats.ts";
 
 const run = (over: Partial<StatRun>): StatRun => ({
   start_time: "2026-01-01T00:00:00.000000Z",

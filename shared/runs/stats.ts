@@ -1,6 +1,7 @@
 import { config } from "../config.ts";
 import { dict } from "../dict.ts";
 import { validationError } from "../errors.ts";
+import { percentile } from "../percentile.ts";
 import { queryRuns, type RunQuery } from "./query.ts";
 import type { RunField } from "./wire.ts";
 
@@ -38,25 +39,18 @@ const STAT_FIELDS: RunField[] = [
   "feedback_stats",
 ];
 
-/** Nearest-rank percentile of sorted values; null when there are none. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (!sorted.length) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
 const seconds = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 1000;
 const sum = (xs: readonly (number | null)[]) => {
   const present = xs.filter((x): x is number => typeof x === "number");
   return present.length ? present.reduce((a, b) => a + b, 0) : null;
 };
-const ascending = (xs: number[]) => xs.sort((a, b) => a - b);
 
 export function aggregateRunStats(runs: readonly StatRun[]) {
-  const latencies = ascending(runs.flatMap((r) => (r.end_time ? [seconds(r.start_time, r.end_time)] : [])));
-  const firstTokens = ascending(
-    runs.flatMap((r) => (r.first_token_time ? [seconds(r.start_time, r.first_token_time)] : [])),
+  const latencies = runs.flatMap((r) => (r.end_time ? [seconds(r.start_time, r.end_time)] : []));
+  const firstTokens = runs.flatMap((r) =>
+    r.first_token_time ? [seconds(r.start_time, r.first_token_time)] : [],
   );
-  const tokens = ascending(runs.flatMap((r) => (r.total_tokens > 0 ? [r.total_tokens] : [])));
+  const tokens = runs.flatMap((r) => (r.total_tokens > 0 ? [r.total_tokens] : []));
   // Feedback keys and values are the callers' words: maps without a prototype (a key `__proto__` is a key).
   const feedback = dict<{ n: number; avg: number | null; values: Record<string, number> }>();
   const scored = dict<{ n: number; total: number }>();

@@ -8,6 +8,7 @@ import type { ValidationIssue } from "../errors.ts";
 import { priceEntriesFor } from "../llm/price-store.ts";
 import { projectTier, recordRuns, resolveProject } from "../projects/projects.ts";
 import {
+  type FeedbackStatsRecord,
   isExpired,
   JSON_FIELDS,
   shardOf,
@@ -21,7 +22,7 @@ import {
 import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime, dayOf } from "../time.ts";
 import { deriveFields } from "./derive.ts";
-import { applyStats, type StatsRecord } from "./feedback.ts";
+import { applyStats } from "./feedback.ts";
 import { lineageOf } from "./lineage.ts";
 import { loadFields, storeField } from "./payloads.ts";
 import { RunCreate, type RunCreateIn, RunPatch, type RunPatchIn } from "./schema.ts";
@@ -202,7 +203,7 @@ export async function ingestPosts(
   const ids = [...byId.keys()];
   // What arrived before the post (or before it was sent again): patches, and the feedback summary.
   const records = await batchGet<
-    (TraceRunPatchRecord & { SK: "patch" }) | (StatsRecord & { SK: "feedback_stats" })
+    (TraceRunPatchRecord & { SK: "patch" }) | (FeedbackStatsRecord & { SK: "feedback_stats" })
   >(
     "runs",
     ids.flatMap((id) => [traceRunKeys.patch(tenant, id), traceRunKeys.feedbackStats(tenant, id)]),
@@ -236,7 +237,7 @@ const refusals = (ids: Iterable<string>) => {
 /** A run's feedback summary back on the run; feedback that extends retention upgrades the run's trace. */
 async function applyFeedback(
   tenant: string,
-  r: StatsRecord,
+  r: FeedbackStatsRecord,
   byId: Map<string, { item: TraceRunItem }>,
 ): Promise<void> {
   if (typeof r.stats_seq === "number") await applyStats(tenant, r.run_id, r.stats_json ?? null, r.stats_seq);

@@ -81,6 +81,20 @@ export function graphRepoFiles(nodes: string[], opts: { prelude?: string; graphI
   };
 }
 
+/** A one-node graph with a custom HTTP app (src/app.mjs) and, when given, custom auth (src/auth.mjs). */
+export function appRepoFiles(files: { app: string; auth?: string }): Files {
+  return {
+    ...graphRepoFiles(["a"]),
+    "langgraph.json": JSON.stringify({
+      graphs: { agent: "./src/graph.mjs:graph" },
+      ...(files.auth === undefined ? {} : { auth: { path: "./src/auth.mjs:auth" } }),
+      http: { app: "./src/app.mjs:app" },
+    }),
+    ...(files.auth === undefined ? {} : { "src/auth.mjs": files.auth }),
+    "src/app.mjs": files.app,
+  };
+}
+
 /** Deploys a repository through /v2/deployments and waits until its first revision is DEPLOYED. */
 export async function deployRepo(
   repoDir: string,

@@ -13,48 +13,22 @@ import {
   ReactFlow,
 } from "@xyflow/react";
 import { memo, useMemo } from "react";
+import type { GraphLayout, NodeKind, NodeStatus } from "./graph-layout.ts";
 import { pathThrough } from "./graph-path.ts";
 
 // A graph drawn with React Flow (@xyflow/react) from positions computed beforehand (the studio's dagre layout):
 // nodes show their run status and breakpoints, conditional edges are dashed, a subgraph is a box around its
 // nodes. Nodes are buttons for the keyboard (Tab, Enter) as React Flow makes them focusable.
 
-export type CanvasStatus = "running" | "done" | "error" | "interrupted";
-
-export interface CanvasNode {
-  id: string;
-  label: string;
-  kind: "start" | "end" | "node";
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  detail?: string;
-}
-
-export interface CanvasGraph {
-  nodes: CanvasNode[];
-  edges: {
-    id: string;
-    source: string;
-    target: string;
-    conditional: boolean;
-    label?: string;
-    points: { x: number; y: number }[];
-  }[];
-  clusters: { id: string; label: string; x: number; y: number; width: number; height: number }[];
-}
-
 interface NodeData extends Record<string, unknown> {
   label: string;
-  kind: CanvasNode["kind"];
-  status?: CanvasStatus;
+  kind: NodeKind;
+  status?: NodeStatus;
   before?: boolean;
   after?: boolean;
-  detail?: string;
 }
 
-const STATUS_TEXT: Record<CanvasStatus, string> = {
+const STATUS_TEXT: Record<NodeStatus, string> = {
   running: "running",
   done: "finished",
   error: "failed",
@@ -66,7 +40,6 @@ const GraphNode = memo(function GraphNode({ data, selected }: NodeProps<Node<Nod
     <div
       className={`gc-node gc-${data.kind}${selected ? " gc-selected" : ""}`}
       data-status={data.status ?? "idle"}
-      title={data.detail}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       {data.before && <span className="gc-bp gc-bp-before" title="Pauses before" aria-hidden="true" />}
@@ -124,8 +97,8 @@ export function GraphCanvas({
   onSelect,
   label,
 }: {
-  graph: CanvasGraph;
-  statuses: Record<string, CanvasStatus>;
+  graph: GraphLayout;
+  statuses: Record<string, NodeStatus>;
   before: string[];
   after: string[];
   selected?: string;
@@ -162,7 +135,6 @@ export function GraphCanvas({
             status,
             before: before.includes(n.id),
             after: after.includes(n.id),
-            detail: n.detail,
           },
           style: { width: n.width, height: n.height },
           selected: n.id === selected,

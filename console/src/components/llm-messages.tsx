@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { pretty } from "../views/traces/format.ts";
+import { pretty } from "../format.ts";
 
 // An llm run's messages in the platform format (shared/llm/format.ts): roles, text, reasoning, tool calls with
 // their arguments beside their results, media blocks and server tool calls. Everything is React text; media

@@ -1,28 +1,10 @@
+import { fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, ms, pretty } from "../format.ts";
 import { useApi } from "../hooks.ts";
-import {
-  fmtCost,
-  fmtDuration,
-  fmtNumber,
-  fmtTime,
-  latencyMs,
-  ms,
-  pretty,
-  type Run,
-} from "../views/traces/format.ts";
+import type { Feedback, Run } from "../wire.ts";
 import { LlmMessages } from "./llm-messages.tsx";
 
 // One run of a trace: its facts, an llm run's messages (or any run's inputs and outputs), its error, and its
 // attachments, and its feedback (the summary the run carries and the list from /feedback).
-interface Feedback {
-  id: string;
-  key: string;
-  score: number | boolean | null;
-  value: unknown;
-  comment: string | null;
-  feedback_source: { type?: string } | null;
-  created_at: string;
-}
-
 export function RunDetail({ runId }: { runId: string }) {
   const { data: run, error } = useApi<Run>(`/api/v1/runs/${runId}`);
   if (error)
@@ -206,7 +188,9 @@ function RunFeedback({ run }: { run: Run }) {
                 <td>{f.score === null ? "—" : String(f.score)}</td>
                 <td>{f.value === null || f.value === undefined ? "—" : pretty(f.value, 500)}</td>
                 <td>{f.comment ?? "—"}</td>
-                <td className="hide-narrow">{f.feedback_source?.type ?? "—"}</td>
+                <td className="hide-narrow">
+                  {typeof f.feedback_source?.type === "string" ? f.feedback_source.type : "—"}
+                </td>
                 <td className="hide-narrow">{fmtTime(f.created_at)}</td>
               </tr>
             ))}

@@ -1,18 +1,9 @@
 import { useCallback } from "react";
+import { shortId, time, when } from "../format.ts";
 import { useApi, useInterval } from "../hooks.ts";
 import { href } from "../router.ts";
-import {
-  type Deployment,
-  type Page,
-  type Revision,
-  type RevisionLogs,
-  repoOf,
-  shortId,
-  statusKind,
-  TERMINAL,
-  time,
-  when,
-} from "./deployment-data.ts";
+import type { Deployment, Page, Revision, RevisionLogs } from "../wire.ts";
+import { repoOf, statusKind, TERMINAL } from "./deployment-data.ts";
 
 const LIVE_MS = 1500;
 

@@ -1,7 +1,9 @@
 import { useState } from "react";
+import { when } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { href } from "../router.ts";
-import { type Deployment, type Page, repoOf, when } from "./deployment-data.ts";
+import type { Deployment, Page } from "../wire.ts";
+import { repoOf } from "./deployment-data.ts";
 import { DeploymentPage } from "./deployment-page.tsx";
 
 // Deployments (issue 18 item 3): `#/deployments` lists them; `#/deployments/<id>[/<revision id>]` is a

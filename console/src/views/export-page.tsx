@@ -1,17 +1,10 @@
 import { useCallback, useState } from "react";
 import { api } from "../api.ts";
+import { shortId, when } from "../format.ts";
 import { useApi, useInterval } from "../hooks.ts";
 import { href } from "../router.ts";
-import {
-  type BulkExport,
-  type Destination,
-  dayOrTime,
-  type ExportRun,
-  FINAL,
-  shortId,
-  when,
-  windowText,
-} from "./export-data.ts";
+import type { BulkExport, Destination, ExportRun } from "../wire.ts";
+import { dayOrTime, FINAL, windowText } from "./export-data.ts";
 
 const LIVE_MS = 1500;
 const SCHEDULE_MS = 10_000;

@@ -1,14 +1,8 @@
+import { shortId, when } from "../format.ts";
 import { useApi, useInterval } from "../hooks.ts";
 import { href } from "../router.ts";
-import {
-  type BulkExport,
-  type Destination,
-  FINAL,
-  shortId,
-  useExportPages,
-  when,
-  windowText,
-} from "./export-data.ts";
+import type { BulkExport, Destination } from "../wire.ts";
+import { FINAL, useExportPages, windowText } from "./export-data.ts";
 import { ExportPage } from "./export-page.tsx";
 
 // Bulk exports (issue 18 item 2): `#/exports` lists destinations and exports; `#/exports/<id>` is an export's

@@ -1,5 +1,4 @@
-import type { Interrupt, Message, StreamPart, ThreadState, ToolCall } from "./playground-api.ts";
-import { pendingInterrupts } from "./playground-api.ts";
+import type { Interrupt, Message, StreamPart, ThreadState, ToolCall } from "../wire.ts";
 
 // The chat's state while a run streams: `values` frames carry the thread's messages so far (authoritative);
 // `messages` frames (stream mode messages-tuple) carry chunks of the message being generated, merged by id and
@@ -126,4 +125,11 @@ function withToolCalls(m: Message): Message {
     return { id: c.id, name: c.name ?? "", args };
   });
   return { ...m, tool_calls: calls };
+}
+
+/** The interrupts waiting on a thread's state, wherever the server put them. */
+export function pendingInterrupts(state: ThreadState | undefined): Interrupt[] {
+  if (!state) return [];
+  const fromTasks = (state.tasks ?? []).flatMap((t) => t.interrupts ?? []);
+  return fromTasks.length ? fromTasks : (state.interrupts ?? []);
 }

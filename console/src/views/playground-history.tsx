@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import type { AgentServer, ThreadState } from "./playground-api.ts";
+import type { AgentServer } from "../agent-api.ts";
+import type { ThreadState } from "../wire.ts";
 import { messagesOf } from "./playground-chat.ts";
 import { MessageList } from "./playground-messages.tsx";
 

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { Interrupt } from "./playground-api.ts";
+import type { Interrupt } from "../wire.ts";
 
 // An interrupt waiting on the thread, with the ways to resume it: Approve, Edit (the pending tool call's
 // arguments, one field each) or Reject. The decision is the resume value of a new run's `command`.

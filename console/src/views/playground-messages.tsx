@@ -1,4 +1,4 @@
-import type { Message } from "./playground-api.ts";
+import type { Message } from "../wire.ts";
 
 // A thread's messages as a role=log list: who said it, its text, an AI message's tool calls (name + args)
 // with their results beside them; tool messages no call here claims are shown on their own.

@@ -1,8 +1,10 @@
 import "./playground-styles.css";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { useApi } from "../hooks.ts";
+import { agentServer } from "../agent-api.ts";
+import { AssistantSelect } from "../components/assistant-select.tsx";
+import { DeploymentPicker } from "../components/deployment-picker.tsx";
 import { href } from "../router.ts";
-import { type Assistant, agentServer, type Thread } from "./playground-api.ts";
+import type { Assistant, Thread } from "../wire.ts";
 import { chatReducer, emptyChat, shownMessages } from "./playground-chat.ts";
 import { History } from "./playground-history.tsx";
 import { type Decision, InterruptPanel } from "./playground-interrupt.tsx";
@@ -15,34 +17,16 @@ const STREAM_MODE = ["messages-tuple", "values", "updates"];
 
 export function Playground({ route }: { route: string[] }) {
   const deploymentId = route[0];
-  if (!deploymentId) return <DeploymentPicker />;
+  if (!deploymentId)
+    return (
+      <DeploymentPicker
+        section="playground"
+        title="Playground"
+        intro="Chat with a deployment's agents."
+        className="pg"
+      />
+    );
   return <ChatPlayground key={deploymentId} deploymentId={deploymentId} initialAssistant={route[1]} />;
-}
-
-function DeploymentPicker() {
-  const { data, error, loading } = useApi<{ resources: { id: string; name: string; status?: string }[] }>(
-    "/v2/deployments?limit=100",
-  );
-  return (
-    <section className="pg">
-      <h1>Playground</h1>
-      <p>Chat with a deployment's agents. Choose a deployment:</p>
-      {error && <p role="alert">{error}</p>}
-      {loading && <p className="muted">Loading…</p>}
-      {data?.resources.length === 0 && (
-        <p className="muted">
-          No deployments yet: create one in <a href={href("deployments")}>Deployments</a>.
-        </p>
-      )}
-      <ul aria-label="Deployments">
-        {data?.resources.map((d) => (
-          <li key={d.id}>
-            <a href={href("playground", d.id)}>{d.name}</a> <span className="muted">{d.status}</span>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
 }
 
 const threadLabel = (t: Thread) =>
@@ -170,22 +154,17 @@ function ChatPlayground({
       </p>
       {error && <p role="alert">{error}</p>}
       <div className="pg-bar">
-        <label>
+        <label htmlFor="pg-assistant">
           Assistant
-          <select
-            value={assistantId ?? ""}
-            onChange={(e) => {
-              setAssistantId(e.target.value);
+          <AssistantSelect
+            id="pg-assistant"
+            assistants={assistants}
+            value={assistantId}
+            onChange={(id) => {
+              setAssistantId(id);
               chooseThread(undefined);
             }}
-          >
-            {!assistants && <option value="">Loading…</option>}
-            {assistants?.map((a) => (
-              <option key={a.assistant_id} value={a.assistant_id}>
-                {a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id}
-              </option>
-            ))}
-          </select>
+          />
         </label>
         <label>
           Thread

@@ -1,16 +1,11 @@
 import { z } from "zod";
-import { getRevision, readLog } from "../../../shared/control/revisions.ts";
+import { getRevision, RevisionLogsOut, readLog } from "../../../shared/control/revisions.ts";
 import { defineHandler } from "../../handler.ts";
 
 // The build and deploy logs as text (each line time-stamped); empty until that phase has started.
 export const handler = defineHandler({
   params: z.object({ deployment_id: z.uuid(), revision_id: z.uuid() }),
-  response: z.object({
-    revision_id: z.string(),
-    status: z.string(),
-    build_log: z.string(),
-    deploy_log: z.string(),
-  }),
+  response: RevisionLogsOut,
   handle: async ({ tenantId, params }) => {
     const r = await getRevision(tenantId, params.deployment_id, params.revision_id);
     const [build_log, deploy_log] = await Promise.all([readLog(r, "build"), readLog(r, "deploy")]);

@@ -112,204 +112,28 @@ function unsignedService(req: IncomingMessage): Service {
   return "s3";
 }
 
+/** What every call through one proxy reads: its options, and what they resolve to once. */
+interface ProxyContext {
+  opts: PolicyProxyOptions;
+  account: string;
+  tables: ReturnType<typeof localTables>;
+  s3Creds: { accessKeyId: string; secretAccessKey: string };
+  upstreamS3: URL;
+  upstreamDynamo: URL;
+}
+
 export function createPolicyProxy(
   opts: PolicyProxyOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const account = opts.account ?? LOCAL_ACCOUNT;
-  const tables = localTables(opts.region, account);
-  const s3Creds = opts.s3Credentials ?? {
-    accessKeyId: S3_ACCESS_KEY_ID,
-    secretAccessKey: S3_SECRET_ACCESS_KEY,
+  const ctx: ProxyContext = {
+    opts,
+    account,
+    tables: localTables(opts.region, account),
+    s3Creds: opts.s3Credentials ?? { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
+    upstreamS3: new URL(opts.upstream.s3.endpoint),
+    upstreamDynamo: new URL(opts.upstream.dynamodb.endpoint),
   };
-  const upstreamS3 = new URL(opts.upstream.s3.endpoint);
-  const upstreamDynamo = new URL(opts.upstream.dynamodb.endpoint);
-
-  async function authenticate(
-    req: IncomingMessage,
-    cred: Credential | PresignedCredential,
-    payloadHash: string | undefined,
-  ): Promise<ProxyPrincipal> {
-    const req_ = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
-    if ("amzDate" in cred) {
-      const at = presignedTime(cred);
-      const who = opts.principal(cred.accessKeyId);
-      if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
-      if (!(await presignatureMatches(req_, cred, who.secretAccessKey, at)))
-        throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
-      return who;
-    }
-    const at = requestTime(req.headers["x-amz-date"]);
-    if (String(req.headers["x-amz-date"]).slice(0, 8) !== cred.date)
-      throw new Refused(
-        "SignatureDoesNotMatch",
-        "The credential scope's date is not the request's date.",
-        403,
-      );
-    const who = opts.principal(cred.accessKeyId);
-    if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
-    if (!(await signatureMatches(req_, cred, who.secretAccessKey, at, payloadHash)))
-      throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
-    return who;
-  }
-
-  function authorize(who: ProxyPrincipal, auths: Authorization[]): void {
-    const denial = firstDenial(who.arn, account, who.policy, auths);
-    if (denial) throw accessDenied(who.arn, denial);
-  }
-
-  async function dynamodb(req: IncomingMessage, res: ServerResponse, cred: Credential) {
-    const body = await readLimited(req, MAX_DYNAMO_BODY);
-    const who = await authenticate(req, cred, sha256Hex(body));
-    const op = dynamoOperation(req.headers["x-amz-target"]);
-    const input = jsonOf(body);
-    authorize(who, dynamoAuthorizations(op, input, tables));
-    // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
-    const checked = Buffer.from(JSON.stringify(input));
-    const headers = {
-      ...passed(req, ["transfer-encoding"]),
-      host: upstreamDynamo.host,
-      "content-length": String(checked.length),
-    };
-    forward(req, res, opts.upstream.dynamodb, headers, checked);
-  }
-
-  async function s3(req: IncomingMessage, res: ServerResponse, cred: Credential | PresignedCredential) {
-    const method = req.method ?? "GET";
-    const presigned = "amzDate" in cred;
-    const declared = presigned ? "UNSIGNED-PAYLOAD" : req.headers["x-amz-content-sha256"];
-    if (typeof declared !== "string" || !(declared === "UNSIGNED-PAYLOAD" || /^[0-9a-f]{64}$/.test(declared)))
-      throw new Refused(
-        "InvalidArgument",
-        "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or the payload's SHA-256 (no streaming signatures).",
-        400,
-      );
-    // Authenticated first, as S3 does: a caller without a valid signature learns nothing of how its call reads.
-    let call: S3Call | undefined;
-    let unreadable: unknown;
-    try {
-      const target = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
-      call = s3Authorizations(method, target, req.headers["x-amz-copy-source"]);
-    } catch (err) {
-      unreadable = err;
-    }
-    const body = call?.deleteObjects ? await readLimited(req, MAX_DELETE_BODY) : undefined;
-    const who = await authenticate(req, cred, body && sha256Hex(body));
-    if (!call) throw unreadable;
-    const bucket = call.bucket ?? "";
-    const auths = body
-      ? s3DeleteObjects(body.toString("utf8")).map(({ key, versioned }) => ({
-          action: versioned ? "s3:DeleteObjectVersion" : "s3:DeleteObject",
-          resource: objectArn(bucket, key),
-          context: {},
-        }))
-      : call.authorizations;
-    authorize(who, auths);
-    const headers = {
-      ...passed(req, ["authorization", "x-amz-date"]),
-      host: upstreamS3.host,
-      ...(presigned ? { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } : {}),
-    };
-    // A presigned URL's own authentication goes no further: the upstream request is signed as the proxy.
-    const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
-    const query = queryOf(url);
-    const signed = await signer("s3", opts.region, s3Creds).sign({
-      method,
-      protocol: upstreamS3.protocol,
-      hostname: upstreamS3.hostname,
-      port: Number(upstreamS3.port) || undefined,
-      path: url.split("?")[0],
-      query,
-      headers,
-    });
-    forward(req, res, opts.upstream.s3, signed.headers, body, url);
-  }
-
-  async function emulated(
-    req: IncomingMessage,
-    res: ServerResponse,
-    cred: Credential,
-    service: EmulatedService,
-  ) {
-    if (!opts.upstream.emulator || !opts.kms)
-      throw new Refused(
-        "AccessDeniedException",
-        `The local cloud's proxy does not serve ${service} here.`,
-        403,
-      );
-    const body = await readLimited(req, MAX_EMULATED_BODY);
-    const who = await authenticate(req, cred, sha256Hex(body));
-    const input = body.length ? (jsonOf(body) as Record<string, unknown>) : undefined;
-    const target = req.headers["x-amz-target"];
-    const call = {
-      target: typeof target === "string" ? target : undefined,
-      method: req.method ?? "GET",
-      url: req.url ?? "/",
-    };
-    // A Lambda payload is the function's event whatever it holds; the other services take a JSON object.
-    if (
-      service !== "lambda" &&
-      input !== undefined &&
-      (typeof input !== "object" || input === null || Array.isArray(input))
-    )
-      throw new Refused("SerializationException", "The request body is not a JSON object.");
-    authorize(
-      who,
-      serviceAuthorizations(
-        service,
-        { ...call, input: service === "lambda" ? undefined : input },
-        {
-          region: opts.region,
-          account,
-          ...opts.kms,
-        },
-      ),
-    );
-    const to = opts.upstream.emulator;
-    forward(
-      req,
-      res,
-      to,
-      {
-        ...passed(req, ["transfer-encoding"]),
-        host: new URL(to.endpoint).host,
-        "content-length": String(body.length),
-      },
-      body,
-    );
-  }
-
-  /** Sends what was allowed on to its backend, with the backend's token (whatever token the caller sent is dropped). */
-  function forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    backend: Backend,
-    headers: Record<string, string | string[] | undefined>,
-    body: Buffer | undefined,
-    path = req.url,
-  ) {
-    const to = new URL(backend.endpoint);
-    const up = httpRequest(
-      {
-        hostname: to.hostname,
-        port: to.port,
-        method: req.method,
-        path,
-        headers: { ...headers, [BACKEND_TOKEN_HEADER]: backend.token },
-      },
-      (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      },
-    );
-    up.on("error", () => {
-      if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
-      else res.destroy();
-    });
-    res.on("close", () => up.destroy());
-    if (body) up.end(body);
-    else req.pipe(up);
-  }
-
   return (req, res) => {
     // Which service's error shape to answer in before the signature says which service it is for.
     let service = unsignedService(req);
@@ -319,13 +143,13 @@ export function createPolicyProxy(
       if (presignedCred) {
         if (presignedCred.service !== "s3")
           throw new Refused("AccessDenied", "Only S3 takes presigned URLs here.", 403);
-        if (presignedCred.region !== opts.region)
+        if (presignedCred.region !== ctx.opts.region)
           throw new Refused(
             "AuthorizationQueryParametersError",
-            `The credential scope's region must be ${opts.region}.`,
+            `The credential scope's region must be ${ctx.opts.region}.`,
             400,
           );
-        return await s3(req, res, presignedCred);
+        return await s3Call(ctx, req, res, presignedCred);
       }
       const cred = parseAuthorization(req.headers.authorization);
       const emulatedService = EMULATED_SERVICES.find((s) => s === cred.service);
@@ -336,18 +160,208 @@ export function createPolicyProxy(
           403,
         );
       service = emulatedService ?? (cred.service as Service);
-      if (cred.region !== opts.region)
+      if (cred.region !== ctx.opts.region)
         throw new Refused(
           service === "s3" ? "AuthorizationHeaderMalformed" : "IncompleteSignature",
-          `The credential scope's region must be ${opts.region}, not ${cred.region}.`,
+          `The credential scope's region must be ${ctx.opts.region}, not ${cred.region}.`,
           400,
         );
-      if (emulatedService) return await emulated(req, res, cred, emulatedService);
-      await (service === "dynamodb" ? dynamodb(req, res, cred) : s3(req, res, cred));
+      if (emulatedService) return await emulatedCall(ctx, req, res, cred, emulatedService);
+      await (service === "dynamodb" ? dynamodbCall(ctx, req, res, cred) : s3Call(ctx, req, res, cred));
     })().catch((err) => {
       req.resume();
       if (err instanceof Refused) return sendRefusal(res, service, err);
       sendRefusal(res, service, new Refused("InternalError", "The proxy failed to handle the request.", 500));
     });
   };
+}
+
+async function authenticate(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  cred: Credential | PresignedCredential,
+  payloadHash: string | undefined,
+): Promise<ProxyPrincipal> {
+  const req_ = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
+  if ("amzDate" in cred) {
+    const at = presignedTime(cred);
+    const who = ctx.opts.principal(cred.accessKeyId);
+    if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
+    if (!(await presignatureMatches(req_, cred, who.secretAccessKey, at)))
+      throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
+    return who;
+  }
+  const at = requestTime(req.headers["x-amz-date"]);
+  if (String(req.headers["x-amz-date"]).slice(0, 8) !== cred.date)
+    throw new Refused("SignatureDoesNotMatch", "The credential scope's date is not the request's date.", 403);
+  const who = ctx.opts.principal(cred.accessKeyId);
+  if (!who) throw new Refused("InvalidAccessKeyId", "Unknown access key", 403);
+  if (!(await signatureMatches(req_, cred, who.secretAccessKey, at, payloadHash)))
+    throw new Refused("SignatureDoesNotMatch", "The request signature does not match.", 403);
+  return who;
+}
+
+function authorize(ctx: ProxyContext, who: ProxyPrincipal, auths: Authorization[]): void {
+  const denial = firstDenial(who.arn, ctx.account, who.policy, auths);
+  if (denial) throw accessDenied(who.arn, denial);
+}
+
+async function dynamodbCall(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, cred: Credential) {
+  const body = await readLimited(req, MAX_DYNAMO_BODY);
+  const who = await authenticate(ctx, req, cred, sha256Hex(body));
+  const op = dynamoOperation(req.headers["x-amz-target"]);
+  const input = jsonOf(body);
+  authorize(ctx, who, dynamoAuthorizations(op, input, ctx.tables));
+  // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
+  const checked = Buffer.from(JSON.stringify(input));
+  const headers = {
+    ...passed(req, ["transfer-encoding"]),
+    host: ctx.upstreamDynamo.host,
+    "content-length": String(checked.length),
+  };
+  forward(req, res, ctx.opts.upstream.dynamodb, headers, checked);
+}
+
+async function s3Call(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cred: Credential | PresignedCredential,
+) {
+  const method = req.method ?? "GET";
+  const presigned = "amzDate" in cred;
+  const declared = presigned ? "UNSIGNED-PAYLOAD" : req.headers["x-amz-content-sha256"];
+  if (typeof declared !== "string" || !(declared === "UNSIGNED-PAYLOAD" || /^[0-9a-f]{64}$/.test(declared)))
+    throw new Refused(
+      "InvalidArgument",
+      "x-amz-content-sha256 must be UNSIGNED-PAYLOAD or the payload's SHA-256 (no streaming signatures).",
+      400,
+    );
+  // Authenticated first, as S3 does: a caller without a valid signature learns nothing of how its call reads.
+  let call: S3Call | undefined;
+  let unreadable: unknown;
+  try {
+    const target = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+    call = s3Authorizations(method, target, req.headers["x-amz-copy-source"]);
+  } catch (err) {
+    unreadable = err;
+  }
+  const body = call?.deleteObjects ? await readLimited(req, MAX_DELETE_BODY) : undefined;
+  const who = await authenticate(ctx, req, cred, body && sha256Hex(body));
+  if (!call) throw unreadable;
+  const bucket = call.bucket ?? "";
+  const auths = body
+    ? s3DeleteObjects(body.toString("utf8")).map(({ key, versioned }) => ({
+        action: versioned ? "s3:DeleteObjectVersion" : "s3:DeleteObject",
+        resource: objectArn(bucket, key),
+        context: {},
+      }))
+    : call.authorizations;
+  authorize(ctx, who, auths);
+  const headers = {
+    ...passed(req, ["authorization", "x-amz-date"]),
+    host: ctx.upstreamS3.host,
+    ...(presigned ? { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } : {}),
+  };
+  // A presigned URL's own authentication goes no further: the upstream request is signed as the proxy.
+  const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+  const query = queryOf(url);
+  const signed = await signer("s3", ctx.opts.region, ctx.s3Creds).sign({
+    method,
+    protocol: ctx.upstreamS3.protocol,
+    hostname: ctx.upstreamS3.hostname,
+    port: Number(ctx.upstreamS3.port) || undefined,
+    path: url.split("?")[0],
+    query,
+    headers,
+  });
+  forward(req, res, ctx.opts.upstream.s3, signed.headers, body, url);
+}
+
+async function emulatedCall(
+  ctx: ProxyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cred: Credential,
+  service: EmulatedService,
+) {
+  if (!ctx.opts.upstream.emulator || !ctx.opts.kms)
+    throw new Refused(
+      "AccessDeniedException",
+      `The local cloud's proxy does not serve ${service} here.`,
+      403,
+    );
+  const body = await readLimited(req, MAX_EMULATED_BODY);
+  const who = await authenticate(ctx, req, cred, sha256Hex(body));
+  const input = body.length ? (jsonOf(body) as Record<string, unknown>) : undefined;
+  const target = req.headers["x-amz-target"];
+  const call = {
+    target: typeof target === "string" ? target : undefined,
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+  };
+  // A Lambda payload is the function's event whatever it holds; the other services take a JSON object.
+  if (
+    service !== "lambda" &&
+    input !== undefined &&
+    (typeof input !== "object" || input === null || Array.isArray(input))
+  )
+    throw new Refused("SerializationException", "The request body is not a JSON object.");
+  authorize(
+    ctx,
+    who,
+    serviceAuthorizations(
+      service,
+      { ...call, input: service === "lambda" ? undefined : input },
+      {
+        region: ctx.opts.region,
+        account: ctx.account,
+        ...ctx.opts.kms,
+      },
+    ),
+  );
+  const to = ctx.opts.upstream.emulator;
+  forward(
+    req,
+    res,
+    to,
+    {
+      ...passed(req, ["transfer-encoding"]),
+      host: new URL(to.endpoint).host,
+      "content-length": String(body.length),
+    },
+    body,
+  );
+}
+
+/** Sends what was allowed on to its backend, with the backend's token (whatever token the caller sent is dropped). */
+function forward(
+  req: IncomingMessage,
+  res: ServerResponse,
+  backend: Backend,
+  headers: Record<string, string | string[] | undefined>,
+  body: Buffer | undefined,
+  path = req.url,
+) {
+  const to = new URL(backend.endpoint);
+  const up = httpRequest(
+    {
+      hostname: to.hostname,
+      port: to.port,
+      method: req.method,
+      path,
+      headers: { ...headers, [BACKEND_TOKEN_HEADER]: backend.token },
+    },
+    (upRes) => {
+      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+      upRes.pipe(res);
+    },
+  );
+  up.on("error", () => {
+    if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
+    else res.destroy();
+  });
+  res.on("close", () => up.destroy());
+  if (body) up.end(body);
+  else req.pipe(up);
 }

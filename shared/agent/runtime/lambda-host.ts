@@ -12,18 +12,20 @@ import {
 import {
   CreateFunctionCommand,
   DeleteFunctionCommand,
+  DeleteFunctionConcurrencyCommand,
   GetFunctionCommand,
   InvokeCommand,
   ListVersionsByFunctionCommand,
   PublishVersionCommand,
   PutFunctionConcurrencyCommand,
+  PutFunctionEventInvokeConfigCommand,
   UpdateFunctionCodeCommand,
   UpdateFunctionConfigurationCommand,
   waitUntilFunctionActiveV2,
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { iam, lambda, lambdaControl, s3 } from "../../aws/clients.ts";
+import { iam, lambdaControl, s3 } from "../../aws/clients.ts";
 import { invokeTask } from "../../aws/invoke.ts";
 import { RUNTIME_LAYER_BUDGET_BYTES, revisionTooLarge } from "../../aws/lambda-limits.ts";
 import { config } from "../../config.ts";
@@ -144,20 +146,36 @@ async function uploadCode(r: RuntimeDeploy): Promise<{ S3Bucket: string; S3Key: 
 const notFound = (err: unknown) =>
   ["ResourceNotFoundException", "NoSuchEntityException", "NoSuchEntity"].includes((err as Error)?.name);
 
+/**
+ * The runtime role by name, or undefined when there is none. IAM evaluates GetRole of a role that does not exist
+ * against the ARN without its path, which the deploy role's grant on /agent-runtime/ does not cover: that
+ * AccessDenied is taken as absent too, and CreateRole decides (it is refused if the role exists after all).
+ */
+export async function existingRole(RoleName: string) {
+  try {
+    return (await iam().send(new GetRoleCommand({ RoleName }))).Role;
+  } catch (err) {
+    if (
+      notFound(err) ||
+      (err as Error)?.name === "AccessDenied" ||
+      (err as Error)?.name === "AccessDeniedException"
+    )
+      return undefined;
+    throw err;
+  }
+}
+
 async function ensureRole(scope: RuntimeScope, boundaryArn: string): Promise<string> {
   const input = runtimeRoleInput(scope, boundaryArn);
   const { RoleName } = input;
+  const role = await existingRole(RoleName);
   let arn: string;
-  try {
-    const role = (await iam().send(new GetRoleCommand({ RoleName }))).Role!;
+  if (role) {
     arn = role.Arn!;
     // A role made before boundaries (or with another) gets the platform's before any policy is put on it.
     if (role.PermissionsBoundary?.PermissionsBoundaryArn !== boundaryArn)
       await iam().send(new PutRolePermissionsBoundaryCommand({ RoleName, PermissionsBoundary: boundaryArn }));
-  } catch (err) {
-    if (!notFound(err)) throw err;
-    arn = (await iam().send(new CreateRoleCommand(input))).Role!.Arn!;
-  }
+  } else arn = (await iam().send(new CreateRoleCommand(input))).Role!.Arn!;
   await iam().send(
     new PutRolePolicyCommand({
       RoleName,
@@ -180,6 +198,52 @@ async function whileRolePropagates<T>(call: () => Promise<T>): Promise<T> {
       await new Promise((r) => setTimeout(r, 2500));
     }
   }
+}
+
+/**
+ * A runtime's asynchronous invocations (its drains) are not left in Lambda's queue: no retry of a failed one, and
+ * an event that waits (throttled) for longer than a minute is dropped. Its pending runs stay in the sweeper's
+ * index, and the run sweeper (every minute) kicks their threads again: the platform re-drives them, with backoff
+ * as long as the deployment is throttled, instead of Lambda retrying them for up to 6 hours.
+ */
+export const DRAIN_INVOKE_CONFIG = { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } as const;
+
+/** How the drains of a published version are retried (the setting is per version: each new one gets it). */
+export async function applyDrainRetries(FunctionName: string, Qualifier: string): Promise<void> {
+  await lambdaControl().send(
+    new PutFunctionEventInvokeConfigCommand({ FunctionName, Qualifier, ...DRAIN_INVOKE_CONFIG }),
+  );
+}
+
+/**
+ * The function's reservation (the CDK app's runtimeReservedConcurrency: held for it, and its cap), or none (the
+ * account's unreserved pool, shared). A reservation the account has no room for fails the deploy naming the
+ * setting.
+ */
+export async function applyCapacity(
+  FunctionName: string,
+  reserved: number | undefined,
+  log: (line: string) => void,
+) {
+  const client = lambdaControl();
+  if (reserved === undefined) await client.send(new DeleteFunctionConcurrencyCommand({ FunctionName }));
+  else
+    await client
+      .send(new PutFunctionConcurrencyCommand({ FunctionName, ReservedConcurrentExecutions: reserved }))
+      .catch((err: Error) => {
+        if (err?.name !== "InvalidParameterValueException" && err?.name !== "LimitExceededException")
+          throw err;
+        throw new DeployError(
+          `reserving ${reserved} concurrent executions for the runtime failed: ${err.message} (the account's ` +
+            "concurrency holds no more reserved runtimes: delete a deployment, raise the quota, or lower the " +
+            "app's runtimeReservedConcurrency)",
+        );
+      });
+  log(
+    reserved === undefined
+      ? "Runtime concurrency: the account's shared pool"
+      : `Runtime concurrency: ${reserved} reserved`,
+  );
 }
 
 /**
@@ -253,18 +317,12 @@ export async function deployRuntime(
     );
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
   }
-  // A tenant's capacity is bounded: its function never takes more than its reserved share of the account's
-  // concurrency (and that share is held for it), however many runs it starts.
-  await client.send(
-    new PutFunctionConcurrencyCommand({
-      FunctionName,
-      ReservedConcurrentExecutions: config.agent.runtimeReservedConcurrency,
-    }),
-  );
+  await applyCapacity(FunctionName, config.agent.runtimeReservedConcurrency, log);
   const { Version } = await client.send(
     new PublishVersionCommand({ FunctionName, Description: `revision ${r.revision_id}` }),
   );
   log(`Runtime ${FunctionName} version ${Version} published`);
+  await applyDrainRetries(FunctionName, Version!);
   const health = await client.send(
     new InvokeCommand({
       FunctionName,

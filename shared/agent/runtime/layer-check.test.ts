@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type StandIn, standInEndpoint } from "../../aws/stand-in-endpoint.ts";
+import { type StandIn, standInEndpoint } from "../../../test/helpers/aws-stand-in.ts";
 import { staleRuntimes } from "./layer-check.ts";
 
 // Issue 26: runtimes kept the old layer version after a platform upgrade. Lambda's function listing has no local

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type StandIn, standInEndpoint } from "../../aws/stand-in-endpoint.ts";
+import { type StandIn, standInEndpoint } from "../../../test/helpers/aws-stand-in.ts";
 import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
 
 // Issue 26: runtime log groups never expired. CloudWatch Logs has no local stand-in in the local cloud, so a

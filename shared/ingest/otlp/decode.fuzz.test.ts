@@ -1,12 +1,12 @@
 import { ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sdkSpans } from "../../../test/helpers/otlp-spans.ts";
 import { RunCreate } from "../../runs/schema.ts";
 import { decodeJsonTraces } from "./json.ts";
 import { spanIdsValid, spanToRun } from "./map.ts";
 import { OtlpDecodeError, type OtlpSpan } from "./model.ts";
 import { decodeProtobufTraces } from "./protobuf.ts";
-import { sdkSpans } from "./testing.ts";
 
 const NUM_RUNS = 500;
 

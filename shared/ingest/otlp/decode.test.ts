@@ -1,9 +1,9 @@
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { describe, expect, it } from "vitest";
+import { kv, len, num, requestWithSpan, sdkSpans } from "../../../test/helpers/otlp-spans.ts";
 import { decodeJsonTraces } from "./json.ts";
 import { MAX_VALUE_DEPTH, OtlpDecodeError, type OtlpSpan } from "./model.ts";
 import { decodeProtobufTraces, encodeProtobufResponse } from "./protobuf.ts";
-import { kv, len, num, requestWithSpan, sdkSpans } from "./testing.ts";
 
 // Both decoders read what the OpenTelemetry SDK's own OTLP serializers write, to the same spans.
 async function expectSdkSpans(decode: (spans: Awaited<ReturnType<typeof sdkSpans>>) => OtlpSpan[]) {

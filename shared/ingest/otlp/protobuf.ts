@@ -306,7 +306,8 @@ function lenField(field: number, payload: Buffer) {
   return Buffer.concat([varintBytes(BigInt(field * 8 + LEN)), varintBytes(BigInt(payload.length)), payload]);
 }
 
-function varintBytes(n: bigint): Buffer {
+/** A protobuf varint of an unsigned 64-bit value. */
+export function varintBytes(n: bigint): Buffer {
   const out: number[] = [];
   let v = n;
   do {

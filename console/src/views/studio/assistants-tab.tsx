@@ -1,12 +1,22 @@
 import { useEffect, useState } from "react";
+import type { AgentServer } from "../../agent-api.ts";
 import { JsonEditor } from "../../components/json-editor.tsx";
+import { useAction } from "../../hooks.ts";
+import type { Assistant } from "../../wire.ts";
+import { ListTable } from "./list-table.tsx";
 import { parseJson } from "./schema-form.ts";
-import type { Assistant, StudioServer } from "./studio-api.ts";
 
 // Assistants of a deployment: created for a graph, edited (name, config, context, metadata — each edit a new
 // version), their versions listed with one made active, deleted.
 
 const pretty = (v: unknown) => JSON.stringify(v ?? {}, null, 2);
+/** The assistant's JSON fields the form edits, with their labels. */
+const JSON_FIELDS = [
+  ["config", "Config"],
+  ["context", "Context"],
+  ["metadata", "Metadata"],
+] as const;
+type JsonField = (typeof JSON_FIELDS)[number][0];
 
 function AssistantForm({
   graphs,
@@ -21,10 +31,13 @@ function AssistantForm({
 }) {
   const [graphId, setGraphId] = useState(start?.graph_id ?? graphs[0] ?? "");
   const [name, setName] = useState(start?.name ?? "");
-  const [config, setConfig] = useState(pretty(start?.config));
-  const [context, setContext] = useState(pretty(start?.context));
-  const [metadata, setMetadata] = useState(pretty(start?.metadata));
-  const parsed = { config: parseJson(config), context: parseJson(context), metadata: parseJson(metadata) };
+  const [texts, setTexts] = useState(
+    Object.fromEntries(JSON_FIELDS.map(([f]) => [f, pretty(start?.[f])])) as Record<JsonField, string>,
+  );
+  const parsed = Object.fromEntries(JSON_FIELDS.map(([f]) => [f, parseJson(texts[f])])) as Record<
+    JsonField,
+    ReturnType<typeof parseJson>
+  >;
   const bad = Object.values(parsed).some((p) => p.error);
   return (
     <form
@@ -56,27 +69,16 @@ function AssistantForm({
         Name
         <input value={name} onChange={(e) => setName(e.target.value)} />
       </label>
-      <JsonEditor
-        label="Config"
-        value={config}
-        onChange={setConfig}
-        problems={parsed.config.error ? [parsed.config.error] : []}
-        rows={3}
-      />
-      <JsonEditor
-        label="Context"
-        value={context}
-        onChange={setContext}
-        problems={parsed.context.error ? [parsed.context.error] : []}
-        rows={3}
-      />
-      <JsonEditor
-        label="Metadata"
-        value={metadata}
-        onChange={setMetadata}
-        problems={parsed.metadata.error ? [parsed.metadata.error] : []}
-        rows={3}
-      />
+      {JSON_FIELDS.map(([f, label]) => (
+        <JsonEditor
+          key={f}
+          label={label}
+          value={texts[f]}
+          onChange={(text) => setTexts((t) => ({ ...t, [f]: text }))}
+          problems={parsed[f].error ? [parsed[f].error] : []}
+          rows={3}
+        />
+      ))}
       <div className="cp-actions">
         <button type="submit" className="primary" disabled={bad}>
           {start ? "Save a new version" : "Create assistant"}
@@ -94,7 +96,7 @@ function Versions({
   assistant,
   onChanged,
 }: {
-  server: StudioServer;
+  server: AgentServer;
   assistant: Assistant;
   onChanged: () => void;
 }) {
@@ -137,25 +139,18 @@ export function AssistantsTab({
   onChanged,
   onOpen,
 }: {
-  server: StudioServer;
+  server: AgentServer;
   assistants: Assistant[];
   onChanged: () => void;
   onOpen: (assistantId: string) => void;
 }) {
   const [editing, setEditing] = useState<Assistant | "new">();
   const [versionsOf, setVersionsOf] = useState<string>();
-  const [error, setError] = useState<string>();
   const graphs = [...new Set(assistants.map((a) => a.graph_id))];
-  const act = async (p: Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await p;
-      setEditing(undefined);
-      onChanged();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+  const { error, act } = useAction(() => {
+    setEditing(undefined);
+    onChanged();
+  });
   const shownVersions = assistants.find((a) => a.assistant_id === versionsOf);
   return (
     <section className="card" aria-label="Assistants">
@@ -181,63 +176,50 @@ export function AssistantsTab({
           }
         />
       )}
-      <div className="studio-scroll">
-        <table>
-          <caption className="sr-only">Assistants of this deployment</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Graph</th>
-              <th scope="col">Version</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {assistants.map((a) => (
-              <tr key={a.assistant_id}>
-                <th scope="row">
-                  <button type="button" className="link" onClick={() => onOpen(a.assistant_id)}>
-                    {a.name ?? a.assistant_id}
-                  </button>
-                </th>
-                <td>{a.graph_id}</td>
-                <td>{a.version ?? "—"}</td>
-                <td className="as-actions">
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => setEditing(a)}
-                    aria-label={`Edit ${a.name}`}
-                  >
-                    Edit
-                  </button>
-                  <button
-                    type="button"
-                    className="link"
-                    aria-label={`Versions of ${a.name}`}
-                    onClick={() => setVersionsOf(versionsOf === a.assistant_id ? undefined : a.assistant_id)}
-                  >
-                    Versions
-                  </button>
-                  {a.metadata?.created_by !== "system" && (
-                    <button
-                      type="button"
-                      className="link"
-                      aria-label={`Delete ${a.name}`}
-                      onClick={() => {
-                        if (window.confirm(`Delete assistant ${a.name ?? a.assistant_id}?`))
-                          void act(server.deleteAssistant(a.assistant_id));
-                      }}
-                    >
-                      Delete
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable caption="Assistants of this deployment" columns={["Name", "Graph", "Version", "Actions"]}>
+        {assistants.map((a) => (
+          <tr key={a.assistant_id}>
+            <th scope="row">
+              <button type="button" className="link" onClick={() => onOpen(a.assistant_id)}>
+                {a.name ?? a.assistant_id}
+              </button>
+            </th>
+            <td>{a.graph_id}</td>
+            <td>{a.version ?? "—"}</td>
+            <td className="as-actions">
+              <button
+                type="button"
+                className="link"
+                onClick={() => setEditing(a)}
+                aria-label={`Edit ${a.name}`}
+              >
+                Edit
+              </button>
+              <button
+                type="button"
+                className="link"
+                aria-label={`Versions of ${a.name}`}
+                onClick={() => setVersionsOf(versionsOf === a.assistant_id ? undefined : a.assistant_id)}
+              >
+                Versions
+              </button>
+              {a.metadata?.created_by !== "system" && (
+                <button
+                  type="button"
+                  className="link"
+                  aria-label={`Delete ${a.name}`}
+                  onClick={() => {
+                    if (window.confirm(`Delete assistant ${a.name ?? a.assistant_id}?`))
+                      void act(server.deleteAssistant(a.assistant_id));
+                  }}
+                >
+                  Delete
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </ListTable>
       {shownVersions && (
         <Versions
           key={`${shownVersions.assistant_id}@${shownVersions.version}`}

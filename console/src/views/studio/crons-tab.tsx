@@ -1,28 +1,22 @@
 import { useCallback, useEffect, useState } from "react";
+import type { AgentServer } from "../../agent-api.ts";
 import { JsonEditor } from "../../components/json-editor.tsx";
+import { useAction } from "../../hooks.ts";
+import type { Assistant, Cron } from "../../wire.ts";
+import { ListTable } from "./list-table.tsx";
 import { parseJson } from "./schema-form.ts";
-import type { Assistant, Cron, StudioServer } from "./studio-api.ts";
 
 // The deployment's crons: listed, created (an assistant, a cron schedule, an input), paused or resumed, deleted.
 
-export function CronsTab({ server, assistants }: { server: StudioServer; assistants: Assistant[] }) {
+export function CronsTab({ server, assistants }: { server: AgentServer; assistants: Assistant[] }) {
   const [crons, setCrons] = useState<Cron[]>();
-  const [error, setError] = useState<string>();
   const [assistantId, setAssistantId] = useState(assistants[0]?.assistant_id ?? "");
   const [schedule, setSchedule] = useState("0 * * * *");
   const [input, setInput] = useState("{}");
   const parsed = parseJson(input);
-  const load = useCallback(() => server.crons().then(setCrons, (e) => setError(e.message)), [server]);
-  useEffect(() => void load(), [load]);
-  const act = async (p: Promise<unknown>) => {
-    setError(undefined);
-    try {
-      await p;
-      await load();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+  const load = useCallback(() => server.crons().then(setCrons), [server]);
+  const { error, setError, act } = useAction(load);
+  useEffect(() => void load().catch((e) => setError(e.message)), [load, setError]);
   const nameOf = (id: string) => assistants.find((a) => a.assistant_id === id)?.name ?? id.slice(0, 8);
   return (
     <section className="card" aria-label="Crons">
@@ -63,48 +57,33 @@ export function CronsTab({ server, assistants }: { server: StudioServer; assista
         </button>
       </form>
       {crons?.length === 0 && <p className="muted">No crons.</p>}
-      <div className="studio-scroll">
-        <table>
-          <caption className="sr-only">Crons of this deployment</caption>
-          <thead>
-            <tr>
-              <th scope="col">Schedule</th>
-              <th scope="col">Assistant</th>
-              <th scope="col">Next run</th>
-              <th scope="col">State</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {crons?.map((c) => (
-              <tr key={c.cron_id}>
-                <th scope="row">
-                  <code>{c.schedule}</code>
-                </th>
-                <td>{nameOf(c.assistant_id)}</td>
-                <td>{c.next_run_date ? new Date(c.next_run_date).toLocaleString() : "—"}</td>
-                <td>{c.enabled === false ? "paused" : "active"}</td>
-                <td className="as-actions">
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => void act(server.updateCron(c.cron_id, { enabled: c.enabled === false }))}
-                  >
-                    {c.enabled === false ? "Resume" : "Pause"} cron {c.schedule}
-                  </button>
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => void act(server.deleteCron(c.cron_id))}
-                  >
-                    Delete cron {c.schedule}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable
+        caption="Crons of this deployment"
+        columns={["Schedule", "Assistant", "Next run", "State", "Actions"]}
+      >
+        {crons?.map((c) => (
+          <tr key={c.cron_id}>
+            <th scope="row">
+              <code>{c.schedule}</code>
+            </th>
+            <td>{nameOf(c.assistant_id)}</td>
+            <td>{c.next_run_date ? new Date(c.next_run_date).toLocaleString() : "—"}</td>
+            <td>{c.enabled === false ? "paused" : "active"}</td>
+            <td className="as-actions">
+              <button
+                type="button"
+                className="link"
+                onClick={() => void act(server.updateCron(c.cron_id, { enabled: c.enabled === false }))}
+              >
+                {c.enabled === false ? "Resume" : "Pause"} cron {c.schedule}
+              </button>
+              <button type="button" className="link" onClick={() => void act(server.deleteCron(c.cron_id))}>
+                Delete cron {c.schedule}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </ListTable>
     </section>
   );
 }

@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
+import type { AgentServer, RunBody } from "../../agent-api.ts";
 import { GraphCanvas } from "../../components/graph-canvas.tsx";
+import { layoutGraph, runnableNodes } from "../../components/graph-layout.ts";
+import type { Assistant, Schemas, ServerGraph } from "../../wire.ts";
 import { CheckpointPanel } from "./checkpoint-panel.tsx";
-import { layoutGraph, runnableNodes, type ServerGraph } from "./graph-layout.ts";
 import { type Command, InterruptAnswer, PausedAt } from "./interrupt-answer.tsx";
 import { NodePanel } from "./node-panel.tsx";
 import { RunForm, type RunRequest } from "./run-form.tsx";
 import { idleProgress, progressReducer } from "./run-progress.ts";
-import type { Assistant, RunBody, Schemas, StudioServer } from "./studio-api.ts";
 import { branchesOf, type Checkpoint, idOf, interruptsAt } from "./timeline.ts";
 import { TimelineView } from "./timeline-view.tsx";
 
@@ -22,7 +23,7 @@ export function GraphTab({
   onThread,
   traceLink,
 }: {
-  server: StudioServer;
+  server: AgentServer;
   assistant: Assistant;
   threadId?: string;
   onThread: (id: string | undefined) => void;
@@ -57,7 +58,7 @@ export function GraphTab({
       const n = ++reads.current;
       if (!tid) return setHistory([]);
       try {
-        const h = await server.history(tid);
+        const h = await server.history(tid, 200);
         if (n === reads.current) setHistory(h);
       } catch (e) {
         if (n === reads.current) setError((e as Error).message);

@@ -1,13 +1,16 @@
 import "./studio.css";
 import { useEffect, useMemo, useState } from "react";
+import { agentServer } from "../../agent-api.ts";
+import { AssistantSelect } from "../../components/assistant-select.tsx";
+import { DeploymentPicker } from "../../components/deployment-picker.tsx";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
+import type { Assistant, Deployment } from "../../wire.ts";
 import { Playground } from "../playground.tsx";
 import { AssistantsTab } from "./assistants-tab.tsx";
 import { CronsTab } from "./crons-tab.tsx";
 import { GraphTab } from "./graph-tab.tsx";
 import { StoreTab } from "./store-tab.tsx";
-import { type Assistant, studioServer } from "./studio-api.ts";
 import { ThreadsTab } from "./threads-tab.tsx";
 
 // The agent studio (#/studio/<deployment>/<assistant>/<thread>), loaded only when opened: a deployment's graphs
@@ -19,44 +22,23 @@ type Tab = (typeof TABS)[number];
 
 export default function Studio({ route }: { route: string[] }) {
   const [deploymentId, assistantId, threadId] = route;
-  if (!deploymentId) return <DeploymentPicker />;
+  if (!deploymentId)
+    return (
+      <DeploymentPicker
+        section="studio"
+        title="Studio"
+        intro="See a deployment's graphs, run them, walk their threads."
+        className="studio"
+      />
+    );
   return (
     <Workspace key={deploymentId} deploymentId={deploymentId} assistantId={assistantId} threadId={threadId} />
   );
 }
 
-function DeploymentPicker() {
-  const { data, error, loading } = useApi<{ resources: { id: string; name: string; status?: string }[] }>(
-    "/v2/deployments?limit=100",
-  );
-  return (
-    <section className="studio">
-      <h1>Studio</h1>
-      <p>See a deployment's graphs, run them, walk their threads. Choose a deployment:</p>
-      {error && <p role="alert">{error}</p>}
-      {loading && <p className="muted">Loading…</p>}
-      {data?.resources.length === 0 && (
-        <p className="muted">
-          No deployments yet: create one in <a href={href("deployments")}>Deployments</a>.
-        </p>
-      )}
-      <ul aria-label="Deployments">
-        {data?.resources.map((d) => (
-          <li key={d.id}>
-            <a href={href("studio", d.id)}>{d.name}</a> <span className="muted">{d.status}</span>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
-
-const assistantLabel = (a: Assistant) =>
-  a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id;
-
 function Workspace(props: { deploymentId: string; assistantId?: string; threadId?: string }) {
   const { deploymentId } = props;
-  const server = useMemo(() => studioServer(deploymentId), [deploymentId]);
+  const server = useMemo(() => agentServer(deploymentId), [deploymentId]);
   const [assistants, setAssistants] = useState<Assistant[]>();
   const [assistantId, setAssistantId] = useState(props.assistantId);
   const [threadId, setThreadId] = useState(props.threadId);
@@ -65,7 +47,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
   const [version, setVersion] = useState(0);
   // The deployment's tracing project, where each of its runs is a trace named by the run's id. The `--graph`
   // deployment of `npm start` ("local") has no control-plane record to ask.
-  const deployment = useApi<{ tracing_project_id?: string }>(
+  const deployment = useApi<Deployment>(
     deploymentId === "local" ? undefined : `/v2/deployments/${encodeURIComponent(deploymentId)}`,
   );
   const projectId = deployment.data?.tracing_project_id;
@@ -122,21 +104,15 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
       <div className="studio-bar">
         <div className="studio-field">
           <label htmlFor="studio-assistant">Assistant</label>
-          <select
+          <AssistantSelect
             id="studio-assistant"
-            value={assistantId ?? ""}
-            onChange={(e) => {
-              setAssistantId(e.target.value);
+            assistants={assistants}
+            value={assistantId}
+            onChange={(id) => {
+              setAssistantId(id);
               setThreadId(undefined);
             }}
-          >
-            {!assistants && <option value="">Loading…</option>}
-            {assistants?.map((a) => (
-              <option key={a.assistant_id} value={a.assistant_id}>
-                {assistantLabel(a)}
-              </option>
-            ))}
-          </select>
+          />
         </div>
         <div role="tablist" aria-label="Studio views" className="studio-tabs">
           {tabs.map((t) => (

@@ -1,5 +1,5 @@
+import type { NodeStatus } from "../../components/graph-layout.ts";
 import { JsonBlock } from "../../components/json-editor.tsx";
-import type { NodeStatus } from "./run-progress.ts";
 
 // The node chosen on the graph: its status in the last run, its last update, and its breakpoints for the next
 // run (pause before / after it).

@@ -1,8 +1,8 @@
 import { useMemo, useState } from "react";
 import { JsonEditor } from "../../components/json-editor.tsx";
+import type { Schemas } from "../../wire.ts";
 import { FieldInput } from "./schema-fields.tsx";
 import { emptyValue, fieldOf, parseJson, type Schema, toInput, validate } from "./schema-form.ts";
-import type { Schemas } from "./studio-api.ts";
 
 // Runs an assistant from a form built from its input schema (or raw JSON checked against the schema), with
 // config and context from their schemas and the stream modes to ask for.

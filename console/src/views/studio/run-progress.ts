@@ -1,9 +1,8 @@
+import type { NodeStatus } from "../../components/graph-layout.ts";
 // A studio run's progress from its stream: which node runs now, which finished (or failed, or stopped at an
 // interrupt), each node's last update. `debug` events say when a task starts and ends; `updates` events carry a
 // node's update when `debug` is not streamed. Events of a subgraph arrive as `<mode>|<name>:<task id>|…`; their
 // nodes are `<name>:<node>` as the graph's `xray` drawing names them.
-
-export type NodeStatus = "running" | "done" | "error" | "interrupted";
 
 export interface RunProgress {
   running: boolean;

@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from "react";
+import type { AgentServer } from "../../agent-api.ts";
 import { JsonBlock, JsonEditor } from "../../components/json-editor.tsx";
+import { useAction } from "../../hooks.ts";
+import type { StoreItem } from "../../wire.ts";
 import { parseJson } from "./schema-form.ts";
-import type { StoreItem, StudioServer } from "./studio-api.ts";
 
 // The deployment's long-term memory store: namespaces browsed, items of one listed or searched (`query` ranks by
 // meaning where the deployment's store.index is set), an item put or deleted.
@@ -12,12 +14,11 @@ const split = (ns: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-export function StoreTab({ server }: { server: StudioServer }) {
+export function StoreTab({ server }: { server: AgentServer }) {
   const [namespaces, setNamespaces] = useState<string[][]>();
   const [namespace, setNamespace] = useState("");
   const [query, setQuery] = useState("");
   const [items, setItems] = useState<StoreItem[]>();
-  const [error, setError] = useState<string>();
   const [key, setKey] = useState("");
   const [value, setValue] = useState("{}");
   const parsed = parseJson(value);
@@ -28,32 +29,18 @@ export function StoreTab({ server }: { server: StudioServer }) {
       : ["A store value is a JSON object"];
 
   const loadNamespaces = useCallback(
-    () =>
-      server.storeNamespaces().then(
-        (r) => setNamespaces(r.namespaces),
-        (e) => setError(e.message),
-      ),
+    () => server.storeNamespaces().then((r) => setNamespaces(r.namespaces)),
     [server],
   );
-  useEffect(() => void loadNamespaces(), [loadNamespaces]);
-
-  async function search(ns = namespace) {
+  const readItems = (ns = namespace) =>
+    server.storeSearch(split(ns), query || undefined).then((r) => setItems(r.items));
+  const { error, setError, act } = useAction(() => Promise.all([readItems(), loadNamespaces()]));
+  useEffect(() => void loadNamespaces().catch((e) => setError(e.message)), [loadNamespaces, setError]);
+  // A search reads only the items (an action's re-read of `namespace` would be the one before a click set it).
+  const search = async (ns = namespace) => {
     setError(undefined);
-    try {
-      setItems((await server.storeSearch(split(ns), query || undefined)).items);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }
-  async function act(p: Promise<unknown>) {
-    setError(undefined);
-    try {
-      await p;
-      await Promise.all([search(), loadNamespaces()]);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }
+    await readItems(ns).catch((e) => setError(e.message));
+  };
 
   return (
     <section className="card" aria-label="Store">

@@ -1,6 +1,9 @@
 import { useEffect, useState } from "react";
+import type { AgentServer } from "../../agent-api.ts";
+import { useAction } from "../../hooks.ts";
+import type { Assistant, Thread } from "../../wire.ts";
+import { ListTable } from "./list-table.tsx";
 import { parseJson } from "./schema-form.ts";
-import type { Assistant, StudioServer, Thread } from "./studio-api.ts";
 
 // A deployment's threads, searched by status, metadata and values (POST /threads/search); one opens in the graph
 // view with its timeline, under the assistant that ran it.
@@ -12,7 +15,7 @@ export function ThreadsTab({
   assistant,
   onOpen,
 }: {
-  server: StudioServer;
+  server: AgentServer;
   assistant: Assistant | undefined;
   onOpen: (threadId: string, assistantId?: string) => void;
 }) {
@@ -21,7 +24,7 @@ export function ThreadsTab({
   const [values, setValues] = useState("");
   const [onlyThis, setOnlyThis] = useState(true);
   const [threads, setThreads] = useState<Thread[]>();
-  const [error, setError] = useState<string>();
+  const { error, setError, act } = useAction();
   const meta = parseJson(metadata);
   const vals = parseJson(values);
 
@@ -32,17 +35,15 @@ export function ThreadsTab({
       ...(meta.value as object | undefined),
       ...(onlyThis && assistant ? { graph_id: assistant.graph_id } : {}),
     };
-    try {
-      setThreads(
-        await server.threads({
+    await act(
+      server
+        .threads({
           ...(status ? { status } : {}),
           ...(Object.keys(filter).length ? { metadata: filter } : {}),
           ...(vals.value ? { values: vals.value } : {}),
-        }),
-      );
-    } catch (e) {
-      setError((e as Error).message);
-    }
+        })
+        .then(setThreads),
+    );
   }
   // biome-ignore lint/correctness/useExhaustiveDependencies: the first listing, then on demand
   useEffect(() => void search(), [assistant?.assistant_id]);
@@ -88,39 +89,26 @@ export function ThreadsTab({
       </form>
       {error && <p role="alert">{error}</p>}
       {threads?.length === 0 && <p className="muted">No threads match.</p>}
-      <div className="studio-scroll">
-        <table>
-          <caption className="sr-only">Threads found</caption>
-          <thead>
-            <tr>
-              <th scope="col">Thread</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">Metadata</th>
-            </tr>
-          </thead>
-          <tbody>
-            {threads?.map((t) => (
-              <tr key={t.thread_id}>
-                <td>
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => onOpen(t.thread_id, t.metadata?.assistant_id as string | undefined)}
-                  >
-                    {t.thread_id.slice(0, 8)}
-                  </button>
-                </td>
-                <td>{t.status ?? "—"}</td>
-                <td>{new Date(t.created_at).toLocaleString()}</td>
-                <td>
-                  <code>{JSON.stringify(t.metadata ?? {})}</code>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable caption="Threads found" columns={["Thread", "Status", "Created", "Metadata"]}>
+        {threads?.map((t) => (
+          <tr key={t.thread_id}>
+            <td>
+              <button
+                type="button"
+                className="link"
+                onClick={() => onOpen(t.thread_id, t.metadata?.assistant_id as string | undefined)}
+              >
+                {t.thread_id.slice(0, 8)}
+              </button>
+            </td>
+            <td>{t.status ?? "—"}</td>
+            <td>{new Date(t.created_at).toLocaleString()}</td>
+            <td>
+              <code>{JSON.stringify(t.metadata ?? {})}</code>
+            </td>
+          </tr>
+        ))}
+      </ListTable>
     </section>
   );
 }

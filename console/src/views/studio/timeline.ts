@@ -1,30 +1,11 @@
+import type { ThreadState } from "../../wire.ts";
+
 // A thread's checkpoints (POST /threads/{id}/history: every branch, newest first) as a timeline: branches side
 // by side. A checkpoint with several children is a fork; its oldest child continues the branch, each later one
 // starts a new branch beside it.
 
-export interface Task {
-  id: string;
-  name: string;
-  error?: string | null;
-  interrupts?: { id?: string; value: unknown }[];
-  result?: unknown;
-}
-
-export interface Checkpoint {
-  values: unknown;
-  next: string[];
-  tasks?: Task[];
-  checkpoint: { checkpoint_id: string; checkpoint_ns?: string } | null;
-  parent_checkpoint?: { checkpoint_id: string } | null;
-  metadata?: {
-    step?: number;
-    source?: string;
-    writes?: Record<string, unknown> | null;
-    run_id?: string;
-  } | null;
-  created_at?: string | null;
-  interrupts?: { id?: string; value: unknown }[];
-}
+/** A checkpoint of the thread, as the history answers it. */
+export type Checkpoint = ThreadState;
 
 export interface Branch {
   /** 1 for the thread's first branch. */

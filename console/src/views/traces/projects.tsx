@@ -1,7 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
 import { type Bin, Chart } from "../../components/chart.tsx";
-import { useApi } from "../../hooks.ts";
-import { href } from "../../router.ts";
 import {
   errorText,
   fmtCost,
@@ -12,20 +10,14 @@ import {
   ms,
   percentile,
   queryRuns,
-  type Run,
-} from "./format.ts";
+} from "../../format.ts";
+import { useApi } from "../../hooks.ts";
+import { href } from "../../router.ts";
+import type { Project, Run } from "../../wire.ts";
 
 // Tracing projects with their run counts, and one project's charts over a chosen range, binned in the browser
 // from the public run query. A chart reads at most CHART_RUN_CAP runs (the newest), and says so when capped.
 export const CHART_RUN_CAP = 5000;
-
-interface Project {
-  id: string;
-  name: string;
-  description: string | null;
-  run_count: number;
-  last_run_start_time: string | null;
-}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -350,12 +342,12 @@ export function binRuns(runs: Run[], span: { from: number; to: number }, binMs: 
     errors,
     tokensAll,
     costAll,
-    p50All: percentile(all, 0.5),
-    p99All: percentile(all, 0.99),
+    p50All: percentile(all, 50),
+    p99All: percentile(all, 99),
     runs: series((b) => b.runs),
     errorRate: series((b) => (b.runs ? (b.errors / b.runs) * 100 : null)),
-    p50: series((b) => percentile(b.latencies, 0.5) ?? null),
-    p99: series((b) => percentile(b.latencies, 0.99) ?? null),
+    p50: series((b) => percentile(b.latencies, 50)),
+    p99: series((b) => percentile(b.latencies, 99)),
     tokens: series((b) => b.tokens),
     cost: series((b) => b.cost),
   };

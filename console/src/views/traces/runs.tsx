@@ -1,9 +1,10 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { api } from "../../api.ts";
-import { Pager, useCursorPages } from "../../components/pager.tsx";
+import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx";
+import { fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime, latencyMs, type Run } from "./format.ts";
+import type { Project, Run, RunQueryPage } from "../../wire.ts";
 import { ProjectCharts } from "./projects.tsx";
 import { ProjectTabs } from "./threads.tsx";
 
@@ -12,44 +13,29 @@ import { ProjectTabs } from "./threads.tsx";
 const PAGE = 25;
 
 export function ProjectRuns({ projectId }: { projectId: string }) {
-  const project = useApi<{ id: string; name: string; run_count: number }>(`/api/v1/sessions/${projectId}`);
+  const project = useApi<Project>(`/api/v1/sessions/${projectId}`);
   const [draft, setDraft] = useState("");
   const [filter, setFilter] = useState("");
   const [rootsOnly, setRootsOnly] = useState(false);
   const [charts, setCharts] = useState(false);
   const pages = useCursorPages();
-  const [state, setState] = useState<{
-    runs?: Run[];
-    next?: string | null;
-    error?: string;
-    loading: boolean;
-  }>({
-    loading: true,
-  });
-  const cursor = pages.cursor;
-  useEffect(() => {
-    const ctl = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    api(
-      "POST",
-      "/api/v1/runs/query",
-      {
-        session: [projectId],
-        limit: PAGE,
-        ...(filter ? { filter } : {}),
-        ...(rootsOnly ? { is_root: true } : {}),
-        ...(cursor ? { cursor } : {}),
-      },
-      { signal: ctl.signal },
-    )
-      .then((r: { runs: Run[]; cursors: { next: string | null } }) =>
-        setState({ runs: r.runs, next: r.cursors.next, loading: false }),
-      )
-      .catch((e) => {
-        if (!ctl.signal.aborted) setState({ error: errorText(e), loading: false });
-      });
-    return () => ctl.abort();
-  }, [projectId, filter, rootsOnly, cursor]);
+  const state = useCursorPage<Run>(
+    pages.cursor,
+    (cursor, signal) =>
+      api<RunQueryPage>(
+        "POST",
+        "/api/v1/runs/query",
+        {
+          session: [projectId],
+          limit: PAGE,
+          ...(filter ? { filter } : {}),
+          ...(rootsOnly ? { is_root: true } : {}),
+          ...(cursor ? { cursor } : {}),
+        },
+        { signal },
+      ).then((r) => ({ items: r.runs, next: r.cursors.next })),
+    [projectId, filter, rootsOnly],
+  );
 
   const restart = () => {
     pages.reset();
@@ -118,7 +104,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
         </p>
       )}
       {state.loading && <p role="status">Loading runs…</p>}
-      {state.runs && !state.error && (
+      {state.items && !state.error && (
         <>
           <table aria-label="Runs">
             <thead>
@@ -139,7 +125,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
               </tr>
             </thead>
             <tbody>
-              {state.runs.map((r) => (
+              {state.items.map((r) => (
                 <tr key={r.id}>
                   <td>
                     <a href={href("traces", projectId, "trace", r.trace_id, r.id)}>{r.name}</a>
@@ -154,7 +140,7 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
               ))}
             </tbody>
           </table>
-          {!state.runs.length && <p>No runs match.</p>}
+          {!state.items.length && <p>No runs match.</p>}
         </>
       )}
       <Pager pages={pages} next={state.next} loading={state.loading} />

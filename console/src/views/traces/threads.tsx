@@ -1,9 +1,10 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api.ts";
-import { Pager, useCursorPages } from "../../components/pager.tsx";
+import { Pager, useCursorPage, useCursorPages } from "../../components/pager.tsx";
+import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "../../format.ts";
 import { useApi } from "../../hooks.ts";
 import { href } from "../../router.ts";
-import { errorText, fmtCost, fmtDuration, fmtNumber, fmtTime } from "./format.ts";
+import type { Project, TraceThread as Thread, ThreadsPage, ThreadTrace } from "../../wire.ts";
 
 // A project's conversation threads (traces grouped by the thread id in their metadata: /api/v2/threads) and one
 // thread's traces in turn order, each opening the trace view.
@@ -13,18 +14,6 @@ const WINDOWS = [
   ["7", "Last 7 days"],
   ["30", "Last 30 days"],
 ] as const;
-
-interface Thread {
-  thread_id: string;
-  count: number;
-  min_start_time: string;
-  max_start_time: string;
-  num_errored_turns: number;
-  total_tokens: number;
-  total_cost: number | null;
-  first_inputs: string | null;
-  last_trace_id: string;
-}
 
 /** The Runs / Threads tabs of a project's pages. */
 export function ProjectTabs({ projectId, current }: { projectId: string; current: "runs" | "threads" }) {
@@ -44,40 +33,25 @@ export function ProjectTabs({ projectId, current }: { projectId: string; current
 }
 
 export function ProjectThreads({ projectId }: { projectId: string }) {
-  const project = useApi<{ id: string; name: string }>(`/api/v1/sessions/${projectId}`);
+  const project = useApi<Project>(`/api/v1/sessions/${projectId}`);
   const [days, setDays] = useState("7");
   const pages = useCursorPages();
-  const [state, setState] = useState<{
-    threads?: Thread[];
-    next?: string | null;
-    error?: string;
-    loading: boolean;
-  }>({
-    loading: true,
-  });
-  const cursor = pages.cursor;
-  useEffect(() => {
-    const ctl = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    api(
-      "POST",
-      "/api/v2/threads/query",
-      {
-        project_id: projectId,
-        min_start_time: new Date(Date.now() - Number(days) * 86_400_000).toISOString(),
-        page_size: PAGE,
-        ...(cursor ? { cursor } : {}),
-      },
-      { signal: ctl.signal },
-    )
-      .then((r: { items: Thread[]; next_cursor: string | null }) =>
-        setState({ threads: r.items, next: r.next_cursor, loading: false }),
-      )
-      .catch((e) => {
-        if (!ctl.signal.aborted) setState({ error: errorText(e), loading: false });
-      });
-    return () => ctl.abort();
-  }, [projectId, days, cursor]);
+  const state = useCursorPage<Thread>(
+    pages.cursor,
+    (cursor, signal) =>
+      api<ThreadsPage<Thread>>(
+        "POST",
+        "/api/v2/threads/query",
+        {
+          project_id: projectId,
+          min_start_time: new Date(Date.now() - Number(days) * 86_400_000).toISOString(),
+          page_size: PAGE,
+          ...(cursor ? { cursor } : {}),
+        },
+        { signal },
+      ).then((r) => ({ items: r.items, next: r.next_cursor })),
+    [projectId, days],
+  );
   const name = project.data?.name ?? projectId;
   return (
     <section aria-labelledby="threads-h">
@@ -107,7 +81,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
       </select>
       {state.error && <p role="alert">{state.error}</p>}
       {state.loading && <p role="status">Loading threads…</p>}
-      {state.threads && !state.error && (
+      {state.items && !state.error && (
         <>
           <table aria-label="Threads">
             <thead>
@@ -130,7 +104,7 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
               </tr>
             </thead>
             <tbody>
-              {state.threads.map((t) => (
+              {state.items.map((t) => (
                 <tr key={t.thread_id}>
                   <td>
                     <a href={href("traces", projectId, "thread", t.thread_id)}>{t.thread_id}</a>
@@ -145,24 +119,12 @@ export function ProjectThreads({ projectId }: { projectId: string }) {
               ))}
             </tbody>
           </table>
-          {!state.threads.length && <p>No threads in this window.</p>}
+          {!state.items.length && <p>No threads in this window.</p>}
         </>
       )}
       <Pager pages={pages} next={state.next} loading={state.loading} />
     </section>
   );
-}
-
-interface ThreadTrace {
-  trace_id: string;
-  turn_number: number;
-  name: string;
-  start_time: string;
-  latency: number | null;
-  inputs_preview: string | null;
-  outputs_preview: string | null;
-  error_preview: string | null;
-  total_tokens: number;
 }
 
 const TRACE_SELECTS = [
@@ -188,7 +150,7 @@ export function ThreadView({ projectId, threadId }: { projectId: string; threadI
         const q = new URLSearchParams({ project_id: projectId, page_size: "100" });
         for (const s of TRACE_SELECTS) q.append("selects", s);
         if (cursor) q.set("cursor", cursor);
-        const page: { items: ThreadTrace[]; next_cursor: string | null } = await api(
+        const page: ThreadsPage<ThreadTrace> = await api(
           "GET",
           `/api/v2/threads/${encodeURIComponent(threadId)}/traces?${q}`,
           undefined,

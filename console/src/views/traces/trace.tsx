@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from "react";
 import { RunDetail } from "../../components/trace-run.tsx";
+import { errorText, fmtDuration, latencyMs, ms, queryRuns } from "../../format.ts";
 import { href } from "../../router.ts";
-import { errorText, fmtDuration, latencyMs, ms, queryRuns, type Run } from "./format.ts";
+import type { Run } from "../../wire.ts";
 import { StudioLink } from "./studio-link.tsx";
 
 // A trace's runs as a tree in dotted order (a run's dotted order extends its parent's), each on a timeline:

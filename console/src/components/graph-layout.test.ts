@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { layoutGraph, layoutInput, parentsOf, runnableNodes, type ServerGraph } from "./graph-layout.ts";
+import type { ServerGraph } from "../wire.ts";
+import { layoutGraph, layoutInput, parentsOf, runnableNodes } from "./graph-layout.ts";
 
 const agent: ServerGraph = {
   nodes: [

@@ -1,4 +1,4 @@
-import type { HttpEvent } from "./event.ts";
+import type { HttpEvent } from "../../shared/http/event.ts";
 
 // Builds API Gateway v2 events for unit tests of handlers.
 export function httpEvent(init: {

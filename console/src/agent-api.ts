@@ -1,66 +1,16 @@
-import { ApiError, api, headers } from "../../api.ts";
-import { serverSentEvents } from "../playground-api.ts";
-import type { ServerGraph } from "./graph-layout.ts";
-import type { Schema } from "./schema-form.ts";
-import type { Checkpoint } from "./timeline.ts";
+import { ApiError, api, headers } from "./api.ts";
+import { serverSentEvents } from "./sse.ts";
+import type { Assistant, Cron, Schemas, ServerGraph, StoreItem, Thread, ThreadState } from "./wire.ts";
 
-// The studio's calls to one deployment's agent server (`/agents/<id>`, the LangGraph server API): plain fetch,
-// as the playground's client, for the same reason (the SDK's browser bundle is large).
-
-export interface Assistant {
-  assistant_id: string;
-  graph_id: string;
-  name?: string;
-  description?: string | null;
-  config?: Record<string, unknown>;
-  context?: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  version?: number;
-  updated_at?: string;
-}
-
-export interface Schemas {
-  graph_id: string;
-  input_schema?: Schema | null;
-  output_schema?: Schema | null;
-  state_schema?: Schema | null;
-  config_schema?: Schema | null;
-  context_schema?: Schema | null;
-}
-
-export interface Thread {
-  thread_id: string;
-  created_at: string;
-  updated_at?: string;
-  status?: string;
-  metadata?: Record<string, unknown>;
-  values?: unknown;
-  interrupts?: Record<string, unknown>;
-}
-
-export interface StoreItem {
-  namespace: string[];
-  key: string;
-  value: Record<string, unknown>;
-  updated_at?: string;
-  score?: number | null;
-}
-
-export interface Cron {
-  cron_id: string;
-  assistant_id: string;
-  thread_id?: string | null;
-  schedule: string;
-  enabled?: boolean;
-  next_run_date?: string | null;
-  payload?: Record<string, unknown>;
-}
+// The console's one client of a deployment's agent server (`/agents/<id>`, the LangGraph server API, same origin),
+// for the playground and the studio. Plain fetch + a small SSE reader rather than @langchain/langgraph-sdk: the
+// SDK's browser bundle pulls in langsmith and @langchain/core (~440 kB minified) for the calls used here.
 
 export type RunBody = Record<string, unknown>;
 
 const q = encodeURIComponent;
 
-export function studioServer(deploymentId: string) {
+export function agentServer(deploymentId: string) {
   const base = `/agents/${q(deploymentId)}`;
   const call = <T>(method: string, path: string, body?: unknown) => api<T>(method, base + path, body);
   return {
@@ -86,9 +36,10 @@ export function studioServer(deploymentId: string) {
         ...body,
       }),
     createThread: (metadata: Record<string, unknown>) => call<Thread>("POST", "/threads", { metadata }),
-    history: (threadId: string) =>
-      call<Checkpoint[]>("POST", `/threads/${q(threadId)}/history`, { limit: 200 }),
-    state: (threadId: string) => call<Checkpoint>("GET", `/threads/${q(threadId)}/state`),
+    /** The thread's checkpoints, every branch, newest first. */
+    history: (threadId: string, limit = 100) =>
+      call<ThreadState[]>("POST", `/threads/${q(threadId)}/history`, { limit }),
+    state: (threadId: string) => call<ThreadState>("GET", `/threads/${q(threadId)}/state`),
     updateState: (threadId: string, body: { values: unknown; checkpoint_id?: string; as_node?: string }) =>
       call<{ checkpoint: { checkpoint_id: string } }>("POST", `/threads/${q(threadId)}/state`, body),
     storeNamespaces: (prefix: string[] = []) =>
@@ -133,4 +84,4 @@ export function studioServer(deploymentId: string) {
   };
 }
 
-export type StudioServer = ReturnType<typeof studioServer>;
+export type AgentServer = ReturnType<typeof agentServer>;

@@ -6,9 +6,10 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
+import { varintBytes } from "../../shared/ingest/otlp/protobuf.ts";
 
-// Test support (never imported by runtime code): real spans from the OpenTelemetry SDK, to serialize with the
-// SDK's own OTLP serializers, and a minimal protobuf writer for what the SDK cannot emit (kvlists, bytes).
+// For the OTLP decoder's tests: real spans from the OpenTelemetry SDK, to serialize with the SDK's own OTLP
+// serializers, and a minimal protobuf writer for what the SDK cannot emit (kvlists, bytes).
 
 /** Two spans (a root and an errored child with an event and a link) as the SDK records them. */
 export async function sdkSpans(): Promise<ReadableSpan[]> {
@@ -44,16 +45,8 @@ export async function sdkSpans(): Promise<ReadableSpan[]> {
 }
 
 // — a minimal protobuf writer —
-export const varint = (n: bigint | number): Buffer => {
-  let v = BigInt.asUintN(64, BigInt(n));
-  const out: number[] = [];
-  do {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    out.push(v ? b | 0x80 : b);
-  } while (v);
-  return Buffer.from(out);
-};
+/** A varint of any 64-bit value (a negative one as protobuf writes an int64: its two's complement). */
+export const varint = (n: bigint | number): Buffer => varintBytes(BigInt.asUintN(64, BigInt(n)));
 export const len = (field: number, payload: Buffer | string) => {
   const b = typeof payload === "string" ? Buffer.from(payload) : payload;
   return Buffer.concat([varint(field * 8 + 2), varint(b.length), b]);

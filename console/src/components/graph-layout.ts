@@ -1,15 +1,13 @@
 import dagre from "@dagrejs/dagre";
+import type { ServerGraph } from "../wire.ts";
 
 // The drawing of an assistant's graph (GET /assistants/{id}/graph, `xray` for subgraphs): positions from dagre,
 // a layout library made for directed graphs. A subgraph's nodes arrive as `<subgraph>:<node>` ids; they are
 // laid out inside a cluster named after the subgraph.
 
-export interface ServerGraph {
-  nodes: { id: string; type?: string; data?: unknown; metadata?: Record<string, unknown> | null }[];
-  edges: { source: string; target: string; conditional?: boolean; data?: unknown }[];
-}
-
 export type NodeKind = "start" | "end" | "node";
+/** A node's state in the run being watched. */
+export type NodeStatus = "running" | "done" | "error" | "interrupted";
 
 export interface LaidNode {
   id: string;

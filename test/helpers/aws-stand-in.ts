@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { resetClients } from "./clients.ts";
+import { resetClients } from "../../shared/aws/clients.ts";
 
 // For tests of calls to an AWS service the local cloud has no stand-in for (CloudWatch Logs, Lambda's control
 // plane, its throttling): a loopback endpoint answering in the service's wire format, set as the service's

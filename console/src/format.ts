@@ -1,39 +1,9 @@
-import { ApiError, api } from "../../api.ts";
+import { ApiError, api } from "./api.ts";
+import type { Run, RunQueryPage } from "./wire.ts";
 
-// Small formatting helpers shared by the traces views. Everything returns text: nothing from data becomes HTML.
+export { percentile } from "../../shared/percentile.ts";
 
-/** A run as the run query and GET /runs/{id} answer it (the fields the console reads). */
-export interface Run {
-  id: string;
-  name: string;
-  run_type: string;
-  status: string;
-  start_time: string;
-  end_time: string | null;
-  trace_id: string;
-  session_id: string;
-  parent_run_id: string | null;
-  dotted_order: string | null;
-  is_root: boolean;
-  inputs: unknown;
-  outputs: unknown;
-  error: unknown;
-  tags: string[];
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_cost: number | null;
-  completion_cost: number | null;
-  total_cost: number | null;
-  first_token_time: string | null;
-  feedback_stats: Record<string, { n: number; avg: number | null; values?: Record<string, number> }> | null;
-  messages?: { input_messages: unknown[]; output_messages: unknown[] } | null;
-  extra?: { metadata?: Record<string, unknown> } | null;
-  format_errors?: string[];
-  tokens_estimated?: boolean;
-  /** Files sent with the run: `attachment.<name>` → a presigned URL and the file's type. */
-  s3_urls?: Record<string, { presigned_url: string; mime_type: string }>;
-}
+// The console's formatting helpers. Everything returns text: nothing from data becomes HTML.
 
 /** A run's start and end as epoch milliseconds (canonical times may carry microseconds). */
 export const ms = (t: string | null | undefined) =>
@@ -59,6 +29,18 @@ export function fmtCost(usd: number | null | undefined): string {
 }
 
 export const fmtNumber = (n: number) => n.toLocaleString("en-US");
+
+/** A moment in the reader's locale and time zone, to the second; "—" for none. */
+export const when = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" }) : "—";
+/** A time of day in the reader's time zone (24 h). */
+export const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false });
+/** An id's first eight characters, as lists show it. */
+export const shortId = (id: string) => id.slice(0, 8);
+
+/** An assistant by its name, with its graph when the name is not the graph's. */
+export const assistantLabel = (a: { name?: string; graph_id: string }) =>
+  a.name && a.name !== a.graph_id ? `${a.name} (${a.graph_id})` : a.graph_id;
 
 export function fmtTime(t: string | null | undefined): string {
   const v = ms(t);
@@ -91,13 +73,6 @@ export function pretty(value: unknown, max = 20_000): string {
     : text;
 }
 
-/** Percentile (0..1) of a list of numbers, nearest rank; undefined for none. */
-export function percentile(values: number[], p: number): number | undefined {
-  if (!values.length) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
-}
-
 /** The runs a run query matches, page after page (100 a page), until `cap`; `capped` when more were left. */
 export async function queryRuns(
   body: Record<string, unknown>,
@@ -107,7 +82,7 @@ export async function queryRuns(
   const runs: Run[] = [];
   let cursor: string | null = null;
   do {
-    const page: { runs: Run[]; cursors: { next: string | null } } = await api(
+    const page: RunQueryPage = await api(
       "POST",
       "/api/v1/runs/query",
       { ...body, limit: 100, ...(cursor ? { cursor } : {}) },

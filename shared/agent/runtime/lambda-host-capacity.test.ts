@@ -1,0 +1,87 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { DeployError } from "../../errors.ts";
+
+// Issue 35: what the deploy step asks of Lambda and IAM for a runtime's capacity and role, where AWS answers with
+// faults no local part produces (a quota with no room, GetRole of a missing role refused): the clients are mocked.
+const sent: { command: string; input: Record<string, unknown> }[] = [];
+/** What a command answers, by its name: a value, or an error to throw. */
+const answers = new Map<string, unknown>();
+const client = {
+  send: async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
+    sent.push({ command: cmd.constructor.name, input: cmd.input });
+    const a = answers.get(cmd.constructor.name);
+    if (a instanceof Error) throw a;
+    return a ?? {};
+  },
+};
+vi.mock("../../aws/clients.ts", () => ({ iam: () => client, lambdaControl: () => client, s3: () => client }));
+const { applyCapacity, applyDrainRetries, DRAIN_INVOKE_CONFIG, existingRole } = await import(
+  "./lambda-host.ts"
+);
+
+const awsError = (name: string, message = name) => Object.assign(new Error(message), { name });
+beforeEach(() => {
+  sent.length = 0;
+  answers.clear();
+});
+
+describe("a runtime's capacity", () => {
+  it("with no reservation set: removes any earlier one, so the function shares the account's pool", async () => {
+    await applyCapacity("agent-rt-d", undefined, () => {});
+    expect(sent.map((s) => s.command)).toEqual(["DeleteFunctionConcurrencyCommand"]);
+  });
+
+  it("with one set: reserves it", async () => {
+    await applyCapacity("agent-rt-d", 5, () => {});
+    expect(sent[0]).toEqual({
+      command: "PutFunctionConcurrencyCommand",
+      input: { FunctionName: "agent-rt-d", ReservedConcurrentExecutions: 5 },
+    });
+  });
+
+  it("leaves no drain in Lambda's async queue: no retry, dropped after a minute (the run sweeper re-drives)", async () => {
+    // Per published version: the drains invoke the version the activation made live.
+    await applyDrainRetries("agent-rt-d", "7");
+    expect(sent).toEqual([
+      {
+        command: "PutFunctionEventInvokeConfigCommand",
+        input: { FunctionName: "agent-rt-d", Qualifier: "7", ...DRAIN_INVOKE_CONFIG },
+      },
+    ]);
+    expect(DRAIN_INVOKE_CONFIG).toEqual({ MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 });
+  });
+
+  it("a reservation the account has no room for fails the deploy, naming the setting", async () => {
+    answers.set(
+      "PutFunctionConcurrencyCommand",
+      awsError(
+        "InvalidParameterValueException",
+        "Specified ReservedConcurrentExecutions for function decreases account's UnreservedConcurrentExecution below its minimum value of [100].",
+      ),
+    );
+    const applying = applyCapacity("agent-rt-d", 5, () => {});
+    await expect(applying).rejects.toBeInstanceOf(DeployError);
+    await expect(applying).rejects.toThrow(/runtimeReservedConcurrency/);
+  });
+
+  it("another failure is not a DeployError", async () => {
+    answers.set("PutFunctionConcurrencyCommand", awsError("ServiceException"));
+    await expect(applyCapacity("agent-rt-d", 5, () => {})).rejects.not.toBeInstanceOf(DeployError);
+  });
+});
+
+describe("a runtime's role, looked up by name", () => {
+  it("is absent when IAM says so, or refuses GetRole of a role that does not exist (path-less ARN)", async () => {
+    answers.set("GetRoleCommand", awsError("NoSuchEntityException"));
+    expect(await existingRole("agent-rt-d")).toBeUndefined();
+    answers.set("GetRoleCommand", awsError("AccessDenied"));
+    expect(await existingRole("agent-rt-d")).toBeUndefined();
+  });
+
+  it("is the role when it exists; another failure is thrown", async () => {
+    answers.set("GetRoleCommand", { Role: { Arn: "arn:aws:iam::1:role/agent-runtime/agent-rt-d" } });
+    expect((await existingRole("agent-rt-d"))?.Arn).toContain("agent-rt-d");
+    answers.set("GetRoleCommand", awsError("ServiceFailure"));
+    await expect(existingRole("agent-rt-d")).rejects.toThrow("ServiceFailure");
+  });
+});
