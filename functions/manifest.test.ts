@@ -8,7 +8,7 @@ import { tasks } from "./task-manifest.ts";
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
 // everything it names must exist, or the CDK app would deploy a broken function or silently drop one.
 const DIR = dirname(fileURLToPath(import.meta.url));
-// The manifests, their module maps and loader, the toolkit, and the router's table of the routes a deployment's
+// The manifests, their module maps and loader, the toolkit, every bundle's bootstrap, and the router's table of the routes a deployment's
 // own origin serves.
 const NOT_HANDLERS = new Set([
   "routes.ts",
@@ -19,6 +19,7 @@ const NOT_HANDLERS = new Set([
   "modules/agent.ts",
   "modules/runtime.ts",
   "handler.ts",
+  "bootstrap.ts",
   "agent/own-origin.ts",
 ]);
 

@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildConfig } from "../shared/config.ts";
 
 // Issue 16, item 7: a fresh machine of any supported platform installs from the lockfile (`npm ci` takes
 // only what it lists) and lints only the repository's own files.
@@ -38,8 +39,9 @@ describe("the lockfile", () => {
 
 describe("the linter", () => {
   it("skips what .gitignore ignores (the local cloud's data directory among them)", () => {
-    // The default DATA_DIR of `npm start` is .data inside the checkout.
-    expect(readFileSync(join(root, "infra/local/main.ts"), "utf8")).toContain('DATA_DIR ?? ".data"');
+    // The default DATA_DIR of `npm start` is .data inside the checkout (the settings schema's default, main.ts's).
+    expect(buildConfig({}).localCloud.dataDir).toBe(".data");
+    expect(readFileSync(join(root, "infra/local/main.ts"), "utf8")).toContain("dataDir: local.dataDir");
     const dir = mkdtempSync(join(tmpdir(), "lint-ignore-"));
     try {
       copyFileSync(join(root, "biome.json"), join(dir, "biome.json"));

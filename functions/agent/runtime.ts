@@ -12,7 +12,7 @@ import {
   startRuntime,
 } from "../../shared/agent/runtime/serve.ts";
 import { lambda } from "../../shared/aws/clients.ts";
-import { config } from "../../shared/config.ts";
+import { config, setEnvironment } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { type ResponseStream, writeBody } from "../../shared/http/lambda-front.ts";
@@ -33,11 +33,9 @@ const settings = JSON.parse(config.agent.runtimeConfig ?? "{}") as Omit<RuntimeC
 const token = config.agent.runtimeToken ?? "";
 // Its own environment (secrets, langgraph.json env) is opened before any graph is imported: graphs read it there.
 const sealedEnv = config.agent.runtimeSecrets;
+// Set through the config module, which reads it again (LANGGRAPH_CONFIG is one of the deployment's own).
 if (sealedEnv)
-  Object.assign(
-    process.env,
-    await openRuntimeEnv(JSON.parse(sealedEnv), settings.tenant_id, settings.deployment_id),
-  );
+  setEnvironment(await openRuntimeEnv(JSON.parse(sealedEnv), settings.tenant_id, settings.deployment_id));
 
 /** Traces go to the platform's AgentTraceIngest function, which files them under this deployment's project. */
 async function sendTraces(

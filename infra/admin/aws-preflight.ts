@@ -1,7 +1,11 @@
+import { loadConfig } from "../../shared/config.ts";
 import { formatQuotaTable } from "../quotas/quota-row.ts";
 import { allQuotaRows } from "../quotas/synth.ts";
 import { describeCapacity } from "../stacks/concurrency.ts";
 import { synthesizedApp } from "../stacks/synthesized-app.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run aws:preflight: synthesizes the app without an account, region or credentials, runs every quota check
 // (infra/quotas) and prints them as a table, then the Lambda concurrency arithmetic; exits 1 when any check is over

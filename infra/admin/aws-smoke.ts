@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "langsmith";
+import { loadConfig } from "../../shared/config.ts";
 
 // What a first deploy should answer, checked from outside with the real langsmith client and plain HTTP:
 // every API group's functions load and reach their data under their roles (tables, bucket, key), the trace
@@ -128,7 +129,7 @@ export async function smoke(target: SmokeTarget): Promise<SmokeCheck[]> {
 /** npm run aws:smoke -- <ApiUrl> [AgentApiUrl]   (API key in AGENT_PLATFORM_API_KEY or LANGSMITH_API_KEY) */
 async function main() {
   const [api, agentApi] = process.argv.slice(2);
-  const apiKey = process.env.AGENT_PLATFORM_API_KEY ?? process.env.LANGSMITH_API_KEY;
+  const apiKey = loadConfig().cliApiKey;
   if (!api || !apiKey) {
     console.error("usage: AGENT_PLATFORM_API_KEY=<key> npm run aws:smoke -- <ApiUrl> [AgentApiUrl]");
     process.exit(2);

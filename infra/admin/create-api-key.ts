@@ -1,6 +1,10 @@
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo } from "../../shared/aws/clients.ts";
+import { loadConfig } from "../../shared/config.ts";
 import { tableName } from "../../shared/tables.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run create-key -- [workspace-id] [name]: creates a workspace (when new) and an API key bound to it,
 // in the tables of the deployed stack (TABLE_MAIN; AWS credentials and region as the SDK resolves them:

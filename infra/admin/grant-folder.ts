@@ -1,6 +1,10 @@
+import { loadConfig } from "../../shared/config.ts";
 import { grantedFolders, grantFolder, revokeFolder } from "../../shared/control/repo-grants.ts";
 import { tenants } from "../../shared/records/identity.ts";
 import { tableName } from "../../shared/tables.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run grant-folder -- <workspace-id> <folder> [--revoke]: the local cloud builds a workspace's deployments only
 // from folders the operator granted it (their real paths, and below them); --revoke withdraws one. Tables of the

@@ -2,8 +2,12 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { listApiKeys, revokeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo } from "../../shared/aws/clients.ts";
 import { fromItem, toItem } from "../../shared/aws/ddb.ts";
+import { loadConfig } from "../../shared/config.ts";
 import { secretHash } from "../../shared/crypto/secret-hash.ts";
 import { tableName } from "../../shared/tables.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run revoke-key -- <key id | the key's first characters | the key>: revokes one API key, whatever workspaces it
 // acts on (a workspace revokes its own keys with DELETE /api/v1/api-key/{id}). It answers 401 at once in new

@@ -1,5 +1,9 @@
+import { loadConfig } from "../../shared/config.ts";
 import { tenants } from "../../shared/records/identity.ts";
 import { tableName } from "../../shared/tables.ts";
+
+// The script's settings, parsed once: a bad value stops it here, naming the variable.
+loadConfig();
 
 // npm run set-rate-limit -- <workspace-id> <requests-per-second> [burst]: the workspace's own rate limit, in place
 // of WORKSPACE_RATE_LIMIT/WORKSPACE_RATE_BURST (0: none); `default` as the rate removes it. Platform processes

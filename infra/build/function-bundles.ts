@@ -22,6 +22,7 @@ import {
   servedByRuntime,
 } from "../../functions/routes.ts";
 import { tasks } from "../../functions/task-manifest.ts";
+import { processEnvironment } from "../../shared/config.ts";
 
 // Every platform Lambda's bundle, built by one esbuild call with one set of options into a folder named by the
 // hash of its inputs: the CDK app deploys these folders as they are, so what runs in AWS is byte for byte what
@@ -55,6 +56,8 @@ export const BUNDLE_OPTIONS = {
   outExtension: { ".js": ".mjs" },
   // Bundled CommonJS dependencies still call require(); give ESM output one.
   banner: { js: "import { createRequire } from 'module';const require = createRequire(import.meta.url);" },
+  // Each function's bootstrap: its configuration parsed once, at init (functions/bootstrap.ts).
+  inject: ["functions/bootstrap.ts"],
   logLevel: "error",
 } as const satisfies BuildOptions;
 
@@ -235,6 +238,7 @@ function build(fns: PlatformFunction[], dir: string): void {
   const result = buildSync({
     ...BUNDLE_OPTIONS,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
+    inject: [...BUNDLE_OPTIONS.inject],
     entryPoints,
     outdir: tmp,
     absWorkingDir: ROOT,
@@ -257,7 +261,7 @@ function build(fns: PlatformFunction[], dir: string): void {
       {
         cwd: ROOT,
         stdio: ["ignore", "inherit", "inherit"],
-        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+        env: { ...processEnvironment(), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
       },
     );
     if (made.status !== 0) throw new Error(`making the OpenAPI document failed (exit ${made.status})`);

@@ -1,15 +1,15 @@
+import { loadConfig } from "../../shared/config.ts";
 import { BUILD_ENV, type BuildUrls } from "../../shared/deploy/build-exchange.ts";
 import { runBuildStep } from "../../shared/deploy/build-step.ts";
 
 // The revision build step: what the CodeBuild project runs in AWS and the local cloud runs in a child process.
 // Its presigned URLs come from the environment (the state machine's EnvironmentVariablesOverride, made by the
 // RevisionBuildStart task); it exits non-zero only when it could not report its result.
+const build = loadConfig().build;
 const urls = Object.fromEntries(
-  Object.entries(BUILD_ENV)
-    .filter(([key]) => key !== "tenant")
-    .map(([key, name]) => [key, process.env[name] ?? ""]),
+  Object.entries(build.urls).map(([key, url]) => [key, url ?? ""]),
 ) as BuildUrls;
-const tenant = process.env[BUILD_ENV.tenant] ?? "";
+const tenant = build.tenant ?? "";
 if (!tenant || Object.values(urls).some((u) => !u)) {
   console.error(`${Object.values(BUILD_ENV).join(", ")} must be set`);
   process.exit(2);

@@ -8,7 +8,7 @@ import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
-import { config } from "../../shared/config.ts";
+import { config, loadConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
@@ -37,17 +37,6 @@ import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
 // The local cloud: every AWS part replaced by a local one speaking its protocol, the handlers unchanged.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
-/**
- * AWS deletes expired items within days; every 5 minutes is close enough locally and keeps the sweep (a keys-only
- * scan of the runs table) off the hot path of a laptop holding a large trace history.
- */
-const DEFAULT_TTL_SWEEP_MS = 300_000;
-/** Router environments kept warm locally (LOCAL_ROUTER_PROVISIONED), as provisioned concurrency keeps them. */
-const DEFAULT_ROUTER_PROVISIONED = 2;
-const envMs = (name: string, fallback: number) => {
-  const n = Number(process.env[name] || Number.NaN);
-  return Number.isFinite(n) ? n : fallback;
-};
 
 export interface CloudOptions {
   host?: string;
@@ -177,20 +166,24 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
   const dataDir = resolve(opts.dataDir ?? ".data");
   // The KMS master key, the bootstrap key, every workspace's objects: this user's alone.
   privateDirSync(dataDir, { follow: true });
-  const bucket = process.env.PLATFORM_BUCKET ?? "agent-platform";
-  const artifactBucket = process.env.ARTIFACT_BUCKET ?? localArtifactBucket(join(dataDir, "s3"), bucket);
+  // The local cloud is an entry point: its settings parsed as this start finds them (a bad one stops it here, naming
+  // the variable), and again each time it sets variables for its parts (setEnvironment), so this process reads one
+  // value rather than the environment on every call.
+  const settings = loadConfig();
+  const bucket = settings.defaultBucket;
+  const artifactBucket = settings.text("ARTIFACT_BUCKET") ?? localArtifactBucket(join(dataDir, "s3"), bucket);
   const stops = new Stops();
   try {
     // The backends answer only what the policy proxy forwards, with the token of this start (backend-token.ts).
     const token = newBackendToken();
     const backends = await startBackends(opts, { dataDir, token, buckets: [bucket, artifactBucket] }, stops);
-    Object.assign(process.env, {
+    setEnvironment({
       PLATFORM_LOCAL: "1",
       // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
       DATA_DIR: dataDir,
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,
-      AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
+      AWS_REGION: settings.region,
     });
     const loopback = { url: "", token: newLoopbackToken() };
     const late: LateParts = {};
@@ -198,7 +191,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     const door = await startServiceDoor(opts, { dataDir, token, backends, services, late }, stops);
     await prepareData();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
-    process.env.PLATFORM_BOOTSTRAP_TENANT = tenantId;
+    setEnvironment({ PLATFORM_BOOTSTRAP_TENANT: tenantId });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
     const runtimes = new LocalRuntimes({ dataDir, upstream: () => door.upstream });
@@ -316,10 +309,7 @@ function localServices(
       const role = late.roleProxy?.environmentFor(f.id);
       if (!role) throw new Error(`${f.id} has no platform role the local cloud can give it`);
       return {
-        ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<
-          string,
-          string
-        >),
+        ...processEnvironment(),
         ...role,
         PLATFORM_LOOPBACK_URL: loopback.url,
         PLATFORM_LOOPBACK_TOKEN: loopback.token,
@@ -353,9 +343,7 @@ function localServices(
       for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
         void lambda.invoke(t.name, { source: "aws.states", detail }, true);
     },
-    retryIntervalMs: process.env.LOCAL_SFN_RETRY_INTERVAL_MS
-      ? Number(process.env.LOCAL_SFN_RETRY_INTERVAL_MS)
-      : undefined,
+    retryIntervalMs: config.localCloud.sfnRetryIntervalMs,
   });
   const lambda = new LocalLambda(resolveFunction);
   const scheduler = new LocalScheduler(async (target) => {
@@ -370,7 +358,7 @@ function localServices(
   const ttl = new LocalTtl(
     tasks,
     (name, event) => lambda.invoke(name, event, false),
-    opts.ttlSweepMs ?? envMs("LOCAL_TTL_SWEEP_MS", DEFAULT_TTL_SWEEP_MS),
+    opts.ttlSweepMs ?? config.localCloud.ttlSweepMs,
   );
   return { functions, kms, sfn, lambda, scheduler, ttl };
 }
@@ -428,7 +416,7 @@ async function startServiceDoor(
       .machineNames()
       .map((n) => [`STATE_MACHINE_${n.toUpperCase().replace(/\W/g, "_")}_ARN`, localStateMachineArn(n)]),
   );
-  Object.assign(process.env, {
+  setEnvironment({
     ...roleProxy.environmentOf(operator),
     // What no export destination may name or use (shared/export/destination-guard.ts): the proxy and the services
     // behind it, and the keys of the platform (its roles', its operator's, s3rver's own).
@@ -447,7 +435,7 @@ async function startServiceDoor(
       ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
     ].join(","),
     KMS_KEY_ID: "alias/local",
-    TASK_ARN_PREFIX: `arn:aws:lambda:${process.env.AWS_REGION ?? "us-east-1"}:000000000000:function:`,
+    TASK_ARN_PREFIX: `arn:aws:lambda:${config.region}:000000000000:function:`,
     ...machineArns,
   });
   resetClients();
@@ -517,7 +505,7 @@ async function startGateway(
   stops.push(() => gateway.close());
   loopback.url = `http://${host === "0.0.0.0" || host === "::" ? LOOPBACK : host}:${boundPort}`;
   // Every agent-server request passes the router: a few of its environments start now, in the background.
-  void functions.get("AgentRouter").provision(envMs("LOCAL_ROUTER_PROVISIONED", DEFAULT_ROUTER_PROVISIONED));
+  void functions.get("AgentRouter").provision(config.localCloud.routerProvisioned);
   return { gateway, boundPort };
 }
 

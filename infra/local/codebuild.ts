@@ -98,9 +98,11 @@ export function localBuildEnv(input: StartBuild, dataDir: string): Record<string
     PLATFORM_LOCAL: "1",
     DATA_DIR: config.dataDir,
     BUILD_CACHE_DIR: config.buildCacheDir ?? join(dataDir, "build-cache"),
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
-    ...(process.env.EGRESS_ALLOW ? { EGRESS_ALLOW: process.env.EGRESS_ALLOW } : {}),
-    ...(process.env.npm_config_registry ? { npm_config_registry: process.env.npm_config_registry } : {}),
+    LOG_LEVEL: config.logLevel,
+    ...(config.egressAllow.length ? { EGRESS_ALLOW: config.egressAllow.join(",") } : {}),
+    ...(config.text("npm_config_registry")
+      ? { npm_config_registry: config.localCloud.registry as string }
+      : {}),
   };
   for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
   return env;

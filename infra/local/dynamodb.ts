@@ -10,6 +10,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
+import { processEnvironment } from "../../shared/config.ts";
 import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
 import { type Backend, withBackendToken } from "./backend-token.ts";
@@ -97,7 +98,7 @@ export async function startDynamoDb(opts: {
   // Its stdin (the token's line) stays its own: a background job's is /dev/null unless redirected.
   const script = `${quoted} <&0 & J=$!; trap 'kill $J 2>/dev/null; wait $J; exit 0' TERM INT HUP; while kill -0 ${process.pid} 2>/dev/null && kill -0 $J 2>/dev/null; do sleep 0.5; done; kill $J 2>/dev/null; wait $J`;
   const child: ChildProcess = spawn("bash", ["-c", script], {
-    env: { ...process.env, DDB_LOCAL_TELEMETRY: "0" },
+    env: { ...processEnvironment(), DDB_LOCAL_TELEMETRY: "0" },
     detached: true,
     stdio: ["pipe", "ignore", "pipe"],
   });

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RequestStats } from "../../shared/aws/request-stats.ts";
+import { config } from "../../shared/config.ts";
 
 // The local Lambda execution environments: a function's bundle (the one deployed to AWS) runs in worker threads
 // of its own, one invocation at a time per environment as in Lambda, with its environment variables, a heap as
@@ -55,7 +56,7 @@ async function initSlot(): Promise<() => void> {
 }
 
 /** How long an idle environment is kept (LOCAL_FUNCTION_IDLE_MS; the test run keeps them for its whole length). */
-const defaultIdleMs = () => Number(process.env.LOCAL_FUNCTION_IDLE_MS) || 300_000;
+const defaultIdleMs = () => config.localCloud.functionIdleMs;
 
 /** The heap Lambda's Node.js runtime allows a function of this memory size (--max-old-space-size: 90%). */
 export const heapMbOf = (memoryMb: number) => Math.floor(memoryMb * 0.9);

@@ -28,6 +28,8 @@ function ensureSandbox() {
   };
   if (has("bwrap") || !has("apt-get")) return;
   console.log("Installing bubblewrap (the sandbox of deployments' code)…");
+  // Set, never read: main.ts's config module is the one reader of the environment.
+  process.env.DEBIAN_FRONTEND = "noninteractive";
   try {
     execFileSync(
       "sh",
@@ -37,7 +39,6 @@ function ensureSandbox() {
       ],
       {
         stdio: ["ignore", "ignore", "inherit"],
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
       },
     );
   } catch {
@@ -71,19 +72,14 @@ if (mode === "prepare") {
   process.exit(0);
 }
 
+// main.ts inherits this environment, with when the start began; the config module there validates it.
+process.env.PLATFORM_BOOT_AT = String(bootAt);
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 // The flag is s3rver's, in this process (infra/local/s3.ts says why).
 const child = spawn(
   process.execPath,
   ["--openssl-legacy-provider", "--import", "tsx", join(root, "infra/local/main.ts"), ...rest],
-  {
-    cwd: process.cwd(),
-    stdio: "inherit",
-    env: {
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      ...process.env,
-      PLATFORM_BOOT_AT: String(bootAt),
-    },
-  },
+  { cwd: process.cwd(), stdio: "inherit" },
 );
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,15 +1,15 @@
 import { graphConfigArg, serveLocalGraphs } from "../../shared/agent/local-graph.ts";
-import { config } from "../../shared/config.ts";
+import { ConfigError, loadConfig, setEnvironment } from "../../shared/config.ts";
 import { type Cloud, startCloud } from "./cloud.ts";
 import { StartupError } from "./http-util.ts";
 
 // `npm start`: the whole platform on loopback. Ctrl-C or SIGTERM stops every part.
-const bootAt = Number(process.env.PLATFORM_BOOT_AT ?? performance.timeOrigin);
-
 async function main() {
+  const config = loadConfig();
+  const local = config.localCloud;
+  const bootAt = local.bootAt ?? performance.timeOrigin;
   // Read once and out of the environment, which every platform function's environment starts from.
-  const dynamoDbToken = process.env.LOCAL_DYNAMODB_TOKEN || undefined;
-  delete process.env.LOCAL_DYNAMODB_TOKEN;
+  setEnvironment({ LOCAL_DYNAMODB_TOKEN: undefined });
   let cloud: Cloud | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -23,17 +23,17 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   try {
     cloud = await startCloud({
-      host: process.env.HOST ?? "127.0.0.1",
-      port: Number(process.env.PORT ?? 8080),
-      s3Port: Number(process.env.S3_PORT ?? 9090),
-      dataDir: process.env.DATA_DIR ?? ".data",
+      host: local.host,
+      port: local.port,
+      s3Port: local.s3Port,
+      dataDir: local.dataDir,
       // Benchmarks that load millions of items: DynamoDB Local in memory writes ~3× faster (nothing persists).
-      inMemory: process.env.DYNAMODB_IN_MEMORY === "1",
-      dynamoDbPort: Number(process.env.DYNAMODB_PORT) || undefined,
-      dynamoDbEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT || undefined,
-      dynamoDbToken,
-      apiKey: process.env.PLATFORM_API_KEY || undefined,
-      tenantId: process.env.PLATFORM_TENANT_ID || undefined,
+      inMemory: local.dynamoDbInMemory,
+      dynamoDbPort: local.dynamoDbPort,
+      dynamoDbEndpoint: local.dynamoDbEndpoint,
+      dynamoDbToken: local.dynamoDbToken,
+      apiKey: local.apiKey,
+      tenantId: local.tenantId,
     });
   } catch (err) {
     if (err instanceof StartupError) {
@@ -54,14 +54,14 @@ async function main() {
   console.log(
     `AWS endpoint  ${f.s3.endpoint}   (S3, DynamoDB, …) access_key_id=${f.s3.access_key_id} secret_access_key=${f.s3.secret_access_key} bucket=${f.s3.bucket}`,
   );
-  console.log(`Facts for scripts: ${process.env.DATA_DIR ?? ".data"}/local.json — Ctrl-C to stop.`);
+  console.log(`Facts for scripts: ${local.dataDir}/local.json — Ctrl-C to stop.`);
   const graphConfig = graphConfigArg(process.argv.slice(2));
   if (graphConfig) {
     console.log(`Loading the graphs of ${graphConfig} as deployment local…`);
     const { graphs } = await serveLocalGraphs({
       configPath: graphConfig,
       tenantId: f.tenant_id,
-      dataDir: process.env.DATA_DIR ?? ".data",
+      dataDir: local.dataDir,
       host: cloud.runtimes,
       log: (line) => console.log(`  ${line}`),
     }).catch(async (err) => {
@@ -74,6 +74,11 @@ async function main() {
 }
 
 main().catch((err) => {
+  // A setting that is not what it must be: said as it is, naming the variable, and nothing started.
+  if (err instanceof ConfigError) {
+    console.error(`error: ${err.message}`);
+    process.exit(1);
+  }
   console.error("error: the local cloud failed to start:", err?.message ?? err);
   process.exit(1);
 });

@@ -12,7 +12,7 @@ import { serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts"
 import type { WebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
-import { config, sealSettings } from "../../shared/config.ts";
+import { config, sealSettings, setEnvironment } from "../../shared/config.ts";
 import { secretHash, secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { HttpError } from "../../shared/errors.ts";
 import { logger } from "../../shared/log.ts";
@@ -64,6 +64,7 @@ function readStart(): Promise<LocalRuntimeStart> {
 /** POST of a JSON body to the platform over its socket. */
 async function main() {
   const start = await readStart();
+  // The entry point's one parse of its settings: the environment and the sealed ones (a bad value stops it here).
   sealSettings(start.settings);
   const platformSocket = join(start.socket_dir, PLATFORM_SOCKET);
   await installEgress(platformSocket);
@@ -90,11 +91,11 @@ async function main() {
   };
   // Its own environment (secrets, langgraph.json env), opened before any graph is imported, as in AWS.
   const sealedEnv = config.agent.runtimeSecrets;
-  if (sealedEnv)
-    Object.assign(
-      process.env,
+  if (sealedEnv) {
+    setEnvironment(
       await openRuntimeEnv(JSON.parse(sealedEnv), start.runtime.tenant_id, start.runtime.deployment_id),
     );
+  }
   const d = startRuntime(start.runtime, { traces: sendTraces, webhooks });
   // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.

@@ -131,7 +131,7 @@ const PASSED_SETTINGS = [
   "AGENT_WAIT_KEEPALIVE_MS",
   "LOG_LEVEL",
   "PLATFORM_COUNT_REQUESTS",
-];
+] as const;
 
 /** Hosts the runtime's AWS clients name: any name would do, the connection is the platform socket. */
 const SANDBOX_AWS_ENDPOINTS = {
@@ -304,13 +304,16 @@ export class LocalRuntimes implements RuntimeHost {
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     };
-    for (const name of PASSED_SETTINGS) if (process.env[name]) settings[name] = process.env[name]!;
+    for (const name of PASSED_SETTINGS) {
+      const text = config.text(name);
+      if (text) settings[name] = text;
+    }
     const env: Record<string, string> = {
       NODE_ENV: "production",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };
     // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.
-    if (process.env.NODE_EXTRA_CA_CERTS) env.NODE_EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
+    if (config.localCloud.extraCaCerts) env.NODE_EXTRA_CA_CERTS = config.localCloud.extraCaCerts;
     const limits = sandboxLimits();
     const sandbox = osSandbox().available;
     const scratch = sandbox

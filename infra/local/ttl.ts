@@ -3,6 +3,7 @@ import type { TaskFunction } from "../../functions/task-manifest.ts";
 import { dynamo } from "../../shared/aws/clients.ts";
 import { isConditionFailure } from "../../shared/aws/ddb.ts";
 import { forEachLimit } from "../../shared/concurrency.ts";
+import { config } from "../../shared/config.ts";
 import { logger } from "../../shared/log.ts";
 import { TTL_IDENTITY, ttlDeletedKey } from "../../shared/retention/ttl-stream.ts";
 import { TABLES, type TableDef, type TableId, tableName } from "../../shared/tables.ts";
@@ -178,7 +179,7 @@ export class LocalTtl {
       eventName: "REMOVE",
       eventVersion: "1.1",
       eventSource: "aws:dynamodb",
-      awsRegion: process.env.AWS_REGION ?? "us-east-1",
+      awsRegion: config.region,
       dynamodb: {
         ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
         Keys,

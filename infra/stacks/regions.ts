@@ -1,4 +1,5 @@
 import { type App, type Environment, Token } from "aws-cdk-lib";
+import { config } from "../../shared/config.ts";
 
 // The agent API streams through API Gateway REST response streaming into Lambda response streaming. REST
 // response streaming is in every AWS Region ("available in all AWS Regions, including the AWS GovCloud (US)
@@ -61,7 +62,7 @@ export function supportedRegions(app: App): string[] {
  */
 export function appRegion(app: App, env?: Environment): string | undefined {
   if (env?.region && !Token.isUnresolved(env.region)) return env.region;
-  return app.node.tryGetContext(REGION_CONTEXT) ?? process.env.CDK_DEFAULT_REGION ?? undefined;
+  return app.node.tryGetContext(REGION_CONTEXT) ?? config.cdkDefaultRegion ?? undefined;
 }
 
 /** Fails synthesis, saying why and what to do, when the app's Region is known and not one of the supported. */

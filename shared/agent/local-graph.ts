@@ -1,5 +1,6 @@
 import { access, rm } from "node:fs/promises";
 import path from "node:path";
+import { config } from "../config.ts";
 import { bundleGraphs, installDependencies } from "../deploy/bundle.ts";
 import { readGraphConfig } from "../deploy/graph-config.ts";
 import { runtimeSandboxOwner } from "../deploy/sandbox.ts";
@@ -13,7 +14,10 @@ import type { RuntimeHost } from "./runtime/host.ts";
 // runtime of its own like every deployment.
 
 /** `--graph <path>` / `--graph=<path>` from the arguments, else AGENT_GRAPH_CONFIG. */
-export function graphConfigArg(argv: string[], env = process.env): string | undefined {
+export function graphConfigArg(
+  argv: string[],
+  env: { AGENT_GRAPH_CONFIG?: string } = { AGENT_GRAPH_CONFIG: config.localCloud.graphConfig },
+): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--graph") return argv[i + 1];
     if (argv[i].startsWith("--graph=")) return argv[i].slice("--graph=".length);

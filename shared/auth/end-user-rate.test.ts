@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { buildConfig, useConfig } from "../config.ts";
 import { TooManyRequests } from "../errors.ts";
 import { EndUserLimiter } from "./end-user-rate.ts";
 import { WindowCounter } from "./window-counter.ts";
@@ -13,6 +14,8 @@ const limiter = () =>
       return totals.get(k)!;
     }),
   );
+/** The limits a case runs under: a configuration built from them, process.env left alone. */
+const limits = (env: Record<string, string>) => useConfig(buildConfig(env));
 const refusal = (p: Promise<void>) =>
   p.then(
     () => undefined,
@@ -21,13 +24,14 @@ const refusal = (p: Promise<void>) =>
 
 afterEach(() => {
   totals.clear();
+  useConfig(undefined);
   delete process.env.AGENT_END_USER_RATE_LIMIT;
   delete process.env.AGENT_END_USER_CLIENT_RATE_LIMIT;
 });
 
 describe("end users' buckets", () => {
   it("one client beyond its bucket gets 429 with Retry-After; another client still passes", async () => {
-    process.env.AGENT_END_USER_CLIENT_RATE_LIMIT = "2";
+    limits({ AGENT_END_USER_CLIENT_RATE_LIMIT: "2" });
     const l = limiter();
     for (let i = 0; i < 10; i++) await l.admit("d1", "10.0.0.1");
     const err = await refusal(l.admit("d1", "10.0.0.1"));
@@ -41,7 +45,7 @@ describe("end users' buckets", () => {
   });
 
   it("many clients together are held to the deployment's bucket; other deployments are not", async () => {
-    process.env.AGENT_END_USER_RATE_LIMIT = "4";
+    limits({ AGENT_END_USER_RATE_LIMIT: "4" });
     const l = limiter();
     for (let i = 0; i < 20; i++) await l.admit("d1", `10.0.1.${i}`);
     const err = await refusal(l.admit("d1", "10.0.2.1"));
@@ -50,8 +54,7 @@ describe("end users' buckets", () => {
   });
 
   it("a client refused by its own bucket takes nothing from the deployment's", async () => {
-    process.env.AGENT_END_USER_CLIENT_RATE_LIMIT = "1";
-    process.env.AGENT_END_USER_RATE_LIMIT = "2";
+    limits({ AGENT_END_USER_CLIENT_RATE_LIMIT: "1", AGENT_END_USER_RATE_LIMIT: "2" });
     const l = limiter();
     for (let i = 0; i < 5; i++) await l.admit("d1", "10.0.0.1");
     for (let i = 0; i < 50; i++) await refusal(l.admit("d1", "10.0.0.1"));

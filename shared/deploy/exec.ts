@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { processEnvironment } from "../config.ts";
 
 // Child processes of the build (git, npm): output streamed to the build log line by line with secrets
 // redacted, a tail kept for the failure message, a hard timeout, and an environment built from an allow-list
@@ -23,8 +24,9 @@ const PASSED = ["PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT", ...NET
 
 const pick = (names: string[]) => {
   const env: Record<string, string> = {};
+  const inherited = processEnvironment();
   for (const name of names) {
-    const v = process.env[name];
+    const v = inherited[name];
     if (v !== undefined) env[name] = v;
   }
   return env;

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { config } from "../config.ts";
+import { config, processEnvironment } from "../config.ts";
 import { sandboxNodeMajor } from "./sandbox-node.ts";
 import { seccompProgram, seccompSupported } from "./seccomp.ts";
 
@@ -195,7 +195,7 @@ function dropTo(id: number): string[] {
 }
 
 function which(tool: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
+  for (const dir of (processEnvironment().PATH ?? "/usr/bin:/bin").split(path.delimiter)) {
     const p = path.join(dir, tool);
     if (dir && existsSync(p)) return p;
   }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { processEnvironment } from "../config.ts";
 import { DeployError } from "../errors.ts";
 import type { ArtifactManifest } from "./bundle.ts";
 import { redactor, tolerateStdioErrors } from "./exec.ts";
@@ -142,7 +143,7 @@ export async function smokeTestGraphs(opts: {
   const { jobs, auth, childJobs } = smokeJobs(artifactDir, opts.manifest);
   // Deployment secrets must not show up in a message, even when a graph puts one into an error.
   const redact = redactor(Object.values(opts.env));
-  const env: Record<string, string> = { NODE_ENV: process.env.NODE_ENV ?? "production" };
+  const env: Record<string, string> = { NODE_ENV: processEnvironment().NODE_ENV ?? "production" };
   Object.assign(env, opts.manifest.env ?? {}, opts.env);
   const child = await startSmokeProcess(artifactDir, childJobs, env, opts.owner ?? `smoke:${artifactDir}`);
   const reports = await readReports(child, timeoutMs);

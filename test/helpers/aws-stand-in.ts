@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resetClients } from "../../shared/aws/clients.ts";
+import { config, setEnvironment } from "../../shared/config.ts";
 
 // For tests of calls to an AWS service the local cloud has no stand-in for (CloudWatch Logs, Lambda's control
 // plane, its throttling): a loopback endpoint answering in the service's wire format, set as the service's
@@ -14,20 +15,17 @@ export async function standInEndpoint(endpointVar: string, handler: RequestListe
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const set: Record<string, string> = {
     [endpointVar]: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    AWS_REGION: process.env.AWS_REGION ?? "us-east-1",
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? "test",
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? "test",
+    AWS_REGION: config.region,
+    AWS_ACCESS_KEY_ID: config.text("AWS_ACCESS_KEY_ID") ?? "test",
+    AWS_SECRET_ACCESS_KEY: config.text("AWS_SECRET_ACCESS_KEY") ?? "test",
   };
-  const saved = Object.fromEntries(Object.keys(set).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, set);
+  const restore = setEnvironment(set);
   resetClients();
   return {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      for (const [k, v] of Object.entries(saved))
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+      restore();
       resetClients();
     },
   };

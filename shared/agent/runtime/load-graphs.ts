@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { processEnvironment } from "../../config.ts";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
 import { redactor } from "../../deploy/exec.ts";
 import { readSchemasFile } from "../../deploy/schemas-file.ts";
@@ -95,7 +96,7 @@ export async function loadArtifactGraphs(
     } catch (e) {
       // The reason is answered to clients and logged: no value of the runtime's environment (the deployment's
       // secrets among them) goes with it, whatever the graph put into its error.
-      const error = redactor(Object.values(process.env).filter((v) => (v?.length ?? 0) >= 8))(
+      const error = redactor(Object.values(processEnvironment()).filter((v) => (v?.length ?? 0) >= 8))(
         (e as Error).message,
       );
       logger.error("a graph failed to load; the deployment's other graphs serve", {
