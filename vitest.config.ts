@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import SlowFirst from "./test/sequencer.ts";
 
 // Fuzz tests report their seed, and FUZZ_SEED/FUZZ_PATH replay one (test/fuzz-seed.ts).
 const setupFiles = ["test/fuzz-seed.ts"];
@@ -13,11 +14,16 @@ const SYNTH_TESTS = [
   "infra/admin/teardown-plan.test.ts",
 ];
 
+/** Integration files at once: each worker is a Node process holding little, waiting on the local cloud. */
+const INTEGRATION_WORKERS = 4;
+
 // Unit tests sit beside the code they test; integration and e2e tests under test/ share one local cloud.
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // The slow integration files start first (test/sequencer.ts).
+    sequence: { sequencer: SlowFirst },
     projects: [
       {
         test: {
@@ -58,7 +64,9 @@ export default defineConfig({
           globalSetup: ["test/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // The files run side by side against the one local cloud, each in a workspace of its own
+          // (test/helpers/cloud.ts): they mostly wait on the cloud (runs, builds, timers), so more files than cores.
+          maxWorkers: INTEGRATION_WORKERS,
         },
       },
     ],

@@ -2,11 +2,11 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
+import { startPlatform } from "../harness/platform.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { loopbackRelay } from "../shared/outbound/process-egress.ts";
-import { gitRepo } from "../test/helpers/repos.ts";
 import { fmt } from "./load.ts";
-import { startPlatform } from "./platform.ts";
 
 // npm run bench -- agent: a trivial one-node graph served by this platform (deployed through /v2, every
 // checkpoint persisted to DynamoDB Local) and by `@langchain/langgraph-cli dev` (the in-memory reference

@@ -4,9 +4,9 @@ import { gzipSync } from "node:zlib";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import puppeteer, { type Page } from "puppeteer-core";
+import { chromiumPath } from "../harness/chromium.ts";
+import { startPlatform } from "../harness/platform.ts";
 import { buildConsole, CONSOLE_DIST } from "../infra/console/build.mjs";
-import { chromiumPath } from "../test/helpers/chromium.ts";
-import { startPlatform } from "./platform.ts";
 
 // npm run bench -- console: the web console's bundle (gzipped: the first load — app.js, the chunks it imports
 // statically, app.css, index.html — and the lazily loaded studio chunks) against the issue 37 budgets, then

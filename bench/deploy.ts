@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from "node:fs";
-import { gitRepo } from "../test/helpers/repos.ts";
+import { startPlatform } from "../harness/platform.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { fmt } from "./load.ts";
-import { startPlatform } from "./platform.ts";
 
 // npm run bench -- deploy: seconds from POST /v2/deployments of examples/agent (a git repository with its own
 // package.json and lockfile) to its revision DEPLOYED, and from a PATCH with a new repo_ref to the new

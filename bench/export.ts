@@ -1,5 +1,7 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { processCustomerS3 } from "../harness/customer-s3.ts";
+import { pointAwsAt, rssOf, sampleRss, startPlatform } from "../harness/platform.ts";
 import { batchWrite } from "../shared/aws/batch.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
@@ -10,9 +12,7 @@ import { EXPORT_FIELDS } from "../shared/records/export-fields.ts";
 import { deriveFields } from "../shared/runs/derive.ts";
 import { buildPostItem, partitionKey } from "../shared/runs/store.ts";
 import { tableName } from "../shared/tables.ts";
-import { processCustomerS3 } from "../test/helpers/customer-s3.ts";
 import { fmt } from "./load.ts";
-import { pointAwsAt, rssOf, sampleRss, startPlatform } from "./platform.ts";
 
 // npm run bench -- export: N runs in one day of one project (N = 100k and 1M; BENCH_EXPORT_SIZES to change),
 // exported by the real state machine to the local S3. Beside it, in the same run: a plain paginated

@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { BatchWriteItemCommand, DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { Client } from "langsmith";
+import { type RunningPlatform, sampleRss, startPlatform } from "../harness/platform.ts";
 import { newBackendToken } from "../infra/local/backend-token.ts";
 import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
 import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 import { otlpRequests } from "./otlp.ts";
-import { type RunningPlatform, sampleRss, startPlatform } from "./platform.ts";
 
 // npm run bench -- ingest: runs/s accepted by POST /runs/batch (16 concurrent senders of 100-run batches),
 // by the real langsmith SDK over /runs/multipart and spans/s by POST /otel/v1/traces (OTLP protobuf, 100 spans), beside the raw DynamoDB Local BatchWriteItem rate of

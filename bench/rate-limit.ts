@@ -1,7 +1,7 @@
+import { pointAwsAt, startPlatform } from "../harness/platform.ts";
 import { newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { WindowCounter } from "../shared/auth/window-counter.ts";
 import { addRequests, tenants } from "../shared/records/identity.ts";
-import { pointAwsAt, startPlatform } from "./platform.ts";
 
 // npm run bench -- rate-limit: what the per-workspace rate limit adds to a request. One platform with the limiter
 // on (the default limit); two workspaces, one with its own limit turned off (rate_limit 0: no count). Authenticated

@@ -1,4 +1,4 @@
-import { benchWorkspace, pointAwsAt, startPlatform } from "./platform.ts";
+import { benchWorkspace, pointAwsAt, startPlatform } from "../harness/platform.ts";
 
 // npm run bench -- runs-v2: the v2 reads of one trace of 1,000 runs against the v1 run query of the same runs,
 // in the same run. One trace (a root and 999 children) is ingested through /runs/batch; then, in alternating

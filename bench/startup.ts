@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
+import { startPlatform } from "../harness/platform.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { fmt, load } from "./load.ts";
-import { startPlatform } from "./platform.ts";
 
 // npm run bench -- startup: time from process start to GET /ok = 200, then gateway throughput with 32
 // clients, beside a bare Node HTTP server answering the same JSON (the reference) in the same run.

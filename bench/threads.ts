@@ -1,4 +1,4 @@
-import { benchWorkspace, pointAwsAt, startPlatform } from "./platform.ts";
+import { benchWorkspace, pointAwsAt, startPlatform } from "../harness/platform.ts";
 
 // npm run bench -- threads: thread reads as the project grows. One project holds a thread of TURNS traces; the
 // reads (threads.query over the last day, and the thread's traces) are timed with the project at SMALL runs, then

@@ -160,3 +160,47 @@ describe("layering", () => {
     expect(intoTests).toEqual([]);
   });
 });
+
+// The test harness (harness/: platforms started as `npm start` runs them, repositories, clients, stand-ins) is what
+// test/ and bench/ share; neither imports the other, the harness imports neither, and no file under shared/ (its
+// tests and micro-benchmarks included) reaches bench/ (unit tests may use test/helpers).
+describe("the test harness", () => {
+  const importsOf = (dir: string) =>
+    walk(dir).flatMap((file) =>
+      [...readFileSync(join(ROOT, file), "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map(
+        (m) => ({ file, target: relative(ROOT, normalize(join(ROOT, dirname(file), m[1]))) }),
+      ),
+    );
+  const reaching = (dirs: string[], into: string[]) =>
+    dirs
+      .flatMap(importsOf)
+      .filter(({ target }) => into.some((d) => target.startsWith(`${d}/`)))
+      .map(({ file, target }) => `${file} → ${target}`);
+
+  it("finds the imports it checks", () => {
+    expect(reaching(["test"], ["harness"]).length).toBeGreaterThan(0);
+    expect(reaching(["bench"], ["harness"]).length).toBeGreaterThan(0);
+  });
+
+  it("test/ and bench/ share the harness, not each other", () => {
+    expect(reaching(["test"], ["bench"])).toEqual([]);
+    expect(reaching(["bench"], ["test"])).toEqual([]);
+  });
+
+  it("the harness imports neither test/ nor bench/", () => {
+    expect(reaching(["harness"], ["test", "bench"])).toEqual([]);
+  });
+
+  it("shared/ never imports bench/", () => {
+    expect(reaching(["shared"], ["bench"])).toEqual([]);
+  });
+});
+
+/** Every TypeScript file under `dir`, tests and benchmarks included. */
+function walk(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === "node_modules" || e.name === "fixtures" ? [] : walk(path);
+    return /\.(ts|mjs)$/.test(e.name) ? [path] : [];
+  });
+}

@@ -1,8 +1,8 @@
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // The A2A (0.3) endpoints of the agent server through the real @a2a-js/sdk client (its v0.3 compatibility
 // layer: the card says protocolVersion 0.3.0), against a deployed messages graph.

@@ -1,11 +1,11 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { newWorkspace } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { GRAPH_NAMESPACE } from "../shared/agent/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6, assistants and system: the real @langchain/langgraph-sdk Client against a deployed graph repo.
 const FILES = {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 25: a hostile deployment, beside a victim in another workspace, tries to break out of its runtime's
 // sandbox. Before the sandbox, a graph node reached DynamoDB Local, s3rver and the AWS emulator on loopback (no

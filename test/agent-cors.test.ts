@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { auth, call } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 15, item 5: browser apps call agent servers. CORS as the reference server answers it (hono's cors():
 // any origin, content-location and x-pagination-total exposed), or as a deployment's langgraph.json http.cors

@@ -1,12 +1,12 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
 import type { Client, Cron } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient, fireCronTick, runStatusSoon } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { tickId } from "../shared/agent/crons.ts";
 import { lambda } from "../shared/aws/clients.ts";
-import { deployedClient, fireCronTick, runStatusSoon } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 1: crons of the agent server through the real @langchain/langgraph-sdk Client. Ticks fire in
 // the AgentCronTick task; the tests call it (through the local Lambda API) with a cron's next scheduled time,

@@ -1,8 +1,8 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentClient, fireCronTick } from "./helpers/agents.ts";
+import { agentClient, fireCronTick } from "../harness/agents.ts";
+import { deployRepo, gitRepo } from "../harness/repos.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 4: custom auth. A deployment whose langgraph.json names an `Auth` (auth.path) is called by an
 // app's end users with their own tokens: its `authenticate` runs on every request without a platform API key,

@@ -1,15 +1,15 @@
 import { Client as LangSmith } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo, grantTestFolders, graphRepoFiles } from "../harness/repos.ts";
 import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { getItem, putItem } from "../shared/aws/ddb.ts";
 import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";
 import { deploymentKeys } from "../shared/records/control.ts";
 import { shardKey } from "../shared/records/shard.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo, grantTestFolders, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 25 (Deliver 3, break-out 5): nothing a runtime writes can be forged into platform lookups. A runtime's
 // role (LeadingKeys) lets it write any attribute of the items of its own agent partition; the issue wrote, in the

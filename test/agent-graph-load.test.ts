@@ -1,9 +1,9 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentClient } from "./helpers/agents.ts";
+import { agentClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { deployRepo, gitRepo } from "../harness/repos.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 7: a graph that fails to load is reported per graph while the deployment's other graphs serve.
 const FILES = {

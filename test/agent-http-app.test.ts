@@ -1,8 +1,8 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentClient } from "./helpers/agents.ts";
+import { agentClient } from "../harness/agents.ts";
+import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 15, item 6: langgraph.json `http.app` (a Hono app whose routes take precedence over the built-in ones,
 // mounted at the agent server's root), `http.disable_*` (a disabled group answers 404) and `ui` (components

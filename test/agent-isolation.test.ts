@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { agentClient, deployedClient } from "../harness/agents.ts";
+import { gitRepo, grantTestFolders } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
-import { agentClient, deployedClient } from "./helpers/agents.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { gitRepo, grantTestFolders } from "./helpers/repos.ts";
 
 // Issue 13: a deployment's code runs in its own runtime, never in a platform process, and cannot reach another
 // deployment. A hostile graph, deployed beside a normal one (and a normal one in another workspace), tries at

@@ -2,16 +2,16 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Client as TraceClient, type Run as TracedRun } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collect, deployedClient } from "../harness/agents.ts";
+import { newWorkspace, waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { s3ThreadPrefix } from "../shared/agent/checkpoint-keys.ts";
 import { MAX_AFTER_SECONDS } from "../shared/agent/run-settings.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { getItem, queryAll } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
 import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
-import { collect, deployedClient } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { newWorkspace, waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 16, item 6: the agent server within DynamoDB's limits and its own bounds, through the real SDK Client.
 // `fanout` runs 15 branches at once, each returning ~280 KB to a channel of its own; `fanlist` appends the

@@ -4,10 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { waitFor } from "../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { defaultAssistantId } from "../shared/agent/assistants.ts";
 import { graphConfigArg } from "../shared/agent/local-graph.ts";
-import { waitFor } from "./helpers/export.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 6 item 9: `npm start -- --graph ./langgraph.json` serves a graph folder as deployment `local`, without

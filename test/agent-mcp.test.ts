@@ -6,9 +6,9 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { auth, facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 3 (MCP): the real @modelcontextprotocol/sdk Client over Streamable HTTP against a deployed
 // graph repository's POST /agents/{deployment_id}/mcp — one tool per assistant, tools/call runs it statelessly.

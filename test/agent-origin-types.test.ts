@@ -1,8 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { appRepoFiles, deployRepo, gitRepo } from "../harness/repos.ts";
 import { consolePage, launchBrowser } from "./helpers/browser.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 33, finding High 3 and Medium 5: on the console's origin (/agents/{id}/…) a deployment's answer was
 // sandboxed only when its Content-Type looked like a document, and Chromium renders `text/plain, text/html`,

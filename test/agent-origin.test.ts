@@ -1,8 +1,8 @@
 import { Client, overrideFetchImplementation } from "@langchain/langgraph-sdk";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRepoFiles, deployRepo, gitRepo } from "../harness/repos.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 25, break-out 3: a deployment's custom route served HTML/JS on the console's origin (/agents/…), and a
 // service worker registered from there with scope "/" (its script's answer said Service-Worker-Allowed: /) caught

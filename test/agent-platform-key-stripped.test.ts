@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appRepoFiles, deployRepo, gitRepo } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { appRepoFiles, deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 25, item 7: a request carrying a platform API key is never forwarded to a deployment's auth handler or
 // app with the key, whether the key let it in or not (unknown, refused for its X-Tenant-Id, of several

@@ -1,13 +1,13 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { afterAll, expect, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { lambda } from "../shared/aws/clients.ts";
 import { queryAll, transact } from "../shared/aws/ddb.ts";
 import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
 import { deploymentNames, deploymentPurges, deployments } from "../shared/records/control.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // DELETE /v2/deployments/{id} also deletes what the deployment's agent server stored.
 const repo = gitRepo(graphRepoFiles(["step"]));

@@ -1,8 +1,8 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { deployments, recentDeploymentRecord } from "../shared/records/control.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 26 (1): on the local cloud an agent-server request goes through the AgentRouter bundle, as in AWS: the
 // router (under its role) finds the version the deployment's record names and invokes the runtime with

@@ -1,10 +1,10 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
+import { collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { type FakeServer, fakeServer, type Seen } from "../harness/fake-http.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { type FakeServer, fakeServer, type Seen } from "./helpers/fake-http.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6, the rest of the threads and runs API (prune, state at a checkpoint object, the thread's stream, bulk
 // cancel, batches of stateless runs, webhooks) through the real @langchain/langgraph-sdk Client. `slow` takes

@@ -1,13 +1,13 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
 import { getItem, queryAll } from "../shared/aws/ddb.ts";
 import { ACTIVE_RUNS, agentKeys, checkpointPk } from "../shared/records/agent.ts";
 import { shardKey } from "../shared/records/shard.ts";
-import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6 (threads, runs, streaming, multitask strategies) through the real @langchain/langgraph-sdk Client
 // against a deployed graph repository. `slow` has a 300 ms node so concurrent runs really overlap.

@@ -1,9 +1,9 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, deployedClient, runtimeHostPid } from "./helpers/agents.ts";
+import { collect, deployedClient, runtimeHostPid } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 13: a deployment's runtime that crashes is started again, and the runs it was executing are retried at
 // once (not after their lease) from their last checkpoint.

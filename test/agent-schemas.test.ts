@@ -1,10 +1,10 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { GRAPH_NAMESPACE } from "../shared/agent/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 15 item 8: an Annotation graph's schemas are typed from its TypeScript types (read at build time), as
 // the reference server serves them; through the real @langchain/langgraph-sdk Client.

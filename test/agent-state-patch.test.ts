@@ -1,8 +1,8 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 15, item 9: PATCH /threads/{thread_id}/state, the SDK's threads.patchState: merges metadata into the
 // metadata of the thread's latest checkpoint.

@@ -1,10 +1,10 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { deployRepo, gitRepo } from "../harness/repos.ts";
 import { sweepExpiredThreads } from "../shared/agent/thread-ttl.ts";
 import { threads } from "../shared/records/agent.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { deployRepo, gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 6: langgraph.json `checkpointer.ttl`, `store.ttl` and `store.index` (semantic search with the
 // repository's own embeddings), through the real @langchain/langgraph-sdk Client.

@@ -1,9 +1,9 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 15, item 2: the store API of the reference server over the deployment's own DynamoStore — the store its
 // graphs write with `store.put` — through the real @langchain/langgraph-sdk Client.

@@ -1,10 +1,10 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { queryAll } from "../shared/aws/ddb.ts";
 import { agentKeys } from "../shared/records/agent.ts";
-import { collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 27: `stream_resumable` as the reference server reads it. A resumable run keeps its frames, so a join
 // after the fact (Last-Event-ID -1) replays them; a run created with `stream_resumable: false` delivers its

@@ -1,9 +1,9 @@
 import { afterAll, expect, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { agentClient, deployedClient } from "./helpers/agents.ts";
-import { platformApi, waitFor } from "./helpers/export.ts";
-import { callAt } from "./helpers/http.ts";
-import { deployRepo, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { agentClient, deployedClient } from "../harness/agents.ts";
+import { platformApi, waitFor } from "../harness/export.ts";
+import { callAt } from "../harness/http.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
+import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Nothing lost: an agent run's trace waits in its runtime's batch for a timer (AGENT_TRACE_FLUSH_MS). Stopping

@@ -1,10 +1,10 @@
 import type { Client as AgentClient } from "@langchain/langgraph-sdk";
 import { Client, type Run } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 6: every agent run is traced to its deployment's tracing project through the platform's own
 // ingestion. Runs go through the real @langchain/langgraph-sdk Client; the trace is read back with the real

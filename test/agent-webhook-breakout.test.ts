@@ -3,11 +3,11 @@ import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { type FakeServer, fakeServer } from "../harness/fake-http.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { type FakeServer, fakeServer } from "./helpers/fake-http.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // Issue 33: a run's webhook is a request the platform makes on a deployment's behalf, so it obeys the deployment's
 // egress rules. Before, a webhook could name any loopback address on the local cloud (the platform POSTed there

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { agentClient, collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
+import { waitFor } from "../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { agentKeys } from "../shared/records/agent.ts";
-import { agentClient, collect, deployedClient, runStatusSoon } from "./helpers/agents.ts";
-import { waitFor } from "./helpers/export.ts";
-import { gitRepo } from "./helpers/repos.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 6, execution as in AWS: with AGENT_RUN_WORKER=lambda the API only records runs and invokes the

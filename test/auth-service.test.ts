@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace } from "../harness/export.ts";
+import { type Answer, type FakeServer, fakeServer, type Seen } from "../harness/fake-http.ts";
 import { conditionalUpdate, getItem, queryAll, queryPage } from "../shared/aws/ddb.ts";
 import { base, call } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
-import { type Answer, type FakeServer, fakeServer, type Seen } from "./helpers/fake-http.ts";
 
 // The auth service over HTTP: providers with a write-only client_secret, the authorization-code flow (PKCE)
 // against a token endpoint this test runs on 127.0.0.1, and the token store that never shows token values.

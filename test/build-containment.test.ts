@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { newWorkspace, waitFor } from "../harness/export.ts";
+import { type Files, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { call } from "./helpers/cloud.ts";
-import { newWorkspace, waitFor } from "./helpers/export.ts";
-import { type Files, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Issue 25, break-outs 2 and 4: what a hostile repository tries in the revision build, deployed through
 // /v2/deployments of a workspace of its own on the shared local cloud.

@@ -3,6 +3,7 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { HeadBucketCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newBucket, newWorkspace, s3For } from "../harness/export.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { type Sealed, unsealRecord } from "../shared/crypto/envelope.ts";
@@ -10,9 +11,8 @@ import { DestinationError } from "../shared/errors.ts";
 import { openDestination } from "../shared/export/destinations.ts";
 import { tableName } from "../shared/tables.ts";
 import { call, customer, facts } from "./helpers/cloud.ts";
-import { newBucket, newWorkspace, s3For } from "./helpers/export.ts";
 
-// Destinations over HTTP against a workspace's own S3 (helpers/customer-s3.ts): a write test at creation, write-only
+// Destinations over HTTP against a workspace's own S3 (harness/customer-s3.ts): a write test at creation, write-only
 // credentials. The platform's own S3 is refused as a destination (test/export-breakout.test.ts).
 const PATH = "/api/v1/bulk-exports/destinations";
 const KEY_ID = customer.s3.access_key_id;

@@ -1,6 +1,5 @@
 import { rmSync } from "node:fs";
 import { afterAll, expect, inject, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
 import {
   download,
   duck,
@@ -10,7 +9,8 @@ import {
   s3For,
   s3Proxy,
   waitFor,
-} from "./helpers/export.ts";
+} from "../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 /** The destination's bucket: a workspace's own S3 (the platform's is refused as one). */

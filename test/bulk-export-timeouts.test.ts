@@ -1,6 +1,6 @@
 import { afterAll, expect, inject, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "./helpers/export.ts";
+import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 /** The destination's bucket: a workspace's own S3 (the platform's is refused as one). */

@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
 import { DeleteBucketCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, customer } from "./helpers/cloud.ts";
 import {
   download,
   duck,
@@ -11,7 +10,8 @@ import {
   s3For,
   s3Proxy,
   waitFor,
-} from "./helpers/export.ts";
+} from "../harness/export.ts";
+import { call, customer } from "./helpers/cloud.ts";
 
 // Bulk export end to end on the local cloud: runs ingested over three days, exported by the real state
 // machine to the local S3, read back with DuckDB.

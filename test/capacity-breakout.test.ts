@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitRepo, grantTestFolders } from "../harness/repos.ts";
 import { sweepRuns } from "../shared/agent/sweeper.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { windowAt } from "../shared/auth/window-counter.ts";
@@ -9,7 +10,6 @@ import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";
 import { tenants } from "../shared/records/identity.ts";
 import { shardKey } from "../shared/records/shard.ts";
 import { base, call } from "./helpers/cloud.ts";
-import { gitRepo, grantTestFolders } from "./helpers/repos.ts";
 
 // Issue 33, Deliver 5: capacity one tenant cannot take from another. A hostile deployment (or anyone calling a
 // custom-auth deployment without a key) tries to use up what the platform shares: the owner's rate limit, the

@@ -1,9 +1,9 @@
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gitRepo } from "../harness/repos.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // The console's Deployments view in a real browser (issue 18 item 3): the example agent (examples/agent, as a
 // git repository) deployed with a secret; its page shows the revision move to DEPLOYED on the timeline, its

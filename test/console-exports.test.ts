@@ -1,8 +1,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newBucket, newWorkspace, runsOverDays, s3Proxy, waitFor } from "../harness/export.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { call, customer, facts } from "./helpers/cloud.ts";
-import { newBucket, newWorkspace, runsOverDays, s3Proxy, waitFor } from "./helpers/export.ts";
 
 // The console's Exports view in a real browser (issue 18 item 2): runs ingested over two days and exported by
 // the real state machine to the local S3 (through a proxy that slows uploads, so the page is seen live); the

@@ -1,9 +1,9 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // The console's chat playground in a real browser (issue 18 item 3): examples/agent deployed through the control
 // plane; the page chats with its `agent` graph (the answer, the get_weather call and its result streamed) and

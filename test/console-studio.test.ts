@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployedClient } from "./helpers/agents.ts";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 // The console's agent studio in a real browser (issue 37): examples/agent deployed with one more graph, the
 // fixture `research` (a subgraph, conditional edges, an interrupt, a slow node). A new user opens the studio, runs

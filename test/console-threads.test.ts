@@ -2,9 +2,9 @@ import { Client } from "langsmith";
 import { traceable } from "langsmith/traceable";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace } from "../harness/export.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { facts } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
 
 // The console's threads tab (issue 27, item 4): a project's conversation threads, and a conversation's traces in
 // the order they happened, each opening its trace. The turns are sent by the real langsmith SDK with the thread

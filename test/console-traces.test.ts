@@ -3,9 +3,9 @@ import { Client, RunTree } from "langsmith";
 import { getCurrentRunTree, traceable } from "langsmith/traceable";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace } from "../harness/export.ts";
 import { consolePage, launchBrowser, screenshot } from "./helpers/browser.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
 
 // The console's traces (issue 18, item 1) in Chromium, on data sent by the real langsmith SDK: a project's
 // charts and their numbers, its runs filtered with the filter language (and a bad filter's positioned error),

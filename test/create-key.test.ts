@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, expect, inject, it } from "vitest";
+import { callAt } from "../harness/http.ts";
 import { tableName } from "../shared/tables.ts";
 import { base } from "./helpers/cloud.ts";
-import { callAt } from "./helpers/http.ts";
 
 // Issue 26 (finding 3): `npm run create-key` wrote to us-east-1 whatever region `cdk deploy` used. It must take
 // the region as the SDK resolves it (AWS_REGION, else the profile's), and say where it wrote.

@@ -1,7 +1,7 @@
 import { afterAll, expect, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
-import { platformApi, waitFor } from "./helpers/export.ts";
-import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
+import { platformApi, waitFor } from "../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
+import { gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Local executions die with the process (DESIGN.md): kill -9 the platform while a revision is in its pipeline,

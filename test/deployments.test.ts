@@ -1,12 +1,12 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace, waitFor } from "../harness/export.ts";
+import { type Files, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { dynamo, s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
 import { tableName } from "../shared/tables.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { newWorkspace, waitFor } from "./helpers/export.ts";
-import { type Files, gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // Spec A (control plane) against the local cloud: deployments of local git repositories through the revision
 // pipeline (the same ASL as AWS, the build step in a child process as CodeBuild would run it).

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { newBucket, newWorkspace, s3Proxy } from "../harness/export.ts";
 import { DestinationError } from "../shared/errors.ts";
 import { openDestination } from "../shared/export/destinations.ts";
 import { destinations } from "../shared/records/export.ts";
 import { call, customer, facts } from "./helpers/cloud.ts";
-import { newBucket, newWorkspace, s3Proxy } from "./helpers/export.ts";
 
 // Issue 33, finding 8: a workspace makes the platform export into the platform's own S3 (or another service behind
 // the policy proxy) with the local S3's public keys, or climbs out of its prefix with `..`: exports would then write

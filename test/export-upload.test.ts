@@ -1,8 +1,8 @@
 import { GetObjectCommand, HeadObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
+import { newBucket, s3For, s3Proxy } from "../harness/export.ts";
 import { StreamedFile } from "../shared/export/upload.ts";
 import { facts } from "./helpers/cloud.ts";
-import { newBucket, s3For, s3Proxy } from "./helpers/export.ts";
 
 // Export files stream to S3 as multipart uploads: memory holds one part, and completing is the commit.
 const bytes = (n: number, seed: number) =>

@@ -1,7 +1,7 @@
 import { Client } from "langsmith";
 import { beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace } from "../harness/export.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
 
 // Issue 27: feedback configs with the real langsmith SDK (createFeedbackConfig, listFeedbackConfigs,
 // updateFeedbackConfig, addFeedbackCategories, removeFeedbackCategories, deleteFeedbackConfig). A key's stored

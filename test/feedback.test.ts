@@ -2,12 +2,12 @@ import { rmSync } from "node:fs";
 import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { Client, RunTree } from "langsmith";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { download, duck, newBucket, newWorkspace, s3For, waitFor } from "../harness/export.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { type TraceRunRecord, traceRunKeys } from "../shared/records/runs.ts";
 import { tableName } from "../shared/tables.ts";
 import { call, customer, facts } from "./helpers/cloud.ts";
-import { download, duck, newBucket, newWorkspace, s3For, waitFor } from "./helpers/export.ts";
 
 // Feedback and retention tiers with the real langsmith SDK: createFeedback (batched into /runs/multipart as
 // `feedback.<id>` parts when it names the trace, else POST /feedback), listFeedback, updateFeedback,

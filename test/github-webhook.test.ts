@@ -3,13 +3,13 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace, waitFor } from "../harness/export.ts";
+import { fakeServer } from "../harness/fake-http.ts";
+import { gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { getItem } from "../shared/aws/ddb.ts";
 import { refCommit } from "../shared/control/github.ts";
 import { signatureOf } from "../shared/control/github-webhook.ts";
 import { base, call } from "./helpers/cloud.ts";
-import { newWorkspace, waitFor } from "./helpers/export.ts";
-import { fakeServer } from "./helpers/fake-http.ts";
-import { gitRepo, graphRepoFiles } from "./helpers/repos.ts";
 
 // build_on_push (issue 17 item 1): GitHub's webhook deliveries, signed with the integration's webhook secret,
 // posted with node's fetch as GitHub would; a push to a tracked repository and branch makes a new revision.

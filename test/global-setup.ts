@@ -2,17 +2,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
+import { type CustomerS3, startCustomerS3 } from "../harness/customer-s3.ts";
 import { type Cloud, type LocalFacts, startCloud } from "../infra/local/cloud.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { grantFolder } from "../shared/control/repo-grants.ts";
-import { type CustomerS3, startCustomerS3 } from "./helpers/customer-s3.ts";
 
 // One local cloud for the whole integration run, on free loopback ports, DynamoDB in memory.
 let cloud: Cloud | undefined;
 let customer: Awaited<ReturnType<typeof startCustomerS3>> | undefined;
 let dataDir: string | undefined;
-/** Stand-ins of third parties a test file may hold open at once. */
-const ALLOWED_STAND_INS = 12;
+/** Stand-ins of third parties a test file may hold open at once (the files run side by side: this many each). */
+const ALLOWED_STAND_INS_PER_FILE = 12;
 
 export async function setup(project: TestProject) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
@@ -38,10 +38,11 @@ export async function setup(project: TestProject) {
   process.env.AGENT_ORIGIN_DOMAIN ??= "agents.test";
   // A stand-in for a model vendor's API on loopback, which sandboxed graphs may reach through the egress proxy
   // (test/agent-breakout.test.ts listens there), and stand-ins for third parties the platform calls (OAuth
-  // providers, git hosts, webhook receivers: helpers/fake-http.ts), on loopback ports the operator's EGRESS_ALLOW
+  // providers, git hosts, webhook receivers: harness/fake-http.ts), on loopback ports the operator's EGRESS_ALLOW
   // names, as it would a LAN host: everything else internal stays refused.
   const ports = new Set<number>();
-  while (ports.size < 1 + ALLOWED_STAND_INS) ports.add(await freePort());
+  const standIns = ALLOWED_STAND_INS_PER_FILE * Math.max(1, project.config.maxWorkers);
+  while (ports.size < 1 + standIns) ports.add(await freePort());
   const [modelPort, ...allowedPorts] = ports;
   const egressAllowed = `http://127.0.0.1:${modelPort}`;
   process.env.EGRESS_ALLOW = [...ports].map((p) => `127.0.0.1:${p}`).join(",");
@@ -53,11 +54,11 @@ export async function setup(project: TestProject) {
     inMemory: true,
     schedulerIntervalMs: 200,
   });
-  // Test repositories are made in the temp folder (helpers/repos.ts): granted as an operator grants folders.
+  // Test repositories are made in the temp folder (harness/repos.ts): granted as an operator grants folders.
   await grantFolder(cloud.facts.tenant_id, tmpdir());
   project.provide("cloud", cloud.facts);
   project.provide("backends", cloud.backends);
-  // Export tests' buckets: a workspace's own S3, apart from the platform's (helpers/customer-s3.ts).
+  // Export tests' buckets: a workspace's own S3, apart from the platform's (harness/customer-s3.ts).
   customer = await startCustomerS3();
   project.provide("customerS3", { s3: customer.s3 });
   project.provide("env", { ...process.env } as Record<string, string>);
@@ -86,7 +87,7 @@ declare module "vitest" {
     dataDir: string;
     /** The one internal address the egress proxy lets sandboxed code reach (EGRESS_ALLOW). */
     egressAllowed: string;
-    /** Loopback ports EGRESS_ALLOW names for the stand-ins of third parties (helpers/fake-http.ts). */
+    /** Loopback ports EGRESS_ALLOW names for the stand-ins of third parties (harness/fake-http.ts). */
     allowedPorts: number[];
   }
 }

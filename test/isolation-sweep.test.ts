@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningPlatform, startPlatform } from "../bench/platform.ts";
+import { agentClient } from "../harness/agents.ts";
+import { type IsolationResult, isolationSweep } from "../harness/isolation.ts";
+import { type IsolationRun, sweepPlatform } from "../harness/isolation-run.ts";
+import type { WorkspaceData } from "../harness/isolation-seed.ts";
+import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { resetClients } from "../shared/aws/clients.ts";
-import { agentClient } from "./helpers/agents.ts";
-import { type IsolationResult, isolationSweep } from "./helpers/isolation.ts";
-import { type IsolationRun, sweepPlatform } from "./helpers/isolation-run.ts";
-import type { WorkspaceData } from "./helpers/isolation-seed.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 16, item 2: two workspaces with two deployments each and data in every resource family; every route of

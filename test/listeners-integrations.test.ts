@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace } from "../harness/export.ts";
+import { type FakeServer, fakeServer } from "../harness/fake-http.ts";
 import { getItem } from "../shared/aws/ddb.ts";
 import { getIntegration, integrationToken } from "../shared/control/integrations.ts";
 import { getListener } from "../shared/control/listeners.ts";
 import { call } from "./helpers/cloud.ts";
-import { newWorkspace } from "./helpers/export.ts";
-import { type FakeServer, fakeServer } from "./helpers/fake-http.ts";
 
 // Listeners (v2) and source-code integrations (v1) over HTTP against the local cloud.
 const LISTENERS = "/v2/listeners";

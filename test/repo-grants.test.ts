@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../harness/export.ts";
+import { type Files, gitRepo } from "../harness/repos.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { grantedFolders, grantFolder, revokeFolder } from "../shared/control/repo-grants.ts";
-import { call, facts } from "./helpers/cloud.ts";
-import { waitFor } from "./helpers/export.ts";
-import { type Files, gitRepo } from "./helpers/repos.ts";
+import { call, cloudFacts } from "./helpers/cloud.ts";
 
 // Issue 33, finding 7: local repositories belong to a workspace. Workspace B goes after a folder the operator
 // granted workspace A (its .env with it), directly, through a symlink, and by changing a link after creation.
@@ -109,7 +109,7 @@ describe("local repositories belong to the workspace the operator granted them",
   });
 
   it("the bootstrap workspace is granted the folder the platform started in", async () => {
-    expect(await grantedFolders(facts.tenant_id)).toContain(realpathSync(process.cwd()));
+    expect(await grantedFolders(cloudFacts.tenant_id)).toContain(realpathSync(process.cwd()));
   });
 
   it("a symlink in a granted folder that leads into another workspace's folder is refused at creation", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { brokenRule, fuzzRoutes, fuzzSummary } from "../harness/route-fuzz.ts";
+import { type FuzzFixtures, fuzzFixtures } from "../harness/route-fuzz-fixtures.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
-import { brokenRule, fuzzRoutes, fuzzSummary } from "./helpers/route-fuzz.ts";
-import { type FuzzFixtures, fuzzFixtures } from "./helpers/route-fuzz-fixtures.ts";
 
 // Issue 16, item 1: every route of the manifest, fuzzed from its zod schemas, against real ids. A small fixed
 // sweep here (FUZZ_RUNS requests per route, FUZZ_SEED); `npm run bench -- reliability` runs it big.

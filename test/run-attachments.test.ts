@@ -1,9 +1,9 @@
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { Client, RunTree } from "langsmith";
 import { describe, expect, it } from "vitest";
+import { s3For, waitFor } from "../harness/export.ts";
 import { buildMultipart } from "../shared/ingest/build-multipart.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
-import { s3For, waitFor } from "./helpers/export.ts";
 
 // Files sent with a run (`attachments` of a RunTree or createRun; the langsmith SDK sends them as
 // `attachment.<run id>.<name>` parts of /runs/multipart) are kept: the run answers them in `s3_urls` as

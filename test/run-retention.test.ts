@@ -9,6 +9,7 @@ import { InvokeCommand } from "@aws-sdk/client-lambda";
 import { HeadObjectCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { Client, RunTree } from "langsmith";
 import { beforeAll, describe, expect, it } from "vitest";
+import { newWorkspace, s3For } from "../harness/export.ts";
 import { LocalTtl } from "../infra/local/ttl.ts";
 import { dynamo, lambda } from "../shared/aws/clients.ts";
 import { getItem, toItem } from "../shared/aws/ddb.ts";
@@ -18,7 +19,6 @@ import { type TraceRunRecord, traceRunKeys } from "../shared/records/runs.ts";
 import { runPayloadPrefix } from "../shared/retention/run-payloads.ts";
 import { tableName } from "../shared/tables.ts";
 import { call, facts } from "./helpers/cloud.ts";
-import { newWorkspace, s3For } from "./helpers/export.ts";
 
 // Retention: runs past their tier's age are deleted by DynamoDB TTL, with their S3 payloads. Locally TTL is the
 // local cloud's emulation (infra/local/ttl.ts); a test runs a sweep now by invoking LocalTtlSweep.

@@ -4,15 +4,15 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { deployedClient } from "../harness/agents.ts";
+import { gitRepo } from "../harness/repos.ts";
 import { osSandbox, type SandboxedCommand, sandboxedCommand } from "../shared/deploy/sandbox.ts";
 import { SANDBOX_NODE_MAJOR, sandboxNode } from "../shared/deploy/sandbox-node.ts";
 import { deploymentOutputLogger, OutputFramer } from "../shared/deploy/sandbox-output.ts";
 import { BUILD_LIMITS, buildSandboxCommand } from "../shared/deploy/source-build-process.ts";
 import { Logger } from "../shared/log.ts";
 import { isInternalAddress } from "../shared/outbound/ssrf.ts";
-import { deployedClient } from "./helpers/agents.ts";
 import { facts } from "./helpers/cloud.ts";
-import { gitRepo } from "./helpers/repos.ts";
 
 /** A control character but the newline that ends a log line. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Client as LangSmith } from "langsmith";
-import { agentClient, collect, deployedClient } from "../../test/helpers/agents.ts";
-import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
-import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
-import { gitRepo, graphRepoFiles } from "../../test/helpers/repos.ts";
+import { agentClient, collect, deployedClient } from "../../harness/agents.ts";
+import { processCustomerS3 } from "../../harness/customer-s3.ts";
+import { platformApi, s3Proxy, waitFor } from "../../harness/export.ts";
+import { startPlatform } from "../../harness/platform.ts";
+import { gitRepo, graphRepoFiles } from "../../harness/repos.ts";
 import { runAt } from "../ingest.ts";
-import { startPlatform } from "../platform.ts";
 import {
   checkExportedRows,
   EXPORT_ENV,

@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
+import { processCustomerS3 } from "../../harness/customer-s3.ts";
 import {
   download,
   duck,
@@ -8,8 +8,8 @@ import {
   type platformApi,
   s3For,
   waitFor,
-} from "../../test/helpers/export.ts";
-import type { RunningPlatform } from "../platform.ts";
+} from "../../harness/export.ts";
+import type { RunningPlatform } from "../../harness/platform.ts";
 import { check } from "./summary.ts";
 
 // Bulk exports as the reliability scenarios drive them: a destination per trial (its own prefix), an export of
@@ -26,7 +26,7 @@ export const EXPORT_ENV = {
 
 /**
  * The runs exports read: 2 days × 100 from `firstDay` ingested into the project `name`, a bucket of that name
- * in the workspace's own S3 (helpers/customer-s3.ts; destinations at `endpoint`: it, or a proxy in front of it),
+ * in the workspace's own S3 (harness/customer-s3.ts; destinations at `endpoint`: it, or a proxy in front of it),
  * and the ids sent.
  */
 export async function exportSourceOf(p: RunningPlatform, name: string, firstDay: string, endpoint: string) {

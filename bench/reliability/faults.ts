@@ -1,6 +1,5 @@
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
-import { freePort } from "../../infra/local/http-util.ts";
-import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
+import { processCustomerS3 } from "../../harness/customer-s3.ts";
 import {
   FAULTS,
   type Fault,
@@ -9,8 +8,9 @@ import {
   platformApi,
   s3For,
   s3Proxy,
-} from "../../test/helpers/export.ts";
-import { type RunningPlatform, startPlatform } from "../platform.ts";
+} from "../../harness/export.ts";
+import { type RunningPlatform, startPlatform } from "../../harness/platform.ts";
+import { freePort } from "../../infra/local/http-util.ts";
 import {
   checkExportedRows,
   EXPORT_ENV,

@@ -1,13 +1,13 @@
 import { Agent } from "node:http";
 import { DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { agentClient, deployedClient } from "../../harness/agents.ts";
+import { processCustomerS3 } from "../../harness/customer-s3.ts";
+import { platformApi, s3Proxy, waitFor } from "../../harness/export.ts";
+import { type RunningPlatform, rssOf, startPlatform } from "../../harness/platform.ts";
+import { gitRepo } from "../../harness/repos.ts";
 import { tableName } from "../../shared/tables.ts";
-import { agentClient, deployedClient } from "../../test/helpers/agents.ts";
-import { processCustomerS3 } from "../../test/helpers/customer-s3.ts";
-import { platformApi, s3Proxy, waitFor } from "../../test/helpers/export.ts";
-import { gitRepo } from "../../test/helpers/repos.ts";
 import { countStored, post, runAt } from "../ingest.ts";
-import { type RunningPlatform, rssOf, startPlatform } from "../platform.ts";
 import {
   checkExportedRows,
   EXPORT_ENV,

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sweepPlatform } from "../../test/helpers/isolation-run.ts";
-import { fuzzRoutes } from "../../test/helpers/route-fuzz.ts";
-import { fuzzFixtures } from "../../test/helpers/route-fuzz-fixtures.ts";
-import { startPlatform } from "../platform.ts";
+import { sweepPlatform } from "../../harness/isolation-run.ts";
+import { startPlatform } from "../../harness/platform.ts";
+import { fuzzRoutes } from "../../harness/route-fuzz.ts";
+import { fuzzFixtures } from "../../harness/route-fuzz-fixtures.ts";
 import type { Knobs, Row } from "./summary.ts";
 
-// Items 1 and 2 are built beside their tests (test/helpers/route-fuzz.ts, test/helpers/isolation-run.ts); here they
+// Items 1 and 2 are built beside their tests (harness/route-fuzz.ts, harness/isolation-run.ts); here they
 // run against a platform of their own, with the bench's seed and size.
 
 /** Item 1: every route fuzzed, `knobs.fuzzRuns` requests each. */

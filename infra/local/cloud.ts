@@ -411,6 +411,8 @@ async function startServiceDoor(
   stops.push(() => roleProxy.close());
   // Stopped before the proxy and the emulator they call (stops run in reverse); none has started before this.
   stops.push(() => functions.stopAll());
+  // Before the environments stop, asynchronous invocations stop retrying into them (stops run in reverse).
+  stops.push(() => lambda.stop());
   const machineArns = Object.fromEntries(
     sfn
       .machineNames()

@@ -27,6 +27,7 @@ export interface LocalFunctionsOptions {
 export class LocalFunctions {
   private readonly byId: Map<string, FunctionBundle>;
   private readonly running = new Map<string, LocalFunction>();
+  private stopped = false;
 
   constructor(private readonly opts: LocalFunctionsOptions) {
     this.byId = new Map((opts.bundles ?? functionBundles()).map((f) => [f.id, f]));
@@ -36,6 +37,8 @@ export class LocalFunctions {
   get(id: string): LocalFunction {
     const known = this.running.get(id);
     if (known) return known;
+    // Work still in flight when the cloud stops starts no environment that would outlive it.
+    if (this.stopped) throw new Error(`The local cloud is stopping: ${id} starts no environment`);
     const f = this.byId.get(id);
     if (!f) throw new Error(`No platform function ${id}`);
     const fn = new LocalFunction({
@@ -85,6 +88,7 @@ export class LocalFunctions {
   }
 
   async stopAll(): Promise<void> {
+    this.stopped = true;
     await Promise.all([...this.running.values()].map((f) => f.stop()));
     this.running.clear();
   }

@@ -7,6 +7,7 @@ export type FunctionResolver = (nameOrArn: string) => ((event: unknown) => Promi
 
 export class LocalLambda {
   private readonly inflight = new Set<Promise<unknown>>();
+  private stopping = false;
   constructor(
     private readonly resolve: FunctionResolver,
     private readonly retryDelayMs = 1000,
@@ -39,15 +40,21 @@ export class LocalLambda {
 
   private async runAsync(name: string, fn: (e: unknown) => Promise<unknown>, payload: unknown) {
     await new Promise((r) => setImmediate(r));
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3 && !this.stopping; attempt++) {
       try {
         await fn(payload);
         return;
       } catch (err) {
+        if (this.stopping) return;
         logger.error("async invocation failed", { function: name, attempt, error: err });
         await new Promise((r) => setTimeout(r, this.retryDelayMs));
       }
     }
+  }
+
+  /** The cloud is stopping: queued and retried asynchronous invocations end (no environment starts for them). */
+  stop(): void {
+    this.stopping = true;
   }
 
   async drain(): Promise<void> {

@@ -1,12 +1,12 @@
 import { bench, describe } from "vitest";
-import { benchRows } from "../../bench/parquet.ts";
+import { benchRows } from "../../harness/export-rows.ts";
 import { EXPORT_FIELDS } from "../records/export-fields.ts";
 import type { Compression } from "./parquet/codecs.ts";
 import type { FormatVersion } from "./parquet/columns.ts";
 import { ParquetFileWriter } from "./parquet/writer.ts";
 
 // Micro-benchmarks of the Parquet writer over 10k synthetic exported runs (all 29 fields, ~1 KB each, the
-// rows of bench/parquet.ts): the column builders alone (append, no row group closed), then whole files.
+// rows of harness/export-rows.ts): the column builders alone (append, no row group closed), then whole files.
 // Run: npx vitest bench --run shared/export/parquet.bench.ts. The end-to-end figures are `npm run bench -- parquet`.
 const ROWS = benchRows(10_000);
 const opts = { time: 500, iterations: 10, warmupIterations: 2 };

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { chromiumPath } from "./chromium.ts";
+import { chromiumPath } from "../../harness/chromium.ts";
 import { facts } from "./cloud.ts";
 
 // Browser tests: playwright-core driving the machine's Chromium (.ci/run installs it), headless, against the

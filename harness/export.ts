@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, request, type Server } from "node:h
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import type { LocalFacts } from "../../infra/local/cloud.ts";
-import { ensureTenant, newApiKey, storeApiKey } from "../../shared/auth/api-keys.ts";
+import type { LocalFacts } from "../infra/local/cloud.ts";
+import { ensureTenant, newApiKey, storeApiKey } from "../shared/auth/api-keys.ts";
 import type { CustomerS3 } from "./customer-s3.ts";
 import { grantTestFolders } from "./repos.ts";
 
@@ -225,7 +225,7 @@ export async function duck(sql: string): Promise<Record<string, any>[]> {
   }
 }
 
-/** JSON calls to a platform started by the test itself (bench/platform.ts), with its bootstrap key. */
+/** JSON calls to a platform started by the test itself (harness/platform.ts), with its bootstrap key. */
 export function platformApi(p: { base: string; facts: LocalFacts }) {
   const headers = {
     "X-Api-Key": p.facts.api_key,

@@ -1,4 +1,4 @@
-import type { LocalFacts } from "../../infra/local/cloud.ts";
+import type { LocalFacts } from "../infra/local/cloud.ts";
 import { processCustomerS3 } from "./customer-s3.ts";
 import { newBucket } from "./export.ts";
 import { type FakeServer, fakeServer } from "./fake-http.ts";

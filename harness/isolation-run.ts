@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import type { RunningPlatform } from "../../bench/platform.ts";
-import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
-import { resetClients } from "../../shared/aws/clients.ts";
+import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
+import { resetClients } from "../shared/aws/clients.ts";
 import { type IsolationResult, isolationSweep, sweepCall } from "./isolation.ts";
 import { seedIsolation, type Workspace, type WorkspaceData } from "./isolation-seed.ts";
+import type { RunningPlatform } from "./platform.ts";
 import { grantTestFolders } from "./repos.ts";
 
-// The whole isolation sweep against a platform of its own (bench/platform.ts startPlatform with a logFile):
+// The whole isolation sweep against a platform of its own (harness/platform.ts startPlatform with a logFile):
 // two new workspaces, their data, the sweep, then the platform's log grepped for every secret. The test and
 // `npm run bench -- reliability` both call it; `figures` is what a summary prints.
 export interface IsolationFigures {

@@ -1,6 +1,6 @@
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import { Client as TraceClient } from "langsmith";
-import type { LocalFacts } from "../../infra/local/cloud.ts";
+import type { LocalFacts } from "../infra/local/cloud.ts";
 import { agentClient } from "./agents.ts";
 import { processCustomerS3 } from "./customer-s3.ts";
 import { s3For, waitFor } from "./export.ts";

@@ -1,4 +1,4 @@
-import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import { type MountedRoute, mountedRoutes } from "../functions/routes.ts";
 import {
   bodyFor,
   idFor,

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { grantFolder } from "../../shared/control/repo-grants.ts";
+import { grantFolder } from "../shared/control/repo-grants.ts";
 
 // Git repositories of LangGraph.js agents for deployment tests, made in temp folders with the git CLI.
 export type Files = Record<string, string>;

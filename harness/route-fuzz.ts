@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { loadHandler } from "../../functions/modules/routes.ts";
-import { type MountedRoute, mountedRoutes } from "../../functions/routes.ts";
+import { loadHandler } from "../functions/modules/routes.ts";
+import { type MountedRoute, mountedRoutes } from "../functions/routes.ts";
 import { brokenQuery, broken as brokenValue, jsonSchemaOf, nasty } from "./schema-arbitrary.ts";
 
 // Issue 16, item 1: every route of the manifest, fuzzed from its own zod schemas (so a new route is covered

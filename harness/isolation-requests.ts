@@ -1,7 +1,7 @@
-import type { MountedRoute } from "../../functions/routes.ts";
+import type { MountedRoute } from "../functions/routes.ts";
 import type { DeploymentData, WorkspaceData } from "./isolation-seed.ts";
 
-// The requests of the isolation sweep (test/helpers/isolation.ts): which id fills each path parameter, a valid
+// The requests of the isolation sweep (harness/isolation.ts): which id fills each path parameter, a valid
 // body per route (so a request reaches its lookup instead of stopping at validation), and the requests that
 // carry ids outside their path (a query, a body).
 const ONCE_A_YEAR = "0 0 1 1 *";
