@@ -7,13 +7,18 @@ import {
   type LambdaHttpHandler,
   type Schema,
 } from "../shared/http/handler.ts";
-import { routeForKey } from "./routes.ts";
+import { routeForKey, servedByRuntime } from "./routes.ts";
 
 // The handler toolkit (shared/http/handler.ts) for the handlers of the route manifest: it is told, per request,
 // whether the route needs an API key, from the manifest here, so shared code never reads functions/routes.ts.
 export { reply, z } from "../shared/http/handler.ts";
 
-const needsAuth = (routeKey: string) => routeForKey(routeKey)?.auth !== false;
+// A route a deployment's runtime serves is reached only through the platform's router, which authenticated it.
+const needsAuth = (routeKey: string): boolean | "router" => {
+  const route = routeForKey(routeKey);
+  if (route && servedByRuntime(route)) return "router";
+  return route?.auth !== false;
+};
 
 /**
  * The CORS policy of a deployment's public agent-server routes (`/ok`, `/docs`, `/openapi.json`, UI files) in

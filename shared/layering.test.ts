@@ -72,6 +72,43 @@ function cycles(edges: Map<string, Map<string, string>>): string[][] {
   return out;
 }
 
+/** file → the files it imports (relative imports only), for the rules that are finer than folders. */
+function fileImports(dir: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const file of sourceFiles(dir)) {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map((m) =>
+      relative(ROOT, normalize(join(ROOT, dirname(file), m[1]))),
+    );
+    out.set(file, targets);
+  }
+  return out;
+}
+
+// The agent server's handlers reach its storage through the operations layer only (shared/agent/ops: each
+// operation takes the caller, looks the deployment up and authorizes before it reads or writes). The entry points
+// that host a runtime or route to one (not route handlers) may also use the hosting modules.
+const AGENT_ENTRY_POINTS = [
+  "functions/agent/router.ts",
+  "functions/agent/runtime.ts",
+  "functions/agent/own-origin.ts",
+];
+const HOSTING = [
+  /^shared\/agent\/runtime\//,
+  /^shared\/agent\/origin\.ts$/,
+  /^shared\/agent\/router-access\.ts$/,
+];
+
+/** Imports of shared/agent from functions/agent that pass the operations layer by. */
+function pastOperations(imports: Map<string, string[]>): string[] {
+  return [...imports].flatMap(([file, targets]) =>
+    targets
+      .filter((t) => t.startsWith("shared/agent/") && !t.startsWith("shared/agent/ops/"))
+      .filter((t) => !(AGENT_ENTRY_POINTS.includes(file) && HOSTING.some((h) => h.test(t))))
+      .map((t) => `${file} → ${t}`),
+  );
+}
+
 describe("layering", () => {
   const edges = folderImports();
 
@@ -101,6 +138,19 @@ describe("layering", () => {
       .filter(([a]) => a.startsWith("shared"))
       .flatMap(([, to]) => [...to].filter(([b]) => !b.startsWith("shared")).map(([, why]) => why));
     expect(up).toEqual([]);
+  });
+
+  it("functions/agent/** reaches shared/agent through the operations layer only", () => {
+    const imports = fileImports("functions/agent");
+    expect([...imports.values()].flat().some((t) => t.startsWith("shared/agent/ops/"))).toBe(true);
+    expect(pastOperations(imports)).toEqual([]);
+  });
+
+  it("finds a handler that passes the operations layer by", () => {
+    const made = new Map([
+      ["functions/agent/threads/get.ts", ["shared/agent/context.ts", "shared/agent/ops/index.ts"]],
+    ]);
+    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/context.ts"]);
   });
 
   it("no production module imports test/ or bench/ (test helpers live under test/)", () => {

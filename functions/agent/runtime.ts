@@ -1,11 +1,16 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { runs } from "../../shared/agent/ops/index.ts";
 import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
-import { drainThread } from "../../shared/agent/worker.ts";
+import {
+  graphNodes,
+  type RuntimeConfig,
+  serveRequest,
+  startRuntime,
+} from "../../shared/agent/runtime/serve.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config, setEnvironment } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
@@ -59,11 +64,11 @@ async function sendTraces(
 }
 
 const artifactDir = config.lambda.taskRoot ?? process.cwd();
-const d = startRuntime({ ...settings, artifact_dir: artifactDir }, sendTraces);
+const d = startRuntime({ ...settings, artifact_dir: artifactDir }, { traces: sendTraces });
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {
-    await drainThread(d, e.thread_id, Date.now() + 14 * 60_000);
+    await runs.drain(d, e.thread_id, Date.now() + 14 * 60_000);
     return out.end();
   }
   if (e.kind === "health") {
@@ -90,27 +95,30 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     headers: event.headers ?? {},
   };
   // Runs the request stores pending are started by the router, which lines before the prelude ask to.
-  await askingDrains(
-    (threadId) => {
-      out.write(drainLine(threadId));
-      return true;
-    },
-    (answered) =>
-      // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
-      // inside the request's identity, so a streamed body is read as that user too.
-      withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
-        // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-        const result = (await customRouteAnswer(event, route)) ?? (await handler(event));
-        answered();
-        out.write(preludeOf(result));
-        await writeBody(result, out);
-      }).catch((err: unknown) => {
-        if (!(err instanceof HttpError)) throw err;
-        answered();
-        out.write(preludeOf(json(err.status, err.body())));
-        out.write(JSON.stringify(err.body()));
-        out.end();
-      }),
+  await serveRequest(d, () =>
+    askingDrains(
+      (threadId) => {
+        out.write(drainLine(threadId));
+        return true;
+      },
+      (answered) =>
+        // Custom auth (langgraph.json auth.path) runs here, in the deployment's own runtime; the answer is written
+        // inside the request's identity, so a streamed body is read as that user too.
+        withRequestAuth(artifactDir, e.auth ?? "operator", request, async () => {
+          // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
+          const result =
+            (await customRouteAnswer(d.runtime!.artifact, event, route)) ?? (await handler(event));
+          answered();
+          out.write(preludeOf(result));
+          await writeBody(result, out);
+        }).catch((err: unknown) => {
+          if (!(err instanceof HttpError)) throw err;
+          answered();
+          out.write(preludeOf(json(err.status, err.body())));
+          out.write(JSON.stringify(err.body()));
+          out.end();
+        }),
+    ),
   );
 }
 

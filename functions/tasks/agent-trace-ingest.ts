@@ -1,13 +1,12 @@
-import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
-import { config } from "../../shared/config.ts";
+import { acceptRuntimeTraces } from "../../shared/agent/runtime/traces.ts";
 import { secretMatches } from "../../shared/crypto/secret-hash.ts";
-import { Forbidden, PayloadTooLarge } from "../../shared/errors.ts";
+import { Forbidden } from "../../shared/errors.ts";
 import { deployments, revisions } from "../../shared/records/control.ts";
 import { defineTask } from "../task-manifest.ts";
 
-// Traces of a deployment's runtime function (AWS), invoked by it synchronously: the token proves which
-// revision's runtime sent them (its hash was stored on the revision at deploy), and the runs are filed under
-// that deployment's tracing project only.
+// The AWS transport of the trace sink (shared/agent/runtime/traces.ts): a deployment's runtime function invokes
+// it synchronously; the token proves which revision's runtime sent the batch (its hash was stored on the revision
+// at deploy), and the answer is the sink's, as a local runtime's socket answers it.
 interface TraceBatch {
   tenant_id: string;
   deployment_id: string;
@@ -18,9 +17,6 @@ interface TraceBatch {
 }
 
 export const handler = defineTask("AgentTraceIngest", async (event: TraceBatch) => {
-  // The same cap the platform socket puts on a local runtime's trace call (Lambda's own 6 MB is above it).
-  const bytes = Buffer.byteLength(JSON.stringify([event.posts ?? [], event.patches ?? []]));
-  if (bytes > config.agent.traceBodyBytes) throw new PayloadTooLarge(config.agent.traceBodyBytes);
   const revision = await revisions.get({
     tenant: event.tenant_id,
     deployment: event.deployment_id,
@@ -29,11 +25,5 @@ export const handler = defineTask("AgentTraceIngest", async (event: TraceBatch) 
   const expected = revision?.runtime_token_hash;
   if (!secretMatches(String(event.token ?? ""), expected)) throw new Forbidden("Unknown runtime");
   const d = await deployments.get({ tenant: event.tenant_id, id: event.deployment_id });
-  if (!d?.tracing_project_id) return { accepted: [], errors: [] };
-  return ingestDeploymentTraces(
-    event.tenant_id,
-    d.tracing_project_id,
-    event.posts ?? [],
-    event.patches ?? [],
-  );
+  return acceptRuntimeTraces(event.tenant_id, d?.tracing_project_id, event);
 });

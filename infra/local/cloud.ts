@@ -5,7 +5,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
-import { setRuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
@@ -197,7 +196,6 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
     const runtimes = new LocalRuntimes({ dataDir, upstream: () => door.upstream });
     late.runtimes = runtimes;
-    setRuntimeHost(runtimes);
     runtimes.announce();
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());

@@ -62,6 +62,7 @@ async function main() {
       configPath: graphConfig,
       tenantId: f.tenant_id,
       dataDir: local.dataDir,
+      host: cloud.runtimes,
       log: (line) => console.log(`  ${line}`),
     }).catch(async (err) => {
       console.error(`error: the graphs of ${graphConfig} could not be served: ${err?.message ?? err}`);

@@ -8,8 +8,8 @@ import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/a
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { startRuntime } from "../../shared/agent/runtime/serve.ts";
-import { setWebhookSender } from "../../shared/agent/webhook.ts";
+import { serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import type { WebhookSender } from "../../shared/agent/webhook.ts";
 import { drainThread, kick } from "../../shared/agent/worker.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
 import { config, sealSettings, setEnvironment } from "../../shared/config.ts";
@@ -82,13 +82,13 @@ async function main() {
   };
   // Webhooks go out through the platform, which takes the URL and the run from the run's record and builds the
   // body itself: the runtime tells it only which run ended and how (its values, its error message).
-  setWebhookSender(async (run, outcome) => {
+  const webhooks: WebhookSender = async (run, outcome) => {
     const res = await callSocket(platformSocket, "POST", WEBHOOK_PATH, {
       body: { thread_id: run.thread_id, run_id: run.run_id, ...outcome },
     });
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
-  });
+  };
   // Its own environment (secrets, langgraph.json env), opened before any graph is imported, as in AWS.
   const sealedEnv = config.agent.runtimeSecrets;
   if (sealedEnv) {
@@ -96,7 +96,7 @@ async function main() {
       await openRuntimeEnv(JSON.parse(sealedEnv), start.runtime.tenant_id, start.runtime.deployment_id),
     );
   }
-  const d = startRuntime(start.runtime, sendTraces);
+  const d = startRuntime(start.runtime, { traces: sendTraces, webhooks });
   // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
   const platformKick = async (threadId: string) => {
@@ -111,7 +111,7 @@ async function main() {
     // CORS is the platform's gateway's (it answers preflights and adds the headers to what this answers).
     cors: false,
     // langgraph.json http: the custom routes (http.app) answer first; disabled route groups answer 404.
-    intercept: (event, route) => customRouteAnswer(event, route),
+    intercept: (event, route) => customRouteAnswer(d.runtime!.artifact, event, route),
   });
   await gateway.load();
   let draining = false;
@@ -179,9 +179,11 @@ async function main() {
     };
     const answer = path.startsWith("/__runtime/")
       ? internal(req, res, path)
-      : askingDrains(askDrain, () =>
-          withRequestAuth(start.runtime.artifact_dir, how, request, () =>
-            gateway.handle(req, res, tenant || undefined),
+      : serveRequest(d, () =>
+          askingDrains(askDrain, () =>
+            withRequestAuth(start.runtime.artifact_dir, how, request, () =>
+              gateway.handle(req, res, tenant || undefined),
+            ),
           ),
         ).catch((err) => {
           if (!(err instanceof HttpError)) throw err;

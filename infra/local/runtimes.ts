@@ -22,7 +22,6 @@ import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-
 import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
-import { ingestDeploymentTraces } from "../../shared/agent/runtime/traces.ts";
 import { sweepRuns } from "../../shared/agent/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/webhook.ts";
 import { config } from "../../shared/config.ts";
@@ -73,6 +72,7 @@ import {
 } from "./runtime-protocol.ts";
 import { servePlatformSocket } from "./runtime-socket.ts";
 import { deploymentOfFunction, runtimeAnswer } from "./runtime-stream.ts";
+import { localTraceTransport } from "./runtime-traces.ts";
 
 // The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
 // use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
@@ -293,7 +293,7 @@ export class LocalRuntimes implements RuntimeHost {
         region: config.region,
         kms: localKmsKeys(),
       }),
-      traces: (req, res) => this.ingestTraces(r, req, res),
+      traces: localTraceTransport(r.spec.config),
       webhook: (req, res) => this.runWebhook(r, req, res),
       egress: egressRules(),
     });
@@ -657,24 +657,6 @@ export class LocalRuntimes implements RuntimeHost {
    * Traces a runtime sends (POST /__platform/runtime-traces on its own platform socket): ingested into its
    * deployment's tracing project, whatever project the runs name; a deployment without one sends nothing.
    */
-  private async ingestTraces(r: Running, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parsed = await jsonBody<{ posts?: unknown[]; patches?: { id: string; body: unknown }[] }>(
-      req,
-      res,
-      config.agent.traceBodyBytes,
-    );
-    if (!parsed) return;
-    const { tenant_id, tracing_project_id } = r.spec.config;
-    if (!tracing_project_id) return write(res, jsonResult(403, { detail: "The deployment is not traced" }));
-    const result = await ingestDeploymentTraces(
-      tenant_id,
-      tracing_project_id,
-      parsed.posts ?? [],
-      parsed.patches ?? [],
-    );
-    return write(res, jsonResult(200, result));
-  }
-
   /**
    * A finished run's webhook, asked for by its runtime with the run's ids and outcome (values, error message): the
    * URL and the run are the run's record's, the body is built here (sendRunWebhook) and goes out under the same

@@ -3,10 +3,12 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, type RpcId, rpcError } from 
 import { isRecord } from "../llm/json.ts";
 import type { RunRecord } from "../records/agent.ts";
 import { resolveAssistant } from "./assistants.ts";
-import { runAccess, threadAccess } from "./auth-checks.ts";
+import { threadAccess } from "./auth-checks.ts";
 import type { AgentDeployment } from "./context.ts";
+import type { Caller } from "./ops/caller.ts";
+import { startRun } from "./ops/runs.ts";
 import { runCreate } from "./run-schemas.ts";
-import { ACTIVE, cancelRun, createRun, getRunItem, type Kick } from "./runs.ts";
+import { ACTIVE, cancelRun, getRunItem } from "./runs.ts";
 import { runFrames, waitRun } from "./stream.ts";
 import { threadIds } from "./threads.ts";
 
@@ -265,10 +267,10 @@ export function toTask(run: RunRecord, outcome: Outcome = {}, historyLength?: nu
 
 /** Creates the run of a message on its context's thread (a new thread when there is no contextId). */
 async function startTask(
+  caller: Caller,
   d: AgentDeployment,
   assistantId: string,
   params: Record<string, unknown>,
-  kick: Kick,
 ) {
   const message = messageOf(params);
   const input = inputOf(message);
@@ -281,8 +283,7 @@ async function startTask(
       a2a: { message_id: message.messageId ?? null, ...(message.taskId ? { task_id: message.taskId } : {}) },
     },
   });
-  const { threadMetadata } = await runAccess(d, threadId, body);
-  const run = await createRun(d, threadId, body, kick, threadMetadata);
+  const run = await startRun(caller, d, threadId, body);
   return { threadId: run.thread_id, runId: run.run_id };
 }
 
@@ -304,12 +305,12 @@ async function mustRun(d: AgentDeployment, threadId: string, runId: string): Pro
 
 /** message/send: runs the message to its end and answers the task. */
 export async function messageSend(
+  caller: Caller,
   d: AgentDeployment,
   assistantId: string,
   params: Record<string, unknown>,
-  kick: Kick,
 ) {
-  const { threadId, runId } = await startTask(d, assistantId, params, kick);
+  const { threadId, runId } = await startTask(caller, d, assistantId, params);
   let values: unknown;
   try {
     values = await waitRun(d, threadId, runId);
@@ -331,14 +332,14 @@ const numberOr = (v: unknown): number | undefined =>
  * artifact and the final status (`final: true`), each one a JSON-RPC response of the request's id.
  */
 export async function messageStream(
+  caller: Caller,
   d: AgentDeployment,
   assistantId: string,
   params: Record<string, unknown>,
-  kick: Kick,
   signal?: AbortSignal,
 ): Promise<{ threadId: string; runId: string; events: AsyncGenerator<unknown> }> {
   // The run is created (or the call refused) before the stream starts, so a bad call answers a plain error.
-  const { threadId, runId } = await startTask(d, assistantId, params, kick);
+  const { threadId, runId } = await startTask(caller, d, assistantId, params);
   const created = await mustRun(d, threadId, runId);
   return { threadId, runId, events: streamEvents(d, created, signal) };
 }

@@ -1,10 +1,14 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GraphInfo } from "../deploy/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../errors.ts";
 import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
+import type { ingestBatch } from "../runs/ingest.ts";
 import { DynamoCheckpointSaver } from "./checkpointer.ts";
 import type { GraphSlot } from "./graphs.ts";
+import type { RuntimeArtifact } from "./runtime/artifact.ts";
 import { DynamoStore } from "./store.ts";
+import type { WebhookSender } from "./webhook.ts";
 
 // The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
 // stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
@@ -24,28 +28,51 @@ export interface AgentDeployment {
   store(): BaseStore;
   /** The deployment's compiled graphs: set only inside its runtime. */
   loadGraphs?: () => Promise<Map<string, GraphSlot>>;
+  /** What its runtime executes runs with, given by the runtime's entry point (runtime/serve.ts): only there. */
+  runtime?: RuntimeServices;
 }
 
-export type DeploymentData = Omit<AgentDeployment, "checkpointer" | "store" | "scope" | "loadGraphs">;
+/** The services a runtime's entry point hands the deployment it serves (AWS and local each their own). */
+export interface RuntimeServices {
+  /** Names this runtime's claims on runs (a crashed runtime's runs are retried at once). */
+  workerId: string;
+  /** The revision's artifact it serves (manifest, custom routes, UI, store index, TTLs). */
+  artifact: RuntimeArtifact;
+  /** Where its runs' traces go: the trace sink, through this runtime's transport (runtime/traces.ts). */
+  traces: typeof ingestBatch;
+  /**
+   * How a finished run's webhook goes out (answers the failure's class, or undefined once delivered); absent:
+   * sent from this process (AWS: the runtime function).
+   */
+  webhooks?: WebhookSender;
+}
+
+export type DeploymentData = Omit<
+  AgentDeployment,
+  "checkpointer" | "store" | "scope" | "loadGraphs" | "runtime"
+>;
 
 const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
-function durable(scope: string) {
+function durable(scope: string, artifact: RuntimeArtifact | undefined) {
   let s = savers.get(scope);
   if (!s) {
-    s = { checkpointer: new DynamoCheckpointSaver({ scope }), store: new DynamoStore({ scope }) };
+    s = { checkpointer: new DynamoCheckpointSaver({ scope }), store: new DynamoStore({ scope, artifact }) };
     savers.set(scope, s);
   }
   return s;
 }
 
-/** The records side of a deployment: its scope, checkpointer and store. */
-export function withStorage(d: DeploymentData): AgentDeployment {
+/**
+ * The records side of a deployment: its scope, checkpointer and store (in a runtime, a store that reads the
+ * revision's index and TTLs from the artifact it serves).
+ */
+export function withStorage(d: DeploymentData, artifact?: RuntimeArtifact): AgentDeployment {
   const scope = `${d.tenant_id}#${d.deployment_id}`;
   return {
     ...d,
     scope,
-    checkpointer: () => durable(scope).checkpointer,
-    store: () => durable(scope).store,
+    checkpointer: () => durable(scope, artifact).checkpointer,
+    store: () => durable(scope, artifact).store,
   };
 }
 
@@ -70,11 +97,10 @@ export function registerLocalDeployment(d: DeploymentData & { artifact_dir: stri
 }
 export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
 
-// Inside a runtime: the one deployment this process serves.
-let served: AgentDeployment | undefined;
-export function serveDeployment(d: AgentDeployment): void {
-  served = d;
-}
+// Inside a runtime: the one deployment it serves, for the requests its entry point serves with it.
+const served = new AsyncLocalStorage<AgentDeployment>();
+/** Runs `fn` (a request a runtime serves) as the deployment `d`'s: the only one it may address. */
+export const servingDeployment = <T>(d: AgentDeployment, fn: () => T): T => served.run(d, fn);
 
 export function fromRecord(d: DeploymentRecord): AgentDeployment {
   if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
@@ -92,10 +118,11 @@ export function fromRecord(d: DeploymentRecord): AgentDeployment {
  * for another deployment); in a platform process, the deployment's records.
  */
 export async function agentDeployment(tenantId: string, deploymentId: string): Promise<AgentDeployment> {
-  if (served) {
-    if (served.tenant_id !== tenantId || served.deployment_id !== deploymentId)
+  const serving = served.getStore();
+  if (serving) {
+    if (serving.tenant_id !== tenantId || serving.deployment_id !== deploymentId)
       throw new NotFound("Deployment not found");
-    return served;
+    return serving;
   }
   const local = locals.get(deploymentId);
   if (local) {

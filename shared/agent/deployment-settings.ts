@@ -1,5 +1,5 @@
 import type { ArtifactManifest } from "../deploy/bundle.ts";
-import { artifactManifest } from "./runtime/artifact.ts";
+import { artifactManifest, type RuntimeArtifact } from "./runtime/artifact.ts";
 
 // langgraph.json's `checkpointer.ttl` and `store.ttl` as a deployment's runtime applies them, read from the
 // manifest of the revision it serves. Platform processes (sweepers, cron ticks) serve no artifact: no defaults.
@@ -8,17 +8,19 @@ import { artifactManifest } from "./runtime/artifact.ts";
 
 export type TtlSettings = NonNullable<ArtifactManifest["ttl"]>;
 
-/** The TTL settings of the revision this process serves (empty outside a runtime). */
-export async function ttlSettings(): Promise<TtlSettings> {
-  return (await artifactManifest())?.ttl ?? {};
+/** The TTL settings of the revision a runtime serves (empty outside a runtime: no artifact). */
+export async function ttlSettings(artifact: RuntimeArtifact | undefined): Promise<TtlSettings> {
+  return (await artifactManifest(artifact))?.ttl ?? {};
 }
 
 /** Minutes a thread created without its own `ttl` lives (checkpointer.ttl.default_ttl), if set. */
-export const threadDefaultTtl = async (): Promise<number | undefined> =>
-  (await ttlSettings()).threads?.default_ttl;
+export const threadDefaultTtl = async (artifact: RuntimeArtifact | undefined): Promise<number | undefined> =>
+  (await ttlSettings(artifact)).threads?.default_ttl;
 
 /** store.ttl: minutes an item put without a `ttl` lives, and whether reads refresh TTLs (default: they do). */
-export async function storeTtl(): Promise<{ default_ttl?: number; refresh_on_read: boolean }> {
-  const s = (await ttlSettings()).store;
+export async function storeTtl(
+  artifact: RuntimeArtifact | undefined,
+): Promise<{ default_ttl?: number; refresh_on_read: boolean }> {
+  const s = (await ttlSettings(artifact)).store;
   return { default_ttl: s?.default_ttl, refresh_on_read: s?.refresh_on_read !== false };
 }

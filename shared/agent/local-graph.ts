@@ -7,7 +7,7 @@ import { runtimeSandboxOwner } from "../deploy/sandbox.ts";
 import { smokeTestGraphs } from "../deploy/smoke.ts";
 import { registerLocalDeployment } from "./context.ts";
 import { LOCAL_DEPLOYMENT_ID, setLocalDeploymentState } from "./local-state.ts";
-import { runtimeHost } from "./runtime/host.ts";
+import type { RuntimeHost } from "./runtime/host.ts";
 
 // Local development without a deployment (`npm start -- --graph ./langgraph.json`, or AGENT_GRAPH_CONFIG): the
 // config's graphs are bundled as a build would, then served as deployment `local` of the bootstrap workspace, by a
@@ -43,6 +43,8 @@ export async function serveLocalGraphs(opts: {
   configPath: string;
   tenantId: string;
   dataDir: string;
+  /** The local cloud's runtimes, which start the graphs' runtime. */
+  host: RuntimeHost;
   log?: (line: string) => void;
 }): Promise<{ graphs: string[] }> {
   const log = opts.log ?? (() => {});
@@ -77,7 +79,7 @@ export async function serveLocalGraphs(opts: {
       custom_auth: manifest.auth ? { disable_studio_auth: manifest.auth.disable_studio_auth === true } : null,
     });
     // Served like any deployment: by its own runtime, started now so the first request finds it ready.
-    await runtimeHost().activated(opts.tenantId, LOCAL_DEPLOYMENT_ID);
+    await opts.host.activated(opts.tenantId, LOCAL_DEPLOYMENT_ID);
     setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "ready");
     return { graphs: graphs.map((g) => g.graph_id) };
   } catch (err) {

@@ -8,7 +8,12 @@ const noDeployment = () =>
   Promise.reject(new Error("no deployment in a unit test")) as Promise<AgentDeployment>;
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const post = (body: unknown, headers: Record<string, string> = HEADERS) =>
-  handleMcpPost(noDeployment, Buffer.from(typeof body === "string" ? body : JSON.stringify(body)), headers);
+  handleMcpPost(
+    { tenant: "t", user: undefined },
+    noDeployment,
+    Buffer.from(typeof body === "string" ? body : JSON.stringify(body)),
+    headers,
+  );
 
 describe("MCP JSON-RPC", () => {
   it("initialize echoes a supported protocol version and offers the newest otherwise", async () => {

@@ -4,13 +4,13 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, rpcError, rpcResult } from "
 import { isRecord } from "../llm/json.ts";
 import { logger } from "../log.ts";
 import { graphOf, searchAssistants } from "./assistants.ts";
-import { runAccess, searchScope } from "./auth-checks.ts";
+import { searchScope } from "./auth-checks.ts";
 import type { AgentDeployment } from "./context.ts";
 import { graphSchemas } from "./graph-schemas.ts";
+import type { Caller } from "./ops/caller.ts";
+import { startRun } from "./ops/runs.ts";
 import { runCreate } from "./run-schemas.ts";
-import { createRun } from "./runs.ts";
 import { waitRun } from "./stream.ts";
-import { kick } from "./worker.ts";
 
 // The agent server's MCP endpoint (POST /agents/{deployment_id}/mcp), as the reference LangGraph server serves
 // it: the Model Context Protocol over Streamable HTTP, stateless (no Mcp-Session-Id, no server-opened stream:
@@ -138,10 +138,9 @@ function checkArguments(tool: McpTool, args: Record<string, unknown>): void {
 }
 
 /** Runs the tool's assistant statelessly with `args` as input: the MCP result of its final values. */
-async function callTool(d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
+async function callTool(caller: Caller, d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
   const body = runCreate.parse({ assistant_id: tool.assistant_id, input: args });
-  const { threadMetadata } = await runAccess(d, null, body);
-  const run = await createRun(d, null, body, kick, threadMetadata);
+  const run = await startRun(caller, d, null, body);
   const values = await waitRun(d, run.thread_id, run.run_id);
   // A failed run ends with its error as its values (as POST /runs/wait answers it): a tool execution error.
   if (isRecord(values) && isRecord(values.__error__)) {
@@ -157,6 +156,7 @@ async function callTool(d: AgentDeployment, tool: McpTool, args: Record<string, 
 }
 
 async function dispatch(
+  caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   method: string,
   p: Record<string, unknown>,
@@ -187,7 +187,7 @@ async function dispatch(
       if (!tool) throw new RpcFailure(INVALID_PARAMS, `Unknown tool: ${call.data.name}`);
       checkArguments(tool, call.data.arguments ?? {});
       try {
-        return await callTool(d, tool, call.data.arguments ?? {});
+        return await callTool(caller, d, tool, call.data.arguments ?? {});
       } catch (err) {
         // The run could not be made or waited for (a bad input, a rolled-back run): the tool failed.
         const message = err instanceof Error ? err.message : String(err);
@@ -201,6 +201,7 @@ async function dispatch(
 
 /** One JSON-RPC message → its response, or undefined for a notification or a client's response. */
 async function handleMessage(
+  caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   message: unknown,
 ): Promise<RpcAnswer | undefined> {
@@ -213,7 +214,7 @@ async function handleMessage(
   }
   const { id, method } = req.data;
   try {
-    return rpcResult(id, await dispatch(deployment, method, req.data.params ?? {}));
+    return rpcResult(id, await dispatch(caller, deployment, method, req.data.params ?? {}));
   } catch (err) {
     if (err instanceof RpcFailure) return rpcError(id, err.code, err.message);
     logger.warn("mcp: request failed", { method, error: err });
@@ -239,6 +240,7 @@ const refuse = (status: number, code: number, message: string): McpAnswer => ({
  * deployment is read only when a method needs it.
  */
 export async function handleMcpPost(
+  caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   raw: Buffer,
   headers: Record<string, string | undefined>,
@@ -280,7 +282,7 @@ export async function handleMcpPost(
     d ??= deployment();
     return d;
   };
-  const answers = (await Promise.all(messages.map((m) => handleMessage(once, m)))).filter(
+  const answers = (await Promise.all(messages.map((m) => handleMessage(caller, once, m)))).filter(
     (a): a is RpcAnswer => a !== undefined,
   );
   if (!answers.length) return { status: 202, headers: {} };

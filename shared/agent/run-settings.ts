@@ -26,8 +26,7 @@ export const MAX_RUN_ATTEMPTS = 3;
 /** The sparse GSI1 partition of active (pending or running) runs, which the sweeper reads. */
 
 /** Names this process's claims on runs (`worker` on a running run): a crashed runtime's runs are retried at once. */
-let workerId: string = crypto.randomUUID();
-export const currentWorkerId = () => workerId;
-export function setWorkerId(id: string): void {
-  workerId = id;
-}
+const PROCESS_WORKER = crypto.randomUUID();
+/** The worker id of a deployment's claims: its runtime's (given at its start), else this process's own. */
+export const workerOf = (d: { runtime?: { workerId: string } }): string =>
+  d.runtime?.workerId ?? PROCESS_WORKER;

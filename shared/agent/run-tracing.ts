@@ -122,10 +122,10 @@ class PlatformTracer extends BaseTracer {
 // The runs of a workspace share one batch: every flush ingests whatever all of them traced meanwhile, so a
 // busy server makes one ingestion call a second instead of several per run.
 const tenantBatches = new Map<string, TraceBatch>();
-function tenantBatch(tenant: string): TraceBatch {
+function tenantBatch(tenant: string, ingest: TraceBatchOptions["ingest"]): TraceBatch {
   let b = tenantBatches.get(tenant);
   if (!b) {
-    b = new TraceBatch(tenant, { flushMs: platformConfig.agentTraceFlushMs });
+    b = new TraceBatch(tenant, { flushMs: platformConfig.agentTraceFlushMs, ingest });
     tenantBatches.set(tenant, b);
   }
   return b;
@@ -151,15 +151,19 @@ export async function flushRunTraces(ms = 3000): Promise<void> {
  * shared timer (a worker function, which may be frozen once it returns, flushes at once).
  */
 export function startRunTrace(
-  d: Pick<AgentDeployment, "tenant_id" | "tracing_project_id">,
+  d: Pick<AgentDeployment, "tenant_id" | "tracing_project_id" | "runtime">,
   run: TracedRun,
   opts: Partial<TraceBatchOptions> = {},
 ): RunTrace | undefined {
   if (!d.tracing_project_id) return undefined;
   const own = Object.keys(opts).length > 0;
   const batch = own
-    ? new TraceBatch(d.tenant_id, { flushMs: platformConfig.agentTraceFlushMs, ...opts })
-    : tenantBatch(d.tenant_id);
+    ? new TraceBatch(d.tenant_id, {
+        flushMs: platformConfig.agentTraceFlushMs,
+        ingest: d.runtime?.traces,
+        ...opts,
+      })
+    : tenantBatch(d.tenant_id, d.runtime?.traces);
   const metadata: Record<string, unknown> = {
     run_id: run.run_id,
     thread_id: run.thread_id,

@@ -1,26 +1,10 @@
 import { NotFound } from "../errors.ts";
 import { type AuthFilters, matchesAuthFilters } from "./auth-scope.ts";
 import type { AgentDeployment } from "./context.ts";
-import { graphFor } from "./run-assistant.ts";
-import { ACTIVE, cancelRun, createRun, type Run, type RunCreate, threadRuns } from "./runs.ts";
+import { ACTIVE, cancelRun, threadRuns } from "./runs.ts";
 import { getThreadItem, matchingThreads } from "./threads.ts";
 
-// Operations on many runs at once: a batch of stateless runs (POST /runs/batch) and bulk cancel (POST /runs/cancel).
-
-/**
- * Creates stateless background runs, answered in the order given. Every assistant is resolved first, so one
- * unknown assistant creates no run at all.
- */
-export async function createStatelessRuns(
-  d: AgentDeployment,
-  bodies: RunCreate[],
-  kick: Parameters<typeof createRun>[3],
-  /** Per run: metadata for its temporary thread (custom auth). */
-  threadMetadata: Record<string, unknown>[] = [],
-): Promise<Run[]> {
-  await Promise.all([...new Set(bodies.map((b) => b.assistant_id))].map((a) => graphFor(d, a)));
-  return Promise.all(bodies.map((b, i) => createRun(d, null, b, kick, threadMetadata[i])));
-}
+// Bulk cancel (POST /runs/cancel): the runs of many threads at once. (A batch of runs: ops/runs.ts createBatch.)
 
 export interface RunsCancel {
   thread_id?: string | null;

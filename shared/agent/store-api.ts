@@ -130,7 +130,7 @@ export async function searchStoreItems(
   d: AgentDeployment,
   body: z.infer<typeof storeSearch>,
 ): Promise<{ items: (StoreItemWire & { score?: number })[] }> {
-  if (body.query && !(await storeIndex()))
+  if (body.query && !(await storeIndex(d.runtime?.artifact)))
     throw validationError(
       ["body", "query"],
       "Semantic search needs an embeddings index (langgraph.json store.index), which this deployment does not " +

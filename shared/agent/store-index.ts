@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { artifactDir, artifactManifest } from "./runtime/artifact.ts";
+import type { RuntimeArtifact } from "./runtime/artifact.ts";
 
 // The store's embeddings index (langgraph.json store.index): the embeddings module the build bundled
 // (deploy/store-index.ts), imported by the deployment's runtime only — it is the deployment's code. Platform
@@ -40,21 +40,25 @@ export function asEmbeddings(exported: unknown): EmbeddingsLike {
   );
 }
 
-let loaded: Promise<StoreIndex | undefined> | undefined;
+/** Each runtime artifact's index, imported once. */
+const loaded = new WeakMap<RuntimeArtifact, Promise<StoreIndex | undefined>>();
 
-/** The deployment's index, if its langgraph.json has store.index (imported once, on first use). */
-export function storeIndex(): Promise<StoreIndex | undefined> {
-  if (!loaded) {
-    loaded = (async () => {
-      const index = (await artifactManifest())?.store_index;
-      const dir = artifactDir();
-      if (!index || !dir) return undefined;
-      const mod = await import(pathToFileURL(join(dir, index.embed.file)).href);
-      return { dims: index.dims, fields: index.fields, ...asEmbeddings(mod[index.embed.export_name]) };
+/** The deployment's index, if its langgraph.json has store.index (imported once, on first use); none outside a runtime. */
+export function storeIndex(artifact: RuntimeArtifact | undefined): Promise<StoreIndex | undefined> {
+  if (!artifact) return Promise.resolve(undefined);
+  let index = loaded.get(artifact);
+  if (!index) {
+    const load = (async () => {
+      const found = (await artifact.manifest())?.store_index;
+      if (!found) return undefined;
+      const mod = await import(pathToFileURL(join(artifact.dir, found.embed.file)).href);
+      return { dims: found.dims, fields: found.fields, ...asEmbeddings(mod[found.embed.export_name]) };
     })();
-    loaded.catch(() => {
-      loaded = undefined;
+    loaded.set(artifact, load);
+    load.catch(() => {
+      if (loaded.get(artifact) === load) loaded.delete(artifact);
     });
+    index = load;
   }
-  return loaded;
+  return index;
 }

@@ -19,6 +19,7 @@ import { type StoreItemRecord, storeItems, storeKeys } from "../records/agent.ts
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import { storeTtl } from "./deployment-settings.ts";
+import type { RuntimeArtifact } from "./runtime/artifact.ts";
 import { storeIndex } from "./store-index.ts";
 import { matchesFilter, matchesNamespace } from "./store-match.ts";
 import { decodeVectors, encodeVectors, rankByQuery, textsToEmbed } from "./vectors.ts";
@@ -48,7 +49,8 @@ export type StorePutOperation = PutOperation & { ttl?: number | null };
 export type StoreGetOperation = GetOperation & { refreshTtl?: boolean };
 export type StoreSearchOperation = SearchOperation & { refreshTtl?: boolean };
 /** Whether a read refreshes TTLs: as the operation says, else as store.ttl.refresh_on_read says (default yes). */
-const refreshes = async (op: { refreshTtl?: boolean }) => op.refreshTtl ?? (await storeTtl()).refresh_on_read;
+const refreshes = async (artifact: RuntimeArtifact | undefined, op: { refreshTtl?: boolean }) =>
+  op.refreshTtl ?? (await storeTtl(artifact)).refresh_on_read;
 
 const nowSeconds = () => Date.now() / 1000;
 /** An item past its expiry: gone for every read, whether or not DynamoDB's TTL has deleted it yet. */
@@ -64,6 +66,8 @@ const removed = (noTtl: boolean, noVectors: boolean) => {
 export interface DynamoStoreOptions {
   /** `<tenant>#<deployment>`, as for the checkpointer. */
   scope: string;
+  /** In a runtime: the revision's artifact, whose langgraph.json store.index and store.ttl apply. */
+  artifact?: RuntimeArtifact;
 }
 
 const { nsPrefix, sortKey } = storeKeys;
@@ -82,12 +86,14 @@ function checkNamespace(ns: string[], key?: string) {
 export class DynamoStore extends BaseStore {
   readonly scope: string;
   private readonly pk: string;
+  private readonly artifact: RuntimeArtifact | undefined;
 
   constructor(options: DynamoStoreOptions) {
     super();
     if (!options.scope) throw new Error("DynamoStore needs a scope");
     this.scope = options.scope;
     this.pk = storeKeys.pk(options.scope);
+    this.artifact = options.artifact;
   }
 
   /** `put` with a TTL in minutes, as the reference server's store API takes it. */
@@ -149,7 +155,7 @@ export class DynamoStore extends BaseStore {
     checkNamespace(op.namespace, op.key);
     const row = await storeItems.get({ scope: this.scope, namespace: op.namespace, key: op.key });
     if (!row || expired(row)) return null;
-    if (await refreshes(op)) await this.refresh(row);
+    if (await refreshes(this.artifact, op)) await this.refresh(row);
     return toStoreItem(row);
   }
 
@@ -166,7 +172,7 @@ export class DynamoStore extends BaseStore {
   /** The item's vectors: its `index` fields (else store.index.fields, else the whole value) embedded. */
   private async vectorsOf(op: StorePutOperation): Promise<Uint8Array | undefined> {
     if (op.index === false) return undefined;
-    const index = await storeIndex();
+    const index = await storeIndex(this.artifact);
     if (!index) return undefined;
     const texts = textsToEmbed(op.value, op.index ?? index.fields);
     if (!texts.length) return undefined;
@@ -185,7 +191,7 @@ export class DynamoStore extends BaseStore {
     // Vectors share the item's 400 KB with the value (dims × 4 bytes per embedded text).
     if (vectors && Buffer.byteLength(value) + vectors.byteLength > MAX_VALUE_BYTES)
       throw new PayloadTooLarge(MAX_VALUE_BYTES);
-    const ttl = op.ttl === undefined ? (await storeTtl()).default_ttl : (op.ttl ?? undefined);
+    const ttl = op.ttl === undefined ? (await storeTtl(this.artifact)).default_ttl : (op.ttl ?? undefined);
     if (ttl !== undefined && !(Number.isFinite(ttl) && ttl > 0))
       throw new RangeError("A store item's ttl must be a positive number of minutes.");
     const now = isoNow();
@@ -231,7 +237,7 @@ export class DynamoStore extends BaseStore {
   /** Items under a namespace prefix in key order, filtered, then offset and limit applied; stops reading early. */
   private async searchOne(op: StoreSearchOperation): Promise<SearchItem[]> {
     if (op.namespacePrefix.length) checkNamespace(op.namespacePrefix);
-    const index = op.query ? await storeIndex() : undefined;
+    const index = op.query ? await storeIndex(this.artifact) : undefined;
     if (op.query && index) return this.semanticSearch(op, op.query, index);
     const offset = op.offset ?? 0;
     const limit = op.limit ?? 10;
@@ -248,7 +254,7 @@ export class DynamoStore extends BaseStore {
         if (found.length >= limit) break search;
       }
     }
-    if (await refreshes(op)) await Promise.all(found.map((row) => this.refresh(row)));
+    if (await refreshes(this.artifact, op)) await Promise.all(found.map((row) => this.refresh(row)));
     return found.map((row) => ({ ...toStoreItem(row), score: undefined }));
   }
 
@@ -271,7 +277,7 @@ export class DynamoStore extends BaseStore {
         candidates.push({ item: row, vectors: row.vectors ? decodeVectors(row.vectors, index.dims) : [] });
       }
     const found = rankByQuery(candidates, queryVector).slice(offset, offset + limit);
-    if (await refreshes(op)) await Promise.all(found.map(({ item }) => this.refresh(item)));
+    if (await refreshes(this.artifact, op)) await Promise.all(found.map(({ item }) => this.refresh(item)));
     return found.map(({ item, score }) => ({ ...toStoreItem(item), score }));
   }
 

@@ -6,7 +6,7 @@ import { type RunRecord, runs, type ThreadRecord, threads } from "../records/age
 import { tableName } from "../tables.ts";
 import { isoNow } from "../time.ts";
 import type { AgentDeployment } from "./context.ts";
-import { currentWorkerId } from "./run-settings.ts";
+import { workerOf } from "./run-settings.ts";
 
 // The thread lock and queue: one run executes per thread at a time. Every write of the protocol is here.
 // - A thread holds `active_run` (+ `active_attempt`, for fencing) while a run executes; claiming a run takes
@@ -37,7 +37,7 @@ export async function storeStarted(
     ...item,
     status: "running",
     lease_until: Date.now() + config.agent.runLeaseMs,
-    worker: currentWorkerId(),
+    worker: workerOf(d),
   };
   const lock = {
     TableName: tableName(T),
@@ -122,7 +122,7 @@ export async function claim(d: AgentDeployment, run: RunRecord): Promise<number>
   const start = runs.updateInput(
     { ...threadOf(d, run), run: run.run_id },
     {
-      set: { status: "running", updated_at: isoNow(), lease_until: leaseUntil, worker: currentWorkerId() },
+      set: { status: "running", updated_at: isoNow(), lease_until: leaseUntil, worker: workerOf(d) },
       when: { status: "pending" },
     },
   );

@@ -91,7 +91,7 @@ export async function createThread(
   const metadata = Object.fromEntries(
     Object.entries(input.metadata ?? {}).filter(([, v]) => v !== undefined),
   );
-  const ttl = input.ttl ?? (await threadDefaultTtl());
+  const ttl = input.ttl ?? (await threadDefaultTtl(d.runtime?.artifact));
   const item: ThreadRecord = {
     ...newThreadRecord(d, threadId, now, metadata),
     ...(ttl ? ttlFields(threadId, ttl, Date.parse(now)) : {}),

@@ -12,7 +12,7 @@ import type { RunBody } from "./trace-format.ts";
 export interface TraceBatchOptions {
   flushMs: number;
   maxQueued?: number;
-  /** The ingestion; the platform's own by default. */
+  /** The ingestion: a runtime's trace sink (context.ts RuntimeServices.traces). */
   ingest?: typeof ingestBatch;
   /** Waits before each retry of a failed ingestion (then the batch is given up, with a log line). */
   retryDelaysMs?: readonly number[];
@@ -98,14 +98,6 @@ export function cutCalls(
 /** ~15 s in all: a platform restarting or DynamoDB throttling for a moment does not lose a trace. */
 const RETRY_DELAYS_MS = [250, 1000, 2000, 4000, 8000] as const;
 
-// Where traces go: set by the process that runs graphs (a runtime sends them to the platform's AgentTraceIngest).
-// No default: importing the platform's ingestion here put it, and its token tables, into every bundle that
-// reaches this module (the runtime layer, the run sweeper) whether or not it traces.
-let defaultIngest: typeof ingestBatch | undefined;
-export function sendTracesTo(ingest: typeof ingestBatch): void {
-  defaultIngest = ingest;
-}
-
 export class TraceBatch {
   private posts = new Map<string, RunBody>();
   private patches = new Map<string, RunBody>();
@@ -117,9 +109,13 @@ export class TraceBatch {
     private readonly tenant: string,
     private readonly opts: TraceBatchOptions,
   ) {
-    const ingest = opts.ingest ?? defaultIngest;
+    // No default: importing the platform's ingestion here put it, and its token tables, into every bundle that
+    // reaches this module (the runtime layer, the run sweeper) whether or not it traces.
+    const ingest = opts.ingest;
     if (!ingest)
-      throw new Error("No trace destination: the process that runs graphs calls sendTracesTo() first");
+      throw new Error(
+        "No trace destination: runs are traced in a runtime, whose deployment carries its sink",
+      );
     this.ingest = ingest;
   }
 

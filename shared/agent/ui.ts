@@ -23,7 +23,7 @@ const attr = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`
 
 /** The UI entry a request names: the `ui` name itself, else the graph of the assistant (or graph id) it names. */
 async function uiEntry(d: AgentDeployment, name: string) {
-  const ui = (await artifactManifest())?.ui ?? {};
+  const ui = (await artifactManifest(d.runtime?.artifact))?.ui ?? {};
   if (ui[name]) return { name, files: ui[name].files };
   const graphId = await resolveAssistant(d, name).then(
     (a) => a.graph_id,

@@ -31,10 +31,6 @@ export interface WebhookOutcome {
  * (infra/local/runtimes.ts). Answers the failure's class, or undefined once delivered.
  */
 export type WebhookSender = (run: RunRecord, outcome: WebhookOutcome) => Promise<string | undefined>;
-let sender: WebhookSender = sendRunWebhook;
-export function setWebhookSender(s: WebhookSender): void {
-  sender = s;
-}
 
 // The class only: what the target answered, or how its connection failed, stays out of logs and answers.
 const FAILURES: Record<FailureClass, string> = {
@@ -51,7 +47,7 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
   const url = run.kwargs?.webhook;
   if (typeof url !== "string" || !url || outcome.status === "deleted") return;
   // langgraph.json http.disable_webhooks: the run is kept as asked, no webhook is called.
-  if (await httpFlag("disable_webhooks")) return;
+  if (await httpFlag(d.runtime?.artifact, "disable_webhooks")) return;
   const item = await getRunItem(d, run.thread_id, run.run_id);
   if (!item || ACTIVE.includes(item.status)) return;
   const values =
@@ -61,7 +57,8 @@ export async function notifyWebhook(d: AgentDeployment, run: RunRecord, outcome:
           (s) => s.values,
           () => null,
         );
-  const failure = await sender(item, { values, ...(outcome.error ? { error: outcome.error.message } : {}) });
+  const send: WebhookSender = d.runtime?.webhooks ?? sendRunWebhook;
+  const failure = await send(item, { values, ...(outcome.error ? { error: outcome.error.message } : {}) });
   if (failure)
     logger.warn("run webhook failed", { run_id: run.run_id, webhook_host: hostOf(url), error: failure });
 }

@@ -20,7 +20,7 @@ import {
   validator,
 } from "./middlewares.ts";
 
-export { routerTenant, trustRouterTenant } from "./middlewares.ts";
+export { routerTenant } from "./middlewares.ts";
 export type { NeedsAuth, Schema };
 
 // The handler toolkit: declare schemas for path, query and body, get validated values and the tenant. The

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
 import { logger } from "../log.ts";
-import { defineHandler, reply, trustRouterTenant } from "./handler.ts";
+import { defineHandler, reply } from "./handler.ts";
 
 // Every line logged while a request is handled carries its request id and route (and the tenant once
 // authenticated), from whichever module writes it; concurrent requests keep their own.
@@ -91,13 +91,15 @@ describe("log context", () => {
   });
 
   it("an authenticated request's lines carry its tenant; secrets stay redacted", async () => {
-    trustRouterTenant();
-    const h = defineHandler({
-      handle: async () => {
-        logger.info("with a secret", { api_key: "sk-live-123" });
-        return {};
+    const h = defineHandler(
+      {
+        handle: async () => {
+          logger.info("with a secret", { api_key: "sk-live-123" });
+          return {};
+        },
       },
-    });
+      () => "router",
+    );
     const e = withRequestId("req-t", { routeKey: "GET /private" });
     (e.requestContext as { authorizer?: unknown }).authorizer = { lambda: { tenant_id: "t-1" } };
     expect((await h(e)).statusCode).toBe(200);

@@ -95,34 +95,28 @@ export function httpErrorHandler(): Middleware {
   };
 }
 
-type TenantResolver = (event: HttpEvent) => Promise<string>;
-let resolveTenant: TenantResolver = (event) => authenticate(event.headers ?? {});
-/** Whether requests count against their workspace's rate limit here (not in a runtime: the router counted). */
-let rateLimited = true;
-
 /** The workspace the platform's router authenticated, as an HTTP API Lambda authorizer passes it on. */
 export const routerTenant = (event: HttpEvent): string | undefined =>
   (event.requestContext as { authorizer?: { lambda?: { tenant_id?: unknown } } }).authorizer?.lambda
     ?.tenant_id as string | undefined;
 
 /**
- * In a deployment's runtime: requests arrive through the platform's router, which checked the API key (the
- * runtime can read no key) and the rate limit, and passes the workspace on; a request without one is refused.
+ * How the route a request came by is authenticated, from the route manifest, which the functions layer passes in
+ * (functions/handler.ts); this toolkit never reads the manifest. Unknown routes need a key.
+ * - true: an API key, checked here, and the request counts against its workspace's rate limit;
+ * - "router": a route a deployment's runtime serves: requests arrive through the platform's router, which
+ *   checked the API key (the runtime can read no key) and the rate limit, and passes the workspace on in the
+ *   authorizer context; a request without one is refused;
+ * - false: public.
  */
-export function trustRouterTenant(): void {
-  rateLimited = false;
-  resolveTenant = async (event) => {
-    const tenant = routerTenant(event);
-    if (!tenant) throw new Unauthorized();
-    return tenant;
-  };
-}
+export type NeedsAuth = (routeKey: string) => boolean | "router";
 
-/**
- * Whether the route a request came by needs an API key: the route manifest's `auth`, which the functions layer
- * passes in (functions/handler.ts); this toolkit never reads the manifest. Unknown routes need one.
- */
-export type NeedsAuth = (routeKey: string) => boolean;
+async function resolveTenant(event: HttpEvent, how: true | "router"): Promise<string> {
+  if (how === true) return authenticate(event.headers ?? {});
+  const tenant = routerTenant(event);
+  if (!tenant) throw new Unauthorized();
+  return tenant;
+}
 
 /**
  * Resolves the tenant unless the route is public, and adds it to the log context. Used before anything looks
@@ -132,10 +126,11 @@ export type NeedsAuth = (routeKey: string) => boolean;
 export function auth(needsAuth: NeedsAuth): Middleware {
   return {
     before: async ({ event, context }) => {
-      context.tenantId = needsAuth(event.routeKey) ? await resolveTenant(event) : "";
+      const how = needsAuth(event.routeKey);
+      context.tenantId = how ? await resolveTenant(event, how) : "";
       if (!context.tenantId) return;
       appendLogContext({ tenant_id: context.tenantId });
-      if (rateLimited) await admitRequest(context.tenantId);
+      if (how === true) await admitRequest(context.tenantId);
     },
   };
 }

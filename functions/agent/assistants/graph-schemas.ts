@@ -1,15 +1,9 @@
-import { AssistantParams } from "../../../shared/agent/assistant-api.ts";
-import { graphOf } from "../../../shared/agent/assistants.ts";
-import { authorizedAssistant } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { graphSchemas } from "../../../shared/agent/graph-schemas.ts";
+import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
+import { AssistantParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,
-  handle: async ({ tenantId, params }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    const a = await authorizedAssistant(d, params.assistant_id);
-    return graphSchemas(a.graph_id, await graphOf(d, a.graph_id));
-  },
+  handle: ({ tenantId, params }) =>
+    assistants.schemas(callerOf(tenantId), params.deployment_id, params.assistant_id),
 });

@@ -1,16 +1,11 @@
-import { AssistantParams, AssistantPatchBody } from "../../../shared/agent/assistant-api.ts";
-import { Assistant, updateAssistant } from "../../../shared/agent/assistants.ts";
-import { authorizedAssistant } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
+import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
+import { Assistant, AssistantParams, AssistantPatchBody } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 export const handler = defineHandler({
   params: AssistantParams,
   body: AssistantPatchBody,
   response: Assistant,
-  handle: async ({ tenantId, params, body }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    await authorizedAssistant(d, params.assistant_id, "update", body);
-    return updateAssistant(d, params.assistant_id, body);
-  },
+  handle: ({ tenantId, params, body }) =>
+    assistants.update(callerOf(tenantId), params.deployment_id, params.assistant_id, body),
 });

@@ -1,16 +1,10 @@
-import { searchScope } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { countCrons } from "../../../shared/agent/crons.ts";
-import { cronCount } from "../../../shared/agent/crons-schemas.ts";
-import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { callerOf, crons } from "../../../shared/agent/ops/index.ts";
+import { cronCount, deploymentParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/crons/count
 export const handler = defineHandler({
   params: deploymentParams,
   body: cronCount,
-  handle: async ({ params, body, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    return countCrons(d, { ...body, auth: await searchScope("crons:search", body) });
-  },
+  handle: ({ params, body, tenantId }) => crons.count(callerOf(tenantId), params.deployment_id, body),
 });

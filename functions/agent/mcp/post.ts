@@ -1,6 +1,5 @@
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { handleMcpPost } from "../../../shared/agent/mcp.ts";
-import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { callerOf, protocols } from "../../../shared/agent/ops/index.ts";
+import { deploymentParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/mcp: the Model Context Protocol (Streamable HTTP, stateless, JSON answers), one
@@ -10,7 +9,7 @@ export const handler = defineHandler({
   rawBody: true,
   handle: async ({ params, tenantId, raw, headers }) => {
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    const out = await handleMcpPost(() => agentDeployment(tenantId, params.deployment_id), raw, lower);
+    const out = await protocols.mcpPost(callerOf(tenantId), params.deployment_id, raw, lower);
     return reply(out.status, out.body, out.headers);
   },
 });

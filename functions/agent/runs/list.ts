@@ -1,16 +1,11 @@
-import { threadAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { runList, threadParams } from "../../../shared/agent/run-schemas.ts";
-import { listRuns } from "../../../shared/agent/runs.ts";
+import { callerOf, runs } from "../../../shared/agent/ops/index.ts";
+import { runList, threadParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs: newest first.
 export const handler = defineHandler({
   params: threadParams,
   query: runList,
-  handle: async ({ params, query, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    await threadAccess(d, params.thread_id, "read");
-    return listRuns(d, params.thread_id, query);
-  },
+  handle: ({ params, query, tenantId }) =>
+    runs.list(callerOf(tenantId), params.deployment_id, params.thread_id, query),
 });

@@ -1,7 +1,5 @@
-import { storeAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
-import { getStoreItem, storeGet, storeItemResponse } from "../../../shared/agent/store-api.ts";
+import { callerOf, store } from "../../../shared/agent/ops/index.ts";
+import { deploymentParams, storeGet, storeItemResponse } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/store/items?namespace=a.b&key=k: the item, or null (as the reference server answers).
@@ -9,8 +7,5 @@ export const handler = defineHandler({
   params: deploymentParams,
   query: storeGet,
   response: storeItemResponse,
-  handle: async ({ params, query, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    return getStoreItem(d, await storeAccess("get", query));
-  },
+  handle: ({ params, query, tenantId }) => store.get(callerOf(tenantId), params.deployment_id, query),
 });

@@ -1,11 +1,9 @@
-import { storeAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { deploymentParams } from "../../../shared/agent/run-schemas.ts";
+import { callerOf, store } from "../../../shared/agent/ops/index.ts";
 import {
-  listStoreNamespaces,
+  deploymentParams,
   storeNamespaces,
   storeNamespacesResponse,
-} from "../../../shared/agent/store-api.ts";
+} from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/store/namespaces: the namespaces holding items, by prefix, suffix and depth.
@@ -13,10 +11,5 @@ export const handler = defineHandler({
   params: deploymentParams,
   body: storeNamespaces,
   response: storeNamespacesResponse,
-  handle: async ({ params, body, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    const { prefix, ...rest } = body;
-    const { namespace, ...seen } = await storeAccess("list_namespaces", { namespace: prefix, ...rest });
-    return listStoreNamespaces(d, { ...seen, prefix: namespace });
-  },
+  handle: ({ params, body, tenantId }) => store.namespaces(callerOf(tenantId), params.deployment_id, body),
 });

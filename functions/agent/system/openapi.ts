@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { DeploymentParams } from "../../../shared/agent/assistant-api.ts";
+import { DeploymentParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // The agent server's document is the same for every deployment (the routes are the same) but its server URL. It

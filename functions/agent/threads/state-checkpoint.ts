@@ -1,16 +1,11 @@
-import { threadAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { stateAtCheckpoint, threadParams } from "../../../shared/agent/run-schemas.ts";
-import { threadState } from "../../../shared/agent/state.ts";
+import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
+import { stateAtCheckpoint, threadParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/state/checkpoint: the state at a checkpoint given as an object.
 export const handler = defineHandler({
   params: threadParams,
   body: stateAtCheckpoint,
-  handle: async ({ params, body, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    await threadAccess(d, params.thread_id, "read");
-    return threadState(d, params.thread_id, body);
-  },
+  handle: ({ params, body, tenantId }) =>
+    threads.state(callerOf(tenantId), params.deployment_id, params.thread_id, body),
 });

@@ -1,16 +1,11 @@
-import { threadAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { stateQuery, threadParams } from "../../../shared/agent/run-schemas.ts";
-import { threadState } from "../../../shared/agent/state.ts";
+import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
+import { stateQuery, threadParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/state: the latest state (values, next, tasks, checkpoint, …).
 export const handler = defineHandler({
   params: threadParams,
   query: stateQuery,
-  handle: async ({ params, query, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    await threadAccess(d, params.thread_id, "read");
-    return threadState(d, params.thread_id, { subgraphs: query.subgraphs });
-  },
+  handle: ({ params, query, tenantId }) =>
+    threads.state(callerOf(tenantId), params.deployment_id, params.thread_id, { subgraphs: query.subgraphs }),
 });

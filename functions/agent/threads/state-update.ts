@@ -1,9 +1,5 @@
-import { threadAccess } from "../../../shared/agent/auth-checks.ts";
-import { agentDeployment } from "../../../shared/agent/context.ts";
-import { stateUpdate, threadParams } from "../../../shared/agent/run-schemas.ts";
-import { ACTIVE, threadRuns } from "../../../shared/agent/runs.ts";
-import { updateThreadState } from "../../../shared/agent/state.ts";
-import { Conflict } from "../../../shared/errors.ts";
+import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
+import { stateUpdate, threadParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/state: update the state as if `as_node` had written it. Not
@@ -11,13 +7,6 @@ import { defineHandler } from "../../handler.ts";
 export const handler = defineHandler({
   params: threadParams,
   body: stateUpdate,
-  handle: async ({ params, body, tenantId }) => {
-    const d = await agentDeployment(tenantId, params.deployment_id);
-    await threadAccess(d, params.thread_id, "update");
-    if ((await threadRuns(d, params.thread_id, ACTIVE)).length)
-      throw new Conflict(
-        `Thread ${params.thread_id} has a pending or running run: its state cannot be updated until the run ends`,
-      );
-    return updateThreadState(d, params.thread_id, body);
-  },
+  handle: ({ params, body, tenantId }) =>
+    threads.updateState(callerOf(tenantId), params.deployment_id, params.thread_id, body),
 });

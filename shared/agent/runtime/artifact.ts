@@ -3,33 +3,35 @@ import { join } from "node:path";
 import type { ArtifactManifest } from "../../deploy/bundle.ts";
 
 // The revision's artifact a runtime serves (its folder and manifest.json), for what the runtime reads of it
-// besides the graphs: the http settings, the custom routes' app and the UI bundles. Runtime code only.
-let dir: string | undefined;
-let manifest: Promise<ArtifactManifest> | undefined;
+// besides the graphs: the http settings, the custom routes' app, the UI bundles, the store index and TTLs.
+// Runtime code only: its entry point makes one (runtime/serve.ts) and hands it to the deployment it serves.
 
-/** Set once at start (serve.ts): where the revision's artifact is. */
-export function serveArtifact(artifactDir: string): void {
-  dir = artifactDir;
-  manifest = undefined;
-}
+export class RuntimeArtifact {
+  private read: Promise<ArtifactManifest> | undefined;
 
-/** The artifact's folder; undefined outside a runtime. */
-export const artifactDir = (): string | undefined => dir;
+  constructor(readonly dir: string) {}
 
-/** The artifact's manifest.json; undefined outside a runtime. */
-export function artifactManifest(): Promise<ArtifactManifest | undefined> {
-  if (dir === undefined) return Promise.resolve(undefined);
-  if (!manifest) {
-    const read = readFile(join(dir, "manifest.json"), "utf8").then((t) => JSON.parse(t) as ArtifactManifest);
-    manifest = read;
-    read.catch(() => {
-      if (manifest === read) manifest = undefined;
-    });
+  /** The artifact's manifest.json (read once; a failed read is tried again next time). */
+  manifest(): Promise<ArtifactManifest> {
+    if (!this.read) {
+      const read = readFile(join(this.dir, "manifest.json"), "utf8").then(
+        (t) => JSON.parse(t) as ArtifactManifest,
+      );
+      this.read = read;
+      read.catch(() => {
+        if (this.read === read) this.read = undefined;
+      });
+    }
+    return this.read;
   }
-  return manifest;
 }
+
+/** The manifest of a runtime's artifact; undefined outside a runtime (no artifact). */
+export const artifactManifest = (
+  artifact: RuntimeArtifact | undefined,
+): Promise<ArtifactManifest | undefined> => (artifact ? artifact.manifest() : Promise.resolve(undefined));
 
 /** Is langgraph.json `http.<flag>` set for the revision this runtime serves? */
-export async function httpFlag(flag: string): Promise<boolean> {
-  return (await artifactManifest())?.http?.[flag] === true;
+export async function httpFlag(artifact: RuntimeArtifact | undefined, flag: string): Promise<boolean> {
+  return (await artifactManifest(artifact))?.http?.[flag] === true;
 }

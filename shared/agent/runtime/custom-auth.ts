@@ -18,11 +18,14 @@ import { type AuthHandlers, authFailure, OPERATOR, runAs, toAuthUser } from "../
 /** How the router let a request in. */
 export type RouterAuth = "operator" | "custom";
 
-let loaded: Promise<AuthHandlers | undefined> | undefined;
+/** Each artifact folder's Auth handlers, imported once. */
+const loaded = new Map<string, Promise<AuthHandlers | undefined>>();
 
 /** The deployment's Auth handlers, imported from the artifact in `dir` once (none without `auth.path`). */
 export function loadCustomAuth(dir: string): Promise<AuthHandlers | undefined> {
-  loaded ??= (async () => {
+  const known = loaded.get(dir);
+  if (known) return known;
+  const load = (async () => {
     const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
     if (!manifest.auth) return undefined;
     const mod = await import(pathToFileURL(join(dir, manifest.auth.file)).href);
@@ -34,10 +37,11 @@ export function loadCustomAuth(dir: string): Promise<AuthHandlers | undefined> {
       );
     return handlers;
   })();
-  loaded.catch(() => {
-    loaded = undefined;
+  loaded.set(dir, load);
+  load.catch(() => {
+    if (loaded.get(dir) === load) loaded.delete(dir);
   });
-  return loaded;
+  return load;
 }
 
 /** What of a request the deployment's `authenticate` may see. */

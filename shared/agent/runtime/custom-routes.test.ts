@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpEvent } from "../../http/event.ts";
-import { serveArtifact } from "./artifact.ts";
+import { RuntimeArtifact } from "./artifact.ts";
 import { customRouteAnswer, disableFlagOf } from "./custom-routes.ts";
 
 // langgraph.json http in the runtime: the app's routes first, the disabled groups 404, the rest to the built-ins.
@@ -32,6 +32,7 @@ const event = (method: string, path: string, body?: string, query = ""): HttpEve
   }) as unknown as HttpEvent;
 
 let dir: string;
+let artifact: RuntimeArtifact;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "custom-routes-"));
   mkdirSync(join(dir, "http"));
@@ -46,13 +47,13 @@ beforeAll(() => {
       built_at: "",
     }),
   );
-  serveArtifact(dir);
+  artifact = new RuntimeArtifact(dir);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("custom routes (http.app)", () => {
   it("a route of the app answers, with the path as if the app were mounted at the root", async () => {
-    const r = await customRouteAnswer(event("GET", "/hello/ann", undefined, "q=1"), {
+    const r = await customRouteAnswer(artifact, event("GET", "/hello/ann", undefined, "q=1"), {
       handler: "agent/custom/route",
     });
     expect(r?.statusCode).toBe(200);
@@ -60,23 +61,27 @@ describe("custom routes (http.app)", () => {
   });
 
   it("takes precedence over the built-in route of the same method and path", async () => {
-    const r = await customRouteAnswer(event("POST", "/threads", "x"), { handler: "agent/threads/create" });
+    const r = await customRouteAnswer(artifact, event("POST", "/threads", "x"), {
+      handler: "agent/threads/create",
+    });
     expect(r?.body).toBe("mine: x");
   });
 
   it("leaves what it has no route for to the built-in routes (middleware alone is no route)", async () => {
-    expect(await customRouteAnswer(event("GET", "/threads/t1"), { handler: "agent/threads/get" })).toBe(
-      undefined,
-    );
-    expect(await customRouteAnswer(event("PUT", "/hello/ann"), { handler: "agent/custom/route" })).toBe(
-      undefined,
-    );
+    expect(
+      await customRouteAnswer(artifact, event("GET", "/threads/t1"), { handler: "agent/threads/get" }),
+    ).toBe(undefined);
+    expect(
+      await customRouteAnswer(artifact, event("PUT", "/hello/ann"), { handler: "agent/custom/route" }),
+    ).toBe(undefined);
   });
 
   it("binary bodies are base64, streamed content types stream", async () => {
-    const bytes = await customRouteAnswer(event("GET", "/bytes"), { handler: "agent/custom/route" });
+    const bytes = await customRouteAnswer(artifact, event("GET", "/bytes"), {
+      handler: "agent/custom/route",
+    });
     expect(bytes).toMatchObject({ isBase64Encoded: true, body: Buffer.from([0, 255, 1]).toString("base64") });
-    const sse = await customRouteAnswer(event("GET", "/sse"), { handler: "agent/custom/route" });
+    const sse = await customRouteAnswer(artifact, event("GET", "/sse"), { handler: "agent/custom/route" });
     const chunks: string[] = [];
     for await (const c of sse!.stream!) chunks.push(c);
     expect(chunks.join("")).toBe("data: 1\n\n");
@@ -88,15 +93,14 @@ describe("without http.app", () => {
     const plain = mkdtempSync(join(tmpdir(), "custom-routes-plain-"));
     writeFileSync(join(plain, "manifest.json"), JSON.stringify({ graphs: {}, env: {}, built_at: "" }));
     try {
-      serveArtifact(plain);
-      expect(await customRouteAnswer(event("GET", "/hello/ann"), { handler: "agent/custom/route" })).toBe(
-        undefined,
-      );
-      expect(await customRouteAnswer(event("PUT", "/store/items"), { handler: "agent/store/put-item" })).toBe(
-        undefined,
-      );
+      const artifact = new RuntimeArtifact(plain);
+      expect(
+        await customRouteAnswer(artifact, event("GET", "/hello/ann"), { handler: "agent/custom/route" }),
+      ).toBe(undefined);
+      expect(
+        await customRouteAnswer(artifact, event("PUT", "/store/items"), { handler: "agent/store/put-item" }),
+      ).toBe(undefined);
     } finally {
-      serveArtifact(dir);
       rmSync(plain, { recursive: true, force: true });
     }
   });
@@ -104,13 +108,17 @@ describe("without http.app", () => {
 
 describe("http.disable_* flags", () => {
   it("a disabled group answers 404 Not Found; the others are left to their routes", async () => {
-    const store = await customRouteAnswer(event("PUT", "/store/items"), { handler: "agent/store/put-item" });
+    const store = await customRouteAnswer(artifact, event("PUT", "/store/items"), {
+      handler: "agent/store/put-item",
+    });
     expect(store).toMatchObject({ statusCode: 404, body: JSON.stringify({ detail: "Not Found" }) });
-    const info = await customRouteAnswer(event("GET", "/metrics"), { handler: "agent/system/metrics" });
+    const info = await customRouteAnswer(artifact, event("GET", "/metrics"), {
+      handler: "agent/system/metrics",
+    });
     expect(info?.statusCode).toBe(404);
-    expect(await customRouteAnswer(event("GET", "/assistants/a"), { handler: "agent/assistants/get" })).toBe(
-      undefined,
-    );
+    expect(
+      await customRouteAnswer(artifact, event("GET", "/assistants/a"), { handler: "agent/assistants/get" }),
+    ).toBe(undefined);
   });
 
   it("maps each flag to its route group (crons go with runs)", () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
 import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
-import { artifactDir, artifactManifest } from "./artifact.ts";
+import type { RuntimeArtifact } from "./artifact.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
 // agent server's root as the LangGraph API server mounts it: its routes take precedence over the built-in
@@ -37,7 +37,8 @@ export function disableFlagOf(handler: string): string | undefined {
 /** The app answers with this header (and a per-process value) when none of its routes matched. */
 const NO_ROUTE_HEADER = "x-platform-no-custom-route";
 const NO_ROUTE = randomUUID();
-let app: Promise<FetchApp | undefined> | undefined;
+/** Each runtime artifact's app, imported once. */
+const apps = new WeakMap<RuntimeArtifact, Promise<FetchApp | undefined>>();
 
 /** Hono's context as the not-found handler gets it: the request and the bodies middleware parsed. */
 interface NotFoundContext {
@@ -50,12 +51,13 @@ interface NotFoundContext {
  */
 const parsedBodies = new WeakMap<Request, Promise<unknown>>();
 
-function loadApp(): Promise<FetchApp | undefined> {
-  app ??= (async () => {
-    const entry = (await artifactManifest())?.http_app;
-    const dir = artifactDir();
-    if (!entry || dir === undefined) return undefined;
-    const mod = await import(pathToFileURL(join(dir, entry.file)).href);
+function loadApp(artifact: RuntimeArtifact): Promise<FetchApp | undefined> {
+  const loaded = apps.get(artifact);
+  if (loaded) return loaded;
+  const app = (async () => {
+    const entry = (await artifact.manifest())?.http_app;
+    if (!entry) return undefined;
+    const mod = await import(pathToFileURL(join(artifact.dir, entry.file)).href);
     const found = mod[entry.export_name] as Partial<FetchApp> | undefined;
     if (typeof found?.fetch !== "function" || typeof found.notFound !== "function")
       throw new Error(`http.app: the export ${entry.export_name} is not a Hono app`);
@@ -66,8 +68,9 @@ function loadApp(): Promise<FetchApp | undefined> {
     });
     return found as FetchApp;
   })();
+  apps.set(artifact, app);
   app.catch(() => {
-    app = undefined;
+    if (apps.get(artifact) === app) apps.delete(artifact);
   });
   return app;
 }
@@ -141,12 +144,13 @@ async function toResult(res: Response, abort: AbortController, sandboxHtml: bool
  * route answers). `route` is the manifest route the request matched (the catch-all for unknown paths).
  */
 export async function customRouteAnswer(
+  artifact: RuntimeArtifact,
   event: HttpEvent,
   route: { handler: string },
 ): Promise<HttpResult | undefined> {
-  const manifest = await artifactManifest();
+  const manifest = await artifact.manifest();
   if (!manifest) return undefined;
-  const custom = manifest.http_app ? await loadApp() : undefined;
+  const custom = manifest.http_app ? await loadApp(artifact) : undefined;
   if (custom) {
     const abort = new AbortController();
     const request = appRequest(event, abort.signal);

@@ -14,8 +14,6 @@ export interface RuntimeHost {
   remove(tenantId: string, deploymentId: string): Promise<void>;
 }
 
-let host: RuntimeHost | undefined;
-
 /** In AWS (the deploy step is told about per-deployment functions): each deployment's function version. */
 const awsHost = () =>
   lambdaRuntimeHost(async (tenant, deployment) => {
@@ -40,14 +38,14 @@ const loopbackHost = (): RuntimeHost => {
   };
 };
 
-export function setRuntimeHost(h: RuntimeHost): void {
-  host = h;
-}
-
-/** The runtime host of this platform process (none in a runtime: it never reaches another deployment). */
+/**
+ * The runtime host of a platform function (none in a runtime: it never reaches another deployment), as its
+ * environment's settings name it: AWS's per-deployment functions (AGENT_RUNTIME_SCOPE, set by the CDK app), or the
+ * local cloud's runtimes through its loopback endpoint (PLATFORM_LOOPBACK_URL, set for its Lambda environments).
+ * The local cloud's own process hands its runtimes over itself (infra/local/main.ts → serveLocalGraphs).
+ */
 export function runtimeHost(): RuntimeHost {
-  if (!host && lambdaRuntimes()) host = awsHost();
-  if (!host && config.localLoopback) host = loopbackHost();
-  if (!host) throw new Error("No runtime host: agent runtimes are reached from platform processes only");
-  return host;
+  if (lambdaRuntimes()) return awsHost();
+  if (config.localLoopback) return loopbackHost();
+  throw new Error("No runtime host: agent runtimes are reached from platform processes only");
 }

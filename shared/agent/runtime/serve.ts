@@ -1,11 +1,13 @@
 import type { GraphInfo } from "../../deploy/smoke.ts";
-import { trustRouterTenant } from "../../http/handler.ts";
-import type { ingestBatch } from "../../runs/ingest.ts";
-import { type AgentDeployment, graphStorage, serveDeployment, withStorage } from "../context.ts";
+import {
+  type AgentDeployment,
+  graphStorage,
+  type RuntimeServices,
+  servingDeployment,
+  withStorage,
+} from "../context.ts";
 import { type GraphSlot, isFailed } from "../graphs.ts";
-import { setWorkerId } from "../run-settings.ts";
-import { sendTracesTo } from "../trace-batch.ts";
-import { serveArtifact } from "./artifact.ts";
+import { RuntimeArtifact } from "./artifact.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
 // A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)
@@ -25,14 +27,25 @@ export interface RuntimeConfig {
   worker_id?: string;
 }
 
-export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): AgentDeployment {
-  const d = withStorage({
-    tenant_id: cfg.tenant_id,
-    deployment_id: cfg.deployment_id,
-    revision_id: cfg.revision_id,
-    graphs: cfg.graphs,
-    tracing_project_id: cfg.tracing_project_id,
-  });
+/**
+ * The deployment a runtime serves, with the services its entry point gives it (where traces go, how webhooks go
+ * out): built once per runtime process, by functions/agent/runtime.ts in AWS and infra/local/runtime-main.ts.
+ */
+export function startRuntime(
+  cfg: RuntimeConfig,
+  services: Omit<RuntimeServices, "workerId" | "artifact">,
+): AgentDeployment {
+  const artifact = new RuntimeArtifact(cfg.artifact_dir);
+  const d = withStorage(
+    {
+      tenant_id: cfg.tenant_id,
+      deployment_id: cfg.deployment_id,
+      revision_id: cfg.revision_id,
+      graphs: cfg.graphs,
+      tracing_project_id: cfg.tracing_project_id,
+    },
+    artifact,
+  );
   let loaded: Promise<Map<string, GraphSlot>> | undefined;
   d.loadGraphs = () => {
     if (!loaded) {
@@ -43,13 +56,12 @@ export function startRuntime(cfg: RuntimeConfig, traces: typeof ingestBatch): Ag
     }
     return loaded;
   };
-  serveArtifact(cfg.artifact_dir);
-  if (cfg.worker_id) setWorkerId(cfg.worker_id);
-  serveDeployment(d);
-  trustRouterTenant();
-  sendTracesTo(traces);
+  d.runtime = { ...services, artifact, workerId: cfg.worker_id ?? crypto.randomUUID() };
   return d;
 }
+
+/** Serves one request (`fn`) as the runtime's deployment `d`: the only deployment the request may address. */
+export const serveRequest = <T>(d: AgentDeployment, fn: () => T): T => servingDeployment(d, fn);
 
 /**
  * The nodes of each graph (what the deploy step checks and records, as its smoke test did); a graph that failed

@@ -1,0 +1,16 @@
+// The wire schemas of the agent server's routes (what handlers validate requests and answers with), re-exported
+// for the handlers: functions/agent/** reach shared/agent through the operations layer only (layering.test.ts).
+export * from "../assistant-api.ts";
+export { Assistant } from "../assistants.ts";
+export * from "../crons-schemas.ts";
+export * from "../run-schemas.ts";
+export {
+  storeDelete,
+  storeGet,
+  storeItemResponse,
+  storeNamespaces,
+  storeNamespacesResponse,
+  storePut,
+  storeSearch,
+  storeSearchResponse,
+} from "../store-api.ts";

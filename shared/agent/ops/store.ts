@@ -1,0 +1,52 @@
+import type { z } from "zod";
+import { storeAccess } from "../auth-checks.ts";
+import {
+  deleteStoreItem,
+  getStoreItem,
+  listStoreNamespaces,
+  putStoreItem,
+  searchStoreItems,
+  type storeDelete,
+  type storeGet,
+  type storeNamespaces,
+  type storePut,
+  type storeSearch,
+} from "../store-api.ts";
+import { type Caller, deploymentOf } from "./caller.ts";
+
+// The store: each operation looks the deployment up for the caller and asks the deployment's Auth (store:put /
+// get / search / list_namespaces / delete), which may rewrite the namespace (a user's own part of the store),
+// before it reads or writes.
+
+export async function put(caller: Caller, deploymentId: string, body: z.infer<typeof storePut>) {
+  const d = await deploymentOf(caller, deploymentId);
+  await putStoreItem(d, await storeAccess("put", body));
+}
+
+export async function get(caller: Caller, deploymentId: string, query: z.infer<typeof storeGet>) {
+  const d = await deploymentOf(caller, deploymentId);
+  return getStoreItem(d, await storeAccess("get", query));
+}
+
+export async function remove(caller: Caller, deploymentId: string, body: z.infer<typeof storeDelete>) {
+  const d = await deploymentOf(caller, deploymentId);
+  await deleteStoreItem(d, await storeAccess("delete", body));
+}
+
+export async function search(caller: Caller, deploymentId: string, body: z.infer<typeof storeSearch>) {
+  const d = await deploymentOf(caller, deploymentId);
+  const { namespace_prefix, ...rest } = body;
+  const { namespace, ...seen } = await storeAccess("search", { namespace: namespace_prefix, ...rest });
+  return searchStoreItems(d, { ...seen, namespace_prefix: namespace });
+}
+
+export async function namespaces(
+  caller: Caller,
+  deploymentId: string,
+  body: z.infer<typeof storeNamespaces>,
+) {
+  const d = await deploymentOf(caller, deploymentId);
+  const { prefix, ...rest } = body;
+  const { namespace, ...seen } = await storeAccess("list_namespaces", { namespace: prefix, ...rest });
+  return listStoreNamespaces(d, { ...seen, prefix: namespace });
+}

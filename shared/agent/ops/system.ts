@@ -1,0 +1,87 @@
+import { createRequire } from "node:module";
+import { authenticate } from "../../auth/api-keys.ts";
+import { config } from "../../config.ts";
+import { NotFound, ServiceUnavailable } from "../../errors.ts";
+import type { HttpEvent } from "../../http/event.ts";
+import { deployments } from "../../records/control.ts";
+import { localDeploymentStatus } from "../local-state.ts";
+import { agentMetrics, prometheusText } from "../metrics.ts";
+import { docsPage } from "../openapi.ts";
+import { artifactManifest } from "../runtime/artifact.ts";
+import { agentServerBase, uiAsset, uiComponentHtml } from "../ui.ts";
+import { type Caller, deploymentOf } from "./caller.ts";
+
+// What the agent server answers about itself: info, metrics, health, docs and UI files. None of them is a
+// resource of a user's (the reference asks no Auth handler for them): each is answered to any caller the
+// router admitted for the deployment (the public ones — health, docs, UI files — to anyone).
+
+const langgraphVersion = (): string | undefined => {
+  try {
+    return (createRequire(import.meta.url)("@langchain/langgraph/package.json") as { version: string })
+      .version;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Server info as the LangGraph API server's /info: what this agent server supports. */
+export async function info(caller: Caller, deploymentId: string) {
+  const d = await deploymentOf(caller, deploymentId);
+  // A route group langgraph.json's http.disable_* removed is not served (crons go with the runs).
+  const off = (await artifactManifest(d.runtime?.artifact).catch(() => undefined))?.http ?? {};
+  return {
+    version: config.version,
+    langgraph_js_version: langgraphVersion(),
+    flags: {
+      assistants: !off.disable_assistants,
+      crons: !off.disable_runs,
+      langsmith: d.tracing_project_id !== null,
+      langsmith_tracing_replicas: false,
+    },
+  };
+}
+
+/** The run-queue gauges, as JSON or Prometheus text. */
+export async function metrics(caller: Caller, deploymentId: string, format: "json" | "prometheus") {
+  const m = await agentMetrics(await deploymentOf(caller, deploymentId));
+  return format === "json" ? m : prometheusText(m, deploymentId);
+}
+
+/** What LoadExternalComponent inserts for an assistant's UI component (undefined: no such UI). */
+export async function uiComponent(
+  caller: Caller,
+  deploymentId: string,
+  event: HttpEvent,
+  agent: string,
+  component: { name: string; shadowRootId?: string },
+) {
+  const d = await deploymentOf(caller, deploymentId);
+  const base = agentServerBase(event, deploymentId);
+  return uiComponentHtml(d, agent, component.name, component.shadowRootId, base);
+}
+
+/** A file of the live revision's UI bundle (public; read from the artifact, no user code runs). */
+export const uiFile = (deploymentId: string, name: string, file: string) => uiAsset(deploymentId, name, file);
+
+/** The reference documentation page of the deployment's agent server. */
+export const docs = (deploymentId: string): string => docsPage(deploymentId);
+
+/**
+ * Health: 200 once a revision of the deployment serves (or, for `npm start -- --graph`, once the local graphs
+ * are loaded), 503 before. Public, but told only to the deployment's own workspace: without an API key every id
+ * answers 401 unread, and with one the deployment is read under the caller's workspace (one GetItem, found or
+ * not), so another workspace's deployment answers exactly as a missing one.
+ */
+export async function health(
+  headers: Record<string, string | undefined>,
+  deploymentId: string,
+): Promise<{ ok: boolean }> {
+  const local = await localDeploymentStatus(deploymentId);
+  if (local === "ready") return { ok: true };
+  if (local === "loading") throw new ServiceUnavailable("The local graphs are still loading");
+  const tenant = await authenticate(headers);
+  const d = await deployments.get({ tenant, id: deploymentId });
+  if (!d) throw new NotFound("Deployment not found");
+  if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
+  return { ok: true };
+}
