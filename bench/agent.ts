@@ -5,7 +5,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { startPlatform } from "../harness/platform.ts";
 import { gitRepo } from "../harness/repos.ts";
 import { freePort } from "../infra/local/http-util.ts";
-import { loopbackRelay } from "../shared/outbound/process-egress.ts";
+import { loopbackRelay } from "../shared/containment/process-egress.ts";
 import { fmt } from "./load.ts";
 
 // npm run bench -- agent: a trivial one-node graph served by this platform (deployed through /v2, every

@@ -6,8 +6,8 @@ import { startDynamoDbOnAPort } from "../infra/local/cloud.ts";
 import { createTables, dynamoDbLocalClient } from "../infra/local/dynamodb.ts";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
-import { runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
 import { config } from "../shared/config.ts";
+import { runtimeKeyPrefixes, runtimePolicy } from "../shared/containment/runtime-policy.ts";
 import { tableName } from "../shared/tables.ts";
 import { fmt } from "./load.ts";
 

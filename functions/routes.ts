@@ -549,7 +549,7 @@ export const routes: Route[] = [
     ],
   ]),
   // (end of agent server: threads and runs)
-  // — agent server: MCP (Streamable HTTP, stateless: one tool per assistant, shared/agent/mcp.ts) —
+  // — agent server: MCP (Streamable HTTP, stateless: one tool per assistant, shared/agent/protocols/mcp.ts) —
   ...grouped("agent", [
     ["POST", "/agents/{deployment_id}/mcp", "agent/mcp/post", "MCP over Streamable HTTP (JSON-RPC 2.0)"],
     ["GET", "/agents/{deployment_id}/mcp", "agent/mcp/get", "MCP: no SSE stream (405, stateless server)"],
@@ -565,7 +565,7 @@ export const routes: Route[] = [
     ["POST", "/agents/{deployment_id}/store/namespaces", "agent/store/namespaces", "List store namespaces"],
   ]),
   // (end of agent server: the store)
-  // — agent server: crons (ticks fire in the AgentCronTick task, shared/agent/crons.ts) —
+  // — agent server: crons (ticks fire in the AgentCronTick task, shared/agent/crons/crons.ts) —
   ...grouped("agent", [
     [
       "POST",
@@ -580,7 +580,7 @@ export const routes: Route[] = [
     ["DELETE", "/agents/{deployment_id}/runs/crons/{cron_id}", "agent/crons/delete", "Delete a cron"],
   ]),
   // (end of agent server: crons)
-  // — agent server: A2A, the Agent2Agent protocol 0.3 (shared/agent/a2a.ts) —
+  // — agent server: A2A, the Agent2Agent protocol 0.3 (shared/agent/protocols/a2a.ts) —
   ...grouped("agent", [
     [
       "POST",
@@ -597,7 +597,7 @@ export const routes: Route[] = [
     ],
   ]),
   // (end of agent server: A2A)
-  // — agent server: generative UI (langgraph.json ui, bundled at build time: shared/deploy/ui-bundle.ts) —
+  // — agent server: generative UI (langgraph.json ui, bundled at build time: shared/build/ui-bundle.ts) —
   ...grouped("agent", [
     [
       "POST",

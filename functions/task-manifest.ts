@@ -86,7 +86,7 @@ export const tasks: TaskFunction[] = [
     onLocalStart: true,
     scheduleRate: "rate(1 minute)",
   },
-  // Agent server crons: fires due ticks (shared/agent/crons.ts) at the start of every minute (locally a timer).
+  // Agent server crons: fires due ticks (shared/agent/crons/crons.ts) at the start of every minute (locally a timer).
   {
     name: "AgentCronTick",
     handler: "tasks/agent-cron-tick",

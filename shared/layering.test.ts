@@ -93,11 +93,7 @@ const AGENT_ENTRY_POINTS = [
   "functions/agent/runtime.ts",
   "functions/agent/own-origin.ts",
 ];
-const HOSTING = [
-  /^shared\/agent\/runtime\//,
-  /^shared\/agent\/origin\.ts$/,
-  /^shared\/agent\/router-access\.ts$/,
-];
+const HOSTING = [/^shared\/agent\/runtime\//, /^shared\/agent\/hosting\//, /^shared\/agent\/edge\//];
 
 /** Imports of shared/agent from functions/agent that pass the operations layer by. */
 function pastOperations(imports: Map<string, string[]>): string[] {
@@ -146,11 +142,27 @@ describe("layering", () => {
     expect(pastOperations(imports)).toEqual([]);
   });
 
+  it("code that runs inside a deployment (shared/agent/runtime) reaches no platform hosting or edge code", () => {
+    const imports = fileImports("shared/agent/runtime");
+    expect(imports.size).toBeGreaterThan(5);
+    const hosting = [...imports].flatMap(([file, targets]) =>
+      targets.filter((t) => /^shared\/agent\/(hosting|edge)\//.test(t)).map((t) => `${file} → ${t}`),
+    );
+    expect(hosting).toEqual([]);
+  });
+
+  it("shared/agent is folders by concern: no module of its own at its top but the deployment's two", () => {
+    const top = readdirSync(join(ROOT, "shared/agent"), { withFileTypes: true })
+      .filter((e) => e.isFile() && /\.ts$/.test(e.name) && !/\.(test|bench)\.ts$/.test(e.name))
+      .map((e) => e.name);
+    expect(top.sort()).toEqual(["deployment-settings.ts", "deployment.ts"]);
+  });
+
   it("finds a handler that passes the operations layer by", () => {
     const made = new Map([
-      ["functions/agent/threads/get.ts", ["shared/agent/context.ts", "shared/agent/ops/index.ts"]],
+      ["functions/agent/threads/get.ts", ["shared/agent/deployment.ts", "shared/agent/ops/index.ts"]],
     ]);
-    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/context.ts"]);
+    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/deployment.ts"]);
   });
 
   it("no production module imports test/ or bench/ (test helpers live under test/)", () => {

@@ -27,7 +27,7 @@ export const TABLES = {
    * Workspaces, API keys, tokens, deployments, destinations, exports, agent threads/runs/assistants: everything
    * keyed PK/SK by tenant. The records and their key layouts: shared/records/*.ts. GSI1 is the platform's
    * lookups; AGENT1 the agent records' own (a runtime writes agent records, and its role may not write GSI1's
-   * keys: shared/agent/runtime/policy.ts). Their constant partitions are sharded (shared/records/shard.ts).
+   * keys: shared/containment/runtime-policy.ts). Their constant partitions are sharded (shared/records/shard.ts).
    * CloudFormation adds one GSI per update, and changes no index's keys or projection: add a new index alone.
    */
   main: {

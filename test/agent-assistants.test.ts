@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { newWorkspace } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { GRAPH_NAMESPACE } from "../shared/agent/assistants.ts";
+import { GRAPH_NAMESPACE } from "../shared/agent/assistants/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 

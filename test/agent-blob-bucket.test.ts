@@ -1,13 +1,13 @@
 import { CreateBucketCommand, HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterEach, expect, it } from "vitest";
 import { handler as purgeDataTask } from "../functions/tasks/purge-deployment-data.ts";
-import { placeParts } from "../shared/agent/blobs.ts";
-import { s3ThreadPrefix } from "../shared/agent/checkpoint-keys.ts";
-import { purgeDeploymentData } from "../shared/agent/purge.ts";
+import { placeParts } from "../shared/agent/checkpoint/blobs.ts";
+import { purgeDeploymentData } from "../shared/agent/hosting/purge.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { putItem } from "../shared/aws/ddb.ts";
 import { PURGE_MAX_ATTEMPTS, purgeFailed, purgeToResume } from "../shared/control/deployment-lifecycle.ts";
 import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
+import { s3ThreadPrefix } from "../shared/records/checkpoint-keys.ts";
 import { deploymentPurges } from "../shared/records/control.ts";
 import "./helpers/cloud.ts";
 

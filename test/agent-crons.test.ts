@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient, fireCronTick, runStatusSoon } from "../harness/agents.ts";
 import { waitFor } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { tickId } from "../shared/agent/crons.ts";
+import { tickId } from "../shared/agent/crons/crons.ts";
 import { lambda } from "../shared/aws/clients.ts";
 import { facts } from "./helpers/cloud.ts";
 

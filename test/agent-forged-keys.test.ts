@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { waitFor } from "../harness/export.ts";
 import { gitRepo, grantTestFolders, graphRepoFiles } from "../harness/repos.ts";
-import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
+import { moveAgentIndexEntries } from "../shared/agent/runs/agent-index.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { getItem, putItem } from "../shared/aws/ddb.ts";
 import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";

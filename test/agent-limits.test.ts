@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, deployedClient } from "../harness/agents.ts";
 import { newWorkspace, waitFor } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { s3ThreadPrefix } from "../shared/agent/checkpoint-keys.ts";
-import { MAX_AFTER_SECONDS } from "../shared/agent/run-settings.ts";
+import { MAX_AFTER_SECONDS } from "../shared/agent/runs/settings.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { getItem, queryAll } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";
 import { agentKeys, checkpointPk } from "../shared/records/agent.ts";
+import { s3ThreadPrefix } from "../shared/records/checkpoint-keys.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 
 // Issue 16, item 6: the agent server within DynamoDB's limits and its own bounds, through the real SDK Client.

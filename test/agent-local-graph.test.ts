@@ -6,8 +6,8 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../harness/export.ts";
 import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
-import { defaultAssistantId } from "../shared/agent/assistants.ts";
-import { graphConfigArg } from "../shared/agent/local-graph.ts";
+import { defaultAssistantId } from "../shared/agent/assistants/assistants.ts";
+import { graphConfigArg } from "../shared/agent/hosting/local-graph.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
 // Issue 6 item 9: `npm start -- --graph ./langgraph.json` serves a graph folder as deployment `local`, without

@@ -11,9 +11,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryOf, signer } from "../infra/local/policy-proxy/sigv4.ts";
-import { runtimeKeyPrefixes } from "../shared/agent/runtime/policy.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
+import { runtimeKeyPrefixes } from "../shared/containment/runtime-policy.ts";
 import "./helpers/cloud.ts";
 import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
 

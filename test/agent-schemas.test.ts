@@ -2,7 +2,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { GRAPH_NAMESPACE } from "../shared/agent/assistants.ts";
+import { GRAPH_NAMESPACE } from "../shared/agent/assistants/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
 import { facts } from "./helpers/cloud.ts";
 

@@ -9,9 +9,9 @@ import { callSocket } from "../infra/local/http-util.ts";
 import { servePlatformSocket, TRACES_PATH } from "../infra/local/runtime-socket.ts";
 import { localTraceTransport } from "../infra/local/runtime-traces.ts";
 import { config } from "../shared/config.ts";
+import { egressRules } from "../shared/containment/egress.ts";
 import { secretHash } from "../shared/crypto/secret-hash.ts";
 import { HttpError } from "../shared/errors.ts";
-import { egressRules } from "../shared/outbound/egress.ts";
 import {
   type DeploymentRecord,
   deployments,
@@ -20,7 +20,7 @@ import {
 } from "../shared/records/control.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 
-// One trace sink, two transports (shared/agent/runtime/traces.ts): a deployment's runtime sends its traces to the
+// One trace sink, two transports (shared/agent/tracing/sink.ts): a deployment's runtime sends its traces to the
 // AgentTraceIngest task in AWS and to its own socket locally, and is answered the same by both. The contract
 // runs against each transport: an untraced deployment's batch is taken and nothing filed (200, not a refusal
 // the runtime would retry), a traced one's runs are filed under its project, an oversized batch is a 413.

@@ -1,10 +1,10 @@
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
 import { s3 } from "../shared/aws/clients.ts";
+import { BUILD_ENV, exchangeKeys } from "../shared/build/build-exchange.ts";
 import { config } from "../shared/config.ts";
 import { openBuildExchange } from "../shared/control/build-exchange.ts";
 import { logKey } from "../shared/control/revisions.ts";
-import { BUILD_ENV, exchangeKeys } from "../shared/deploy/build-exchange.ts";
 import "./helpers/cloud.ts";
 
 // Issue 25, deliver 5: the build step holds nothing but presigned URLs of its own revision's objects. Against

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitRepo, grantTestFolders } from "../harness/repos.ts";
-import { sweepRuns } from "../shared/agent/sweeper.ts";
+import { sweepRuns } from "../shared/agent/runs/sweeper.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { windowAt } from "../shared/auth/window-counter.ts";
 import { getItem, putItem } from "../shared/aws/ddb.ts";

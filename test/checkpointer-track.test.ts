@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { DynamoCheckpointSaver, type RunFence } from "../shared/agent/checkpointer.ts";
+import { DynamoCheckpointSaver, type RunFence } from "../shared/agent/checkpoint/checkpointer.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { toItem } from "../shared/aws/ddb.ts";
 import { tableName } from "../shared/tables.ts";

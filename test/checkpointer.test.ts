@@ -14,8 +14,8 @@ import {
   uuid6,
 } from "@langchain/langgraph-checkpoint";
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import { refsOf } from "../shared/agent/blobs.ts";
-import { DynamoCheckpointSaver } from "../shared/agent/checkpointer.ts";
+import { refsOf } from "../shared/agent/checkpoint/blobs.ts";
+import { DynamoCheckpointSaver } from "../shared/agent/checkpoint/checkpointer.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import type { Item } from "../shared/aws/ddb.ts";
 import { checkpointPk } from "../shared/records/agent.ts";

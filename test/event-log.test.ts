@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import "./helpers/cloud.ts";
 import { randomUUID } from "node:crypto";
-import { deleteEventLog, EventLog, lastEventSeq, readEventLog } from "../shared/agent/event-log.ts";
+import { deleteEventLog, EventLog, lastEventSeq, readEventLog } from "../shared/agent/stream/event-log.ts";
 
 // The durable log of a run's stream frames on DynamoDB Local: frames are stored in chunks (one item per
 // flush), and every read by seq — replay, resume after Last-Event-ID, the last seq — sees single frames.

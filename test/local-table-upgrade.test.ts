@@ -6,7 +6,7 @@ import { listen } from "../infra/local/http-util.ts";
 import { operatorPrincipal } from "../infra/local/operator.ts";
 import { mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
 import { createPolicyProxy } from "../infra/local/policy-proxy/handler.ts";
-import { moveAgentIndexEntries } from "../shared/agent/agent-index.ts";
+import { moveAgentIndexEntries } from "../shared/agent/runs/agent-index.ts";
 import { dynamo, resetClients } from "../shared/aws/clients.ts";
 import { getItem, putItem, queryAll } from "../shared/aws/ddb.ts";
 import { config } from "../shared/config.ts";

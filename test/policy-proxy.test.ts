@@ -11,9 +11,13 @@ import {
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localRuntimeScope, mintRuntimeCredentials } from "../infra/local/policy-proxy/credentials.ts";
-import { type PolicyDocument, runtimeKeyPrefixes, runtimePolicy } from "../shared/agent/runtime/policy.ts";
 import { dynamo, s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
+import {
+  type PolicyDocument,
+  runtimeKeyPrefixes,
+  runtimePolicy,
+} from "../shared/containment/runtime-policy.ts";
 import { tableName } from "../shared/tables.ts";
 import "./helpers/cloud.ts";
 import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";

@@ -2,7 +2,7 @@ import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from "@aws-sdk/clie
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localKmsKeys } from "../infra/local/policy-proxy/credentials.ts";
-import { runtimeEnvironment } from "../shared/agent/runtime/lambda-host.ts";
+import { runtimeEnvironment } from "../shared/agent/hosting/lambda-host.ts";
 import { openRuntimeEnv, runtimeEnvContext, sealRuntimeEnv } from "../shared/agent/runtime/sealed-env.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";

@@ -6,12 +6,12 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { osSandbox, type SandboxedCommand, sandboxedCommand } from "../shared/deploy/sandbox.ts";
-import { SANDBOX_NODE_MAJOR, sandboxNode } from "../shared/deploy/sandbox-node.ts";
-import { deploymentOutputLogger, OutputFramer } from "../shared/deploy/sandbox-output.ts";
-import { BUILD_LIMITS, buildSandboxCommand } from "../shared/deploy/source-build-process.ts";
+import { BUILD_LIMITS, buildSandboxCommand } from "../shared/build/source-build-process.ts";
+import { osSandbox, type SandboxedCommand, sandboxedCommand } from "../shared/containment/sandbox.ts";
+import { SANDBOX_NODE_MAJOR, sandboxNode } from "../shared/containment/sandbox-node.ts";
+import { deploymentOutputLogger, OutputFramer } from "../shared/containment/sandbox-output.ts";
+import { isInternalAddress } from "../shared/containment/ssrf.ts";
 import { Logger } from "../shared/log.ts";
-import { isInternalAddress } from "../shared/outbound/ssrf.ts";
 import { facts } from "./helpers/cloud.ts";
 
 /** A control character but the newline that ends a log line. */

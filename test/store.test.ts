@@ -7,7 +7,7 @@ import {
   InvalidNamespaceError,
   type Item,
 } from "@langchain/langgraph-checkpoint";
-import { DynamoStore } from "../shared/agent/store.ts";
+import { DynamoStore } from "../shared/agent/store/store.ts";
 import { HttpError } from "../shared/errors.ts";
 
 // The DynamoDB store against LangGraph's InMemoryStore: the same operations must give the same answers.

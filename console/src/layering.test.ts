@@ -57,7 +57,7 @@ describe("console layering", () => {
   it("finds the imports it checks", () => {
     expect(imports).toContainEqual({
       from: `${SRC}/wire.ts`,
-      to: "shared/agent/assistants.ts",
+      to: "shared/agent/assistants/assistants.ts",
       typeOnly: true,
     });
     expect(imports).toContainEqual({

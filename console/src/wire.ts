@@ -1,10 +1,10 @@
 import type { z } from "zod";
-import type { Assistant as AssistantOut } from "../../shared/agent/assistants.ts";
-import type { Cron as CronOut } from "../../shared/agent/crons.ts";
-import type { GraphSchemas } from "../../shared/agent/graph-schemas.ts";
-import type { ThreadState as ThreadStateOut } from "../../shared/agent/state.ts";
-import type { StoreItemWire } from "../../shared/agent/store-api.ts";
-import type { Thread as ThreadOut } from "../../shared/agent/threads.ts";
+import type { Assistant as AssistantOut } from "../../shared/agent/assistants/assistants.ts";
+import type { GraphSchemas } from "../../shared/agent/assistants/graph-schemas.ts";
+import type { Cron as CronOut } from "../../shared/agent/crons/crons.ts";
+import type { StoreItemWire } from "../../shared/agent/store/api.ts";
+import type { ThreadState as ThreadStateOut } from "../../shared/agent/threads/state.ts";
+import type { Thread as ThreadOut } from "../../shared/agent/threads/threads.ts";
 import type { DeploymentOut } from "../../shared/control/deployments.ts";
 import type { RevisionConfigOut, RevisionLogsOut, RevisionOut } from "../../shared/control/revisions.ts";
 import type { DestinationOut } from "../../shared/export/destination-schemas.ts";

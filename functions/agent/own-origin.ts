@@ -1,5 +1,5 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
-import { agentPathAtOwnOrigin } from "../../shared/agent/origin.ts";
+import { agentPathAtOwnOrigin } from "../../shared/agent/edge/origin.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";

@@ -1,14 +1,14 @@
 import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { deploymentOfHost } from "../../shared/agent/origin.ts";
-import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
+import { deploymentOfHost } from "../../shared/agent/edge/origin.ts";
+import { type AgentAccess, agentAccess } from "../../shared/agent/edge/router-access.ts";
+import { invokeDrain } from "../../shared/agent/hosting/drain-invoke.ts";
 import { containedHeaders, singleValued } from "../../shared/agent/runtime/answer-headers.ts";
 import { DrainAsks } from "../../shared/agent/runtime/drain-asks.ts";
-import { invokeDrain } from "../../shared/agent/runtime/drain-invoke.ts";
 import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
-import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { LAMBDA_REQUEST_PAYLOAD_BYTES } from "../../shared/aws/lambda-limits.ts";
+import { runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import { HttpError, NotFound, ServiceUnavailable, TooManyRequests } from "../../shared/errors.ts";
 import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";

@@ -1,8 +1,8 @@
-import { fireTick, sweepCrons } from "../../shared/agent/crons.ts";
+import { fireTick, sweepCrons } from "../../shared/agent/crons/crons.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
 
-// Fires the agent server's due cron ticks (shared/agent/crons.ts). In AWS an EventBridge Scheduler schedule
+// Fires the agent server's due cron ticks (shared/agent/crons/crons.ts). In AWS an EventBridge Scheduler schedule
 // runs it at the start of every minute (cron(* * * * ? *), UTC); the local cloud runs it at start-up and then
 // re-arms a timer for just after each minute. With {tenant_id, deployment_id, cron_id, scheduled_at} it fires
 // that one tick (idempotent: a tick fired twice creates one run).

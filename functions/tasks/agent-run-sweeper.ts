@@ -1,6 +1,6 @@
-import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
-import { sweepRuns } from "../../shared/agent/sweeper.ts";
-import { sweepExpiredThreads } from "../../shared/agent/thread-ttl.ts";
+import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
+import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
+import { sweepExpiredThreads } from "../../shared/agent/threads/ttl.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
 

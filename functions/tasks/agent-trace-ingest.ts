@@ -1,10 +1,10 @@
-import { acceptRuntimeTraces } from "../../shared/agent/runtime/traces.ts";
+import { acceptRuntimeTraces } from "../../shared/agent/tracing/sink.ts";
 import { secretMatches } from "../../shared/crypto/secret-hash.ts";
 import { Forbidden } from "../../shared/errors.ts";
 import { deployments, revisions } from "../../shared/records/control.ts";
 import { defineTask } from "../task-manifest.ts";
 
-// The AWS transport of the trace sink (shared/agent/runtime/traces.ts): a deployment's runtime function invokes
+// The AWS transport of the trace sink (shared/agent/tracing/sink.ts): a deployment's runtime function invokes
 // it synchronously; the token proves which revision's runtime sent the batch (its hash was stored on the revision
 // at deploy), and the answer is the sink's, as a local runtime's socket answers it.
 interface TraceBatch {

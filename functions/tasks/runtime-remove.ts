@@ -1,4 +1,4 @@
-import { removeRuntime } from "../../shared/agent/runtime/lambda-host.ts";
+import { removeRuntime } from "../../shared/agent/hosting/lambda-host.ts";
 import { defineTask } from "../task-manifest.ts";
 
 // Invoked (and awaited) by a deployment's purge in AWS: deletes its runtime function and role. The one task

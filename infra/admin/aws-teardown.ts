@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { ListFunctionsCommand } from "@aws-sdk/client-lambda";
-import { removeRuntime } from "../../shared/agent/runtime/lambda-host.ts";
+import { removeRuntime } from "../../shared/agent/hosting/lambda-host.ts";
 import { lambdaControl } from "../../shared/aws/clients.ts";
 import { loadTemplates } from "../quotas/cfn-render.ts";
 import { synthAccountless } from "../quotas/synth.ts";

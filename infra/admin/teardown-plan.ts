@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
+import { runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import type { SynthTemplate } from "../quotas/cfn-render.ts";
 
 // What `npm run aws:teardown` removes, in the order it must (docs/aws.md): (1) each deployment's runtime — its

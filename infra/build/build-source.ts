@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { buildSource, type SourceBuildJob } from "../../shared/deploy/build-source.ts";
+import { buildSource, type SourceBuildJob } from "../../shared/build/build-source.ts";
+import { installEgress } from "../../shared/containment/process-egress.ts";
 import { BuildError } from "../../shared/errors.ts";
-import { installEgress } from "../../shared/outbound/process-egress.ts";
 
 // The untrusted step of a revision build, in a process of its own: the job (a JSON file) as its argument, one
 // JSON line per event on stdout — {"log": line}, and last {"ok": true} or {"error": message, "expected": bool}.

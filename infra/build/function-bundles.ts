@@ -89,7 +89,7 @@ export const DEFAULT_MEMORY_MB = 512;
 export const API_TIMEOUT_SECONDS = 29;
 /** A stream (and the router that carries streams) lasts up to the 15 minutes a Lambda may run. */
 export const STREAM_TIMEOUT_SECONDS = 900;
-/** Each deployment's runtime function (shared/agent/runtime/lambda-host.ts CreateFunction). */
+/** Each deployment's runtime function (shared/agent/hosting/lambda-host.ts CreateFunction). */
 export const RUNTIME_MEMORY_MB = 1024;
 
 /** A route function's own environment: a streaming route's answer is response-streamed (shared/http/lambda-front.ts). */

@@ -1,6 +1,6 @@
+import { BUILD_ENV, type BuildUrls } from "../../shared/build/build-exchange.ts";
+import { runBuildStep } from "../../shared/build/build-step.ts";
 import { loadConfig } from "../../shared/config.ts";
-import { BUILD_ENV, type BuildUrls } from "../../shared/deploy/build-exchange.ts";
-import { runBuildStep } from "../../shared/deploy/build-step.ts";
 
 // The revision build step: what the CodeBuild project runs in AWS and the local cloud runs in a child process.
 // Its presigned URLs come from the environment (the state machine's EnvironmentVariablesOverride, made by the

@@ -8,7 +8,7 @@ const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 /** The bundled build step. */
 export const BUILD_SCRIPT = "revision-build.mjs";
-/** Its untrusted part, started by the build step as a process of its own (shared/deploy/source-build-process.ts). */
+/** Its untrusted part, started by the build step as a process of its own (shared/build/source-build-process.ts). */
 export const SOURCE_SCRIPT = "build-source.mjs";
 
 /** Each entry and the file it is bundled to. */

@@ -4,13 +4,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
-import { moveAgentIndexEntries } from "../../shared/agent/agent-index.ts";
+import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
 import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config, loadConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
+import { privateDirSync } from "../../shared/containment/private-dir.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
-import { privateDirSync } from "../../shared/deploy/private-dir.ts";
 import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
@@ -179,7 +179,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     const backends = await startBackends(opts, { dataDir, token, buckets: [bucket, artifactBucket] }, stops);
     setEnvironment({
       PLATFORM_LOCAL: "1",
-      // Pinned for the build's child process, whose working folder may differ (shared/deploy/local-repos.ts).
+      // Pinned for the build's child process, whose working folder may differ (shared/build/local-repos.ts).
       DATA_DIR: dataDir,
       PLATFORM_BUCKET: bucket,
       ARTIFACT_BUCKET: artifactBucket,

@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILD_ENV } from "../../shared/deploy/build-exchange.ts";
+import { BUILD_ENV } from "../../shared/build/build-exchange.ts";
 import { checkStartBuild, localBuildEnv, localCodeBuild } from "./codebuild.ts";
 
 // The local build step's environment is built as CodeBuild's is in AWS: the state's overrides (presigned URLs)

@@ -5,10 +5,10 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { BUILD_ENV } from "../../shared/build/build-exchange.ts";
+import { tolerateStdioErrors, toolEnv } from "../../shared/build/exec.ts";
 import { config } from "../../shared/config.ts";
-import { BUILD_ENV } from "../../shared/deploy/build-exchange.ts";
-import { tolerateStdioErrors, toolEnv } from "../../shared/deploy/exec.ts";
-import { cleanLine } from "../../shared/deploy/sandbox-output.ts";
+import { cleanLine } from "../../shared/containment/sandbox-output.ts";
 import { logger } from "../../shared/log.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 

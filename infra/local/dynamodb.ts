@@ -10,8 +10,8 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
+import { tolerateStdioErrors } from "../../shared/build/exec.ts";
 import { processEnvironment } from "../../shared/config.ts";
-import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
 import { projectionOf, TABLES, type TableDef, tableName } from "../../shared/tables.ts";
 import { type Backend, withBackendToken } from "./backend-token.ts";
 import { LAUNCHER_CLASS, launcherClassDir } from "./dynamodb-launcher.ts";

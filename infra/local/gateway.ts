@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
-import { localDeployment } from "../../shared/agent/context.ts";
-import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/origin.ts";
+import { localDeployment } from "../../shared/agent/deployment.ts";
+import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/edge/origin.ts";
 import { config } from "../../shared/config.ts";
 import {
   agentDeploymentOf,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RuntimeHost, runtimeHost } from "../../shared/agent/hosting/host.ts";
 import {
   LOCAL_DEPLOYMENT_ID,
   localDeploymentStatus,
   setLocalDeploymentState,
-} from "../../shared/agent/local-state.ts";
-import { type RuntimeHost, runtimeHost } from "../../shared/agent/runtime/host.ts";
+} from "../../shared/agent/hosting/local-state.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { Gateway } from "./gateway.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";

@@ -1,8 +1,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { localDeploymentState } from "../../shared/agent/local-state.ts";
-import { RUNTIME_HOST_OPS, type RuntimeHost } from "../../shared/agent/runtime/host.ts";
+import { RUNTIME_HOST_OPS, type RuntimeHost } from "../../shared/agent/hosting/host.ts";
+import { localDeploymentState } from "../../shared/agent/hosting/local-state.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";

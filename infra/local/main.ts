@@ -1,4 +1,4 @@
-import { graphConfigArg, serveLocalGraphs } from "../../shared/agent/local-graph.ts";
+import { graphConfigArg, serveLocalGraphs } from "../../shared/agent/hosting/local-graph.ts";
 import { ConfigError, loadConfig, setEnvironment } from "../../shared/config.ts";
 import { type Cloud, startCloud } from "./cloud.ts";
 import { StartupError } from "./http-util.ts";

@@ -4,7 +4,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { SANDBOX_NODE_MAJOR } from "../../shared/deploy/sandbox-node.ts";
+import { SANDBOX_NODE_MAJOR } from "../../shared/containment/sandbox-node.ts";
 
 // The agent runtime as one ESM file: a runtime runs under Node's permission model, which lets it read only
 // this folder and its revision's artifact (no node_modules, no TypeScript loader starting esbuild), so the
@@ -12,7 +12,7 @@ import { SANDBOX_NODE_MAJOR } from "../../shared/deploy/sandbox-node.ts";
 // a folder named by its content (platforms sharing the checkout share it; none rewrites a file another runs).
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENTRY = join(ROOT, "infra", "local", "runtime-main.ts");
-/** Under the checkout, outside the data folder: a sandbox's own uid reads it (shared/deploy/sandbox.ts). */
+/** Under the checkout, outside the data folder: a sandbox's own uid reads it (shared/containment/sandbox.ts). */
 export const RUNTIME_BUNDLES = join(ROOT, ".cache", "agent-runtime");
 
 const BANNER = [

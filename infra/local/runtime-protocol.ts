@@ -16,5 +16,5 @@ export const PLATFORM_SOCKET = "platform.sock";
 /** Header names the router uses; a request without the token is refused. */
 export const RUNTIME_TOKEN_HEADER = "x-runtime-token";
 export const ROUTER_TENANT_HEADER = "x-router-tenant";
-/** How the router let the request in (shared/agent/router-access.ts): "operator" or "custom". */
+/** How the router let the request in (shared/agent/edge/router-access.ts): "operator" or "custom". */
 export const ROUTER_AUTH_HEADER = "x-router-auth";

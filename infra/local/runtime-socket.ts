@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { config } from "../../shared/config.ts";
-import { type EgressRules, egressConnect, egressForward } from "../../shared/outbound/egress.ts";
+import { type EgressRules, egressConnect, egressForward } from "../../shared/containment/egress.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { SocketBudget } from "./socket-budget.ts";
 

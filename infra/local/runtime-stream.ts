@@ -1,7 +1,7 @@
 import { type Agent, type IncomingHttpHeaders, request } from "node:http";
 import { DRAIN_HEADER, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
-import { runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
+import { runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import { ROUTER_AUTH_HEADER, ROUTER_TENANT_HEADER, RUNTIME_TOKEN_HEADER } from "./runtime-protocol.ts";
 
 // A local runtime (a child process answering HTTP on its socket) as the runtime function the router invokes in

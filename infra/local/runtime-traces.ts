@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { acceptRuntimeTraces, type RuntimeTraceBatch } from "../../shared/agent/runtime/traces.ts";
+import { acceptRuntimeTraces, type RuntimeTraceBatch } from "../../shared/agent/tracing/sink.ts";
 import { config } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { BodyTooLarge, readBody } from "./http-util.ts";
 
-// The local transport of the trace sink (shared/agent/runtime/traces.ts): POST /__platform/runtime-traces on a
+// The local transport of the trace sink (shared/agent/tracing/sink.ts): POST /__platform/runtime-traces on a
 // runtime's own socket (runtime-socket.ts), so the socket says which deployment calls; the answer is the sink's,
 // as the AgentTraceIngest task answers a runtime in AWS.
 

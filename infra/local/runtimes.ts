@@ -13,23 +13,22 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { MountedRoute } from "../../functions/routes.ts";
-import { fromRecord, localDeployment } from "../../shared/agent/context.ts";
-import { type AgentAccess, agentAccess } from "../../shared/agent/router-access.ts";
+import { fromRecord, localDeployment } from "../../shared/agent/deployment.ts";
+import { type AgentAccess, agentAccess } from "../../shared/agent/edge/router-access.ts";
+import type { RuntimeHost } from "../../shared/agent/hosting/host.ts";
+import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
+import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
 import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
 import { DRAIN_HEADER, DrainAsks, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
-import type { RuntimeHost } from "../../shared/agent/runtime/host.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
-import { runtimeFunctionName, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
-import { sweepRuns } from "../../shared/agent/sweeper.ts";
-import { sendRunWebhook } from "../../shared/agent/webhook.ts";
+import { materializeArtifact } from "../../shared/build/artifacts.ts";
+import type { ArtifactManifest } from "../../shared/build/bundle.ts";
+import { tolerateStdioErrors } from "../../shared/build/exec.ts";
 import { config } from "../../shared/config.ts";
-import { unsealSecrets } from "../../shared/control/deployments.ts";
-import { appendLog } from "../../shared/control/revisions.ts";
-import { materializeArtifact } from "../../shared/deploy/artifacts.ts";
-import type { ArtifactManifest } from "../../shared/deploy/bundle.ts";
-import { tolerateStdioErrors } from "../../shared/deploy/exec.ts";
+import { egressRules } from "../../shared/containment/egress.ts";
+import { runtimeFunctionName, runtimePolicy } from "../../shared/containment/runtime-policy.ts";
 import {
   giveToSandbox,
   limitThatKilled,
@@ -41,13 +40,14 @@ import {
   sandboxFlags,
   shareWithSandbox,
   unsandboxedRefusal,
-} from "../../shared/deploy/sandbox.ts";
-import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/deploy/sandbox-node.ts";
-import { deploymentOutputLogger, OutputFramer } from "../../shared/deploy/sandbox-output.ts";
+} from "../../shared/containment/sandbox.ts";
+import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/containment/sandbox-node.ts";
+import { deploymentOutputLogger, OutputFramer } from "../../shared/containment/sandbox-output.ts";
+import { unsealSecrets } from "../../shared/control/deployments.ts";
+import { appendLog } from "../../shared/control/revisions.ts";
 import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
-import { egressRules } from "../../shared/outbound/egress.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
 import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
@@ -80,7 +80,7 @@ import { localTraceTransport } from "./runtime-traces.ts";
 // (functions/agent/router.ts) authenticates each agent-server request and invokes the deployment's runtime
 // function through the local Lambda emulator, which hands it here (`streaming`, `invoked`).
 //
-// Containment of a child: it runs in the OS sandbox (shared/deploy/sandbox.ts: bubblewrap namespaces, read-only
+// Containment of a child: it runs in the OS sandbox (shared/containment/sandbox.ts: bubblewrap namespaces, read-only
 // binds of Node, the runtime bundle and its revision's artifact, a tmpfs scratch, seccomp, rlimits). Its only
 // ways out are two Unix sockets in a folder of its own: runtime.sock, where it takes the requests the gateway
 // forwards, and platform.sock (runtime-socket.ts), where its AWS calls meet the policy proxy, its traces go
@@ -271,7 +271,7 @@ export class LocalRuntimes implements RuntimeHost {
       stderrTail: "",
     };
     // Its AWS calls are signed with credentials made for it alone and checked against the very policy its role
-    // has in AWS (shared/agent/runtime/policy.ts) before they reach DynamoDB Local or s3rver.
+    // has in AWS (shared/containment/runtime-policy.ts) before they reach DynamoDB Local or s3rver.
     const credentials = mintRuntimeCredentials();
     const scope = localRuntimeScope(spec.config.tenant_id, deployment_id);
     const principal = {

@@ -1,6 +1,6 @@
-import { runtimeLogGroup } from "../../shared/agent/runtime/log-group.ts";
-import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/agent/runtime/policy.ts";
+import { runtimeLogGroup } from "../../shared/agent/hosting/log-group.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import type { TableId } from "../../shared/tables.ts";
 import type { ConditionValue, Resource, RoleSource, SourceStatement } from "./roles.ts";
 

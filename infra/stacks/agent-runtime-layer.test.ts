@@ -6,8 +6,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitPrelude } from "../../shared/agent/runtime/lambda-protocol.ts";
-import { bundleGraphs } from "../../shared/deploy/bundle.ts";
-import { readGraphConfig } from "../../shared/deploy/graph-config.ts";
+import { bundleGraphs } from "../../shared/build/bundle.ts";
+import { readGraphConfig } from "../../shared/build/graph-config.ts";
 import { bundleRuntime } from "../local/runtime-bundle.ts";
 import { runtimeLayerDir } from "./agent-runtimes.ts";
 

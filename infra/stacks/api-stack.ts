@@ -213,7 +213,7 @@ class ApiGroupStack extends NestedStack {
       ? handlerFunction(this, "AgentRouter", {
           handler: AGENT_ENTRY_POINTS.router,
           role,
-          // The router reads a deployment's own origin from Host under this domain (shared/agent/origin.ts).
+          // The router reads a deployment's own origin from Host under this domain (shared/agent/edge/origin.ts).
           environment: origin ? { ...environment, AGENT_ORIGIN_DOMAIN: origin.domain } : environment,
           timeout: Duration.minutes(15),
           description: "Routes agent-server requests to each deployment's runtime function",

@@ -2,7 +2,7 @@ import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
-import { runtimeBoundary } from "../../shared/agent/runtime/policy.ts";
+import { runtimeBoundary } from "../../shared/containment/runtime-policy.ts";
 import type { PlatformStacks } from "./index.ts";
 import { synthesizedApp } from "./synthesized-app.ts";
 

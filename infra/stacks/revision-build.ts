@@ -154,7 +154,7 @@ export class RevisionBuild extends Construct {
     );
 
     // No grant on a table, the platform key or the artifact bucket: a repository's code that escapes the build's
-    // process holds only the presigned URLs of its own revision's objects (shared/deploy/build-exchange.ts).
+    // process holds only the presigned URLs of its own revision's objects (shared/build/build-exchange.ts).
     acknowledgeActions(
       this.project,
       ["s3:GetObject*", "s3:GetBucket*", "s3:List*", "kms:ReEncrypt*", "kms:GenerateDataKey*"],

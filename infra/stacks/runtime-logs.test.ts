@@ -3,7 +3,7 @@ import { type ResourceArns, renderRole } from "../policies/render.ts";
 import { appShape, platformRoles } from "../policies/roles.ts";
 
 // Issue 26: runtime log groups never expired, and runtimes kept an old layer after an upgrade. The deploy step makes each with a retention
-// (shared/agent/runtime/log-group.ts): its role may create them and set their retention, and delete them with
+// (shared/agent/hosting/log-group.ts): its role may create them and set their retention, and delete them with
 // the deployment, and only the runtimes' groups; no other platform role touches log groups.
 const arns: ResourceArns = {
   partition: "aws",

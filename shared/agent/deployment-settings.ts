@@ -1,4 +1,4 @@
-import type { ArtifactManifest } from "../deploy/bundle.ts";
+import type { ArtifactManifest } from "../build/bundle.ts";
 import { artifactManifest, type RuntimeArtifact } from "./runtime/artifact.ts";
 
 // langgraph.json's `checkpointer.ttl` and `store.ttl` as a deployment's runtime applies them, read from the

@@ -5,7 +5,7 @@ import { addRequests, tenants } from "../records/identity.ts";
 import { type RateWindow, WindowCounter } from "./window-counter.ts";
 
 // Requests per workspace (issue 25). Every request authenticated as a workspace — the platform's API handlers
-// (shared/http/middlewares.ts) and agent-server requests (shared/agent/router-access.ts), locally and in AWS — is
+// (shared/http/middlewares.ts) and agent-server requests (shared/agent/edge/router-access.ts), locally and in AWS — is
 // counted in a fixed window that every process and Lambda container shares (a record of the main table per
 // workspace and window, expired by TTL). Each request is decided in memory and its count added to the record
 // later (window-counter.ts): no request waits for a write. A full window answers 429 with Retry-After, the whole

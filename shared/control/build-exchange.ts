@@ -7,8 +7,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { s3 } from "../aws/clients.ts";
-import { config } from "../config.ts";
-import { LOG_TYPE } from "../deploy/buffered-log.ts";
+import { LOG_TYPE } from "../build/buffered-log.ts";
 import {
   BUILD_ENV,
   type BuildAttempt,
@@ -18,12 +17,13 @@ import {
   buildResult,
   exchangeKeys,
   exchangePrefix,
-} from "../deploy/build-exchange.ts";
+} from "../build/build-exchange.ts";
+import { config } from "../config.ts";
 import { BuildError } from "../errors.ts";
 import type { RevisionRecord } from "../records/control.ts";
 import { logKey } from "./revisions.ts";
 
-// The platform's side of a build (shared/deploy/build-exchange.ts): it writes the job, presigns the build's few
+// The platform's side of a build (shared/build/build-exchange.ts): it writes the job, presigns the build's few
 // keys, and afterwards reads what the build sent. The build's own role holds no S3, DynamoDB or KMS grant.
 
 /**

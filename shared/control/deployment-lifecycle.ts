@@ -1,4 +1,4 @@
-import { runtimeHost } from "../agent/runtime/host.ts";
+import { runtimeHost } from "../agent/hosting/host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";

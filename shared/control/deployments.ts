@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
+import { localRepoPath, localRepoProblem } from "../build/local-repos.ts";
 import { config, envNameProblem } from "../config.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
-import { localRepoPath, localRepoProblem } from "../deploy/local-repos.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { resolveProject } from "../projects/projects.ts";

@@ -1,5 +1,5 @@
+import { outboundRequest } from "../containment/request.ts";
 import { BadGateway, UpstreamError } from "../errors.ts";
-import { outboundRequest } from "../outbound/request.ts";
 
 // The GitHub REST API as an integration uses it: the repositories an installation (or token) can read.
 export interface GitHubRepository {

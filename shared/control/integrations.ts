@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config.ts";
+import { endpointProblem, endpointUrlProblem } from "../containment/ssrf.ts";
 import { seal, unseal } from "../crypto/envelope.ts";
 import { NotFound, validationError } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
-import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
 import {
   type IntegrationRecord,
   integrationById,

@@ -1,15 +1,15 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { runtimeHost } from "../agent/runtime/host.ts";
-import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/runtime/lambda-host.ts";
+import { runtimeHost } from "../agent/hosting/host.ts";
+import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/hosting/lambda-host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
+import { materializeArtifact, uploadArtifact } from "../build/artifacts.ts";
+import { ATTEMPT_ID, unpackArtifact } from "../build/build-exchange.ts";
+import type { ArtifactManifest } from "../build/bundle.ts";
+import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../build/smoke.ts";
 import { config } from "../config.ts";
-import { materializeArtifact, uploadArtifact } from "../deploy/artifacts.ts";
-import { ATTEMPT_ID, unpackArtifact } from "../deploy/build-exchange.ts";
-import type { ArtifactManifest } from "../deploy/bundle.ts";
-import { runtimeSandboxOwner, unsandboxedRefusal } from "../deploy/sandbox.ts";
-import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../deploy/smoke.ts";
+import { runtimeSandboxOwner, unsandboxedRefusal } from "../containment/sandbox.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
@@ -104,7 +104,7 @@ export async function prepare(input: PipelineInput): Promise<{ phase: "build" | 
 /**
  * Task RevisionBuildStart: the revision goes BUILDING and its build gets a job (repository, token, the
  * deployment's secrets) and presigned URLs for its own objects, as the CodeBuild environment overrides. The
- * build step itself (shared/deploy/build-step.ts) holds no platform credential. Phase "deploy": the revision no
+ * build step itself (shared/build/build-step.ts) holds no platform credential. Phase "deploy": the revision no
  * longer waits for a build; "failed": it failed here (the revision says why).
  */
 export async function startBuild(
@@ -118,7 +118,7 @@ export async function startBuild(
   }
   const log = new RevisionLog(r, "build");
   try {
-    // On a host without the OS sandbox only the bootstrap workspace's code may run (shared/deploy/sandbox.ts).
+    // On a host without the OS sandbox only the bootstrap workspace's code may run (shared/containment/sandbox.ts).
     const refusal = config.localMode ? unsandboxedRefusal(r.tenant_id) : undefined;
     if (refusal) throw new BuildError(refusal);
     const d = await deployments.get({ tenant: r.tenant_id, id: r.deployment_id });

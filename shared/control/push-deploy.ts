@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CREATE_ONLY, cancelCodes, transact } from "../aws/ddb.ts";
+import { localRefCommit } from "../build/source.ts";
 import { config } from "../config.ts";
-import { localRefCommit } from "../deploy/source.ts";
 import { BadGateway, BuildError, Conflict, PayloadTooLarge, Unauthorized } from "../errors.ts";
 import { uuidv7 } from "../ids.ts";
 import { logger } from "../log.ts";

@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { real } from "../build/local-repos.ts";
+import { isWithin } from "../build/paths.ts";
 import { config } from "../config.ts";
-import { real } from "../deploy/local-repos.ts";
-import { isWithin } from "../deploy/paths.ts";
 import { repoGrants, repoGrantsPk } from "../records/identity.ts";
 import { isoNow } from "../time.ts";
 

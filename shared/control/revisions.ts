@@ -6,8 +6,8 @@ import {
 } from "@aws-sdk/client-s3";
 import { z } from "zod";
 import { s3 } from "../aws/clients.ts";
+import { BufferedLog, LOG_TYPE } from "../build/buffered-log.ts";
 import { config } from "../config.ts";
-import { BufferedLog, LOG_TYPE } from "../deploy/buffered-log.ts";
 import { NotFound } from "../errors.ts";
 import {
   type DeploymentRecord,

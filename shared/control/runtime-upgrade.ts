@@ -1,5 +1,5 @@
-import { lambdaRuntimes } from "../agent/runtime/lambda-host.ts";
-import { staleRuntimes } from "../agent/runtime/layer-check.ts";
+import { lambdaRuntimes } from "../agent/hosting/lambda-host.ts";
+import { staleRuntimes } from "../agent/hosting/layer-check.ts";
 import { config } from "../config.ts";
 import { logger } from "../log.ts";
 import { type DeploymentRecord, deploymentById } from "../records/control.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { config } from "../config.ts";
-import { endpointUrlProblem } from "../outbound/ssrf.ts";
+import { endpointUrlProblem } from "../containment/ssrf.ts";
 import { prefixProblem } from "./destination-guard.ts";
 
 // The wire shapes of an export destination: the create body (validated here, before any network check) and

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { endpointProblem, endpointUrlProblem, isInternalAddress } from "../containment/ssrf.ts";
 import { toValidationIssues } from "../http/validation.ts";
-import { endpointProblem, endpointUrlProblem, isInternalAddress } from "../outbound/ssrf.ts";
 import { DestinationCreate } from "./destination-schemas.ts";
 import { classifyS3Error } from "./s3-errors.ts";
 

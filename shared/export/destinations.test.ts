@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { toValidationIssues } from "../http/validation.ts";
 import {
   endpointProblem,
   endpointUrlProblem,
   isInternalAddress,
   publicOnlyLookup,
-} from "../outbound/ssrf.ts";
+} from "../containment/ssrf.ts";
+import { toValidationIssues } from "../http/validation.ts";
 import { destinationClient, destinationRoot, writeTestFailure, writeTestKey } from "./destination-client.ts";
 import {
   credentialsProblem,

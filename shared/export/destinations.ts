@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { config } from "../config.ts";
+import { endpointProblem } from "../containment/ssrf.ts";
 import { sealRecord, unsealRecord } from "../crypto/envelope.ts";
 import { DestinationError, NotFound, ValidationFailed, validationError } from "../errors.ts";
-import { endpointProblem } from "../outbound/ssrf.ts";
 import { type DestinationRecord, destinations, exportKeys } from "../records/export.ts";
 import { canonicalNow } from "../time.ts";
 import {

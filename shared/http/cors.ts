@@ -1,4 +1,4 @@
-import type { CorsConfig } from "../deploy/graph-config.ts";
+import type { CorsConfig } from "../records/control.ts";
 import { recentDeploymentById } from "../records/control.ts";
 import { safeRegex } from "../safe-regex.ts";
 

@@ -1,5 +1,5 @@
+import { outboundRequest } from "../containment/request.ts";
 import { TokenEndpointError, UpstreamError } from "../errors.ts";
-import { outboundRequest } from "../outbound/request.ts";
 
 // Our side of a provider's token endpoint (RFC 6749 §4.1.3, §6): the code exchange and the refresh, with
 // the client authenticated as the provider is configured. The endpoint's answer is untrusted input.

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config.ts";
+import { endpointProblem, endpointUrlProblem } from "../containment/ssrf.ts";
 import { type Sealed, seal, unseal } from "../crypto/envelope.ts";
 import { Conflict, NotFound, ValidationFailed, type ValidationIssue } from "../errors.ts";
-import { endpointProblem, endpointUrlProblem } from "../outbound/ssrf.ts";
 import {
   AUTH_METHODS,
   CHALLENGE_METHODS,

@@ -25,7 +25,7 @@ import type { ShardedKey } from "./shard.ts";
 //   write         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#W#<task_id>#<idx>
 //   value         PK <scope>#T#<thread>  SK C#<ns>#<checkpoint_id>#V#<channel>  (written by that checkpoint)
 //   store item    PK <scope>#STORE       SK <label>:<label>:….<key>  (TTL expires_at, when put with a ttl)
-// Serialized parts too big for an item live in S3 (shared/agent/checkpoint-keys.ts, blobs.ts): `<attr>_ref`.
+// Serialized parts too big for an item live in S3 (shared/records/checkpoint-keys.ts, blobs.ts): `<attr>_ref`.
 
 // — key builders —
 
@@ -182,7 +182,7 @@ export interface RunKwargs {
   context?: Record<string, unknown>;
   stream_mode: string[];
   stream_subgraphs?: boolean;
-  /** false: the run's frames are delivered live only, not kept for a later join (shared/agent/event-log.ts). */
+  /** false: the run's frames are delivered live only, not kept for a later join (shared/agent/stream/event-log.ts). */
   stream_resumable?: boolean;
   interrupt_before?: string[] | "*";
   interrupt_after?: string[] | "*";
@@ -190,7 +190,7 @@ export interface RunKwargs {
   checkpoint?: Record<string, unknown>;
   on_disconnect: "cancel" | "continue";
   on_completion: "delete" | "keep";
-  /** Called with the run when it finishes (shared/agent/webhook.ts). */
+  /** Called with the run when it finishes (shared/agent/runs/webhook.ts). */
   webhook?: string;
   /** A resume answering no waiting interrupt fails the run, the thread left as it was (LangGraph's strict resume). */
   strict_resume?: boolean;
@@ -249,7 +249,7 @@ export const CRONS_DUE: ShardedKey = { base: "AGENT#CRONS_DUE", shards: AGENT_IN
 /**
  * A cron: a run created on a schedule (5-field, UTC) — on its thread, or (stateless, `thread_id` null) on a new
  * thread each tick. `next_run_date` is the tick due next (null when none: disabled, or past `end_time`); a tick
- * fires only with the write that moves it on (shared/agent/crons.ts), which makes firing idempotent.
+ * fires only with the write that moves it on (shared/agent/crons/crons.ts), which makes firing idempotent.
  */
 export interface CronRecord extends Key {
   /** CRONS_DUE's shard and `<next_run_date>#<scope>#<cron_id>` while next_run_date is set. */

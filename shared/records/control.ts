@@ -1,9 +1,28 @@
 import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
-import type { CorsConfig } from "../deploy/graph-config.ts";
-import type { GraphInfo } from "../deploy/smoke.ts";
 import { recentReads } from "../recent.ts";
 import { type ShardedKey, shardKey } from "./shard.ts";
+
+/** One graph of a revision as its smoke test found it (shared/build/smoke.ts). */
+export interface GraphInfo {
+  graph_id: string;
+  export_name: string;
+  nodes: string[];
+  /** Why the graph failed to load ("import failed: …"); its nodes are then empty. */
+  error?: string;
+}
+
+/** langgraph.json `http.cors` as a revision stores it, after shared/build/graph-config.ts (CorsConfigSchema) has
+ * validated it: the reference server's CorsConfig. */
+export interface CorsConfig {
+  allow_origins?: string[];
+  allow_origin_regex?: string;
+  allow_methods?: string[];
+  allow_headers?: string[];
+  allow_credentials?: boolean;
+  expose_headers?: string[];
+  max_age?: number;
+}
 
 // The control plane's records (main table), each with its repository. The deployment record sits below both
 // the control plane (which writes it) and the agent server (which routes by it), so neither imports the other

@@ -1,12 +1,12 @@
 import { config } from "../config.ts";
 import { BadRequest, TooManySpans, UnsupportedMediaType } from "../errors.ts";
 import { decodeBody } from "../ingest/body.ts";
-import { decodeJsonTraces } from "../ingest/otlp/json.ts";
-import { linkSpan } from "../ingest/otlp/lineage.ts";
-import { spanIdsValid, spanToRun } from "../ingest/otlp/map.ts";
-import { OtlpDecodeError, type OtlpSpan } from "../ingest/otlp/model.ts";
-import { decodeProtobufTraces, encodeProtobufResponse } from "../ingest/otlp/protobuf.ts";
 import { MAX_OTLP_SPANS } from "../platform/list-bounds.ts";
+import { decodeJsonTraces } from "./otlp/json.ts";
+import { linkSpan } from "./otlp/lineage.ts";
+import { spanIdsValid, spanToRun } from "./otlp/map.ts";
+import { OtlpDecodeError, type OtlpSpan } from "./otlp/model.ts";
+import { decodeProtobufTraces, encodeProtobufResponse } from "./otlp/protobuf.ts";
 import { afterStore, settleBatch } from "./otlp-lineage.ts";
 import { ingestPosts } from "./store.ts";
 

@@ -1,10 +1,10 @@
 import { batchGet, batchWrite } from "../aws/batch.ts";
 import { conditionalUpdate, queryAll } from "../aws/ddb.ts";
 import { forEachLimit } from "../concurrency.ts";
-import { dottedSegment, type KnownSpan, type LinkedSpan, settle, spanKey } from "../ingest/otlp/lineage.ts";
-import { uuidOfSpanId } from "../ingest/otlp/map.ts";
 import { type OtlpAwaitRecord, type OtlpSpanPointer, traceRunKeys } from "../records/runs.ts";
 import { type Lineage, lineageOf } from "./lineage.ts";
+import { dottedSegment, type KnownSpan, type LinkedSpan, settle, spanKey } from "./otlp/lineage.ts";
+import { uuidOfSpanId } from "./otlp/map.ts";
 import { recordExpiry } from "./tiers.ts";
 
 // OTLP spans whose parent is not in their request: the parent is looked up among stored runs (by the span id's

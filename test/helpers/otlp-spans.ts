@@ -6,7 +6,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { varintBytes } from "../../shared/ingest/otlp/protobuf.ts";
+import { varintBytes } from "../../shared/runs/otlp/protobuf.ts";
 
 // For the OTLP decoder's tests: real spans from the OpenTelemetry SDK, to serialize with the SDK's own OTLP
 // serializers, and a minimal protobuf writer for what the SDK cannot emit (kvlists, bytes).

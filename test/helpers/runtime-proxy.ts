@@ -7,8 +7,8 @@ import {
   type PolicyProxyOptions,
   type ProxyPrincipal,
 } from "../../infra/local/policy-proxy/handler.ts";
-import { type PolicyDocument, runtimePolicy } from "../../shared/agent/runtime/policy.ts";
 import { config } from "../../shared/config.ts";
+import { type PolicyDocument, runtimePolicy } from "../../shared/containment/runtime-policy.ts";
 
 // A deployment's runtime as the policy proxy sees it (fresh keys, its role's ARN and policy), and a proxy of its
 // own in front of the test cloud's backends: for tests that sign as a runtime, as a graph's code can.

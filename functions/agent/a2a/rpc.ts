@@ -3,7 +3,7 @@ import { AssistantParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/a2a/{assistant_id}: the Agent2Agent protocol 0.3 (JSON-RPC 2.0) of an assistant:
-// message/send, message/stream (SSE of JSON-RPC responses), tasks/get, tasks/cancel (shared/agent/a2a.ts).
+// message/send, message/stream (SSE of JSON-RPC responses), tasks/get, tasks/cancel (shared/agent/protocols/a2a.ts).
 // Every problem with the call is answered as a JSON-RPC error object (HTTP 200), never a 5xx.
 export const handler = defineHandler({
   params: AssistantParams,

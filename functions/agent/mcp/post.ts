@@ -3,7 +3,7 @@ import { deploymentParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/mcp: the Model Context Protocol (Streamable HTTP, stateless, JSON answers), one
-// tool per assistant (shared/agent/mcp.ts). The body is read raw: a malformed one gets a JSON-RPC error.
+// tool per assistant (shared/agent/protocols/mcp.ts). The body is read raw: a malformed one gets a JSON-RPC error.
 export const handler = defineHandler({
   params: deploymentParams,
   rawBody: true,

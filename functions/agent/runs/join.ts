@@ -3,7 +3,7 @@ import { runParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id}/join: waits for the run (newlines until then:
-// shared/agent/keep-alive.ts); its final values.
+// shared/agent/stream/keep-alive.ts); its final values.
 export const handler = defineHandler({
   params: runParams,
   handle: async ({ params, tenantId }) => {

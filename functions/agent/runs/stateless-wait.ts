@@ -3,7 +3,7 @@ import { deploymentParams, runCreate } from "../../../shared/agent/ops/schemas.t
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/runs/wait: a stateless run; answers its final values (newlines until
-// then: shared/agent/keep-alive.ts).
+// then: shared/agent/stream/keep-alive.ts).
 export const handler = defineHandler({
   params: deploymentParams,
   body: runCreate,

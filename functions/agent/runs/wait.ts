@@ -3,7 +3,7 @@ import { runCreate, threadParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/threads/{thread_id}/runs/wait: create a run and answer its final values
-// (newlines until then: shared/agent/keep-alive.ts).
+// (newlines until then: shared/agent/stream/keep-alive.ts).
 export const handler = defineHandler({
   params: threadParams,
   body: runCreate,

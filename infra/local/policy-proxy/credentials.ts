@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { RuntimeScope } from "../../../shared/agent/runtime/policy.ts";
 import { config } from "../../../shared/config.ts";
+import type { RuntimeScope } from "../../../shared/containment/runtime-policy.ts";
 import { tableName } from "../../../shared/tables.ts";
 import { LOCAL_ACCOUNT } from "./local-tables.ts";
 import type { ServiceArns } from "./service-request.ts";

@@ -5,7 +5,7 @@ import { InvokeCommand, InvokeWithResponseStreamCommand, LambdaClient } from "@a
 import { CreateScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import type { PolicyDocument } from "../../../shared/containment/runtime-policy.ts";
 import { BACKEND_TOKEN_HEADER, newBackendToken, withBackendToken } from "../backend-token.ts";
 import { invokeComplete } from "../lambda-stream.ts";
 import { platformPrincipals } from "../platform-roles.ts";

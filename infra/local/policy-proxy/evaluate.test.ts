@@ -3,7 +3,7 @@ import {
   type PolicyDocument,
   runtimeFunctionName,
   runtimePolicy,
-} from "../../../shared/agent/runtime/policy.ts";
+} from "../../../shared/containment/runtime-policy.ts";
 import { localRuntimeScope } from "./credentials.ts";
 import { firstDenial, policyProblem } from "./evaluate.ts";
 import type { Authorization } from "./refusal.ts";

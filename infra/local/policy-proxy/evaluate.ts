@@ -4,7 +4,7 @@ import {
   validateResourcePolicy,
 } from "@cloud-copilot/iam-policy";
 import { runUnsafeSimulation } from "@cloud-copilot/iam-simulate";
-import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import type { PolicyDocument } from "../../../shared/containment/runtime-policy.ts";
 import type { Authorization } from "./refusal.ts";
 
 // IAM evaluation by @cloud-copilot/iam-simulate. A runtime's policy is validated once (the first time it is

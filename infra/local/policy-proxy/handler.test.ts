@@ -5,7 +5,7 @@ import { KMSClient, ListKeysCommand } from "@aws-sdk/client-kms";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runtimePolicy } from "../../../shared/agent/runtime/policy.ts";
+import { runtimePolicy } from "../../../shared/containment/runtime-policy.ts";
 import { localRuntimeScope, mintRuntimeCredentials } from "./credentials.ts";
 import { createPolicyProxy, type ProxyPrincipal } from "./handler.ts";
 

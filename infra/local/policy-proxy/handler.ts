@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
-import type { PolicyDocument } from "../../../shared/agent/runtime/policy.ts";
+import type { PolicyDocument } from "../../../shared/containment/runtime-policy.ts";
 import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";

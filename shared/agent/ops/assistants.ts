@@ -11,9 +11,9 @@ import {
   searchAssistants,
   setLatestVersion,
   updateAssistant,
-} from "../assistants.ts";
-import { assistantCreateAccess, authorizedAssistant, searchScope } from "../auth-checks.ts";
-import { drawGraph, graphSchemas, subgraphSchemas } from "../graph-schemas.ts";
+} from "../assistants/assistants.ts";
+import { drawGraph, graphSchemas, subgraphSchemas } from "../assistants/graph-schemas.ts";
+import { assistantCreateAccess, authorizedAssistant, searchScope } from "../auth/checks.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 
 // Assistants: each operation looks the deployment up for the caller and asks the deployment's Auth

@@ -1,5 +1,5 @@
-import { cronAccess, cronCreateAccess, searchScope } from "../auth-checks.ts";
-import { countCrons, createCron, deleteCron, patchCron, searchCrons } from "../crons.ts";
+import { cronAccess, cronCreateAccess, searchScope } from "../auth/checks.ts";
+import { countCrons, createCron, deleteCron, patchCron, searchCrons } from "../crons/crons.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 
 // Crons: each operation looks the deployment up for the caller and asks the deployment's Auth (crons:create /

@@ -1,6 +1,8 @@
 import { NotFound } from "../../errors.ts";
 import { JSON_RPC, type RpcId, rpcResult } from "../../http/json-rpc.ts";
 import { logger } from "../../log.ts";
+import { resolveAssistant } from "../assistants/assistants.ts";
+import { authorize, matchesAuthFilters } from "../auth/scope.ts";
 import {
   agentCard,
   checkMethod,
@@ -10,11 +12,9 @@ import {
   tasksCancel,
   tasksGet,
   toRpcError,
-} from "../a2a.ts";
-import { resolveAssistant } from "../assistants.ts";
-import { authorize, matchesAuthFilters } from "../auth-scope.ts";
-import { handleMcpPost, type McpAnswer } from "../mcp.ts";
-import { onClientGone, SSE_HEADERS } from "../stream.ts";
+} from "../protocols/a2a.ts";
+import { handleMcpPost, type McpAnswer } from "../protocols/mcp.ts";
+import { onClientGone, SSE_HEADERS } from "../stream/stream.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 import type { Streamed } from "./runs.ts";
 
@@ -94,6 +94,6 @@ export async function a2aCard(caller: Caller, deploymentId: string, assistantId:
 }
 
 /** The public URL of a path of the deployment, from the request (an A2A card's endpoint). */
-export { deploymentUrl } from "../a2a.ts";
+export { deploymentUrl } from "../protocols/a2a.ts";
 /** GET and DELETE /mcp: a stateless server opens no SSE stream and has no session to end (405). */
-export { mcpMethodNotAllowed } from "../mcp.ts";
+export { mcpMethodNotAllowed } from "../protocols/mcp.ts";

@@ -1,13 +1,21 @@
-import { runAccess, threadAccess } from "../auth-checks.ts";
-import { authorize } from "../auth-scope.ts";
-import type { AgentDeployment } from "../context.ts";
-import type { CancelAction } from "../executor.ts";
-import { keepAliveJson, WAIT_HEADERS } from "../keep-alive.ts";
-import { graphFor } from "../run-assistant.ts";
-import { cancelRunById, createRun, deleteRun, getRun, listRuns, type Run, type RunCreate } from "../runs.ts";
-import { cancelRuns, type RunsCancel } from "../runs-bulk.ts";
-import { joinPoint, onClientGone, runSse, streamHeaders, waitRun } from "../stream.ts";
-import { kick } from "../worker.ts";
+import { runAccess, threadAccess } from "../auth/checks.ts";
+import { authorize } from "../auth/scope.ts";
+import type { AgentDeployment } from "../deployment.ts";
+import { graphFor } from "../runs/assistant.ts";
+import { cancelRuns, type RunsCancel } from "../runs/bulk.ts";
+import type { CancelAction } from "../runs/executor.ts";
+import {
+  cancelRunById,
+  createRun,
+  deleteRun,
+  getRun,
+  listRuns,
+  type Run,
+  type RunCreate,
+} from "../runs/runs.ts";
+import { kick } from "../runs/worker.ts";
+import { keepAliveJson, WAIT_HEADERS } from "../stream/keep-alive.ts";
+import { joinPoint, onClientGone, runSse, streamHeaders, waitRun } from "../stream/stream.ts";
 import { type Caller, deploymentOf, mustBeCallers } from "./caller.ts";
 
 // Runs: every way a run starts goes through `startRun` (the reference's createValidRun): the caller's access to
@@ -191,4 +199,4 @@ export async function cancelMany(
 }
 
 /** Executes the thread's due runs in this runtime until `deadline` (a drain: AWS's asynchronous invocation). */
-export { drainThread as drain } from "../worker.ts";
+export { drainThread as drain } from "../runs/worker.ts";

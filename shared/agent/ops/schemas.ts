@@ -1,9 +1,9 @@
 // The wire schemas of the agent server's routes (what handlers validate requests and answers with), re-exported
 // for the handlers: functions/agent/** reach shared/agent through the operations layer only (layering.test.ts).
-export * from "../assistant-api.ts";
-export { Assistant } from "../assistants.ts";
-export * from "../crons-schemas.ts";
-export * from "../run-schemas.ts";
+export * from "../assistants/api.ts";
+export { Assistant } from "../assistants/assistants.ts";
+export * from "../crons/schemas.ts";
+export * from "../runs/schemas.ts";
 export {
   storeDelete,
   storeGet,
@@ -13,4 +13,4 @@ export {
   storePut,
   storeSearch,
   storeSearchResponse,
-} from "../store-api.ts";
+} from "../store/api.ts";

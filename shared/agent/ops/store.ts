@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { storeAccess } from "../auth-checks.ts";
+import { storeAccess } from "../auth/checks.ts";
 import {
   deleteStoreItem,
   getStoreItem,
@@ -11,7 +11,7 @@ import {
   type storeNamespaces,
   type storePut,
   type storeSearch,
-} from "../store-api.ts";
+} from "../store/api.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 
 // The store: each operation looks the deployment up for the caller and asks the deployment's Auth (store:put /

@@ -1,17 +1,17 @@
 import { Conflict } from "../../errors.ts";
-import { searchScope, threadAccess, threadCreateAccess } from "../auth-checks.ts";
-import type { ThreadStreamMode } from "../run-schemas.ts";
-import { ACTIVE, threadRuns } from "../runs.ts";
+import { searchScope, threadAccess, threadCreateAccess } from "../auth/checks.ts";
+import { ACTIVE, threadRuns } from "../runs/runs.ts";
+import type { ThreadStreamMode } from "../runs/schemas.ts";
+import { SSE_HEADERS } from "../stream/stream.ts";
+import { threadSse } from "../stream/thread-stream.ts";
+import { deleteThread, pruneThreads } from "../threads/delete.ts";
 import {
   applySupersteps,
   patchThreadState,
   threadHistory,
   threadState,
   updateThreadState,
-} from "../state.ts";
-import { SSE_HEADERS } from "../stream.ts";
-import { deleteThread, pruneThreads } from "../thread-delete.ts";
-import { threadSse } from "../thread-stream.ts";
+} from "../threads/state.ts";
 import {
   copyThread,
   countThreads,
@@ -20,7 +20,7 @@ import {
   patchThread,
   searchThreads,
   type ThreadQuery,
-} from "../threads.ts";
+} from "../threads/threads.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 import type { Streamed } from "./runs.ts";
 

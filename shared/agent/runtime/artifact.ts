@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ArtifactManifest } from "../../deploy/bundle.ts";
+import type { ArtifactManifest } from "../../build/bundle.ts";
 
 // The revision's artifact a runtime serves (its folder and manifest.json), for what the runtime reads of it
 // besides the graphs: the http settings, the custom routes' app, the UI bundles, the store index and TTLs.

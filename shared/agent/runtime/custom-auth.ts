@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { ArtifactManifest } from "../../deploy/bundle.ts";
+import type { ArtifactManifest } from "../../build/bundle.ts";
 import { HttpError } from "../../errors.ts";
-import { type AuthHandlers, authFailure, OPERATOR, runAs, toAuthUser } from "../auth-scope.ts";
+import { type AuthHandlers, authFailure, OPERATOR, runAs, toAuthUser } from "../auth/scope.ts";
 
 // Custom auth in a deployment's runtime (langgraph.json `auth.path`): the runtime imports the deployment's
 // `Auth` from its artifact, and runs each request as the user it names. The platform's router (or the local

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { MAX_RUN_BATCH } from "../run-schemas.ts";
+import { MAX_RUN_BATCH } from "../runs/schemas.ts";
 
 // Only the platform starts the execution of a deployment's runs: a runtime cannot invoke its own function (its
 // role may not, runtime/policy.ts), so its code cannot fan out invocations of itself. With worker functions

@@ -2,13 +2,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { ArtifactManifest } from "../../build/bundle.ts";
+import { redactor } from "../../build/exec.ts";
+import { readSchemasFile } from "../../build/schemas-file.ts";
 import { processEnvironment } from "../../config.ts";
-import type { ArtifactManifest } from "../../deploy/bundle.ts";
-import { redactor } from "../../deploy/exec.ts";
-import { readSchemasFile } from "../../deploy/schemas-file.ts";
 import { logger } from "../../log.ts";
-import { attachExtractedSchemas } from "../graph-schemas.ts";
-import type { CompiledGraphLike, GraphSlot } from "../graphs.ts";
+import { attachExtractedSchemas } from "../assistants/graph-schemas.ts";
+import type { CompiledGraphLike, GraphSlot } from "../assistants/graphs.ts";
 import { registerSdkLogger } from "./sdk-logger.ts";
 
 // Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).

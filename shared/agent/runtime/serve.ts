@@ -1,12 +1,12 @@
-import type { GraphInfo } from "../../deploy/smoke.ts";
+import type { GraphInfo } from "../../build/smoke.ts";
+import { type GraphSlot, isFailed } from "../assistants/graphs.ts";
 import {
   type AgentDeployment,
   graphStorage,
   type RuntimeServices,
   servingDeployment,
   withStorage,
-} from "../context.ts";
-import { type GraphSlot, isFailed } from "../graphs.ts";
+} from "../deployment.ts";
 import { RuntimeArtifact } from "./artifact.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 

@@ -1,0 +1,135 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import type { GraphInfo } from "../build/smoke.ts";
+import { NotFound, ServiceUnavailable } from "../errors.ts";
+import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
+import type { ingestBatch } from "../runs/ingest.ts";
+import type { GraphSlot } from "./assistants/graphs.ts";
+import { DynamoCheckpointSaver } from "./checkpoint/checkpointer.ts";
+import type { WebhookSender } from "./runs/webhook.ts";
+import type { RuntimeArtifact } from "./runtime/artifact.ts";
+import { DynamoStore } from "./store/store.ts";
+
+// The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
+// stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
+// Two kinds of process hold one:
+// - the deployment's own runtime (runtime/serve.ts) serves exactly one deployment; only it has `loadGraphs`,
+//   so only it ever imports the deployment's code;
+// - platform processes (the run sweeper, the purge) act on a deployment's records only: no graphs.
+export interface AgentDeployment {
+  tenant_id: string;
+  deployment_id: string;
+  /** `<tenant>#<deployment>`: the prefix of every key the agent server writes. */
+  scope: string;
+  revision_id: string;
+  graphs: GraphInfo[];
+  tracing_project_id: string | null;
+  checkpointer(): DynamoCheckpointSaver;
+  store(): BaseStore;
+  /** The deployment's compiled graphs: set only inside its runtime. */
+  loadGraphs?: () => Promise<Map<string, GraphSlot>>;
+  /** What its runtime executes runs with, given by the runtime's entry point (runtime/serve.ts): only there. */
+  runtime?: RuntimeServices;
+}
+
+/** The services a runtime's entry point hands the deployment it serves (AWS and local each their own). */
+export interface RuntimeServices {
+  /** Names this runtime's claims on runs (a crashed runtime's runs are retried at once). */
+  workerId: string;
+  /** The revision's artifact it serves (manifest, custom routes, UI, store index, TTLs). */
+  artifact: RuntimeArtifact;
+  /** Where its runs' traces go: the trace sink, through this runtime's transport (runtime/traces.ts). */
+  traces: typeof ingestBatch;
+  /**
+   * How a finished run's webhook goes out (answers the failure's class, or undefined once delivered); absent:
+   * sent from this process (AWS: the runtime function).
+   */
+  webhooks?: WebhookSender;
+}
+
+export type DeploymentData = Omit<
+  AgentDeployment,
+  "checkpointer" | "store" | "scope" | "loadGraphs" | "runtime"
+>;
+
+const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
+function durable(scope: string, artifact: RuntimeArtifact | undefined) {
+  let s = savers.get(scope);
+  if (!s) {
+    s = { checkpointer: new DynamoCheckpointSaver({ scope }), store: new DynamoStore({ scope, artifact }) };
+    savers.set(scope, s);
+  }
+  return s;
+}
+
+/**
+ * The records side of a deployment: its scope, checkpointer and store (in a runtime, a store that reads the
+ * revision's index and TTLs from the artifact it serves).
+ */
+export function withStorage(d: DeploymentData, artifact?: RuntimeArtifact): AgentDeployment {
+  const scope = `${d.tenant_id}#${d.deployment_id}`;
+  return {
+    ...d,
+    scope,
+    checkpointer: () => durable(scope, artifact).checkpointer,
+    store: () => durable(scope, artifact).store,
+  };
+}
+
+/** The saver and store graphs get attached (typed as LangGraph's, whichever copy the bundle brings). */
+export const graphStorage = (d: AgentDeployment) => ({
+  checkpointer: d.checkpointer() as BaseCheckpointSaver,
+  store: d.store(),
+});
+
+// Deployments without a record: `npm start -- --graph` serves deployment `local` of the bootstrap workspace.
+/** What the platform routes a local deployment by, as a deployment record holds it (cors, custom_auth). */
+type LocalRouting = Pick<DeploymentRecord, "cors" | "custom_auth">;
+const locals = new Map<string, AgentDeployment & { artifact_dir: string } & LocalRouting>();
+/** A deployment served from a local folder of bundled graphs (its runtime imports them from there). */
+export function registerLocalDeployment(d: DeploymentData & { artifact_dir: string } & LocalRouting): void {
+  locals.set(d.deployment_id, {
+    ...withStorage(d),
+    artifact_dir: d.artifact_dir,
+    cors: d.cors ?? null,
+    custom_auth: d.custom_auth ?? null,
+  });
+}
+export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
+
+// Inside a runtime: the one deployment it serves, for the requests its entry point serves with it.
+const served = new AsyncLocalStorage<AgentDeployment>();
+/** Runs `fn` (a request a runtime serves) as the deployment `d`'s: the only one it may address. */
+export const servingDeployment = <T>(d: AgentDeployment, fn: () => T): T => served.run(d, fn);
+
+export function fromRecord(d: DeploymentRecord): AgentDeployment {
+  if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
+  return withStorage({
+    tenant_id: d.tenant_id,
+    deployment_id: d.id,
+    revision_id: d.active_revision_id,
+    graphs: (d.graphs ?? []) as GraphInfo[],
+    tracing_project_id: d.tracing_project_id ?? null,
+  });
+}
+
+/**
+ * The deployment of a request: in a runtime, its own deployment (any other id is a 404 — a runtime never acts
+ * for another deployment); in a platform process, the deployment's records.
+ */
+export async function agentDeployment(tenantId: string, deploymentId: string): Promise<AgentDeployment> {
+  const serving = served.getStore();
+  if (serving) {
+    if (serving.tenant_id !== tenantId || serving.deployment_id !== deploymentId)
+      throw new NotFound("Deployment not found");
+    return serving;
+  }
+  const local = locals.get(deploymentId);
+  if (local) {
+    if (local.tenant_id !== tenantId) throw new NotFound("Deployment not found");
+    return local;
+  }
+  const d = await recentDeploymentRecord(tenantId, deploymentId);
+  if (!d) throw new NotFound("Deployment not found");
+  return fromRecord(d);
+}

@@ -1,0 +1,56 @@
+import { queryPage } from "../../aws/ddb.ts";
+import { HttpError } from "../../errors.ts";
+import { logger } from "../../log.ts";
+import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
+import { queryShards, shardKeys } from "../../records/shard.ts";
+import { agentDeployment } from "../deployment.ts";
+import { deleteThread } from "./delete.ts";
+import { getThreadItem } from "./threads.ts";
+
+// Thread TTLs (`ttl` with strategy delete on threads.create/update): a thread whose TTL ran out is deleted with
+// its runs, events and checkpoints by the run sweeper (every minute in AWS; locally when the next TTL runs out).
+// Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
+
+/** What the index holds of a thread (keys and ids): its expiry is AGENT1SK, its record is read anyway. */
+type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "AGENT1SK">;
+
+/** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
+export async function sweepExpiredThreads(
+  now = Date.now(),
+): Promise<{ deleted: number; nextCheck?: number }> {
+  const due = await queryShards<Expiring>("main", THREAD_TTL, {
+    IndexName: AGENT_INDEX,
+    KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
+    values: { ":now": new Date(now).toISOString() },
+  });
+  let deleted = 0;
+  for (const item of due) {
+    const ids = indexedAgentRecord(item, "thread");
+    if (!ids) continue;
+    try {
+      const d = await agentDeployment(ids.tenant, ids.deployment);
+      // The index lags: the thread's own record says whether its TTL (perhaps renewed since) ran out.
+      const current = await getThreadItem(d, item.thread_id);
+      if (!current?.ttl_expires_at || Date.parse(current.ttl_expires_at) > now) continue;
+      await deleteThread(d, item.thread_id);
+      deleted++;
+    } catch (err) {
+      // A deleted deployment's threads go with its purge; a thread deleted meanwhile is gone already.
+      if (!(err instanceof HttpError))
+        logger.warn("thread TTL sweep failed", { thread_id: item.thread_id, error: err });
+    }
+  }
+  if (deleted) logger.info("threads deleted by their TTL", { deleted });
+  const firsts = await Promise.all(
+    shardKeys(THREAD_TTL).map((pk) =>
+      queryPage<Expiring>("main", {
+        IndexName: AGENT_INDEX,
+        KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK > :now",
+        values: { ":pk": pk, ":now": new Date(now).toISOString() },
+        Limit: 1,
+      }),
+    ),
+  );
+  const next = firsts.flatMap((p) => p.items.map((i) => Date.parse(i.AGENT1SK ?? ""))).filter((t) => t > 0);
+  return { deleted, ...(next.length ? { nextCheck: Math.min(...next) } : {}) };
+}
