@@ -466,7 +466,8 @@ export const SETTINGS = {
     default: 64,
   }),
   AGENT_MAX_ACTIVE_RUNS: wholeNumber({
-    description: "Active runs (pending or running) one deployment may have; more answer 429.",
+    description:
+      "Entries one deployment may keep in the shared index of active runs: at each sweep, past this many (real runs' first) the rest leave the index (their runs stay; only a run a worker then loses is not retried). Runs are not refused by it.",
     readers: PR,
     min: 1,
     default: 1000,
