@@ -301,19 +301,19 @@ describe("console traces", () => {
     const names = async () =>
       (await rows.getByRole("link").allTextContents()).filter((n) => n.startsWith(tag));
     // The unfiltered first page has 50 rows too (49 of these and "unrelated"): wait for the found ones.
-    await expect.poll(async () => (await names()).length).toBe(50);
+    await expect.poll(async () => (await names()).length, { timeout: 15_000 }).toBe(50);
     expect(await rows.count()).toBe(50);
     const first = await names();
     const pages = page.getByRole("navigation", { name: "Project pages" });
     await pages.getByRole("button", { name: "Older projects" }).click();
     // The oldest one is alone on the second page: together the pages hold each project once. (Wait for its
     // project's row, not for one row: the table's loading row is one row too.)
-    await expect.poll(async () => (await names()).length).toBe(1);
+    await expect.poll(async () => (await names()).length, { timeout: 15_000 }).toBe(1);
     expect(await rows.count()).toBe(1);
     expect(new Set([...first, ...(await names())]).size).toBe(51);
     expect(await pages.getByRole("button", { name: "Older projects" }).isDisabled()).toBe(true);
     await pages.getByRole("button", { name: "Newer projects" }).click();
-    await expect.poll(() => rows.count()).toBe(50);
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(50);
     // A name no project has.
     await page.getByLabel("Name contains").fill(`${tag}-none`);
     await page.getByRole("button", { name: "Find", exact: true }).click();
