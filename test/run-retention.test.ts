@@ -27,6 +27,13 @@ let client: Client;
 const s3 = s3For(facts);
 const DAY = 86_400;
 const now = () => Math.floor(Date.now() / 1000);
+/**
+ * The emulation's own tests expire their items ten years ahead and sweep on a clock that far ahead: the local
+ * cloud's timer sweep (and other files' invoked ones) never takes them first, and the test's sweep takes no one
+ * else's.
+ */
+const AHEAD = 10 * 365 * DAY;
+const ahead = () => now() + AHEAD;
 
 const getRun = (id: string) => call("GET", `/api/v1/runs/${id}`, { headers: ws.headers });
 const stored = (id: string) => getItem<TraceRunRecord>("runs", traceRunKeys.run(ws.tenant, id), true);
@@ -256,11 +263,15 @@ describe("run retention (DynamoDB TTL, emulated locally)", () => {
           : { body: { batchItemFailures: [] } };
       },
       0,
+      ahead,
     );
     const keys = ["a", "b", "c"].map((x) => ({ PK: `${ws.tenant}#${sortKey}-${x}`, SK: sortKey }));
     for (const k of keys)
       await dynamo().send(
-        new PutItemCommand({ TableName: tableName("runs"), Item: toItem({ ...k, expires_at: now() - DAY }) }),
+        new PutItemCommand({
+          TableName: tableName("runs"),
+          Item: toItem({ ...k, expires_at: ahead() - DAY }),
+        }),
       );
     const first = await ttl.sweep();
     expect(first.deleted).toBeGreaterThanOrEqual(3);
@@ -293,10 +304,11 @@ describe("run retention (DynamoDB TTL, emulated locally)", () => {
         return { body: { batchItemFailures: [] } };
       },
       100,
+      ahead,
     );
     const key = { PK: `${ws.tenant}#${sortKey}`, SK: sortKey };
     await dynamo().send(
-      new PutItemCommand({ TableName: tableName("runs"), Item: toItem({ ...key, expires_at: now() - 1 }) }),
+      new PutItemCommand({ TableName: tableName("runs"), Item: toItem({ ...key, expires_at: ahead() - 1 }) }),
     );
     ttl.start();
     try {

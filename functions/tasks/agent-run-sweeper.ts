@@ -1,3 +1,4 @@
+import { runtimeHost } from "../../shared/agent/hosting/host.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sweepExpiredThreads } from "../../shared/agent/threads/ttl.ts";
@@ -11,7 +12,7 @@ let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentRunSweeper", async () => {
   // In AWS the entries a table of an earlier version holds move on the next sweeps (locally: at start).
   if (!config.localMode) await moveAgentIndexEntries();
-  const runs = await sweepRuns();
+  const runs = await sweepRuns(runtimeHost());
   const threads = await sweepExpiredThreads();
   const result = {
     ...runs,

@@ -396,7 +396,7 @@ export class LocalRuntimes implements RuntimeHost {
       logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
       if (limit) void this.noteLimit(spec, limit);
       // Its runs are retried now (from their last checkpoint), which starts a runtime again.
-      void sweepRuns(Date.now(), {
+      void sweepRuns(this, Date.now(), {
         only: { tenant: spec.config.tenant_id, deployment: deployment_id },
         deadWorker: workerId,
         ...(limit ? { cause: limit } : {}),

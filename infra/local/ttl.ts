@@ -62,6 +62,8 @@ export class LocalTtl {
     private readonly invoke: Invoke,
     /** 0 or less: no timer (sweeps only when invoked). */
     private readonly intervalMs: number,
+    /** The time in seconds an item's expiry is compared with (a test's own sweep runs ahead of the cloud's). */
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.consumers = tasks.filter((t): t is (typeof this.consumers)[number] => !!t.ttlDeletes);
   }
@@ -118,7 +120,7 @@ export class LocalTtl {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const started = Date.now();
-      const nowSeconds = Math.floor(Date.now() / 1000);
+      const nowSeconds = this.nowSeconds();
       const now = { ":now": { N: String(nowSeconds) } };
       // Keys only: a run item's payload never leaves DynamoDB Local for this.
       const page = await dynamo().send(

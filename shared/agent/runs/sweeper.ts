@@ -6,7 +6,7 @@ import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } fr
 import { queryShards } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AgentDeployment, agentDeployment } from "../deployment.ts";
-import { runtimeHost } from "../hosting/host.ts";
+import type { RuntimeHost } from "../hosting/host.ts";
 import { unlockForRetry } from "../threads/lock.ts";
 import { type IndexEntry, withinBound } from "./active-run-bound.ts";
 import { finish } from "./finish.ts";
@@ -27,16 +27,17 @@ export interface SweepResult {
 }
 
 /**
- * `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
+ * `host` is how the caller reaches runtimes (a due thread is kicked through it): the sweeper task's
+ * `runtimeHost()`, the local cloud's own runtimes when one of them crashed. `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
  * running runs are taken back at once instead of when their leases run out; `cause` says what stopped it (a
  * sandbox limit), for the error of a run that is given up.
  */
 export async function sweepRuns(
+  host: Pick<RuntimeHost, "kick">,
   now = Date.now(),
   opts: { only?: { tenant: string; deployment: string }; deadWorker?: string; cause?: string } = {},
 ): Promise<SweepResult> {
-  const kick = (d: AgentDeployment, threadId: string) =>
-    runtimeHost().kick(d.tenant_id, d.deployment_id, threadId);
+  const kick = (d: AgentDeployment, threadId: string) => host.kick(d.tenant_id, d.deployment_id, threadId);
   const out: SweepResult = { retried: 0, failed: 0, kicked: 0 };
   const soon = (t: number) => {
     out.nextCheck = Math.min(out.nextCheck ?? t, t);
