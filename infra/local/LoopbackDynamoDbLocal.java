@@ -40,6 +40,8 @@ public final class LoopbackDynamoDbLocal extends HandlerWrapper {
       return;
     }
     if (req.getContentLengthLong() > MAX_BODY) {
+      // Answered now and the connection closed, the body unread: Jetty would otherwise wait to consume it.
+      res.setHeader("Connection", "close");
       refuse(base, res, 413, "RequestEntityTooLargeException", "The request body is larger than 16 MiB.");
       return;
     }
