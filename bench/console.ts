@@ -109,7 +109,8 @@ export async function consoleBench() {
     }
     const agents = `/agents/local`;
     let assistant: { assistant_id: string } | undefined;
-    for (let i = 0; i < 100 && !assistant; i++) {
+    // `--graph` builds and deploys the folder as a revision: its first build installs the lockfile.
+    for (let i = 0; i < 400 && !assistant; i++) {
       assistant = await post(`${agents}/assistants/search`, { graph_id: "agent" })
         .then((l) => l[0])
         .catch(() => undefined);

@@ -85,8 +85,10 @@ export async function fireCronTick(
   deploymentId: string,
   cronId: string,
   scheduledAt: string | null | undefined,
+  /** The Lambda API of the platform the deployment is on (default: the shared local cloud's). */
+  client = lambda(),
 ): Promise<{ outcome: string; run_id?: string; thread_id?: string }> {
-  const out = await lambda().send(
+  const out = await client.send(
     new InvokeCommand({
       FunctionName: "AgentCronTick",
       Payload: JSON.stringify({

@@ -2,16 +2,18 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fireCronTick } from "../harness/agents.ts";
 import { waitFor } from "../harness/export.ts";
 import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { defaultAssistantId } from "../shared/agent/assistants/assistants.ts";
-import { graphConfigArg } from "../shared/agent/hosting/local-graph.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
-// Issue 6 item 9: `npm start -- --graph ./langgraph.json` serves a graph folder as deployment `local`, without
-// a deployment. The folder is a copy of the example agent inside this repository (see beforeAll).
+// `npm start -- --graph ./langgraph.json` deploys a graph folder as deployment `local` of the operator's
+// workspace — an ordinary deployment (issue 34 item 2), so crons, metrics and every function see it — and
+// `/agents/local` names it. The folder is a copy of the example agent inside this repository (see beforeAll).
 const EXAMPLE = fileURLToPath(new URL("../examples/agent", import.meta.url));
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -31,11 +33,17 @@ export const auth = new Auth()
 let tmp: string;
 let platform: RunningPlatform | undefined;
 let client: Client;
+/** The deployment `--graph` made, by its id. */
+let deploymentId: string;
+const v2 = async (route: string) => {
+  const r = await fetch(`${platform!.base}${route}`, { headers: { "x-api-key": platform!.facts.api_key } });
+  expect(r.status).toBe(200);
+  return (await r.json()) as any;
+};
 
 beforeAll(async () => {
-  // Inside this repository, as examples/agent is (issue 27): a folder without a node_modules of its own resolves
-  // the repository's packages from the folders above it, as Node does, and installs nothing. With the example's
-  // own node_modules (when someone installed them), those.
+  // Inside this repository, as examples/agent is: the build copies the folder (without node_modules) and installs
+  // its lockfile, as any deployment's; the folder itself is left as it was.
   await mkdir(path.join(REPO, ".cache"), { recursive: true });
   tmp = await mkdtemp(path.join(REPO, ".cache", "local-graph-test-"));
   const folder = path.join(tmp, "agent");
@@ -61,30 +69,88 @@ beforeAll(async () => {
     },
   );
   await waitFor(
-    "the local graphs to load",
+    "the folder to be deployed",
     async () => {
       if (platform!.child.exitCode != null)
         throw new Error(`the platform exited with ${platform!.child.exitCode}`);
-      const r = await fetch(`${platform!.base}/agents/local/ok`);
+      const r = await fetch(`${platform!.base}/agents/local/ok`, {
+        headers: { "x-api-key": platform!.facts.api_key },
+      });
       return r.status === 200 || undefined;
     },
-    150_000,
-    200,
+    240_000,
+    250,
   );
   expect(existsSync(path.join(folder, "node_modules"))).toBe(ownPackages);
   client = new Client({ apiUrl: `${platform.base}/agents/local`, apiKey: platform.facts.api_key });
-}, 200_000);
+  const named = (await v2("/v2/deployments?name_contains=local")).resources.filter(
+    (d: { name: string }) => d.name === "local",
+  );
+  expect(named).toHaveLength(1);
+  deploymentId = named[0].id;
+}, 300_000);
 
 afterAll(async () => {
   await platform?.stop();
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-describe("--graph: local development without a deployment", () => {
-  it("GET /agents/local/ok answers once the graphs are loaded", async () => {
-    const r = await fetch(`${platform!.base}/agents/local/ok`);
+describe("--graph: a folder deployed as deployment local", () => {
+  it("is an ordinary deployment of the operator's workspace: its record, a DEPLOYED revision built from the folder", async () => {
+    const d = await v2(`/v2/deployments/${deploymentId}`);
+    expect(d).toMatchObject({ name: "local", source_config: { repo_url: path.join(tmp, "agent") } });
+    const revision = await v2(`/v2/deployments/${deploymentId}/revisions/${d.latest_revision_id}`);
+    expect(revision.status).toBe("DEPLOYED");
+    expect(d.active_revision_id).toBe(d.latest_revision_id);
+    // The same agent server at /agents/local and at its id.
+    const byId = new Client({
+      apiUrl: `${platform!.base}/agents/${deploymentId}`,
+      apiKey: platform!.facts.api_key,
+    });
+    const t = await client.threads.create();
+    expect((await byId.threads.get(t.thread_id)).thread_id).toBe(t.thread_id);
+  });
+
+  it("GET /agents/local/ok answers 200 once deployed; without the API key, 401", async () => {
+    const r = await fetch(`${platform!.base}/agents/local/ok`, {
+      headers: { "x-api-key": platform!.facts.api_key },
+    });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ ok: true });
+    expect((await fetch(`${platform!.base}/agents/local/ok`)).status).toBe(401);
+  });
+
+  it("its cron survives its tick and creates a run (the cron tick used to delete it: no record to find)", async () => {
+    const cron = await client.crons.create(defaultAssistantId("agent"), {
+      schedule: "* * * * *",
+      input: { messages: [{ role: "user", content: "weather in Paris?" }] },
+      onRunCompleted: "keep",
+    });
+    const lambda = new LambdaClient({
+      endpoint: platform!.facts.s3.endpoint,
+      region: "us-east-1",
+      credentials: {
+        accessKeyId: platform!.facts.s3.access_key_id,
+        secretAccessKey: platform!.facts.s3.secret_access_key,
+      },
+    });
+    const fired = await fireCronTick(platform!.facts, deploymentId, cron.cron_id, cron.next_run_date, lambda);
+    expect(fired.outcome).toBe("fired");
+    expect(fired.run_id).toEqual(expect.any(String));
+    const kept = await client.crons.search({ assistantId: defaultAssistantId("agent") });
+    expect(kept.map((c) => c.cron_id)).toContain(cron.cron_id);
+    await client.crons.delete(cron.cron_id);
+  });
+
+  it("GET /agents/local/metrics answers (it was a 404)", async () => {
+    const r = await fetch(`${platform!.base}/agents/local/metrics?format=json`, {
+      headers: { "x-api-key": platform!.facts.api_key },
+    });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({
+      lg_api_num_pending_runs: expect.any(Number),
+      lg_api_num_running_runs: expect.any(Number),
+    });
   });
 
   it("the config's graphs serve through the SDK as deployment local, with their default assistants", async () => {
@@ -105,7 +171,7 @@ describe("--graph: local development without a deployment", () => {
     expect(g.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(["agent", "tools"]));
     const schemas = await client.assistants.getSchemas(defaultAssistantId("agent"));
     expect(schemas.state_schema).toMatchObject({ properties: { messages: {} } });
-    // Read from the graphs' types, which resolve from the repository's packages above the folder too.
+    // Read from the graphs' types (the build log, which the start prints).
     expect(await readFile(path.join(tmp, "platform.log"), "utf8")).toContain(
       "graph schemas: read from types for 2 of 2 graph(s)",
     );
@@ -141,14 +207,5 @@ describe("--graph: local development without a deployment", () => {
       headers: { Origin: "https://other.example", "Access-Control-Request-Method": "POST" },
     });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
-  });
-});
-
-describe("graphConfigArg", () => {
-  it("reads --graph <path>, --graph=<path>, then AGENT_GRAPH_CONFIG", () => {
-    expect(graphConfigArg(["--graph", "a.json"], {})).toBe("a.json");
-    expect(graphConfigArg(["--graph=b.json"], {})).toBe("b.json");
-    expect(graphConfigArg([], { AGENT_GRAPH_CONFIG: "c.json" })).toBe("c.json");
-    expect(graphConfigArg([], {})).toBeUndefined();
   });
 });

@@ -20,6 +20,7 @@ import { consoleCsp } from "./console-files.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
+import { LOCAL_GRAPH_DEPLOYMENT, localGraphDeployment } from "./graph-folder.ts";
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
@@ -201,7 +202,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => runtimes.stopAll());
     const { gateway, boundPort } = await startGateway(
       opts,
-      { host, loopback, services, door, runtimes },
+      { host, loopback, services, door, runtimes, tenantId },
       stops,
     );
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
@@ -467,18 +468,20 @@ async function startGateway(
     services: LocalServices;
     door: Awaited<ReturnType<typeof startServiceDoor>>;
     runtimes: LocalRuntimes;
+    /** The operator's workspace (the bootstrap key's). */
+    tenantId: string;
   },
   stops: Stops,
 ) {
-  const { host, loopback, runtimes } = parts;
+  const { host, loopback, runtimes, tenantId } = parts;
   const { functions } = parts.services;
   const gateway = new Gateway({
     // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
     consoleCsp: consoleCsp(parts.door.roleProxy.url),
-    // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS; those of
-    // a deployment only this process knows (`--graph`) straight to its runtime.
+    // Agent-server requests go to the router's bundle under its role, as API Gateway sends them in AWS.
     router: (event) => functions.router(event),
-    forward: runtimes.forward,
+    // `/agents/local`: the deployment `npm start -- --graph` deployed in the operator's workspace.
+    alias: async (id) => (id === LOCAL_GRAPH_DEPLOYMENT ? localGraphDeployment(tenantId) : undefined),
     loader: async (route) => functions.route(route),
     internal: {
       ...loopbackEndpoints(loopback.token, runtimes),

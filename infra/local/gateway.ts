@@ -3,14 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
-import { localDeployment } from "../../shared/agent/deployment.ts";
 import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/edge/origin.ts";
 import { config } from "../../shared/config.ts";
 import {
   agentDeploymentOf,
   type CorsPolicy,
   corsHeaders,
-  corsPolicy,
   DEFAULT_CORS,
   deploymentCorsPolicy,
   isPreflight,
@@ -26,17 +24,9 @@ import { toRestEvent } from "./rest-event.ts";
 
 // The local API Gateway: mounts every manifest route and calls its handler with an HTTP API v2 event.
 type GatewayRoute = CompiledRoute<MountedRoute> & {
-  /** The handler, or none for a route a deployment's runtime serves (the request is forwarded there). */
+  /** The handler, or none for a route a deployment's runtime serves (the router takes its requests). */
   handler?: LambdaHttpHandler;
 };
-
-/** Hands a request to a deployment's runtime (infra/local/runtimes.ts); it answers on `res` itself. */
-export type Forwarder = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  route: MountedRoute,
-  params: Record<string, string>,
-) => Promise<void>;
 
 export interface GatewayOptions {
   /** The console's Content-Security-Policy (console-files.ts: consoleCsp); default: no attachments origin. */
@@ -45,15 +35,16 @@ export interface GatewayOptions {
   routes?: MountedRoute[];
   loader?: (route: MountedRoute) => Promise<LambdaHttpHandler>;
   /**
-   * When set, routes a deployment's runtime serves are not handled here: the router takes them (as in AWS), the
-   * forwarder those of a deployment only this process knows (`npm start -- --graph`).
-   */
-  forward?: Forwarder;
-  /**
    * The platform's router (functions/agent/router.ts, its bundle): every agent-server request, its CORS preflight
-   * and a deployment's own origin, with the event the agent REST API gives it in AWS.
+   * and a deployment's own origin, with the event the agent REST API gives it in AWS. When set, the routes a
+   * deployment's runtime serves are not loaded here.
    */
   router?: (event: APIGatewayProxyEvent) => Promise<HttpResult>;
+  /**
+   * The deployment an agent-server path's id stands for when it is not a deployment id (`/agents/local`: the
+   * deployment `npm start -- --graph` deployed), or undefined; the request goes on under the real id.
+   */
+  alias?: (id: string) => Promise<string | undefined>;
   /** Platform-internal POST endpoints (runtimes calling back), by exact path. */
   internal?: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>;
   /**
@@ -72,9 +63,7 @@ export interface GatewayOptions {
 /** The gateway's default CORS policy for a path: the deployment's for an agent server, else the defaults. */
 export async function pathCorsPolicy(path: string): Promise<CorsPolicy> {
   const deployment = agentDeploymentOf(path);
-  if (deployment === undefined) return DEFAULT_CORS;
-  const local = localDeployment(deployment);
-  return local ? corsPolicy(local.cors) : deploymentCorsPolicy(deployment);
+  return deployment === undefined ? DEFAULT_CORS : deploymentCorsPolicy(deployment);
 }
 
 const TEXT_TYPE = /^(text\/|application\/(json|x-www-form-urlencoded|xml|javascript)|[^;]*\+json)/i;
@@ -175,7 +164,7 @@ export class Gateway {
   async load(): Promise<void> {
     const list = this.opts.routes ?? mountedRoutes();
     const loader = this.opts.loader ?? loadHandler;
-    const forwarded = (r: MountedRoute) => this.opts.forward !== undefined && servedByRuntime(r);
+    const forwarded = (r: MountedRoute) => this.opts.router !== undefined && servedByRuntime(r);
     const handlers = await Promise.all(list.map((r) => (forwarded(r) ? undefined : loader(r))));
     this.compiled = compileRoutes(list.map((route, i) => ({ route, handler: handlers[i] })));
   }
@@ -191,12 +180,20 @@ export class Gateway {
       let url = requestUrl(req.url);
       if (!url) return write(res, jsonResult(400, { detail: "Malformed request target" }));
       // A deployment's own origin (`<deployment>.localhost`): its agent server at the root, nothing else there.
-      const own = this.opts.forward || this.opts.router ? deploymentOfHost(req.headers.host) : undefined;
-      const asSent = url;
+      const own = this.opts.router ? deploymentOfHost(req.headers.host) : undefined;
+      let asSent = url;
       if (own) {
         req.url = `${agentPathAtOwnOrigin(own, url.pathname)}${url.search}`;
         ownOrigin.add(req);
         url = requestUrl(req.url)!;
+      }
+      const named = agentDeploymentOf(url.pathname);
+      const aliased = named !== undefined && !own ? await this.opts.alias?.(named) : undefined;
+      if (aliased) {
+        const at = `/agents/${named}`.length;
+        req.url = `/agents/${aliased}${url.pathname.slice(at)}${url.search}`;
+        url = requestUrl(req.url)!;
+        asSent = url;
       }
       const found = this.match(req.method ?? "GET", url.pathname);
       const preflight = isPreflight(req.method) && found === 405;
@@ -230,7 +227,8 @@ export class Gateway {
         return write(res, jsonResult(found, { detail: found === 404 ? "Not Found" : "Method Not Allowed" }));
       }
       const handler = found.route.handler;
-      if (!handler) return await this.opts.forward!(req, res, found.route.route, found.params);
+      // A route a runtime serves is the router's (routed above): none is answered here.
+      if (!handler) throw new Error(`no handler for ${found.route.route.routeKey}: the router's route`);
       const body = await readBody(req, config.maxRequestBytes);
       const event = toEvent(req, url, body, found.route.route, found.params, tenantId);
       const early = this.opts.intercept && (await this.opts.intercept(event, found.route.route));
@@ -259,7 +257,7 @@ export class Gateway {
 
   /**
    * What the router takes (the resource API Gateway would have matched): a route a runtime serves and an agent
-   * server's preflight, unless its deployment is one only this process knows; undefined for the rest.
+   * server's preflight; undefined for the rest.
    */
   private routed(
     found: ReturnType<Gateway["match"]>,
@@ -268,7 +266,7 @@ export class Gateway {
   ): { resource: string; params: Record<string, string> } | undefined {
     if (!this.opts.router) return undefined;
     const deployment = agentDeploymentOf(path);
-    if (deployment === undefined || localDeployment(deployment)) return undefined;
+    if (deployment === undefined) return undefined;
     if (preflight) return { resource: path, params: { deployment_id: deployment } };
     if (typeof found === "number" || !servedByRuntime(found.route.route)) return undefined;
     return { resource: found.route.route.mountPath, params: found.params };

@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RuntimeHost, runtimeHost } from "../../shared/agent/hosting/host.ts";
-import {
-  LOCAL_DEPLOYMENT_ID,
-  localDeploymentStatus,
-  setLocalDeploymentState,
-} from "../../shared/agent/hosting/local-state.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { Gateway } from "./gateway.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
 
-// A Lambda environment of the local cloud (a worker) reaches the runtimes and the local graphs' state in the
+// A Lambda environment of the local cloud (a worker) reaches the runtimes in the
 // cloud's process through its loopback endpoint, with the token of the cloud's start and nothing else.
 const token = newLoopbackToken();
 const calls: unknown[][] = [];
@@ -48,14 +43,6 @@ describe("the local cloud's loopback endpoint", () => {
       ["activated", "t1", "d1"],
       ["remove", "t1", "d2"],
     ]);
-  });
-
-  it("a worker reads the local graphs' state from the local cloud's process", async () => {
-    setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, "loading");
-    const answer = await post(LOOPBACK_PATHS.localDeploymentState, { deployment_id: LOCAL_DEPLOYMENT_ID });
-    expect(await answer.json()).toEqual({ state: "loading" });
-    setLocalDeploymentState(LOCAL_DEPLOYMENT_ID, undefined);
-    expect(await localDeploymentStatus(LOCAL_DEPLOYMENT_ID)).toBeUndefined();
   });
 
   it("refuses a caller without this start's token", async () => {

@@ -2,14 +2,13 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { RUNTIME_HOST_OPS, type RuntimeHost } from "../../shared/agent/hosting/host.ts";
-import { localDeploymentState } from "../../shared/agent/hosting/local-state.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";
 
 // The local cloud's internal endpoints for its Lambda environments (shared/aws/local-loopback.ts): a worker running
 // a function's bundle shares no module state with this process, so what AWS keeps in a service and this process
-// keeps in memory (the runtimes, the local graphs' state) is asked for here, with the token of this start.
+// keeps in memory (the runtimes) is asked for here, with the token of this start.
 
 /** A fresh token per start: only the environments this process starts are told it. */
 export const newLoopbackToken = () => randomBytes(24).toString("base64url");
@@ -20,7 +19,6 @@ const RuntimeHostCall = z.object({
   deployment_id: z.string().min(1).max(128),
   thread_id: z.string().min(1).max(128).optional(),
 });
-const StateCall = z.object({ deployment_id: z.string().min(1).max(128) });
 
 type Endpoint = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
@@ -68,10 +66,6 @@ export function loopbackEndpoints(token: string, runtimes: RuntimeHost): Record<
         await runtimes.kick(call.tenant_id, call.deployment_id, call.thread_id);
       } else await runtimes[call.op](call.tenant_id, call.deployment_id);
       write(res, jsonResult(200, {}));
-    },
-    [LOOPBACK_PATHS.localDeploymentState]: async (req, res) => {
-      const call = await parsed(req, res, token, StateCall);
-      if (call) write(res, jsonResult(200, { state: localDeploymentState(call.deployment_id) ?? null }));
     },
   };
 }

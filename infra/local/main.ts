@@ -1,6 +1,6 @@
-import { graphConfigArg, serveLocalGraphs } from "../../shared/agent/hosting/local-graph.ts";
 import { ConfigError, loadConfig, setEnvironment } from "../../shared/config.ts";
 import { type Cloud, startCloud } from "./cloud.ts";
+import { deployGraphFolder, graphConfigArg, LOCAL_GRAPH_DEPLOYMENT } from "./graph-folder.ts";
 import { StartupError } from "./http-util.ts";
 
 // `npm start`: the whole platform on loopback. Ctrl-C or SIGTERM stops every part.
@@ -57,19 +57,21 @@ async function main() {
   console.log(`Facts for scripts: ${local.dataDir}/local.json — Ctrl-C to stop.`);
   const graphConfig = graphConfigArg(process.argv.slice(2));
   if (graphConfig) {
-    console.log(`Loading the graphs of ${graphConfig} as deployment local…`);
-    const { graphs } = await serveLocalGraphs({
+    console.log(`Deploying the folder of ${graphConfig} as deployment ${LOCAL_GRAPH_DEPLOYMENT}…`);
+    const { deploymentId, graphs } = await deployGraphFolder({
       configPath: graphConfig,
       tenantId: f.tenant_id,
-      dataDir: local.dataDir,
-      host: cloud.runtimes,
+      base: f.base_url,
+      apiKey: f.api_key,
       log: (line) => console.log(`  ${line}`),
     }).catch(async (err) => {
-      console.error(`error: the graphs of ${graphConfig} could not be served: ${err?.message ?? err}`);
+      console.error(`error: the graphs of ${graphConfig} could not be deployed: ${err?.message ?? err}`);
       await cloud?.stop();
       process.exit(1);
     });
-    console.log(`Agent server  ${f.base_url}/agents/local   (graphs: ${graphs.join(", ")})`);
+    console.log(
+      `Agent server  ${f.base_url}/agents/${LOCAL_GRAPH_DEPLOYMENT}   (deployment ${deploymentId}; graphs: ${graphs.join(", ")})`,
+    );
   }
 }
 

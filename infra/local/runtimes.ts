@@ -1,25 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import {
-  Agent,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  request,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { MountedRoute } from "../../functions/routes.ts";
-import { fromRecord, localDeployment } from "../../shared/agent/deployment.ts";
-import { type AgentAccess, agentAccess } from "../../shared/agent/edge/router-access.ts";
+import { fromRecord } from "../../shared/agent/deployment.ts";
 import type { RuntimeHost } from "../../shared/agent/hosting/host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
-import { containedHeaders } from "../../shared/agent/runtime/answer-headers.ts";
-import { DRAIN_HEADER, DrainAsks, threadOfDrainHeader } from "../../shared/agent/runtime/drain-asks.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
@@ -50,7 +38,7 @@ import { json } from "../../shared/http/event.ts";
 import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
 import { recentDeploymentRecord } from "../../shared/records/control.ts";
-import { atOwnOrigin, jsonResult, write } from "./gateway.ts";
+import { jsonResult, write } from "./gateway.ts";
 import { BodyTooLarge, callSocket, readBody, StartupError } from "./http-util.ts";
 import type { StreamingFunction } from "./lambda-stream.ts";
 import {
@@ -65,8 +53,6 @@ import { bundleRuntime } from "./runtime-bundle.ts";
 import {
   type LocalRuntimeStart,
   PLATFORM_SOCKET,
-  ROUTER_AUTH_HEADER,
-  ROUTER_TENANT_HEADER,
   RUNTIME_SOCKET,
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
@@ -205,24 +191,21 @@ export class LocalRuntimes implements RuntimeHost {
 
   /** What the deployment's active revision needs to run: 404 for another workspace's, 503 when none is live. */
   private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec> {
-    const local = localDeployment(deploymentId);
-    const d = local ? undefined : await recentDeploymentRecord(tenant, deploymentId);
-    if ((local && local.tenant_id !== tenant) || (!local && !d)) throw new NotFound("Deployment not found");
-    const revision = local?.revision_id ?? d?.active_revision_id;
-    const prefix = d?.active_artifact_prefix;
-    if (!revision || (!local && !prefix))
-      throw new ServiceUnavailable("The deployment has no deployed revision yet");
+    const d = await recentDeploymentRecord(tenant, deploymentId);
+    if (!d) throw new NotFound("Deployment not found");
+    const revision = d.active_revision_id;
+    const prefix = d.active_artifact_prefix;
+    if (!revision || !prefix) throw new ServiceUnavailable("The deployment has no deployed revision yet");
     const refusal = unsandboxedRefusal(tenant);
     if (refusal) throw new ServiceUnavailable(refusal);
     // The revision that runs already: nothing to read again.
     const running = this.current.get(deploymentId);
     if (running?.key === `${deploymentId}@${revision}`) return running.spec;
-    const dir = local ? local.artifact_dir : await materializeArtifact(prefix!);
-    const source = local ?? fromRecord(d!);
-    const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = source;
+    const dir = await materializeArtifact(prefix);
+    const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = fromRecord(d);
     return {
       config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
-      env: { ...manifestEnv(dir), ...(d ? await unsealSecrets(d) : {}) },
+      env: { ...manifestEnv(dir), ...(await unsealSecrets(d)) },
     };
   }
 
@@ -408,7 +391,6 @@ export class LocalRuntimes implements RuntimeHost {
   /** A limit stopped the runtime: its revision's deploy log says so (the run's error does too, via the sweep). */
   private async noteLimit(spec: RuntimeSpec, limit: string): Promise<void> {
     const { tenant_id, deployment_id, revision_id } = spec.config;
-    if (localDeployment(deployment_id)) return;
     await appendLog(
       { tenant_id, deployment_id, id: revision_id },
       "deploy",
@@ -471,100 +453,6 @@ export class LocalRuntimes implements RuntimeHost {
       headers: { [RUNTIME_TOKEN_HEADER]: r.token },
     });
   }
-
-  /**
-   * The gateway's forwarder for a deployment only this process knows (`npm start -- --graph`: no record the
-   * router could read): who may call is decided by the router's own check (agentAccess), then the request goes
-   * to the runtime as it came, without the platform key. Every other deployment's requests pass the router.
-   */
-  forward = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    _route: MountedRoute,
-    params: Record<string, string>,
-  ): Promise<void> => {
-    let r: Running;
-    let access: AgentAccess;
-    try {
-      access = await agentAccess(
-        req.headers as Record<string, string | undefined>,
-        params.deployment_id,
-        req.socket.remoteAddress ?? "",
-      );
-      r = await this.ensure(access.tenant, params.deployment_id);
-    } catch (err) {
-      req.resume();
-      if (err instanceof HttpError) return write(res, json(err.status, err.body(), err.headers()));
-      throw err;
-    }
-    const headers = {
-      ...access.headers,
-      [RUNTIME_TOKEN_HEADER]: r.token,
-      [ROUTER_TENANT_HEADER]: access.tenant,
-      [ROUTER_AUTH_HEADER]: access.auth,
-    };
-    // Drains the answer asks for (103 answers, drain-asks.ts) are started here, as AWS's router starts them.
-    const asks = new DrainAsks();
-    const drain = (info: { statusCode: number; headers: IncomingHttpHeaders }) => {
-      if (info.statusCode !== 103 || info.headers[DRAIN_HEADER] === undefined) return;
-      const thread = asks.take(threadOfDrainHeader(info.headers[DRAIN_HEADER]));
-      if (thread === undefined) return;
-      // A lost kick is the run sweeper's.
-      this.kick(access.tenant, params.deployment_id, thread).catch((err) =>
-        logger.error("starting a run's drain failed", { error: err, ...params }),
-      );
-    };
-    await new Promise<void>((done) => {
-      const upstream = request(
-        {
-          socketPath: join(r.socketDir, RUNTIME_SOCKET),
-          method: req.method,
-          path: req.url,
-          headers,
-          agent: r.agent,
-        },
-        (answer) => {
-          // The deployment's content never acts with the console's origin (answer-headers.ts). Node keeps the
-          // first of repeated Content-Types: the check sees them all.
-          const types = answer.rawHeaders.filter(
-            (_, i, raw) => i % 2 === 1 && /^content-type$/i.test(raw[i - 1]),
-          );
-          res.writeHead(
-            answer.statusCode ?? 502,
-            containedHeaders(
-              {
-                ...answer.headers,
-                "content-type": types.length > 1 ? types : answer.headers["content-type"],
-              },
-              { sharedOrigin: !atOwnOrigin(req) },
-            ) as OutgoingHttpHeaders,
-          );
-          if (answer.headers["content-type"]?.startsWith("text/event-stream")) res.flushHeaders();
-          answer.pipe(res);
-          answer.on("end", done);
-          answer.on("error", () => {
-            res.destroy();
-            done();
-          });
-        },
-      );
-      upstream.on("information", drain);
-      // A client that leaves ends the runtime's side too (a stream with on_disconnect=cancel cancels its run).
-      res.on("close", () => {
-        if (!res.writableFinished) upstream.destroy();
-        done();
-      });
-      upstream.on("error", (err) => {
-        if (!res.headersSent)
-          write(res, jsonResult(502, { detail: `The deployment's runtime failed: ${err.message}` }));
-        else res.destroy();
-        done();
-      });
-      req.pipe(upstream);
-    });
-    if (asks.refused)
-      logger.warn("a runtime's drain asks were refused", { refused: asks.refused, ...params });
-  };
 
   /**
    * Deployments' runtime functions as the local Lambda emulator serves the router's InvokeWithResponseStream

@@ -82,21 +82,6 @@ export const graphStorage = (d: AgentDeployment) => ({
   store: d.store(),
 });
 
-// Deployments without a record: `npm start -- --graph` serves deployment `local` of the bootstrap workspace.
-/** What the platform routes a local deployment by, as a deployment record holds it (cors, custom_auth). */
-type LocalRouting = Pick<DeploymentRecord, "cors" | "custom_auth">;
-const locals = new Map<string, AgentDeployment & { artifact_dir: string } & LocalRouting>();
-/** A deployment served from a local folder of bundled graphs (its runtime imports them from there). */
-export function registerLocalDeployment(d: DeploymentData & { artifact_dir: string } & LocalRouting): void {
-  locals.set(d.deployment_id, {
-    ...withStorage(d),
-    artifact_dir: d.artifact_dir,
-    cors: d.cors ?? null,
-    custom_auth: d.custom_auth ?? null,
-  });
-}
-export const localDeployment = (deploymentId: string) => locals.get(deploymentId);
-
 // Inside a runtime: the one deployment it serves, for the requests its entry point serves with it.
 const served = new AsyncLocalStorage<AgentDeployment>();
 /** Runs `fn` (a request a runtime serves) as the deployment `d`'s: the only one it may address. */
@@ -123,11 +108,6 @@ export async function agentDeployment(tenantId: string, deploymentId: string): P
     if (serving.tenant_id !== tenantId || serving.deployment_id !== deploymentId)
       throw new NotFound("Deployment not found");
     return serving;
-  }
-  const local = locals.get(deploymentId);
-  if (local) {
-    if (local.tenant_id !== tenantId) throw new NotFound("Deployment not found");
-    return local;
   }
   const d = await recentDeploymentRecord(tenantId, deploymentId);
   if (!d) throw new NotFound("Deployment not found");

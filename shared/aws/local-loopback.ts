@@ -6,7 +6,6 @@ import { config } from "../config.ts";
 export const LOOPBACK_TOKEN_HEADER = "x-platform-loopback-token";
 export const LOOPBACK_PATHS = {
   runtimeHost: "/__platform/runtime-host",
-  localDeploymentState: "/__platform/local-deployment-state",
 } as const;
 
 /** POSTs `body` to one of the local cloud's internal endpoints; its JSON answer. */

@@ -244,7 +244,7 @@ export const SETTINGS = {
     readers: P,
   }),
   AGENT_GRAPH_CONFIG: text({
-    description: "A langgraph.json `npm start` serves as deployment `local` (as `--graph <path>` does).",
+    description: "A langgraph.json whose folder `npm start` deploys as deployment `local` (as `--graph <path>` does).",
     readers: ["local cloud"],
   }),
   LOCAL_FUNCTION_IDLE_MS: wholeNumber({

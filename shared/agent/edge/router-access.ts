@@ -3,7 +3,6 @@ import { EndUserLimiter } from "../../auth/end-user-rate.ts";
 import { admitRequest } from "../../auth/rate-limit.ts";
 import { HttpError } from "../../errors.ts";
 import { recentDeploymentById } from "../../records/control.ts";
-import { localDeployment } from "../deployment.ts";
 import type { RouterAuth } from "../runtime/custom-auth.ts";
 
 // Who may call a deployment's agent server, decided by platform code (the AWS router, the local gateway) before
@@ -26,13 +25,6 @@ export interface AgentAccess {
   headers: Record<string, string | undefined>;
 }
 
-/** What routing needs of a deployment: its record, or a local one's (`npm start -- --graph`). */
-async function routingRecord(deploymentId: string) {
-  const local = localDeployment(deploymentId);
-  if (local) return { ...local, active_revision_id: local.revision_id };
-  return recentDeploymentById(deploymentId);
-}
-
 /** End users' buckets: one per process, as the workspaces' limiter is. */
 const endUsers = new EndUserLimiter();
 
@@ -51,11 +43,11 @@ export async function agentAccess(
     refused = err;
   }
   if (tenant !== undefined) {
-    const [, d] = await Promise.all([admitRequest(tenant), routingRecord(deploymentId)]);
+    const [, d] = await Promise.all([admitRequest(tenant), recentDeploymentById(deploymentId)]);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
     return { tenant, auth: keyIgnored ? "custom" : "operator", headers: await withoutPlatformKeys(headers) };
   }
-  const d = await routingRecord(deploymentId);
+  const d = await recentDeploymentById(deploymentId);
   if (d?.custom_auth && d.active_revision_id) {
     await endUsers.admit(deploymentId, client);
     return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };

@@ -4,7 +4,6 @@ import { config } from "../../config.ts";
 import { NotFound, ServiceUnavailable } from "../../errors.ts";
 import type { HttpEvent } from "../../http/event.ts";
 import { deployments } from "../../records/control.ts";
-import { localDeploymentStatus } from "../hosting/local-state.ts";
 import { docsPage } from "../protocols/openapi.ts";
 import { agentServerBase, uiAsset, uiComponentHtml } from "../protocols/ui.ts";
 import { agentMetrics, prometheusText } from "../runs/metrics.ts";
@@ -67,8 +66,7 @@ export const uiFile = (deploymentId: string, name: string, file: string) => uiAs
 export const docs = (deploymentId: string): string => docsPage(deploymentId);
 
 /**
- * Health: 200 once a revision of the deployment serves (or, for `npm start -- --graph`, once the local graphs
- * are loaded), 503 before. Public, but told only to the deployment's own workspace: without an API key every id
+ * Health: 200 once a revision of the deployment serves, 503 before. Public, but told only to the deployment's own workspace: without an API key every id
  * answers 401 unread, and with one the deployment is read under the caller's workspace (one GetItem, found or
  * not), so another workspace's deployment answers exactly as a missing one.
  */
@@ -76,9 +74,6 @@ export async function health(
   headers: Record<string, string | undefined>,
   deploymentId: string,
 ): Promise<{ ok: boolean }> {
-  const local = await localDeploymentStatus(deploymentId);
-  if (local === "ready") return { ok: true };
-  if (local === "loading") throw new ServiceUnavailable("The local graphs are still loading");
   const tenant = await authenticate(headers);
   const d = await deployments.get({ tenant, id: deploymentId });
   if (!d) throw new NotFound("Deployment not found");

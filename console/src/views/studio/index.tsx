@@ -45,8 +45,9 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
   const [chosenTab, setTab] = useState<Tab>("Graph");
   const [error, setError] = useState<string>();
   const [version, setVersion] = useState(0);
-  // The deployment's tracing project, where each of its runs is a trace named by the run's id. The `--graph`
-  // deployment of `npm start` ("local") has no control-plane record to ask.
+  // The deployment's tracing project, where each of its runs is a trace named by the run's id. "local" (the
+  // gateway's name for the deployment `npm start -- --graph` made) is no id the control plane takes: opened
+  // from the deployments list, the studio names that deployment by its id.
   const deployment = useApi<Deployment>(
     deploymentId === "local" ? undefined : `/v2/deployments/${encodeURIComponent(deploymentId)}`,
   );
