@@ -160,9 +160,9 @@ describe("layering", () => {
 
   it("finds a handler that passes the operations layer by", () => {
     const made = new Map([
-      ["functions/agent/threads/get.ts", ["shared/agent/deployment.ts", "shared/agent/ops/index.ts"]],
+      ["functions/agent/threads/get.ts", ["shared/agent/deployment/deployment.ts", "shared/agent/ops/index.ts"]],
     ]);
-    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/deployment.ts"]);
+    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/deployment/deployment.ts"]);
   });
 
   it("no production module imports test/ or bench/ (test helpers live under test/)", () => {

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fromRecord } from "../../shared/agent/deployment.ts";
+import { fromRecord } from "../../shared/agent/deployment/deployment.ts";
 import type { RuntimeHost } from "../../shared/agent/hosting/host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";

@@ -1,4 +1,4 @@
-import { mcpMethodNotAllowed } from "../../../shared/agent/ops/protocols.ts";
+import { mcpMethodNotAllowed } from "../../../shared/agent/protocols/index.ts";
 import { deploymentParams } from "../../../shared/agent/ops/schemas.ts";
 import { defineHandler, reply } from "../../handler.ts";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { z as z3 } from "zod/v3";
 import { contains } from "./assistants.ts";
 import { attachExtractedSchemas, graphSchemas, subgraphSchemas } from "./graph-schemas.ts";
-import type { CompiledGraphLike } from "./graphs.ts";
+import type { CompiledGraphLike } from "../deployment/graphs.ts";
 
 const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
 

@@ -35,7 +35,7 @@ import type {
 import { checkpointPk, checkpointSk, valueSk, writeSk } from "../../records/agent.ts";
 import { s3PartKey, s3ValueKey, s3WriteKey } from "../../records/checkpoint-keys.ts";
 import { tableName } from "../../tables.ts";
-import { groupCreate, groupPut } from "../stream/group-write.ts";
+import { groupCreate, groupPut } from "../../aws/group-write.ts";
 import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./admin.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { type Entry, type Reading, readMetadata, readTuples, scopeEntries, threadEntries } from "./read.ts";

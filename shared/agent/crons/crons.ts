@@ -17,7 +17,7 @@ import {
 import { queryShards, shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, authConfigurable, authUser, matchesAuthFilters } from "../auth/scope.ts";
-import { type AgentDeployment, agentDeployment } from "../deployment.ts";
+import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
 import { runtimeHost } from "../hosting/host.ts";
 import { graphFor } from "../runs/assistant.ts";
 import { ACTIVE, cancelRun, newRunRecord, type RunCreate, threadRuns } from "../runs/runs.ts";

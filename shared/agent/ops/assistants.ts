@@ -13,7 +13,7 @@ import {
   updateAssistant,
 } from "../assistants/assistants.ts";
 import { drawGraph, graphSchemas, subgraphSchemas } from "../assistants/graph-schemas.ts";
-import { assistantCreateAccess, authorizedAssistant, searchScope } from "../auth/checks.ts";
+import { assistantCreateAccess, authorizedAssistant, searchScope } from "./checks.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 
 // Assistants: each operation looks the deployment up for the caller and asks the deployment's Auth

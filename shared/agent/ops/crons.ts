@@ -1,4 +1,4 @@
-import { cronAccess, cronCreateAccess, searchScope } from "../auth/checks.ts";
+import { cronAccess, cronCreateAccess, searchScope } from "./checks.ts";
 import { countCrons, createCron, deleteCron, patchCron, searchCrons } from "../crons/crons.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 

@@ -5,7 +5,7 @@
 export * as assistants from "./assistants.ts";
 export { type Caller, callerOf } from "./caller.ts";
 export * as crons from "./crons.ts";
-export * as protocols from "./protocols.ts";
+export * as protocols from "../protocols/index.ts";
 export type { Streamed } from "./runs.ts";
 export * as runs from "./runs.ts";
 export * as store from "./store.ts";

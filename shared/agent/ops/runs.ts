@@ -1,6 +1,6 @@
-import { runAccess, threadAccess } from "../auth/checks.ts";
+import { runAccess, threadAccess } from "./checks.ts";
 import { authorize } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { graphFor } from "../runs/assistant.ts";
 import { cancelRuns, type RunsCancel } from "../runs/bulk.ts";
 import type { CancelAction } from "../runs/executor.ts";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { storeAccess } from "../auth/checks.ts";
+import { storeAccess } from "./checks.ts";
 import {
   deleteStoreItem,
   getStoreItem,

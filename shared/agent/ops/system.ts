@@ -4,10 +4,10 @@ import { config } from "../../config.ts";
 import { NotFound, ServiceUnavailable } from "../../errors.ts";
 import type { HttpEvent } from "../../http/event.ts";
 import { deployments } from "../../records/control.ts";
-import { docsPage } from "../protocols/openapi.ts";
-import { agentServerBase, uiAsset, uiComponentHtml } from "../protocols/ui.ts";
+import { docsPage } from "./openapi.ts";
+import { agentServerBase, uiAsset, uiComponentHtml } from "../ui/ui.ts";
 import { agentMetrics, prometheusText } from "../runs/metrics.ts";
-import { artifactManifest } from "../runtime/artifact.ts";
+import { artifactManifest } from "../artifact/artifact.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
 
 // What the agent server answers about itself: info, metrics, health, docs and UI files. None of them is a

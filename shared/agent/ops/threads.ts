@@ -1,10 +1,10 @@
 import { Conflict } from "../../errors.ts";
-import { searchScope, threadAccess, threadCreateAccess } from "../auth/checks.ts";
+import { searchScope, threadAccess, threadCreateAccess } from "./checks.ts";
 import { ACTIVE, threadRuns } from "../runs/runs.ts";
 import type { ThreadStreamMode } from "../runs/schemas.ts";
 import { SSE_HEADERS } from "../stream/stream.ts";
-import { threadSse } from "../stream/thread-stream.ts";
-import { deleteThread, pruneThreads } from "../threads/delete.ts";
+import { threadSse } from "../runs/thread-stream.ts";
+import { deleteThread, pruneThreads } from "../cleanup/threads.ts";
 import {
   applySupersteps,
   patchThreadState,

@@ -3,8 +3,8 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, type RpcId, rpcError } from 
 import { isRecord } from "../../llm/json.ts";
 import type { RunRecord } from "../../records/agent.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
-import { threadAccess } from "../auth/checks.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import { threadAccess } from "../ops/checks.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
 import { startRun } from "../ops/runs.ts";
 import { ACTIVE, cancelRun, getRunItem } from "../runs/runs.ts";

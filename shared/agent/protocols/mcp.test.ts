@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { handleMcpPost, MCP_PROTOCOL_VERSIONS, mcpMethodNotAllowed } from "./mcp.ts";
 
 // The JSON-RPC side of the MCP endpoint, without a deployment: methods that need one are covered by

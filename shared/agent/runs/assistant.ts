@@ -1,7 +1,7 @@
 import type { GraphConfig } from "../../records/agent.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
-import { type CompiledGraphLike, loadedGraph } from "../assistants/graphs.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import { type CompiledGraphLike, loadedGraph } from "../deployment/graphs.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 
 // The graph a run or a thread's state call addresses: `assistant_id` is an assistant id or a graph id.
 export interface RunGraph {

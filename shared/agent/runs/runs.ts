@@ -6,10 +6,10 @@ import { ACTIVE_RUNS, agentKeys, type RunRecord, type RunStatus, runs } from "..
 import { shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { authConfigurable } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { openChannel } from "../stream/broker.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { leaveQueue, storePending, storeStarted } from "../threads/lock.ts";
+import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "../threads/threads.ts";
 import { graphFor, type RunGraph } from "./assistant.ts";
 import { type CancelAction, executor } from "./executor.ts";

@@ -2,8 +2,8 @@ import { type FailureClass, OutboundFailure, outboundRequest } from "../../conta
 import { logger } from "../../log.ts";
 import type { RunRecord } from "../../records/agent.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { httpFlag } from "../runtime/artifact.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { httpFlag } from "../artifact/artifact.ts";
 import type { RunOutcome } from "../stream/broker.ts";
 import { threadState } from "../threads/state.ts";
 import { ACTIVE, getRunItem, toRun } from "./runs.ts";

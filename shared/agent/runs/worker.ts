@@ -10,14 +10,14 @@ import {
   type ThreadRecord,
 } from "../../records/agent.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { controllers, openChannel, type RunOutcome } from "../stream/broker.ts";
 import { dropEventLog, EventLog, lastEventSeq, liveOnlyLog, storesEvents } from "../stream/event-log.ts";
 import { attachEventsMode } from "../stream/events-mode.ts";
 import { MessagesMode } from "../stream/messages-mode.ts";
 import { toJson } from "../stream/serialize.ts";
-import { deleteStatelessThread } from "../threads/delete.ts";
-import { attemptOf, claim, mendQueued } from "../threads/lock.ts";
+import { deleteStatelessThread } from "../cleanup/threads.ts";
+import { attemptOf, claim, mendQueued } from "./thread-lock.ts";
 import { debugEvent, toThreadState } from "../threads/state.ts";
 import { getThreadItem } from "../threads/threads.ts";
 import { endRunTrace, traceRun } from "../tracing/run-tracing.ts";

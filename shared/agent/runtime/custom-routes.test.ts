@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpEvent } from "../../http/event.ts";
-import { RuntimeArtifact } from "./artifact.ts";
+import { RuntimeArtifact } from "../artifact/artifact.ts";
 import { customRouteAnswer, disableFlagOf } from "./custom-routes.ts";
 
 // langgraph.json http in the runtime: the app's routes first, the disabled groups 404, the rest to the built-ins.

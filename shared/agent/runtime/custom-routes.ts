@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
 import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
-import type { RuntimeArtifact } from "./artifact.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
 // agent server's root as the LangGraph API server mounts it: its routes take precedence over the built-in

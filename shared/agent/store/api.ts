@@ -2,7 +2,7 @@ import { InvalidNamespaceError, type Item } from "@langchain/langgraph-checkpoin
 import { z } from "zod";
 import { validationError } from "../../errors.ts";
 import { qFlag } from "../../http/query.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { storeIndex } from "./search-index.ts";
 import { DynamoStore } from "./store.ts";
 

@@ -1,5 +1,5 @@
 import { NotFound } from "../../errors.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { executor } from "../runs/executor.ts";
 import { cancelRun, getRunItem, pollRunEnd } from "../runs/runs.ts";
 import { threadState } from "../threads/state.ts";

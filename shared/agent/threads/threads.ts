@@ -5,8 +5,8 @@ import { agentKeys, THREAD_TTL, type ThreadRecord, type ThreadStatus, threads } 
 import { shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, matchesAuthFilters } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { threadDefaultTtl } from "../deployment-settings.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { threadDefaultTtl } from "../artifact/ttl.ts";
 
 // Threads of a deployment's agent server: one partition per deployment in the main table (records and keys:
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of

@@ -7,7 +7,7 @@ import { BaseTracer, type Run } from "@langchain/core/tracers/base";
 import { config as platformConfig } from "../../config.ts";
 import { logger } from "../../log.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { executor } from "../runs/executor.ts";
 import { TraceBatch, type TraceBatchOptions } from "./batch.ts";
 import { createBody, endBody } from "./format.ts";

@@ -2,10 +2,10 @@ import { batchWrite } from "../../aws/batch.ts";
 import { NotFound } from "../../errors.ts";
 import { runs } from "../../records/agent.ts";
 import { deleteThreadCrons } from "../crons/crons.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { ACTIVE, cancelRun, runEnded, threadRuns } from "../runs/runs.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { deleteThreadRecord, getThreadItem } from "./threads.ts";
+import { deleteThreadRecord, getThreadItem } from "../threads/threads.ts";
 
 // Deleting a thread: its active runs are interrupted (and awaited) first, then runs, events and checkpoints go.
 export async function deleteThread(d: AgentDeployment, threadId: string): Promise<void> {

@@ -12,11 +12,11 @@ import {
   tasksCancel,
   tasksGet,
   toRpcError,
-} from "../protocols/a2a.ts";
-import { handleMcpPost, type McpAnswer } from "../protocols/mcp.ts";
+} from "./a2a.ts";
+import { handleMcpPost, type McpAnswer } from "./mcp.ts";
 import { onClientGone, SSE_HEADERS } from "../stream/stream.ts";
-import { type Caller, deploymentOf } from "./caller.ts";
-import type { Streamed } from "./runs.ts";
+import { type Caller, deploymentOf } from "../ops/caller.ts";
+import type { Streamed } from "../ops/runs.ts";
 
 // The protocols the agent server speaks besides its REST API — MCP and A2A — as operations: the deployment is
 // looked up for the caller, and every run they start goes through runs.ts `startRun`, every thread they read
@@ -94,6 +94,6 @@ export async function a2aCard(caller: Caller, deploymentId: string, assistantId:
 }
 
 /** The public URL of a path of the deployment, from the request (an A2A card's endpoint). */
-export { deploymentUrl } from "../protocols/a2a.ts";
+export { deploymentUrl } from "./a2a.ts";
 /** GET and DELETE /mcp: a stateless server opens no SSE stream and has no session to end (405). */
-export { mcpMethodNotAllowed } from "../protocols/mcp.ts";
+export { mcpMethodNotAllowed } from "./mcp.ts";

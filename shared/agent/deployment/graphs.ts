@@ -1,5 +1,5 @@
 import { GraphLoadFailed, NotFound, ServiceUnavailable } from "../../errors.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "./deployment.ts";
 
 // The graphs a deployment serves, imported from its revision's artifact (the bundles the build step made), with
 // the platform's checkpointer and store attached. Only a deployment's own runtime imports them

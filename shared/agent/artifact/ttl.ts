@@ -1,5 +1,5 @@
-import type { ArtifactManifest } from "../build/bundle.ts";
-import { artifactManifest, type RuntimeArtifact } from "./runtime/artifact.ts";
+import type { ArtifactManifest } from "../../build/bundle.ts";
+import { artifactManifest, type RuntimeArtifact } from "./artifact.ts";
 
 // langgraph.json's `checkpointer.ttl` and `store.ttl` as a deployment's runtime applies them, read from the
 // manifest of the revision it serves. Platform processes (sweepers, cron ticks) serve no artifact: no defaults.

@@ -1,14 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import type { GraphInfo } from "../build/smoke.ts";
-import { NotFound, ServiceUnavailable } from "../errors.ts";
-import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
-import type { ingestBatch } from "../runs/ingest.ts";
-import type { GraphSlot } from "./assistants/graphs.ts";
-import { DynamoCheckpointSaver } from "./checkpoint/checkpointer.ts";
-import type { WebhookSender } from "./runs/webhook.ts";
-import type { RuntimeArtifact } from "./runtime/artifact.ts";
-import { DynamoStore } from "./store/store.ts";
+import type { GraphInfo } from "../../build/smoke.ts";
+import { NotFound, ServiceUnavailable } from "../../errors.ts";
+import { type DeploymentRecord, recentDeploymentRecord } from "../../records/control.ts";
+import type { ingestBatch } from "../../runs/ingest.ts";
+import type { GraphSlot } from "./graphs.ts";
+import { DynamoCheckpointSaver } from "../checkpoint/checkpointer.ts";
+import type { WebhookSender } from "../runs/webhook.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
+import { DynamoStore } from "../store/store.ts";
 
 // The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
 // stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
