@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RuntimeHost, runtimeHost } from "../../shared/agent/hosting/host.ts";
+import { runtimeHost } from "../../shared/agent/hosting/host.ts";
+import type { RuntimeHost } from "../../shared/agent/hosting/runtime-host.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { Gateway } from "./gateway.ts";
 import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";

@@ -1,7 +1,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
-import { RUNTIME_HOST_OPS, type RuntimeHost } from "../../shared/agent/hosting/host.ts";
+import { RUNTIME_HOST_OPS } from "../../shared/agent/hosting/host.ts";
+import type { RuntimeHost } from "../../shared/agent/hosting/runtime-host.ts";
 import { LOOPBACK_PATHS, LOOPBACK_TOKEN_HEADER } from "../../shared/aws/local-loopback.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { readBody } from "./http-util.ts";

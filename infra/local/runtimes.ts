@@ -5,7 +5,7 @@ import { Agent, type IncomingMessage, type Server, type ServerResponse } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fromRecord } from "../../shared/agent/deployment/deployment.ts";
-import type { RuntimeHost } from "../../shared/agent/hosting/host.ts";
+import type { RuntimeHost } from "../../shared/agent/hosting/runtime-host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { CREATE_ONLY, cancelCodes, transact } from "../../aws/ddb.ts";
 import { HttpError, NotFound } from "../../errors.ts";
+import { contains } from "../../json-contains.ts";
 import { logger } from "../../log.ts";
 import {
   AGENT_INDEX,
@@ -21,7 +22,7 @@ import { type AgentDeployment, agentDeployment } from "../deployment/deployment.
 import { runtimeHost } from "../hosting/host.ts";
 import { graphFor } from "../runs/assistant.ts";
 import { ACTIVE, cancelRun, newRunRecord, type RunCreate, threadRuns } from "../runs/runs.ts";
-import { bindGraph, contains, getThreadItem, newThreadRecord } from "../threads/threads.ts";
+import { bindGraph, getThreadItem, newThreadRecord } from "../threads/threads.ts";
 import { nextRunDate } from "./schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./schemas.ts";
 

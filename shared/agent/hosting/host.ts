@@ -2,17 +2,9 @@ import { callLoopback, LOOPBACK_PATHS } from "../../aws/local-loopback.ts";
 import { config } from "../../config.ts";
 import { recentDeploymentRecord } from "../../records/control.ts";
 import { lambdaRuntimeHost, lambdaRuntimes } from "./lambda-host.ts";
+import type { RuntimeHost } from "./runtime-host.ts";
 
-// How platform code reaches deployments' runtimes without importing their code: the local cloud runs a child
-// process per deployment (infra/local/runtimes.ts), AWS a Lambda function per deployment (lambda-host.ts).
-export interface RuntimeHost {
-  /** Has the deployment's runtime start the thread's next due run (the run sweeper's retries, delayed runs). */
-  kick(tenantId: string, deploymentId: string, threadId: string): Promise<void>;
-  /** A new revision went live: its runtime takes over from the previous one. */
-  activated(tenantId: string, deploymentId: string): Promise<void>;
-  /** The deployment is deleted: its runtimes stop and go. */
-  remove(tenantId: string, deploymentId: string): Promise<void>;
-}
+// The runtime host of a platform function (runtime-host.ts): AWS's Lambda functions, or the local cloud's runtimes.
 
 /** In AWS (the deploy step is told about per-deployment functions): each deployment's function version. */
 const awsHost = () =>

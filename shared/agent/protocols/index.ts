@@ -3,6 +3,10 @@ import { JSON_RPC, type RpcId, rpcResult } from "../../http/json-rpc.ts";
 import { logger } from "../../log.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
 import { authorize, matchesAuthFilters } from "../auth/scope.ts";
+import { type Caller, deploymentOf } from "../ops/caller.ts";
+import type { Streamed } from "../ops/runs.ts";
+import { onClientGone } from "../runs/join.ts";
+import { SSE_HEADERS } from "../stream/stream.ts";
 import {
   agentCard,
   checkMethod,
@@ -14,13 +18,10 @@ import {
   toRpcError,
 } from "./a2a.ts";
 import { handleMcpPost, type McpAnswer } from "./mcp.ts";
-import { onClientGone, SSE_HEADERS } from "../stream/stream.ts";
-import { type Caller, deploymentOf } from "../ops/caller.ts";
-import type { Streamed } from "../ops/runs.ts";
 
-// The protocols the agent server speaks besides its REST API — MCP and A2A — as operations: the deployment is
-// looked up for the caller, and every run they start goes through runs.ts `startRun`, every thread they read
-// through the caller's access to it.
+// The protocols the agent server speaks besides its REST API — MCP and A2A — as their handlers call them. They sit
+// above the operations layer, as handlers do: the deployment is looked up for the caller (ops/caller.ts), every
+// run they start goes through ops/runs.ts `startRun`, every thread they read through the caller's access to it.
 
 /** POST /mcp: one JSON-RPC message or batch (the deployment is read only when a method needs it). */
 export const mcpPost = (

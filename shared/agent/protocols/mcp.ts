@@ -5,12 +5,12 @@ import { isRecord } from "../../llm/json.ts";
 import { logger } from "../../log.ts";
 import { graphOf, searchAssistants } from "../assistants/assistants.ts";
 import { graphSchemas } from "../assistants/graph-schemas.ts";
-import { searchScope } from "../ops/checks.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
+import { searchScope } from "../ops/checks.ts";
 import { startRun } from "../ops/runs.ts";
+import { waitRun } from "../runs/join.ts";
 import { runCreate } from "../runs/schemas.ts";
-import { waitRun } from "../stream/stream.ts";
 
 // The agent server's MCP endpoint (POST /agents/{deployment_id}/mcp), as the reference LangGraph server serves
 // it: the Model Context Protocol over Streamable HTTP, stateless (no Mcp-Session-Id, no server-opened stream:

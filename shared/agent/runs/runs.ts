@@ -9,11 +9,11 @@ import { authConfigurable } from "../auth/scope.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
 import { openChannel } from "../stream/broker.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 import { bindGraph, createThread, getThreadItem } from "../threads/threads.ts";
 import { graphFor, type RunGraph } from "./assistant.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import type { runCreate } from "./schemas.ts";
+import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 
 // Runs (records and keys: shared/records/agent.ts; run ids are UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the

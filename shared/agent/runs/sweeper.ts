@@ -6,11 +6,11 @@ import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } fr
 import { queryShards } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
-import type { RuntimeHost } from "../hosting/host.ts";
-import { unlockForRetry } from "./thread-lock.ts";
+import type { RuntimeHost } from "../hosting/runtime-host.ts";
 import { type IndexEntry, withinBound } from "./active-run-bound.ts";
 import { finish } from "./finish.ts";
 import { MAX_RUN_ATTEMPTS } from "./settings.ts";
+import { unlockForRetry } from "./thread-lock.ts";
 
 // The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
 // of active runs and re-drives what no worker is doing: a running run whose lease ran out (its worker died)

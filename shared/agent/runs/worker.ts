@@ -11,21 +11,21 @@ import {
 } from "../../records/agent.ts";
 import { isoNow } from "../../time.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
+import { graphForRun } from "../deployment/graphs.ts";
 import { controllers, openChannel, type RunOutcome } from "../stream/broker.ts";
 import { dropEventLog, EventLog, lastEventSeq, liveOnlyLog, storesEvents } from "../stream/event-log.ts";
 import { attachEventsMode } from "../stream/events-mode.ts";
 import { MessagesMode } from "../stream/messages-mode.ts";
 import { toJson } from "../stream/serialize.ts";
-import { deleteStatelessThread } from "../cleanup/threads.ts";
-import { attemptOf, claim, mendQueued } from "./thread-lock.ts";
 import { debugEvent, toThreadState } from "../threads/state.ts";
 import { getThreadItem } from "../threads/threads.ts";
 import { endRunTrace, traceRun } from "../tracing/run-tracing.ts";
-import { graphForRun } from "./assistant.ts";
 import { abortReason, executor } from "./executor.ts";
 import { finish, jsonBytes, MAX_VALUES_BYTES } from "./finish.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { CANCEL_POLL_MS, wakeTimerMs } from "./settings.ts";
+import { deleteStatelessThread } from "./stateless.ts";
+import { attemptOf, claim, mendQueued } from "./thread-lock.ts";
 import { notifyWebhook } from "./webhook.ts";
 
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
@@ -274,7 +274,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
       delete config.configurable.checkpoint_ns;
     }
     const input = resume ? null : kw.command ? new Command(kw.command as CommandInput) : (kw.input ?? null);
-    traceRun(d, run, config);
+    traceRun(d, run, config, executor().settlesBeforeReturn);
     const graph = await graphForRun(d, run.graph_id, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
     saver.track(run.thread_id, fence);

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
-import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
 import type { RuntimeArtifact } from "../artifact/artifact.ts";
+import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
 // agent server's root as the LangGraph API server mounts it: its routes take precedence over the built-in

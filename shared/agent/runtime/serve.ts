@@ -1,5 +1,5 @@
 import type { GraphInfo } from "../../build/smoke.ts";
-import { type GraphSlot, isFailed } from "../deployment/graphs.ts";
+import { RuntimeArtifact } from "../artifact/artifact.ts";
 import {
   type AgentDeployment,
   graphStorage,
@@ -7,7 +7,7 @@ import {
   servingDeployment,
   withStorage,
 } from "../deployment/deployment.ts";
-import { RuntimeArtifact } from "../artifact/artifact.ts";
+import { type GraphSlot, isFailed } from "../deployment/graphs.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
 // A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)
