@@ -1,5 +1,5 @@
+import { deploymentCorsPolicy } from "../shared/agent/edge/cors.ts";
 import { config } from "../shared/config.ts";
-import { deploymentCorsPolicy } from "../shared/http/cors.ts";
 import type { HttpEvent } from "../shared/http/event.ts";
 import {
   defineHandler as define,
