@@ -183,7 +183,7 @@ describe("layering", () => {
 // shared/agent's folders by concern, in layers from the bottom up (docs/architecture.md says why each sits where
 // it does). A folder imports only folders of layers below its own (`import type` counted: a type-only arrow makes
 // no circle at load time but is a dependency all the same); folders of one layer do not import each other.
-export const AGENT_LAYERS: string[][] = [
+const AGENT_LAYERS: string[][] = [
   // the revision's artifact as its runtime reads it; custom auth's identity and filters; storage engines
   ["artifact", "auth", "checkpoint", "stream"],
   ["store"],
