@@ -20,17 +20,20 @@ import { storeAccess } from "./checks.ts";
 
 export async function put(caller: Caller, deploymentId: string, body: z.infer<typeof storePut>) {
   const d = await deploymentOf(caller, deploymentId);
-  await putStoreItem(d.store(), await storeAccess("put", body));
+  const allowed = await storeAccess("put", body);
+  await putStoreItem(d.store(), allowed);
 }
 
 export async function get(caller: Caller, deploymentId: string, query: z.infer<typeof storeGet>) {
   const d = await deploymentOf(caller, deploymentId);
-  return getStoreItem(d.store(), await storeAccess("get", query));
+  const allowed = await storeAccess("get", query);
+  return getStoreItem(d.store(), allowed);
 }
 
 export async function remove(caller: Caller, deploymentId: string, body: z.infer<typeof storeDelete>) {
   const d = await deploymentOf(caller, deploymentId);
-  await deleteStoreItem(d.store(), await storeAccess("delete", body));
+  const allowed = await storeAccess("delete", body);
+  await deleteStoreItem(d.store(), allowed);
 }
 
 export async function search(caller: Caller, deploymentId: string, body: z.infer<typeof storeSearch>) {
