@@ -6,6 +6,7 @@ import {
   arrowsWithin,
   folderUnder,
   importGraph,
+  importsOf,
   stronglyConnected,
 } from "../test/helpers/import-graph.ts";
 
@@ -231,6 +232,33 @@ describe("shared/agent's layers", () => {
   it("finds the arrows it checks, type-only ones too", () => {
     expect(agent.some((a) => a.kind === "runtime")).toBe(true);
     expect(agent.some((a) => a.kind === "type")).toBe(true);
+  });
+
+  it("tells type-only imports from those that load a module", () => {
+    const text = [
+      'import type { A } from "./a.ts";',
+      'import { type B, type C } from "./b.ts";',
+      "import {",
+      "  type D,",
+      "  e,",
+      '} from "./d.ts";',
+      'export type { F } from "./f.ts";',
+      'export * from "./g.ts";',
+      'import "./h.ts";',
+      'const i = await import("./i.ts");',
+      'type J = typeof import("./j.ts");',
+      'import { k } from "node:fs";',
+    ].join("\n");
+    expect(importsOf(text)).toEqual([
+      { specifier: "./a.ts", kind: "type" },
+      { specifier: "./b.ts", kind: "type" },
+      { specifier: "./d.ts", kind: "runtime" },
+      { specifier: "./f.ts", kind: "type" },
+      { specifier: "./g.ts", kind: "runtime" },
+      { specifier: "./h.ts", kind: "runtime" },
+      { specifier: "./i.ts", kind: "runtime" },
+      { specifier: "./j.ts", kind: "type" },
+    ]);
   });
 
   it("names every folder of shared/agent once, and no module sits at its top", () => {
