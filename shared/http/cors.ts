@@ -22,8 +22,8 @@ export const REQUIRED_EXPOSE = ["content-location", "x-pagination-total", "retry
 export const MAX_ORIGIN_LENGTH = 300;
 
 /**
- * A CORS configuration as the reference server takes it (langgraph.json `http.cors`, its CorsConfig). The edge
- * hands a deployment's in (shared/agent/edge/cors.ts: the stored CorsConfig of records/control.ts, this shape).
+ * A CORS configuration as the reference server takes it (langgraph.json `http.cors`, its CorsConfig; a deployment
+ * record stores it in this shape). The edge hands a deployment's in (shared/agent/edge/cors.ts).
  */
 export interface CorsOptions {
   allow_origins?: string[];
