@@ -244,7 +244,8 @@ export const SETTINGS = {
     readers: P,
   }),
   AGENT_GRAPH_CONFIG: text({
-    description: "A langgraph.json whose folder `npm start` deploys as deployment `local` (as `--graph <path>` does).",
+    description:
+      "A langgraph.json whose folder `npm start` deploys as deployment `local` (as `--graph <path>` does).",
     readers: ["local cloud"],
   }),
   LOCAL_FUNCTION_IDLE_MS: wholeNumber({

@@ -2,8 +2,8 @@ import http from "node:http";
 import https from "node:https";
 import { connect, createServer, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-import { setEnvironment } from "../config.ts";
 import { ProxyAgent, setGlobalDispatcher } from "undici";
+import { setEnvironment } from "../config.ts";
 
 // The network of a sandboxed process (an agent runtime, a build's untrusted step), set up before any user code
 // loads. Its namespace has only a loopback of its own; the one way out is the platform's Unix socket. Platform
