@@ -223,6 +223,34 @@ export const graph = workflow.compile();
     });
   });
 
+  it("a reducer channel's schema is its update type alone, without LangGraph's overwrite wrapper", async () => {
+    const src = `import { Annotation, StateGraph, START, END } from "@langchain/langgraph";
+const concat = (a: string[], b: string[]) => a.concat(b);
+const Child = Annotation.Root({
+  log: Annotation<string[]>({ reducer: concat, default: () => [] }),
+  stage: Annotation<"first" | "second">,
+});
+const Parent = Annotation.Root({ log: Annotation<string[]>({ reducer: concat, default: () => [] }) });
+const child = new StateGraph(Child).addNode("c", () => ({ log: ["c"] })).addEdge(START, "c").addEdge("c", END);
+export const graph = new StateGraph(Parent)
+  .addNode("p", () => ({ log: ["p"] }))
+  .addNode("sub", child.compile())
+  .addEdge(START, "p").addEdge("p", "sub").addEdge("sub", END)
+  .compile();
+`;
+    const { schemas } = await extract({ "graph.ts": src }, { g: "graph.ts:graph" });
+    const log = { type: "array", items: { type: "string" } };
+    for (const s of [schemas.g, schemas.g.subgraphs?.sub]) {
+      expect(s?.state?.properties).toMatchObject({ log });
+      expect((s?.state?.properties as Record<string, unknown>).log).toEqual(log);
+      expect((s?.input?.properties as Record<string, unknown>).log).toEqual(log);
+    }
+    expect(schemas.g.subgraphs?.sub.state?.properties).toMatchObject({
+      stage: { type: "string", enum: ["first", "second"] },
+    });
+    expect(JSON.stringify(schemas)).not.toContain("__overwrite__");
+  });
+
   it("a node function is not a subgraph", async () => {
     const { schemas } = await extract({ "src/agent.ts": AGENT }, { agent: "src/agent.ts:graph" });
     expect(schemas.agent.subgraphs).toBeUndefined();

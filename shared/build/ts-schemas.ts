@@ -48,11 +48,14 @@ type __Shape<T, D extends 0[] = []> = D["length"] extends 6 ? T : {
     : __In<__OneMessage<T[K]>> extends __In<${M}> ? ${M}
     : __Shape<T[K], [...D, 0]>;
 };
+// A reducer channel's update may be LangGraph's overwrite wrapper ({ __overwrite__: value }); the reference's
+// schemas name only the channel's own update type.
+type __NoOverwrite<T> = { [K in keyof T]: T[K] extends infer V ? (V extends { __overwrite__: any } ? never : V) : never };
 type __Built<T> = T extends (...args: any[]) => infer R ? Awaited<R> : Awaited<T>;
 type __Compiled<T> = __Built<T> extends infer G ? (G extends { compile(...args: any[]): infer C } ? C : G) : never;
 type __Builder<G> = G extends { builder: infer B } ? B : never;
-type __State<G> = G extends { "~InputType": infer U } ? U : G extends { RunInput: infer U } ? U : never;
-type __Input<G> = __Builder<G> extends { _inputDefinition: infer I extends __Definition } ? __UpdateType<I> : never;
+type __State<G> = __NoOverwrite<G extends { "~InputType": infer U } ? U : G extends { RunInput: infer U } ? U : never>;
+type __Input<G> = __Builder<G> extends { _inputDefinition: infer I extends __Definition } ? __NoOverwrite<__UpdateType<I>> : never;
 type __Output<G> = __Builder<G> extends { _outputDefinition: infer O extends __Definition } ? __StateType<O> : never;
 type __Config<G> = __Builder<G> extends { _configSchema?: infer C }
   ? Exclude<C, undefined> extends infer D extends __Definition ? __UpdateType<D> : never
