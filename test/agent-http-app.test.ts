@@ -29,7 +29,8 @@ app.use(async (c, next) => {
 // (Hono from 4.13 parses the body anew on each read; the rewritten body must still be what the run sees).
 app.use(async (c, next) => {
   const value = c.req.header("x-rewrite-header");
-  if (c.req.method === "POST" && //runs(/wait|/stream)?$/.test(c.req.path) && value != null) {
+  const runsRoute = ["/runs", "/runs/wait", "/runs/stream"].some((r) => c.req.path.endsWith(r));
+  if (c.req.method === "POST" && runsRoute && value != null) {
     const body = await c.req.json();
     body.config ??= {};
     body.config.configurable ??= {};
