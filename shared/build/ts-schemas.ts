@@ -8,6 +8,7 @@ import type { LogLine } from "./exec.ts";
 import { graphEntryName } from "./graph-config.ts";
 import { inParentPackages } from "./paths.ts";
 import { type GraphTypeSchemas, SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
+import { messageClassDefinitions } from "./ts-message-classes.ts";
 import { findSubgraphs } from "./ts-subgraphs.ts";
 import { MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-schema.ts";
 
@@ -31,6 +32,8 @@ export interface GraphSource {
 }
 
 const M = MESSAGE_MARKER;
+/** The reflection module's map of @langchain/core's message classes. */
+const MESSAGE_CLASSES = `${M}Classes`;
 // Type-level reflection of a graph export (a compiled graph, a builder, or a factory returning either): state is
 // the graph's update type (every key optional), input the input definition's update type, output the output
 // definition's state type, config the config annotation's update type. Messages map to one marker interface.
@@ -38,6 +41,14 @@ const HELPERS = `
 import type { BaseMessage as __Message } from "@langchain/core/messages";
 import type { StateDefinition as __Definition, StateType as __StateType, UpdateType as __UpdateType } from "@langchain/langgraph";
 export interface ${M} { readonly __langgraph_message__: true }
+import type * as __MessageModule from "@langchain/core/messages";
+// The message classes @langchain/core exports, by export name: each class's instance type (type arguments at
+// their constraints), or never for any other export.
+export type ${MESSAGE_CLASSES} = {
+  [K in keyof typeof __MessageModule]: (typeof __MessageModule)[K] extends abstract new (...args: any[]) => infer I
+    ? I extends __Message ? I : never
+    : never;
+};
 type __IsAny<T> = 0 extends 1 & T ? true : false;
 type __In<T> = (value: T) => void;
 type __OneMessage<T> = __IsAny<__Message> extends true ? never : T extends __Message ? ${M} : never;
@@ -177,7 +188,19 @@ async function readAliases(
   const exported = new Map(
     (moduleSymbol ? await checker.getExportsOfModule(moduleSymbol) : []).map((s) => [s.name, s]),
   );
-  const writer = new TypeSchemaWriter(checker, stopped);
+  const classes = exported.get(MESSAGE_CLASSES);
+  const classesType = classes && (await checker.getDeclaredTypeOfSymbol(classes));
+  // The message classes' definitions share the named types they are made of (content blocks, tool calls), as the
+  // reference's generator writes them.
+  const messages =
+    classesType && !classesType.isErrorType()
+      ? async () => {
+          const named = new TypeSchemaWriter(checker, stopped, undefined, true);
+          const classes = await messageClassDefinitions(checker, program, classesType, (t) => named.body(t));
+          return { ...named.definitions, ...classes };
+        }
+      : undefined;
+  const writer = new TypeSchemaWriter(checker, stopped, messages);
   const out = new Map<string, GraphTypeSchemas>();
   for (const name of names) {
     const schemas: GraphTypeSchemas = {};
