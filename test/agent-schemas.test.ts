@@ -1,10 +1,12 @@
 import type { Client } from "@langchain/langgraph-sdk";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { gitRepo } from "../harness/repos.ts";
 import { GRAPH_NAMESPACE } from "../shared/agent/assistants/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
-import { facts } from "./helpers/cloud.ts";
+import { auth, facts } from "./helpers/cloud.ts";
 
 // Issue 15 item 8: an Annotation graph's schemas are typed from its TypeScript types (read at build time), as
 // the reference server serves them; through the real @langchain/langgraph-sdk Client.
@@ -48,6 +50,7 @@ const NESTED = [
 
 let repo: { dir: string; remove: () => void };
 let client: Client;
+let deploymentId: string;
 const AGENT_ID = uuidv5("agent", GRAPH_NAMESPACE);
 
 beforeAll(async () => {
@@ -58,7 +61,7 @@ beforeAll(async () => {
     "src/agent.ts": AGENT,
     "src/nested.ts": NESTED,
   });
-  ({ client } = await deployedClient(facts, repo.dir, "schemas"));
+  ({ client, deploymentId } = await deployedClient(facts, repo.dir, "schemas"));
 }, 150_000);
 
 afterAll(() => repo?.remove());
@@ -146,5 +149,25 @@ describe("typed schemas of an Annotation graph", () => {
     const s = await client.assistants.getSchemas(uuidv5("nested", GRAPH_NAMESPACE));
     expect(s.state_schema?.properties).toEqual({ log });
     expect(JSON.stringify([subs, s])).not.toContain("__overwrite__");
+  });
+
+  it("an MCP tool's input schema is the typed one; messages in any message-like form pass its check and run", async () => {
+    const mcp = new McpClient({ name: "agent-schemas-test", version: "1.0.0" });
+    const url = new URL(`${facts.base_url}/agents/${deploymentId}/mcp`);
+    await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }));
+    try {
+      const { tools } = await mcp.listTools();
+      const tool = tools.find((t) => t.name === "agent");
+      expect(tool?.inputSchema).toEqual((await client.assistants.getSchemas(AGENT_ID)).input_schema);
+      const out = await mcp.callTool({
+        name: "agent",
+        arguments: { messages: [{ role: "user", content: "hi" }], count: 1 },
+      });
+      expect(out.isError).toBeFalsy();
+      const values = JSON.parse((out.content as { text: string }[])[0].text);
+      expect(values).toMatchObject({ count: 2, messages: [expect.objectContaining({ content: "hi" })] });
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -118,13 +118,29 @@ function draftOf(schema: Record<string, unknown>): "7" | "2019-09" | "2020-12" {
 }
 
 /**
+ * The schema arguments are checked against: the input schema, messages aside. Its BaseMessage definition is the
+ * message classes' shape (the union the reference writes from the graph's types), not what a run takes: the
+ * graph's messages reducer takes any message-like value (a string, a [role, content] pair, {role|type, content})
+ * and checks it itself.
+ */
+function argumentsSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { definitions } = schema;
+  if (!isRecord(definitions) || !("BaseMessage" in definitions)) return schema;
+  return { ...schema, definitions: { ...definitions, BaseMessage: {} } };
+}
+
+/**
  * Arguments checked against the tool's input schema before anything runs, as MCP servers do: a mismatch is an
  * invalid-params error naming where and why (the MCP spec's "invalid arguments" protocol error).
  */
-function checkArguments(tool: McpTool, args: Record<string, unknown>): void {
+export function checkArguments(
+  tool: Pick<McpTool, "name" | "inputSchema">,
+  args: Record<string, unknown>,
+): void {
   let result: { valid: boolean; errors: { instanceLocation: string; error: string }[] };
   try {
-    result = new Validator(tool.inputSchema as never, draftOf(tool.inputSchema), false).validate(args);
+    const schema = argumentsSchema(tool.inputSchema);
+    result = new Validator(schema as never, draftOf(schema), false).validate(args);
   } catch {
     // A schema the validator cannot read checks nothing (the run validates what the graph needs).
     return;
