@@ -5,6 +5,7 @@ import { isRecord } from "../../llm/json.ts";
 import { logger } from "../../log.ts";
 import { graphOf, searchAssistants } from "../assistants/assistants.ts";
 import { graphSchemas } from "../assistants/graph-schemas.ts";
+import { inputCheckSchema } from "../assistants/input-check.ts";
 import { searchScope } from "../auth/checks.ts";
 import type { AgentDeployment } from "../deployment.ts";
 import type { Caller } from "../ops/caller.ts";
@@ -118,18 +119,6 @@ function draftOf(schema: Record<string, unknown>): "7" | "2019-09" | "2020-12" {
 }
 
 /**
- * The schema arguments are checked against: the input schema, messages aside. Its BaseMessage definition is the
- * message classes' shape (the union the reference writes from the graph's types), not what a run takes: the
- * graph's messages reducer takes any message-like value (a string, a [role, content] pair, {role|type, content})
- * and checks it itself.
- */
-function argumentsSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const { definitions } = schema;
-  if (!isRecord(definitions) || !("BaseMessage" in definitions)) return schema;
-  return { ...schema, definitions: { ...definitions, BaseMessage: {} } };
-}
-
-/**
  * Arguments checked against the tool's input schema before anything runs, as MCP servers do: a mismatch is an
  * invalid-params error naming where and why (the MCP spec's "invalid arguments" protocol error).
  */
@@ -139,7 +128,7 @@ export function checkArguments(
 ): void {
   let result: { valid: boolean; errors: { instanceLocation: string; error: string }[] };
   try {
-    const schema = argumentsSchema(tool.inputSchema);
+    const schema = inputCheckSchema(tool.inputSchema);
     result = new Validator(schema as never, draftOf(schema), false).validate(args);
   } catch {
     // A schema the validator cannot read checks nothing (the run validates what the graph needs).

@@ -53,6 +53,9 @@ describe("schema form", () => {
       kind: "object",
       properties: [{ name: "messages", field: { kind: "messages" } }],
     });
+    // A message in the form's {role, content} passes the check (the class union is no wire format).
+    expect(validate(typed, { messages: [{ role: "user", content: "hi" }] })).toEqual([]);
+    expect(validate(typed, { messages: "hi" })).not.toEqual([]);
     // A union of anything else is no messages field.
     const other = { ...typed, definitions: { ...typed.definitions, HumanMessage: { type: "string" } } };
     expect(fieldOf(other)).toMatchObject({ properties: [{ field: { kind: "array" } }] });

@@ -1,4 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
+import { inputCheckSchema } from "../../../../shared/agent/assistants/input-check.ts";
 
 // A form model from a graph's JSON schema (input, config, context, state): strings, numbers, booleans, enums,
 // arrays, nested objects and chat messages become fields; what the form cannot express is a JSON field. The
@@ -178,7 +179,7 @@ export function formMessages(list: unknown): FormMessage[] {
 export function validate(schema: Schema | null | undefined, value: unknown): string[] {
   if (!schema) return [];
   const draft = String(schema.$schema ?? "").includes("draft-07") ? "7" : "2020-12";
-  const result = new Validator(schema as any, draft, false).validate(value);
+  const result = new Validator(inputCheckSchema(schema) as any, draft, false).validate(value);
   if (result.valid) return [];
   // The innermost errors say what is wrong; the outer ones only that something below is.
   const leaves = result.errors.filter((e) => !/subschema|does not match/i.test(e.error));
