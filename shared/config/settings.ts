@@ -244,7 +244,8 @@ export const SETTINGS = {
     readers: P,
   }),
   AGENT_GRAPH_CONFIG: text({
-    description: "A langgraph.json whose folder `npm start` deploys as deployment `local` (as `--graph <path>` does).",
+    description:
+      "A langgraph.json whose folder `npm start` deploys as deployment `local` (as `--graph <path>` does).",
     readers: ["local cloud"],
   }),
   LOCAL_FUNCTION_IDLE_MS: wholeNumber({
@@ -697,6 +698,11 @@ export const SETTINGS = {
     description: "`npm run aws:smoke`: the API key when AGENT_PLATFORM_API_KEY is unset.",
     readers: ["CLI"],
     secret: true,
+  }),
+  AWS_SMOKE_AGENT_REPO: text({
+    description:
+      "`npm run aws:smoke`: a public https git repository of a small agent the smoke test deploys, streams one run of, reads the trace of and deletes (its langgraph.json at the root; a graph taking `messages`). Unset: those steps are skipped.",
+    readers: ["CLI"],
   }),
 };
 

@@ -23,9 +23,10 @@ const stepItems = (caller: number, step: number) =>
     value,
     version: step,
   }));
-let step = 0;
 
 describe("group commit, DynamoDB stubbed", () => {
+  /** Each bench call writes the next step's keys. */
+  let step = 0;
   bench(
     "groupPut: 4 items each (200 items, 8 BatchWriteItem calls)",
     async () => {
