@@ -17,6 +17,7 @@ import { startAwsEmulator } from "./aws-emulator.ts";
 import { type Backend, newBackendToken } from "./backend-token.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { consoleCsp } from "./console-files.ts";
+import { type LocalControlPlane, localControlPlane } from "./control-plane/index.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -189,7 +190,17 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     const loopback = { url: "", token: newLoopbackToken() };
     const late: LateParts = {};
     const services = localServices(opts, dataDir, loopback, late);
-    const door = await startServiceDoor(opts, { dataDir, token, backends, services, late }, stops);
+    // Lambda's functions, IAM's roles and CloudWatch Logs' groups of the local account (what the deploy step makes).
+    const controlPlane = localControlPlane({
+      dataDir,
+      region: settings.region,
+      s3: () => ({ endpoint: backends.s3.endpoint, token }),
+    });
+    const door = await startServiceDoor(
+      opts,
+      { dataDir, token, backends, services, controlPlane, late },
+      stops,
+    );
     await prepareData();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     setEnvironment({ PLATFORM_BOOTSTRAP_TENANT: tenantId });
@@ -377,16 +388,26 @@ async function startServiceDoor(
     token: string;
     backends: Awaited<ReturnType<typeof startBackends>>;
     services: LocalServices;
+    controlPlane: LocalControlPlane;
     late: LateParts;
   },
   stops: Stops,
 ) {
-  const { token, backends, services, late } = parts;
+  const { token, backends, services, controlPlane, late } = parts;
   const { ddb, s3, sharedDynamoDb } = backends;
   const { kms, sfn, lambda, scheduler, functions } = services;
   const emulator = await startAwsEmulator(
     // Deployments' runtime functions answer the router's InvokeWithResponseStream.
-    { kms, sfn, lambda, scheduler, streaming: (...call) => late.runtimes!.streaming(...call) },
+    {
+      kms,
+      sfn,
+      lambda,
+      scheduler,
+      streaming: (...call) => late.runtimes!.streaming(...call),
+      functions: controlPlane.functions,
+      iam: controlPlane.iam,
+      logs: controlPlane.logs,
+    },
     LOOPBACK,
     token,
   );
@@ -401,7 +422,11 @@ async function startServiceDoor(
   };
   const operator = operatorPrincipal(operatorCredentials(parts.dataDir));
   const proxyPort = opts.s3Port ?? 9090;
-  const roleProxy = await startPlatformRoleProxy(upstream, { operator, port: proxyPort }).catch((err) => {
+  const roleProxy = await startPlatformRoleProxy(upstream, {
+    operator,
+    port: proxyPort,
+    iamRole: controlPlane.iamRole,
+  }).catch((err) => {
     throw err?.code === "EADDRINUSE"
       ? new StartupError(
           `Port ${proxyPort} (the local cloud's AWS endpoint: S3 and the other services) is in use: stop what holds it or set S3_PORT to a free port.`,
