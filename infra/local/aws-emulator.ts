@@ -126,8 +126,25 @@ export async function startAwsEmulator(
       const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
       if (fn && req.method === "POST") {
         const async = req.headers["x-amz-invocation-type"] === "Event";
-        const out = await services.lambda.invoke(decodeURIComponent(fn[1]), input, async);
-        return send(res, out.status, out.body, out.error ? { "x-amz-function-error": out.error } : {});
+        const name = decodeURIComponent(fn[1]);
+        const qualifier = url.searchParams.get("Qualifier");
+        // A buffered invocation of a function created through Lambda's API counts toward its reservation.
+        const created = !async && services.functions?.version(name, qualifier ?? undefined) !== undefined;
+        const release = created
+          ? services.functions!.acquire(services.functions!.parseName(name).name)
+          : undefined;
+        try {
+          const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async);
+          const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
+          // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.
+          if (Buffer.isBuffer(out.body)) {
+            res.writeHead(out.status, { "content-type": "application/octet-stream", ...headers });
+            return void res.end(out.body);
+          }
+          return send(res, out.status, out.body, headers);
+        } finally {
+          release?.();
+        }
       }
       const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(
         url.pathname,

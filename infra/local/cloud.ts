@@ -17,7 +17,7 @@ import { startAwsEmulator } from "./aws-emulator.ts";
 import { type Backend, newBackendToken } from "./backend-token.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { consoleCsp } from "./console-files.ts";
-import { type LocalControlPlane, localControlPlane } from "./control-plane/index.ts";
+import { type LocalControlPlane, localControlPlane, localPlatformScope } from "./control-plane/index.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -25,10 +25,10 @@ import { LOCAL_GRAPH_DEPLOYMENT, localGraphDeployment } from "./graph-folder.ts"
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
-import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
+import { newLoopbackToken } from "./loopback.ts";
 import { oncePerDataFolder } from "./migrations.ts";
 import { operatorCredentials, operatorPrincipal } from "./operator.ts";
-import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
+import { localResourceArns, type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
 import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
@@ -189,13 +189,13 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     const loopback = { url: "", token: newLoopbackToken() };
     const late: LateParts = {};
-    const services = localServices(opts, dataDir, loopback, late);
     // Lambda's functions, IAM's roles and CloudWatch Logs' groups of the local account (what the deploy step makes).
     const controlPlane = localControlPlane({
       dataDir,
       region: settings.region,
       s3: () => ({ endpoint: backends.s3.endpoint, token }),
     });
+    const services = localServices(opts, dataDir, loopback, late, controlPlane);
     const door = await startServiceDoor(
       opts,
       { dataDir, token, backends, services, controlPlane, late },
@@ -206,14 +206,21 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     setEnvironment({ PLATFORM_BOOTSTRAP_TENANT: tenantId });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
-    const runtimes = new LocalRuntimes({ dataDir, upstream: () => door.upstream });
+    // The local Lambda service's executor of the functions the deploy step creates (deployments' runtimes), which
+    // the router invokes through the emulator as in AWS.
+    const runtimes = new LocalRuntimes({
+      dataDir,
+      upstream: () => door.upstream,
+      functions: controlPlane.functions,
+      iam: controlPlane.iam,
+    });
     late.runtimes = runtimes;
     runtimes.announce();
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const { gateway, boundPort } = await startGateway(
       opts,
-      { host, loopback, services, door, runtimes, tenantId },
+      { host, loopback, services, door, tenantId },
       stops,
     );
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
@@ -314,6 +321,7 @@ function localServices(
   dataDir: string,
   loopback: { url: string; token: string },
   late: LateParts,
+  controlPlane: LocalControlPlane,
 ) {
   const functions = new LocalFunctions({
     environment: (f) => {
@@ -357,7 +365,13 @@ function localServices(
     },
     retryIntervalMs: config.localCloud.sfnRetryIntervalMs,
   });
-  const lambda = new LocalLambda(resolveFunction);
+  const lambda = new LocalLambda(resolveFunction, undefined, (nameOrArn) => {
+    // A function created through Lambda's API retries its failed events as its event-invoke setting says.
+    const { name, qualifier } = controlPlane.functions.parseName(nameOrArn);
+    return controlPlane.functions.version(name, qualifier)
+      ? controlPlane.functions.asyncRetries(name, qualifier)
+      : 2;
+  });
   const scheduler = new LocalScheduler(async (target) => {
     const input = target.Input ? JSON.parse(target.Input) : {};
     if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
@@ -463,6 +477,10 @@ async function startServiceDoor(
       ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
     ].join(","),
     KMS_KEY_ID: "alias/local",
+    // The deploy step's account facts, as the CDK app gives them (lambda-host.ts): deployments' runtimes are functions
+    // created through the local Lambda API, their roles bound by the account's runtime boundary.
+    PLATFORM_RUNTIME_SCOPE: JSON.stringify(localPlatformScope()),
+    AGENT_RUNTIME_LAYER_ARN: localResourceArns().runtimeLayer(),
     TASK_ARN_PREFIX: `arn:aws:lambda:${config.region}:000000000000:function:`,
     ...machineArns,
   });
@@ -492,13 +510,12 @@ async function startGateway(
     loopback: { url: string; token: string };
     services: LocalServices;
     door: Awaited<ReturnType<typeof startServiceDoor>>;
-    runtimes: LocalRuntimes;
     /** The operator's workspace (the bootstrap key's). */
     tenantId: string;
   },
   stops: Stops,
 ) {
-  const { host, loopback, runtimes, tenantId } = parts;
+  const { host, loopback, tenantId } = parts;
   const { functions } = parts.services;
   const gateway = new Gateway({
     // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
@@ -509,7 +526,6 @@ async function startGateway(
     alias: async (id) => (id === LOCAL_GRAPH_DEPLOYMENT ? localGraphDeployment(tenantId) : undefined),
     loader: async (route) => functions.route(route),
     internal: {
-      ...loopbackEndpoints(loopback.token, runtimes),
       // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
       ...(config.countRequests !== undefined
         ? {

@@ -22,6 +22,7 @@ import {
   GetFunctionCommand,
   InvokeWithResponseStreamCommand,
   LambdaClient,
+  ListFunctionsCommand,
   ListVersionsByFunctionCommand,
   PublishVersionCommand,
   PutFunctionConcurrencyCommand,
@@ -371,6 +372,19 @@ describe("Lambda's control plane under the deploy role's policy", () => {
       // Both ended: their slots are free again.
       const fourth = await stream();
       for await (const _ of fourth.EventStream!);
+    } finally {
+      who = roles.get("deploy")!;
+    }
+  });
+
+  it("ListFunctions is the revision sweeper's (the task role's), on *; the deploy role's policy has no grant", async () => {
+    expect(await outcome(lambda().send(new ListFunctionsCommand({})))).toBe("AccessDeniedException 403");
+    who = roles.get("task")!;
+    try {
+      const listed = await lambda().send(new ListFunctionsCommand({}));
+      expect(listed.Functions?.map((f) => [f.FunctionName, f.Layers?.map((l) => l.Arn)])).toEqual([
+        [fn.FunctionName, [LAYER]],
+      ]);
     } finally {
       who = roles.get("deploy")!;
     }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { runtimeBoundary } from "../../../shared/containment/runtime-policy.ts";
+import { type PlatformRuntimeScope, runtimeBoundary } from "../../../shared/containment/runtime-policy.ts";
 import { type Backend, withBackendToken } from "../backend-token.ts";
 import { localResourceArns } from "../platform-roles.ts";
 import { localRuntimeScope } from "../policy-proxy/credentials.ts";
@@ -42,6 +42,15 @@ function lambdaMayAssume(trust: string): boolean {
   }
 }
 
+/**
+ * What the deploy step is told about the local account (PLATFORM_RUNTIME_SCOPE, as the CDK app sets it in AWS): the
+ * resources every runtime role's policy names, and the boundary every runtime role carries.
+ */
+export function localPlatformScope(region?: string): PlatformRuntimeScope & { boundaryArn: string } {
+  const { tenant_id: _t, deployment_id: _d, ...scope } = localRuntimeScope("*", "*");
+  return { ...scope, boundaryArn: localResourceArns(region).runtimeBoundary() };
+}
+
 export function localControlPlane(opts: {
   dataDir: string;
   region: string;
@@ -49,11 +58,11 @@ export function localControlPlane(opts: {
   s3: () => Backend;
 }): LocalControlPlane {
   const arns = localResourceArns(opts.region);
-  const { tenant_id: _t, deployment_id: _d, ...platformScope } = localRuntimeScope("*", "*");
+  const { boundaryArn, ...platformScope } = localPlatformScope(opts.region);
   const iam = new LocalIam({
     dataDir: opts.dataDir,
     account: LOCAL_ACCOUNT,
-    managedPolicies: { [arns.runtimeBoundary()]: runtimeBoundary(platformScope) },
+    managedPolicies: { [boundaryArn]: runtimeBoundary(platformScope) },
   });
   let s3: S3Client | undefined;
   const functions = new LambdaFunctions({

@@ -184,6 +184,7 @@ export class LambdaFunctions {
   ): Promise<{ status: number; body: unknown } | undefined> {
     if (method === "POST" && path === "/2015-03-31/functions")
       return { status: 201, body: await this.create(input) };
+    if (method === "GET" && path === "/2015-03-31/functions") return { status: 200, body: this.list(query) };
     const m = /^\/(2015-03-31|2017-10-31|2019-09-25|2019-09-30)\/functions\/([^/]+)(?:\/([a-z-]+))?$/.exec(
       path,
     );
@@ -452,11 +453,17 @@ export class LambdaFunctions {
 
   private listVersions(name: string, query: URLSearchParams) {
     const f = this.fn(name);
-    const all = [f.latest.config, ...Object.values(f.versions).map((v) => v.config)];
-    const max = Math.min(Number(query.get("MaxItems") ?? 50) || 50, 50);
-    const start = Number(query.get("Marker") ?? 0) || 0;
-    const page = all.slice(start, start + max);
-    return { Versions: page, ...(start + max < all.length ? { NextMarker: String(start + max) } : {}) };
+    const { page, next } = paged([f.latest.config, ...Object.values(f.versions).map((v) => v.config)], query);
+    return { Versions: page, ...next };
+  }
+
+  /** ListFunctions: each function's $LATEST, by name. */
+  private list(query: URLSearchParams) {
+    const all = Object.entries(this.store.data.functions)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, f]) => f.latest.config);
+    const { page, next } = paged(all, query);
+    return { Functions: page, ...next };
   }
 
   private putConcurrency(name: string, input: Record<string, unknown>) {
@@ -510,6 +517,16 @@ export class LambdaFunctions {
     });
     return { FunctionArn: `${this.arn(name)}${qualifier ? `:${qualifier}` : ""}`, ...setting };
   }
+}
+
+/** A page of a listing (MaxItems at most 50, Lambda's default), and the marker of the next one. */
+function paged<T>(all: T[], query: URLSearchParams): { page: T[]; next: { NextMarker?: string } } {
+  const max = Math.min(Number(query.get("MaxItems") ?? 50) || 50, 50);
+  const start = Number(query.get("Marker") ?? 0) || 0;
+  return {
+    page: all.slice(start, start + max),
+    next: start + max < all.length ? { NextMarker: String(start + max) } : {},
+  };
 }
 
 /** Lambda's LastModified format: 2024-01-02T03:04:05.678+0000. */

@@ -41,6 +41,8 @@ export interface ProxyPrincipal {
   /** The identity named in denials (the runtime's role ARN). */
   arn: string;
   policy: PolicyDocument;
+  /** Its role's permissions boundary: a call must be allowed by both. */
+  boundary?: PolicyDocument;
 }
 
 export interface PolicyProxyOptions {
@@ -207,7 +209,9 @@ async function authenticate(
 }
 
 function authorize(ctx: ProxyContext, who: ProxyPrincipal, auths: Authorization[]): void {
-  const denial = firstDenial(who.arn, ctx.account, who.policy, auths);
+  const denial =
+    firstDenial(who.arn, ctx.account, who.policy, auths) ??
+    (who.boundary ? firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
   if (denial) throw accessDenied(who.arn, denial);
 }
 

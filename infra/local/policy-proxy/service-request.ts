@@ -168,6 +168,14 @@ function passedToFunction(input: Record<string, unknown> | undefined): Authoriza
 // changing its configuration also passes its role and reads its layers.
 function lambdaCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
   const { segments, query } = splitUrl(call.url);
+  // ListFunctions has no resource-level permission: it is checked against "*".
+  if (
+    call.method === "GET" &&
+    segments.length === 2 &&
+    segments[0] === "2015-03-31" &&
+    segments[1] === "functions"
+  )
+    return [{ action: "lambda:ListFunctions", resource: "*", context: {} }];
   if (
     call.method === "POST" &&
     segments.length === 2 &&
