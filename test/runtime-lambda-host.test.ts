@@ -7,6 +7,7 @@ import {
   GetRolePolicyCommand,
 } from "@aws-sdk/client-iam";
 import {
+  DeleteFunctionCommand,
   DeleteFunctionConcurrencyCommand,
   GetFunctionCommand,
   PutFunctionConcurrencyCommand,
@@ -17,6 +18,7 @@ import { deployedClient } from "../harness/agents.ts";
 import { waitFor } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
 import { localRuntimeScope } from "../infra/local/policy-proxy/credentials.ts";
+import { redeployMissingRuntimes } from "../infra/local/runtime-versions.ts";
 import { iam, lambdaControl, logs } from "../shared/aws/clients.ts";
 import { runtimePolicy, runtimeTrustPolicy } from "../shared/containment/runtime-policy.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
@@ -99,6 +101,35 @@ describe("reserved concurrency, enforced locally", () => {
       await lambdaControl().send(new DeleteFunctionConcurrencyCommand({ FunctionName: fn() }));
     }
   }, 60_000);
+});
+
+describe("a data folder from before runtimes were functions", () => {
+  it("a live deployment without its function gets its active revision redeployed, which creates it", async () => {
+    await lambdaControl().send(new DeleteFunctionCommand({ FunctionName: fn() }));
+    const before = (await call("GET", `/v2/deployments/${deploymentId}`, { headers: auth })).json;
+    expect(await redeployMissingRuntimes()).toBeGreaterThanOrEqual(1);
+    const after = await waitFor(
+      "the redeploy to go live",
+      async () => {
+        const d = (await call("GET", `/v2/deployments/${deploymentId}`, { headers: auth })).json;
+        return d.latest_revision_id !== before.latest_revision_id &&
+          d.active_revision_id === d.latest_revision_id
+          ? d
+          : undefined;
+      },
+      90_000,
+      250,
+    );
+    const revision = (
+      await call("GET", `/v2/deployments/${deploymentId}/revisions/${after.latest_revision_id}`, {
+        headers: auth,
+      })
+    ).json;
+    expect(revision.redeploy_of).toBe(before.latest_revision_id);
+    const live = await lambdaControl().send(new GetFunctionCommand({ FunctionName: fn(), Qualifier: "1" }));
+    expect(live.Configuration?.Version).toBe("1");
+    expect((await call("GET", `/agents/${deploymentId}/info`, { headers: auth })).status).toBe(200);
+  }, 120_000);
 });
 
 describe("the deploy step's IAM and Lambda calls are evaluated under the deploy role's policy", () => {

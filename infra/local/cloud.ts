@@ -29,7 +29,7 @@ import { newLoopbackToken } from "./loopback.ts";
 import { oncePerDataFolder } from "./migrations.ts";
 import { operatorCredentials, operatorPrincipal } from "./operator.ts";
 import { localResourceArns, type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
-import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
+import { backfillRuntimeVersionsOnce, redeployMissingRuntimes } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
@@ -251,6 +251,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
     // Work an earlier process left unfinished (exports mid-run) is re-driven now, in the background.
     for (const t of tasks.filter((x) => x.onLocalStart)) void lambda.invoke(t.name, {}, true);
+    // Live deployments of an earlier data folder get the runtime function their deploy made nowhere then.
+    void redeployMissingRuntimes().catch((err) =>
+      logger.error("redeploying deployments without their runtime function failed", { error: err }),
+    );
     return {
       facts,
       sfn,
