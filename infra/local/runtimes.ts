@@ -333,6 +333,9 @@ export class LocalRuntimes {
     for (const [name, value] of Object.entries(spec.fn.variables))
       if (value && !EXECUTOR_VARIABLES.includes(name)) settings[name] = value;
     Object.assign(settings, {
+      // The local Lambda service keeps its environments alive (AWS freezes them between invocations): its runs
+      // execute in the process that took them unless the platform says AGENT_RUN_WORKER=lambda (as AWS runs them).
+      AGENT_RUN_WORKER: config.agent.runWorker,
       ...SANDBOX_AWS_ENDPOINTS,
       PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
