@@ -129,10 +129,8 @@ export async function startAwsEmulator(
         const name = decodeURIComponent(fn[1]);
         const qualifier = url.searchParams.get("Qualifier");
         // A buffered invocation of a function created through Lambda's API counts toward its reservation.
-        const created = !async && services.functions?.version(name, qualifier ?? undefined) !== undefined;
-        const release = created
-          ? services.functions!.acquire(services.functions!.parseName(name).name)
-          : undefined;
+        const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
+        const release = created ? services.functions!.acquire(created.name) : undefined;
         try {
           const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async);
           const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
@@ -153,10 +151,8 @@ export async function startAwsEmulator(
         const name = decodeURIComponent(streamed[1]);
         const qualifier = url.searchParams.get("Qualifier") ?? undefined;
         // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
-        const created = services.functions?.version(name, qualifier) !== undefined;
-        const release = created
-          ? services.functions!.acquire(services.functions!.parseName(name).name)
-          : undefined;
+        const created = services.functions?.find(name, qualifier);
+        const release = created ? services.functions!.acquire(created.name) : undefined;
         try {
           const abort = new AbortController();
           const bytes = services.streaming?.(name, qualifier, input, abort.signal);

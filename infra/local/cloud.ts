@@ -371,10 +371,8 @@ function localServices(
   });
   const lambda = new LocalLambda(resolveFunction, undefined, (nameOrArn) => {
     // A function created through Lambda's API retries its failed events as its event-invoke setting says.
-    const { name, qualifier } = controlPlane.functions.parseName(nameOrArn);
-    return controlPlane.functions.version(name, qualifier)
-      ? controlPlane.functions.asyncRetries(name, qualifier)
-      : 2;
+    const found = controlPlane.functions.find(nameOrArn);
+    return found ? controlPlane.functions.asyncRetries(found.name, found.v.config.Version) : 2;
   });
   const scheduler = new LocalScheduler(async (target) => {
     const input = target.Input ? JSON.parse(target.Input) : {};

@@ -206,9 +206,7 @@ export class LocalRuntimes {
 
   /** A function version's name and version, or undefined when the account has no such version. */
   private versionOf(nameOrArn: string, qualifier?: string): { name: string; v: FunctionVersion } | undefined {
-    const { name, qualifier: inName } = this.opts.functions.parseName(nameOrArn);
-    const v = this.opts.functions.version(name, qualifier ?? inName);
-    return v && { name, v };
+    return this.opts.functions.find(nameOrArn, qualifier);
   }
 
   /** What a function version runs: its settings, its code unpacked, its memory and role. */

@@ -132,13 +132,24 @@ export class LambdaFunctions {
 
   /** A function's version ($LATEST when unqualified), or undefined when there is none. */
   version(nameOrArn: string, qualifier?: string): FunctionVersion | undefined {
-    const parsed = this.parseName(nameOrArn);
+    return this.find(nameOrArn, qualifier)?.v;
+  }
+
+  /** A function's name and version by a name, `name:qualifier` or ARN; undefined for none (or no function name). */
+  find(nameOrArn: string, qualifier?: string): { name: string; v: FunctionVersion } | undefined {
+    let parsed: { name: string; qualifier?: string };
+    try {
+      parsed = this.parseName(nameOrArn);
+    } catch {
+      return undefined;
+    }
     const f = Object.hasOwn(this.store.data.functions, parsed.name)
       ? this.store.data.functions[parsed.name]
       : undefined;
     const q = qualifier ?? parsed.qualifier ?? "$LATEST";
     if (!f) return undefined;
-    return q === "$LATEST" ? f.latest : Object.hasOwn(f.versions, q) ? f.versions[q] : undefined;
+    const v = q === "$LATEST" ? f.latest : Object.hasOwn(f.versions, q) ? f.versions[q] : undefined;
+    return v && { name: parsed.name, v };
   }
 
   /** The retry setting of a version's asynchronous invocations (Lambda's default: two retries). */
