@@ -1,9 +1,12 @@
+import { deploymentCorsPolicy } from "../shared/agent/edge/cors.ts";
+import { authenticate } from "../shared/auth/api-keys.ts";
+import { admitRequest } from "../shared/auth/rate-limit.ts";
 import { config } from "../shared/config.ts";
-import { deploymentCorsPolicy } from "../shared/http/cors.ts";
 import type { HttpEvent } from "../shared/http/event.ts";
 import {
   defineHandler as define,
   type HandlerSpec,
+  type KeyCheck,
   type LambdaHttpHandler,
   type Schema,
 } from "../shared/http/handler.ts";
@@ -31,10 +34,13 @@ const agentPublicCors = (event: HttpEvent) => {
   return deploymentCorsPolicy(event.pathParameters?.deployment_id ?? "");
 };
 
+/** The platform's API keys and its workspaces' rate limits: how a keyed route's caller is checked. */
+const platformKeys: KeyCheck = { authenticate, admit: admitRequest };
+
 export function defineHandler<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>): LambdaHttpHandler {
-  return define(spec, needsAuth, agentPublicCors);
+  return define(spec, needsAuth, agentPublicCors, platformKeys);
 }

@@ -1,6 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  adjacency,
+  arrowsWithin,
+  folderUnder,
+  importGraph,
+  importsOf,
+  stronglyConnected,
+} from "../test/helpers/import-graph.ts";
 
 // The layering rules of docs/architecture.md's Layout, checked over the source (tests and benchmarks aside): no folder
 // imports a folder that imports it back (directly or round a longer loop), and shared/ never imports the
@@ -94,12 +102,14 @@ const AGENT_ENTRY_POINTS = [
   "functions/agent/own-origin.ts",
 ];
 const HOSTING = [/^shared\/agent\/runtime\//, /^shared\/agent\/hosting\//, /^shared\/agent\/edge\//];
+/** The operations layer, and the protocols (MCP, A2A) built on it as handlers are. */
+const ABOVE_STORAGE = ["shared/agent/ops/", "shared/agent/protocols/"];
 
 /** Imports of shared/agent from functions/agent that pass the operations layer by. */
 function pastOperations(imports: Map<string, string[]>): string[] {
   return [...imports].flatMap(([file, targets]) =>
     targets
-      .filter((t) => t.startsWith("shared/agent/") && !t.startsWith("shared/agent/ops/"))
+      .filter((t) => t.startsWith("shared/agent/") && !ABOVE_STORAGE.some((a) => t.startsWith(a)))
       .filter((t) => !(AGENT_ENTRY_POINTS.includes(file) && HOSTING.some((h) => h.test(t))))
       .map((t) => `${file} → ${t}`),
   );
@@ -151,18 +161,16 @@ describe("layering", () => {
     expect(hosting).toEqual([]);
   });
 
-  it("shared/agent is folders by concern: no module of its own at its top but the deployment's two", () => {
-    const top = readdirSync(join(ROOT, "shared/agent"), { withFileTypes: true })
-      .filter((e) => e.isFile() && /\.ts$/.test(e.name) && !/\.(test|bench)\.ts$/.test(e.name))
-      .map((e) => e.name);
-    expect(top.sort()).toEqual(["deployment-settings.ts", "deployment.ts"]);
-  });
-
   it("finds a handler that passes the operations layer by", () => {
     const made = new Map([
-      ["functions/agent/threads/get.ts", ["shared/agent/deployment.ts", "shared/agent/ops/index.ts"]],
+      [
+        "functions/agent/threads/get.ts",
+        ["shared/agent/deployment/deployment.ts", "shared/agent/ops/index.ts"],
+      ],
     ]);
-    expect(pastOperations(made)).toEqual(["functions/agent/threads/get.ts → shared/agent/deployment.ts"]);
+    expect(pastOperations(made)).toEqual([
+      "functions/agent/threads/get.ts → shared/agent/deployment/deployment.ts",
+    ]);
   });
 
   it("no production module imports test/ or bench/ (test helpers live under test/)", () => {
@@ -170,6 +178,137 @@ describe("layering", () => {
       [...to].filter(([b]) => /^(test|bench)\b/.test(b)).map(([, why]) => why),
     );
     expect(intoTests).toEqual([]);
+  });
+});
+
+// shared/agent's folders by concern, in layers from the bottom up (docs/architecture.md says why each sits where
+// it does). A folder imports only folders of layers below its own (`import type` counted: a type-only arrow makes
+// no circle at load time but is a dependency all the same); folders of one layer do not import each other.
+const AGENT_LAYERS: string[][] = [
+  // the revision's artifact as its runtime reads it; custom auth's identity and filters; storage engines
+  ["artifact", "auth", "checkpoint", "stream"],
+  ["store"],
+  // the deployment a request addresses: its scope, storage and the graphs it serves
+  ["deployment"],
+  ["assistants", "tracing"],
+  // code that runs inside a deployment's runtime (serving it, loading its graphs, its Lambda protocol)
+  ["runtime"],
+  // platform code that starts and reaches runtimes; threads and their state; the UI bundles
+  ["hosting", "threads", "ui"],
+  ["runs"],
+  ["crons"],
+  // deleting what a deployment holds: a thread with its runs and crons, expired threads, a deleted deployment
+  ["cleanup"],
+  // the operations every handler calls: caller, lookup, authorization, then the act
+  ["ops"],
+  // MCP and A2A over the operations; the edge (who may call a deployment, its origin, its CORS) in front
+  ["protocols", "edge"],
+];
+
+/** The layer of each shared/agent folder (`shared/agent/<name>`). */
+const layerOf = new Map(
+  AGENT_LAYERS.flatMap((names, i) => names.map((n) => [`shared/agent/${n}`, i] as const)),
+);
+
+/** Arrows between shared/agent folders that do not go down the layers: each as "from → to (type)". */
+function againstLayers(
+  arrows: { from: string; to: string; kind: string }[],
+  layers: Map<string, number>,
+): string[] {
+  return arrows.flatMap((a) => {
+    const [from, to] = [folderUnder("shared/agent", a.from), folderUnder("shared/agent", a.to)];
+    if (!from || !to || from === to) return [];
+    const [f, t] = [layers.get(from), layers.get(to)];
+    return f !== undefined && t !== undefined && t < f
+      ? []
+      : [`${a.from} → ${a.to}${a.kind === "type" ? " (type)" : ""}`];
+  });
+}
+
+describe("shared/agent's layers", () => {
+  const arrows = importGraph(ROOT, ["shared", "functions", "infra"]);
+  const agent = arrows.filter((a) => a.from.startsWith("shared/agent/") && a.to.startsWith("shared/agent/"));
+
+  it("finds the arrows it checks, type-only ones too", () => {
+    expect(agent.some((a) => a.kind === "runtime")).toBe(true);
+    expect(agent.some((a) => a.kind === "type")).toBe(true);
+  });
+
+  it("tells type-only imports from those that load a module", () => {
+    const text = [
+      'import type { A } from "./a.ts";',
+      'import { type B, type C } from "./b.ts";',
+      "import {",
+      "  type D,",
+      "  e,",
+      '} from "./d.ts";',
+      'export type { F } from "./f.ts";',
+      'export * from "./g.ts";',
+      'import "./h.ts";',
+      'const i = await import("./i.ts");',
+      'type J = typeof import("./j.ts");',
+      'import { k } from "node:fs";',
+    ].join("\n");
+    expect(importsOf(text)).toEqual([
+      { specifier: "./a.ts", kind: "type" },
+      { specifier: "./b.ts", kind: "type" },
+      { specifier: "./d.ts", kind: "runtime" },
+      { specifier: "./f.ts", kind: "type" },
+      { specifier: "./g.ts", kind: "runtime" },
+      { specifier: "./h.ts", kind: "runtime" },
+      { specifier: "./i.ts", kind: "runtime" },
+      { specifier: "./j.ts", kind: "type" },
+    ]);
+  });
+
+  it("names every folder of shared/agent once, and no module sits at its top", () => {
+    const entries = readdirSync(join(ROOT, "shared/agent"), { withFileTypes: true });
+    const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(AGENT_LAYERS.flat().sort()).toEqual(folders.sort());
+    expect(entries.filter((e) => e.isFile() && /\.ts$/.test(e.name)).map((e) => e.name)).toEqual([]);
+  });
+
+  it("every import between its folders goes down the layers", () => {
+    expect(againstLayers(agent, layerOf)).toEqual([]);
+  });
+
+  it("finds an import that runs back up, and one between folders of a layer", () => {
+    const made = [
+      { from: "shared/agent/ops/runs.ts", to: "shared/agent/runs/runs.ts", kind: "runtime" },
+      { from: "shared/agent/runs/runs.ts", to: "shared/agent/ops/caller.ts", kind: "type" },
+      { from: "shared/agent/threads/state.ts", to: "shared/agent/ui/ui.ts", kind: "runtime" },
+    ];
+    expect(againstLayers(made, layerOf)).toEqual([
+      "shared/agent/runs/runs.ts → shared/agent/ops/caller.ts (type)",
+      "shared/agent/threads/state.ts → shared/agent/ui/ui.ts",
+    ]);
+  });
+
+  it("has no file circle, type imports counted", () => {
+    const components = stronglyConnected(adjacency(agent));
+    expect(components.map((c) => arrowsWithin(c, agent).map((a) => `${a.from} → ${a.to}`))).toEqual([]);
+  });
+
+  it("finds a file circle when there is one", () => {
+    const made = [
+      { from: "a.ts", to: "b.ts" },
+      { from: "b.ts", to: "c.ts" },
+      { from: "c.ts", to: "a.ts" },
+      { from: "c.ts", to: "d.ts" },
+    ];
+    expect(stronglyConnected(adjacency(made))).toEqual([["a.ts", "b.ts", "c.ts"]]);
+  });
+
+  // Generic HTTP code imports no domain folder (as hono's cors() takes a function and never reads application
+  // data): the edge reads a deployment once and hands what it decided (its CORS policy) in, and the functions layer
+  // hands in the API-key check and rate limit (shared/auth). What shared/http may import besides the base modules:
+  // the settings and request body decoding (shared/ingest: gzip, zstd, multipart).
+  it("shared/http imports no domain folder", () => {
+    const allowed = (to: string) =>
+      /^shared\/[^/]+\.ts$/.test(to) || /^shared\/(http|config|ingest)\//.test(to);
+    const out = arrows.filter((a) => a.from.startsWith("shared/http/") && !allowed(a.to));
+    expect(arrows.some((a) => a.from.startsWith("shared/http/"))).toBe(true);
+    expect(out.map((a) => `${a.from} → ${a.to}`)).toEqual([]);
   });
 });
 

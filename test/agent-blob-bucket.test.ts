@@ -2,7 +2,7 @@ import { CreateBucketCommand, HeadObjectCommand } from "@aws-sdk/client-s3";
 import { afterEach, expect, it } from "vitest";
 import { handler as purgeDataTask } from "../functions/tasks/purge-deployment-data.ts";
 import { placeParts } from "../shared/agent/checkpoint/blobs.ts";
-import { purgeDeploymentData } from "../shared/agent/hosting/purge.ts";
+import { purgeDeploymentData } from "../shared/agent/cleanup/purge.ts";
 import { s3 } from "../shared/aws/clients.ts";
 import { putItem } from "../shared/aws/ddb.ts";
 import { PURGE_MAX_ATTEMPTS, purgeFailed, purgeToResume } from "../shared/control/deployment-lifecycle.ts";

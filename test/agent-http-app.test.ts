@@ -1,4 +1,4 @@
-import type { Client } from "@langchain/langgraph-sdk";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentClient } from "../harness/agents.ts";
 import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
@@ -25,6 +25,19 @@ app.use(async (c, next) => {
   }
   await next();
 });
+// The reference's own test middleware as it is written: it changes, in place, the object c.req.json() gave it
+// (Hono from 4.13 parses the body anew on each read; the rewritten body must still be what the run sees).
+app.use(async (c, next) => {
+  const value = c.req.header("x-rewrite-header");
+  const runsRoute = ["/runs", "/runs/wait", "/runs/stream"].some((r) => c.req.path.endsWith(r));
+  if (c.req.method === "POST" && runsRoute && value != null) {
+    const body = await c.req.json();
+    body.config ??= {};
+    body.config.configurable ??= {};
+    body.config.configurable["x-rewrite-header"] ??= value;
+  }
+  await next();
+});
 app.get("/hello", (c) => c.json({ hello: "world", path: c.req.path, q: c.req.query("q") ?? null }));
 app.post("/echo", async (c) => c.json({ got: await c.req.json(), method: c.req.method }, 201));
 // Shadows the built-in GET /info, as the reference's custom routes may.
@@ -47,12 +60,21 @@ export default { weather: Weather };
 const repo = gitRepo({
   ...graphRepoFiles(["a"]),
   "langgraph.json": JSON.stringify({
-    graphs: { agent: "./src/graph.mjs:graph" },
+    graphs: { agent: "./src/graph.mjs:graph", configured: "./src/configured.mjs:graph" },
     http: { app: "./src/app.mjs:app", disable_store: true },
     // A name that is no identifier, as the reference takes it (issue 27): its global is __LGUI_agent_alias.
     ui: { agent: "./src/ui.jsx", "agent-alias": "./src/ui.jsx" },
   }),
   "src/app.mjs": APP,
+  // What the run sees of its config: the value the middleware put in config.configurable.
+  "src/configured.mjs": `import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+const State = Annotation.Root({ text: Annotation() });
+export const graph = new StateGraph(State)
+  .addNode("read", (s, config) => ({ text: \`\${s.text}: \${config.configurable?.["x-rewrite-header"] ?? "none"}\` }))
+  .addEdge(START, "read")
+  .addEdge("read", END)
+  .compile();
+`,
   "src/ui.jsx": UI,
   "src/ui.css": ".weather { color: rebeccapurple; }\n",
 });
@@ -170,6 +192,28 @@ describe("http.app: the deployment's custom routes", () => {
     });
     const again = await client.runs.get(thread.thread_id, plain.run_id);
     expect(JSON.stringify(again)).not.toContain("from-header");
+  });
+});
+
+describe("http.app: a middleware that rewrites the request body before the run is created", () => {
+  it("the run sees the body as the middleware changed it, through the SDK (the reference's test, as written)", async () => {
+    const rewriting = new Client({
+      apiUrl: `${base}/agents/${id}`,
+      apiKey: facts.api_key,
+      defaultHeaders: { "X-Tenant-Id": facts.tenant_id, "x-rewrite-header": "extra-client" },
+    });
+    const thread = await rewriting.threads.create();
+    expect(await rewriting.runs.wait(thread.thread_id, "configured", { input: { text: "in" } })).toEqual({
+      text: "in: extra-client",
+    });
+    expect(await rewriting.runs.wait(null, "configured", { input: { text: "stateless" } })).toEqual({
+      text: "stateless: extra-client",
+    });
+    // Without the header the middleware leaves the body alone: the run sees none.
+    const plain = await client.threads.create();
+    expect(await client.runs.wait(plain.thread_id, "configured", { input: { text: "in" } })).toEqual({
+      text: "in: none",
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
 import { waitFor } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
-import { sweepExpiredThreads } from "../shared/agent/threads/ttl.ts";
+import { sweepExpiredThreads } from "../shared/agent/cleanup/thread-ttl.ts";
 import { getItem, queryAll } from "../shared/aws/ddb.ts";
 import { ACTIVE_RUNS, agentKeys, checkpointPk } from "../shared/records/agent.ts";
 import { shardKey } from "../shared/records/shard.ts";

@@ -1,10 +1,12 @@
 import type { Client } from "@langchain/langgraph-sdk";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { gitRepo } from "../harness/repos.ts";
 import { GRAPH_NAMESPACE } from "../shared/agent/assistants/assistants.ts";
 import { uuidv5 } from "../shared/ids.ts";
-import { facts } from "./helpers/cloud.ts";
+import { auth, facts } from "./helpers/cloud.ts";
 
 // Issue 15 item 8: an Annotation graph's schemas are typed from its TypeScript types (read at build time), as
 // the reference server serves them; through the real @langchain/langgraph-sdk Client.
@@ -29,18 +31,37 @@ const AGENT = [
   "",
 ].join("\n");
 
+// The reference's API suite's nested graph, in its shape: reducer channels of string arrays, a subgraph two deep.
+const NESTED = [
+  `import { Annotation, StateGraph, START, END } from "@langchain/langgraph";`,
+  `const concat = (a: string[], b: string[]) => a.concat(b);`,
+  `const log = () => Annotation<string[]>({ reducer: concat, default: () => [] });`,
+  `const child = new StateGraph(Annotation.Root({ log: log(), child: Annotation<"child_one" | "child_two"> }))`,
+  `  .addNode("c_one", () => ({ log: ["c_one"] })).addEdge(START, "c_one").addEdge("c_one", END);`,
+  `const parent = new StateGraph(Annotation.Root({ log: log(), parent: Annotation<"parent_one" | "parent_two"> }))`,
+  `  .addNode("p_one", () => ({ log: ["p_one"] })).addNode("p_two", child.compile())`,
+  `  .addEdge(START, "p_one").addEdge("p_one", "p_two").addEdge("p_two", END);`,
+  `export const graph = new StateGraph(Annotation.Root({ log: log() }))`,
+  `  .addNode("gp_one", () => ({ log: ["gp_one"] })).addNode("gp_two", parent.compile())`,
+  `  .addEdge(START, "gp_one").addEdge("gp_one", "gp_two").addEdge("gp_two", END)`,
+  `  .compile();`,
+  "",
+].join("\n");
+
 let repo: { dir: string; remove: () => void };
 let client: Client;
+let deploymentId: string;
 const AGENT_ID = uuidv5("agent", GRAPH_NAMESPACE);
 
 beforeAll(async () => {
   repo = gitRepo({
     "langgraph.json": JSON.stringify({
-      graphs: { agent: "./src/agent.ts:graph", made: "./src/agent.ts:make" },
+      graphs: { agent: "./src/agent.ts:graph", made: "./src/agent.ts:make", nested: "./src/nested.ts:graph" },
     }),
     "src/agent.ts": AGENT,
+    "src/nested.ts": NESTED,
   });
-  ({ client } = await deployedClient(facts, repo.dir, "schemas"));
+  ({ client, deploymentId } = await deployedClient(facts, repo.dir, "schemas"));
 }, 150_000);
 
 afterAll(() => repo?.remove());
@@ -55,7 +76,26 @@ describe("typed schemas of an Annotation graph", () => {
         count: { type: "number" },
         mode: { type: "string", enum: ["fast", "slow"] },
       },
-      definitions: { BaseMessage: { type: "object" } },
+      // The reference's BaseMessage: the documented union of the message classes (its API suite's expectation).
+      definitions: {
+        BaseMessage: {
+          description: expect.stringContaining("Base class for all types of messages"),
+          oneOf: expect.arrayContaining(
+            [
+              "BaseMessageChunk",
+              "ToolMessage",
+              "AIMessage",
+              "ChatMessage",
+              "FunctionMessage",
+              "HumanMessage",
+              "SystemMessage",
+              "RemoveMessage",
+            ].map((name) => ({ $ref: `#/definitions/${name}` })),
+          ),
+        },
+        HumanMessage: { type: "object", description: expect.stringContaining("human message") },
+      },
+      $schema: "http://json-schema.org/draft-07/schema#",
     });
     expect(s.input_schema).toMatchObject({ properties: { count: { type: "number" } } });
     expect(s.output_schema).toMatchObject({ properties: { count: { type: "number" } } });
@@ -89,5 +129,45 @@ describe("typed schemas of an Annotation graph", () => {
     const all = (await client.assistants.getSubgraphs(AGENT_ID, { recurse: true })) as unknown as Keyed;
     expect(Object.keys(all).sort()).toEqual(["inner", "inner|deeper"]);
     expect(all["inner|deeper"]?.state).toMatchObject({ properties: { depth: { type: "number" } } });
+  });
+
+  it("a subgraph's reducer channel is its update type alone, with no overwrite alternative (the reference's)", async () => {
+    type Keyed = Record<string, { state: { properties: Record<string, unknown> } }>;
+    const subs = (await client.assistants.getSubgraphs(uuidv5("nested", GRAPH_NAMESPACE), {
+      recurse: true,
+    })) as unknown as Keyed;
+    expect(Object.keys(subs)).toEqual(["gp_two", "gp_two|p_two"]);
+    const log = { type: "array", items: { type: "string" } };
+    expect(subs.gp_two.state.properties).toEqual({
+      log,
+      parent: { type: "string", enum: ["parent_one", "parent_two"] },
+    });
+    expect(subs["gp_two|p_two"].state.properties).toEqual({
+      log,
+      child: { type: "string", enum: ["child_one", "child_two"] },
+    });
+    const s = await client.assistants.getSchemas(uuidv5("nested", GRAPH_NAMESPACE));
+    expect(s.state_schema?.properties).toEqual({ log });
+    expect(JSON.stringify([subs, s])).not.toContain("__overwrite__");
+  });
+
+  it("an MCP tool's input schema is the typed one; messages in any message-like form pass its check and run", async () => {
+    const mcp = new McpClient({ name: "agent-schemas-test", version: "1.0.0" });
+    const url = new URL(`${facts.base_url}/agents/${deploymentId}/mcp`);
+    await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: auth } }));
+    try {
+      const { tools } = await mcp.listTools();
+      const tool = tools.find((t) => t.name === "agent");
+      expect(tool?.inputSchema).toEqual((await client.assistants.getSchemas(AGENT_ID)).input_schema);
+      const out = await mcp.callTool({
+        name: "agent",
+        arguments: { messages: [{ role: "user", content: "hi" }], count: 1 },
+      });
+      expect(out.isError).toBeFalsy();
+      const values = JSON.parse((out.content as { text: string }[])[0].text);
+      expect(values).toMatchObject({ count: 2, messages: [expect.objectContaining({ content: "hi" })] });
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployedClient } from "../harness/agents.ts";
 import { deployRepo, gitRepo } from "../harness/repos.ts";
-import { sweepExpiredThreads } from "../shared/agent/threads/ttl.ts";
+import { sweepExpiredThreads } from "../shared/agent/cleanup/thread-ttl.ts";
 import { threads } from "../shared/records/agent.ts";
 import { auth, call, facts } from "./helpers/cloud.ts";
 

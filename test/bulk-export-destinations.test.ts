@@ -1,9 +1,8 @@
-import { createServer, request, type Server } from "node:http";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { HeadBucketCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newBucket, newWorkspace, s3For } from "../harness/export.ts";
+import { newBucket, newWorkspace, s3For, s3Proxy } from "../harness/export.ts";
 import { freePort } from "../infra/local/http-util.ts";
 import { dynamo } from "../shared/aws/clients.ts";
 import { type Sealed, unsealRecord } from "../shared/crypto/envelope.ts";
@@ -57,7 +56,7 @@ async function storedItem(tenant: string, id: string) {
  */
 interface Recorder {
   endpoint: string;
-  seen: string[];
+  readonly seen: string[];
   answer?: (method: string, path: string) => { status: number; body?: string; type?: string } | undefined;
   close(): Promise<void>;
 }
@@ -66,39 +65,29 @@ afterAll(async () => {
   await Promise.all(recorders.map((r) => r.close()));
 });
 async function recorder(target = customer.s3.endpoint): Promise<Recorder> {
-  const url = new URL(target);
+  const proxy = await s3Proxy(target);
+  const pathOf = (url: string) => decodeURIComponent(url.split("?")[0]);
   const state: Recorder = {
-    endpoint: "",
-    seen: [],
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-  const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent((req.url ?? "").split("?")[0]);
-    state.seen.push(`${req.method} ${path}`);
-    const own = state.answer?.(req.method ?? "", path);
-    if (own) {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(own.status, { "content-type": own.type ?? "application/xml" });
-        res.end(own.body ?? "");
+    endpoint: proxy.endpoint,
+    get seen() {
+      return proxy.requests.map((r) => {
+        const [method, url] = r.split(" ");
+        return `${method} ${pathOf(url)}`;
       });
-      return;
-    }
-    const fwd = request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
+    },
+    close: () => proxy.close(),
+  };
+  proxy.inject = (req) => {
+    const own = state.answer?.(req.method ?? "", pathOf(req.url ?? ""));
+    return (
+      own && {
+        kind: "recorder",
+        status: own.status,
+        contentType: own.type ?? "application/xml",
+        body: own.body ?? "",
+      }
     );
-    fwd.on("error", () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(fwd);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  state.endpoint = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  };
   recorders.push(state);
   return state;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import "./helpers/cloud.ts";
-import { groupCreate, groupPut } from "../shared/agent/stream/group-write.ts";
 import { getItem } from "../shared/aws/ddb.ts";
+import { groupCreate, groupPut } from "../shared/aws/group-write.ts";
 
 // The group commit against DynamoDB Local, which enforces DynamoDB's limits: calls are cut by bytes, and an
 // item too big for DynamoDB fails only its own caller.

@@ -1,4 +1,13 @@
-import { mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +23,7 @@ import { call, cloudFacts } from "./helpers/cloud.ts";
 const V2 = "/v2/deployments";
 const FINAL = ["DEPLOYED", "BUILD_FAILED", "DEPLOY_FAILED", "CREATE_FAILED", "INTERRUPTED"];
 const NOT_GRANTED = /under one the operator granted this workspace \(npm run grant-folder\)/;
+const GIT_OUTSIDE = /git repository reads files outside the folders the operator granted this workspace/;
 const FILES: Files = {
   "langgraph.json": JSON.stringify({ graphs: { agent: "./graph.mjs:graph" }, env: ".env" }),
   "graph.mjs": "export const graph = {};\n",
@@ -144,5 +154,40 @@ describe("local repositories belong to the workspace the operator granted them",
     const second = await rebuilt(c.headers, created.json.id);
     expect(second.status).toBe("BUILD_FAILED");
     expect(second.error).toMatch(NOT_GRANTED);
+  });
+
+  // Issue 33, second review: git reads a repository from wherever its .git says. Before, each of these folders in
+  // B's grant passed the grant check (the folder is B's) and git cloned A's repository into B's deployment.
+  it("a git repository whose .git leads into another workspace's folder is refused: a gitdir file, a link, alternates", async () => {
+    const gitdirFile = join(grantB, `gitdir-${crypto.randomUUID().slice(0, 8)}`);
+    mkdirSync(gitdirFile);
+    writeFileSync(join(gitdirFile, ".git"), `gitdir: ${join(repoA, ".git")}\n`);
+    const gitLink = join(grantB, `gitlink-${crypto.randomUUID().slice(0, 8)}`);
+    mkdirSync(gitLink);
+    symlinkSync(join(repoA, ".git"), join(gitLink, ".git"));
+    // B's own repository, borrowing A's objects and A's branch (a ref file linked to A's).
+    const borrowing = gitRepo({ "README.md": "b\n" }, {}, { parent: grantB }).dir;
+    writeFileSync(
+      join(borrowing, ".git", "objects", "info", "alternates"),
+      `${join(repoA, ".git", "objects")}\n`,
+    );
+    symlinkSync(join(repoA, ".git", "refs", "heads", "main"), join(borrowing, ".git", "refs", "heads", "a"));
+    for (const url of [gitdirFile, pathToFileURL(gitLink).href, borrowing]) {
+      const r = await deploy(b.headers, url);
+      expect(r.status, url).toBe(422);
+      expect(repoUrlIssue(r)).toMatch(GIT_OUTSIDE);
+    }
+  });
+
+  it("the build checks the repository's .git again: one turned into a gitdir file to another's fails it", async () => {
+    const own = gitRepo(FILES, {}, { parent: grantB }).dir;
+    const created = await deploy(b.headers, own);
+    expect(created.status).toBe(201);
+    await settled(b.headers, created.json.id, created.json.latest_revision_id);
+    renameSync(join(own, ".git"), join(own, "old-git"));
+    writeFileSync(join(own, ".git"), `gitdir: ${join(repoA, ".git")}\n`);
+    const second = await rebuilt(b.headers, created.json.id);
+    expect(second.status).toBe("BUILD_FAILED");
+    expect(second.error).toMatch(GIT_OUTSIDE);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { AuthHandlers, AuthUser } from "../../shared/agent/auth/scope.ts";
 import { runAs } from "../../shared/agent/auth/scope.ts";
-import type { AgentDeployment } from "../../shared/agent/deployment.ts";
+import type { AgentDeployment } from "../../shared/agent/deployment/deployment.ts";
 import type { HttpEvent } from "../../shared/http/event.ts";
 import { handlerFrom } from "../load.ts";
 import { agentModules } from "../modules/agent.ts";
@@ -18,8 +18,8 @@ const TENANT = "t-auth-walk";
 const DEPLOYMENT = "dep-auth-walk";
 
 // The deployment lookup is the runtime's own deployment; its storage is a trap.
-vi.mock("../../shared/agent/deployment.ts", async (original) => {
-  const real = await original<typeof import("../../shared/agent/deployment.ts")>();
+vi.mock("../../shared/agent/deployment/deployment.ts", async (original) => {
+  const real = await original<typeof import("../../shared/agent/deployment/deployment.ts")>();
   const trap = () => {
     throw new Error("storage touched before authorization");
   };

@@ -14,15 +14,15 @@ const CUSTOM = {
   active_runtime_version: "7",
   custom_auth: { disable_studio_auth: false },
 };
+/** The deployment reads the router made (it reads the one a request names once, for CORS, access and target). */
+const reads: string[] = [];
 vi.mock("../../shared/records/control.ts", () => ({
   recentDeploymentById: async (id: string) =>
-    id === "restricted"
+    reads.push(id) && id === "restricted"
       ? { id, cors: { allow_origins: ["https://app.example"] } }
       : id === "custom"
         ? CUSTOM
         : undefined,
-  recentDeploymentRecord: async (tenant: string, id: string) =>
-    tenant === CUSTOM.tenant_id && id === CUSTOM.id ? CUSTOM : undefined,
 }));
 interface Invoke {
   FunctionName?: string;
@@ -181,7 +181,12 @@ describe("the agent router's CORS (AWS)", () => {
 describe("the agent router with custom auth (AWS)", () => {
   it("passes a request without a platform key to the deployment's runtime as custom, headers intact", async () => {
     invoked.length = 0;
-    const a = await routerAnswer(restEvent("POST", "custom", { authorization: "Bearer end-user" }));
+    reads.length = 0;
+    const a = await routerAnswer(
+      restEvent("POST", "custom", { authorization: "Bearer end-user", Origin: "https://app.example" }),
+    );
+    // One read of the deployment serves the answer's CORS, the access decision and the version invoked.
+    expect(reads).toEqual(["custom"]);
     expect(a.statusCode).toBe(200);
     expect(invoked).toHaveLength(1);
     expect(invoked[0]!.Qualifier).toBe("7");

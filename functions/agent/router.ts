@@ -1,5 +1,6 @@
 import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { deploymentCors } from "../../shared/agent/edge/cors.ts";
 import { deploymentOfHost } from "../../shared/agent/edge/origin.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/edge/router-access.ts";
 import { invokeDrain } from "../../shared/agent/hosting/drain-invoke.ts";
@@ -10,7 +11,7 @@ import { lambda } from "../../shared/aws/clients.ts";
 import { LAMBDA_REQUEST_PAYLOAD_BYTES } from "../../shared/aws/lambda-limits.ts";
 import { runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import { HttpError, NotFound, ServiceUnavailable, TooManyRequests } from "../../shared/errors.ts";
-import { corsHeaders, deploymentCorsPolicy, isPreflight, withCors } from "../../shared/http/cors.ts";
+import { corsHeaders, isPreflight, withCors } from "../../shared/http/cors.ts";
 import { type HttpEvent, json } from "../../shared/http/event.ts";
 import {
   type LambdaGlobals as FrontGlobals,
@@ -19,7 +20,7 @@ import {
   writeBody,
 } from "../../shared/http/lambda-front.ts";
 import { logger } from "../../shared/log.ts";
-import { recentDeploymentRecord } from "../../shared/records/control.ts";
+import { type DeploymentRecord, recentDeploymentById } from "../../shared/records/control.ts";
 import { ownOriginRequest, platformAnswer } from "./own-origin.ts";
 
 // The platform's router in front of every deployment's runtime (AWS): API Gateway sends each authenticated
@@ -33,9 +34,8 @@ import { ownOriginRequest, platformAnswer } from "./own-origin.ts";
 type LambdaGlobals = FrontGlobals<HttpEvent | APIGatewayProxyEvent>;
 
 /** Which function version serves the deployment now: 404 for another workspace's, 503 while none is live. */
-async function runtimeTarget(tenant: string, deploymentId: string) {
-  const d = await recentDeploymentRecord(tenant, deploymentId);
-  if (!d) throw new NotFound("Deployment not found");
+function runtimeTarget(tenant: string, d: DeploymentRecord | undefined) {
+  if (!d || d.tenant_id !== tenant) throw new NotFound("Deployment not found");
   const version = d.active_runtime_version;
   if (!d.active_revision_id || !version)
     throw new ServiceUnavailable("The deployment has no deployed revision yet");
@@ -77,12 +77,15 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   // path is its agent server's, at the root. Elsewhere the deployment is the /agents/{deployment_id} of the path.
   const own = deploymentOfHost(headers.host);
   const deploymentId = own ?? event.pathParameters?.deployment_id ?? "";
+  // The deployment, read once by id whatever its workspace (a preflight names none): its CORS policy, who may call
+  // it and the runtime version that serves it all come from this record.
+  const record = await recentDeploymentById(deploymentId);
   // CORS (the deployment's langgraph.json http.cors, or the defaults): API Gateway sends every OPTIONS of an
   // agent-server path here; a preflight carries no API key and is answered without authentication. Every other
   // answer to a browser (an Origin), errors included, carries the headers.
   const cors =
     isPreflight(method) || headers.origin !== undefined
-      ? corsHeaders(await deploymentCorsPolicy(deploymentId), method, headers)
+      ? corsHeaders(deploymentCors(record), method, headers)
       : {};
   if (isPreflight(method)) return aws.HttpResponseStream.from(out, { statusCode: 204, headers: cors }).end();
   const fail = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -114,8 +117,8 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
   let target: { FunctionName: string; Qualifier: string };
   let access: AgentAccess;
   try {
-    access = await agentAccess(headers, deploymentId, event.requestContext?.http?.sourceIp ?? "");
-    target = await runtimeTarget(access.tenant, deploymentId);
+    access = await agentAccess(headers, record, event.requestContext?.http?.sourceIp ?? "");
+    target = runtimeTarget(access.tenant, record);
   } catch (err) {
     if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
     throw err;

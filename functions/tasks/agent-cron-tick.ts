@@ -1,4 +1,5 @@
 import { fireTick, sweepCrons } from "../../shared/agent/crons/crons.ts";
+import { runtimeHost } from "../../shared/agent/hosting/host.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
 
@@ -16,9 +17,9 @@ export interface CronTickEvent {
 let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentCronTick", async (event: CronTickEvent | undefined) => {
   if (event?.tenant_id && event.deployment_id && event.cron_id && event.scheduled_at)
-    return fireTick(event.tenant_id, event.deployment_id, event.cron_id, event.scheduled_at);
+    return fireTick(runtimeHost(), event.tenant_id, event.deployment_id, event.cron_id, event.scheduled_at);
   try {
-    return await sweepCrons();
+    return await sweepCrons(runtimeHost());
   } finally {
     if (config.localMode) {
       // Locally: again just after the next minute starts (also after a failed sweep).

@@ -1,7 +1,7 @@
+import { sweepExpiredThreads } from "../../shared/agent/cleanup/thread-ttl.ts";
 import { runtimeHost } from "../../shared/agent/hosting/host.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
-import { sweepExpiredThreads } from "../../shared/agent/threads/ttl.ts";
 import { config } from "../../shared/config.ts";
 import { defineTask } from "../task-manifest.ts";
 

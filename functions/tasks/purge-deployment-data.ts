@@ -1,4 +1,4 @@
-import { purgeDeploymentData } from "../../shared/agent/hosting/purge.ts";
+import { purgeDeploymentData } from "../../shared/agent/cleanup/purge.ts";
 import { deploymentPurged, purgeFailed } from "../../shared/control/deployment-lifecycle.ts";
 import { defineTask } from "../task-manifest.ts";
 

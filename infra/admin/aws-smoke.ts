@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { Client as AgentClient } from "@langchain/langgraph-sdk";
 import { Client } from "langsmith";
 import { loadConfig } from "../../shared/config.ts";
 
 // What a first deploy should answer, checked from outside with the real langsmith client and plain HTTP:
 // every API group's functions load and reach their data under their roles (tables, bucket, key), the trace
 // ingestion path stores a run end to end, and the agent API's router authenticates. Read-only but for one
-// tracing project (and its run) that it creates and deletes again.
+// tracing project (and its run) that it creates and deletes again; given an agent's repository, it also deploys
+// it, streams one run through the LangGraph SDK, reads the run's trace back and deletes the deployment.
 export interface SmokeTarget {
   /** The platform API's base URL (the ApiUrl output, or the local cloud's). */
   api: string;
@@ -14,6 +16,13 @@ export interface SmokeTarget {
   apiKey: string;
   /** How long to wait for the traced run to be readable. */
   waitMs?: number;
+  /**
+   * A small agent's repository (AWS_SMOKE_AGENT_REPO: a public https URL; the local cloud also takes a granted
+   * folder): deployed, one run streamed, its trace read back, deleted. Unset: those steps are left out.
+   */
+  agentRepo?: string;
+  /** How long its revision may take to be DEPLOYED (a first CodeBuild build takes minutes). */
+  deployWaitMs?: number;
 }
 
 export interface SmokeCheck {
@@ -123,18 +132,119 @@ export async function smoke(target: SmokeTarget): Promise<SmokeCheck[]> {
     await client.deleteProject({ projectId });
     return projectName;
   });
+  if (target.agentRepo)
+    await agentSteps({ ...target, api, agentApi, agentRepo: target.agentRepo }, step, client);
   return checks;
+}
+
+type Step = (check: string, fn: () => Promise<string>) => Promise<void>;
+
+/** A JSON call of the control plane; a status other than `want` throws with the answer. */
+async function control<T>(
+  api: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  want: number,
+  body?: unknown,
+) {
+  const res = await fetch(`${api}${path}`, {
+    method,
+    headers: { "x-api-key": apiKey, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status !== want) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The first deploy's agent: deployed from its repository, one run streamed, its trace read, deleted. */
+async function agentSteps(
+  target: SmokeTarget & { agentApi: string; agentRepo: string },
+  step: Step,
+  traces: Client,
+) {
+  const { api, apiKey } = target;
+  type Deployment = { id: string; latest_revision_id: string; tracing_project_id: string | null };
+  let d: Deployment | undefined;
+  await step("deploy an agent from its repository (build, deploy)", async () => {
+    d = await control<Deployment>(api, apiKey, "POST", "/v2/deployments", 201, {
+      name: `smoke-agent-${randomUUID().slice(0, 8)}`,
+      source: "github",
+      source_config: { repo_url: target.agentRepo },
+      source_revision_config: { langgraph_config_path: "langgraph.json" },
+    });
+    const revision = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;
+    const until = Date.now() + (target.deployWaitMs ?? 30 * 60_000);
+    for (;;) {
+      const { status } = await control<{ status: string }>(api, apiKey, "GET", revision, 200);
+      if (status === "DEPLOYED") return `deployment ${d.id} DEPLOYED`;
+      if (status.endsWith("FAILED")) {
+        const logs = await control<{ build_log: string; deploy_log: string }>(
+          api,
+          apiKey,
+          "GET",
+          `${revision}/logs`,
+          200,
+        );
+        const tail = `${logs.build_log}\n${logs.deploy_log}`.trim().split("\n").slice(-8).join("\n");
+        throw new Error(`the revision ended ${status}:\n${tail}`);
+      }
+      if (Date.now() > until) throw new Error(`the revision is still ${status}`);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  });
+  let runId: string | undefined;
+  await step("stream a run through the LangGraph SDK (router, runtime)", async () => {
+    if (!d) throw new Error("no deployment");
+    const agent = new AgentClient({ apiUrl: `${target.agentApi}/agents/${d.id}`, apiKey });
+    const [assistant] = await agent.assistants.search({ limit: 1 });
+    if (!assistant) throw new Error("the deployment serves no assistant");
+    const events: string[] = [];
+    for await (const part of agent.runs.stream(null, assistant.assistant_id, {
+      input: { messages: [{ role: "user", content: "ping" }] },
+      streamMode: "values",
+    })) {
+      events.push(part.event);
+      if (part.event === "metadata") runId = (part.data as { run_id?: string }).run_id;
+      if (part.event === "error")
+        throw new Error(`the run failed: ${JSON.stringify(part.data).slice(0, 300)}`);
+    }
+    if (!runId || !events.includes("values"))
+      throw new Error(`no run streamed its values: ${events.join(", ")}`);
+    return `run ${runId} of ${assistant.graph_id}: ${events.length} events`;
+  });
+  await step("read the run's trace back (trace sink, ingestion)", async () => {
+    if (!d?.tracing_project_id || !runId) throw new Error("no traced run");
+    const until = Date.now() + (target.waitMs ?? 60_000);
+    for (;;) {
+      for await (const run of traces.listRuns({ projectId: d.tracing_project_id, isRoot: true, limit: 20 }))
+        if (run.end_time) return `${run.name} (${run.id}) in project ${d.tracing_project_id}`;
+      if (Date.now() > until) throw new Error("no finished root run in the deployment's project in time");
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  });
+  await step("delete the agent's deployment and its project", async () => {
+    if (!d) throw new Error("no deployment");
+    await control(api, apiKey, "DELETE", `/v2/deployments/${d.id}?delete_tracing_project=true`, 204);
+    return d.id;
+  });
 }
 
 /** npm run aws:smoke -- <ApiUrl> [AgentApiUrl]   (API key in AGENT_PLATFORM_API_KEY or LANGSMITH_API_KEY) */
 async function main() {
   const [api, agentApi] = process.argv.slice(2);
-  const apiKey = loadConfig().cliApiKey;
+  const config = loadConfig();
+  const apiKey = config.cliApiKey;
   if (!api || !apiKey) {
     console.error("usage: AGENT_PLATFORM_API_KEY=<key> npm run aws:smoke -- <ApiUrl> [AgentApiUrl]");
     process.exit(2);
   }
-  const checks = await smoke({ api, agentApi, apiKey });
+  if (!config.smokeAgentRepo)
+    console.log(
+      "(AWS_SMOKE_AGENT_REPO unset: no agent is deployed; set it to a public https repository of one)",
+    );
+  const checks = await smoke({ api, agentApi, apiKey, agentRepo: config.smokeAgentRepo });
   for (const c of checks)
     console.log(
       `${c.ok ? "ok  " : "FAIL"} ${c.check.padEnd(52)} ${String(c.ms).padStart(6)} ms  ${c.detail}`,

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadHandler } from "../../functions/modules/routes.ts";
 import { routes } from "../../functions/routes.ts";
-import { agentOpenApiDocument } from "../../shared/agent/protocols/openapi.ts";
+import { agentOpenApiDocument } from "../../shared/agent/ops/openapi.ts";
 import { config } from "../../shared/config.ts";
 import { openApiDocument } from "../../shared/http/openapi.ts";
 

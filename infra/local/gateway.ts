@@ -3,16 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { loadHandler } from "../../functions/modules/routes.ts";
 import { type MountedRoute, mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
-import { agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/edge/origin.ts";
+import { deploymentCorsPolicy } from "../../shared/agent/edge/cors.ts";
+import { agentDeploymentOf, agentPathAtOwnOrigin, deploymentOfHost } from "../../shared/agent/edge/origin.ts";
 import { config } from "../../shared/config.ts";
-import {
-  agentDeploymentOf,
-  type CorsPolicy,
-  corsHeaders,
-  DEFAULT_CORS,
-  deploymentCorsPolicy,
-  isPreflight,
-} from "../../shared/http/cors.ts";
+import { type CorsPolicy, corsHeaders, DEFAULT_CORS, isPreflight } from "../../shared/http/cors.ts";
 import { type HttpEvent, type HttpResult, queryMap } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type CompiledRoute, compileRoutes, matchRoute } from "../../shared/http/route-match.ts";

@@ -79,7 +79,7 @@ export async function deployGraphFolder(opts: {
         source_config,
         source_revision_config,
       });
-  log(`${existing ? "Revision" : "Deployment"} ${d.id} revision ${d.latest_revision_id}: building`);
+  log(`Deployment ${d.id}${existing ? "" : " created"}, revision ${d.latest_revision_id}: building`);
   const revision = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;
   const until = Date.now() + DEPLOY_TIMEOUT_MS;
   let status: RevisionStatus;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import { loadRuntimeHandler } from "../../functions/modules/runtime.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
-import type { WebhookSender } from "../../shared/agent/runs/webhook.ts";
+import type { WebhookSender } from "../../shared/agent/deployment/deployment.ts";
 import { drainThread, kick } from "../../shared/agent/runs/worker.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { config } from "../../shared/config.ts";
 import { type EgressRules, egressConnect, egressForward } from "../../shared/containment/egress.ts";
 import { jsonResult, write } from "./gateway.ts";
+import { bufferedBodyBytes } from "./policy-proxy/index.ts";
 import { SocketBudget } from "./socket-budget.ts";
 
 // The platform's end of one sandboxed runtime's Unix socket (platform.sock in the runtime's socket folder): the
@@ -29,8 +30,6 @@ export interface RuntimeSocketHandlers {
 
 /** A webhook's ask: the run's ids and the body the platform sends (its own handler reads at most this). */
 export const WEBHOOK_BODY_BYTES = 2 * 1024 * 1024;
-/** What the policy proxy buffers of an AWS call: a DynamoDB request (16 MiB at most); S3 bodies stream. */
-const DYNAMODB_BODY_BYTES = 16 * 1024 * 1024;
 const STREAMED_BYTES = 64 * 1024;
 
 type Kind = "aws" | "traces" | "webhook";
@@ -40,9 +39,7 @@ const capOf = (kind: Kind, req: IncomingMessage): number | undefined =>
     ? config.agent.traceBodyBytes
     : kind === "webhook"
       ? WEBHOOK_BODY_BYTES
-      : req.headers["x-amz-target"] !== undefined
-        ? DYNAMODB_BODY_BYTES
-        : undefined;
+      : bufferedBodyBytes(req) || undefined;
 
 function kindOf(req: IncomingMessage): Kind | undefined {
   if (String(req.headers.authorization ?? "").startsWith("AWS4-HMAC-SHA256")) return "aws";

@@ -35,7 +35,7 @@ export interface ArtifactManifest {
   auth?: BundledModule & { disable_studio_auth?: boolean };
   /** langgraph.json `http.app`, bundled: the deployment's custom routes (a Hono app). */
   http_app?: BundledModule;
-  /** langgraph.json `checkpointer.ttl` and `store.ttl`: the runtime's defaults (agent/deployment-settings.ts). */
+  /** langgraph.json `checkpointer.ttl` and `store.ttl`: the runtime's defaults (agent/artifact/ttl.ts). */
   ttl?: {
     threads?: { default_ttl?: number };
     store?: { default_ttl?: number; refresh_on_read?: boolean };

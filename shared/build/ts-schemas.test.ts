@@ -98,10 +98,52 @@ describe("Annotation graphs", () => {
           required: ["steps", "owner"],
         },
       },
-      definitions: { BaseMessage: { type: "object" } },
+      definitions: {
+        BaseMessage: { oneOf: expect.arrayContaining([{ $ref: "#/definitions/HumanMessage" }]) },
+      },
     });
     expect(state.required).toBeUndefined();
     expect(schemas.agent.input).toMatchObject({ properties: { count: { type: "number" } } });
+  });
+
+  it("BaseMessage is the union (oneOf) of the message classes that extend it, documented, as the reference writes it", async () => {
+    const { schemas } = await extract({ "src/agent.ts": AGENT }, { agent: "src/agent.ts:graph" });
+    for (const kind of ["state", "input", "output"] as const) {
+      const schema = schemas.agent[kind] as { definitions: Record<string, Record<string, unknown>> };
+      // The reference's documented BaseMessage (its API suite and parser tests): bare class names, membership.
+      expect(schema.definitions.BaseMessage).toEqual({
+        description: expect.stringContaining("Base class for all types of messages"),
+        oneOf: expect.arrayContaining(
+          [
+            "AIMessage",
+            "BaseMessageChunk",
+            "ChatMessage",
+            "FunctionMessage",
+            "HumanMessage",
+            "RemoveMessage",
+            "SystemMessage",
+            "ToolMessage",
+          ].map((name) => ({ $ref: `#/definitions/${name}` })),
+        ),
+      });
+      expect((schema.definitions.BaseMessage.oneOf as unknown[]).length).toBe(8);
+      // An abstract class extended by others is their union too; the others are objects of their data fields.
+      expect(schema.definitions.BaseMessageChunk).toMatchObject({
+        description: expect.stringContaining("chunk of a message"),
+        oneOf: expect.arrayContaining([{ $ref: "#/definitions/AIMessageChunk" }]),
+      });
+      expect(schema.definitions.HumanMessage).toMatchObject({
+        description: "Represents a human message in a conversation.",
+        type: "object",
+        properties: { type: { type: "string", const: "human" }, id: { type: "string" } },
+      });
+      expect(schema.definitions.HumanMessage.properties).not.toHaveProperty("toDict");
+      expect(schema.definitions.HumanMessage.required).toBeUndefined();
+      // Every reference resolves: the named types the classes are made of are definitions of their own.
+      const refs = JSON.stringify(schema).match(/"#\/definitions\/[^"]+"/g) ?? [];
+      for (const ref of new Set(refs)) expect(schema.definitions).toHaveProperty([JSON.parse(ref).slice(14)]);
+      expect(schema.definitions).toHaveProperty(["ContentBlock.Text"]);
+    }
   });
 
   it("output is the state type: fields that cannot be undefined are required", async () => {
@@ -221,6 +263,33 @@ export const graph = workflow.compile();
       type: "object",
       properties: { depth: { type: "number" } },
     });
+  });
+
+  it("a reducer channel's schema is its update type alone, without LangGraph's overwrite wrapper", async () => {
+    const src = `import { Annotation, StateGraph, START, END } from "@langchain/langgraph";
+const concat = (a: string[], b: string[]) => a.concat(b);
+const Child = Annotation.Root({
+  log: Annotation<string[]>({ reducer: concat, default: () => [] }),
+  stage: Annotation<"first" | "second">,
+});
+const Parent = Annotation.Root({ log: Annotation<string[]>({ reducer: concat, default: () => [] }) });
+const child = new StateGraph(Child).addNode("c", () => ({ log: ["c"] })).addEdge(START, "c").addEdge("c", END);
+export const graph = new StateGraph(Parent)
+  .addNode("p", () => ({ log: ["p"] }))
+  .addNode("sub", child.compile())
+  .addEdge(START, "p").addEdge("p", "sub").addEdge("sub", END)
+  .compile();
+`;
+    const { schemas } = await extract({ "graph.ts": src }, { g: "graph.ts:graph" });
+    const log = { type: "array", items: { type: "string" } };
+    for (const s of [schemas.g, schemas.g.subgraphs?.sub]) {
+      expect(s?.state?.properties).toEqual(expect.objectContaining({ log }));
+      expect(s?.input?.properties).toEqual(expect.objectContaining({ log }));
+    }
+    expect(schemas.g.subgraphs?.sub.state?.properties).toMatchObject({
+      stage: { type: "string", enum: ["first", "second"] },
+    });
+    expect(JSON.stringify(schemas)).not.toContain("__overwrite__");
   });
 
   it("a node function is not a subgraph", async () => {

@@ -8,6 +8,7 @@ import type { LogLine } from "./exec.ts";
 import { graphEntryName } from "./graph-config.ts";
 import { inParentPackages } from "./paths.ts";
 import { type GraphTypeSchemas, SCHEMAS_FILE, type SchemasFile } from "./schemas-file.ts";
+import { messageClassDefinitions } from "./ts-message-classes.ts";
 import { findSubgraphs } from "./ts-subgraphs.ts";
 import { MESSAGE_MARKER, TypeSchemaWriter } from "./ts-type-schema.ts";
 
@@ -31,6 +32,8 @@ export interface GraphSource {
 }
 
 const M = MESSAGE_MARKER;
+/** The reflection module's map of @langchain/core's message classes. */
+const MESSAGE_CLASSES = `${M}Classes`;
 // Type-level reflection of a graph export (a compiled graph, a builder, or a factory returning either): state is
 // the graph's update type (every key optional), input the input definition's update type, output the output
 // definition's state type, config the config annotation's update type. Messages map to one marker interface.
@@ -38,6 +41,14 @@ const HELPERS = `
 import type { BaseMessage as __Message } from "@langchain/core/messages";
 import type { StateDefinition as __Definition, StateType as __StateType, UpdateType as __UpdateType } from "@langchain/langgraph";
 export interface ${M} { readonly __langgraph_message__: true }
+import type * as __MessageModule from "@langchain/core/messages";
+// The message classes @langchain/core exports, by export name: each class's instance type (type arguments at
+// their constraints), or never for any other export.
+export type ${MESSAGE_CLASSES} = {
+  [K in keyof typeof __MessageModule]: (typeof __MessageModule)[K] extends abstract new (...args: any[]) => infer I
+    ? I extends __Message ? I : never
+    : never;
+};
 type __IsAny<T> = 0 extends 1 & T ? true : false;
 type __In<T> = (value: T) => void;
 type __OneMessage<T> = __IsAny<__Message> extends true ? never : T extends __Message ? ${M} : never;
@@ -48,11 +59,14 @@ type __Shape<T, D extends 0[] = []> = D["length"] extends 6 ? T : {
     : __In<__OneMessage<T[K]>> extends __In<${M}> ? ${M}
     : __Shape<T[K], [...D, 0]>;
 };
+// A reducer channel's update may be LangGraph's overwrite wrapper ({ __overwrite__: value }); the reference's
+// schemas name only the channel's own update type.
+type __NoOverwrite<T> = { [K in keyof T]: T[K] extends infer V ? (V extends { __overwrite__: any } ? never : V) : never };
 type __Built<T> = T extends (...args: any[]) => infer R ? Awaited<R> : Awaited<T>;
 type __Compiled<T> = __Built<T> extends infer G ? (G extends { compile(...args: any[]): infer C } ? C : G) : never;
 type __Builder<G> = G extends { builder: infer B } ? B : never;
-type __State<G> = G extends { "~InputType": infer U } ? U : G extends { RunInput: infer U } ? U : never;
-type __Input<G> = __Builder<G> extends { _inputDefinition: infer I extends __Definition } ? __UpdateType<I> : never;
+type __State<G> = __NoOverwrite<G extends { "~InputType": infer U } ? U : G extends { RunInput: infer U } ? U : never>;
+type __Input<G> = __Builder<G> extends { _inputDefinition: infer I extends __Definition } ? __NoOverwrite<__UpdateType<I>> : never;
 type __Output<G> = __Builder<G> extends { _outputDefinition: infer O extends __Definition } ? __StateType<O> : never;
 type __Config<G> = __Builder<G> extends { _configSchema?: infer C }
   ? Exclude<C, undefined> extends infer D extends __Definition ? __UpdateType<D> : never
@@ -174,7 +188,19 @@ async function readAliases(
   const exported = new Map(
     (moduleSymbol ? await checker.getExportsOfModule(moduleSymbol) : []).map((s) => [s.name, s]),
   );
-  const writer = new TypeSchemaWriter(checker, stopped);
+  const classes = exported.get(MESSAGE_CLASSES);
+  const classesType = classes && (await checker.getDeclaredTypeOfSymbol(classes));
+  // The message classes' definitions share the named types they are made of (content blocks, tool calls), as the
+  // reference's generator writes them.
+  const messages =
+    classesType && !classesType.isErrorType()
+      ? async () => {
+          const named = new TypeSchemaWriter(checker, stopped, undefined, true);
+          const classes = await messageClassDefinitions(checker, program, classesType, (t) => named.body(t));
+          return { ...named.definitions, ...classes };
+        }
+      : undefined;
+  const writer = new TypeSchemaWriter(checker, stopped, messages);
   const out = new Map<string, GraphTypeSchemas>();
   for (const name of names) {
     const schemas: GraphTypeSchemas = {};

@@ -10,49 +10,55 @@ import {
 
 // A TypeScript type (read through the compiler's API) as JSON Schema draft-07, the way the reference server's
 // build-time extractor serves graph types: string-literal unions become enums, optional members are left out of
-// `required`, methods are skipped, and LangGraph messages point at one BaseMessage definition.
+// `required`, methods are skipped, and LangGraph messages point at the BaseMessage definition (the union of the
+// message classes, ts-message-classes.ts).
 
 export type JsonSchema = Record<string, unknown>;
 
 /** The marker interface the reflection file maps LangGraph messages onto (ts-schemas.ts). */
 export const MESSAGE_MARKER = "__LangGraphMessage";
 
-/** A message as the agent server exchanges it: LangChain's serialised BaseMessage fields. */
-export const BASE_MESSAGE: JsonSchema = {
-  type: "object",
-  properties: {
-    type: { type: "string" },
-    content: {
-      anyOf: [{ type: "string" }, { type: "array", items: { type: "object", additionalProperties: true } }],
-    },
-    id: { type: "string" },
-    name: { type: "string" },
-    additional_kwargs: { type: "object", additionalProperties: true },
-    response_metadata: { type: "object", additionalProperties: true },
-    tool_calls: { type: "array", items: { type: "object", additionalProperties: true } },
-    tool_call_id: { type: "string" },
-  },
-  required: ["content"],
-};
-
 const MAX_DEPTH = 8;
+/** Symbols of types that have no name of their own: an object literal's, a mapped or anonymous type's. */
+const UNNAMED = new Set(["__type", "__object", "Array", "ReadonlyArray", "Date"]);
 const has = (t: Type, f: TypeFlags) => (t.flags & f) !== 0;
+
+/** The definitions messages refer to (ts-message-classes.ts), written once per writer. */
+export type MessageDefinitions = () => Promise<Record<string, JsonSchema>>;
 
 /** Converts types of one checker; `usedMessages` says whether the result needs the BaseMessage definition. */
 export class TypeSchemaWriter {
   usedMessages = false;
+  /** With `named`: each named type below the top (a class, an interface, an alias) as a definition of its own. */
+  readonly definitions: Record<string, JsonSchema> = {};
   private readonly visiting = new Set<number>();
-  /** `stopped` is asked before each type is read: the extraction's time budget ends the walk. */
+  private readonly names = new Map<number, string>();
+  private messageDefinitions?: Promise<Record<string, JsonSchema>>;
+  /**
+   * `stopped` is asked before each type is read: the extraction's time budget ends the walk. `messages` writes
+   * the definitions a schema holding messages refers to (once: every schema of the writer shares them). `named`:
+   * a named type is written once into `definitions` and referred to (`$ref`), as the reference's generator does.
+   */
   constructor(
     private readonly checker: Checker,
     private readonly stopped: () => boolean = () => false,
+    private readonly messages?: MessageDefinitions,
+    private readonly named = false,
   ) {}
 
   /** The schema of `t`, with `definitions` when messages appear in it. */
   async root(t: Type): Promise<JsonSchema> {
     this.usedMessages = false;
     const schema = await this.schema(t, 0);
-    return this.usedMessages ? { ...schema, definitions: { BaseMessage: BASE_MESSAGE } } : schema;
+    if (!this.usedMessages) return schema;
+    this.messageDefinitions ??= this.messages ? this.messages() : Promise.resolve({});
+    const definitions = await this.messageDefinitions;
+    return { ...schema, definitions: Object.keys(definitions).length ? definitions : { BaseMessage: {} } };
+  }
+
+  /** The schema of `t` itself (named or not), its named parts in `definitions` when the writer is `named`. */
+  body(t: Type): Promise<JsonSchema> {
+    return this.schema(t, 0);
   }
 
   private async schema(t: Type, depth: number): Promise<JsonSchema> {
@@ -65,9 +71,46 @@ export class TypeSchemaWriter {
     if (has(t, TypeFlags.Boolean)) return { type: "boolean" };
     if (has(t, TypeFlags.Null)) return { type: "null" };
     if (t.isLiteralType()) return literal(t.value);
-    if (t.isUnionType()) return this.union(await t.getTypes(), depth);
-    if (has(t, TypeFlags.Object | TypeFlags.Intersection)) return this.object(t, depth);
+    if (t.isUnionType() || has(t, TypeFlags.Object | TypeFlags.Intersection)) {
+      const name = this.named && depth > 0 ? await this.nameOf(t) : undefined;
+      if (name) return this.ref(name, t);
+      if (t.isUnionType()) return this.union(await t.getTypes(), depth);
+      return this.object(t, depth);
+    }
     return {};
+  }
+
+  /** A named type's definition key: its name as the checker prints it. */
+  private async nameOf(t: Type): Promise<string | undefined> {
+    const known = this.names.get(t.id);
+    if (known) return known;
+    const alias = await t.getAliasSymbol();
+    const symbol = alias ?? (await t.getSymbol());
+    if (!symbol || UNNAMED.has(symbol.name) || symbol.name === MESSAGE_MARKER) return undefined;
+    if (!alias && !(symbol.flags & (SymbolFlags.Class | SymbolFlags.Interface))) return undefined;
+    if (!alias && ((await this.checker.isArrayType(t)) || (await this.checker.isTupleType(t))))
+      return undefined;
+    // Qualified by the namespace it is declared in (ContentBlock.Text), as the generator names it.
+    const parent = await symbol.getParent();
+    const qualifier =
+      parent && parent.flags & SymbolFlags.Namespace && !parent.name.startsWith('"') ? parent.name : "";
+    const printed = `${qualifier ? `${qualifier}.` : ""}${await this.checker.typeToString(t)}`
+      .replace(/import\("[^"]*"\)\./g, "")
+      .replace(/\s+/g, "")
+      .replace(/[~/]/g, "_");
+    // Types printed alike (instantiations of one declaration) are one definition, as the generator keys them.
+    this.names.set(t.id, printed);
+    return printed;
+  }
+
+  private async ref(name: string, t: Type): Promise<JsonSchema> {
+    if (!(name in this.definitions)) {
+      this.definitions[name] = {};
+      this.definitions[name] = t.isUnionType()
+        ? await this.union(await t.getTypes(), 1)
+        : await this.object(t, 1);
+    }
+    return { $ref: `#/definitions/${name}` };
   }
 
   private async union(members: readonly Type[], depth: number): Promise<JsonSchema> {

@@ -1,4 +1,4 @@
-// The names of langgraph.json's ui entries: a URL segment and a folder of the artifact (shared/agent/protocols/ui.ts serves
+// The names of langgraph.json's ui entries: a URL segment and a folder of the artifact (shared/agent/ui/ui.ts serves
 // them), and the browser global each bundle defines (shared/build/ui-bundle.ts builds them).
 
 /**

@@ -700,6 +700,11 @@ export const SETTINGS = {
     readers: ["CLI"],
     secret: true,
   }),
+  AWS_SMOKE_AGENT_REPO: text({
+    description:
+      "`npm run aws:smoke`: a public https git repository of a small agent the smoke test deploys, streams one run of, reads the trace of and deletes (its langgraph.json at the root; a graph taking `messages`). Unset: those steps are skipped.",
+    readers: ["CLI"],
+  }),
 };
 
 /** Variables named by a pattern: a value per name. */

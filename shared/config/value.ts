@@ -246,6 +246,8 @@ export function buildConfig(env: Env, sealed: Env = {}) {
     },
     /** CLI scripts: the API key of a deployed platform (`npm run aws:smoke`). */
     cliApiKey: s.AGENT_PLATFORM_API_KEY ?? s.LANGSMITH_API_KEY,
+    /** `npm run aws:smoke`: the repository of the agent it deploys (none: those steps are skipped). */
+    smokeAgentRepo: s.AWS_SMOKE_AGENT_REPO,
     version: s.PLATFORM_VERSION,
     /**
      * The text of each named setting that was set (sealed ones excepted): what a child process is passed on when it

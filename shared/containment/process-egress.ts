@@ -3,6 +3,7 @@ import https from "node:https";
 import { connect, createServer, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { ProxyAgent, setGlobalDispatcher } from "undici";
+import { setEnvironment } from "../config.ts";
 
 // The network of a sandboxed process (an agent runtime, a build's untrusted step), set up before any user code
 // loads. Its namespace has only a loopback of its own; the one way out is the platform's Unix socket. Platform
@@ -70,8 +71,15 @@ function tunnellingAgents(proxyPort: number) {
 export async function installEgress(platformSocket: string): Promise<string> {
   const port = await loopbackRelay(platformSocket);
   const url = `http://127.0.0.1:${port}`;
-  for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]) process.env[name] = url;
-  for (const name of ["NO_PROXY", "no_proxy"]) delete process.env[name];
+  // Through the config module, the one writer of the environment (it reloads the settings after).
+  setEnvironment({
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: undefined,
+    no_proxy: undefined,
+  });
   setGlobalDispatcher(new ProxyAgent(url));
   const agents = tunnellingAgents(port);
   http.globalAgent = agents.plain;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PATTERN_LENGTH } from "../safe-regex.ts";
 import {
-  agentDeploymentOf,
   corsHeaders,
   corsPolicy,
   DEFAULT_CORS,
@@ -125,12 +124,5 @@ describe("CORS as the reference server answers it", () => {
       Vary: "Accept, Origin",
       "access-control-allow-origin": "https://app.example",
     });
-  });
-
-  it("finds the deployment an agent-server path names", () => {
-    expect(agentDeploymentOf("/agents/d-1/threads")).toBe("d-1");
-    expect(agentDeploymentOf("/agents/d%201")).toBe("d 1");
-    expect(agentDeploymentOf("/v2/deployments")).toBeUndefined();
-    expect(agentDeploymentOf("/agentsx/d/threads")).toBeUndefined();
   });
 });

@@ -1,5 +1,3 @@
-import type { CorsConfig } from "../records/control.ts";
-import { recentDeploymentById } from "../records/control.ts";
 import { safeRegex } from "../safe-regex.ts";
 
 // CORS, as the reference LangGraph server answers it (hono's cors() middleware): by default any origin, hono's
@@ -23,6 +21,20 @@ export const REQUIRED_EXPOSE = ["content-location", "x-pagination-total", "retry
 /** Longest Origin any policy allows. */
 export const MAX_ORIGIN_LENGTH = 300;
 
+/**
+ * A CORS configuration as the reference server takes it (langgraph.json `http.cors`, its CorsConfig; a deployment
+ * record stores it in this shape). The edge hands a deployment's in (shared/agent/edge/cors.ts).
+ */
+export interface CorsOptions {
+  allow_origins?: string[];
+  allow_origin_regex?: string;
+  allow_methods?: string[];
+  allow_headers?: string[];
+  allow_credentials?: boolean;
+  expose_headers?: string[];
+  max_age?: number;
+}
+
 export interface CorsPolicy {
   /** The Access-Control-Allow-Origin value for a request's Origin, or none when the origin is not allowed. */
   allowOrigin(origin: string): string | undefined;
@@ -44,7 +56,7 @@ export const DEFAULT_CORS: CorsPolicy = {
 };
 
 /** The policy a langgraph.json `http.cors` describes; none (or null) → the defaults. */
-export function corsPolicy(config?: CorsConfig | null): CorsPolicy {
+export function corsPolicy(config?: CorsOptions | null): CorsPolicy {
   if (!config) return DEFAULT_CORS;
   const credentials = config.allow_credentials === true;
   const origins = new Set(config.allow_origins ?? []);
@@ -130,34 +142,4 @@ export function withCors(
     }
   }
   return out;
-}
-
-/**
- * The CORS policy of a deployment's agent server: its live revision's `http.cors`, or the defaults. Read by id
- * whatever its workspace (a preflight names no key and no workspace); an unknown deployment gets the defaults,
- * so a preflight tells nothing about which ids exist beyond what a custom policy shows.
- */
-export async function deploymentCorsPolicy(deploymentId: string): Promise<CorsPolicy> {
-  const cors = (await recentDeploymentById(deploymentId))?.cors;
-  if (!cors) return DEFAULT_CORS;
-  // The record read within the last second is the same object on every request: its policy (a compiled
-  // origin regex) is built once per read, not per request.
-  let policy = compiled.get(cors);
-  if (!policy) {
-    policy = corsPolicy(cors);
-    compiled.set(cors, policy);
-  }
-  return policy;
-}
-const compiled = new WeakMap<CorsConfig, CorsPolicy>();
-
-/** The deployment an agent-server path names (`/agents/<id>/…`), if it is one. */
-export function agentDeploymentOf(path: string): string | undefined {
-  const m = /^\/agents\/([^/]+)(?:\/|$)/.exec(path);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]);
-  } catch {
-    return m[1];
-  }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { httpEvent, okIsPublic } from "../../test/helpers/http-events.ts";
-import { NotFound } from "../errors.ts";
+import { NotFound, Unauthorized } from "../errors.ts";
 import { defineHandler, reply } from "./handler.ts";
 
 // "GET /ok" is a route without auth (okIsPublic), so these tests need no credentials store.
@@ -100,6 +100,25 @@ describe("handler toolkit", () => {
   it("auth runs before validation: no key on an authenticated route is a 401 even with a bad body", async () => {
     const r = await echo(httpEvent({ routeKey: "GET /v2/auth/tokens/exists", body: "{bad" }));
     expect(r.statusCode).toBe(401);
+  });
+
+  it("a keyed route's workspace is the key check's, and the request counts against its rate limit", async () => {
+    const admitted: string[] = [];
+    const keys = {
+      authenticate: async (h: Record<string, string | undefined>) => {
+        if (h["x-api-key"] !== "k-1") throw new Unauthorized();
+        return "t-1";
+      },
+      admit: async (tenant: string) => void admitted.push(tenant),
+    };
+    const h = defineHandler({ handle: ({ tenantId }) => ({ tenantId }) }, undefined, undefined, keys);
+    const ok = await h(httpEvent({ routeKey: "GET /private", headers: { "x-api-key": "k-1" } }));
+    expect(JSON.parse(ok.body!)).toEqual({ tenantId: "t-1" });
+    expect(admitted).toEqual(["t-1"]);
+    expect(
+      (await h(httpEvent({ routeKey: "GET /private", headers: { "x-api-key": "other" } }))).statusCode,
+    ).toBe(401);
+    expect(admitted).toEqual(["t-1"]);
   });
 
   it("204 replies have no body", async () => {

@@ -11,6 +11,7 @@ import {
   httpErrorHandler,
   type Input,
   jsonBodyParser,
+  type KeyCheck,
   logContext,
   type NeedsAuth,
   type Out,
@@ -21,7 +22,7 @@ import {
 } from "./middlewares.ts";
 
 export { routerTenant } from "./middlewares.ts";
-export type { NeedsAuth, Schema };
+export type { KeyCheck, NeedsAuth, Schema };
 
 // The handler toolkit: declare schemas for path, query and body, get validated values and the tenant. The
 // work is done by middy middlewares (middlewares.ts); the handler sees only its typed RequestContext.
@@ -129,7 +130,12 @@ export function defineHandler<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
->(spec: HandlerSpec<P, Q, B>, needsAuth: NeedsAuth = everyRoute, corsOf?: CorsOf): LambdaHttpHandler {
+>(
+  spec: HandlerSpec<P, Q, B>,
+  needsAuth: NeedsAuth = everyRoute,
+  corsOf?: CorsOf,
+  keys?: KeyCheck,
+): LambdaHttpHandler {
   type In = Input<Out<P>, Out<Q>, Out<B>>;
   const core = async (event: HttpEvent, context: ToolkitContext<In>): Promise<HttpResult> => {
     // The validator ran before: input is set.
@@ -152,7 +158,7 @@ export function defineHandler<
     ...(corsOf ? [answerCors(corsOf)] : []),
     logContext(),
     httpErrorHandler(),
-    auth(needsAuth),
+    auth(needsAuth, keys),
     ...(spec.body && !spec.rawBody ? [jsonBodyParser()] : []),
     validator(spec),
   ]);

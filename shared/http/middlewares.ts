@@ -1,8 +1,6 @@
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import type { z } from "zod";
-import { authenticate } from "../auth/api-keys.ts";
-import { admitRequest } from "../auth/rate-limit.ts";
 import { config } from "../config.ts";
 import {
   HttpError,
@@ -111,8 +109,27 @@ export const routerTenant = (event: HttpEvent): string | undefined =>
  */
 export type NeedsAuth = (routeKey: string) => boolean | "router";
 
-async function resolveTenant(event: HttpEvent, how: true | "router"): Promise<string> {
-  if (how === true) return authenticate(event.headers ?? {});
+/**
+ * How a keyed route's caller is checked: the platform's API keys and their workspaces' rate limits (shared/auth),
+ * handed in by the functions layer (functions/handler.ts), so this toolkit reads no records.
+ */
+export interface KeyCheck {
+  /** The workspace of the request's API key; throws the 401 (or 403) of a missing or refused one. */
+  authenticate(headers: Record<string, string | undefined>): Promise<string>;
+  /** Counts the request against its workspace's rate limit; throws the 429 beyond it. */
+  admit(tenant: string): Promise<void>;
+}
+
+/** Without a key check handed in, a keyed route lets nobody in. */
+export const NO_KEYS: KeyCheck = {
+  authenticate: async () => {
+    throw new Unauthorized();
+  },
+  admit: async () => {},
+};
+
+async function resolveTenant(event: HttpEvent, how: true | "router", keys: KeyCheck): Promise<string> {
+  if (how === true) return keys.authenticate(event.headers ?? {});
   const tenant = routerTenant(event);
   if (!tenant) throw new Unauthorized();
   return tenant;
@@ -123,14 +140,14 @@ async function resolveTenant(event: HttpEvent, how: true | "router"): Promise<st
  * at the input: a bad key is a 401 whatever else is wrong with the request. Then the request counts against the
  * workspace's rate limit (429 beyond it, decided in memory: nothing waits for the count's write).
  */
-export function auth(needsAuth: NeedsAuth): Middleware {
+export function auth(needsAuth: NeedsAuth, keys: KeyCheck = NO_KEYS): Middleware {
   return {
     before: async ({ event, context }) => {
       const how = needsAuth(event.routeKey);
-      context.tenantId = how ? await resolveTenant(event, how) : "";
+      context.tenantId = how ? await resolveTenant(event, how, keys) : "";
       if (!context.tenantId) return;
       appendLogContext({ tenant_id: context.tenantId });
-      if (how === true) await admitRequest(context.tenantId);
+      if (how === true) await keys.admit(context.tenantId);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { repository } from "../aws/repository.ts";
 import type { Sealed } from "../crypto/envelope.ts";
+import type { CorsOptions } from "../http/cors.ts";
 import { recentReads } from "../recent.ts";
 import { type ShardedKey, shardKey } from "./shard.ts";
 
@@ -13,16 +14,8 @@ export interface GraphInfo {
 }
 
 /** langgraph.json `http.cors` as a revision stores it, after shared/build/graph-config.ts (CorsConfigSchema) has
- * validated it: the reference server's CorsConfig. */
-export interface CorsConfig {
-  allow_origins?: string[];
-  allow_origin_regex?: string;
-  allow_methods?: string[];
-  allow_headers?: string[];
-  allow_credentials?: boolean;
-  expose_headers?: string[];
-  max_age?: number;
-}
+ * validated it: the reference server's CorsConfig, in the CORS toolkit's shape. */
+export type CorsConfig = CorsOptions;
 
 // The control plane's records (main table), each with its repository. The deployment record sits below both
 // the control plane (which writes it) and the agent server (which routes by it), so neither imports the other

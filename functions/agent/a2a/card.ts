@@ -1,5 +1,6 @@
-import { callerOf, protocols } from "../../../shared/agent/ops/index.ts";
+import { callerOf } from "../../../shared/agent/ops/index.ts";
 import { DeploymentParams } from "../../../shared/agent/ops/schemas.ts";
+import * as protocols from "../../../shared/agent/protocols/index.ts";
 import { defineHandler, z } from "../../handler.ts";
 
 // GET /agents/{deployment_id}/.well-known/agent-card.json?assistant_id=: the A2A (0.3) agent card of an

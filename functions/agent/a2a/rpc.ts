@@ -1,5 +1,6 @@
-import { callerOf, protocols } from "../../../shared/agent/ops/index.ts";
+import { callerOf } from "../../../shared/agent/ops/index.ts";
 import { AssistantParams } from "../../../shared/agent/ops/schemas.ts";
+import * as protocols from "../../../shared/agent/protocols/index.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/a2a/{assistant_id}: the Agent2Agent protocol 0.3 (JSON-RPC 2.0) of an assistant:

@@ -1,5 +1,5 @@
-import { mcpMethodNotAllowed } from "../../../shared/agent/ops/protocols.ts";
 import { deploymentParams } from "../../../shared/agent/ops/schemas.ts";
+import { mcpMethodNotAllowed } from "../../../shared/agent/protocols/index.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // DELETE /agents/{deployment_id}/mcp: 405, as a stateless Streamable HTTP server answers (it has no session).

@@ -1,5 +1,6 @@
-import { callerOf, protocols } from "../../../shared/agent/ops/index.ts";
+import { callerOf } from "../../../shared/agent/ops/index.ts";
 import { deploymentParams } from "../../../shared/agent/ops/schemas.ts";
+import * as protocols from "../../../shared/agent/protocols/index.ts";
 import { defineHandler, reply } from "../../handler.ts";
 
 // POST /agents/{deployment_id}/mcp: the Model Context Protocol (Streamable HTTP, stateless, JSON answers), one

@@ -71,6 +71,35 @@ const MAX_EMULATED_BODY = 6 * 1024 * 1024;
 /** A DeleteObjects body: at most 1000 keys of 1 KiB, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
+/**
+ * The most of a request's body this proxy holds in memory before it answers (an S3 object body streams instead):
+ * what a budget of a caller's requests must count. Read as the proxy reads the call — by the Authorization's
+ * service, whatever X-Amz-Target says, and by the S3 call — before a byte of the body; 0 for what it refuses unread.
+ */
+export function bufferedBodyBytes(req: IncomingMessage): number {
+  const url = req.url ?? "/";
+  let service: string;
+  if (req.headers.authorization === undefined) service = presignedCredential(url) ? "s3" : "";
+  else {
+    try {
+      service = parseAuthorization(req.headers.authorization).service;
+    } catch {
+      return 0;
+    }
+  }
+  if (service === "dynamodb") return MAX_DYNAMO_BODY;
+  if (EMULATED_SERVICES.some((s) => s === service)) return MAX_EMULATED_BODY;
+  if (service !== "s3") return 0;
+  try {
+    const target = req.headers.authorization === undefined ? withoutPresignParams(url) : url;
+    return s3Authorizations(req.method ?? "GET", target, req.headers["x-amz-copy-source"]).deleteObjects
+      ? MAX_DELETE_BODY
+      : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** The request's body; past `limit`, refused as AWS refuses a body too large. */
 async function readLimited(req: IncomingMessage, limit: number): Promise<Buffer> {
   try {

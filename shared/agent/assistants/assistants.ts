@@ -12,6 +12,7 @@ import {
 import { config } from "../../config.ts";
 import { Conflict, NotFound } from "../../errors.ts";
 import { uuidv5 } from "../../ids.ts";
+import { contains } from "../../json-contains.ts";
 import { logger } from "../../log.ts";
 import {
   type AssistantRecord,
@@ -23,9 +24,8 @@ import {
 import { tableName } from "../../tables.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, matchesAuthFilters } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { contains } from "../threads/threads.ts";
-import { type CompiledGraphLike, loadedGraph } from "./graphs.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { type CompiledGraphLike, loadedGraph } from "../deployment/graphs.ts";
 
 // Assistants of a deployment's agent server: a configured graph, versioned. Stored in the main table under the
 // deployment scope, the current version and every version (records and keys: shared/records/agent.ts), and

@@ -3,9 +3,9 @@ import { registry, withLangGraph } from "@langchain/langgraph/zod";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
+import type { CompiledGraphLike } from "../deployment/graphs.ts";
 import { contains } from "./assistants.ts";
 import { attachExtractedSchemas, graphSchemas, subgraphSchemas } from "./graph-schemas.ts";
-import type { CompiledGraphLike } from "./graphs.ts";
 
 const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
 

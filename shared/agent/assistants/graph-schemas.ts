@@ -1,7 +1,7 @@
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import type { ExtractedSchemas, GraphTypeSchemas } from "../../build/schemas-file.ts";
 import { NotFound } from "../../errors.ts";
-import type { CompiledGraphLike } from "./graphs.ts";
+import type { CompiledGraphLike } from "../deployment/graphs.ts";
 
 // What an assistant's graph looks like from outside: the drawable graph, JSON schemas of its state, input,
 // output and config, and its subgraphs. Each schema is, first found:

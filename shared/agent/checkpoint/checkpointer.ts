@@ -20,6 +20,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { dynamo } from "../../aws/clients.ts";
 import { cancelCodes, fromItem, getItem, queryAll, toItem, transact } from "../../aws/ddb.ts";
+import { groupCreate, groupPut } from "../../aws/group-write.ts";
 import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "../../aws/limits.ts";
 import { itemBytes } from "../../aws/write-units.ts";
 import { LeaseLost, RunAborted } from "../../errors.ts";
@@ -35,7 +36,6 @@ import type {
 import { checkpointPk, checkpointSk, valueSk, writeSk } from "../../records/agent.ts";
 import { s3PartKey, s3ValueKey, s3WriteKey } from "../../records/checkpoint-keys.ts";
 import { tableName } from "../../tables.ts";
-import { groupCreate, groupPut } from "../stream/group-write.ts";
 import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./admin.ts";
 import { deleteObjects, placeParts } from "./blobs.ts";
 import { type Entry, type Reading, readMetadata, readTuples, scopeEntries, threadEntries } from "./read.ts";

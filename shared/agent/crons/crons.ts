@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { CREATE_ONLY, cancelCodes, transact } from "../../aws/ddb.ts";
 import { HttpError, NotFound } from "../../errors.ts";
+import { contains } from "../../json-contains.ts";
 import { logger } from "../../log.ts";
 import {
   AGENT_INDEX,
@@ -17,11 +18,11 @@ import {
 import { queryShards, shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, authConfigurable, authUser, matchesAuthFilters } from "../auth/scope.ts";
-import { type AgentDeployment, agentDeployment } from "../deployment.ts";
-import { runtimeHost } from "../hosting/host.ts";
+import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
+import type { RuntimeHost } from "../hosting/runtime-host.ts";
 import { graphFor } from "../runs/assistant.ts";
 import { ACTIVE, cancelRun, newRunRecord, type RunCreate, threadRuns } from "../runs/runs.ts";
-import { bindGraph, contains, getThreadItem, newThreadRecord } from "../threads/threads.ts";
+import { bindGraph, getThreadItem, newThreadRecord } from "../threads/threads.ts";
 import { nextRunDate } from "./schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./schemas.ts";
 
@@ -235,6 +236,8 @@ export type TickOutcome = "fired" | "already-fired" | "skipped";
  * `now` decides the next tick: missed ticks (an outage longer than a minute) collapse into this one.
  */
 export async function fireTick(
+  /** How the thread's runtime is asked to start the tick's run (the task's runtimeHost()). */
+  host: Pick<RuntimeHost, "kick">,
   tenantId: string,
   deploymentId: string,
   cronId: string,
@@ -337,7 +340,7 @@ export async function fireTick(
   if (!stateless && (strategy === "interrupt" || strategy === "rollback"))
     for (const other of await threadRuns(d, threadId, ACTIVE))
       if (other.run_id !== runId) await cancelRun(d, other, strategy);
-  await runtimeHost().kick(d.tenant_id, d.deployment_id, threadId);
+  await host.kick(d.tenant_id, d.deployment_id, threadId);
   return { outcome: "fired", run_id: runId, thread_id: threadId };
 }
 
@@ -349,7 +352,7 @@ export interface CronSweep {
 }
 
 /** Fires every due tick of every cron (the AgentCronTick task's sweep). */
-export async function sweepCrons(now = Date.now()): Promise<CronSweep> {
+export async function sweepCrons(host: Pick<RuntimeHost, "kick">, now = Date.now()): Promise<CronSweep> {
   const out: CronSweep = { fired: 0, skipped: 0 };
   const due = await queryShards<Pick<CronRecord, "PK" | "SK" | "cron_id">>("main", CRONS_DUE, {
     IndexName: AGENT_INDEX,
@@ -366,7 +369,7 @@ export async function sweepCrons(now = Date.now()): Promise<CronSweep> {
       const item = await crons.get(key, true);
       for (let scheduled = item?.next_run_date ?? null, i = 0; scheduled && i < 5; i++) {
         if (Date.parse(scheduled) > now) break;
-        const r = await fireTick(ids.tenant, ids.deployment, entry.cron_id, scheduled, now);
+        const r = await fireTick(host, ids.tenant, ids.deployment, entry.cron_id, scheduled, now);
         if (r.outcome === "fired") out.fired++;
         else if (r.outcome === "skipped") out.skipped++;
         const after = await crons.get(key, true);

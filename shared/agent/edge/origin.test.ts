@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { agentPathAtOwnOrigin, deploymentOfHost } from "./origin.ts";
+import { agentDeploymentOf, agentPathAtOwnOrigin, deploymentOfHost } from "./origin.ts";
 
 describe("a deployment's own origin, read from Host", () => {
   afterEach(() => {
@@ -38,5 +38,14 @@ describe("a deployment's own origin, read from Host", () => {
   it("puts an own-origin path under the deployment's /agents prefix", () => {
     expect(agentPathAtOwnOrigin("abc", "/threads/t/runs")).toBe("/agents/abc/threads/t/runs");
     expect(agentPathAtOwnOrigin("abc", "/")).toBe("/agents/abc/");
+  });
+});
+
+describe("the deployment of an agent-server path", () => {
+  it("finds the deployment an agent-server path names", () => {
+    expect(agentDeploymentOf("/agents/d-1/threads")).toBe("d-1");
+    expect(agentDeploymentOf("/agents/d%201")).toBe("d 1");
+    expect(agentDeploymentOf("/v2/deployments")).toBeUndefined();
+    expect(agentDeploymentOf("/agentsx/d/threads")).toBeUndefined();
   });
 });

@@ -22,3 +22,14 @@ export function deploymentOfHost(host: string | undefined): string | undefined {
 /** The platform's path for a deployment's own-origin path (`/x` → `/agents/<id>/x`). */
 export const agentPathAtOwnOrigin = (deploymentId: string, path: string): string =>
   `/agents/${deploymentId}${path.startsWith("/") ? path : `/${path}`}`;
+
+/** The deployment an agent-server path names (`/agents/<id>/…`), if it is one. */
+export function agentDeploymentOf(path: string): string | undefined {
+  const m = /^\/agents\/([^/]+)(?:\/|$)/.exec(path);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}

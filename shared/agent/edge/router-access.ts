@@ -2,7 +2,7 @@ import { authenticate, withoutPlatformKeys } from "../../auth/api-keys.ts";
 import { EndUserLimiter } from "../../auth/end-user-rate.ts";
 import { admitRequest } from "../../auth/rate-limit.ts";
 import { HttpError } from "../../errors.ts";
-import { recentDeploymentById } from "../../records/control.ts";
+import type { DeploymentRecord } from "../../records/control.ts";
 import type { RouterAuth } from "../runtime/custom-auth.ts";
 
 // Who may call a deployment's agent server, decided by platform code (the AWS router, the local gateway) before
@@ -28,10 +28,13 @@ export interface AgentAccess {
 /** End users' buckets: one per process, as the workspaces' limiter is. */
 const endUsers = new EndUserLimiter();
 
-/** `client`: the caller's address as the gateway saw it (API Gateway's sourceIp), never a header it sent. */
+/**
+ * `d`: the deployment the request names, as the edge read it by id (whatever its workspace), if there is one.
+ * `client`: the caller's address as the gateway saw it (API Gateway's sourceIp), never a header it sent.
+ */
 export async function agentAccess(
   headers: Record<string, string | undefined>,
-  deploymentId: string,
+  d: DeploymentRecord | undefined,
   client: string,
 ): Promise<AgentAccess> {
   let tenant: string | undefined;
@@ -43,13 +46,12 @@ export async function agentAccess(
     refused = err;
   }
   if (tenant !== undefined) {
-    const [, d] = await Promise.all([admitRequest(tenant), recentDeploymentById(deploymentId)]);
+    await admitRequest(tenant);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
     return { tenant, auth: keyIgnored ? "custom" : "operator", headers: await withoutPlatformKeys(headers) };
   }
-  const d = await recentDeploymentById(deploymentId);
   if (d?.custom_auth && d.active_revision_id) {
-    await endUsers.admit(deploymentId, client);
+    await endUsers.admit(d.id, client);
     return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };
   }
   throw refused!;

@@ -1,16 +1,9 @@
 import { recentDeploymentRecord } from "../../records/control.ts";
 import { lambdaRuntimeHost, lambdaRuntimes } from "./lambda-host.ts";
+import type { RuntimeHost } from "./runtime-host.ts";
 
-// How platform code reaches deployments' runtimes without importing their code: a Lambda function per deployment
-// (lambda-host.ts), in AWS and on the local cloud alike (whose Lambda service runs it: infra/local/runtimes.ts).
-export interface RuntimeHost {
-  /** Has the deployment's runtime start the thread's next due run (the run sweeper's retries, delayed runs). */
-  kick(tenantId: string, deploymentId: string, threadId: string): Promise<void>;
-  /** A new revision went live: its runtime takes over from the previous one. */
-  activated(tenantId: string, deploymentId: string): Promise<void>;
-  /** The deployment is deleted: its runtimes stop and go. */
-  remove(tenantId: string, deploymentId: string): Promise<void>;
-}
+// The runtime host of a platform function (runtime-host.ts): a Lambda function per deployment (lambda-host.ts), in
+// AWS and on the local cloud alike (whose Lambda service runs it: infra/local/runtimes.ts).
 
 /** Each deployment's function, at the version its active revision published. */
 const awsHost = (): RuntimeHost =>

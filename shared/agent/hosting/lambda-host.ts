@@ -47,8 +47,8 @@ import { splitPrelude } from "../runtime/lambda-protocol.ts";
 import { type SealedEnvRef, sealRuntimeEnv } from "../runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../runtime/serve.ts";
 import { invokeDrain } from "./drain-invoke.ts";
-import type { RuntimeHost } from "./host.ts";
 import { ensureRuntimeLogGroup, removeRuntimeLogGroup } from "./log-group.ts";
+import type { RuntimeHost } from "./runtime-host.ts";
 
 // A deployment's runtime in AWS: a Lambda function of its own (agent-rt-<deployment>), with a role of its own
 // (runtime/policy.ts). The deploy step publishes a version per revision — code: the revision's bundles plus a

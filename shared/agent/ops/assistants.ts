@@ -13,8 +13,8 @@ import {
   updateAssistant,
 } from "../assistants/assistants.ts";
 import { drawGraph, graphSchemas, subgraphSchemas } from "../assistants/graph-schemas.ts";
-import { assistantCreateAccess, authorizedAssistant, searchScope } from "../auth/checks.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
+import { assistantCreateAccess, authorizedAssistant, searchScope } from "./checks.ts";
 
 // Assistants: each operation looks the deployment up for the caller and asks the deployment's Auth
 // (assistants:create / read / update / delete / search) before it reads or writes.

@@ -1,6 +1,6 @@
 import { NotFound } from "../../errors.ts";
 import { type AuthUser, authUser } from "../auth/scope.ts";
-import { type AgentDeployment, agentDeployment } from "../deployment.ts";
+import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
 
 // Who an operation acts for. The platform's router (or the local gateway) let the request in either with a
 // platform API key of the workspace (an operator) or, on a deployment with custom auth, as the user its

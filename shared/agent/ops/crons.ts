@@ -1,6 +1,6 @@
-import { cronAccess, cronCreateAccess, searchScope } from "../auth/checks.ts";
 import { countCrons, createCron, deleteCron, patchCron, searchCrons } from "../crons/crons.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
+import { cronAccess, cronCreateAccess, searchScope } from "./checks.ts";
 
 // Crons: each operation looks the deployment up for the caller and asks the deployment's Auth (crons:create /
 // read / update / delete / search) before it reads or writes. A cron on a thread needs the caller's update

@@ -2,10 +2,10 @@
 // runs reach storage through. Each operation takes the caller and the deployment id, looks the deployment up for
 // the caller, asks the deployment's Auth before it reads or writes, and (for runs) applies the multitask strategy
 // and kicks the worker: `runs.startRun` is the one place a run is created on a request's behalf.
+
 export * as assistants from "./assistants.ts";
 export { type Caller, callerOf } from "./caller.ts";
 export * as crons from "./crons.ts";
-export * as protocols from "./protocols.ts";
 export type { Streamed } from "./runs.ts";
 export * as runs from "./runs.ts";
 export * as store from "./store.ts";

@@ -1,9 +1,9 @@
-import { runAccess, threadAccess } from "../auth/checks.ts";
 import { authorize } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { graphFor } from "../runs/assistant.ts";
 import { cancelRuns, type RunsCancel } from "../runs/bulk.ts";
 import type { CancelAction } from "../runs/executor.ts";
+import { onClientGone, runSse, waitRun } from "../runs/join.ts";
 import {
   cancelRunById,
   createRun,
@@ -15,8 +15,9 @@ import {
 } from "../runs/runs.ts";
 import { kick } from "../runs/worker.ts";
 import { keepAliveJson, WAIT_HEADERS } from "../stream/keep-alive.ts";
-import { joinPoint, onClientGone, runSse, streamHeaders, waitRun } from "../stream/stream.ts";
+import { joinPoint, streamHeaders } from "../stream/stream.ts";
 import { type Caller, deploymentOf, mustBeCallers } from "./caller.ts";
+import { runAccess, threadAccess } from "./checks.ts";
 
 // Runs: every way a run starts goes through `startRun` (the reference's createValidRun): the caller's access to
 // the thread (custom auth's threads:create_run), the multitask strategy against the thread's active runs, the

@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { storeAccess } from "../auth/checks.ts";
 import {
   deleteStoreItem,
   getStoreItem,
@@ -13,6 +12,7 @@ import {
   type storeSearch,
 } from "../store/api.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
+import { storeAccess } from "./checks.ts";
 
 // The store: each operation looks the deployment up for the caller and asks the deployment's Auth (store:put /
 // get / search / list_namespaces / delete), which may rewrite the namespace (a user's own part of the store),
@@ -20,24 +20,27 @@ import { type Caller, deploymentOf } from "./caller.ts";
 
 export async function put(caller: Caller, deploymentId: string, body: z.infer<typeof storePut>) {
   const d = await deploymentOf(caller, deploymentId);
-  await putStoreItem(d, await storeAccess("put", body));
+  const allowed = await storeAccess("put", body);
+  await putStoreItem(d.store(), allowed);
 }
 
 export async function get(caller: Caller, deploymentId: string, query: z.infer<typeof storeGet>) {
   const d = await deploymentOf(caller, deploymentId);
-  return getStoreItem(d, await storeAccess("get", query));
+  const allowed = await storeAccess("get", query);
+  return getStoreItem(d.store(), allowed);
 }
 
 export async function remove(caller: Caller, deploymentId: string, body: z.infer<typeof storeDelete>) {
   const d = await deploymentOf(caller, deploymentId);
-  await deleteStoreItem(d, await storeAccess("delete", body));
+  const allowed = await storeAccess("delete", body);
+  await deleteStoreItem(d.store(), allowed);
 }
 
 export async function search(caller: Caller, deploymentId: string, body: z.infer<typeof storeSearch>) {
   const d = await deploymentOf(caller, deploymentId);
   const { namespace_prefix, ...rest } = body;
   const { namespace, ...seen } = await storeAccess("search", { namespace: namespace_prefix, ...rest });
-  return searchStoreItems(d, { ...seen, namespace_prefix: namespace });
+  return searchStoreItems(d.store(), { ...seen, namespace_prefix: namespace });
 }
 
 export async function namespaces(
@@ -48,5 +51,5 @@ export async function namespaces(
   const d = await deploymentOf(caller, deploymentId);
   const { prefix, ...rest } = body;
   const { namespace, ...seen } = await storeAccess("list_namespaces", { namespace: prefix, ...rest });
-  return listStoreNamespaces(d, { ...seen, prefix: namespace });
+  return listStoreNamespaces(d.store(), { ...seen, prefix: namespace });
 }

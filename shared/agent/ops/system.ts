@@ -4,11 +4,11 @@ import { config } from "../../config.ts";
 import { NotFound, ServiceUnavailable } from "../../errors.ts";
 import type { HttpEvent } from "../../http/event.ts";
 import { deployments } from "../../records/control.ts";
-import { docsPage } from "../protocols/openapi.ts";
-import { agentServerBase, uiAsset, uiComponentHtml } from "../protocols/ui.ts";
+import { artifactManifest } from "../artifact/artifact.ts";
 import { agentMetrics, prometheusText } from "../runs/metrics.ts";
-import { artifactManifest } from "../runtime/artifact.ts";
+import { agentServerBase, uiAsset, uiComponentHtml } from "../ui/ui.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
+import { docsPage } from "./openapi.ts";
 
 // What the agent server answers about itself: info, metrics, health, docs and UI files. None of them is a
 // resource of a user's (the reference asks no Auth handler for them): each is answered to any caller the

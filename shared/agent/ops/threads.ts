@@ -1,10 +1,9 @@
 import { Conflict } from "../../errors.ts";
-import { searchScope, threadAccess, threadCreateAccess } from "../auth/checks.ts";
+import { deleteThread, pruneThreads } from "../cleanup/threads.ts";
 import { ACTIVE, threadRuns } from "../runs/runs.ts";
 import type { ThreadStreamMode } from "../runs/schemas.ts";
+import { threadSse } from "../runs/thread-stream.ts";
 import { SSE_HEADERS } from "../stream/stream.ts";
-import { threadSse } from "../stream/thread-stream.ts";
-import { deleteThread, pruneThreads } from "../threads/delete.ts";
 import {
   applySupersteps,
   patchThreadState,
@@ -22,6 +21,7 @@ import {
   type ThreadQuery,
 } from "../threads/threads.ts";
 import { type Caller, deploymentOf } from "./caller.ts";
+import { searchScope, threadAccess, threadCreateAccess } from "./checks.ts";
 import type { Streamed } from "./runs.ts";
 
 // Threads and their state: each operation looks the deployment up for the caller and asks the deployment's Auth

@@ -3,13 +3,13 @@ import { JSON_RPC, type RpcErrorAnswer, RpcFailure, type RpcId, rpcError } from 
 import { isRecord } from "../../llm/json.ts";
 import type { RunRecord } from "../../records/agent.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
-import { threadAccess } from "../auth/checks.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
+import { threadAccess } from "../ops/checks.ts";
 import { startRun } from "../ops/runs.ts";
+import { runFrames, waitRun } from "../runs/join.ts";
 import { ACTIVE, cancelRun, getRunItem } from "../runs/runs.ts";
 import { runCreate } from "../runs/schemas.ts";
-import { runFrames, waitRun } from "../stream/stream.ts";
 import { threadIds } from "../threads/threads.ts";
 
 // The Agent2Agent protocol 0.3 (JSON-RPC 2.0) on the agent server, as the reference LangGraph server speaks it:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AgentDeployment } from "../deployment.ts";
-import { handleMcpPost, MCP_PROTOCOL_VERSIONS, mcpMethodNotAllowed } from "./mcp.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { checkArguments, handleMcpPost, MCP_PROTOCOL_VERSIONS, mcpMethodNotAllowed } from "./mcp.ts";
 
 // The JSON-RPC side of the MCP endpoint, without a deployment: methods that need one are covered by
 // test/agent-mcp.test.ts (the real MCP client against a deployed graph).
@@ -96,5 +96,44 @@ describe("MCP JSON-RPC", () => {
     expect(sse.body).toMatch(/^event: message\ndata: \{"jsonrpc":"2.0","id":\d+,"result":\{\}\}\n\n$/);
     expect((await post(ping, {})).status).toBe(200);
     expect(mcpMethodNotAllowed()).toMatchObject({ status: 405, headers: { allow: "POST" } });
+  });
+});
+
+describe("tools/call arguments", () => {
+  // An input schema read from a graph's types: messages refer to the union of the message classes, each an
+  // object of its fields with nothing required, as the reference writes them.
+  const cls = (type: string) => ({
+    type: "object",
+    properties: { type: { type: "string", const: type }, content: { type: "string" } },
+  });
+  const tool = {
+    name: "agent",
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        messages: { type: "array", items: { $ref: "#/definitions/BaseMessage" } },
+        n: { type: "number" },
+      },
+      definitions: {
+        BaseMessage: { oneOf: [{ $ref: "#/definitions/HumanMessage" }, { $ref: "#/definitions/AIMessage" }] },
+        HumanMessage: cls("human"),
+        AIMessage: cls("ai"),
+      },
+    },
+  };
+
+  it("messages are taken in any message-like form the graph's reducer takes (the class union is no wire format)", () => {
+    for (const messages of [[{ role: "user", content: "hi" }], [{ type: "human", content: "hi" }], ["hi"]])
+      expect(() => checkArguments(tool, { messages })).not.toThrow();
+  });
+
+  it("the rest of the input schema is still checked", () => {
+    expect(() => checkArguments(tool, { messages: [], n: "one" })).toThrow(
+      /Invalid arguments for tool agent: .*\/n: /,
+    );
+    expect(() => checkArguments(tool, { messages: "not an array" })).toThrow(
+      /Invalid arguments for tool agent: .*\/messages: /,
+    );
   });
 });

@@ -5,12 +5,13 @@ import { isRecord } from "../../llm/json.ts";
 import { logger } from "../../log.ts";
 import { graphOf, searchAssistants } from "../assistants/assistants.ts";
 import { graphSchemas } from "../assistants/graph-schemas.ts";
-import { searchScope } from "../auth/checks.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import { inputCheckSchema } from "../assistants/input-check.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
+import { searchScope } from "../ops/checks.ts";
 import { startRun } from "../ops/runs.ts";
+import { waitRun } from "../runs/join.ts";
 import { runCreate } from "../runs/schemas.ts";
-import { waitRun } from "../stream/stream.ts";
 
 // The agent server's MCP endpoint (POST /agents/{deployment_id}/mcp), as the reference LangGraph server serves
 // it: the Model Context Protocol over Streamable HTTP, stateless (no Mcp-Session-Id, no server-opened stream:
@@ -121,10 +122,14 @@ function draftOf(schema: Record<string, unknown>): "7" | "2019-09" | "2020-12" {
  * Arguments checked against the tool's input schema before anything runs, as MCP servers do: a mismatch is an
  * invalid-params error naming where and why (the MCP spec's "invalid arguments" protocol error).
  */
-function checkArguments(tool: McpTool, args: Record<string, unknown>): void {
+export function checkArguments(
+  tool: Pick<McpTool, "name" | "inputSchema">,
+  args: Record<string, unknown>,
+): void {
   let result: { valid: boolean; errors: { instanceLocation: string; error: string }[] };
   try {
-    result = new Validator(tool.inputSchema as never, draftOf(tool.inputSchema), false).validate(args);
+    const schema = inputCheckSchema(tool.inputSchema);
+    result = new Validator(schema as never, draftOf(schema), false).validate(args);
   } catch {
     // A schema the validator cannot read checks nothing (the run validates what the graph needs).
     return;

@@ -1,7 +1,6 @@
 import type { GraphConfig } from "../../records/agent.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
-import { type CompiledGraphLike, loadedGraph } from "../assistants/graphs.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 
 // The graph a run or a thread's state call addresses: `assistant_id` is an assistant id or a graph id.
 export interface RunGraph {
@@ -21,14 +20,4 @@ export async function graphFor(d: AgentDeployment, assistantIdOrGraphId: string)
     config: assistant.config ?? {},
     context: (assistant.context ?? {}) as Record<string, unknown>,
   };
-}
-
-/** The graph a run executes: a factory export builds it from the run's config, else the loaded graph. */
-export async function graphForRun(
-  d: AgentDeployment,
-  graphId: string,
-  config: Record<string, unknown>,
-): Promise<CompiledGraphLike> {
-  const loaded = await loadedGraph(d, graphId);
-  return loaded.build ? loaded.build(config) : loaded.graph;
 }

@@ -1,6 +1,6 @@
 import { NotFound } from "../../errors.ts";
 import { type AuthFilters, matchesAuthFilters } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { getThreadItem, matchingThreads } from "../threads/threads.ts";
 import { ACTIVE, cancelRun, threadRuns } from "./runs.ts";
 

@@ -1,7 +1,7 @@
 import { config } from "../../config.ts";
 import { RunAborted, type RunAbortReason } from "../../errors.ts";
 import { logger } from "../../log.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { askDrain } from "../runtime/drain-asks.ts";
 import { controllers, findChannel, openChannel, type RunChannel } from "../stream/broker.ts";
 

@@ -1,13 +1,13 @@
 import { cancelCodes, toItem, transact } from "../../aws/ddb.ts";
+import { groupPut } from "../../aws/group-write.ts";
 import { type EventChunkRecord, type RunRecord, runs, type ThreadRecord } from "../../records/agent.ts";
 import { tableName } from "../../tables.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { RunOutcome } from "../stream/broker.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { groupPut } from "../stream/group-write.ts";
-import { attemptOf, release } from "../threads/lock.ts";
 import { executor } from "./executor.ts";
+import { attemptOf, release } from "./thread-lock.ts";
 
 // A run's end, apart from the worker that executes graphs: the run sweeper finishes dead workers' cancelled runs
 // too, and its bundle must not load the graph libraries for that.

@@ -1,6 +1,6 @@
 import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord } from "../../records/agent.ts";
 import { queryShards } from "../../records/shard.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 
 // GET /metrics of an agent server: the reference server's run-queue gauges (lg_api_ names), read from the
 // sparse index of active runs, in Prometheus text (the default) or as JSON. Platform code answers it (the

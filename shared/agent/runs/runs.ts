@@ -6,14 +6,14 @@ import { ACTIVE_RUNS, agentKeys, type RunRecord, type RunStatus, runs } from "..
 import { shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { authConfigurable } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { openChannel } from "../stream/broker.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { leaveQueue, storePending, storeStarted } from "../threads/lock.ts";
 import { bindGraph, createThread, getThreadItem } from "../threads/threads.ts";
 import { graphFor, type RunGraph } from "./assistant.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import type { runCreate } from "./schemas.ts";
+import { leaveQueue, storePending, storeStarted } from "./thread-lock.ts";
 
 // Runs (records and keys: shared/records/agent.ts; run ids are UUIDv7, so a thread's runs sort by creation).
 // Every status change is a conditional write on the expected current status; cancellation is the

@@ -3,6 +3,7 @@ import { urlShapeProblem } from "../../containment/ssrf.ts";
 import { dict } from "../../dict.ts";
 import { qFlag } from "../../http/query.ts";
 import { RUN_DURABILITY } from "../../records/agent.ts";
+import { MAX_DRAINS_PER_ANSWER } from "../runtime/drain-asks.ts";
 import { MAX_AFTER_SECONDS } from "./settings.ts";
 
 // Request schemas of the agent server's threads and runs endpoints (validation, types and OpenAPI).
@@ -201,8 +202,11 @@ function snakeKeys(v: unknown): unknown {
   }
   return out;
 }
-/** Runs one batch may create (each on a thread of its own). */
-export const MAX_RUN_BATCH = 100;
+/**
+ * Runs one batch may create (each on a thread of its own): no more than one answer may ask drains for, so every
+ * run of a batch is started at once (runtime/drain-asks.ts).
+ */
+export const MAX_RUN_BATCH = MAX_DRAINS_PER_ANSWER;
 export const runBatch = z.array(z.preprocess(snakeKeys, runCreate)).max(MAX_RUN_BATCH);
 export const runsCancel = z
   .object({

@@ -5,12 +5,12 @@ import { logger } from "../../log.ts";
 import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../../records/agent.ts";
 import { queryShards } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
-import { type AgentDeployment, agentDeployment } from "../deployment.ts";
-import type { RuntimeHost } from "../hosting/host.ts";
-import { unlockForRetry } from "../threads/lock.ts";
+import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
+import type { RuntimeHost } from "../hosting/runtime-host.ts";
 import { type IndexEntry, withinBound } from "./active-run-bound.ts";
 import { finish } from "./finish.ts";
 import { MAX_RUN_ATTEMPTS } from "./settings.ts";
+import { unlockForRetry } from "./thread-lock.ts";
 
 // The run sweeper (AgentRunSweeper: at local start-up, and on a schedule in AWS). It reads the sparse index
 // of active runs and re-drives what no worker is doing: a running run whose lease ran out (its worker died)

@@ -2,8 +2,8 @@ import { type FailureClass, OutboundFailure, outboundRequest } from "../../conta
 import { logger } from "../../log.ts";
 import type { RunRecord } from "../../records/agent.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { httpFlag } from "../runtime/artifact.ts";
+import { httpFlag } from "../artifact/artifact.ts";
+import type { AgentDeployment, WebhookOutcome, WebhookSender } from "../deployment/deployment.ts";
 import type { RunOutcome } from "../stream/broker.ts";
 import { threadState } from "../threads/state.ts";
 import { ACTIVE, getRunItem, toRun } from "./runs.ts";
@@ -18,19 +18,6 @@ import { ACTIVE, getRunItem, toRun } from "./runs.ts";
 // 5xx. The URL and the run come from the run's record, the body is built here (`sendRunWebhook`), in AWS by the
 // runtime function and on the local cloud by the platform for its sandboxed runtime; a delivery that still fails
 // is logged with the host and the class of failure only, and never changes the run.
-
-/** What a finished run's webhook carries beside the run: the values, and the error message when it failed. */
-export interface WebhookOutcome {
-  values: unknown;
-  error?: string;
-}
-
-/**
- * How a finished run's webhook goes out: sent from this process (AWS: the runtime function), or — from a sandboxed
- * runtime — asked of the platform with the run's ids and outcome, which reads the run's record and sends it
- * (infra/local/runtimes.ts). Answers the failure's class, or undefined once delivered.
- */
-export type WebhookSender = (run: RunRecord, outcome: WebhookOutcome) => Promise<string | undefined>;
 
 // The class only: what the target answered, or how its connection failed, stays out of logs and answers.
 const FAILURES: Record<FailureClass, string> = {

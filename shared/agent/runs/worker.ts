@@ -10,22 +10,22 @@ import {
   type ThreadRecord,
 } from "../../records/agent.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { type CompiledGraphLike, graphForRun } from "../deployment/graphs.ts";
 import { controllers, openChannel, type RunOutcome } from "../stream/broker.ts";
 import { dropEventLog, EventLog, lastEventSeq, liveOnlyLog, storesEvents } from "../stream/event-log.ts";
 import { attachEventsMode } from "../stream/events-mode.ts";
 import { MessagesMode } from "../stream/messages-mode.ts";
 import { toJson } from "../stream/serialize.ts";
-import { deleteStatelessThread } from "../threads/delete.ts";
-import { attemptOf, claim, mendQueued } from "../threads/lock.ts";
 import { debugEvent, toThreadState } from "../threads/state.ts";
 import { getThreadItem } from "../threads/threads.ts";
 import { endRunTrace, traceRun } from "../tracing/run-tracing.ts";
-import { graphForRun } from "./assistant.ts";
 import { abortReason, executor } from "./executor.ts";
 import { finish, jsonBytes, MAX_VALUES_BYTES } from "./finish.ts";
 import { getRunItem, type Kick, threadRuns } from "./runs.ts";
 import { CANCEL_POLL_MS, wakeTimerMs } from "./settings.ts";
+import { deleteStatelessThread } from "./stateless.ts";
+import { attemptOf, claim, mendQueued } from "./thread-lock.ts";
 import { notifyWebhook } from "./webhook.ts";
 
 // Run execution. Locally a worker is an in-process async task (`kick` pumps the thread here). In AWS
@@ -227,46 +227,7 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   let threadSet: Partial<ThreadRecord> = {};
   let more = true;
   try {
-    const rg = {
-      graph_id: run.graph_id,
-      assistant_id: run.assistant_id,
-      config: kw.assistant_config ?? {},
-      context: kw.assistant_context ?? {},
-    };
-    const userModes: string[] = kw.stream_mode ?? ["values"];
-    const graphModes = [
-      ...new Set([...userModes.map((m) => GRAPH_MODE[m] ?? m).filter((m) => m !== "events"), "values"]),
-    ];
-    const ids = {
-      run_id: run.run_id,
-      thread_id: run.thread_id,
-      graph_id: rg.graph_id,
-      assistant_id: rg.assistant_id,
-    };
-    const config: GraphCall = {
-      ...rg.config,
-      ...(kw.config ?? {}),
-      configurable: {
-        ...(rg.config.configurable ?? {}),
-        ...(kw.config?.configurable ?? {}),
-        ...ids,
-        ...(kw.checkpoint ?? {}),
-        ...(kw.checkpoint_id ? { checkpoint_id: kw.checkpoint_id } : {}),
-        // LangGraph's strict resume: the graph refuses a resume that answers no pending interrupt.
-        ...(kw.strict_resume ? { __pregel_strict_resume: true } : {}),
-        thread_id: run.thread_id,
-      },
-      metadata: { ...(kw.config?.metadata ?? {}), ...(run.metadata ?? {}), ...ids },
-      context: { ...rg.context, ...(kw.context ?? {}) },
-      streamMode: graphModes,
-      subgraphs: kw.stream_subgraphs ?? false,
-      interruptBefore: kw.interrupt_before,
-      interruptAfter: kw.interrupt_after,
-      // The run's durability (LangGraph refuses checkpointDuring beside it).
-      ...(kw.durability ? { durability: kw.durability } : {}),
-      signal: ac.signal,
-    };
-    if (config.recursion_limit) config.recursionLimit = config.recursion_limit;
+    const { rg, userModes, config } = graphCall(run, kw, ac.signal);
     const kept = threadConfig(rg.config, kw.config);
     const resume = await resumesFromCheckpoint(d, run);
     if (resume) {
@@ -274,53 +235,15 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
       delete config.configurable.checkpoint_ns;
     }
     const input = resume ? null : kw.command ? new Command(kw.command as CommandInput) : (kw.input ?? null);
-    traceRun(d, run, config);
+    traceRun(d, run, config, executor().settlesBeforeReturn);
     const graph = await graphForRun(d, run.graph_id, config);
     // This run is the thread's only writer until it ends: the saver keeps its latest checkpoint at hand.
     saver.track(run.thread_id, fence);
     // stream_mode "events": the run's LangChain v2 events as `events` frames (events-mode.ts).
     if (userModes.includes("events"))
       attachEventsMode(config, { runId: run.run_id, input, emit: (e) => emit("events", e) });
-    // Requested modes map to graph modes (messages-tuple → the graph's [message, metadata] "messages" frames).
-    // "messages" mode turns the same frames into messages/metadata|partial|complete (messages-mode.ts).
-    const tuples = userModes.includes("messages-tuple");
-    const partials = userModes.includes("messages") ? new Map<string, MessagesMode>() : undefined;
-    for await (const chunk of await graph.stream(input, config)) {
-      const [ns, mode, data] = (config.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
-        string[],
-        string,
-        unknown,
-      ];
-      if (mode === "messages" && partials) {
-        const key = ns.join("|");
-        if (!partials.has(key)) partials.set(key, new MessagesMode());
-        const [message, meta] = data as [unknown, unknown];
-        for (const [event, frame] of partials.get(key)!.push(message, meta))
-          emit(frameName(event, ns), frame);
-        if (!tuples) continue;
-      }
-      if (userModes.some((m) => (GRAPH_MODE[m] ?? m) === mode))
-        emit(frameName(mode, ns), toJson(mode === "debug" ? debugEvent(data) : data));
-    }
-    for (const [key, m] of partials ?? [])
-      for (const [event, frame] of m.end()) emit(frameName(event, key ? key.split("|") : []), frame);
-    const state = toThreadState(await graph.getState({ configurable: { thread_id: run.thread_id } }));
-    const interrupted = state.next.length > 0 || state.interrupts.length > 0;
-    const values = interrupted
-      ? { ...(state.values as object), __interrupt__: state.interrupts }
-      : (state.values as Record<string, unknown>);
-    outcome = { status: "success", values };
-    threadSet = {
-      status: interrupted ? "interrupted" : "idle",
-      values: jsonBytes(state.values) <= MAX_VALUES_BYTES ? (state.values as ThreadRecord["values"]) : null,
-      interrupts: Object.fromEntries(
-        (state.tasks as { id: string; interrupts: unknown[] }[])
-          .filter((t) => t.interrupts.length)
-          .map((t) => [t.id, t.interrupts]),
-      ),
-      state_updated_at: isoNow(),
-      ...kept,
-    };
+    await streamGraph(await graph.stream(input, config), userModes, config.subgraphs === true, emit);
+    ({ outcome, threadSet } = await endState(graph, run.thread_id, kept));
   } catch (err) {
     if (err instanceof LeaseLost) ac.abort(new RunAborted("lease-lost"));
     // A checkpoint refused because the run is being rolled back (a worker elsewhere learns it here first).
@@ -378,6 +301,110 @@ async function execute(d: AgentDeployment, run: RunRecord, ac: AbortController):
   // A worker function must not return (and be frozen) before its webhook went out and its thread went.
   if (executor().settlesBeforeReturn) await Promise.all([hook, removed]);
   return more;
+}
+
+/** The graph call a run makes: its config (assistant's, then the run's), the modes it streams. */
+function graphCall(run: RunRecord, kw: Partial<RunKwargs>, signal: AbortSignal) {
+  const rg = {
+    graph_id: run.graph_id,
+    assistant_id: run.assistant_id,
+    config: kw.assistant_config ?? {},
+    context: kw.assistant_context ?? {},
+  };
+  const userModes: string[] = kw.stream_mode ?? ["values"];
+  const graphModes = [
+    ...new Set([...userModes.map((m) => GRAPH_MODE[m] ?? m).filter((m) => m !== "events"), "values"]),
+  ];
+  const ids = {
+    run_id: run.run_id,
+    thread_id: run.thread_id,
+    graph_id: rg.graph_id,
+    assistant_id: rg.assistant_id,
+  };
+  const config: GraphCall = {
+    ...rg.config,
+    ...(kw.config ?? {}),
+    configurable: {
+      ...(rg.config.configurable ?? {}),
+      ...(kw.config?.configurable ?? {}),
+      ...ids,
+      ...(kw.checkpoint ?? {}),
+      ...(kw.checkpoint_id ? { checkpoint_id: kw.checkpoint_id } : {}),
+      // LangGraph's strict resume: the graph refuses a resume that answers no pending interrupt.
+      ...(kw.strict_resume ? { __pregel_strict_resume: true } : {}),
+      thread_id: run.thread_id,
+    },
+    metadata: { ...(kw.config?.metadata ?? {}), ...(run.metadata ?? {}), ...ids },
+    context: { ...rg.context, ...(kw.context ?? {}) },
+    streamMode: graphModes,
+    subgraphs: kw.stream_subgraphs ?? false,
+    interruptBefore: kw.interrupt_before,
+    interruptAfter: kw.interrupt_after,
+    // The run's durability (LangGraph refuses checkpointDuring beside it).
+    ...(kw.durability ? { durability: kw.durability } : {}),
+    signal,
+  };
+  if (config.recursion_limit) config.recursionLimit = config.recursion_limit;
+  return { rg, userModes, config };
+}
+
+/**
+ * The graph's stream as the run's frames: requested modes map to graph modes (messages-tuple → the graph's
+ * [message, metadata] "messages" frames); "messages" mode turns the same frames into
+ * messages/metadata|partial|complete (messages-mode.ts).
+ */
+async function streamGraph(
+  stream: AsyncIterable<unknown>,
+  userModes: string[],
+  subgraphs: boolean,
+  emit: (event: string, data: unknown) => void,
+) {
+  const tuples = userModes.includes("messages-tuple");
+  const partials = userModes.includes("messages") ? new Map<string, MessagesMode>() : undefined;
+  for await (const chunk of stream) {
+    const [ns, mode, data] = (subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
+      string[],
+      string,
+      unknown,
+    ];
+    if (mode === "messages" && partials) {
+      const key = ns.join("|");
+      if (!partials.has(key)) partials.set(key, new MessagesMode());
+      const [message, meta] = data as [unknown, unknown];
+      for (const [event, frame] of partials.get(key)!.push(message, meta)) emit(frameName(event, ns), frame);
+      if (!tuples) continue;
+    }
+    if (userModes.some((m) => (GRAPH_MODE[m] ?? m) === mode))
+      emit(frameName(mode, ns), toJson(mode === "debug" ? debugEvent(data) : data));
+  }
+  for (const [key, m] of partials ?? [])
+    for (const [event, frame] of m.end()) emit(frameName(event, key ? key.split("|") : []), frame);
+}
+
+/** A run that ran to its end: its outcome (the final values, interrupts included) and the thread's new state. */
+async function endState(
+  graph: Pick<CompiledGraphLike, "getState">,
+  threadId: string,
+  kept: Partial<ThreadRecord>,
+): Promise<{ outcome: RunOutcome; threadSet: Partial<ThreadRecord> }> {
+  const state = toThreadState(await graph.getState({ configurable: { thread_id: threadId } }));
+  const interrupted = state.next.length > 0 || state.interrupts.length > 0;
+  const values = interrupted
+    ? { ...(state.values as object), __interrupt__: state.interrupts }
+    : (state.values as Record<string, unknown>);
+  const outcome: RunOutcome = { status: "success", values };
+  const threadSet: Partial<ThreadRecord> = {
+    status: interrupted ? "interrupted" : "idle",
+    values: jsonBytes(state.values) <= MAX_VALUES_BYTES ? (state.values as ThreadRecord["values"]) : null,
+    interrupts: Object.fromEntries(
+      (state.tasks as { id: string; interrupts: unknown[] }[])
+        .filter((t) => t.interrupts.length)
+        .map((t) => [t.id, t.interrupts]),
+    ),
+    state_updated_at: isoNow(),
+    ...kept,
+  };
+  return { outcome, threadSet };
 }
 
 /** The run's own keys of a configurable: a thread's kept config holds none of them. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpEvent } from "../../http/event.ts";
-import { RuntimeArtifact } from "./artifact.ts";
+import { RuntimeArtifact } from "../artifact/artifact.ts";
 import { customRouteAnswer, disableFlagOf } from "./custom-routes.ts";
 
 // langgraph.json http in the runtime: the app's routes first, the disabled groups 404, the rest to the built-ins.
@@ -13,19 +13,41 @@ const hono = pathToFileURL(createRequire(import.meta.url).resolve("hono")).href;
 const APP = `import { Hono } from ${JSON.stringify(hono)};
 export const app = new Hono();
 app.use(async (c, next) => { await next(); });
+// The reference's test middleware: it changes, in place, the object c.req.json() gave it.
+app.use(async (c, next) => {
+  const value = c.req.header("x-configurable-header");
+  if (c.req.method === "POST" && c.req.path.endsWith("/runs/wait") && value != null) {
+    const body = await c.req.json();
+    body.config ??= {};
+    body.config.configurable ??= {};
+    body.config.configurable["x-configurable-header"] ??= value;
+  }
+  if (c.req.header("x-read-only") != null) await c.req.json();
+  if (c.req.header("x-read-twice") != null) {
+    await c.req.json();
+    (await c.req.json()).second = true;
+  }
+  await next();
+});
 app.get("/hello/:who", (c) => c.json({ who: c.req.param("who"), path: c.req.path, q: c.req.query("q") }));
 app.post("/threads", async (c) => c.text("mine: " + (await c.req.text())));
 app.get("/bytes", () => new Response(new Uint8Array([0, 255, 1]), { headers: { "content-type": "application/octet-stream" } }));
 app.get("/sse", () => new Response(new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode("data: 1\\n\\n")); c.close(); } }), { headers: { "content-type": "text/event-stream" } }));
 `;
 
-const event = (method: string, path: string, body?: string, query = ""): HttpEvent =>
+const event = (
+  method: string,
+  path: string,
+  body?: string,
+  query = "",
+  headers: Record<string, string> = {},
+): HttpEvent =>
   ({
     version: "2.0",
     routeKey: "$default",
     rawPath: `/agents/dep-1${path}`,
     rawQueryString: query,
-    headers: { host: "example.test", "content-type": "text/plain" },
+    headers: { host: "example.test", "content-type": "text/plain", ...headers },
     requestContext: { http: { method, path: `/agents/dep-1${path}` } },
     body,
     isBase64Encoded: false,
@@ -85,6 +107,36 @@ describe("custom routes (http.app)", () => {
     const chunks: string[] = [];
     for await (const c of sse!.stream!) chunks.push(c);
     expect(chunks.join("")).toBe("data: 1\n\n");
+  });
+});
+
+describe("a middleware that rewrites the body (Hono parses it anew on each c.req.json())", () => {
+  const runWait = (body: string, headers: Record<string, string>) =>
+    event("POST", "/threads/t1/runs/wait", body, "", { "content-type": "application/json", ...headers });
+  const BODY = JSON.stringify({ assistant_id: "agent", input: { text: "y" } });
+
+  it("the built-in route is handed the body as the middleware changed it", async () => {
+    const e = runWait(BODY, { "x-configurable-header": "extra-client" });
+    expect(await customRouteAnswer(artifact, e, { handler: "agent/runs/thread-wait" })).toBe(undefined);
+    expect(JSON.parse(e.body!)).toEqual({
+      assistant_id: "agent",
+      input: { text: "y" },
+      config: { configurable: { "x-configurable-header": "extra-client" } },
+    });
+  });
+
+  it("a middleware that only reads the body leaves it byte for byte as the client sent it", async () => {
+    const sent = '{"assistant_id":"agent",  "input":{"text":"y"}}';
+    for (const e of [runWait(sent, { "x-read-only": "1" }), runWait(sent, {})]) {
+      expect(await customRouteAnswer(artifact, e, { handler: "agent/runs/thread-wait" })).toBe(undefined);
+      expect(e.body).toBe(sent);
+    }
+  });
+
+  it("of several reads, the one the middleware changed is the body", async () => {
+    const e = runWait(BODY, { "x-read-twice": "1" });
+    await customRouteAnswer(artifact, e, { handler: "agent/runs/thread-wait" });
+    expect(JSON.parse(e.body!)).toEqual({ assistant_id: "agent", input: { text: "y" }, second: true });
   });
 });
 

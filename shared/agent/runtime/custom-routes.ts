@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { bodyBuffer, type HttpEvent, type HttpResult, json } from "../../http/event.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
 import { HTML_SANDBOX, isPassive } from "./answer-headers.ts";
-import type { RuntimeArtifact } from "./artifact.ts";
 
 // langgraph.json `http` in a deployment's runtime: the custom routes of `http.app` (a Hono app, mounted at the
 // agent server's root as the LangGraph API server mounts it: its routes take precedence over the built-in
@@ -51,6 +51,51 @@ interface NotFoundContext {
  */
 const parsedBodies = new WeakMap<Request, Promise<unknown>>();
 
+/**
+ * The objects `c.req.json()` gave the app's middleware for a request. Hono from 4.13 caches the body's text, not
+ * the parsed object: each `c.req.json()` parses that text again, by `.then` on the promise `raw.text()` returned.
+ * That promise is this one, so every object parsed from it is seen here, and the one a middleware changed in place
+ * (the reference's test app adds `config.configurable` keys so) is the body the built-in route reads.
+ */
+class BodyText extends Promise<string> {
+  // Promise's species would make `then`'s result a BodyText whose constructor takes a string.
+  static override get [Symbol.species]() {
+    return Promise;
+  }
+  readonly parsed: object[] = [];
+  // biome-ignore lint/suspicious/noThenProperty: a promise subclass's own then, seeing what each reader parsed.
+  override then<A = string, B = never>(
+    onFulfilled?: ((text: string) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    const seen = (text: string) => {
+      const out = (onFulfilled as (text: string) => A | PromiseLike<A>)(text);
+      if (out !== null && typeof out === "object" && typeof (out as { then?: unknown }).then !== "function")
+        this.parsed.push(out);
+      return out;
+    };
+    return super.then(onFulfilled ? seen : onFulfilled, onRejected);
+  }
+}
+const bodyTexts = new WeakMap<Request, BodyText>();
+
+/** The request's body as the app's middleware left it, if one changed it; undefined: the body as it came. */
+async function rewrittenBody(request: Request, original: string | undefined): Promise<string | undefined> {
+  const cached = parsedBodies.get(request);
+  if (cached) return JSON.stringify(await cached);
+  const text = bodyTexts.get(request);
+  if (!text || original === undefined) return undefined;
+  let before: string;
+  try {
+    before = JSON.stringify(JSON.parse(original));
+  } catch {
+    return undefined;
+  }
+  // The last object a middleware changed: each read is a fresh parse, so the unchanged ones equal the original.
+  const changed = text.parsed.map((o) => JSON.stringify(o)).filter((s) => s !== before);
+  return changed.at(-1);
+}
+
 function loadApp(artifact: RuntimeArtifact): Promise<FetchApp | undefined> {
   const loaded = apps.get(artifact);
   if (loaded) return loaded;
@@ -86,12 +131,23 @@ function appRequest(event: HttpEvent, signal: AbortSignal): Request {
   const query = event.rawQueryString ? `?${event.rawQueryString}` : "";
   const method = event.requestContext?.http?.method ?? "GET";
   const body = method === "GET" || method === "HEAD" ? undefined : bodyBuffer(event);
-  return new Request(`${proto}://${host}${path}${query}`, {
+  const request = new Request(`${proto}://${host}${path}${query}`, {
     method,
     headers,
     body: body?.length ? new Uint8Array(body) : undefined,
     signal,
   });
+  const readText = request.text.bind(request);
+  Object.defineProperty(request, "text", {
+    value: () => {
+      const text = new BodyText((resolve, reject) => {
+        readText().then(resolve, reject);
+      });
+      bodyTexts.set(request, text);
+      return text;
+    },
+  });
+  return request;
 }
 
 const TEXT = /^(text\/|application\/(json|javascript|xml|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;
@@ -159,9 +215,10 @@ export async function customRouteAnswer(
       return toResult(res, abort, !manifest.html_unsandboxed);
     await res.body?.cancel();
     // The built-in route reads the body as the app's middleware left it (the event is the one it is handed).
-    const parsed = parsedBodies.get(request);
-    if (parsed) {
-      event.body = JSON.stringify(await parsed);
+    const original = request.method === "GET" || request.method === "HEAD" ? undefined : bodyBuffer(event);
+    const rewritten = await rewrittenBody(request, original?.toString("utf8"));
+    if (rewritten !== undefined) {
+      event.body = rewritten;
       event.isBase64Encoded = false;
     }
   }

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { MAX_RUN_BATCH } from "../runs/schemas.ts";
 
 // Only the platform starts the execution of a deployment's runs: a runtime cannot invoke its own function (its
 // role may not, runtime/policy.ts), so its code cannot fan out invocations of itself. With worker functions
@@ -9,8 +8,8 @@ import { MAX_RUN_BATCH } from "../runs/schemas.ts";
 // served the request, at most MAX_DRAINS_PER_ANSWER threads per answer; a drain runs its thread's next due runs
 // in its own loop (worker.ts drainThread), and what is left after it is the run sweeper's (sweeper.ts).
 
-/** Threads one answer may ask drains for: a batch creates each of its runs on a thread of its own. */
-export const MAX_DRAINS_PER_ANSWER = MAX_RUN_BATCH;
+/** Threads one answer may ask drains for: a run batch, each run on a thread of its own, is at most this many. */
+export const MAX_DRAINS_PER_ANSWER = 100;
 /** The header of a local runtime's 103 answer naming a thread to drain (the platform never passes it on). */
 export const DRAIN_HEADER = "x-agent-drain";
 /** The longest thread id the API takes (run-schemas.ts `id`). */

@@ -8,7 +8,7 @@ import { readSchemasFile } from "../../build/schemas-file.ts";
 import { processEnvironment } from "../../config.ts";
 import { logger } from "../../log.ts";
 import { attachExtractedSchemas } from "../assistants/graph-schemas.ts";
-import type { CompiledGraphLike, GraphSlot } from "../assistants/graphs.ts";
+import type { CompiledGraphLike, GraphSlot } from "../deployment/graphs.ts";
 import { registerSdkLogger } from "./sdk-logger.ts";
 
 // Importing a deployment's code: this module is reached only from a deployment's runtime (serve.ts).

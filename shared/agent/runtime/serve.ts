@@ -1,13 +1,13 @@
 import type { GraphInfo } from "../../build/smoke.ts";
-import { type GraphSlot, isFailed } from "../assistants/graphs.ts";
+import { RuntimeArtifact } from "../artifact/artifact.ts";
 import {
   type AgentDeployment,
   graphStorage,
   type RuntimeServices,
   servingDeployment,
   withStorage,
-} from "../deployment.ts";
-import { RuntimeArtifact } from "./artifact.ts";
+} from "../deployment/deployment.ts";
+import { type GraphSlot, isFailed } from "../deployment/graphs.ts";
 import { loadArtifactGraphs } from "./load-graphs.ts";
 
 // A deployment's runtime: the one process (a child process locally, the deployment's Lambda function in AWS)

@@ -2,12 +2,10 @@ import { InvalidNamespaceError, type Item } from "@langchain/langgraph-checkpoin
 import { z } from "zod";
 import { validationError } from "../../errors.ts";
 import { qFlag } from "../../http/query.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { storeIndex } from "./search-index.ts";
-import { DynamoStore } from "./store.ts";
+import type { DynamoStore } from "./store.ts";
 
 // The store API of the reference LangGraph server (`/store/items`, `/store/items/search`, `/store/namespaces`)
-// over the deployment's own DynamoStore: the very store its graphs read and write with `store.put`, scoped to
+// over the deployment's own DynamoStore (its `store()`, handed in by the operations): the very store its graphs read and write with `store.put`, scoped to
 // the deployment. Namespace labels may not be empty nor hold "." (the GET form joins them with dots) — nor ":"
 // or NUL, which the store's keys cannot take. A semantic `query` needs langgraph.json store.index: without it
 // a search with one is refused.
@@ -77,13 +75,6 @@ export const storeNamespacesResponse = z.object({ namespaces: z.array(z.array(z.
 
 export type StoreItemWire = z.infer<typeof itemWire>;
 
-/** The deployment's store, the one its graphs were given (context.ts makes one per deployment). */
-function storeOf(d: AgentDeployment): DynamoStore {
-  const store = d.store();
-  if (!(store instanceof DynamoStore)) throw new Error("The deployment's store is not the DynamoDB store");
-  return store;
-}
-
 const toWire = (item: Item & { score?: number }): StoreItemWire & { score?: number } => ({
   namespace: item.namespace,
   key: item.key,
@@ -103,9 +94,9 @@ async function refusing<T>(loc: (string | number)[], work: () => Promise<T>): Pr
   }
 }
 
-export async function putStoreItem(d: AgentDeployment, body: z.infer<typeof storePut>): Promise<void> {
+export async function putStoreItem(store: DynamoStore, body: z.infer<typeof storePut>): Promise<void> {
   await refusing(["body", "namespace"], () =>
-    storeOf(d).putItem(body.namespace, body.key, body.value, {
+    store.putItem(body.namespace, body.key, body.value, {
       index: body.index ?? undefined,
       ttl: body.ttl,
     }),
@@ -113,31 +104,31 @@ export async function putStoreItem(d: AgentDeployment, body: z.infer<typeof stor
 }
 
 export async function getStoreItem(
-  d: AgentDeployment,
+  store: DynamoStore,
   query: z.infer<typeof storeGet>,
 ): Promise<StoreItemWire | null> {
   const item = await refusing(["query", "namespace"], () =>
-    storeOf(d).getItem(query.namespace, query.key, { refreshTtl: query.refresh_ttl }),
+    store.getItem(query.namespace, query.key, { refreshTtl: query.refresh_ttl }),
   );
   return item ? toWire(item) : null;
 }
 
-export async function deleteStoreItem(d: AgentDeployment, body: z.infer<typeof storeDelete>): Promise<void> {
-  await refusing(["body", "namespace"], () => storeOf(d).delete(body.namespace, body.key));
+export async function deleteStoreItem(store: DynamoStore, body: z.infer<typeof storeDelete>): Promise<void> {
+  await refusing(["body", "namespace"], () => store.delete(body.namespace, body.key));
 }
 
 export async function searchStoreItems(
-  d: AgentDeployment,
+  store: DynamoStore,
   body: z.infer<typeof storeSearch>,
 ): Promise<{ items: (StoreItemWire & { score?: number })[] }> {
-  if (body.query && !(await storeIndex(d.runtime?.artifact)))
+  if (body.query && !(await store.hasIndex()))
     throw validationError(
       ["body", "query"],
       "Semantic search needs an embeddings index (langgraph.json store.index), which this deployment does not " +
         "configure: search with namespace_prefix and filter instead",
     );
   const items = await refusing(["body", "namespace_prefix"], () =>
-    storeOf(d).searchItems(body.namespace_prefix ?? [], {
+    store.searchItems(body.namespace_prefix ?? [], {
       filter: body.filter ?? undefined,
       limit: body.limit,
       offset: body.offset,
@@ -149,10 +140,10 @@ export async function searchStoreItems(
 }
 
 export async function listStoreNamespaces(
-  d: AgentDeployment,
+  store: DynamoStore,
   body: z.infer<typeof storeNamespaces>,
 ): Promise<{ namespaces: string[][] }> {
-  const namespaces = await storeOf(d).listNamespaces({
+  const namespaces = await store.listNamespaces({
     prefix: body.prefix ?? undefined,
     suffix: body.suffix ?? undefined,
     maxDepth: body.max_depth ?? undefined,

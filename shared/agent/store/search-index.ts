@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { RuntimeArtifact } from "../runtime/artifact.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
 
 // The store's embeddings index (langgraph.json store.index): the embeddings module the build bundled
 // (deploy/store-index.ts), imported by the deployment's runtime only — it is the deployment's code. Platform

@@ -18,8 +18,8 @@ import { PayloadTooLarge } from "../../errors.ts";
 import { type StoreItemRecord, storeItems, storeKeys } from "../../records/agent.ts";
 import { tableName } from "../../tables.ts";
 import { isoNow } from "../../time.ts";
-import { storeTtl } from "../deployment-settings.ts";
-import type { RuntimeArtifact } from "../runtime/artifact.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
+import { storeTtl } from "../artifact/ttl.ts";
 import { matchesFilter, matchesNamespace } from "./match.ts";
 import { storeIndex } from "./search-index.ts";
 import { decodeVectors, encodeVectors, rankByQuery, textsToEmbed } from "./vectors.ts";
@@ -94,6 +94,11 @@ export class DynamoStore extends BaseStore {
     this.scope = options.scope;
     this.pk = storeKeys.pk(options.scope);
     this.artifact = options.artifact;
+  }
+
+  /** Has the revision an embeddings index (langgraph.json store.index), which a semantic search needs? */
+  async hasIndex(): Promise<boolean> {
+    return (await storeIndex(this.artifact)) !== undefined;
   }
 
   /** `put` with a TTL in minutes, as the reference server's store API takes it. */

@@ -1,5 +1,6 @@
 import { batchWrite } from "../../aws/batch.ts";
 import { queryAll, queryPage } from "../../aws/ddb.ts";
+import { groupPut } from "../../aws/group-write.ts";
 import { logger } from "../../log.ts";
 import {
   agentKeys,
@@ -8,7 +9,6 @@ import {
   type RunKwargs,
 } from "../../records/agent.ts";
 import type { Frame } from "./broker.ts";
-import { groupPut } from "./group-write.ts";
 
 // The durable log of a run's stream frames (records and keys: shared/records/agent.ts), so a join-stream with
 // Last-Event-ID resumes from any process, also after the in-process broker forgot the run. Frames are written

@@ -1,7 +1,7 @@
 import { BadRequest, NotFound } from "../../errors.ts";
-import type { CompiledGraphLike, StateSnapshotLike } from "../assistants/graphs.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { graphForRun } from "../runs/assistant.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import type { CompiledGraphLike, StateSnapshotLike } from "../deployment/graphs.ts";
+import { graphForRun } from "../deployment/graphs.ts";
 import { toJson } from "../stream/serialize.ts";
 import { getThreadItem } from "./threads.ts";
 

@@ -1,12 +1,13 @@
 import { batchGet } from "../../aws/batch.ts";
 import { queryAll } from "../../aws/ddb.ts";
 import { Conflict, NotFound } from "../../errors.ts";
+import { contains } from "../../json-contains.ts";
 import { agentKeys, THREAD_TTL, type ThreadRecord, type ThreadStatus, threads } from "../../records/agent.ts";
 import { shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
+import { threadDefaultTtl } from "../artifact/ttl.ts";
 import { type AuthFilters, matchesAuthFilters } from "../auth/scope.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { threadDefaultTtl } from "../deployment-settings.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 
 // Threads of a deployment's agent server: one partition per deployment in the main table (records and keys:
 // shared/records/agent.ts). The checkpoints themselves live in the checkpoints table; a thread keeps a copy of
@@ -151,22 +152,6 @@ export interface ThreadQuery {
   /** Custom auth's filters on metadata (auth-scope.ts): only the threads the user may see. */
   auth?: AuthFilters;
   sort_order?: "asc" | "desc";
-}
-
-/** No stored value nests deeper (DynamoDB's limit): a filter's part below this level matches nothing. */
-const MAX_MATCH_DEPTH = 32;
-
-/**
- * Is every key of `want` deep-equal in `have` (nested objects match as subsets, as jsonb @> does)? The one
- * metadata/values filter of threads, assistants and crons; bounded in depth, whatever the filter's.
- */
-export function contains(have: unknown, want: unknown, depth = 0): boolean {
-  if (want === null || typeof want !== "object") return have === want;
-  if (depth >= MAX_MATCH_DEPTH) return false;
-  if (Array.isArray(want))
-    return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w, depth + 1)));
-  if (have === null || typeof have !== "object" || Array.isArray(have)) return false;
-  return Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v, depth + 1));
 }
 
 /** The id of every thread of a deployment (one Query, keys only). */

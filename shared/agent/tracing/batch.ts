@@ -66,7 +66,7 @@ export function cutCalls(
 ): { calls: Call[]; shortened: string[] } {
   const calls: Call[] = [];
   const shortened: string[] = [];
-  const fit = (id: unknown, body: RunBody) => {
+  const sized = (id: unknown, body: RunBody) => {
     const out = fitted(body, max);
     if (out.body !== body) shortened.push(String(id));
     return out;
@@ -83,11 +83,11 @@ export function cutCalls(
     bytes += bodyBytes;
   };
   for (const post of posts) {
-    const { body, bytes } = fit(post.id, post);
+    const { body, bytes } = sized(post.id, post);
     add(bytes, (c) => c.posts.push(body));
   }
   for (const patch of patches) {
-    const { body, bytes } = fit(patch.id, patch.body);
+    const { body, bytes } = sized(patch.id, patch.body);
     // The patch's id and its wrapping ({"id":…,"body":…}) count too.
     add(bytes + jsonBytes(patch.id) + PATCH_WRAPPING_BYTES, (c) => c.patches.push({ id: patch.id, body }));
   }

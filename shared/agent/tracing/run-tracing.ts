@@ -7,8 +7,7 @@ import { BaseTracer, type Run } from "@langchain/core/tracers/base";
 import { config as platformConfig } from "../../config.ts";
 import { logger } from "../../log.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { executor } from "../runs/executor.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { TraceBatch, type TraceBatchOptions } from "./batch.ts";
 import { createBody, endBody } from "./format.ts";
 
@@ -148,12 +147,14 @@ export async function flushRunTraces(ms = 3000): Promise<void> {
 /**
  * The trace of one agent run, or undefined when the deployment has no tracing project. Given options, the
  * run gets a batch of its own; else it shares its workspace's, and its end leaves the last writes to the
- * shared timer (a worker function, which may be frozen once it returns, flushes at once).
+ * shared timer — unless `flushAtEnd` (a worker function, which may be frozen once it returns: its executor
+ * settles before returning, runs/executor.ts) has it flush at once.
  */
 export function startRunTrace(
   d: Pick<AgentDeployment, "tenant_id" | "tracing_project_id" | "runtime">,
   run: TracedRun,
   opts: Partial<TraceBatchOptions> = {},
+  flushAtEnd = false,
 ): RunTrace | undefined {
   if (!d.tracing_project_id) return undefined;
   const own = Object.keys(opts).length > 0;
@@ -185,7 +186,7 @@ export function startRunTrace(
         } catch (err) {
           logger.warn("agent trace: closing open runs failed", { run_id: run.run_id, error: err });
         }
-        if (own || executor().settlesBeforeReturn) await batch.flush();
+        if (own || flushAtEnd) await batch.flush();
       })();
       return ended;
     },
@@ -195,11 +196,14 @@ export function startRunTrace(
 // The worker's two hooks: trace a run's graph call, and finish that trace when the run is over.
 const active = new Map<string, RunTrace>();
 
-/** Adds the run's tracer to the graph call's config (no-op without a tracing project). Never throws. */
-export function traceRun(d: AgentDeployment, run: TracedRun, config: TracedCall): void {
+/**
+ * Adds the run's tracer to the graph call's config (no-op without a tracing project). Never throws. `flushAtEnd`:
+ * the run's end sends its trace at once (startRunTrace).
+ */
+export function traceRun(d: AgentDeployment, run: TracedRun, config: TracedCall, flushAtEnd: boolean): void {
   try {
     const { run_id, thread_id, graph_id, assistant_id } = run;
-    const trace = startRunTrace(d, { run_id, thread_id, graph_id, assistant_id });
+    const trace = startRunTrace(d, { run_id, thread_id, graph_id, assistant_id }, {}, flushAtEnd);
     if (!trace) return;
     trace.attach(config);
     active.set(run.run_id, trace);

@@ -31,6 +31,36 @@ const rich = {
 };
 
 describe("schema form", () => {
+  it("messages as the reference types them (BaseMessage: oneOf the message classes) are a messages field too", () => {
+    const cls = (type: string) => ({
+      type: "object",
+      properties: { type: { type: "string", const: type }, content: { type: "string" } },
+    });
+    const typed = {
+      type: "object",
+      properties: { messages: { type: "array", items: { $ref: "#/definitions/BaseMessage" } } },
+      definitions: {
+        BaseMessage: {
+          description: "Base class for all types of messages in a conversation.",
+          oneOf: [{ $ref: "#/definitions/BaseMessageChunk" }, { $ref: "#/definitions/HumanMessage" }],
+        },
+        BaseMessageChunk: { oneOf: [{ $ref: "#/definitions/AIMessageChunk" }] },
+        AIMessageChunk: cls("ai"),
+        HumanMessage: cls("human"),
+      },
+    };
+    expect(fieldOf(typed)).toMatchObject({
+      kind: "object",
+      properties: [{ name: "messages", field: { kind: "messages" } }],
+    });
+    // A message in the form's {role, content} passes the check (the class union is no wire format).
+    expect(validate(typed, { messages: [{ role: "user", content: "hi" }] })).toEqual([]);
+    expect(validate(typed, { messages: "hi" })).not.toEqual([]);
+    // A union of anything else is no messages field.
+    const other = { ...typed, definitions: { ...typed.definitions, HumanMessage: { type: "string" } } };
+    expect(fieldOf(other)).toMatchObject({ properties: [{ field: { kind: "array" } }] });
+  });
+
   it("a messages array becomes a messages field", () => {
     const f = fieldOf(messagesSchema);
     expect(f).toEqual({

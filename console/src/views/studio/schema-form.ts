@@ -1,4 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
+import { inputCheckSchema } from "../../../../shared/agent/assistants/input-check.ts";
 
 // A form model from a graph's JSON schema (input, config, context, state): strings, numbers, booleans, enums,
 // arrays, nested objects and chat messages become fields; what the form cannot express is a JSON field. The
@@ -59,9 +60,16 @@ function unwrapNullable(s: Schema, root: Schema): Schema {
   return s;
 }
 
-/** A message schema: an object with `content` and a `type` or `role` (LangChain's BaseMessage). */
-const isMessageSchema = (s: Schema) =>
-  s.type === "object" && s.properties?.content && (s.properties.type || s.properties.role);
+/**
+ * A message schema: an object with `content` and a `type` or `role` (LangChain's BaseMessage), or a union of
+ * them (BaseMessage as the reference writes it from a graph's types: `oneOf` the message classes).
+ */
+function isMessageSchema(s: Schema, root: Schema, depth = 0): boolean {
+  const alts = s.oneOf ?? s.anyOf;
+  if (Array.isArray(alts) && alts.length && depth < 3)
+    return alts.every((a: Schema) => isMessageSchema(resolve(a, root), root, depth + 1));
+  return Boolean(s.type === "object" && s.properties?.content && (s.properties.type || s.properties.role));
+}
 
 export function fieldOf(schema: Schema | undefined, root: Schema = schema ?? {}, depth = 0): Field {
   const s = unwrapNullable(resolve(schema, root), root);
@@ -78,7 +86,7 @@ export function fieldOf(schema: Schema | undefined, root: Schema = schema ?? {},
       return { kind: "boolean" };
     case "array": {
       const items = unwrapNullable(resolve(s.items, root), root);
-      if (isMessageSchema(items)) return { kind: "messages" };
+      if (isMessageSchema(items, root)) return { kind: "messages" };
       return { kind: "array", items: fieldOf(s.items, root, depth + 1) };
     }
     case "object":
@@ -171,7 +179,7 @@ export function formMessages(list: unknown): FormMessage[] {
 export function validate(schema: Schema | null | undefined, value: unknown): string[] {
   if (!schema) return [];
   const draft = String(schema.$schema ?? "").includes("draft-07") ? "7" : "2020-12";
-  const result = new Validator(schema as any, draft, false).validate(value);
+  const result = new Validator(inputCheckSchema(schema) as any, draft, false).validate(value);
   if (result.valid) return [];
   // The innermost errors say what is wrong; the outer ones only that something below is.
   const leaves = result.errors.filter((e) => !/subschema|does not match/i.test(e.error));

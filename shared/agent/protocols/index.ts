@@ -3,6 +3,10 @@ import { JSON_RPC, type RpcId, rpcResult } from "../../http/json-rpc.ts";
 import { logger } from "../../log.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
 import { authorize, matchesAuthFilters } from "../auth/scope.ts";
+import { type Caller, deploymentOf } from "../ops/caller.ts";
+import type { Streamed } from "../ops/runs.ts";
+import { onClientGone } from "../runs/join.ts";
+import { SSE_HEADERS } from "../stream/stream.ts";
 import {
   agentCard,
   checkMethod,
@@ -12,15 +16,12 @@ import {
   tasksCancel,
   tasksGet,
   toRpcError,
-} from "../protocols/a2a.ts";
-import { handleMcpPost, type McpAnswer } from "../protocols/mcp.ts";
-import { onClientGone, SSE_HEADERS } from "../stream/stream.ts";
-import { type Caller, deploymentOf } from "./caller.ts";
-import type { Streamed } from "./runs.ts";
+} from "./a2a.ts";
+import { handleMcpPost, type McpAnswer } from "./mcp.ts";
 
-// The protocols the agent server speaks besides its REST API — MCP and A2A — as operations: the deployment is
-// looked up for the caller, and every run they start goes through runs.ts `startRun`, every thread they read
-// through the caller's access to it.
+// The protocols the agent server speaks besides its REST API — MCP and A2A — as their handlers call them. They sit
+// above the operations layer, as handlers do: the deployment is looked up for the caller (ops/caller.ts), every
+// run they start goes through ops/runs.ts `startRun`, every thread they read through the caller's access to it.
 
 /** POST /mcp: one JSON-RPC message or batch (the deployment is read only when a method needs it). */
 export const mcpPost = (
@@ -94,6 +95,6 @@ export async function a2aCard(caller: Caller, deploymentId: string, assistantId:
 }
 
 /** The public URL of a path of the deployment, from the request (an A2A card's endpoint). */
-export { deploymentUrl } from "../protocols/a2a.ts";
+export { deploymentUrl } from "./a2a.ts";
 /** GET and DELETE /mcp: a stateless server opens no SSE stream and has no session to end (405). */
-export { mcpMethodNotAllowed } from "../protocols/mcp.ts";
+export { mcpMethodNotAllowed } from "./mcp.ts";

@@ -5,8 +5,8 @@ import { NotFound } from "../../errors.ts";
 import { type RunRecord, runs, type ThreadRecord, threads } from "../../records/agent.ts";
 import { tableName } from "../../tables.ts";
 import { isoNow } from "../../time.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { workerOf } from "../runs/settings.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { workerOf } from "./settings.ts";
 
 // The thread lock and queue: one run executes per thread at a time. Every write of the protocol is here.
 // - A thread holds `active_run` (+ `active_attempt`, for fencing) while a run executes; claiming a run takes

@@ -1,9 +1,9 @@
-import type { ArtifactManifest } from "../build/bundle.ts";
-import { artifactManifest, type RuntimeArtifact } from "./runtime/artifact.ts";
+import type { ArtifactManifest } from "../../build/bundle.ts";
+import { artifactManifest, type RuntimeArtifact } from "./artifact.ts";
 
 // langgraph.json's `checkpointer.ttl` and `store.ttl` as a deployment's runtime applies them, read from the
 // manifest of the revision it serves. Platform processes (sweepers, cron ticks) serve no artifact: no defaults.
-// `sweep_interval_minutes` needs nothing here: expired threads are swept every minute (thread-ttl.ts) and every
+// `sweep_interval_minutes` needs nothing here: expired threads are swept every minute (cleanup/thread-ttl.ts) and every
 // store read skips an expired item at once (store.ts), which is at least as often as any interval allows.
 
 export type TtlSettings = NonNullable<ArtifactManifest["ttl"]>;

@@ -1,5 +1,4 @@
 import { GraphLoadFailed, NotFound, ServiceUnavailable } from "../../errors.ts";
-import type { AgentDeployment } from "../deployment.ts";
 
 // The graphs a deployment serves, imported from its revision's artifact (the bundles the build step made), with
 // the platform's checkpointer and store attached. Only a deployment's own runtime imports them
@@ -67,8 +66,14 @@ export interface FailedGraph {
 export type GraphSlot = LoadedGraph | FailedGraph;
 export const isFailed = (g: GraphSlot): g is FailedGraph => "error" in g;
 
+/** What serves a deployment's graphs (deployment.ts AgentDeployment). */
+export interface ServesGraphs {
+  /** The deployment's compiled graphs: set only inside its runtime. */
+  loadGraphs?: () => Promise<Map<string, GraphSlot>>;
+}
+
 /** The deployment's graphs: only its runtime can load them. */
-export function deploymentGraphs(d: AgentDeployment): Promise<Map<string, GraphSlot>> {
+export function deploymentGraphs(d: ServesGraphs): Promise<Map<string, GraphSlot>> {
   if (!d.loadGraphs)
     throw new ServiceUnavailable("The deployment's graphs are served by its runtime, not by this process");
   return d.loadGraphs().catch((err) => {
@@ -77,9 +82,19 @@ export function deploymentGraphs(d: AgentDeployment): Promise<Map<string, GraphS
 }
 
 /** One graph of the deployment: 404 when the revision does not serve it, 409 when it failed to load. */
-export async function loadedGraph(d: AgentDeployment, graphId: string): Promise<LoadedGraph> {
+export async function loadedGraph(d: ServesGraphs, graphId: string): Promise<LoadedGraph> {
   const slot = (await deploymentGraphs(d)).get(graphId);
   if (!slot) throw new NotFound(`Graph "${graphId}" not found`);
   if (isFailed(slot)) throw new GraphLoadFailed(graphId, slot.error);
   return slot;
+}
+
+/** The graph a run executes: a factory export builds it from the run's config, else the loaded graph. */
+export async function graphForRun(
+  d: ServesGraphs,
+  graphId: string,
+  config: Record<string, unknown>,
+): Promise<CompiledGraphLike> {
+  const loaded = await loadedGraph(d, graphId);
+  return loaded.build ? loaded.build(config) : loaded.graph;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DDB_LIMITS } from "../../aws/limits.ts";
 import { takeGroup } from "./group-write.ts";
+import { DDB_LIMITS } from "./limits.ts";
 
 // How the group commit cuts its queue into calls: by count, by bytes, one write per key per call, in order.
 const w = (key: string, bytes: number) => ({ key, bytes });

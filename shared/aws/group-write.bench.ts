@@ -4,8 +4,8 @@ import { groupCreate, groupPut } from "./group-write.ts";
 // Micro-benchmarks of the agent state's group commit: queueing, splitting into calls (25 puts, 100 creates, one
 // write per key per call), marshalling and settling every caller, with DynamoDB answering at once (a stub
 // client), so the figures are the batching's own cost, not the network's or DynamoDB's.
-// Run: npx vitest bench --run shared/agent/stream/group-write.bench.ts
-vi.mock("../../aws/clients.ts", () => {
+// Run: npx vitest bench --run shared/aws/group-write.bench.ts
+vi.mock("./clients.ts", () => {
   const client = { send: async () => ({}) };
   return { dynamo: () => client };
 });
@@ -23,9 +23,10 @@ const stepItems = (caller: number, step: number) =>
     value,
     version: step,
   }));
-let step = 0;
 
 describe("group commit, DynamoDB stubbed", () => {
+  /** Each bench call writes the next step's keys. */
+  let step = 0;
   bench(
     "groupPut: 4 items each (200 items, 8 BatchWriteItem calls)",
     async () => {

@@ -1,13 +1,14 @@
 import { queryPage } from "../../aws/ddb.ts";
 import type { RunRecord } from "../../records/agent.ts";
 import { agentKeys } from "../../records/agent.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { getRunItem, threadRuns } from "../runs/runs.ts";
-import type { ThreadStreamMode } from "../runs/schemas.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
+import { storesEvents } from "../stream/event-log.ts";
+import { eventId, sseFrame } from "../stream/stream.ts";
 import { threadState } from "../threads/state.ts";
 import { getThreadItem } from "../threads/threads.ts";
-import { storesEvents } from "./event-log.ts";
-import { eventId, runFrames, sseFrame } from "./stream.ts";
+import { runFrames } from "./join.ts";
+import { getRunItem, threadRuns } from "./runs.ts";
+import type { ThreadStreamMode } from "./schemas.ts";
 
 // Joining a thread's stream (GET /threads/{thread_id}/stream): the runs of the thread one after the other, each
 // as it happens, and then the next one, until the client leaves (or the thread is deleted). Event ids are

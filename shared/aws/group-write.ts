@@ -5,13 +5,13 @@ import {
   type TransactWriteItem,
   type WriteRequest,
 } from "@aws-sdk/client-dynamodb";
-import { untilProcessed } from "../../aws/batch.ts";
-import { dynamo } from "../../aws/clients.ts";
-import { cancelCodes, isConditionFailure, type Key, toItem, transact } from "../../aws/ddb.ts";
-import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "../../aws/limits.ts";
-import { itemBytes } from "../../aws/write-units.ts";
-import { ItemTooLarge } from "../../errors.ts";
-import { type TableId, tableName } from "../../tables.ts";
+import { ItemTooLarge } from "../errors.ts";
+import { type TableId, tableName } from "../tables.ts";
+import { untilProcessed } from "./batch.ts";
+import { dynamo } from "./clients.ts";
+import { cancelCodes, isConditionFailure, type Key, toItem, transact } from "./ddb.ts";
+import { DDB_LIMITS, REQUEST_OVERHEAD_BYTES } from "./limits.ts";
+import { itemBytes } from "./write-units.ts";
 
 // Group commit for the agent state's hot writes. Concurrent runs each write a few small items per step
 // (checkpoint values and heads, task writes, stream frames); sent one request each, the per-request cost of

@@ -1,14 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import type { GraphInfo } from "../build/smoke.ts";
-import { NotFound, ServiceUnavailable } from "../errors.ts";
-import { type DeploymentRecord, recentDeploymentRecord } from "../records/control.ts";
-import type { ingestBatch } from "../runs/ingest.ts";
-import type { GraphSlot } from "./assistants/graphs.ts";
-import { DynamoCheckpointSaver } from "./checkpoint/checkpointer.ts";
-import type { WebhookSender } from "./runs/webhook.ts";
-import type { RuntimeArtifact } from "./runtime/artifact.ts";
-import { DynamoStore } from "./store/store.ts";
+import type { GraphInfo } from "../../build/smoke.ts";
+import { NotFound, ServiceUnavailable } from "../../errors.ts";
+import type { RunRecord } from "../../records/agent.ts";
+import { type DeploymentRecord, recentDeploymentRecord } from "../../records/control.ts";
+import type { ingestBatch } from "../../runs/ingest.ts";
+import type { RuntimeArtifact } from "../artifact/artifact.ts";
+import { DynamoCheckpointSaver } from "../checkpoint/checkpointer.ts";
+import { DynamoStore } from "../store/store.ts";
+import type { ServesGraphs } from "./graphs.ts";
 
 // The deployment an agent-server request addresses (`/agents/{deployment_id}/…`). Everything the agent server
 // stores is scoped by `<tenant>#<deployment>`, so deployments never see each other's assistants, threads or runs.
@@ -16,7 +16,7 @@ import { DynamoStore } from "./store/store.ts";
 // - the deployment's own runtime (runtime/serve.ts) serves exactly one deployment; only it has `loadGraphs`,
 //   so only it ever imports the deployment's code;
 // - platform processes (the run sweeper, the purge) act on a deployment's records only: no graphs.
-export interface AgentDeployment {
+export interface AgentDeployment extends ServesGraphs {
   tenant_id: string;
   deployment_id: string;
   /** `<tenant>#<deployment>`: the prefix of every key the agent server writes. */
@@ -25,9 +25,7 @@ export interface AgentDeployment {
   graphs: GraphInfo[];
   tracing_project_id: string | null;
   checkpointer(): DynamoCheckpointSaver;
-  store(): BaseStore;
-  /** The deployment's compiled graphs: set only inside its runtime. */
-  loadGraphs?: () => Promise<Map<string, GraphSlot>>;
+  store(): DynamoStore;
   /** What its runtime executes runs with, given by the runtime's entry point (runtime/serve.ts): only there. */
   runtime?: RuntimeServices;
 }
@@ -47,12 +45,25 @@ export interface RuntimeServices {
   webhooks?: WebhookSender;
 }
 
+/** What a finished run's webhook carries beside the run: the values, and the error message when it failed. */
+export interface WebhookOutcome {
+  values: unknown;
+  error?: string;
+}
+
+/**
+ * How a finished run's webhook goes out (runs/webhook.ts): sent from this process (AWS: the runtime function), or
+ * — from a sandboxed runtime — asked of the platform with the run's ids and outcome, which reads the run's record
+ * and sends it (infra/local/runtimes.ts). Answers the failure's class, or undefined once delivered.
+ */
+export type WebhookSender = (run: RunRecord, outcome: WebhookOutcome) => Promise<string | undefined>;
+
 export type DeploymentData = Omit<
   AgentDeployment,
   "checkpointer" | "store" | "scope" | "loadGraphs" | "runtime"
 >;
 
-const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: BaseStore }>();
+const savers = new Map<string, { checkpointer: DynamoCheckpointSaver; store: DynamoStore }>();
 function durable(scope: string, artifact: RuntimeArtifact | undefined) {
   let s = savers.get(scope);
   if (!s) {

@@ -1,10 +1,16 @@
 import { Conflict, Forbidden, NotFound } from "../../errors.ts";
 import { crons } from "../../records/agent.ts";
 import { type Assistant, getAssistant } from "../assistants/assistants.ts";
-import type { AgentDeployment } from "../deployment.ts";
+import {
+  type AuthFilters,
+  authorize,
+  authorizeOne,
+  matchesAuthFilters,
+  metadataOfFilters,
+} from "../auth/scope.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { storeSearch } from "../store/api.ts";
 import { getThreadItem } from "../threads/threads.ts";
-import { type AuthFilters, authorize, authorizeOne, matchesAuthFilters, metadataOfFilters } from "./scope.ts";
 
 // The agent server's custom-auth checks by resource (auth-scope.ts has the rules): each handler asks before it
 // acts. Without custom auth each is a no-op that reads nothing.

@@ -3,9 +3,9 @@ import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
 import { queryShards, shardKeys } from "../../records/shard.ts";
-import { agentDeployment } from "../deployment.ts";
-import { deleteThread } from "./delete.ts";
-import { getThreadItem } from "./threads.ts";
+import { agentDeployment } from "../deployment/deployment.ts";
+import { getThreadItem } from "../threads/threads.ts";
+import { deleteThread } from "./threads.ts";
 
 // Thread TTLs (`ttl` with strategy delete on threads.create/update): a thread whose TTL ran out is deleted with
 // its runs, events and checkpoints by the run sweeper (every minute in AWS; locally when the next TTL runs out).

@@ -4,9 +4,9 @@ import { isUiName, uiGlobal } from "../../build/ui-names.ts";
 import { config } from "../../config.ts";
 import type { HttpEvent } from "../../http/event.ts";
 import { recentDeploymentById } from "../../records/control.ts";
+import { artifactManifest } from "../artifact/artifact.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
-import type { AgentDeployment } from "../deployment.ts";
-import { artifactManifest } from "../runtime/artifact.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 
 // Generative UI (langgraph.json `ui`), as the SDK's LoadExternalComponent loads it: `POST /ui/{name}` (the
 // deployment's runtime, with the API key) answers HTML, a stylesheet link per CSS file and a script whose
