@@ -55,6 +55,21 @@ interface StoredFunction {
   >;
 }
 
+/** The control plane's operations on a function, by `<method> <API version> <sub-resource>`. */
+const CONTROL_ROUTES = [
+  "GET 2015-03-31 ",
+  "GET 2015-03-31 configuration",
+  "DELETE 2015-03-31 ",
+  "PUT 2015-03-31 code",
+  "PUT 2015-03-31 configuration",
+  "POST 2015-03-31 versions",
+  "GET 2015-03-31 versions",
+  "PUT 2017-10-31 concurrency",
+  "DELETE 2017-10-31 concurrency",
+  "GET 2019-09-30 concurrency",
+  "PUT 2019-09-25 event-invoke-config",
+];
+
 /** Node.js runtimes Lambda accepts for new functions, and the only kind the local cloud runs. */
 export const LOCAL_RUNTIMES = ["nodejs22.x", "nodejs24.x"];
 /** Lambda's limit on a function's environment (names and values). */
@@ -201,9 +216,11 @@ export class LambdaFunctions {
     );
     if (!m) return undefined;
     const [, api, rawName, sub = ""] = m;
+    const route = `${method} ${api} ${sub}`;
+    // Invocations are the data plane's (aws-emulator.ts), not this one's: their names are read there.
+    if (!CONTROL_ROUTES.includes(route)) return undefined;
     const { name, qualifier: inName } = this.parseName(decodeURIComponent(rawName));
     const qualifier = query.get("Qualifier") ?? inName;
-    const route = `${method} ${api} ${sub}`;
     switch (route) {
       case "GET 2015-03-31 ":
         return { status: 200, body: this.get(name, qualifier) };
