@@ -1,6 +1,8 @@
 import { request } from "node:http";
+import { GetFunctionCommand } from "@aws-sdk/client-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
+import { lambdaControl } from "../shared/aws/clients.ts";
 import { deployments, recentDeploymentRecord } from "../shared/records/control.ts";
 import { auth, base, call, facts } from "./helpers/cloud.ts";
 
@@ -46,14 +48,24 @@ beforeAll(async () => {
 afterAll(() => repo.remove());
 
 describe("agent-server requests on the local cloud pass the router bundle", () => {
-  it("a deployed revision's record names its runtime version (locally the revision's id)", async () => {
-    expect((await recentDeploymentRecord(facts.tenant_id, id))?.active_runtime_version).toBe(revision);
+  it("a deployed revision's record names its runtime version: the function version its deploy published", async () => {
+    const version = (await recentDeploymentRecord(facts.tenant_id, id))?.active_runtime_version;
+    expect(version).toBe("1");
+    const published = await lambdaControl().send(
+      new GetFunctionCommand({ FunctionName: `agent-rt-${id}`, Qualifier: version }),
+    );
+    expect(
+      JSON.parse(published.Configuration?.Environment?.Variables?.AGENT_RUNTIME_CONFIG ?? "{}"),
+    ).toMatchObject({
+      revision_id: revision,
+    });
   });
 
   it("without the runtime version the router answers 503; with it the runtime answers again", async () => {
     const search = () => call("POST", `/agents/${id}/assistants/search`, { headers: auth, body: {} });
     expect((await search()).status).toBe(200);
     expect((await atOwnOrigin("/assistants/search")).status).toBe(200);
+    const version = (await recentDeploymentRecord(facts.tenant_id, id))!.active_runtime_version!;
     await deployments.update(key(), { remove: ["active_runtime_version"] });
     try {
       await pastRecentCopy();
@@ -63,7 +75,7 @@ describe("agent-server requests on the local cloud pass the router bundle", () =
       const own = await atOwnOrigin("/assistants/search");
       expect(own.status).toBe(503);
     } finally {
-      await deployments.update(key(), { set: { active_runtime_version: revision } });
+      await deployments.update(key(), { set: { active_runtime_version: version } });
     }
     await pastRecentCopy();
     expect((await search()).status).toBe(200);

@@ -1,6 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { logger } from "../../shared/log.ts";
 import { carriesToken, NOT_PROXIED } from "./backend-token.ts";
+import type { LocalIam } from "./control-plane/iam.ts";
+import { iamErrorXml } from "./control-plane/iam.ts";
+import type { LambdaFunctions } from "./control-plane/lambda-functions.ts";
+import type { LocalLogs } from "./control-plane/logs.ts";
 import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
@@ -19,7 +23,17 @@ export interface EmulatedServices {
   scheduler: LocalScheduler;
   /** Functions that answer InvokeWithResponseStream (deployments' runtimes). */
   streaming?: StreamingFunction;
+  /** Lambda's control plane (functions created through its API: deployments' runtimes), IAM and CloudWatch Logs. */
+  functions?: LambdaFunctions;
+  iam?: LocalIam;
+  logs?: LocalLogs;
 }
+
+/** An IAM call: the Query protocol's form-encoded POST to the service's root. */
+const isIamCall = (req: IncomingMessage) =>
+  req.method === "POST" &&
+  (req.url ?? "/").split("?")[0] === "/" &&
+  String(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
 
 function send(
   res: import("node:http").ServerResponse,
@@ -87,8 +101,24 @@ export async function startAwsEmulator(
     try {
       if (!carriesToken(req.headers, token)) throw awsError("AccessDeniedException", NOT_PROXIED, 403);
       const target = String(req.headers["x-amz-target"] ?? "");
+      if (isIamCall(req)) {
+        if (!services.iam) throw awsError("InvalidAction", "IAM is not emulated here", 400);
+        const params = new URLSearchParams((await requestBody(req, target)).toString("utf8"));
+        const answer = services.iam.handle(params);
+        res.writeHead(200, { "content-type": "text/xml" });
+        return void res.end(answer);
+      }
       const input = jsonOf(await requestBody(req, target));
       const url = new URL(req.url ?? "/", "http://local");
+      if (target.startsWith("Logs_20140328.") && services.logs)
+        return send(res, 200, services.logs.handle(target.slice(14), input));
+      const control = await services.functions?.handle(
+        req.method ?? "GET",
+        url.pathname,
+        url.searchParams,
+        input,
+      );
+      if (control) return send(res, control.status, control.status === 204 ? undefined : control.body);
       if (target.startsWith("TrentService."))
         return send(res, 200, services.kms.handle(target.slice(13), input));
       if (target.startsWith("AWSStepFunctions."))
@@ -96,8 +126,23 @@ export async function startAwsEmulator(
       const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
       if (fn && req.method === "POST") {
         const async = req.headers["x-amz-invocation-type"] === "Event";
-        const out = await services.lambda.invoke(decodeURIComponent(fn[1]), input, async);
-        return send(res, out.status, out.body, out.error ? { "x-amz-function-error": out.error } : {});
+        const name = decodeURIComponent(fn[1]);
+        const qualifier = url.searchParams.get("Qualifier");
+        // A buffered invocation of a function created through Lambda's API counts toward its reservation.
+        const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
+        const release = created ? services.functions!.acquire(created.name) : undefined;
+        try {
+          const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async);
+          const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
+          // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.
+          if (Buffer.isBuffer(out.body)) {
+            res.writeHead(out.status, { "content-type": "application/octet-stream", ...headers });
+            return void res.end(out.body);
+          }
+          return send(res, out.status, out.body, headers);
+        } finally {
+          release?.();
+        }
       }
       const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(
         url.pathname,
@@ -105,10 +150,17 @@ export async function startAwsEmulator(
       if (streamed && req.method === "POST") {
         const name = decodeURIComponent(streamed[1]);
         const qualifier = url.searchParams.get("Qualifier") ?? undefined;
-        const abort = new AbortController();
-        const bytes = services.streaming?.(name, qualifier, input, abort.signal);
-        if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
-        return await writeResponseStream(res, bytes, qualifier ?? "$LATEST", abort);
+        // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
+        const created = services.functions?.find(name, qualifier);
+        const release = created ? services.functions!.acquire(created.name) : undefined;
+        try {
+          const abort = new AbortController();
+          const bytes = services.streaming?.(name, qualifier, input, abort.signal);
+          if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
+          return await writeResponseStream(res, bytes, qualifier ?? "$LATEST", abort);
+        } finally {
+          release?.();
+        }
       }
       const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
       if (sched) {
@@ -128,11 +180,17 @@ export async function startAwsEmulator(
       const e = errorFields(err);
       if (!e.code) logger.error("aws emulator error", { error: err });
       const code = String(e.code ?? "InternalFailure");
+      if (isIamCall(req)) {
+        res.writeHead(typeof e.status === "number" ? e.status : 500, { "content-type": "text/xml" });
+        return void res.end(iamErrorXml(code, String(e.message ?? err)));
+      }
+      // A throttle says why and when to retry, as Lambda's TooManyRequestsException does.
+      const { Reason, retryAfterSeconds } = err as { Reason?: string; retryAfterSeconds?: string };
       send(
         res,
         typeof e.status === "number" ? e.status : 500,
-        { __type: code, message: String(e.message ?? err) },
-        { "x-amzn-errortype": code },
+        { __type: code, message: String(e.message ?? err), ...(Reason ? { Reason } : {}) },
+        { "x-amzn-errortype": code, ...(retryAfterSeconds ? { "retry-after": retryAfterSeconds } : {}) },
       );
     }
   });

@@ -17,6 +17,7 @@ import { startAwsEmulator } from "./aws-emulator.ts";
 import { type Backend, newBackendToken } from "./backend-token.ts";
 import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
 import { consoleCsp } from "./console-files.ts";
+import { type LocalControlPlane, localControlPlane, localPlatformScope } from "./control-plane/index.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
 import { LocalFunctions } from "./functions.ts";
 import { Gateway, jsonResult, write } from "./gateway.ts";
@@ -24,11 +25,11 @@ import { LOCAL_GRAPH_DEPLOYMENT, localGraphDeployment } from "./graph-folder.ts"
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
-import { loopbackEndpoints, newLoopbackToken } from "./loopback.ts";
+import { newLoopbackToken } from "./loopback.ts";
 import { oncePerDataFolder } from "./migrations.ts";
 import { operatorCredentials, operatorPrincipal } from "./operator.ts";
-import { type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
-import { backfillRuntimeVersionsOnce } from "./runtime-versions.ts";
+import { localResourceArns, type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
+import { backfillRuntimeVersionsOnce, redeployMissingRuntimes } from "./runtime-versions.ts";
 import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
@@ -188,21 +189,38 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     });
     const loopback = { url: "", token: newLoopbackToken() };
     const late: LateParts = {};
-    const services = localServices(opts, dataDir, loopback, late);
-    const door = await startServiceDoor(opts, { dataDir, token, backends, services, late }, stops);
+    // Lambda's functions, IAM's roles and CloudWatch Logs' groups of the local account (what the deploy step makes).
+    const controlPlane = localControlPlane({
+      dataDir,
+      region: settings.region,
+      s3: () => ({ endpoint: backends.s3.endpoint, token }),
+    });
+    const services = localServices(opts, dataDir, loopback, late, controlPlane);
+    const door = await startServiceDoor(
+      opts,
+      { dataDir, token, backends, services, controlPlane, late },
+      stops,
+    );
     await prepareData();
     const { apiKey, tenantId } = await bootstrapCredentials(dataDir, opts);
     setEnvironment({ PLATFORM_BOOTSTRAP_TENANT: tenantId });
 
     // Each deployment's runtime (a child process), which the router invokes through the emulator as in AWS.
-    const runtimes = new LocalRuntimes({ dataDir, upstream: () => door.upstream });
+    // The local Lambda service's executor of the functions the deploy step creates (deployments' runtimes), which
+    // the router invokes through the emulator as in AWS.
+    const runtimes = new LocalRuntimes({
+      dataDir,
+      upstream: () => door.upstream,
+      functions: controlPlane.functions,
+      iam: controlPlane.iam,
+    });
     late.runtimes = runtimes;
     runtimes.announce();
     runtimes.prepare();
     stops.push(() => runtimes.stopAll());
     const { gateway, boundPort } = await startGateway(
       opts,
-      { host, loopback, services, door, runtimes, tenantId },
+      { host, loopback, services, door, tenantId },
       stops,
     );
     // Stops run in reverse: the runtimes stop first, while the gateway still takes the traces they send last.
@@ -233,6 +251,10 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
     writeFileSync(join(dataDir, "local.json"), `${JSON.stringify(facts, null, 2)}\n`, { mode: 0o600 });
     // Work an earlier process left unfinished (exports mid-run) is re-driven now, in the background.
     for (const t of tasks.filter((x) => x.onLocalStart)) void lambda.invoke(t.name, {}, true);
+    // Live deployments of an earlier data folder get the runtime function their deploy made nowhere then.
+    void redeployMissingRuntimes().catch((err) =>
+      logger.error("redeploying deployments without their runtime function failed", { error: err }),
+    );
     return {
       facts,
       sfn,
@@ -303,6 +325,7 @@ function localServices(
   dataDir: string,
   loopback: { url: string; token: string },
   late: LateParts,
+  controlPlane: LocalControlPlane,
 ) {
   const functions = new LocalFunctions({
     environment: (f) => {
@@ -346,7 +369,11 @@ function localServices(
     },
     retryIntervalMs: config.localCloud.sfnRetryIntervalMs,
   });
-  const lambda = new LocalLambda(resolveFunction);
+  const lambda = new LocalLambda(resolveFunction, undefined, (nameOrArn) => {
+    // A function created through Lambda's API retries its failed events as its event-invoke setting says.
+    const found = controlPlane.functions.find(nameOrArn);
+    return found ? controlPlane.functions.asyncRetries(found.name, found.v.config.Version) : 2;
+  });
   const scheduler = new LocalScheduler(async (target) => {
     const input = target.Input ? JSON.parse(target.Input) : {};
     if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
@@ -377,16 +404,26 @@ async function startServiceDoor(
     token: string;
     backends: Awaited<ReturnType<typeof startBackends>>;
     services: LocalServices;
+    controlPlane: LocalControlPlane;
     late: LateParts;
   },
   stops: Stops,
 ) {
-  const { token, backends, services, late } = parts;
+  const { token, backends, services, controlPlane, late } = parts;
   const { ddb, s3, sharedDynamoDb } = backends;
   const { kms, sfn, lambda, scheduler, functions } = services;
   const emulator = await startAwsEmulator(
     // Deployments' runtime functions answer the router's InvokeWithResponseStream.
-    { kms, sfn, lambda, scheduler, streaming: (...call) => late.runtimes!.streaming(...call) },
+    {
+      kms,
+      sfn,
+      lambda,
+      scheduler,
+      streaming: (...call) => late.runtimes!.streaming(...call),
+      functions: controlPlane.functions,
+      iam: controlPlane.iam,
+      logs: controlPlane.logs,
+    },
     LOOPBACK,
     token,
   );
@@ -401,7 +438,11 @@ async function startServiceDoor(
   };
   const operator = operatorPrincipal(operatorCredentials(parts.dataDir));
   const proxyPort = opts.s3Port ?? 9090;
-  const roleProxy = await startPlatformRoleProxy(upstream, { operator, port: proxyPort }).catch((err) => {
+  const roleProxy = await startPlatformRoleProxy(upstream, {
+    operator,
+    port: proxyPort,
+    iamRole: controlPlane.iamRole,
+  }).catch((err) => {
     throw err?.code === "EADDRINUSE"
       ? new StartupError(
           `Port ${proxyPort} (the local cloud's AWS endpoint: S3 and the other services) is in use: stop what holds it or set S3_PORT to a free port.`,
@@ -438,6 +479,10 @@ async function startServiceDoor(
       ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
     ].join(","),
     KMS_KEY_ID: "alias/local",
+    // The deploy step's account facts, as the CDK app gives them (lambda-host.ts): deployments' runtimes are functions
+    // created through the local Lambda API, their roles bound by the account's runtime boundary.
+    PLATFORM_RUNTIME_SCOPE: JSON.stringify(localPlatformScope()),
+    AGENT_RUNTIME_LAYER_ARN: localResourceArns().runtimeLayer(),
     TASK_ARN_PREFIX: `arn:aws:lambda:${config.region}:000000000000:function:`,
     ...machineArns,
   });
@@ -467,13 +512,12 @@ async function startGateway(
     loopback: { url: string; token: string };
     services: LocalServices;
     door: Awaited<ReturnType<typeof startServiceDoor>>;
-    runtimes: LocalRuntimes;
     /** The operator's workspace (the bootstrap key's). */
     tenantId: string;
   },
   stops: Stops,
 ) {
-  const { host, loopback, runtimes, tenantId } = parts;
+  const { host, loopback, tenantId } = parts;
   const { functions } = parts.services;
   const gateway = new Gateway({
     // Attachments are presigned by the functions, whose S3 endpoint is the role proxy.
@@ -484,7 +528,6 @@ async function startGateway(
     alias: async (id) => (id === LOCAL_GRAPH_DEPLOYMENT ? localGraphDeployment(tenantId) : undefined),
     loader: async (route) => functions.route(route),
     internal: {
-      ...loopbackEndpoints(loopback.token, runtimes),
       // Diagnostics mode only (benchmarks): the DynamoDB and S3 request counts of this process and its functions.
       ...(config.countRequests !== undefined
         ? {

@@ -11,6 +11,8 @@ export class LocalLambda {
   constructor(
     private readonly resolve: FunctionResolver,
     private readonly retryDelayMs = 1000,
+    /** How often a function's failed asynchronous invocation is retried (PutFunctionEventInvokeConfig; default 2). */
+    private readonly retriesOf: (name: string) => number = () => 2,
   ) {}
 
   async invoke(
@@ -40,7 +42,8 @@ export class LocalLambda {
 
   private async runAsync(name: string, fn: (e: unknown) => Promise<unknown>, payload: unknown) {
     await new Promise((r) => setImmediate(r));
-    for (let attempt = 0; attempt < 3 && !this.stopping; attempt++) {
+    const attempts = 1 + this.retriesOf(name);
+    for (let attempt = 0; attempt < attempts && !this.stopping; attempt++) {
       try {
         await fn(payload);
         return;

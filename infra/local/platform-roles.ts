@@ -107,11 +107,17 @@ export interface PlatformRoleProxy {
 }
 
 /** One proxy serves every service: it tells them apart by the signature's credential scope. */
-const PROXIED_SERVICES = ["DYNAMODB", "S3", "KMS", "SFN", "LAMBDA", "SCHEDULER"];
+const PROXIED_SERVICES = ["DYNAMODB", "S3", "KMS", "SFN", "LAMBDA", "SCHEDULER", "IAM", "CLOUDWATCH_LOGS"];
 
 export async function startPlatformRoleProxy(
   upstream: PolicyProxyOptions["upstream"],
-  opts: { operator?: ProxyPrincipal; port?: number; region?: string } = {},
+  opts: {
+    operator?: ProxyPrincipal;
+    port?: number;
+    region?: string;
+    /** The local IAM's roles, which IAM calls are checked against. */
+    iamRole?: PolicyProxyOptions["iamRole"];
+  } = {},
 ): Promise<PlatformRoleProxy> {
   const region = opts.region ?? config.region;
   const principals = platformPrincipals(appShape(), region);
@@ -122,6 +128,7 @@ export async function startPlatformRoleProxy(
         upstream,
         region,
         kms: localKmsKeys(region),
+        ...(opts.iamRole ? { iamRole: opts.iamRole } : {}),
       }),
     ),
   );

@@ -8,7 +8,7 @@ import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/a
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { graphNodes, serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { controllers } from "../../shared/agent/stream/broker.ts";
 import { flushRunTraces } from "../../shared/agent/tracing/run-tracing.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
@@ -136,9 +136,9 @@ async function main() {
 
   const internal = async (req: IncomingMessage, res: ServerResponse, path: string) => {
     if (path === "/__runtime/health") {
-      await d.loadGraphs!();
       await loadCustomAuth(start.runtime.artifact_dir);
-      return write(res, jsonResult(200, { ok: true, pid: process.pid }));
+      // The deploy step's health check reads each graph's nodes (or why it failed to load), as in AWS.
+      return write(res, jsonResult(200, { ok: true, pid: process.pid, graphs: await graphNodes(d) }));
     }
     if (path === "/__runtime/stats" && config.countRequests !== undefined)
       return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));

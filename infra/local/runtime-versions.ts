@@ -1,5 +1,8 @@
 import { ScanCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
-import { dynamo } from "../../shared/aws/clients.ts";
+import { GetFunctionCommand } from "@aws-sdk/client-lambda";
+import { dynamo, lambdaControl } from "../../shared/aws/clients.ts";
+import { runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
+import { redeploy } from "../../shared/control/deployment-lifecycle.ts";
 import { logger } from "../../shared/log.ts";
 import { tableName } from "../../shared/tables.ts";
 import { oncePerDataFolder } from "./migrations.ts";
@@ -54,4 +57,59 @@ export function backfillRuntimeVersionsOnce(): Promise<void> {
     const done = await backfillRuntimeVersions();
     if (done) logger.info("deployments given their local runtime version", { deployments: done });
   });
+}
+
+/** Whether the local Lambda has the function at that version (asked through its API, as the operator). */
+async function functionHasVersion(FunctionName: string, Qualifier: string | undefined): Promise<boolean> {
+  if (!Qualifier) return false;
+  return lambdaControl()
+    .send(new GetFunctionCommand({ FunctionName, Qualifier }))
+    .then(
+      () => true,
+      (err) => {
+        if ((err as Error)?.name === "ResourceNotFoundException") return false;
+        throw err;
+      },
+    );
+}
+
+/**
+ * A DATA_DIR from before deployments' runtimes were functions (the deploy step's, lambda-host.ts): a live
+ * deployment whose function lacks its active version has its active revision redeployed (its artifact again, no
+ * build), which creates the function as any deploy does. A deployment with a revision in flight is left to it.
+ * Answers how many redeploys were started; run at every start (a deployment with its function costs one lookup).
+ */
+export async function redeployMissingRuntimes(): Promise<number> {
+  let started = 0;
+  let ExclusiveStartKey: Record<string, never> | undefined;
+  do {
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName("main"),
+        FilterExpression: "begins_with(PK, :t) AND attribute_exists(active_revision_id)",
+        ProjectionExpression: "PK, SK, active_revision_id, active_runtime_version, latest_revision_id",
+        ExpressionAttributeValues: { ":t": { S: "T#" } },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const tenant = /^T#(.+)#DEPLOYMENT$/.exec(item.PK?.S ?? "")?.[1];
+      const id = item.SK?.S;
+      const active = item.active_revision_id?.S;
+      if (!tenant || !id || !active || item.latest_revision_id?.S !== active) continue;
+      if (await functionHasVersion(runtimeFunctionName(id), item.active_runtime_version?.S)) continue;
+      try {
+        await redeploy(tenant, id, active);
+        started++;
+      } catch (err) {
+        logger.warn("redeploying a deployment without its runtime function failed", {
+          deployment_id: id,
+          error: err,
+        });
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (ExclusiveStartKey);
+  if (started) logger.info("deployments without their runtime function redeployed", { deployments: started });
+  return started;
 }

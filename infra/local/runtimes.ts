@@ -1,22 +1,22 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fromRecord } from "../../shared/agent/deployment/deployment.ts";
-import type { RuntimeHost } from "../../shared/agent/hosting/runtime-host.ts";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { runtimeHost } from "../../shared/agent/hosting/host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
-import { sealRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
 import type { RuntimeConfig } from "../../shared/agent/runtime/serve.ts";
-import { materializeArtifact } from "../../shared/build/artifacts.ts";
-import type { ArtifactManifest } from "../../shared/build/bundle.ts";
+import { s3 } from "../../shared/aws/clients.ts";
 import { tolerateStdioErrors } from "../../shared/build/exec.ts";
+import { unzip } from "../../shared/build/zip.ts";
 import { config } from "../../shared/config.ts";
 import { egressRules } from "../../shared/containment/egress.ts";
-import { runtimeFunctionName, runtimePolicy } from "../../shared/containment/runtime-policy.ts";
+import { privateDir } from "../../shared/containment/private-dir.ts";
+import type { PolicyDocument } from "../../shared/containment/runtime-policy.ts";
 import {
   giveToSandbox,
   limitThatKilled,
@@ -31,13 +31,13 @@ import {
 } from "../../shared/containment/sandbox.ts";
 import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/containment/sandbox-node.ts";
 import { deploymentOutputLogger, OutputFramer } from "../../shared/containment/sandbox-output.ts";
-import { unsealSecrets } from "../../shared/control/deployments.ts";
 import { appendLog } from "../../shared/control/revisions.ts";
-import { HttpError, NotFound, ServiceUnavailable } from "../../shared/errors.ts";
+import { HttpError, ServiceUnavailable } from "../../shared/errors.ts";
 import { json } from "../../shared/http/event.ts";
 import { bindLogContext, logger, withLogContext } from "../../shared/log.ts";
 import { runs } from "../../shared/records/agent.ts";
-import { recentDeploymentRecord } from "../../shared/records/control.ts";
+import type { LambdaFunctions, LocalIam } from "./control-plane/index.ts";
+import type { FunctionVersion } from "./control-plane/lambda-functions.ts";
 import { jsonResult, write } from "./gateway.ts";
 import { BodyTooLarge, callSocket, readBody, StartupError } from "./http-util.ts";
 import type { StreamingFunction } from "./lambda-stream.ts";
@@ -45,7 +45,6 @@ import {
   createPolicyProxy,
   LOCAL_ACCOUNT,
   localKmsKeys,
-  localRuntimeScope,
   mintRuntimeCredentials,
   type PolicyProxyOptions,
 } from "./policy-proxy/index.ts";
@@ -57,27 +56,30 @@ import {
   RUNTIME_TOKEN_HEADER,
 } from "./runtime-protocol.ts";
 import { servePlatformSocket } from "./runtime-socket.ts";
-import { deploymentOfFunction, runtimeAnswer } from "./runtime-stream.ts";
+import { runtimeAnswer } from "./runtime-stream.ts";
 import { localTraceTransport } from "./runtime-traces.ts";
 
-// The local cloud's agent runtimes: one child process per deployment (its active revision), started at first
-// use or when a revision goes live, stopped when the deployment is deleted, replaced when a newer revision
-// goes live, restarted after a crash (its runs retried at once from their last checkpoint). The router bundle
-// (functions/agent/router.ts) authenticates each agent-server request and invokes the deployment's runtime
-// function through the local Lambda emulator, which hands it here (`streaming`, `invoked`).
+// The local Lambda service's executor of deployments' runtime functions: a function created through Lambda's API
+// (CreateFunction by the deploy step, lambda-host.ts) runs, one child process per version in use, from what its
+// version stores — its code (the zip in S3, unpacked), its environment, its memory, its role — as Lambda would run it.
+// A version's process starts at its first invocation (the deploy step's health check), serves the router's
+// InvokeWithResponseStream (`streaming`) and the drains' asynchronous invocations (`invoked`), retires once a newer
+// version of its function serves, stops when its version or function is deleted, and is started again after a
+// crash (its runs retried at once from their last checkpoint).
 //
 // Containment of a child: it runs in the OS sandbox (shared/containment/sandbox.ts: bubblewrap namespaces, read-only
-// binds of Node, the runtime bundle and its revision's artifact, a tmpfs scratch, seccomp, rlimits). Its only
-// ways out are two Unix sockets in a folder of its own: runtime.sock, where it takes the requests the gateway
-// forwards, and platform.sock (runtime-socket.ts), where its AWS calls meet the policy proxy, its traces go
-// into its deployment's project and its outbound HTTP(S) meets the egress proxy. Its environment is the
-// deployment's secrets and langgraph.json env; the platform's settings for it (tables, its own credentials) come
-// on stdin and never enter its process.env. On a host without the sandbox only the bootstrap workspace's
-// deployments run (under Node's permission model alone), unless the operator sets AGENT_UNSANDBOXED=1.
+// binds of Node, the runtime bundle and its code, a tmpfs scratch, seccomp, rlimits). Its only ways out are two Unix
+// sockets in a folder of its own: runtime.sock, where it takes the requests the gateway forwards, and platform.sock
+// (runtime-socket.ts), where its AWS calls meet the policy proxy under its role's policies (as IAM holds them: the
+// inline policies the deploy step put, within the role's boundary), its traces go into its deployment's project and
+// its outbound HTTP(S) meets the egress proxy. Its environment is the deployment's secrets and langgraph.json env,
+// which it opens itself (sealed by the deploy step); the function's settings and its own credentials come on stdin
+// and never enter its process.env. On a host without the sandbox only the bootstrap workspace's deployments run
+// (under Node's permission model alone), unless the operator sets AGENT_UNSANDBOXED=1.
 export interface RuntimeSpec {
   config: RuntimeConfig;
-  /** The deployment's secrets and langgraph.json env. */
-  env: Record<string, string>;
+  /** The function version it runs. */
+  fn: { name: string; version: string; role: string; memoryMb: number; variables: Record<string, string> };
 }
 
 interface Running {
@@ -101,23 +103,23 @@ interface Running {
 /** How long a stopping runtime gets to send its last traces and exit before it is killed. */
 const KILL_AFTER_MS = 5000;
 
-/** The platform's settings a local runtime is handed (sealed in it; never a secret of the platform). */
+/**
+ * The local Lambda service's own environment for a runtime (as Lambda sets AWS_REGION), beneath the function's
+ * environment, which sets the rest (its tables, bucket, run worker, log level): sealed in it, never a secret.
+ */
 const PASSED_SETTINGS = [
   "AWS_REGION",
   "TABLE_PREFIX",
-  "TABLE_MAIN",
   "TABLE_RUNS",
-  "TABLE_CHECKPOINTS",
   "PLATFORM_LOCAL",
-  "PLATFORM_BUCKET",
-  "AGENT_RUN_WORKER",
   "AGENT_TRACE_BODY_BYTES",
   "AGENT_RUN_LEASE_MS",
   "AGENT_TRACE_FLUSH_MS",
   "AGENT_WAIT_KEEPALIVE_MS",
-  "LOG_LEVEL",
   "PLATFORM_COUNT_REQUESTS",
 ] as const;
+/** Function variables the executor reads itself rather than hands over as settings. */
+const EXECUTOR_VARIABLES = ["AGENT_RUNTIME_CONFIG"];
 
 /** Hosts the runtime's AWS clients name: any name would do, the connection is the platform socket. */
 const SANDBOX_AWS_ENDPOINTS = {
@@ -129,20 +131,21 @@ const SANDBOX_AWS_ENDPOINTS = {
 /** Below this heap a runtime cannot load its bundle and graphs (192 MB did not start one). */
 const RUNTIME_MEMORY_FLOOR_MB = 256;
 
-const sandboxLimits = (): SandboxLimits => ({
-  memoryMb: config.sandbox.memoryMb,
+const sandboxLimits = (memoryMb: number): SandboxLimits => ({
+  memoryMb,
   cpuSeconds: config.sandbox.cpuSeconds,
   openFiles: config.sandbox.openFiles,
   scratchMb: config.sandbox.scratchMb,
   tasks: config.sandbox.tasks,
 });
 
-export class LocalRuntimes implements RuntimeHost {
+export class LocalRuntimes {
+  /** Running versions, by `<function>:<version>`. */
   private readonly current = new Map<string, Running>();
-  /** Runtimes being started, by `<deployment>@<revision>`. */
+  /** Versions being started, by the same key. */
   private readonly starting = new Map<string, Promise<Running>>();
   private stopped = false;
-  /** Runtimes of a replaced revision, finishing their runs. */
+  /** Versions a newer one of their function took over from, finishing their runs. */
   private readonly retiring = new Set<Running>();
 
   constructor(
@@ -150,8 +153,20 @@ export class LocalRuntimes implements RuntimeHost {
       dataDir: string;
       /** Where the runtimes' AWS calls go once checked (DynamoDB Local, s3rver, the local KMS), with their tokens. */
       upstream: () => PolicyProxyOptions["upstream"];
+      /** The local account's functions (what they run) and roles (what their runtimes may do). */
+      functions: LambdaFunctions;
+      iam: LocalIam;
     },
-  ) {}
+  ) {
+    // A deleted function (or version) stops running, as Lambda reclaims its environments.
+    opts.functions.onDelete((name, version) => {
+      for (const r of [...this.current.values()])
+        if (r.spec.fn.name === name && (version === undefined || r.spec.fn.version === version)) {
+          this.current.delete(r.key);
+          void this.kill(r);
+        }
+    });
+  }
 
   /** Says at start whether deployments' code runs in the OS sandbox, and what a host without it gives up. */
   announce(): void {
@@ -189,41 +204,70 @@ export class LocalRuntimes implements RuntimeHost {
     return join(resolve(this.opts.dataDir), "runtime");
   }
 
-  /** What the deployment's active revision needs to run: 404 for another workspace's, 503 when none is live. */
-  private async specFor(tenant: string, deploymentId: string): Promise<RuntimeSpec> {
-    const d = await recentDeploymentRecord(tenant, deploymentId);
-    if (!d) throw new NotFound("Deployment not found");
-    const revision = d.active_revision_id;
-    const prefix = d.active_artifact_prefix;
-    if (!revision || !prefix) throw new ServiceUnavailable("The deployment has no deployed revision yet");
-    const refusal = unsandboxedRefusal(tenant);
+  /** A function version's name and version, or undefined when the account has no such version. */
+  private versionOf(nameOrArn: string, qualifier?: string): { name: string; v: FunctionVersion } | undefined {
+    return this.opts.functions.find(nameOrArn, qualifier);
+  }
+
+  /** What a function version runs: its settings, its code unpacked, its memory and role. */
+  private async specFor(name: string, v: FunctionVersion): Promise<RuntimeSpec> {
+    const variables = v.config.Environment.Variables;
+    let settings: Omit<RuntimeConfig, "artifact_dir">;
+    try {
+      settings = JSON.parse(variables.AGENT_RUNTIME_CONFIG ?? "");
+    } catch {
+      throw new ServiceUnavailable(`${name} is no agent runtime: its AGENT_RUNTIME_CONFIG does not parse`);
+    }
+    const refusal = unsandboxedRefusal(settings.tenant_id);
     if (refusal) throw new ServiceUnavailable(refusal);
-    // The revision that runs already: nothing to read again.
-    const running = this.current.get(deploymentId);
-    if (running?.key === `${deploymentId}@${revision}`) return running.spec;
-    const dir = await materializeArtifact(prefix);
-    const { tenant_id, deployment_id, revision_id, graphs, tracing_project_id } = fromRecord(d);
     return {
-      config: { tenant_id, deployment_id, revision_id, graphs, tracing_project_id, artifact_dir: dir },
-      env: { ...manifestEnv(dir), ...(await unsealSecrets(d)) },
+      config: { ...settings, artifact_dir: await this.code(name, v) },
+      fn: { name, version: v.config.Version, role: v.config.Role, memoryMb: v.config.MemorySize, variables },
     };
   }
 
-  /** The deployment's runtime for its active revision: started when missing, the older one retired. */
-  async ensure(tenant: string, deploymentId: string): Promise<Running> {
+  /**
+   * A version's code unpacked from its zip in S3, once per code hash, into the artifacts folder (this user's alone;
+   * each sandbox passes through it to its own code).
+   */
+  private async code(name: string, v: FunctionVersion): Promise<string> {
+    const root = await privateDir(join(tmpdir(), "agent-platform-artifacts"), { passThrough: true });
+    const dir = join(root, `fn-${name}-${v.config.CodeSha256.replace(/[^\w-]/g, "_")}`);
+    if (existsSync(dir)) return dir;
+    const object = await s3().send(new GetObjectCommand({ Bucket: v.code.S3Bucket, Key: v.code.S3Key }));
+    const entries = unzip(Buffer.from(await object.Body!.transformToByteArray()));
+    const staging = `${dir}.${process.pid}.${Date.now()}`;
+    for (const e of entries) {
+      const target = join(staging, e.name);
+      mkdirSync(join(target, ".."), { recursive: true, mode: 0o700 });
+      writeFileSync(target, e.data, { mode: 0o600 });
+    }
+    mkdirSync(staging, { recursive: true, mode: 0o700 });
+    try {
+      renameSync(staging, dir);
+    } catch (err) {
+      // Another start unpacked the same code first.
+      rmSync(staging, { recursive: true, force: true });
+      if (!existsSync(dir)) throw err;
+    }
+    return dir;
+  }
+
+  /** The version's runtime, started when missing. */
+  private async ensure(name: string, v: FunctionVersion): Promise<Running> {
     if (this.stopped) throw new ServiceUnavailable("The local cloud is stopping");
-    const spec = await this.specFor(tenant, deploymentId);
-    const key = `${deploymentId}@${spec.config.revision_id}`;
-    let r = this.current.get(deploymentId);
-    if (r?.key !== key || r.child.exitCode !== null || r.child.signalCode !== null) {
-      // One start per revision, however many requests arrive while it starts.
+    const key = `${name}:${v.config.Version}`;
+    let r = this.current.get(key);
+    if (!r || r.child.exitCode !== null || r.child.signalCode !== null) {
+      // One start per version, however many invocations arrive while it starts.
       let starting = this.starting.get(key);
       if (!starting) {
-        if (r && r.key !== key) this.retire(r);
-        starting = this.start(key, spec).then((started) => {
-          this.current.set(deploymentId, started);
-          return started;
-        });
+        starting = this.specFor(name, v)
+          .then((spec) => this.start(key, spec))
+          .then((started) => {
+            this.current.set(key, started);
+            return started;
+          });
         const settle = () => this.starting.delete(key);
         starting.then(settle, settle);
         this.starting.set(key, starting);
@@ -232,6 +276,16 @@ export class LocalRuntimes implements RuntimeHost {
     }
     await r.ready;
     return r;
+  }
+
+  /** A version serves its function's traffic: the older versions' runtimes finish their runs and exit. */
+  private serving(r: Running): void {
+    const mine = Number(r.spec.fn.version);
+    for (const other of [...this.current.values()])
+      if (other.spec.fn.name === r.spec.fn.name && Number(other.spec.fn.version) < mine) {
+        this.current.delete(other.key);
+        this.retire(other);
+      }
   }
 
   private async start(key: string, spec: RuntimeSpec): Promise<Running> {
@@ -253,22 +307,10 @@ export class LocalRuntimes implements RuntimeHost {
       startedAt: performance.now(),
       stderrTail: "",
     };
-    // Its AWS calls are signed with credentials made for it alone and checked against the very policy its role
-    // has in AWS (shared/containment/runtime-policy.ts) before they reach DynamoDB Local or s3rver.
+    // Its AWS calls are signed with credentials made for it alone and checked against its role's policies as the
+    // local IAM holds them (what the deploy step put, shared/containment/runtime-policy.ts) within its boundary.
     const credentials = mintRuntimeCredentials();
-    const scope = localRuntimeScope(spec.config.tenant_id, deployment_id);
-    const principal = {
-      ...credentials,
-      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${runtimeFunctionName(deployment_id)}/${deployment_id}`,
-      policy: runtimePolicy(scope),
-    };
-    // Its own environment goes the AWS way: sealed for its deployment, opened by it at start through the proxy.
-    const sealedEnv = await sealRuntimeEnv(
-      spec.config.tenant_id,
-      deployment_id,
-      spec.config.revision_id,
-      spec.env,
-    );
+    const principal = { ...credentials, ...this.rolePolicies(spec) };
     r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
       aws: createPolicyProxy({
         principal: (id) => (id === principal.accessKeyId ? principal : undefined),
@@ -280,24 +322,30 @@ export class LocalRuntimes implements RuntimeHost {
       webhook: (req, res) => this.runWebhook(r, req, res),
       egress: egressRules(),
     });
-    const settings: Record<string, string> = {
-      ...SANDBOX_AWS_ENDPOINTS,
-      PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
-      AGENT_RUNTIME_SECRETS: JSON.stringify(sealedEnv),
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    };
+    const settings: Record<string, string> = {};
     for (const name of PASSED_SETTINGS) {
       const text = config.text(name);
       if (text) settings[name] = text;
     }
+    // The function's environment (what CreateFunction stored: its tables, its sealed environment's reference, …).
+    for (const [name, value] of Object.entries(spec.fn.variables))
+      if (value && !EXECUTOR_VARIABLES.includes(name)) settings[name] = value;
+    Object.assign(settings, {
+      // The local Lambda service keeps its environments alive (AWS freezes them between invocations): its runs
+      // execute in the process that took them unless the platform says AGENT_RUN_WORKER=lambda (as AWS runs them).
+      AGENT_RUN_WORKER: config.agent.runWorker,
+      ...SANDBOX_AWS_ENDPOINTS,
+      PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    });
     const env: Record<string, string> = {
       NODE_ENV: "production",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };
     // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.
     if (config.localCloud.extraCaCerts) env.NODE_EXTRA_CA_CERTS = config.localCloud.extraCaCerts;
-    const limits = sandboxLimits();
+    const limits = sandboxLimits(spec.fn.memoryMb);
     const sandbox = osSandbox().available;
     const scratch = sandbox
       ? SANDBOX_SCRATCH
@@ -373,19 +421,45 @@ export class LocalRuntimes implements RuntimeHost {
       r.platform.close();
       rmSync(socketDir, { recursive: true, force: true });
       if (!sandbox) rmSync(scratch, { recursive: true, force: true });
-      if (this.current.get(deployment_id) === r) this.current.delete(deployment_id);
+      if (this.current.get(key) === r) this.current.delete(key);
       if (r.stopping || this.stopped) return;
       const limit = limitThatKilled({ code, signal, stderrTail: r.stderrTail }, limits);
       logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
       if (limit) void this.noteLimit(spec, limit);
       // Its runs are retried now (from their last checkpoint), which starts a runtime again.
-      void sweepRuns(this, Date.now(), {
+      void sweepRuns(runtimeHost(), Date.now(), {
         only: { tenant: spec.config.tenant_id, deployment: deployment_id },
         deadWorker: workerId,
         ...(limit ? { cause: limit } : {}),
       }).catch((err) => logger.error("retrying a crashed runtime's runs failed", { error: err }));
     });
     return r;
+  }
+
+  /**
+   * Who the runtime is to the policy proxy: its function's role (as Lambda's session names it), the role's inline
+   * policies as one document, and its permissions boundary. A role that is gone refuses every call.
+   */
+  private rolePolicies(spec: RuntimeSpec): {
+    arn: string;
+    policy: PolicyDocument;
+    boundary?: PolicyDocument;
+  } {
+    const role = this.opts.iam.roleOfArn(spec.fn.role);
+    const statements = Object.values(role?.policies ?? {}).flatMap((text) => {
+      const doc = JSON.parse(text) as {
+        Statement: PolicyDocument["Statement"] | PolicyDocument["Statement"][number];
+      };
+      return Array.isArray(doc.Statement) ? doc.Statement : [doc.Statement];
+    });
+    const boundary = role?.PermissionsBoundary
+      ? this.opts.iam.managedPolicy(role.PermissionsBoundary)
+      : undefined;
+    return {
+      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/${role?.RoleName ?? spec.fn.name}/${spec.fn.name}`,
+      policy: { Version: "2012-10-17", Statement: statements },
+      ...(boundary ? { boundary } : {}),
+    };
   }
 
   /** A limit stopped the runtime: its revision's deploy log says so (the run's error does too, via the sweep). */
@@ -402,7 +476,7 @@ export class LocalRuntimes implements RuntimeHost {
     for (let delay = 10; ; delay = Math.min(delay * 2, 100)) {
       if (r.child.exitCode !== null || r.child.signalCode !== null) {
         const exit = { code: r.child.exitCode, signal: r.child.signalCode, stderrTail: r.stderrTail };
-        const limit = limitThatKilled(exit, sandboxLimits());
+        const limit = limitThatKilled(exit, sandboxLimits(r.spec.fn.memoryMb));
         throw new ServiceUnavailable(
           `The deployment's runtime exited while starting${limit ? `: ${limit}` : ""}`,
         );
@@ -455,22 +529,27 @@ export class LocalRuntimes implements RuntimeHost {
   }
 
   /**
-   * Deployments' runtime functions as the local Lambda emulator serves the router's InvokeWithResponseStream
-   * (lambda-stream.ts): the deployment's runtime, started if need be, answers the event's request
-   * (runtime-stream.ts). undefined for a name that is no runtime function's.
+   * Functions as the local Lambda emulator serves the router's InvokeWithResponseStream (lambda-stream.ts): the
+   * version's runtime, started if need be, answers the event's request (runtime-stream.ts). undefined for a version
+   * the account does not have.
    */
-  streaming: StreamingFunction = (name, _qualifier, payload, signal) => {
-    const deploymentId = deploymentOfFunction(name);
-    return deploymentId === undefined ? undefined : this.answer(deploymentId, payload, signal);
+  streaming: StreamingFunction = (name, qualifier, payload, signal) => {
+    const found = this.versionOf(name, qualifier);
+    return found && this.answer(found.name, found.v, payload, signal);
   };
 
-  private async *answer(deploymentId: string, payload: unknown, signal: AbortSignal): AsyncGenerator<Buffer> {
+  private async *answer(
+    name: string,
+    v: FunctionVersion,
+    payload: unknown,
+    signal: AbortSignal,
+  ): AsyncGenerator<Buffer> {
     const e = payload as RuntimeEvent | undefined;
     if (e?.kind !== "http" || typeof e.tenant_id !== "string" || typeof e.event !== "object")
       throw new Error("A local runtime streams the answers of http events only");
     let r: Running;
     try {
-      r = await this.ensure(e.tenant_id, deploymentId);
+      r = await this.ensure(name, v);
     } catch (err) {
       // What keeps a runtime from running here (no sandbox, a start that failed) is its answer, as the gateway gave it.
       if (!(err instanceof HttpError)) throw err;
@@ -479,6 +558,7 @@ export class LocalRuntimes implements RuntimeHost {
       yield Buffer.from(result.body ?? "");
       return;
     }
+    this.serving(r);
     yield* runtimeAnswer(
       { socketPath: join(r.socketDir, RUNTIME_SOCKET), agent: r.agent, token: r.token },
       e,
@@ -486,38 +566,45 @@ export class LocalRuntimes implements RuntimeHost {
     );
   }
 
-  /** Deployments' runtime functions invoked asynchronously: the drains the router (or a sweep) starts. */
-  invoked = (name: string): ((event: unknown) => Promise<void>) | undefined => {
-    const deploymentId = deploymentOfFunction(name);
-    if (deploymentId === undefined) return undefined;
+  /**
+   * Functions invoked with a buffered answer or asynchronously (`name` qualified as `<name>:<version>`): the deploy
+   * step's health check (every graph loads: the answer names each graph's nodes, in the runtime protocol) and the
+   * drains the router and the run sweeper start. undefined for a version the account does not have.
+   */
+  invoked = (nameOrArn: string): ((event: unknown) => Promise<Buffer | undefined>) | undefined => {
+    const found = this.versionOf(nameOrArn);
+    if (!found) return undefined;
+    const { name, v } = found;
     return async (event) => {
-      const e = event as Partial<Extract<RuntimeEvent, { kind: "drain" }>> | undefined;
+      const e = event as Partial<RuntimeEvent> | undefined;
+      const deploymentId = JSON.parse(
+        v.config.Environment.Variables.AGENT_RUNTIME_CONFIG ?? "{}",
+      ).deployment_id;
+      if (e?.kind === "health") {
+        const r = await this.ensure(name, v);
+        const res = await this.call(r, "GET", "/__runtime/health");
+        if (res.status !== 200) throw new Error(`the runtime's health check answered ${res.status}`);
+        const { graphs } = JSON.parse(res.text) as { graphs: unknown[] };
+        return Buffer.concat([
+          Buffer.from(preludeOf(json(200, graphs))),
+          Buffer.from(JSON.stringify(graphs)),
+        ]);
+      }
+      const drain = e as Partial<Extract<RuntimeEvent, { kind: "drain" }>>;
       if (
-        e?.kind !== "drain" ||
-        e.deployment_id !== deploymentId ||
-        typeof e.tenant_id !== "string" ||
-        typeof e.thread_id !== "string"
+        drain?.kind !== "drain" ||
+        drain.deployment_id !== deploymentId ||
+        typeof drain.tenant_id !== "string" ||
+        typeof drain.thread_id !== "string"
       )
-        throw new Error(`${name} takes drain events of its own deployment only`);
-      await this.kick(e.tenant_id, deploymentId, e.thread_id);
+        throw new Error(`${name} takes health checks and drain events of its own deployment only`);
+      const r = await this.ensure(name, v);
+      this.serving(r);
+      const res = await this.call(r, "POST", "/__runtime/kick", { thread_id: drain.thread_id });
+      if (res.status !== 202) throw new Error(`the runtime refused a kick: ${res.status} ${res.text}`);
+      return undefined;
     };
   };
-
-  async kick(tenantId: string, deploymentId: string, threadId: string): Promise<void> {
-    const r = await this.ensure(tenantId, deploymentId);
-    const res = await this.call(r, "POST", "/__runtime/kick", { thread_id: threadId });
-    if (res.status !== 202) throw new Error(`the runtime refused a kick: ${res.status} ${res.text}`);
-  }
-
-  async activated(tenantId: string, deploymentId: string): Promise<void> {
-    await this.ensure(tenantId, deploymentId);
-  }
-
-  async remove(_tenantId: string, deploymentId: string): Promise<void> {
-    const r = this.current.get(deploymentId);
-    this.current.delete(deploymentId);
-    if (r) await this.kill(r);
-  }
 
   /** A newer revision took over: the old runtime finishes its runs (SIGTERM drains) and exits. */
   // Stops are asked over the runtime's socket (signals do not cross the sandbox's pid namespace); one that
@@ -580,11 +667,6 @@ export class LocalRuntimes implements RuntimeHost {
     await Promise.all((await Promise.all(starting)).map((r) => r && this.kill(r)));
     this.current.clear();
   }
-}
-
-function manifestEnv(dir: string): Record<string, string> {
-  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
-  return manifest.env ?? {};
 }
 
 /** A platform-socket request's JSON object body, or undefined with the refusal written (413, or 422 not JSON). */

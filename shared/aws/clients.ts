@@ -75,15 +75,29 @@ export const CONTROL_PLANE_ATTEMPTS = 10;
 /** Lambda's control plane for deploys (invocations keep `lambda()`: a throttled invoke should not wait minutes). */
 export const lambdaControl = () =>
   once("lambda-control", () => new LambdaClient({ ...base("lambda"), maxAttempts: CONTROL_PLANE_ATTEMPTS }));
-/** CloudWatch Logs: the deploy step sets the retention of each runtime's log group (AWS only). */
+/** CloudWatch Logs: the deploy step sets the retention of each runtime's log group. */
 export const logs = () =>
   once(
     "logs",
-    () => new CloudWatchLogsClient({ region: config.clientRegion, maxAttempts: CONTROL_PLANE_ATTEMPTS }),
+    () =>
+      new CloudWatchLogsClient({
+        region: config.clientRegion,
+        endpoint: config.endpoint("cloudwatch_logs"),
+        maxAttempts: CONTROL_PLANE_ATTEMPTS,
+      }),
   );
-/** IAM: the deploy step gives each deployment's runtime its own role (AWS only; no local endpoint). */
+/** IAM: the deploy step gives each deployment's runtime its own role (a global service: signed for us-east-1). */
 export const iam = () =>
-  once("iam", () => new IAMClient({ region: config.clientRegion, maxAttempts: CONTROL_PLANE_ATTEMPTS }));
+  once(
+    "iam",
+    () =>
+      new IAMClient({
+        // The SDK signs IAM's calls for us-east-1 in AWS; an endpoint of its own (the local cloud's) is signed so too.
+        region: config.endpoint("iam") ? "us-east-1" : config.clientRegion,
+        endpoint: config.endpoint("iam"),
+        maxAttempts: CONTROL_PLANE_ATTEMPTS,
+      }),
+  );
 export const scheduler = () => once("scheduler", () => new SchedulerClient(base("scheduler")));
 
 /** Drops cached clients, e.g. after the local cloud changed endpoints in this process. */

@@ -1,4 +1,4 @@
-import { crc32, deflateRawSync } from "node:zlib";
+import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
 
 // A zip archive (PKWARE APPNOTE: local headers, deflated data, central directory, end record), enough for a
 // Lambda function's code: the deploy step packs a revision's bundles with the runtime's entry shim. No zip64:
@@ -51,4 +51,60 @@ export function zip(entries: ZipEntry[]): Buffer {
   end.writeUInt32LE(dirBytes, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, ...central, end]);
+}
+
+/** Lambda's limit on a function's code unzipped (layers included). */
+const MAX_UNZIPPED = 250 * 1024 * 1024;
+
+const corrupt = (why: string) => new Error(`The function's code is not a zip file Lambda can read: ${why}`);
+
+/**
+ * The entries of a zip archive (stored or deflated, no zip64), as the local Lambda service unpacks a function's
+ * code: names checked (relative, no `..`), CRCs checked, at most Lambda's 250 MB unzipped.
+ */
+export function unzip(archive: Buffer, maxBytes = MAX_UNZIPPED): ZipEntry[] {
+  let end = -1;
+  for (let at = archive.length - 22; at >= Math.max(0, archive.length - 22 - 0xffff); at--)
+    if (archive.readUInt32LE(at) === 0x06054b50) {
+      end = at;
+      break;
+    }
+  if (end < 0) throw corrupt("no end of central directory");
+  const count = archive.readUInt16LE(end + 10);
+  let at = archive.readUInt32LE(end + 16);
+  const out: ZipEntry[] = [];
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > archive.length || archive.readUInt32LE(at) !== 0x02014b50)
+      throw corrupt("a bad directory entry");
+    const method = archive.readUInt16LE(at + 10);
+    const crc = archive.readUInt32LE(at + 16);
+    const packedSize = archive.readUInt32LE(at + 20);
+    const size = archive.readUInt32LE(at + 24);
+    const nameLength = archive.readUInt16LE(at + 28);
+    const skip = nameLength + archive.readUInt16LE(at + 30) + archive.readUInt16LE(at + 32);
+    const name = archive.subarray(at + 46, at + 46 + nameLength).toString("utf8");
+    const local = archive.readUInt32LE(at + 42);
+    at += 46 + skip;
+    if (name.endsWith("/")) continue;
+    if (
+      !name ||
+      name.startsWith("/") ||
+      name.includes("\\") ||
+      name.split("/").some((s) => s === ".." || s === "")
+    )
+      throw corrupt(`an entry named ${JSON.stringify(name)}`);
+    total += size;
+    if (total > maxBytes) throw corrupt(`more than ${maxBytes} bytes unzipped`);
+    if (local + 30 > archive.length || archive.readUInt32LE(local) !== 0x04034b50)
+      throw corrupt("a bad local header");
+    const start = local + 30 + archive.readUInt16LE(local + 26) + archive.readUInt16LE(local + 28);
+    const packed = archive.subarray(start, start + packedSize);
+    if (method !== 0 && method !== 8) throw corrupt(`compression method ${method}`);
+    const data =
+      method === 8 ? inflateRawSync(packed, { maxOutputLength: Math.max(size, 1) }) : Buffer.from(packed);
+    if (data.length !== size || crc32(data) !== crc) throw corrupt(`entry ${name} does not match its CRC`);
+    out.push({ name, data });
+  }
+  return out;
 }

@@ -491,9 +491,10 @@ export const SETTINGS = {
     default: false,
   }),
   AGENT_RUNTIME_MEMORY_MB: wholeNumber({
-    description: "A local runtime's V8 heap; its writable memory may reach twice this.",
-    readers: ["local cloud"],
-    min: 16,
+    description:
+      "A runtime function's memory (Lambda's MemorySize, set by the deploy step); on the local cloud its V8 heap, its writable memory reaching twice this.",
+    readers: ["platform", "local cloud"],
+    min: 128,
     default: 1024,
   }),
   AGENT_RUNTIME_CPU_SECONDS: wholeNumber({

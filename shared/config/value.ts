@@ -111,8 +111,9 @@ export function buildConfig(env: Env, sealed: Env = {}) {
         ? { url: s.PLATFORM_LOOPBACK_URL, token: s.PLATFORM_LOOPBACK_TOKEN }
         : undefined,
     /** Endpoint overrides for the local cloud; unset in AWS. */
-    endpoint: (service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler"): string | undefined =>
-      endpoints[service.toUpperCase()],
+    endpoint: (
+      service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler" | "iam" | "cloudwatch_logs",
+    ): string | undefined => endpoints[service.toUpperCase()],
     agentOriginDomain: s.AGENT_ORIGIN_DOMAIN?.toLowerCase().replace(/^\.+|\.+$/g, ""),
     publicBaseUrl: s.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     authWaitSeconds: s.AUTH_WAIT_SECONDS,

@@ -7,9 +7,9 @@ import { executionStatus, startNamedExecution, stopExecution } from "../aws/exec
 import { materializeArtifact, uploadArtifact } from "../build/artifacts.ts";
 import { ATTEMPT_ID, unpackArtifact } from "../build/build-exchange.ts";
 import type { ArtifactManifest } from "../build/bundle.ts";
-import { type GraphInfo, smokeTestGraphs, someGraphLoads } from "../build/smoke.ts";
+import { someGraphLoads } from "../build/smoke.ts";
 import { config } from "../config.ts";
-import { runtimeSandboxOwner, unsandboxedRefusal } from "../containment/sandbox.ts";
+import { unsandboxedRefusal } from "../containment/sandbox.ts";
 import { BuildError, DeployError } from "../errors.ts";
 import { logger } from "../log.ts";
 import {
@@ -208,39 +208,27 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     const dir = await materializeArtifact(r.artifact_prefix!);
     const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as ArtifactManifest;
     const secrets = await unsealSecrets(d);
-    // Locally the graphs are checked in a sandboxed child process; in AWS in the revision's own function
-    // version, which the activation makes live.
-    let graphs: GraphInfo[];
-    let runtime: { version: string; token_hash: string } | undefined;
-    if (lambdaRuntimes()) {
-      // The function's code goes to S3 as a zip: this task's /tmp keeps no revision past its deploy.
-      const out = await deployRuntime(
-        {
-          tenant_id: r.tenant_id,
-          deployment_id: r.deployment_id,
-          revision_id: r.id,
-          artifact_dir: dir,
-          env: { ...manifest.env, ...secrets },
-          graphs: Object.entries(manifest.graphs).map(([graph_id, g]) => ({
-            graph_id,
-            export_name: g.export_name,
-            nodes: [],
-          })),
-          tracing_project_id: d.tracing_project_id ?? null,
-          ...(manifest.node_version ? { node_version: manifest.node_version } : {}),
-        },
-        log.line,
-      ).finally(() => rm(dir, { recursive: true, force: true }));
-      graphs = out.graphs;
-      runtime = { version: out.version, token_hash: out.token_hash };
-    } else
-      graphs = await smokeTestGraphs({
-        artifactDir: dir,
-        manifest,
-        env: secrets,
-        tenant: r.tenant_id,
-        owner: runtimeSandboxOwner(r.deployment_id),
-      });
+    // The graphs are checked in the revision's own function version (lambda-host.ts: locally the same Lambda and IAM
+    // calls, run by the local cloud's Lambda service), which the activation makes live.
+    // The function's code goes to S3 as a zip: this task's /tmp keeps no revision past its deploy.
+    const runtime = await deployRuntime(
+      {
+        tenant_id: r.tenant_id,
+        deployment_id: r.deployment_id,
+        revision_id: r.id,
+        artifact_dir: dir,
+        env: { ...manifest.env, ...secrets },
+        graphs: Object.entries(manifest.graphs).map(([graph_id, g]) => ({
+          graph_id,
+          export_name: g.export_name,
+          nodes: [],
+        })),
+        tracing_project_id: d.tracing_project_id ?? null,
+        ...(manifest.node_version ? { node_version: manifest.node_version } : {}),
+      },
+      log.line,
+    ).finally(() => rm(dir, { recursive: true, force: true }));
+    const graphs = runtime.graphs;
     // Some graphs failing deploys the others (their assistants answer why); none loading fails the deploy.
     for (const g of someGraphLoads(graphs))
       log.line(
@@ -250,7 +238,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
       );
     const previous = d.active_runtime_version;
     const status = await activate(r, d, graphs, runtime, manifest);
-    if (runtime && status === "DEPLOYED")
+    if (status === "DEPLOYED")
       await pruneRuntimeVersions(r.deployment_id, [runtime.version, ...(previous ? [previous] : [])]).catch(
         (err) => logger.warn("pruning runtime versions failed", { error: err }),
       );
@@ -294,7 +282,7 @@ async function activate(
   r: RevisionRecord,
   d: DeploymentRecord,
   graphs: unknown[],
-  runtime: { version: string; token_hash: string } | undefined,
+  runtime: { version: string; token_hash: string },
   manifest: Pick<ArtifactManifest, "cors" | "auth">,
 ): Promise<RevisionStatus> {
   const at = canonicalNow();
@@ -308,9 +296,8 @@ async function activate(
               status: "DEPLOYED",
               graphs,
               updated_at: at,
-              ...(runtime
-                ? { runtime_version: runtime.version, runtime_token_hash: runtime.token_hash }
-                : {}),
+              runtime_version: runtime.version,
+              runtime_token_hash: runtime.token_hash,
             },
             append: { status_history: [{ status: "DEPLOYED", at }] },
             remove: ["GSI1PK", "GSI1SK"],
@@ -332,9 +319,8 @@ async function activate(
               custom_auth: manifest.auth
                 ? { disable_studio_auth: manifest.auth.disable_studio_auth === true }
                 : null,
-              // The router invokes this version from now on: switched with the active revision. Locally a revision's
-              // runtime is a process of its own (infra/local/runtimes.ts): its version is the revision's id.
-              active_runtime_version: runtime?.version ?? r.id,
+              // The router invokes this version of the runtime function from now on: switched with the active revision.
+              active_runtime_version: runtime.version,
               updated_at: at,
             },
             when: { latest_revision_id: r.id },

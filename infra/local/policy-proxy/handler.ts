@@ -41,6 +41,8 @@ export interface ProxyPrincipal {
   /** The identity named in denials (the runtime's role ARN). */
   arn: string;
   policy: PolicyDocument;
+  /** Its role's permissions boundary: a call must be allowed by both. */
+  boundary?: PolicyDocument;
 }
 
 export interface PolicyProxyOptions {
@@ -53,6 +55,8 @@ export interface PolicyProxyOptions {
   };
   /** How KMS names resolve to keys (needed with `upstream.emulator`). */
   kms?: Pick<ServiceArns, "kmsKey" | "kmsKeyOfCiphertext">;
+  /** The local IAM's roles, which IAM calls are checked against (their ARN with its path, their boundary). */
+  iamRole?: ServiceArns["iamRole"];
   region: string;
   /** The account in the local cloud's ARNs. */
   account?: string;
@@ -134,9 +138,11 @@ function unsignedService(req: IncomingMessage): Service {
   const target = String(req.headers["x-amz-target"] ?? "");
   if (target.startsWith("TrentService.")) return "kms";
   if (target.startsWith("AWSStepFunctions.")) return "states";
+  if (target.startsWith("Logs_20140328.")) return "logs";
   if (target) return "dynamodb";
   const path = req.url ?? "/";
-  if (/^\/20(15-03-31|21-11-15)\/functions\//.test(path)) return "lambda";
+  if (/^\/20(15-03-31|17-10-31|19-09-25|19-09-30|21-11-15)\/functions(\/|$)/.test(path)) return "lambda";
+  if (String(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded")) return "iam";
   if (path.startsWith("/schedules/")) return "scheduler";
   return "s3";
 }
@@ -185,11 +191,12 @@ export function createPolicyProxy(
       if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)
         throw new Refused(
           "AccessDenied",
-          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda and Scheduler, not ${cred.service}.`,
+          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda, Scheduler, IAM and CloudWatch Logs, not ${cred.service}.`,
           403,
         );
       service = emulatedService ?? (cred.service as Service);
-      if (cred.region !== ctx.opts.region)
+      // IAM is global: its calls are signed for us-east-1 whatever the region.
+      if (cred.region !== (service === "iam" ? "us-east-1" : ctx.opts.region))
         throw new Refused(
           service === "s3" ? "AuthorizationHeaderMalformed" : "IncompleteSignature",
           `The credential scope's region must be ${ctx.opts.region}, not ${cred.region}.`,
@@ -231,7 +238,9 @@ async function authenticate(
 }
 
 function authorize(ctx: ProxyContext, who: ProxyPrincipal, auths: Authorization[]): void {
-  const denial = firstDenial(who.arn, ctx.account, who.policy, auths);
+  const denial =
+    firstDenial(who.arn, ctx.account, who.policy, auths) ??
+    (who.boundary ? firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
   if (denial) throw accessDenied(who.arn, denial);
 }
 
@@ -322,7 +331,12 @@ async function emulatedCall(
     );
   const body = await readLimited(req, MAX_EMULATED_BODY);
   const who = await authenticate(ctx, req, cred, sha256Hex(body));
-  const input = body.length ? (jsonOf(body) as Record<string, unknown>) : undefined;
+  // IAM's Query protocol form-encodes its members; the others are JSON.
+  const input = !body.length
+    ? undefined
+    : service === "iam"
+      ? Object.fromEntries(new URLSearchParams(body.toString("utf8")))
+      : (jsonOf(body) as Record<string, unknown>);
   const target = req.headers["x-amz-target"];
   const call = {
     target: typeof target === "string" ? target : undefined,
@@ -341,11 +355,16 @@ async function emulatedCall(
     who,
     serviceAuthorizations(
       service,
-      { ...call, input: service === "lambda" ? undefined : input },
+      // An invocation's payload is the function's: only the control plane's calls are read as members.
+      {
+        ...call,
+        input: service === "lambda" && /invocations$/.test(call.url.split("?")[0]) ? undefined : input,
+      },
       {
         region: ctx.opts.region,
         account: ctx.account,
         ...ctx.opts.kms,
+        ...(ctx.opts.iamRole ? { iamRole: ctx.opts.iamRole } : {}),
       },
     ),
   );

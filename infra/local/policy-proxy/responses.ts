@@ -63,12 +63,32 @@ export function sendRefusal(res: ServerResponse, service: Service, err: Refused)
     });
     return void res.end(body);
   }
+  if (service === "iam") return void sendIamRefusal(res, err, requestId);
   if (service !== "s3") return void sendJsonRefusal(res, service, err, requestId);
   const code = S3_CODES[err.code] ?? err.code;
   const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${xml(code)}</Code><Message>${xml(S3_MESSAGES[err.code] ?? err.message)}</Message><RequestId>${requestId}</RequestId></Error>`;
   res.writeHead(err.status, {
     "content-type": "application/xml",
     "x-amz-request-id": requestId,
+    "content-length": Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** IAM's names for an authentication refusal. */
+const IAM_CODES: Record<string, string> = {
+  InvalidAccessKeyId: "InvalidClientTokenId",
+  RequestTimeTooSkewed: "SignatureDoesNotMatch",
+  IncompleteSignature: "IncompleteSignature",
+};
+/** IAM's Query-protocol ErrorResponse (the SDK reads its Code): a denial is 403 AccessDenied. */
+function sendIamRefusal(res: ServerResponse, err: Refused, requestId: string) {
+  const denied = err.code === "AccessDeniedException" || err.code === "AccessDenied";
+  const code = denied ? "AccessDenied" : (IAM_CODES[err.code] ?? err.code);
+  const body = `<ErrorResponse xmlns="https://iam.amazonaws.com/doc/2010-05-08/"><Error><Type>Sender</Type><Code>${xml(code)}</Code><Message>${xml(err.message)}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`;
+  res.writeHead(denied ? 403 : err.status, {
+    "content-type": "text/xml",
+    "x-amzn-requestid": requestId,
     "content-length": Buffer.byteLength(body),
   });
   res.end(body);

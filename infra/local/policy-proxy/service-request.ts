@@ -1,12 +1,20 @@
 import { type Authorization, Refused } from "./refusal.ts";
 import { decode } from "./sigv4.ts";
 
-// A KMS, Step Functions, Lambda or EventBridge Scheduler call (the services the local cloud's emulator speaks)
-// as the IAM authorization requests AWS makes for it: its action on the resource the call names, with the
-// condition keys its documentation lists (a KMS call's encryption context, the role a schedule passes).
+// A KMS, Step Functions, Lambda, EventBridge Scheduler, IAM or CloudWatch Logs call (the services the local
+// cloud's emulator speaks) as the IAM authorization requests AWS makes for it: its action on the resource the
+// call names, with the condition keys its documentation lists (a KMS call's encryption context, the role a
+// schedule or a function passes, a role's permissions boundary).
 
-export type EmulatedService = "kms" | "states" | "lambda" | "scheduler";
-export const EMULATED_SERVICES: readonly EmulatedService[] = ["kms", "states", "lambda", "scheduler"];
+export type EmulatedService = "kms" | "states" | "lambda" | "scheduler" | "iam" | "logs";
+export const EMULATED_SERVICES: readonly EmulatedService[] = [
+  "kms",
+  "states",
+  "lambda",
+  "scheduler",
+  "iam",
+  "logs",
+];
 
 export interface ServiceArns {
   region: string;
@@ -15,6 +23,8 @@ export interface ServiceArns {
   kmsKey(keyId: string): string | undefined;
   /** The key a ciphertext was made with (Decrypt need not name it). */
   kmsKeyOfCiphertext(blob: Buffer): string | undefined;
+  /** An IAM role that exists: its ARN (with its path) and permissions boundary. */
+  iamRole?(name: string): { arn: string; boundary?: string } | undefined;
 }
 
 export interface ServiceCall {
@@ -105,29 +115,147 @@ function splitUrl(url: string): { segments: string[]; query: URLSearchParams } {
   }
 }
 
-// Lambda: invoking (buffered or streamed) is lambda:InvokeFunction on the function's ARN, qualified when the call
-// names a version or alias (https://docs.aws.amazon.com/lambda/latest/dg/lambda-api-permissions-ref.html).
-function lambdaCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
-  const { segments, query } = splitUrl(call.url);
-  const invoke =
-    call.method === "POST" &&
-    segments.length === 4 &&
-    ((segments[0] === "2015-03-31" && segments[3] === "invocations") ||
-      (segments[0] === "2021-11-15" && segments[3] === "response-streaming-invocations")) &&
-    segments[1] === "functions";
-  if (!invoke)
-    throw new Refused("UnknownOperationException", `${call.method} ${segments.join("/")} is not emulated`);
-  const name = segments[2];
+// Lambda's operations on a function, by `<method> <API version> <sub-resource>` of its REST path
+// (https://docs.aws.amazon.com/lambda/latest/dg/lambda-api-permissions-ref.html).
+const LAMBDA_ACTIONS: Record<string, string> = {
+  "POST 2015-03-31 invocations": "InvokeFunction",
+  "POST 2021-11-15 response-streaming-invocations": "InvokeFunction",
+  "GET 2015-03-31 ": "GetFunction",
+  "GET 2015-03-31 configuration": "GetFunctionConfiguration",
+  "DELETE 2015-03-31 ": "DeleteFunction",
+  "PUT 2015-03-31 code": "UpdateFunctionCode",
+  "PUT 2015-03-31 configuration": "UpdateFunctionConfiguration",
+  "POST 2015-03-31 versions": "PublishVersion",
+  "GET 2015-03-31 versions": "ListVersionsByFunction",
+  "PUT 2017-10-31 concurrency": "PutFunctionConcurrency",
+  "DELETE 2017-10-31 concurrency": "DeleteFunctionConcurrency",
+  "GET 2019-09-30 concurrency": "GetFunctionConcurrency",
+  "PUT 2019-09-25 event-invoke-config": "PutFunctionEventInvokeConfig",
+};
+
+function functionArn(name: string, arns: ServiceArns, qualifier: string | null | undefined): string {
   if (!/^[\w:.$-]{1,170}$/.test(name)) throw invalid(`Invalid function name: '${name}'`);
-  let arn = name.startsWith("arn:")
+  const arn = name.startsWith("arn:")
     ? name
     : `arn:aws:lambda:${arns.region}:${arns.account}:function:${name.replace(/^\d{12}:function:/, "")}`;
-  const qualifier = query.get("Qualifier");
-  if (qualifier) {
-    if (!/^[\w$-]{1,128}$/.test(qualifier)) throw invalid(`Invalid qualifier: '${qualifier}'`);
-    arn = `${arn}:${qualifier}`;
+  if (!qualifier) return arn;
+  if (!/^[\w$-]{1,128}$/.test(qualifier)) throw invalid(`Invalid qualifier: '${qualifier}'`);
+  return `${arn}:${qualifier}`;
+}
+
+/** The role a function is given (iam:PassRole to Lambda) and the layers it names (lambda:GetLayerVersion each). */
+function passedToFunction(input: Record<string, unknown> | undefined): Authorization[] {
+  const auths: Authorization[] = [];
+  const role = str(input?.Role);
+  if (role !== undefined)
+    auths.push({
+      action: "iam:PassRole",
+      resource: role,
+      context: { "iam:PassedToService": "lambda.amazonaws.com" },
+    });
+  const layers = input?.Layers;
+  if (layers !== undefined && !Array.isArray(layers)) throw invalid("Layers must be a list");
+  for (const layer of (layers ?? []) as unknown[]) {
+    const arn = str(layer);
+    if (arn === undefined || !arn.startsWith("arn:")) throw invalid(`Invalid layer: '${String(layer)}'`);
+    auths.push({ action: "lambda:GetLayerVersion", resource: arn, context: {} });
   }
-  return [{ action: "lambda:InvokeFunction", resource: arn, context: {} }];
+  return auths;
+}
+
+// Lambda: invoking (buffered or streamed) is lambda:InvokeFunction on the function's ARN, qualified when the call
+// names a version or alias; the control plane's operations each their own action on it. Creating a function or
+// changing its configuration also passes its role and reads its layers.
+function lambdaCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
+  const { segments, query } = splitUrl(call.url);
+  // ListFunctions has no resource-level permission: it is checked against "*".
+  if (
+    call.method === "GET" &&
+    segments.length === 2 &&
+    segments[0] === "2015-03-31" &&
+    segments[1] === "functions"
+  )
+    return [{ action: "lambda:ListFunctions", resource: "*", context: {} }];
+  if (
+    call.method === "POST" &&
+    segments.length === 2 &&
+    segments[0] === "2015-03-31" &&
+    segments[1] === "functions"
+  ) {
+    const name = requiredString(call.input, "FunctionName");
+    return [
+      { action: "lambda:CreateFunction", resource: functionArn(name, arns, undefined), context: {} },
+      ...passedToFunction(call.input),
+    ];
+  }
+  const op =
+    segments[1] === "functions" && (segments.length === 3 || segments.length === 4)
+      ? LAMBDA_ACTIONS[`${call.method} ${segments[0]} ${segments[3] ?? ""}`]
+      : undefined;
+  if (!op)
+    throw new Refused("UnknownOperationException", `${call.method} ${segments.join("/")} is not emulated`);
+  const auths: Authorization[] = [
+    { action: `lambda:${op}`, resource: functionArn(segments[2], arns, query.get("Qualifier")), context: {} },
+  ];
+  if (op === "UpdateFunctionConfiguration") auths.push(...passedToFunction(call.input));
+  return auths;
+}
+
+// IAM (Query protocol: Action and members form-encoded): each action on the role it names — its ARN with its path
+// when it exists, the path-less ARN when it does not (as IAM checks GetRole of a missing role) — with
+// iam:PermissionsBoundary: the boundary a CreateRole or PutRolePermissionsBoundary sets, else the role's own
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html).
+const IAM_ROLE_ACTIONS = [
+  "CreateRole",
+  "GetRole",
+  "DeleteRole",
+  "PutRolePolicy",
+  "GetRolePolicy",
+  "ListRolePolicies",
+  "DeleteRolePolicy",
+  "PutRolePermissionsBoundary",
+  "DeleteRolePermissionsBoundary",
+];
+function iamCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
+  const action = str(call.input?.Action);
+  if (call.method !== "POST" || action === undefined || !IAM_ROLE_ACTIONS.includes(action))
+    throw new Refused(
+      "InvalidAction",
+      `Could not find operation ${action ?? "(none)"} for version 2010-05-08`,
+    );
+  const name = requiredString(call.input, "RoleName");
+  if (!/^[\w+=,.@-]{1,64}$/.test(name)) throw invalid(`Invalid role name: '${name}'`);
+  const existing = arns.iamRole?.(name);
+  const context: Record<string, string> = {};
+  let resource = existing?.arn ?? `arn:aws:iam::${arns.account}:role/${name}`;
+  if (action === "CreateRole") {
+    const path = str(call.input?.Path) ?? "/";
+    if (!/^(\/|\/[\u0021-\u007F]{1,510}\/)$/.test(path)) throw invalid(`Invalid path: '${path}'`);
+    resource = `arn:aws:iam::${arns.account}:role${path}${name}`;
+  }
+  const boundary =
+    action === "CreateRole" || action === "PutRolePermissionsBoundary"
+      ? str(call.input?.PermissionsBoundary)
+      : existing?.boundary;
+  if (boundary !== undefined) context["iam:PermissionsBoundary"] = boundary;
+  return [{ action: `iam:${action}`, resource, context }];
+}
+
+// CloudWatch Logs (JSON protocol): each action on the log group it names; DescribeLogGroups on every group.
+const LOGS_GROUP_ACTIONS = [
+  "CreateLogGroup",
+  "DeleteLogGroup",
+  "PutRetentionPolicy",
+  "DeleteRetentionPolicy",
+];
+function logsCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
+  const op = operationOf(call.target, "Logs_20140328.");
+  const group = (name: string) => `arn:aws:logs:${arns.region}:${arns.account}:log-group:${name}`;
+  if (op === "DescribeLogGroups")
+    return [{ action: "logs:DescribeLogGroups", resource: group("*"), context: {} }];
+  if (!LOGS_GROUP_ACTIONS.includes(op))
+    throw new Refused("UnknownOperationException", `Logs_20140328.${op} is not emulated`);
+  return [{ action: `logs:${op}`, resource: group(requiredString(call.input, "logGroupName")), context: {} }];
 }
 
 // EventBridge Scheduler: the schedule's ARN (its group's, "default" when unnamed); creating or updating one also
@@ -179,5 +307,9 @@ export function serviceAuthorizations(
       return lambdaCall(call, arns);
     case "scheduler":
       return schedulerCall(call, arns);
+    case "iam":
+      return iamCall(call, arns);
+    case "logs":
+      return logsCall(call, arns);
   }
 }

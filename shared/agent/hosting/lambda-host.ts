@@ -301,7 +301,8 @@ export async function deployRuntime(
           Layers,
           Environment,
           Timeout: 900,
-          MemorySize: 1024,
+          // AGENT_RUNTIME_MEMORY_MB (1024 unless set): Lambda's memory, and locally the runtime's V8 heap.
+          MemorySize: config.sandbox.memoryMb,
           Description: `Agent runtime of deployment ${r.deployment_id}`,
         }),
       ),
@@ -312,7 +313,14 @@ export async function deployRuntime(
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
     await whileRolePropagates(() =>
       client.send(
-        new UpdateFunctionConfigurationCommand({ FunctionName, Role, Layers, Environment, Runtime }),
+        new UpdateFunctionConfigurationCommand({
+          FunctionName,
+          Role,
+          Layers,
+          Environment,
+          Runtime,
+          MemorySize: config.sandbox.memoryMb,
+        }),
       ),
     );
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });

@@ -1,5 +1,5 @@
-// How platform code reaches deployments' runtimes without importing their code: the local cloud runs a child
-// process per deployment (infra/local/runtimes.ts), AWS a Lambda function per deployment (lambda-host.ts).
+// How platform code reaches deployments' runtimes without importing their code: a Lambda function per deployment
+// (lambda-host.ts), in AWS and on the local cloud alike (whose Lambda service runs it: infra/local/runtimes.ts).
 export interface RuntimeHost {
   /** Has the deployment's runtime start the thread's next due run (the run sweeper's retries, delayed runs). */
   kick(tenantId: string, deploymentId: string, threadId: string): Promise<void>;
