@@ -25,7 +25,6 @@ import { LOCAL_GRAPH_DEPLOYMENT, localGraphDeployment } from "./graph-folder.ts"
 import { freePort, StartupError, startOnFreePorts } from "./http-util.ts";
 import { LocalKms } from "./kms.ts";
 import { LocalLambda } from "./lambda.ts";
-import { newLoopbackToken } from "./loopback.ts";
 import { oncePerDataFolder } from "./migrations.ts";
 import { operatorCredentials, operatorPrincipal } from "./operator.ts";
 import { localResourceArns, type PlatformRoleProxy, startPlatformRoleProxy } from "./platform-roles.ts";
@@ -187,7 +186,7 @@ export async function startCloud(opts: CloudOptions = {}): Promise<Cloud> {
       ARTIFACT_BUCKET: artifactBucket,
       AWS_REGION: settings.region,
     });
-    const loopback = { url: "", token: newLoopbackToken() };
+    const loopback = { url: "" };
     const late: LateParts = {};
     // Lambda's functions, IAM's roles and CloudWatch Logs' groups of the local account (what the deploy step makes).
     const controlPlane = localControlPlane({
@@ -323,7 +322,7 @@ async function startBackends(
 function localServices(
   opts: CloudOptions,
   dataDir: string,
-  loopback: { url: string; token: string },
+  loopback: { url: string },
   late: LateParts,
   controlPlane: LocalControlPlane,
 ) {
@@ -336,7 +335,6 @@ function localServices(
         ...processEnvironment(),
         ...role,
         PLATFORM_LOOPBACK_URL: loopback.url,
-        PLATFORM_LOOPBACK_TOKEN: loopback.token,
       };
     },
     // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
@@ -504,12 +502,12 @@ async function prepareData() {
   });
 }
 
-/** The gateway on `host`: the route manifest's handlers, the agent router, and the loopback endpoints. */
+/** The gateway on `host`: the route manifest's handlers and the agent router. */
 async function startGateway(
   opts: CloudOptions,
   parts: {
     host: string;
-    loopback: { url: string; token: string };
+    loopback: { url: string };
     services: LocalServices;
     door: Awaited<ReturnType<typeof startServiceDoor>>;
     /** The operator's workspace (the bootstrap key's). */

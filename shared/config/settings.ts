@@ -224,13 +224,9 @@ export const SETTINGS = {
     readers: P,
   }),
   PLATFORM_LOOPBACK_URL: url({
-    description: "Set by the local cloud: its internal endpoint for its Lambda environments; unset in AWS.",
+    description:
+      "Set by the local cloud for its Lambda environments: its gateway's own address, a platform endpoint no export destination may name; unset in AWS.",
     readers: P,
-  }),
-  PLATFORM_LOOPBACK_TOKEN: text({
-    description: "Set by the local cloud: the token of its current start, with PLATFORM_LOOPBACK_URL.",
-    readers: P,
-    secret: true,
   }),
   PLATFORM_SERVICE_ENDPOINTS: list({
     description:

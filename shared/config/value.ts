@@ -106,10 +106,6 @@ export function buildConfig(env: Env, sealed: Env = {}) {
     /** A table's name when set for it alone (TABLE_MAIN, …). */
     tableName: (id: string): string | undefined => families.tables[id.toUpperCase()],
     countRequests: s.PLATFORM_COUNT_REQUESTS,
-    localLoopback:
-      s.PLATFORM_LOOPBACK_URL && s.PLATFORM_LOOPBACK_TOKEN
-        ? { url: s.PLATFORM_LOOPBACK_URL, token: s.PLATFORM_LOOPBACK_TOKEN }
-        : undefined,
     /** Endpoint overrides for the local cloud; unset in AWS. */
     endpoint: (
       service: "dynamodb" | "s3" | "kms" | "sfn" | "lambda" | "scheduler" | "iam" | "cloudwatch_logs",
