@@ -17,7 +17,6 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
 import type { Construct, Node } from "constructs";
-import { AGENT_STAGE } from "./api-stack.ts";
 import { acknowledgeRestApi } from "./nag.ts";
 
 // Each deployment's own origin in AWS (issue 25): `<deployment_id>.<domain>`, a wildcard custom domain of API
@@ -25,6 +24,9 @@ import { acknowledgeRestApi } from "./nag.ts";
 // agent router, so nothing but a deployment's agent server is served there: not the console, not the platform
 // API, not another deployment's /agents/{id} paths. The router reads the deployment from Host (Lambda proxy
 // events carry it) and the path as the deployment's own. REST, as the agent API: HTTP APIs cannot stream.
+
+/** The agent REST API's stage (part of its URL), which each deployment's own origin maps to as well. */
+export const AGENT_STAGE = "live";
 
 /** The operator's settings (cdk context): the domain (AGENT_ORIGIN_DOMAIN), its wildcard certificate, a zone. */
 export interface AgentOriginSettings {

@@ -37,6 +37,7 @@ import { SELF_HOSTED_PREFIX } from "../../shared/config.ts";
 import { DEFAULT_METHODS, REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { routeEnvironment } from "../build/function-bundles.ts";
 import {
+  AGENT_STAGE,
   type AgentOriginSettings,
   addAgentOrigin,
   apiGatewayAccountRole,
@@ -58,8 +59,6 @@ const MAX_HTTP_API_ROUTES = 300;
  * at `<AgentApiUrl>agents/<deployment_id>`.
  */
 export const REST_GROUPS: ReadonlySet<Group> = new Set(["agent"]);
-/** The agent REST API's stage (part of its URL). */
-export const AGENT_STAGE = "live";
 /** Groups whose handlers reach deployments' runtimes (route to them, remove them). */
 const RUNTIME_GROUPS: ReadonlySet<Group> = new Set(["agent", "control"]);
 export interface ApiStackProps extends StackProps {

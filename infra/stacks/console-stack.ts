@@ -29,7 +29,8 @@ import { BucketDeployment, CacheControl, Source } from "aws-cdk-lib/aws-s3-deplo
 import type { Construct } from "constructs";
 import { mountedRoutes, type Route } from "../../functions/routes.ts";
 import { consoleCsp } from "../local/console-files.ts";
-import { AGENT_STAGE, REST_GROUPS } from "./api-stack.ts";
+import { AGENT_STAGE } from "./agent-origin.ts";
+import { REST_GROUPS } from "./api-stack.ts";
 import { ABORT_UPLOADS_DAYS } from "./data-stack.ts";
 import { acknowledge, acknowledgeActions, acknowledgeResource } from "./nag.ts";
 
