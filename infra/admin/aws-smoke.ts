@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Client as AgentClient } from "@langchain/langgraph-sdk";
 import { Client } from "langsmith";
 import { loadConfig } from "../../shared/config.ts";
+import { controlApi, revisionOutcome } from "./control-api.ts";
 
 // What a first deploy should answer, checked from outside with the real langsmith client and plain HTTP:
 // every API group's functions load and reach their data under their roles (tables, bucket, key), the trace
@@ -139,60 +140,35 @@ export async function smoke(target: SmokeTarget): Promise<SmokeCheck[]> {
 
 type Step = (check: string, fn: () => Promise<string>) => Promise<void>;
 
-/** A JSON call of the control plane; a status other than `want` throws with the answer. */
-async function control<T>(
-  api: string,
-  apiKey: string,
-  method: string,
-  path: string,
-  want: number,
-  body?: unknown,
-) {
-  const res = await fetch(`${api}${path}`, {
-    method,
-    headers: { "x-api-key": apiKey, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status !== want) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
-
 /** The first deploy's agent: deployed from its repository, one run streamed, its trace read, deleted. */
 async function agentSteps(
   target: SmokeTarget & { agentApi: string; agentRepo: string },
   step: Step,
   traces: Client,
 ) {
-  const { api, apiKey } = target;
+  const { apiKey } = target;
+  const control = controlApi(target.api, apiKey);
   type Deployment = { id: string; latest_revision_id: string; tracing_project_id: string | null };
   let d: Deployment | undefined;
   await step("deploy an agent from its repository (build, deploy)", async () => {
-    d = await control<Deployment>(api, apiKey, "POST", "/v2/deployments", 201, {
-      name: `smoke-agent-${randomUUID().slice(0, 8)}`,
-      source: "github",
-      source_config: { repo_url: target.agentRepo },
-      source_revision_config: { langgraph_config_path: "langgraph.json" },
+    d = await control<Deployment>(
+      "POST",
+      "/v2/deployments",
+      {
+        name: `smoke-agent-${randomUUID().slice(0, 8)}`,
+        source: "github",
+        source_config: { repo_url: target.agentRepo },
+        source_revision_config: { langgraph_config_path: "langgraph.json" },
+      },
+      201,
+    );
+    const { status, lines } = await revisionOutcome(control, d.id, d.latest_revision_id, {
+      timeoutMs: target.deployWaitMs ?? 30 * 60_000,
+      pollMs: 2000,
     });
-    const revision = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;
-    const until = Date.now() + (target.deployWaitMs ?? 30 * 60_000);
-    for (;;) {
-      const { status } = await control<{ status: string }>(api, apiKey, "GET", revision, 200);
-      if (status === "DEPLOYED") return `deployment ${d.id} DEPLOYED`;
-      if (status.endsWith("FAILED")) {
-        const logs = await control<{ build_log: string; deploy_log: string }>(
-          api,
-          apiKey,
-          "GET",
-          `${revision}/logs`,
-          200,
-        );
-        const tail = `${logs.build_log}\n${logs.deploy_log}`.trim().split("\n").slice(-8).join("\n");
-        throw new Error(`the revision ended ${status}:\n${tail}`);
-      }
-      if (Date.now() > until) throw new Error(`the revision is still ${status}`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
+    if (status !== "DEPLOYED")
+      throw new Error(`the revision ended ${status}:\n${lines.slice(-8).join("\n")}`);
+    return `deployment ${d.id} DEPLOYED`;
   });
   let runId: string | undefined;
   await step("stream a run through the LangGraph SDK (router, runtime)", async () => {
@@ -226,7 +202,7 @@ async function agentSteps(
   });
   await step("delete the agent's deployment and its project", async () => {
     if (!d) throw new Error("no deployment");
-    await control(api, apiKey, "DELETE", `/v2/deployments/${d.id}?delete_tracing_project=true`, 204);
+    await control("DELETE", `/v2/deployments/${d.id}?delete_tracing_project=true`, undefined, 204);
     return d.id;
   });
 }

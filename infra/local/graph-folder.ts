@@ -2,8 +2,8 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { config } from "../../shared/config.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
-import type { RevisionStatus } from "../../shared/records/control.ts";
 import { deploymentNames } from "../../shared/records/control.ts";
+import { controlApi, revisionOutcome } from "../admin/control-api.ts";
 
 // Local development from a folder (`npm start -- --graph ./langgraph.json`, or AGENT_GRAPH_CONFIG): the folder is
 // deployed as deployment `local` of the bootstrap workspace — an ordinary deployment, created (or given a new
@@ -30,7 +30,6 @@ export async function localGraphDeployment(tenantId: string): Promise<string | u
   return (await deploymentNames.get({ tenant: tenantId, name: LOCAL_GRAPH_DEPLOYMENT }))?.deployment_id;
 }
 
-const FAILED: readonly RevisionStatus[] = ["CREATE_FAILED", "BUILD_FAILED", "DEPLOY_FAILED"];
 /** A first build installs the folder's dependencies: as long as the pipeline lets a build take. */
 const DEPLOY_TIMEOUT_MS = 30 * 60_000;
 
@@ -57,16 +56,7 @@ export async function deployGraphFolder(opts: {
   await grantFolder(opts.tenantId, folder).catch((err) => {
     throw new GraphFolderError(`the folder ${folder} cannot be deployed: ${err.message}`);
   });
-  const api = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
-    const r = await fetch(`${opts.base}${route}`, {
-      method,
-      headers: { "x-api-key": opts.apiKey, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await r.text();
-    if (!r.ok) throw new GraphFolderError(`${method} ${route} answered ${r.status}: ${text}`);
-    return JSON.parse(text) as T;
-  };
+  const api = controlApi(opts.base, opts.apiKey);
   const source_config = { repo_url: folder };
   const source_revision_config = { langgraph_config_path: path.basename(configFile) };
   const existing = await localGraphDeployment(opts.tenantId);
@@ -80,17 +70,11 @@ export async function deployGraphFolder(opts: {
         source_revision_config,
       });
   log(`Deployment ${d.id}${existing ? "" : " created"}, revision ${d.latest_revision_id}: building`);
-  const revision = `/v2/deployments/${d.id}/revisions/${d.latest_revision_id}`;
-  const until = Date.now() + DEPLOY_TIMEOUT_MS;
-  let status: RevisionStatus;
-  for (;;) {
-    ({ status } = await api<{ status: RevisionStatus }>("GET", revision));
-    if (status === "DEPLOYED" || FAILED.includes(status)) break;
-    if (Date.now() > until) throw new GraphFolderError(`the revision is still ${status} after 30 minutes`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const logs = await api<{ build_log: string; deploy_log: string }>("GET", `${revision}/logs`);
-  for (const line of `${logs.build_log}\n${logs.deploy_log}`.split("\n")) if (line.trim()) log(line);
+  const { status, lines } = await revisionOutcome(api, d.id, d.latest_revision_id, {
+    timeoutMs: DEPLOY_TIMEOUT_MS,
+    pollMs: 500,
+  });
+  for (const line of lines) log(line);
   if (status !== "DEPLOYED") throw new GraphFolderError(`the revision ended ${status} (its log is above)`);
   const assistants = await api<{ graph_id: string; metadata?: { created_by?: string } }[]>(
     "POST",
