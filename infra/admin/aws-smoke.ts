@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Client as AgentClient } from "@langchain/langgraph-sdk";
 import { Client } from "langsmith";
 import { loadConfig } from "../../shared/config.ts";
-import { controlApi, revisionOutcome } from "./control-api.ts";
+import { controlApi, revisionOutcome } from "../../shared/control/api-client.ts";
 
 // What a first deploy should answer, checked from outside with the real langsmith client and plain HTTP:
 // every API group's functions load and reach their data under their roles (tables, bucket, key), the trace

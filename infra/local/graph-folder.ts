@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { config } from "../../shared/config.ts";
+import { controlApi, revisionOutcome } from "../../shared/control/api-client.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { deploymentNames } from "../../shared/records/control.ts";
-import { controlApi, revisionOutcome } from "../admin/control-api.ts";
 
 // Local development from a folder (`npm start -- --graph ./langgraph.json`, or AGENT_GRAPH_CONFIG): the folder is
 // deployed as deployment `local` of the bootstrap workspace — an ordinary deployment, created (or given a new

@@ -1,4 +1,4 @@
-import type { RevisionStatus } from "../../shared/records/control.ts";
+import type { RevisionStatus } from "../records/control.ts";
 
 // The control plane as an operator's script calls it (`npm start -- --graph`, `npm run aws:smoke`): JSON calls
 // with an API key, and a revision followed until it is live or failed.
