@@ -58,7 +58,7 @@ import {
 import { servePlatformSocket } from "./runtime-socket.ts";
 import { runtimeAnswer } from "./runtime-stream.ts";
 import { localTraceTransport } from "./runtime-traces.ts";
-import { localStorageBudget } from "./storage-budget.ts";
+import { localStorageBudget, storageUsageFile } from "./storage-budget.ts";
 
 // The local Lambda service's executor of deployments' runtime functions: a function created through Lambda's API
 // (CreateFunction by the deploy step, lambda-host.ts) runs, one child process per version in use, from what its
@@ -161,7 +161,7 @@ export class LocalRuntimes {
       iam: LocalIam;
     },
   ) {
-    this.storage = localStorageBudget(opts.dataDir);
+    this.storage = localStorageBudget(storageUsageFile(opts.dataDir));
     // A deleted function (or version) stops running, as Lambda reclaims its environments.
     opts.functions.onDelete((name, version) => {
       for (const r of [...this.current.values()])

@@ -5,7 +5,7 @@ import { dynamo, s3 } from "../../shared/aws/clients.ts";
 import { config } from "../../shared/config.ts";
 import { runtimeKeyPrefixes } from "../../shared/containment/runtime-policy.ts";
 import { tableName } from "../../shared/tables.ts";
-import { type BudgetScope, StorageBudget } from "./policy-proxy/storage-budget.ts";
+import { type BudgetScope, StorageBudget, type StorageBudgetOptions } from "./policy-proxy/storage-budget.ts";
 import { itemBytes } from "./policy-proxy/write-bytes.ts";
 
 // The local cloud's storage budgets of deployments (policy-proxy/storage-budget.ts), measured from what s3rver and
@@ -58,12 +58,19 @@ async function objectSize(bucket: string, key: string): Promise<number | undefin
   }
 }
 
-/** The budgets of every deployment on this local cloud, their usage kept in DATA_DIR. */
-export function localStorageBudget(dataDir: string): StorageBudget {
+/** Where the local cloud keeps the deployments' usage. */
+export const storageUsageFile = (dataDir: string) => join(resolve(dataDir), "storage-usage.json");
+
+/** The budgets of every deployment on this local cloud (the settings' limits unless given), usage kept in `file`. */
+export function localStorageBudget(
+  file: string,
+  limits: Partial<Pick<StorageBudgetOptions, "limitBytes" | "maxObjectBytes" | "remeasureAfterMs">> = {},
+): StorageBudget {
   return new StorageBudget({
     limitBytes: config.agent.storageBudgetBytes,
     maxObjectBytes: config.agent.maxObjectBytes,
-    file: join(resolve(dataDir), "storage-usage.json"),
+    ...limits,
+    file,
     measure: storedBytes,
     objectSize,
   });
