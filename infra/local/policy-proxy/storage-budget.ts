@@ -43,6 +43,8 @@ interface Usage {
 }
 
 const MiB = 1024 * 1024;
+/** Open multipart uploads whose parts are summed (memory the proxy keeps for them). */
+const MAX_OPEN_UPLOADS = 10_000;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
 
 /** The budget refused: S3's and DynamoDB's own shapes for a storage quota (the handler picks the service's). */
@@ -116,7 +118,10 @@ export class StorageBudget {
   checkPart(uploadId: string, bytes: number): void {
     const total = (this.uploads.get(uploadId) ?? 0) + bytes;
     this.checkObject(total);
+    this.uploads.delete(uploadId);
     this.uploads.set(uploadId, total);
+    // Uploads never completed (s3rver has no abort) leave the oldest first; their parts stay charged to the budget.
+    if (this.uploads.size > MAX_OPEN_UPLOADS) this.uploads.delete(this.uploads.keys().next().value!);
   }
 
   /** A multipart upload completed or aborted: its parts are the object now (or gone). */
