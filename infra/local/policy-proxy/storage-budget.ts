@@ -5,7 +5,8 @@ import { Refused } from "./refusal.ts";
 // A deployment's storage budget on the local cloud (issue 33, M3): the bytes its runtime's writes may add to s3rver
 // and DynamoDB Local, which bound nothing themselves. The policy proxy charges each allowed write of a runtime
 // principal before forwarding it — an S3 body's stated length, a copy's source size, what a DynamoDB write can add
-// (write-bytes.ts) — and refuses it once the deployment's usage would pass its budget.
+// (write-bytes.ts) — and refuses it once the deployment's usage would pass its budget (a write of at most 4 KiB:
+// its budget and a reserve of 1/32 of it, so a run failing at the budget still records why).
 //
 // The usage is persisted (a small JSON file in DATA_DIR, written a moment after it changes), not derived at each
 // start: deriving it means scanning the whole main and checkpoints tables (a deployment's items are spread over
@@ -43,6 +44,8 @@ interface Usage {
 }
 
 const MiB = 1024 * 1024;
+/** A write this small (a run's status update, its error) may use the reserve past the budget. */
+export const SMALL_WRITE_BYTES = 4 * 1024;
 /** Open multipart uploads whose parts are summed (memory the proxy keeps for them). */
 const MAX_OPEN_UPLOADS = 10_000;
 const mib = (n: number) => `${(n / MiB).toFixed(1)} MiB`;
@@ -76,6 +79,11 @@ export class StorageBudget {
     if (opts.file) this.load(opts.file);
   }
 
+  /** The reserve small writes may use past the budget: 1/32 of it. */
+  get reserveBytes(): number {
+    return Math.floor(this.opts.limitBytes / 32);
+  }
+
   get limitBytes(): number {
     return this.opts.limitBytes;
   }
@@ -101,9 +109,12 @@ export class StorageBudget {
   async charge(scope: BudgetScope, bytes: number): Promise<void> {
     if (bytes <= 0) return;
     const u = this.entry(scope);
-    if (u.bytes + bytes > this.opts.limitBytes) {
+    // A small write may use a reserve past the budget: a run's status and its error still land, so a run that
+    // failed at the budget is recorded as failed, saying why. The reserve is bounded as the budget is.
+    const limit = this.opts.limitBytes + (bytes <= SMALL_WRITE_BYTES ? this.reserveBytes : 0);
+    if (u.bytes + bytes > limit) {
       await this.remeasure(scope, u);
-      if (u.bytes + bytes > this.opts.limitBytes) throw quotaExceeded(scope, this.opts.limitBytes);
+      if (u.bytes + bytes > limit) throw quotaExceeded(scope, this.opts.limitBytes);
     }
     u.bytes += bytes;
     this.scheduleSave();
