@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
@@ -10,15 +10,18 @@ import {
   S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { waitFor } from "../harness/export.ts";
+import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import type { ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
 import type { StorageBudget } from "../infra/local/policy-proxy/storage-budget.ts";
-import { localStorageBudget, storedBytes } from "../infra/local/storage-budget.ts";
+import { localStorageBudget, storageUsageFile, storedBytes } from "../infra/local/storage-budget.ts";
 import { dynamo, s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
 import { runtimeKeyPrefixes } from "../shared/containment/runtime-policy.ts";
 import { tableName } from "../shared/tables.ts";
-import "./helpers/cloud.ts";
+import { auth, base, call } from "./helpers/cloud.ts";
 import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
 
 // Issue 33, M3: a runtime can fill the host's disk. A graph signs with its own runtime's credentials (it runs in the
@@ -196,4 +199,37 @@ describe("one object of a runtime", () => {
     expect(await refusal(part(1))).toBeUndefined();
     expect((await refusal(part(2)))?.name).toBe("EntityTooLarge");
   });
+});
+
+describe("a deployment's runtime on the local cloud", () => {
+  it("has its writes charged to its deployment's budget by its own policy proxy, the count kept in DATA_DIR", async () => {
+    const repo = gitRepo(graphRepoFiles(["a", "b"]));
+    try {
+      const { deploymentId } = await deployRepo(repo.dir, "budgeted", call, auth);
+      const client = new Client({ apiUrl: `${base}/agents/${deploymentId}`, apiKey: auth["X-Api-Key"] });
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "agent", { input: { text: "x" } });
+      const used = await waitFor(
+        "the deployment's usage to be kept",
+        async () => {
+          const text = (() => {
+            try {
+              return readFileSync(storageUsageFile(inject("dataDir")), "utf8");
+            } catch {
+              return "{}";
+            }
+          })();
+          const bytes = (JSON.parse(text) as { deployments?: Record<string, number> }).deployments?.[
+            deploymentId
+          ];
+          return bytes && bytes > 0 ? bytes : undefined;
+        },
+        20_000,
+        200,
+      );
+      expect(used).toBeGreaterThan(0);
+    } finally {
+      repo.remove();
+    }
+  }, 300_000);
 });
