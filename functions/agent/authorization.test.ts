@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuthHandlers, AuthUser } from "../../shared/agent/auth/scope.ts";
 import { runAs } from "../../shared/agent/auth/scope.ts";
 import type { AgentDeployment } from "../../shared/agent/deployment/deployment.ts";
+import { createAgentServer, serveWith } from "../../shared/agent/ops/index.ts";
 import type { HttpEvent } from "../../shared/http/event.ts";
 import { handlerFrom } from "../load.ts";
 import { agentModules } from "../modules/agent.ts";
@@ -17,31 +18,23 @@ import { type Route, routes } from "../routes.ts";
 const TENANT = "t-auth-walk";
 const DEPLOYMENT = "dep-auth-walk";
 
-// The deployment lookup is the runtime's own deployment; its storage is a trap.
-vi.mock("../../shared/agent/deployment/deployment.ts", async (original) => {
-  const real = await original<typeof import("../../shared/agent/deployment/deployment.ts")>();
-  const trap = () => {
-    throw new Error("storage touched before authorization");
-  };
-  const d = {
-    tenant_id: TENANT,
-    deployment_id: DEPLOYMENT,
-    scope: `${TENANT}#${DEPLOYMENT}`,
-    revision_id: "r1",
-    graphs: [{ graph_id: "agent" }],
-    tracing_project_id: null,
-    checkpointer: trap,
-    store: trap,
-    loadGraphs: trap,
-  } as unknown as AgentDeployment;
-  return {
-    ...real,
-    agentDeployment: async (tenant: string, id: string) => {
-      if (tenant !== TENANT || id !== DEPLOYMENT) throw new Error("looked up another deployment");
-      return d;
-    },
-  };
-});
+// The agent server the handlers are served by is a runtime's (ops/server.ts), built as the runtime's entry point
+// builds it, for a deployment whose storage is a trap: its one lookup answers only this deployment.
+const trap = () => {
+  throw new Error("storage touched before authorization");
+};
+const deployment = {
+  tenant_id: TENANT,
+  deployment_id: DEPLOYMENT,
+  scope: `${TENANT}#${DEPLOYMENT}`,
+  revision_id: "r1",
+  graphs: [{ graph_id: "agent" }],
+  tracing_project_id: null,
+  checkpointer: trap,
+  store: trap,
+  loadGraphs: trap,
+} as unknown as AgentDeployment;
+const server = createAgentServer({ runtime: deployment });
 
 /** Routes that ask no Auth handler, and why (the reference server asks none for them either). */
 const UNGUARDED: Record<string, string> = {
@@ -173,7 +166,9 @@ async function refusedCall(route: Route) {
     },
   };
   const handler = await loadAgentHandler(route);
-  const result = await runAs(user as AuthUser, handlers, () => handler(eventOf(route)));
+  const result = await serveWith(server, () =>
+    runAs(user as AuthUser, handlers, () => handler(eventOf(route))),
+  );
   let body = result.body ?? "";
   if (result.stream) for await (const chunk of result.stream) body += chunk;
   return { asked, status: result.statusCode, body };
@@ -191,8 +186,6 @@ const loadAgentHandler = (route: Route) => handlerFrom(agentModules, route.handl
 const agentRoutes = routes.filter((r) => r.group === "agent");
 
 describe("every agent route reaches authorization", () => {
-  afterAll(() => vi.restoreAllMocks());
-
   it("knows every agent route: guarded (with a request) or listed as unguarded with a reason", () => {
     const unknown = agentRoutes.map((r) => r.handler).filter((h) => !(h in UNGUARDED) && !(h in REQUESTS));
     expect(unknown).toEqual([]);
@@ -217,7 +210,9 @@ describe("every agent route reaches authorization", () => {
     const route = agentRoutes.find((r) => r.handler === "agent/threads/get")!;
     const handler = await loadAgentHandler(route);
     const allow: AuthHandlers = { callbacks: { "*": () => ({ owner: "mallory" }) } };
-    const result = await runAs(user as AuthUser, allow, () => handler(eventOf(route)));
+    const result = await serveWith(server, () =>
+      runAs(user as AuthUser, allow, () => handler(eventOf(route))),
+    );
     // Past authorization the filters need the thread's metadata, which no storage here can give.
     expect(result.statusCode).toBe(500);
   });

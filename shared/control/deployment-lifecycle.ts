@@ -1,4 +1,4 @@
-import { runtimeHost } from "../agent/hosting/host.ts";
+import { deploymentsHost } from "../agent/hosting/host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
@@ -171,7 +171,7 @@ export async function purgeFailed(tenant: string, id: string, err: unknown): Pro
  */
 export async function purgeDeployment(tomb: DeploymentPurgeRecord): Promise<void> {
   const { tenant_id: tenant, deployment_id: id } = tomb;
-  await runtimeHost()
+  await deploymentsHost()
     .remove(tenant, id)
     .catch((err) =>
       logger.warn("removing a deleted deployment's runtime failed", { deployment_id: id, error: err }),

@@ -1,6 +1,6 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { runtimeHost } from "../agent/hosting/host.ts";
+import { deploymentsHost } from "../agent/hosting/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/hosting/lambda-host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
@@ -245,7 +245,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
     // Its runtime takes over now (the previous one finishes its runs), so the first request finds it warm.
     if (status === "DEPLOYED")
-      await runtimeHost()
+      await deploymentsHost()
         .activated(r.tenant_id, r.deployment_id)
         .catch((err) =>
           logger.warn("starting the revision's runtime failed", { revision_id: r.id, error: err }),
