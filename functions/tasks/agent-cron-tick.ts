@@ -1,3 +1,4 @@
+import { nextSweepAt } from "../../shared/agent/ops/index.ts";
 import { config } from "../../shared/config.ts";
 import { platformAgentServer } from "../agent/platform.ts";
 import { defineTask } from "../task-manifest.ts";
@@ -28,11 +29,8 @@ export const handler = defineTask("AgentCronTick", async (event: CronTickEvent |
     if (config.localMode) {
       // Locally: again just after the next minute starts (also after a failed sweep).
       clearTimeout(timer);
-      const nextMinute = Math.floor(Date.now() / 60_000) * 60_000 + 60_000;
-      timer = setTimeout(
-        () => void handler(undefined).catch(() => {}),
-        nextMinute - Date.now() + 250,
-      ).unref();
+      const now = platformAgentServer.clock();
+      timer = setTimeout(() => void handler(undefined).catch(() => {}), nextSweepAt(now) - now).unref();
     }
   }
 });

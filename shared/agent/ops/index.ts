@@ -4,6 +4,8 @@
 // caller, asks the deployment's Auth before it reads or writes, and (for runs) applies the multitask strategy
 // and kicks the worker: `runs.startRun` is the one place a run is created on a request's behalf.
 
+/** When the local minute timer next sweeps the crons (the cron tick task arms it by the server's clock). */
+export { nextSweepAt } from "../crons/schedule.ts";
 export { type Caller, callerOf } from "./caller.ts";
 export type { Streamed } from "./runs.ts";
 export {
