@@ -4,7 +4,7 @@ import { loadRuntimeHandler } from "../../functions/modules/runtime.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import type { WebhookSender } from "../../shared/agent/deployment/deployment.ts";
 import { createAgentServer, serveWith } from "../../shared/agent/ops/index.ts";
-import { drainThread, kick } from "../../shared/agent/runs/worker.ts";
+import { kick } from "../../shared/agent/runs/worker.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
@@ -104,7 +104,7 @@ async function main() {
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
   const platformKick = async (threadId: string) => {
     if (config.agent.runWorker !== "lambda") return kick(d, threadId);
-    void drainThread(d, threadId, Date.now() + 15 * 60_000).catch((err) =>
+    void agent.runs.drain(d, threadId, Date.now() + 15 * 60_000).catch((err) =>
       logger.error("run drain failed", { error: err }),
     );
   };
