@@ -5,7 +5,7 @@ import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
-import { concurrencyRow } from "../quotas/synth.ts";
+import { accountConcurrencyRow, concurrencyRow } from "../quotas/synth.ts";
 import { API_GATEWAY_ACCOUNT_ROLE_CONTEXT } from "./agent-origin.ts";
 import { TRACE_TASK } from "./agent-runtimes.ts";
 import {
@@ -196,6 +196,28 @@ describe("each deployment's runtime concurrency", () => {
     expect(() => capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "0" }), tasks)).toThrow(
       /runtimeReservedConcurrency must be a whole number ≥ 1/,
     );
+  });
+
+  it("on a new account (quota 10) with nothing reserved, the preflight passes: no reservation, nothing to keep", () => {
+    const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
+    const fresh = capacity(node({ ...zero, [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks);
+    expect(concurrencyRow(fresh)).toMatchObject({ value: 0, limit: 10, ok: true });
+    expect(describeCapacity(fresh)).toMatch(/nothing reserved: .*shares the 10 executions/);
+    expect(describeCapacity(fresh)).not.toMatch(/-\d/);
+  });
+
+  it("with credentials, the preflight holds the reservations to the account's own quota, as the deploy will", () => {
+    const defaults = capacity(node({}), tasks);
+    // The defaults assume 1000; CloudFormation holds them to the account's real quota (a new account's 10).
+    expect(concurrencyRow(defaults).ok).toBe(true);
+    expect(accountConcurrencyRow(defaults, 10)).toMatchObject({
+      value: defaults.platform + MIN_UNRESERVED,
+      limit: 10,
+      ok: false,
+    });
+    expect(accountConcurrencyRow(defaults, 1000).ok).toBe(true);
+    const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
+    expect(accountConcurrencyRow(capacity(node(zero), tasks), 10).ok).toBe(true);
   });
 });
 

@@ -107,6 +107,16 @@ export function capacity(node: Node, tasks: TaskFunction[]): Capacity {
   return { reserved, runtime, account, platform };
 }
 
+/**
+ * What the reservations need of the account's quota, as Lambda checks a reservation: nothing when none is made
+ * (a new account whose quota is 10 reserves nothing and is within it), else the reservations (the platform's and
+ * one runtime's) and the 100 that must stay unreserved.
+ */
+export function concurrencyNeeded(c: Pick<Capacity, "platform" | "runtime">): number {
+  const reserved = c.platform + (c.runtime ?? 0);
+  return reserved > 0 ? reserved + MIN_UNRESERVED : 0;
+}
+
 /** The reservations alone (the stacks' view of `capacity`). */
 export const reservedConcurrency = (node: Node, tasks: TaskFunction[]): ReservedConcurrency =>
   capacity(node, tasks).reserved;
@@ -119,6 +129,11 @@ export function deploymentCeiling(c: Capacity): number | undefined {
 
 /** The concurrency arithmetic in words: what `cdk synth` and `npm run aws:preflight` print. */
 export function describeCapacity(c: Capacity): string {
+  if (c.platform === 0 && c.runtime === undefined)
+    return (
+      `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}); nothing reserved: every function, the ` +
+      `platform's and the runtimes', shares the ${c.account} executions, and a throttled request answers 429 with Retry-After`
+    );
   const free = c.account - c.platform - MIN_UNRESERVED;
   const head = `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}) − platform reserved ${c.platform} − ${MIN_UNRESERVED} kept unreserved = ${free}`;
   const ceiling = deploymentCeiling(c);
