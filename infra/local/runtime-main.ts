@@ -104,9 +104,9 @@ async function main() {
   // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
   const platformKick = async (threadId: string) => {
     if (config.agent.runWorker !== "lambda") return kick(d, threadId);
-    void agent.runs.drain(d, threadId, Date.now() + 15 * 60_000).catch((err) =>
-      logger.error("run drain failed", { error: err }),
-    );
+    void agent.runs
+      .drain(d, threadId, Date.now() + 15 * 60_000)
+      .catch((err) => logger.error("run drain failed", { error: err }));
   };
   const gateway = new Gateway({
     routes: mountedRoutes().filter(servedByRuntime),
