@@ -5,7 +5,7 @@ import { Agent, type IncomingMessage, type Server, type ServerResponse } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { runtimeHost } from "../../shared/agent/hosting/host.ts";
+import { deploymentsHost } from "../../shared/agent/hosting/host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
@@ -437,7 +437,7 @@ export class LocalRuntimes {
       logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
       if (limit) void this.noteLimit(spec, limit);
       // Its runs are retried now (from their last checkpoint), which starts a runtime again.
-      void sweepRuns(runtimeHost(), Date.now(), {
+      void sweepRuns(deploymentsHost(), Date.now(), {
         only: { tenant: spec.config.tenant_id, deployment: deployment_id },
         deadWorker: workerId,
         ...(limit ? { cause: limit } : {}),
