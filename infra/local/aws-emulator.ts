@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { logger } from "../../shared/log.ts";
 import { carriesToken, NOT_PROXIED } from "./backend-token.ts";
@@ -6,6 +7,7 @@ import type { LocalIam } from "./control-plane/iam.ts";
 import { iamErrorXml } from "./control-plane/iam.ts";
 import type { LambdaFunctions } from "./control-plane/lambda-functions.ts";
 import type { LocalLogs } from "./control-plane/logs.ts";
+import { streamWithinTimeout } from "./function-timeout.ts";
 import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
@@ -162,7 +164,11 @@ export async function startAwsEmulator(
           const abort = new AbortController();
           const bytes = services.streaming?.(name, qualifier, input, abort.signal);
           if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
-          return await writeResponseStream(res, bytes, qualifier ?? "$LATEST", abort);
+          // Within the function's timeout: past it the stream ends with Lambda's Sandbox.Timedout.
+          const timed = streamWithinTimeout(bytes, created?.v.config.Timeout, randomUUID(), () =>
+            abort.abort(),
+          );
+          return await writeResponseStream(res, timed, qualifier ?? "$LATEST", abort);
         } finally {
           release?.();
         }

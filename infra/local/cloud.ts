@@ -385,11 +385,13 @@ function localServices(
     },
     retryIntervalMs: config.localCloud.sfnRetryIntervalMs,
   });
-  const lambda = new LocalLambda(resolveFunction, undefined, (nameOrArn) => {
-    // A function created through Lambda's API retries its failed events as its event-invoke setting says.
-    const found = controlPlane.functions.find(nameOrArn);
-    return found ? controlPlane.functions.asyncRetries(found.name, found.v.config.Version) : 2;
-  });
+  // A function created through Lambda's API runs as its configuration says (its event-invoke setting, its timeout),
+  // its asynchronous invocations (drains) counted toward its reservation as its sync and streamed ones are.
+  const lambda = new LocalLambda(
+    resolveFunction,
+    undefined,
+    (nameOrArn) => controlPlane.functions.runSettings(nameOrArn) ?? { retries: 2 },
+  );
   const scheduler = new LocalScheduler(async (target) => {
     const input = target.Input ? JSON.parse(target.Input) : {};
     if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
