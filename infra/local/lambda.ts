@@ -74,7 +74,11 @@ export class LocalLambda {
       try {
         release = settings.acquire?.();
       } catch (err) {
-        if (!isThrottle(err)) throw err;
+        if (!isThrottle(err)) {
+          // The function went away while its event waited: there is nothing left to run it.
+          logger.warn("async invocation dropped", { function: name, error: err });
+          return;
+        }
         // Throttled: the event waits its turn (a throttle is no attempt), until it is too old to run.
         if (Date.now() - queued + backoff > maxAgeMs) {
           logger.warn("async invocation dropped: throttled past its maximum event age", {
