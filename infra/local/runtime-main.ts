@@ -100,12 +100,14 @@ async function main() {
   const d = startRuntime(start.runtime, { traces: sendTraces, webhooks });
   // The agent server of this runtime: its one deployment, whose runs execute here; every request is served by it.
   const agent = createAgentServer({ runtime: d });
-  // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
-  // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
+  // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start (functions/agent/
+  // runtime.ts), a call that shares no broker with the request side, so streams, waits and cancels take the same
+  // durable paths; it answers once the drain ends, as that invocation does, so the local Lambda service holds the
+  // drain's slot of the function's reservation as long as AWS would.
   const platformKick = async (threadId: string) => {
     if (config.agent.runWorker !== "lambda") return kick(d, threadId);
-    void agent.runs
-      .drain(d, threadId, Date.now() + 15 * 60_000)
+    await agent.runs
+      .drain(d, threadId, Date.now() + 14 * 60_000)
       .catch((err) => logger.error("run drain failed", { error: err }));
   };
   const gateway = new Gateway({

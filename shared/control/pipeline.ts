@@ -346,6 +346,23 @@ async function activate(
   }
 }
 
+/**
+ * What of a failure's cause the revision keeps. A build that did not succeed fails the Build state with CodeBuild's
+ * whole build as its cause (`{"Build":{…}}`), whose environment holds the job's presigned URLs: only the build's
+ * id, status and phase are kept.
+ */
+export function failureDetail(error?: string, cause?: string): string {
+  let kept = cause;
+  try {
+    const build = cause ? (JSON.parse(cause) as { Build?: Record<string, unknown> }).Build : undefined;
+    if (build && typeof build === "object")
+      kept = `build ${String(build.Id)} ended ${String(build.BuildStatus)} (phase ${String(build.CurrentPhase)})`;
+  } catch {
+    // A cause that is not JSON is a message: kept as it is.
+  }
+  return [error, kept].filter(Boolean).join(": ").slice(0, 2000);
+}
+
 /** Task RevisionFailed (the state machine's Catch): a step that failed without saying why still fails. */
 export async function fail(
   input: PipelineInput,
@@ -356,7 +373,7 @@ export async function fail(
   if (!r) return { status: "UNKNOWN" };
   if (TERMINAL.includes(r.status)) return { status: r.status };
   const to: RevisionStatus = BUILD_PHASE.includes(r.status) ? "BUILD_FAILED" : "DEPLOY_FAILED";
-  const detail = [error, cause].filter(Boolean).join(": ").slice(0, 2000);
+  const detail = failureDetail(error, cause);
   await transition(r, to, { set: { error: `The pipeline failed${detail ? `: ${detail}` : ""}` } });
   return { status: to };
 }
