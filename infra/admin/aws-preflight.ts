@@ -13,7 +13,7 @@ loadConfig();
 // (infra/quotas) and prints them as a table, then the Lambda concurrency arithmetic; exits 1 when any check is over
 // AWS's limit, before any deploy does. `-- -c name=value …` gives cdk context as `cdk deploy -c` does. With
 // credentials, the reservations are also checked against the account's own concurrency quota (a new account's is
-// 10 or 50, not the 1000 lambdaConcurrencyQuota assumes by default), which is what fails the deploy otherwise.
+// 10 or 50, not the 1000 lambdaConcurrencyQuota assumes when unset), which is what fails the deploy otherwise.
 const args = process.argv.slice(2);
 const context: Record<string, string> = {};
 for (let i = 0; i < args.length; i++) {

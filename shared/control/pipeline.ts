@@ -1,7 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { runtimeHost } from "../agent/hosting/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/hosting/lambda-host.ts";
+import type { RuntimeHost } from "../agent/hosting/runtime-host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { materializeArtifact, uploadArtifact } from "../build/artifacts.ts";
@@ -195,7 +195,11 @@ export async function finishBuild(
  * with the revision's DEPLOYED — only if no newer revision was created meanwhile. Until then the previous
  * revision keeps serving.
  */
-export async function deploy(input: PipelineInput): Promise<{ status: RevisionStatus }> {
+export async function deploy(
+  /** How the revision's runtime is told it went live (the entry point's host). */
+  host: Pick<RuntimeHost, "activated">,
+  input: PipelineInput,
+): Promise<{ status: RevisionStatus }> {
   const r = await revisionOf(input);
   if (!r) return { status: "UNKNOWN" };
   if (!(await transition(r, "DEPLOYING", { from: ["AWAITING_DEPLOY", "DEPLOYING"] })))
@@ -245,7 +249,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
     // Its runtime takes over now (the previous one finishes its runs), so the first request finds it warm.
     if (status === "DEPLOYED")
-      await runtimeHost()
+      await host
         .activated(r.tenant_id, r.deployment_id)
         .catch((err) =>
           logger.warn("starting the revision's runtime failed", { revision_id: r.id, error: err }),
