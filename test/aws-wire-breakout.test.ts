@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { DescribeLogGroupsCommand, CloudWatchLogsClient } from "@aws-sdk/client-cloudwatch-logs";
+import { CloudWatchLogsClient, DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
 import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
 import { EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,10 +19,19 @@ import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts"
 // service the same way (one function, `emulatedServiceOf`).
 const tenant = `t-${crypto.randomUUID()}`;
 const deployment = crypto.randomUUID();
-const victim = { tenant_id: `t-${crypto.randomUUID()}`, deployment_id: crypto.randomUUID(), purpose: "runtime-env" };
+const victim = {
+  tenant_id: `t-${crypto.randomUUID()}`,
+  deployment_id: crypto.randomUUID(),
+  purpose: "runtime-env",
+};
 const runtime = runtimePrincipal(tenant, deployment);
 const operator = { accessKeyId: facts.s3.access_key_id, secretAccessKey: facts.s3.secret_access_key };
-const asOperator = { endpoint: facts.s3.endpoint, region: config.region, credentials: operator, maxAttempts: 1 };
+const asOperator = {
+  endpoint: facts.s3.endpoint,
+  region: config.region,
+  credentials: operator,
+  maxAttempts: 1,
+};
 let proxy: Awaited<ReturnType<typeof startRuntimeProxy>>;
 let endpoint: URL;
 const kms = new KMSClient(asOperator);
@@ -113,7 +122,9 @@ describe("a call whose shape names another service than its signature", () => {
     const RoleName = `hostile-${deployment.slice(0, 8)}`;
     const trust = JSON.stringify({
       Version: "2012-10-17",
-      Statement: [{ Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" }],
+      Statement: [
+        { Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" },
+      ],
     });
     const form = `&Action=CreateRole&RoleName=${RoleName}&AssumeRolePolicyDocument=${encodeURIComponent(trust)}&Version=2010-05-08&`;
     const body = JSON.stringify({

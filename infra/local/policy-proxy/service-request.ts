@@ -16,6 +16,48 @@ export const EMULATED_SERVICES: readonly EmulatedService[] = [
   "logs",
 ];
 
+/** What of a request says which emulated service it is for: its method, raw target (path and query), X-Amz-Target and Content-Type. */
+export interface WireShape {
+  method: string;
+  url: string;
+  target: string | undefined;
+  contentType: string | undefined;
+}
+
+const JSON_TARGETS: [string, EmulatedService][] = [
+  ["TrentService.", "kms"],
+  ["AWSStepFunctions.", "states"],
+  ["Logs_20140328.", "logs"],
+];
+const LAMBDA_PATH = /^\/(2015-03-31|2017-10-31|2019-09-25|2019-09-30|2021-11-15)\/functions(\/|$)/;
+
+/**
+ * The emulated service a request is for by its shape, as the emulator dispatches it (aws-emulator.ts) and as the
+ * policy proxy requires it to agree with the service its signature names: a JSON protocol's X-Amz-Target on a POST to
+ * `/` (KMS, Step Functions, CloudWatch Logs); IAM's form-encoded POST to `/` without one; Lambda's and Scheduler's
+ * REST paths without one. Undefined for anything else — among it a path a URL parser would read otherwise than its
+ * bytes (dot segments, backslashes, a fragment), which the two could route differently.
+ */
+export function emulatedServiceOf(req: WireShape): EmulatedService | undefined {
+  const path = req.url.split("?", 1)[0];
+  let parsed: string;
+  try {
+    parsed = new URL(req.url, "http://local").pathname;
+  } catch {
+    return undefined;
+  }
+  if (parsed !== path || !path.startsWith("/")) return undefined;
+  const form = (req.contentType ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+  if (req.target) {
+    if (req.method !== "POST" || path !== "/" || form) return undefined;
+    return JSON_TARGETS.find(([prefix]) => req.target!.startsWith(prefix))?.[1];
+  }
+  if (path === "/") return req.method === "POST" && form ? "iam" : undefined;
+  if (LAMBDA_PATH.test(path)) return "lambda";
+  if (path.startsWith("/schedules/")) return "scheduler";
+  return undefined;
+}
+
 export interface ServiceArns {
   region: string;
   account: string;
