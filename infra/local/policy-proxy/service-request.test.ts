@@ -142,6 +142,23 @@ describe("emulated services' requests as IAM authorizations", () => {
   });
 });
 
+describe("Scheduler: the group is read where the emulator reads it", () => {
+  const role = { Target: { RoleArn: "arn:aws:iam::000000000000:role/sched" } };
+  it("a create naming a group in its query, or a delete naming one in its body, is refused", () => {
+    for (const call of [
+      {
+        method: "POST",
+        url: "/schedules/x?groupName=agent-platform",
+        input: { GroupName: "other", ...role },
+      },
+      { method: "PUT", url: "/schedules/x?groupName=agent-platform", input: role },
+      { method: "DELETE", url: "/schedules/x", input: { GroupName: "agent-platform" } },
+      { method: "GET", url: "/schedules/x?groupName=g", input: { GroupName: "g" } },
+    ])
+      expect(() => serviceAuthorizations("scheduler", call, arns), call.method).toThrow(Refused);
+  });
+});
+
 describe("the service a request's shape is for (what the emulator dispatches by and the proxy matches to the signature)", () => {
   const json = "application/x-amz-json-1.1";
   const form = "application/x-www-form-urlencoded; charset=utf-8";

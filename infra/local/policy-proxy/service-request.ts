@@ -313,7 +313,12 @@ function schedulerCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
   const action = SCHEDULE_ACTION[call.method];
   if (segments.length !== 2 || segments[0] !== "schedules" || !action)
     throw new Refused("UnknownOperationException", `${call.method} /${segments.join("/")} is not emulated`);
-  const group = query.get("groupName") ?? str(call.input?.GroupName) ?? "default";
+  // The group where the emulator (as Scheduler) reads it: a create's or update's body, a get's or delete's query.
+  // A call naming it in the other place too could be checked for one group and run in another: refused.
+  const writes = action === "scheduler:CreateSchedule" || action === "scheduler:UpdateSchedule";
+  if (writes ? query.has("groupName") : call.input?.GroupName !== undefined)
+    throw invalid("The schedule's group is named where this operation does not read it");
+  const group = (writes ? str(call.input?.GroupName) : query.get("groupName")) ?? "default";
   const auths: Authorization[] = [
     {
       action,
@@ -321,7 +326,7 @@ function schedulerCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
       context: {},
     },
   ];
-  if (action === "scheduler:CreateSchedule" || action === "scheduler:UpdateSchedule") {
+  if (writes) {
     const target = call.input?.Target as { RoleArn?: unknown } | undefined;
     const role = str(target?.RoleArn);
     if (role === undefined) throw invalid("Target.RoleArn is required");
