@@ -147,6 +147,42 @@ describe("a call whose shape names another service than its signature", () => {
     expect(role).toBe("NoSuchEntityException");
   });
 
+  it("an allowed KMS Decrypt sent to Lambda's control plane or carrying Step Functions' target is refused by the proxy", async () => {
+    const own = { tenant_id: tenant, deployment_id: deployment, purpose: "runtime-env" };
+    const decrypt = JSON.stringify({
+      KeyId: config.secretsKeyId,
+      EncryptionContext: own,
+      CiphertextBlob: "eA==",
+    });
+    // Before: the emulator's control plane took it (UpdateFunctionCode of any function: its 404 for a missing one).
+    const code = await signed(
+      "kms",
+      "PUT",
+      `/2015-03-31/functions/agent-rt-${victim.deployment_id}/code`,
+      decrypt,
+      {
+        "content-type": "application/x-amz-json-1.1",
+        "x-amz-target": "TrentService.Decrypt",
+      },
+    );
+    expect({ status: code.status, type: JSON.parse(code.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+    // Before: any state machine started with any input (here the revision workflow, for another workspace).
+    const sfn = await signed(
+      "lambda",
+      "POST",
+      TRACE_INVOKE,
+      JSON.stringify({ stateMachineArn: "arn:aws:states:x:000000000000:stateMachine:none", input: "{}" }),
+      { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AWSStepFunctions.StartExecution" },
+    );
+    expect({ status: sfn.status, type: JSON.parse(sfn.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+  });
+
   it("a Lambda invoke whose path the emulator would read otherwise (dot segments, backslashes) is refused", async () => {
     for (const path of [
       "/2015-03-31/functions/AgentTraceIngest/invocations/../../agent-rt-x/code",
