@@ -58,6 +58,7 @@ import {
 import { servePlatformSocket } from "./runtime-socket.ts";
 import { runtimeAnswer } from "./runtime-stream.ts";
 import { localTraceTransport } from "./runtime-traces.ts";
+import { localStorageBudget, storageUsageFile } from "./storage-budget.ts";
 
 // The local Lambda service's executor of deployments' runtime functions: a function created through Lambda's API
 // (CreateFunction by the deploy step, lambda-host.ts) runs, one child process per version in use, from what its
@@ -147,6 +148,8 @@ export class LocalRuntimes {
   private stopped = false;
   /** Versions a newer one of their function took over from, finishing their runs. */
   private readonly retiring = new Set<Running>();
+  /** What each deployment's runtimes may store through their policy proxies, counted across all its versions. */
+  private readonly storage: ReturnType<typeof localStorageBudget>;
 
   constructor(
     private readonly opts: {
@@ -158,6 +161,7 @@ export class LocalRuntimes {
       iam: LocalIam;
     },
   ) {
+    this.storage = localStorageBudget(storageUsageFile(opts.dataDir));
     // A deleted function (or version) stops running, as Lambda reclaims its environments.
     opts.functions.onDelete((name, version) => {
       for (const r of [...this.current.values()])
@@ -310,13 +314,19 @@ export class LocalRuntimes {
     // Its AWS calls are signed with credentials made for it alone and checked against its role's policies as the
     // local IAM holds them (what the deploy step put, shared/containment/runtime-policy.ts) within its boundary.
     const credentials = mintRuntimeCredentials();
-    const principal = { ...credentials, ...this.rolePolicies(spec) };
+    // Its writes count against its deployment's storage budget (policy-proxy/storage-budget.ts).
+    const principal = {
+      ...credentials,
+      ...this.rolePolicies(spec),
+      deployment: { tenant_id: spec.config.tenant_id, deployment_id },
+    };
     r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
       aws: createPolicyProxy({
         principal: (id) => (id === principal.accessKeyId ? principal : undefined),
         upstream: this.opts.upstream(),
         region: config.region,
         kms: localKmsKeys(),
+        storage: this.storage,
       }),
       traces: localTraceTransport(r.spec.config),
       webhook: (req, res) => this.runWebhook(r, req, res),
@@ -666,6 +676,7 @@ export class LocalRuntimes {
     await Promise.all([...this.current.values(), ...this.retiring].map((r) => this.kill(r)));
     await Promise.all((await Promise.all(starting)).map((r) => r && this.kill(r)));
     this.current.clear();
+    this.storage.flush();
   }
 }
 

@@ -4,6 +4,7 @@ import type { PolicyDocument } from "../../../shared/containment/runtime-policy.
 import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
+import { chargeDynamoWrite, chargeS3Write } from "./budget-charges.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
 import { firstDenial } from "./evaluate.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
@@ -30,6 +31,7 @@ import {
   signer,
   withoutPresignParams,
 } from "./sigv4.ts";
+import type { BudgetScope, StorageBudget } from "./storage-budget.ts";
 
 // The local cloud's AWS policy proxy: a caller's AWS calls, signed with credentials minted for its role (a
 // runtime's, a platform function's), are checked against that role's policy (the document its role has in AWS)
@@ -44,6 +46,8 @@ export interface ProxyPrincipal {
   policy: PolicyDocument;
   /** Its role's permissions boundary: a call must be allowed by both. */
   boundary?: PolicyDocument;
+  /** A runtime's deployment: its writes count against that deployment's storage budget (`storage`). */
+  deployment?: BudgetScope;
 }
 
 export interface PolicyProxyOptions {
@@ -63,6 +67,8 @@ export interface PolicyProxyOptions {
   account?: string;
   /** What s3rver checks its requests' signatures with. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** The deployments' storage budgets, which a runtime principal's writes are charged to before they are forwarded. */
+  storage?: StorageBudget;
 }
 
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
@@ -263,6 +269,8 @@ async function dynamodbCall(ctx: ProxyContext, req: IncomingMessage, res: Server
   const op = dynamoOperation(req.headers["x-amz-target"]);
   const input = jsonOf(body);
   authorize(ctx, who, dynamoAuthorizations(op, input, ctx.tables));
+  if (ctx.opts.storage && who.deployment)
+    await chargeDynamoWrite(ctx.opts.storage, who.deployment, op, input);
   // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
   const checked = Buffer.from(JSON.stringify(input));
   const headers = {
@@ -309,13 +317,20 @@ async function s3Call(
       }))
     : call.authorizations;
   authorize(ctx, who, auths);
+  const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+  if (ctx.opts.storage && who.deployment)
+    await chargeS3Write(ctx.opts.storage, who.deployment, {
+      method,
+      url,
+      headers: req.headers,
+      call,
+    });
   const headers = {
     ...passed(req, ["authorization", "x-amz-date"]),
     host: ctx.upstreamS3.host,
     ...(presigned ? { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } : {}),
   };
   // A presigned URL's own authentication goes no further: the upstream request is signed as the proxy.
-  const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
   const query = queryOf(url);
   const signed = await signer("s3", ctx.opts.region, ctx.s3Creds).sign({
     method,
