@@ -158,6 +158,7 @@ function unsignedService(req: IncomingMessage): Service {
   if (target.startsWith("TrentService.")) return "kms";
   if (target.startsWith("AWSStepFunctions.")) return "states";
   if (target.startsWith("Logs_20140328.")) return "logs";
+  if (target.startsWith("CodeBuild_20161006.")) return "codebuild";
   if (target) return "dynamodb";
   const path = req.url ?? "/";
   if (/^\/20(15-03-31|17-10-31|19-09-25|19-09-30|21-11-15)\/functions(\/|$)/.test(path)) return "lambda";
@@ -210,7 +211,7 @@ export function createPolicyProxy(
       if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)
         throw new Refused(
           "AccessDenied",
-          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda, Scheduler, IAM and CloudWatch Logs, not ${cred.service}.`,
+          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda, Scheduler, IAM, CloudWatch Logs and CodeBuild, not ${cred.service}.`,
           403,
         );
       service = emulatedService ?? (cred.service as Service);

@@ -169,6 +169,7 @@ describe("the service a request's shape is for (what the emulator dispatches by 
     expect(of("POST", "/", "TrentService.Decrypt", json)).toBe("kms");
     expect(of("POST", "/", "AWSStepFunctions.StartExecution", "application/x-amz-json-1.0")).toBe("states");
     expect(of("POST", "/", "Logs_20140328.CreateLogGroup", json)).toBe("logs");
+    expect(of("POST", "/", "CodeBuild_20161006.StartBuild", json)).toBe("codebuild");
     expect(of("POST", "/", undefined, form)).toBe("iam");
     expect(of("POST", "/2015-03-31/functions/AgentTraceIngest/invocations?Qualifier=1")).toBe("lambda");
     expect(of("PUT", "/2015-03-31/functions/agent-rt-x/code", undefined, "application/json")).toBe("lambda");
