@@ -183,6 +183,23 @@ describe("a call whose shape names another service than its signature", () => {
     });
   });
 
+  it("an allowed Lambda invoke carrying CodeBuild's StartBuild target starts no build", async () => {
+    const r = await signed(
+      "lambda",
+      "POST",
+      TRACE_INVOKE,
+      JSON.stringify({ projectName: "agent-platform-revision-build" }),
+      {
+        "content-type": "application/x-amz-json-1.1",
+        "x-amz-target": "CodeBuild_20161006.StartBuild",
+      },
+    );
+    expect({ status: r.status, type: JSON.parse(r.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+  });
+
   it("a Lambda invoke whose path the emulator would read otherwise (dot segments, backslashes) is refused", async () => {
     for (const path of [
       "/2015-03-31/functions/AgentTraceIngest/invocations/../../agent-rt-x/code",
