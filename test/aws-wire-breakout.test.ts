@@ -211,3 +211,53 @@ describe("a call whose shape names another service than its signature", () => {
     }
   });
 });
+
+// The third review's M1: each asynchronous invoke a runtime may send (trace ingestion, up to 256 KB) was answered
+// 202 at once and held in the local cloud's memory, unbounded: a flood took the platform from 920 MB to 1.5 GB. A
+// caller's queued events are now bounded (infra/local/lambda.ts, ASYNC_BYTES_PER_CALLER); past it the flood is
+// throttled for that caller alone.
+describe("asynchronous invokes held for one caller", () => {
+  it("a runtime's flood of 250 KB trace invokes is throttled (429) instead of held; another runtime's still queues", async () => {
+    const payload = JSON.stringify({ flood: "x".repeat(250 * 1024) });
+    const event = { "content-type": "application/json", "x-amz-invocation-type": "Event" };
+    const statuses: number[] = [];
+    const sendOne = async () => {
+      const r = await signed("lambda", "POST", TRACE_INVOKE, payload, event);
+      statuses.push(r.status);
+      if (r.status === 429) expect(JSON.parse(r.body)).toMatchObject({ __type: "TooManyRequestsException" });
+    };
+    // 160 events (40 MB) from 32 senders at once: far past one caller's 16 MiB while they wait to run.
+    for (let round = 0; round < 5; round++) await Promise.all(Array.from({ length: 32 }, sendOne));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 202 || s === 429)).toBe(true);
+    const other = runtimePrincipal(`t-${crypto.randomUUID()}`, crypto.randomUUID());
+    const second = await startRuntimeProxy(other, { kms: localKmsKeys() });
+    try {
+      const to = new URL(second.endpoint);
+      const s = await signer("lambda", config.region, other).sign({
+        method: "POST",
+        protocol: "http:",
+        hostname: to.hostname,
+        port: Number(to.port),
+        path: TRACE_INVOKE,
+        query: {},
+        headers: { host: to.host, ...event },
+        body: "{}",
+      });
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          { hostname: to.hostname, port: to.port, method: "POST", path: TRACE_INVOKE, headers: s.headers },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end("{}");
+      });
+      expect(status).toBe(202);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { logger } from "../../shared/log.ts";
-import { carriesToken, NOT_PROXIED } from "./backend-token.ts";
+import { CALLER_HEADER, carriesToken, NOT_PROXIED } from "./backend-token.ts";
 import type { LocalCodeBuild } from "./control-plane/codebuild.ts";
 import type { LocalIam } from "./control-plane/iam.ts";
 import { iamErrorXml } from "./control-plane/iam.ts";
@@ -158,7 +158,11 @@ export async function startAwsEmulator(
         const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
         const release = created ? services.functions!.acquire(created.name) : undefined;
         try {
-          const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async);
+          const caller = req.headers[CALLER_HEADER];
+          const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async, {
+            caller: typeof caller === "string" ? caller : "",
+            bytes: Number(req.headers["content-length"] ?? 0) || 0,
+          });
           const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
           // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.
           if (Buffer.isBuffer(out.body)) {

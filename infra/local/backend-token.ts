@@ -11,6 +11,13 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 /** The header that carries the token from the proxy to a backend. */
 export const BACKEND_TOKEN_HEADER = "x-platform-backend-token";
 
+/**
+ * The header that names, to the emulator, the principal whose signature the proxy checked (its ARN): what the
+ * emulator holds per caller (queued asynchronous invocations) is counted by it. Whatever a caller sends under this
+ * name is replaced by the proxy; the emulator answers only the proxy (the token), so it is the proxy's word.
+ */
+export const CALLER_HEADER = "x-platform-caller";
+
 /** Where the policy proxy forwards a service's calls: the backend's endpoint and the token of its start. */
 export interface Backend {
   endpoint: string;

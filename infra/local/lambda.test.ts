@@ -45,3 +45,30 @@ describe("LocalLambda asynchronous invocations", () => {
     expect(ran).toBe(false);
   });
 });
+
+// Issue 33 (the third review's M1): a runtime may invoke trace ingestion asynchronously as often as it likes, and
+// each event (up to 256 KB) was held in the local cloud's memory until it ran. A caller's queued events are bounded
+// in bytes; past the bound Invoke is throttled for that caller alone.
+describe("LocalLambda asynchronous events held per caller", () => {
+  it("past a caller's bound its invocation is throttled; another caller's is not; the bytes free once it ran", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const lambda = new LocalLambda(() => () => gate, 1, undefined, 1000);
+    const flood = { caller: "arn:aws:sts::000000000000:assumed-role/runtime-a/s", bytes: 400 };
+    expect((await lambda.invoke("f", {}, true, flood)).status).toBe(202);
+    expect((await lambda.invoke("f", {}, true, flood)).status).toBe(202);
+    await expect(lambda.invoke("f", {}, true, flood)).rejects.toMatchObject({
+      code: "TooManyRequestsException",
+      status: 429,
+      Reason: "CallerRateLimitExceeded",
+    });
+    const other = { caller: "arn:aws:sts::000000000000:assumed-role/runtime-b/s", bytes: 900 };
+    expect((await lambda.invoke("f", {}, true, other)).status).toBe(202);
+    open();
+    await lambda.drain();
+    expect((await lambda.invoke("f", {}, true, flood)).status).toBe(202);
+    await lambda.drain();
+  });
+});

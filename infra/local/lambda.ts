@@ -22,6 +22,15 @@ export interface FunctionSettings {
   acquire?: () => () => void;
 }
 
+/**
+ * The asynchronous events one caller (a principal: a deployment's runtime, a platform role) may have queued or
+ * running at once, in payload bytes: past it Invoke answers 429 TooManyRequestsException, so no caller can fill the
+ * local cloud's memory with events (256 KB each) the service holds for it (issue 33, the third review's M1). In
+ * AWS the queue is Lambda's, not the platform's memory; what one caller's events cost the others there is in
+ * docs/runtimes.md.
+ */
+export const ASYNC_BYTES_PER_CALLER = 16 * 1024 * 1024;
+
 /** Lambda's backoff for a throttled asynchronous event, at most this long between tries. */
 const MAX_THROTTLE_BACKOFF_MS = 5000;
 
@@ -29,17 +38,22 @@ const isThrottle = (err: unknown) => errorFields(err).code === "TooManyRequestsE
 
 export class LocalLambda {
   private readonly inflight = new Set<Promise<unknown>>();
+  /** Payload bytes of the asynchronous events each caller has queued or running. */
+  private readonly held = new Map<string, number>();
   private stopping = false;
   constructor(
     private readonly resolve: FunctionResolver,
     private readonly retryDelayMs = 1000,
     private readonly settingsOf: (name: string) => FunctionSettings = () => ({ retries: 2 }),
+    private readonly asyncBytesPerCaller = ASYNC_BYTES_PER_CALLER,
   ) {}
 
+  /** `origin`: who asked (the principal the proxy checked) and the request's payload size, for async bounds. */
   async invoke(
     name: string,
     payload: unknown,
     async: boolean,
+    origin: { caller: string; bytes: number } = { caller: "", bytes: 0 },
   ): Promise<{ status: number; body: unknown; error?: string }> {
     const fn = this.resolve(name);
     if (!fn) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
@@ -56,9 +70,21 @@ export class LocalLambda {
         };
       }
     }
+    const { caller, bytes } = origin;
+    const held = this.held.get(caller) ?? 0;
+    if (held + bytes > this.asyncBytesPerCaller)
+      throw Object.assign(awsError("TooManyRequestsException", "Rate Exceeded.", 429), {
+        Reason: "CallerRateLimitExceeded",
+      });
+    this.held.set(caller, held + bytes);
     const job = this.runAsync(name, fn, payload);
     this.inflight.add(job);
-    job.finally(() => this.inflight.delete(job));
+    job.finally(() => {
+      this.inflight.delete(job);
+      const left = (this.held.get(caller) ?? bytes) - bytes;
+      if (left > 0) this.held.set(caller, left);
+      else this.held.delete(caller);
+    });
     return { status: 202, body: null };
   }
 

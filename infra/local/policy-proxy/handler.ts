@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import type { PolicyDocument } from "../../../shared/containment/runtime-policy.ts";
-import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
+import { BACKEND_TOKEN_HEADER, type Backend, CALLER_HEADER } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { chargeDynamoWrite, chargeS3Write } from "./budget-charges.ts";
@@ -420,6 +420,7 @@ async function emulatedCall(
       ...passed(req, ["transfer-encoding"]),
       host: new URL(to.endpoint).host,
       "content-length": String(body.length),
+      [CALLER_HEADER]: who.arn,
     },
     body,
   );
