@@ -5,7 +5,7 @@ import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
-import { firstDenial } from "./evaluate.ts";
+import { type EvaluatorOptions, type PolicyEvaluator, policyEvaluator } from "./evaluate.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
 import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
@@ -62,6 +62,8 @@ export interface PolicyProxyOptions {
   account?: string;
   /** What s3rver checks its requests' signatures with. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** How policies are evaluated (compiled matchers and a decision memory unless told otherwise: the bench). */
+  evaluation?: EvaluatorOptions;
 }
 
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
@@ -155,6 +157,7 @@ interface ProxyContext {
   s3Creds: { accessKeyId: string; secretAccessKey: string };
   upstreamS3: URL;
   upstreamDynamo: URL;
+  evaluator: PolicyEvaluator;
 }
 
 export function createPolicyProxy(
@@ -168,6 +171,7 @@ export function createPolicyProxy(
     s3Creds: opts.s3Credentials ?? { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
     upstreamS3: new URL(opts.upstream.s3.endpoint),
     upstreamDynamo: new URL(opts.upstream.dynamodb.endpoint),
+    evaluator: policyEvaluator(opts.evaluation),
   };
   return (req, res) => {
     // Which service's error shape to answer in before the signature says which service it is for.
@@ -238,9 +242,10 @@ async function authenticate(
 }
 
 function authorize(ctx: ProxyContext, who: ProxyPrincipal, auths: Authorization[]): void {
+  const { evaluator } = ctx;
   const denial =
-    firstDenial(who.arn, ctx.account, who.policy, auths) ??
-    (who.boundary ? firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
+    evaluator.firstDenial(who.arn, ctx.account, who.policy, auths) ??
+    (who.boundary ? evaluator.firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
   if (denial) throw accessDenied(who.arn, denial);
 }
 
