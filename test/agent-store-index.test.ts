@@ -102,17 +102,22 @@ describe("store.index: semantic search", () => {
 // The expiry tests mostly wait, each on items or threads of its own: they wait together.
 describe.concurrent("store.ttl and checkpointer.ttl", () => {
   it("an item put without a ttl lives default_ttl minutes; reads do not refresh it (refresh_on_read false)", async () => {
-    await client.store.putItem(["ttl"], "default", { text: "x" });
     await client.store.putItem(["ttl"], "forever", { text: "x" }, { ttl: null });
     await client.store.putItem(["ttl"], "own", { text: "x" }, { ttl: 10 });
-    // Read every second for 4 s; a refreshing read would move the expiry to ≥ 10 s.
-    for (let i = 0; i < 4; i++) {
+    const putStart = Date.now();
+    await client.store.putItem(["ttl"], "default", { text: "x" });
+    const putEnd = Date.now();
+    // Read about every second for 4 s; a refreshing read would move the expiry to ≥ 6 s after it. Reads stop
+    // a second before the earliest expiry (6 s after the put was sent), so a loaded machine cannot make one late.
+    while (Date.now() - putStart < 4000) {
       await sleep(1000);
+      if (Date.now() - putStart > 5000) break;
       expect(await client.store.getItem(["ttl"], "default")).not.toBeNull();
       await client.store.searchItems(["ttl"]);
     }
-    // Expiries are whole seconds, rounded up: gone by 7 s.
-    await sleep(3500);
+    // Expiries are whole seconds, rounded up: gone 7 s after the put answered; a read that refreshed would
+    // keep it until at least 6 s after that read.
+    await sleep(Math.max(0, putEnd + 7500 - Date.now()));
     expect(await client.store.getItem(["ttl"], "default")).toBeNull();
     expect(await client.store.getItem(["ttl"], "forever")).not.toBeNull();
     expect(await client.store.getItem(["ttl"], "own")).not.toBeNull();
@@ -120,9 +125,12 @@ describe.concurrent("store.ttl and checkpointer.ttl", () => {
 
   it("refresh_ttl on a read still refreshes when asked", async () => {
     await client.store.putItem(["ttl2"], "asked", { text: "x" });
-    await sleep(4000);
+    const putEnd = Date.now();
+    // Read with a refresh 3 s after the put (3 s before its expiry): the expiry moves to ≥ 6 s after that read.
+    await sleep(3000);
     expect(await client.store.getItem(["ttl2"], "asked", { refreshTtl: true })).not.toBeNull();
-    await sleep(4000);
+    // Unrefreshed it would be gone 7 s after the put answered (whole seconds, rounded up).
+    await sleep(Math.max(0, putEnd + 7500 - Date.now()));
     expect(await client.store.getItem(["ttl2"], "asked")).not.toBeNull();
   });
 

@@ -146,6 +146,27 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
     throw err;
   }
+  return relayAnswer(res, { out, aws, fail, cors, own, deploymentId, target, tenant: access.tenant, left });
+}
+
+type Relay = {
+  out: ResponseStream;
+  aws: LambdaGlobals;
+  fail: (status: number, body: unknown) => void;
+  cors: Record<string, string>;
+  own: string | undefined;
+  deploymentId: string;
+  target: { FunctionName: string; Qualifier: string };
+  tenant: string;
+  left: AbortController;
+};
+
+/**
+ * The runtime's streamed answer to the client: its head (status and contained headers), then its body as it
+ * comes; the drain asks between parts are kicked before the invocation returns.
+ */
+async function relayAnswer(res: Awaited<ReturnType<typeof invokeRuntime>>, r: Relay) {
+  const { out, aws, fail, cors, own, deploymentId, target, left } = r;
   // Drains of the threads the answer asks for: of the version that served it, this deployment's, this tenant's.
   const asks = new DrainAsks();
   const kicks: Promise<void>[] = [];
@@ -153,7 +174,7 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     const thread = asks.take(threadId);
     if (thread === undefined) return;
     kicks.push(
-      invokeDrain(access.tenant, deploymentId, target.Qualifier, thread)
+      invokeDrain(r.tenant, deploymentId, target.Qualifier, thread)
         // A lost kick is the run sweeper's: its pending run is started by the next sweep.
         .catch((err) => logger.error("starting a run's drain failed", { error: err, ...target })),
     );

@@ -1,7 +1,9 @@
+import { GetAccountSettingsCommand } from "@aws-sdk/client-lambda";
+import { lambda } from "../../shared/aws/clients.ts";
 import { loadConfig } from "../../shared/config.ts";
 import { formatQuotaTable } from "../quotas/quota-row.ts";
-import { allQuotaRows } from "../quotas/synth.ts";
-import { describeCapacity } from "../stacks/concurrency.ts";
+import { accountConcurrencyRow, allQuotaRows } from "../quotas/synth.ts";
+import { ACCOUNT_CONCURRENCY_CONTEXT, describeCapacity } from "../stacks/concurrency.ts";
 import { synthesizedApp } from "../stacks/synthesized-app.ts";
 
 // The script's settings, parsed once: a bad value stops it here, naming the variable.
@@ -9,7 +11,9 @@ loadConfig();
 
 // npm run aws:preflight: synthesizes the app without an account, region or credentials, runs every quota check
 // (infra/quotas) and prints them as a table, then the Lambda concurrency arithmetic; exits 1 when any check is over
-// AWS's limit, before any deploy does. `-- -c name=value …` gives cdk context as `cdk deploy -c` does.
+// AWS's limit, before any deploy does. `-- -c name=value …` gives cdk context as `cdk deploy -c` does. With
+// credentials, the reservations are also checked against the account's own concurrency quota (a new account's is
+// 10 or 50, not the 1000 lambdaConcurrencyQuota assumes when unset), which is what fails the deploy otherwise.
 const args = process.argv.slice(2);
 const context: Record<string, string> = {};
 for (let i = 0; i < args.length; i++) {
@@ -23,9 +27,31 @@ for (let i = 0; i < args.length; i++) {
 }
 // The App reads CDK_CONTEXT_JSON over cdk.json's context, as under the CDK CLI.
 if (args.length) process.env.CDK_CONTEXT_JSON = JSON.stringify(context);
-const rows = await allQuotaRows();
+/** The account's regional concurrency quota, or why it could not be read (no credentials: the checks stay offline). */
+async function accountQuota(): Promise<number | string> {
+  try {
+    const out = await lambda().send(new GetAccountSettingsCommand({}));
+    return out.AccountLimit?.ConcurrentExecutions ?? "the answer named no ConcurrentExecutions";
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+const capacity = (await synthesizedApp()).stacks.capacity;
+const quota = await accountQuota();
+const rows = [
+  ...(await allQuotaRows()),
+  ...(typeof quota === "number" ? [accountConcurrencyRow(capacity, quota)] : []),
+];
 console.log(formatQuotaTable(rows));
-console.log(`\n${describeCapacity((await synthesizedApp()).stacks.capacity)}`);
+console.log(`\n${describeCapacity(capacity)}`);
+if (typeof quota !== "number")
+  console.log(`The account's own Lambda concurrency quota was not read (${quota}): checked offline only.`);
+else if (quota !== capacity.account)
+  console.log(
+    `The account's Lambda concurrency quota is ${quota}, not the ${capacity.account} assumed: give -c ${ACCOUNT_CONCURRENCY_CONTEXT}=${quota} ` +
+      "(and the reservations it holds, docs/aws.md step 2) to synth and deploy.",
+  );
 const failed = rows.filter((r) => !r.ok);
 console.log(
   failed.length

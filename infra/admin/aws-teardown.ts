@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { ListRolesCommand } from "@aws-sdk/client-iam";
 import { ListFunctionsCommand } from "@aws-sdk/client-lambda";
 import { removeRuntime } from "../../shared/agent/hosting/lambda-host.ts";
-import { lambdaControl } from "../../shared/aws/clients.ts";
+import { iam, lambdaControl } from "../../shared/aws/clients.ts";
+import { RUNTIME_ROLE_PATH } from "../../shared/containment/runtime-policy.ts";
 import { loadTemplates } from "../quotas/cfn-render.ts";
 import { synthAccountless } from "../quotas/synth.ts";
 import { formatPlan, teardownPlan } from "./teardown-plan.ts";
@@ -22,14 +24,32 @@ async function functionNames(): Promise<string[]> {
   return names;
 }
 
+/** The roles under the runtimes' path: a first deploy that failed before CreateFunction leaves one without a function. */
+async function runtimeRoleNames(): Promise<string[]> {
+  const names: string[] = [];
+  let Marker: string | undefined;
+  do {
+    const page = await iam().send(new ListRolesCommand({ PathPrefix: RUNTIME_ROLE_PATH, Marker }));
+    names.push(...(page.Roles ?? []).map((r) => r.RoleName!));
+    Marker = page.IsTruncated ? page.Marker : undefined;
+  } while (Marker);
+  return names;
+}
+
 const dir = await synthAccountless();
 // A dry run without credentials still shows the stacks' order and what is kept.
-const names = await functionNames().catch((err: Error) => {
-  if (!dryRun) throw err;
-  console.warn(`The runtime functions could not be listed (${err.message}): none shown under 1.`);
-  return [];
-});
-const plan = teardownPlan(dir, loadTemplates(dir), names);
+const listed = async (what: string, list: () => Promise<string[]>) =>
+  list().catch((err: Error) => {
+    if (!dryRun) throw err;
+    console.warn(`The ${what} could not be listed (${err.message}): none shown under 1.`);
+    return [] as string[];
+  });
+const plan = teardownPlan(
+  dir,
+  loadTemplates(dir),
+  await listed("runtime functions", functionNames),
+  await listed("runtime roles", runtimeRoleNames),
+);
 console.log(formatPlan(plan));
 if (dryRun) process.exit(0);
 

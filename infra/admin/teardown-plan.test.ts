@@ -13,6 +13,14 @@ describe("the teardown plan", () => {
     ]);
   });
 
+  it("removes a runtime found by its role alone (a first deploy that failed before CreateFunction), once each", () => {
+    // Its role still carries the runtime boundary, which the workflows stack's deletion must be able to delete.
+    expect(runtimeDeployments(["agent-rt-d1"], ["agent-rt-d1", "agent-rt-d3", "other-role"])).toEqual([
+      "d1",
+      "d3",
+    ]);
+  });
+
   it("deletes a stack only after every stack that depends on it", () => {
     const order = deletionOrder([
       { name: "Data", dependsOn: [] },

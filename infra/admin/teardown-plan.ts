@@ -18,7 +18,11 @@ export interface RetainedResource {
 }
 
 export interface TeardownPlan {
-  /** Deployment ids whose runtime function (agent-rt-<id>) exists, with their role and log group. */
+  /**
+   * Deployment ids whose runtime function (agent-rt-<id>) or runtime role (/agent-runtime/agent-rt-<id>) exists:
+   * each is removed whole (function, log group, role). A role outlives its function when a first deploy failed
+   * between CreateRole and CreateFunction; it still carries the boundary, which the workflows stack must delete.
+   */
   runtimes: string[];
   /** Top-level stacks, in the order they are deleted. */
   stacks: string[];
@@ -77,15 +81,26 @@ export function retainedResources(templates: SynthTemplate[]): RetainedResource[
   );
 }
 
-/** Deployment ids of the account's runtime functions, from their names. */
-export function runtimeDeployments(functionNames: string[]): string[] {
+/**
+ * Deployment ids of the account's runtimes, from the names of their functions and of the roles under the runtime
+ * path (a role's name is its function's), each once.
+ */
+export function runtimeDeployments(functionNames: string[], runtimeRoleNames: string[] = []): string[] {
   const prefix = runtimeFunctionName("");
-  return functionNames.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
+  const ids = [...functionNames, ...runtimeRoleNames]
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => n.slice(prefix.length));
+  return [...new Set(ids)];
 }
 
-export function teardownPlan(dir: string, templates: SynthTemplate[], functionNames: string[]): TeardownPlan {
+export function teardownPlan(
+  dir: string,
+  templates: SynthTemplate[],
+  functionNames: string[],
+  runtimeRoleNames: string[] = [],
+): TeardownPlan {
   return {
-    runtimes: runtimeDeployments(functionNames),
+    runtimes: runtimeDeployments(functionNames, runtimeRoleNames),
     stacks: deletionOrder(assemblyStacks(dir)),
     retained: retainedResources(templates),
   };
@@ -94,7 +109,7 @@ export function teardownPlan(dir: string, templates: SynthTemplate[], functionNa
 /** The plan as the dry run prints it. */
 export function formatPlan(p: TeardownPlan): string {
   return [
-    `1. Deployments' runtimes (function, log group, role): ${p.runtimes.length}`,
+    `1. Deployments' runtimes (function, log group, role; found by function or role): ${p.runtimes.length}`,
     ...p.runtimes.map((d) => `   ${runtimeFunctionName(d)}`),
     "2. Stacks, in this order:",
     ...p.stacks.map((s) => `   ${s}`),

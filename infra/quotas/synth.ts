@@ -1,4 +1,4 @@
-import { ACCOUNT_CONCURRENCY_CONTEXT, type Capacity, MIN_UNRESERVED } from "../stacks/concurrency.ts";
+import { ACCOUNT_CONCURRENCY_CONTEXT, type Capacity, concurrencyNeeded } from "../stacks/concurrency.ts";
 import { synthesizedApp } from "../stacks/synthesized-app.ts";
 import { stateMachineName } from "../stacks/workflows-stack.ts";
 import { bundleQuotaRows } from "./bundle-quotas.ts";
@@ -27,12 +27,28 @@ export async function allQuotaRows(): Promise<QuotaRow[]> {
   return [...assemblyQuotaRows(dir), ...bundleQuotaRows(), concurrencyRow(stacks.capacity)];
 }
 
-/** The reservations with one deployment's runtime and the 100 Lambda keeps unreserved, against the account's quota. */
+const CONCURRENCY_CHECK = "Lambda concurrency reserved (platform + one runtime + 100 unreserved; none: 0)";
+const CONCURRENCY_DOC = "https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionConcurrency.html";
+
+/** The reservations with one deployment's runtime and the 100 Lambda keeps unreserved, against the quota assumed. */
 export const concurrencyRow = (c: Capacity): QuotaRow =>
   quotaRow(
-    "Lambda concurrency reserved (platform + one runtime + 100 unreserved)",
+    CONCURRENCY_CHECK,
     `account quota (${ACCOUNT_CONCURRENCY_CONTEXT})`,
-    c.platform + (c.runtime ?? 0) + MIN_UNRESERVED,
+    concurrencyNeeded(c),
     c.account,
-    "https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionConcurrency.html",
+    CONCURRENCY_DOC,
+  );
+
+/**
+ * The same against the quota of the account the credentials point at (`aws lambda get-account-settings`): what
+ * CloudFormation will hold the reservations to, whatever lambdaConcurrencyQuota says.
+ */
+export const accountConcurrencyRow = (c: Capacity, accountQuota: number): QuotaRow =>
+  quotaRow(
+    CONCURRENCY_CHECK,
+    "the account's own quota (GetAccountSettings ConcurrentExecutions)",
+    concurrencyNeeded(c),
+    accountQuota,
+    CONCURRENCY_DOC,
   );

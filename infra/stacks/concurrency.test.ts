@@ -5,7 +5,7 @@ import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { tasks } from "../../functions/task-manifest.ts";
-import { concurrencyRow } from "../quotas/synth.ts";
+import { accountConcurrencyRow, concurrencyRow } from "../quotas/synth.ts";
 import { API_GATEWAY_ACCOUNT_ROLE_CONTEXT } from "./agent-origin.ts";
 import { TRACE_TASK } from "./agent-runtimes.ts";
 import {
@@ -18,6 +18,7 @@ import {
   deploymentCeiling,
   describeCapacity,
   MIN_UNRESERVED,
+  NO_RESERVATIONS,
   RUNTIME_CONCURRENCY_CONTEXT,
   reservedConcurrency,
   reservedFor,
@@ -83,17 +84,31 @@ const node = (settings: Record<string, string>) => new App({ context: settings }
 const sweepers = tasks.filter((t) => t.onLocalStart).map((t) => t.name);
 
 describe("reserved concurrency", () => {
-  it("the router, each sweeper and trace ingestion reserve theirs; other functions share the pool", async () => {
+  it("by default (no quota stated) nothing is reserved: a new account's first deploy needs no flags", async () => {
     const r = await reservations();
-    expect(of(r, "Routes agent-server requests")).toEqual([DEFAULT_RESERVED_CONCURRENCY.router]);
+    expect(of(r, "Routes agent-server requests")).toEqual([undefined]);
     expect(sweepers.length).toBeGreaterThan(0);
-    for (const name of sweepers)
-      expect(of(r, `Task ${name} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.sweeper]);
-    expect(of(r, `Task ${TRACE_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.traceIngest]);
-    expect(of(r, `Task ${DEPLOY_TASK} (`)).toEqual([DEFAULT_RESERVED_CONCURRENCY.deploy]);
-    // Issue 35: export partitions have a global cap, the function's reservation (was: unreserved).
-    expect(of(r, "Task ExportPartition (")).toEqual([DEFAULT_RESERVED_CONCURRENCY.exportPartition]);
+    for (const name of sweepers) expect(of(r, `Task ${name} (`)).toEqual([undefined]);
+    for (const task of [TRACE_TASK, DEPLOY_TASK, "ExportPartition"])
+      expect(of(r, `Task ${task} (`)).toEqual([undefined]);
+    expect([...r.values()].every((n) => n === undefined)).toBe(true);
   }, 180_000);
+
+  it("a stated quota that holds them reserves the defaults: the router, each sweeper, trace ingestion, deploys, export partitions", () => {
+    const quota = (n: number) => node({ [ACCOUNT_CONCURRENCY_CONTEXT]: String(n) });
+    expect(reservedConcurrency(quota(1000), tasks)).toEqual(DEFAULT_RESERVED_CONCURRENCY);
+    const c = capacity(quota(1000), tasks);
+    // Issue 35: export partitions have a global cap, the function's reservation (was: unreserved).
+    expect(reservedFor(tasks.find((t) => t.name === "ExportPartition")!, c.reserved)).toBe(
+      DEFAULT_RESERVED_CONCURRENCY.exportPartition,
+    );
+    expect(c.platform + MIN_UNRESERVED).toBeLessThanOrEqual(1000);
+    // One short of the defaults and the 100 unreserved: none reserved, not a synth error.
+    expect(reservedConcurrency(quota(c.platform + MIN_UNRESERVED - 1), tasks)).toEqual(NO_RESERVATIONS);
+    expect(reservedConcurrency(quota(c.platform + MIN_UNRESERVED), tasks)).toEqual(
+      DEFAULT_RESERVED_CONCURRENCY,
+    );
+  });
 
   // A push fan-out (up to 49 deploys) meets Lambda's control-plane rate limit: deploys run a few at a time, and
   // the revision machine's Deploy state waits out the throttle of the others, long enough for all of them.
@@ -127,11 +142,11 @@ describe("reserved concurrency", () => {
     expect(() => reservedConcurrency(node({ [CONCURRENCY_CONTEXT.sweeper]: "1.5" }), tasks)).toThrow(
       /sweeperReservedConcurrency/,
     );
-    const tooMany = String(ACCOUNT_CONCURRENCY - MIN_UNRESERVED);
+    const tooMany = String(ACCOUNT_CONCURRENCY - MIN_UNRESERVED + 1);
     expect(() => reservedConcurrency(node({ [CONCURRENCY_CONTEXT.router]: tooMany }), tasks)).toThrow(
       /keep 100 unreserved/,
     );
-    expect(reservedConcurrency(node({}), tasks)).toEqual(DEFAULT_RESERVED_CONCURRENCY);
+    expect(reservedConcurrency(node({}), tasks)).toEqual(NO_RESERVATIONS);
   });
 });
 
@@ -150,7 +165,9 @@ describe("each deployment's runtime concurrency", () => {
     expect(deployEnv(app)).not.toHaveProperty("AGENT_RUNTIME_RESERVED_CONCURRENCY");
     expect(stacks.capacity.runtime).toBeUndefined();
     expect(deploymentCeiling(stacks.capacity)).toBeUndefined();
-    expect(describeCapacity(stacks.capacity)).toMatch(/runtimes reserve none .*429 with Retry-After/);
+    expect(describeCapacity(stacks.capacity)).toMatch(
+      /quota not stated .*nothing reserved: .*429 with Retry-After/,
+    );
   }, 180_000);
 
   it("is the operator's context value, handed to the deploy step", () => {
@@ -158,7 +175,10 @@ describe("each deployment's runtime concurrency", () => {
   }, 180_000);
 
   it("gives the deployment ceiling: (quota − platform reserved − 100 unreserved) / per runtime", () => {
-    const c = capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5" }), tasks);
+    const c = capacity(
+      node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5", [ACCOUNT_CONCURRENCY_CONTEXT]: "1000" }),
+      tasks,
+    );
     const platform = tasks.reduce((n, t) => n + (reservedFor(t, DEFAULT_RESERVED_CONCURRENCY) ?? 0), 200);
     expect(c.platform).toBe(platform);
     expect(deploymentCeiling(c)).toBe(Math.floor((1000 - platform - 100) / 5));
@@ -171,7 +191,10 @@ describe("each deployment's runtime concurrency", () => {
   });
 
   it("is one of the preflight's quota checks: the reservations, one runtime's and 100 unreserved within the quota", () => {
-    const c = capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5" }), tasks);
+    const c = capacity(
+      node({ [RUNTIME_CONCURRENCY_CONTEXT]: "5", [ACCOUNT_CONCURRENCY_CONTEXT]: "1000" }),
+      tasks,
+    );
     expect(concurrencyRow(c)).toMatchObject({
       value: c.platform + 5 + MIN_UNRESERVED,
       limit: 1000,
@@ -179,11 +202,12 @@ describe("each deployment's runtime concurrency", () => {
     });
   });
 
-  it("on a new account (quota 10) synthesizes only with every reservation 0 and none per runtime", () => {
+  it("on a new account (quota 10) synthesizes with nothing reserved; a reservation set there is refused", () => {
     const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
-    expect(() => capacity(node({ [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks)).toThrow(
-      /must keep 100 unreserved.*-c routerReservedConcurrency=0/,
-    );
+    expect(capacity(node({ [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks).platform).toBe(0);
+    expect(() =>
+      capacity(node({ [ACCOUNT_CONCURRENCY_CONTEXT]: "10", [CONCURRENCY_CONTEXT.router]: "1" }), tasks),
+    ).toThrow(/must keep 100 unreserved.*-c routerReservedConcurrency=0/);
     const fresh = capacity(node({ ...zero, [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks);
     expect(fresh.platform).toBe(0);
     expect(deploymentCeiling(fresh)).toBeUndefined();
@@ -196,6 +220,28 @@ describe("each deployment's runtime concurrency", () => {
     expect(() => capacity(node({ [RUNTIME_CONCURRENCY_CONTEXT]: "0" }), tasks)).toThrow(
       /runtimeReservedConcurrency must be a whole number ≥ 1/,
     );
+  });
+
+  it("on a new account (quota 10) with nothing reserved, the preflight passes: no reservation, nothing to keep", () => {
+    const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
+    const fresh = capacity(node({ ...zero, [ACCOUNT_CONCURRENCY_CONTEXT]: "10" }), tasks);
+    expect(concurrencyRow(fresh)).toMatchObject({ value: 0, limit: 10, ok: true });
+    expect(describeCapacity(fresh)).toMatch(/nothing reserved: .*shares the 10 executions/);
+    expect(describeCapacity(fresh)).not.toMatch(/-\d/);
+  });
+
+  it("with credentials, the preflight holds the reservations to the account's own quota, as the deploy will", () => {
+    const defaults = capacity(node({ [ACCOUNT_CONCURRENCY_CONTEXT]: "1000" }), tasks);
+    // A stated 1000 reserves the defaults; CloudFormation holds them to the account's real quota (a new account's 10).
+    expect(concurrencyRow(defaults).ok).toBe(true);
+    expect(accountConcurrencyRow(defaults, 10)).toMatchObject({
+      value: defaults.platform + MIN_UNRESERVED,
+      limit: 10,
+      ok: false,
+    });
+    expect(accountConcurrencyRow(defaults, 1000).ok).toBe(true);
+    const zero = Object.fromEntries(Object.values(CONCURRENCY_CONTEXT).map((k) => [k, "0"]));
+    expect(accountConcurrencyRow(capacity(node(zero), tasks), 10).ok).toBe(true);
   });
 });
 

@@ -6,9 +6,12 @@ import { TRACE_TASK } from "./agent-runtimes.ts";
 // router, the runtime serving the stream, the runtime executing the run) for up to 15 minutes, and every function
 // of the account shares one regional pool: without a reservation, busy agents could leave the router, the
 // sweepers, trace ingestion or export partitions none (and with one, each is also capped at it). A reservation
-// must leave 100 of the account's quota unreserved, so on a new account (a quota of 10 or 50) none can be made:
-// there every reservation is set to 0. Each deployment's runtime function reserves only when the operator says
-// so (`runtimeReservedConcurrency`, unset: runtimes share the unreserved pool, and a throttle answers 429).
+// must leave 100 of the account's quota unreserved, so on a new account (a quota of 10 or 50) none can be made.
+// So the app reserves by default only where the operator has stated a quota that holds the defaults
+// (`lambdaConcurrencyQuota`, e.g. 1000): unstated, nothing is reserved and `cdk deploy` works on any account.
+// A reservation the operator sets is always made (and checked). Each deployment's runtime function reserves only
+// when the operator says so (`runtimeReservedConcurrency`, unset: runtimes share the unreserved pool, and a
+// throttle answers 429).
 
 /** What the operator may set (`cdk deploy -c routerReservedConcurrency=300`); 0: that function reserves none. */
 export const CONCURRENCY_CONTEXT = {
@@ -41,6 +44,14 @@ export const DEFAULT_RESERVED_CONCURRENCY: ReservedConcurrency = {
   deploy: 4,
   exportPartition: 50,
 };
+/** Nothing reserved: the app's default unless a stated quota holds DEFAULT_RESERVED_CONCURRENCY. */
+export const NO_RESERVATIONS: ReservedConcurrency = {
+  router: 0,
+  sweeper: 0,
+  traceIngest: 0,
+  deploy: 0,
+  exportPartition: 0,
+};
 /** The task that deploys a revision's runtime. */
 export const DEPLOY_TASK = "RevisionDeploy";
 /** The task a bulk export's Map runs for each partition (infra/state-machines/bulk-export.asl.json). */
@@ -58,6 +69,8 @@ export interface Capacity {
   runtime?: number;
   /** The account's regional concurrency quota the arithmetic assumes. */
   account: number;
+  /** Whether the operator stated the quota (lambdaConcurrencyQuota); unstated, AWS's documented default is assumed. */
+  quotaStated: boolean;
   /** What the platform's own functions reserve in all. */
   platform: number;
 }
@@ -86,12 +99,16 @@ function count(node: Node, key: string, min: number): number | undefined {
  * router and `tasks`) and one runtime's reservation leaves the account's 100 unreserved; a clear error otherwise.
  */
 export function capacity(node: Node, tasks: TaskFunction[]): Capacity {
-  const reserved = { ...DEFAULT_RESERVED_CONCURRENCY };
+  const stated = count(node, ACCOUNT_CONCURRENCY_CONTEXT, 1);
+  const account = stated ?? ACCOUNT_CONCURRENCY;
+  const sum = (r: ReservedConcurrency) => tasks.reduce((n, t) => n + (reservedFor(t, r) ?? 0), r.router);
+  // The defaults where a stated quota holds them; else none, so a new account's first deploy needs no flags.
+  const holdsDefaults = stated !== undefined && sum(DEFAULT_RESERVED_CONCURRENCY) <= stated - MIN_UNRESERVED;
+  const reserved = holdsDefaults ? { ...DEFAULT_RESERVED_CONCURRENCY } : { ...NO_RESERVATIONS };
   for (const [name, key] of Object.entries(CONCURRENCY_CONTEXT) as [keyof ReservedConcurrency, string][])
     reserved[name] = count(node, key, 0) ?? reserved[name];
   const runtime = count(node, RUNTIME_CONCURRENCY_CONTEXT, 1);
-  const account = count(node, ACCOUNT_CONCURRENCY_CONTEXT, 1) ?? ACCOUNT_CONCURRENCY;
-  const platform = tasks.reduce((n, t) => n + (reservedFor(t, reserved) ?? 0), reserved.router);
+  const platform = sum(reserved);
   const flags = Object.values(CONCURRENCY_CONTEXT).map((k) => `-c ${k}=0`);
   if (platform > 0 && platform > account - MIN_UNRESERVED)
     throw new Error(
@@ -104,7 +121,17 @@ export function capacity(node: Node, tasks: TaskFunction[]): Capacity {
       `${RUNTIME_CONCURRENCY_CONTEXT}=${runtime}: with the platform's ${platform} reserved, an account whose quota is ` +
         `${account} has room for no deployment (${MIN_UNRESERVED} stay unreserved): leave it unset or lower it`,
     );
-  return { reserved, runtime, account, platform };
+  return { reserved, runtime, account, quotaStated: stated !== undefined, platform };
+}
+
+/**
+ * What the reservations need of the account's quota, as Lambda checks a reservation: nothing when none is made
+ * (a new account whose quota is 10 reserves nothing and is within it), else the reservations (the platform's and
+ * one runtime's) and the 100 that must stay unreserved.
+ */
+export function concurrencyNeeded(c: Pick<Capacity, "platform" | "runtime">): number {
+  const reserved = c.platform + (c.runtime ?? 0);
+  return reserved > 0 ? reserved + MIN_UNRESERVED : 0;
 }
 
 /** The reservations alone (the stacks' view of `capacity`). */
@@ -119,6 +146,13 @@ export function deploymentCeiling(c: Capacity): number | undefined {
 
 /** The concurrency arithmetic in words: what `cdk synth` and `npm run aws:preflight` print. */
 export function describeCapacity(c: Capacity): string {
+  if (c.platform === 0 && c.runtime === undefined)
+    return c.quotaStated
+      ? `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}); nothing reserved: every function, the ` +
+          `platform's and the runtimes', shares the ${c.account} executions, and a throttled request answers 429 with Retry-After`
+      : `Lambda concurrency: quota not stated (${ACCOUNT_CONCURRENCY_CONTEXT}); nothing reserved: every function, the ` +
+          `platform's and the runtimes', shares the account's pool, and a throttled request answers 429 with Retry-After ` +
+          `(state a quota that holds them, -c ${ACCOUNT_CONCURRENCY_CONTEXT}=1000, to reserve the platform's defaults)`;
   const free = c.account - c.platform - MIN_UNRESERVED;
   const head = `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}) − platform reserved ${c.platform} − ${MIN_UNRESERVED} kept unreserved = ${free}`;
   const ceiling = deploymentCeiling(c);

@@ -193,16 +193,97 @@ function bundleFailure(err: unknown, hasPackage: boolean): BuildError {
 const where = (m: Message) =>
   m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ` : "";
 
-export async function bundleGraphs(opts: {
+type BundleOptions = {
   repoDir: string;
   configDir: string;
   config: GraphConfig;
   outDir: string;
   log: LogLine;
-}): Promise<ArtifactManifest> {
+};
+
+export async function bundleGraphs(opts: BundleOptions): Promise<ArtifactManifest> {
   const { config, log } = opts;
   const repoDir = path.resolve(opts.repoDir);
   const configRel = path.relative(repoDir, path.resolve(opts.configDir)) || ".";
+  const { manifest, entryPoints } = await manifestEntries(opts, repoDir, configRel);
+
+  const configDir = path.resolve(opts.configDir);
+  const hasPackage = Boolean(await nearest(repoDir, configDir, "package.json"));
+  const found = hasPackage ? undefined : await platformNodeModules();
+  const platformModules = found && (await realpath(found));
+  if (platformModules) log("no package.json: resolving imports from the platform's packages");
+  const tsconfigDir = await nearest(repoDir, configDir, "tsconfig.json");
+  const tsconfig = tsconfigDir ? path.join(tsconfigDir, "tsconfig.json") : undefined;
+  const nodePaths = platformModules ? [platformModules] : [];
+  const realRepo = (await realInside(repoDir, repoDir))!;
+  const started = Date.now();
+  await mkdir(opts.outDir, { recursive: true });
+  const bundling = bundleEntries({ entryPoints, outDir: opts.outDir, realRepo, nodePaths, tsconfig }).catch(
+    (err: unknown) => {
+      throw bundleFailure(err, hasPackage);
+    },
+  );
+  // The graphs' schemas are read from their types (the TypeScript compiler, in this process) while esbuild
+  // bundles in its own: a build takes the longer of the two, not their sum.
+  const schemas = writeGraphSchemas({
+    ...opts,
+    repoDir,
+    configDir,
+    entryPoints,
+    manifest,
+    modules: platformModules,
+  });
+  const result = await bundling.catch(async (err: unknown) => {
+    await schemas;
+    throw err;
+  });
+  for (const w of result.warnings.slice(0, 20)) log(`warning: ${where(w)}${w.text}`);
+
+  // Everything bundled comes from the repository, the platform's packages or the packages Node resolves from the
+  // folders above it (a graph folder inside another package): a symlink must not pull the build machine's other
+  // files into an artifact.
+  const outside = (inputs: string[]) =>
+    inputs.find((input) => {
+      const abs = path.resolve(realRepo, input);
+      return (
+        ![realRepo, ...nodePaths].some((root) => isWithin(root, abs)) && !inParentPackages(realRepo, abs)
+      );
+    });
+  const stray = outside(Object.keys(result.metafile.inputs));
+  if (stray) throw new BuildError(`bundling failed: ${stray} is outside the repository`);
+  // http.disable_ui: no UI routes, so nothing to bundle (and no file for GET /ui/{name}/{file} to serve).
+  if (config.http?.disable_ui && config.ui) log("http.disable_ui: the ui components are not bundled");
+  else if (config.ui && Object.keys(config.ui).length) {
+    const ui = await bundleUi({
+      realRepo,
+      configRel,
+      ui: config.ui,
+      shared: config.ui_config?.shared,
+      outDir: opts.outDir,
+      nodePaths,
+      tsconfig,
+      log,
+    });
+    const strayUi = outside(ui.inputs.filter((i) => !i.startsWith("<")));
+    if (strayUi) throw new BuildError(`bundling the ui failed: ${strayUi} is outside the repository`);
+    manifest.ui = ui.ui;
+  }
+  log(
+    `bundled ${Object.keys(manifest.graphs).length} graph(s)${manifest.auth ? ", auth" : ""}${manifest.http_app ? ", http.app" : ""} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  manifest.env = await graphEnv(config, repoDir, configRel, log);
+  await schemas;
+  Object.assign(manifest, manifestSettings(config));
+  manifest.built_at = isoNow();
+  await mkdir(opts.outDir, { recursive: true });
+  await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** The config's modules (graphs, auth, http.app, the store's embeddings) as the bundle's named entry points. */
+async function manifestEntries(opts: BundleOptions, repoDir: string, configRel: string) {
+  const { config } = opts;
   const entryPoints: Record<string, string> = {};
   const manifest: ArtifactManifest = { graphs: {}, env: {}, built_at: "" };
   /** A module spec of the config ("./src/file.ts:export") → an entry point of the bundle named `name`. */
@@ -233,104 +314,56 @@ export async function bundleGraphs(opts: {
   if (config.http?.html_sandbox === false) manifest.html_unsandboxed = true;
   if (config.store?.index)
     manifest.store_index = await storeIndexEntry({ ...opts, index: config.store.index, addEntry });
+  return { manifest, entryPoints };
+}
 
-  const configDir = path.resolve(opts.configDir);
-  const hasPackage = Boolean(await nearest(repoDir, configDir, "package.json"));
-  const found = hasPackage ? undefined : await platformNodeModules();
-  const platformModules = found && (await realpath(found));
-  if (platformModules) log("no package.json: resolving imports from the platform's packages");
-  const tsconfigDir = await nearest(repoDir, configDir, "tsconfig.json");
-  const realRepo = (await realInside(repoDir, repoDir))!;
-  const started = Date.now();
-  await mkdir(opts.outDir, { recursive: true });
-  const bundling = build({
-    entryPoints,
-    outdir: opts.outDir,
+/** esbuild over the entry points: one ESM file each for the sandbox's Node, the repository's tsconfig or none. */
+function bundleEntries(o: {
+  entryPoints: Record<string, string>;
+  outDir: string;
+  realRepo: string;
+  nodePaths: string[];
+  tsconfig: string | undefined;
+}) {
+  return build({
+    entryPoints: o.entryPoints,
+    outdir: o.outDir,
     outExtension: { ".js": ".mjs" },
-    absWorkingDir: realRepo,
+    absWorkingDir: o.realRepo,
     bundle: true,
     platform: "node",
     format: "esm",
     target: `node${SANDBOX_NODE_MAJOR}`,
     banner: { js: BANNER },
     define: { __dirname: "__bundle_dirname", __filename: "__bundle_filename" },
-    nodePaths: platformModules ? [platformModules] : [],
+    nodePaths: o.nodePaths,
     // The repository's own tsconfig (path aliases, decorators) when it has one; never one from above it.
-    ...(tsconfigDir ? { tsconfig: path.join(tsconfigDir, "tsconfig.json") } : { tsconfigRaw: {} }),
+    ...(o.tsconfig ? { tsconfig: o.tsconfig } : { tsconfigRaw: {} }),
     metafile: true,
     write: true,
     logLevel: "silent",
-  }).catch((err: unknown) => {
-    throw bundleFailure(err, hasPackage);
   });
-  // The graphs' schemas are read from their types (the TypeScript compiler, in this process) while esbuild
-  // bundles in its own: a build takes the longer of the two, not their sum.
-  const schemas = writeGraphSchemas({
-    ...opts,
-    repoDir,
-    configDir,
-    entryPoints,
-    manifest,
-    modules: platformModules,
-  });
-  const result = await bundling.catch(async (err: unknown) => {
-    await schemas;
-    throw err;
-  });
-  for (const w of result.warnings.slice(0, 20)) log(`warning: ${where(w)}${w.text}`);
+}
 
-  // Everything bundled comes from the repository, the platform's packages or the packages Node resolves from the
-  // folders above it (a graph folder inside another package): a symlink must not pull the build machine's other
-  // files into an artifact.
-  const allowed = [realRepo, ...(platformModules ? [platformModules] : [])];
-  const readable = (abs: string) =>
-    allowed.some((root) => isWithin(root, abs)) || inParentPackages(realRepo, abs);
-  for (const input of Object.keys(result.metafile.inputs))
-    if (!readable(path.resolve(realRepo, input)))
-      throw new BuildError(`bundling failed: ${input} is outside the repository`);
-  // http.disable_ui: no UI routes, so nothing to bundle (and no file for GET /ui/{name}/{file} to serve).
-  if (config.http?.disable_ui && config.ui) log("http.disable_ui: the ui components are not bundled");
-  else if (config.ui && Object.keys(config.ui).length) {
-    const ui = await bundleUi({
-      realRepo,
-      configRel,
-      ui: config.ui,
-      shared: config.ui_config?.shared,
-      outDir: opts.outDir,
-      nodePaths: platformModules ? [platformModules] : [],
-      tsconfig: tsconfigDir ? path.join(tsconfigDir, "tsconfig.json") : undefined,
-      log,
-    });
-    for (const input of ui.inputs.filter((i) => !i.startsWith("<")))
-      if (!readable(path.resolve(realRepo, input)))
-        throw new BuildError(`bundling the ui failed: ${input} is outside the repository`);
-    manifest.ui = ui.ui;
-  }
-  log(
-    `bundled ${Object.keys(manifest.graphs).length} graph(s)${manifest.auth ? ", auth" : ""}${manifest.http_app ? ", http.app" : ""} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
-
-  manifest.env = await graphEnv(config, repoDir, configRel, log);
-  await schemas;
-  if (config.node_version) manifest.node_version = config.node_version;
+/** The config's settings the runtime reads from the manifest: Node version, TTLs, CORS, disabled routes. */
+function manifestSettings(config: GraphConfig): Partial<ArtifactManifest> {
+  const settings: Partial<ArtifactManifest> = {};
+  if (config.node_version) settings.node_version = config.node_version;
   const threadTtl = config.checkpointer?.ttl?.default_ttl;
   const storeTtl = config.store?.ttl;
   if (threadTtl || storeTtl)
-    manifest.ttl = {
+    settings.ttl = {
       ...(threadTtl ? { threads: { default_ttl: threadTtl } } : {}),
       ...(storeTtl
         ? { store: { default_ttl: storeTtl.default_ttl, refresh_on_read: storeTtl.refresh_on_read } }
         : {}),
     };
-  if (config.http?.cors) manifest.cors = config.http.cors;
+  if (config.http?.cors) settings.cors = config.http.cors;
   const disabled = Object.entries(config.http ?? {}).filter(
     ([k, v]) => k.startsWith("disable_") && v === true,
   );
-  if (disabled.length) manifest.http = Object.fromEntries(disabled.map(([k]) => [k, true as const]));
-  manifest.built_at = isoNow();
-  await mkdir(opts.outDir, { recursive: true });
-  await writeFile(path.join(opts.outDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  return manifest;
+  if (disabled.length) settings.http = Object.fromEntries(disabled.map(([k]) => [k, true as const]));
+  return settings;
 }
 
 /** The graph config's env: the object itself, or the .env file it names (skipped with a log line if absent). */

@@ -267,12 +267,10 @@ export async function extractGraphSchemas(opts: {
   const modulesAt = opts.modules
     ? { dir: path.join(repoDir, "node_modules"), real: realOrResolved(opts.modules) }
     : undefined;
-
-  let api: API | undefined;
-  let stopped = false;
-  const isStopped = () => stopped;
-  const work = async (): Promise<SchemasFile> => {
-    api = new API({
+  const session: CompilerSession = { stopped: false };
+  const job: TypesJob = { ...opts, repoDir, configDir, reflection, configFile, virtual, ids, rootText };
+  const work = async () => {
+    session.api = new API({
       cwd: configDir,
       fs: compilerFs(
         virtual,
@@ -281,73 +279,109 @@ export async function extractGraphSchemas(opts: {
         repoDir,
       ),
     });
-    let project = await openProject(api, configFile, false);
-    const out: SchemasFile = {};
-    const roots = await readAliases(
-      project,
-      reflection,
-      ids.map((_, i) => `__g${i}`),
-      isStopped,
-    );
-    const copies: string[] = [];
-    const candidates: { id: string; namespace: string; alias: string; copy: number; variable: string }[] = [];
-    for (const [i, id] of ids.entries()) {
-      if (stopped) break;
-      const { file, exportName } = opts.graphs[id];
-      const error = await firstError(project, file, repoDir);
-      const schemas = roots.get(`__g${i}`) ?? {};
-      if (error || !schemas.state) {
-        log(
-          `graph ${id}: no schemas from its types (${error ?? "its export's type is not a LangGraph graph"})`,
-        );
-        continue;
-      }
-      out[id] = schemas;
-      const source = TS_SOURCE.test(file) ? await project.program.getSourceFile(file) : undefined;
-      const refs = source ? findSubgraphs(source, exportName) : [];
-      if (!refs.length) continue;
-      // A copy of the file beside it exports the type of each candidate variable to the reflection module.
-      const copy = file.replace(TS_SOURCE, (ext) => `.__langgraph__${ext}`);
-      const variables = [...new Set(refs.flatMap((r) => r.variables))];
-      const exports = variables.map((v) => `export type __lg_var_${v} = typeof ${v};`);
-      virtual.set(copy, `${await readFile(file, "utf8")}\n${exports.join("\n")}\n`);
-      const c = copies.push(copy) - 1;
-      for (const r of refs)
-        for (const variable of r.variables)
-          candidates.push({
-            id,
-            namespace: r.namespace.join("|"),
-            alias: `__s${candidates.length}`,
-            copy: c,
-            variable,
-          });
-    }
-    if (!candidates.length) return out;
-    virtual.set(
-      reflection,
-      [
-        rootText,
-        ...copies.map((f, c) => `import type * as __c${c} from ${JSON.stringify(specifier(configDir, f))};`),
-        ...candidates.map((x) => aliases(x.alias, `__c${x.copy}.__lg_var_${x.variable}`)),
-      ].join("\n"),
-    );
-    project = await openProject(api, configFile, true);
-    const read = await readAliases(
-      project,
-      reflection,
-      candidates.map((x) => x.alias),
-      isStopped,
-    );
-    for (const x of candidates) {
-      const schemas = read.get(x.alias);
-      const graph = out[x.id];
-      if (!schemas?.state || graph.subgraphs?.[x.namespace]) continue;
-      graph.subgraphs = { ...graph.subgraphs, [x.namespace]: schemas };
-    }
-    return out;
+    return readGraphTypes(job, session);
   };
+  return withinBudget(work, session, opts.budgetMs ?? BUDGET_MS, log, ids.length);
+}
 
-  const budget = opts.budgetMs ?? BUDGET_MS;
+/** The compiler while it reads: stopped once the budget is spent (a read under way ends at its next step). */
+type CompilerSession = { api?: API; stopped: boolean };
+
+type TypesJob = {
+  repoDir: string;
+  configDir: string;
+  graphs: Record<string, GraphSource>;
+  log: LogLine;
+  reflection: string;
+  configFile: string;
+  virtual: Map<string, string>;
+  ids: string[];
+  rootText: string;
+};
+
+type SubgraphCandidate = { id: string; namespace: string; alias: string; copy: number; variable: string };
+
+/** Each graph's schemas from its export's type, then its subgraphs' from the variables it adds as nodes. */
+async function readGraphTypes(job: TypesJob, session: CompilerSession): Promise<SchemasFile> {
+  const { ids, graphs, virtual, reflection, configFile, log } = job;
+  const api = session.api!;
+  const isStopped = () => session.stopped;
+  let project = await openProject(api, configFile, false);
+  const out: SchemasFile = {};
+  const roots = await readAliases(
+    project,
+    reflection,
+    ids.map((_, i) => `__g${i}`),
+    isStopped,
+  );
+  const copies: string[] = [];
+  const candidates: SubgraphCandidate[] = [];
+  for (const [i, id] of ids.entries()) {
+    if (session.stopped) break;
+    const { file, exportName } = graphs[id];
+    const error = await firstError(project, file, job.repoDir);
+    const schemas = roots.get(`__g${i}`) ?? {};
+    if (error || !schemas.state) {
+      log(
+        `graph ${id}: no schemas from its types (${error ?? "its export's type is not a LangGraph graph"})`,
+      );
+      continue;
+    }
+    out[id] = schemas;
+    const source = TS_SOURCE.test(file) ? await project.program.getSourceFile(file) : undefined;
+    const refs = source ? findSubgraphs(source, exportName) : [];
+    if (!refs.length) continue;
+    // A copy of the file beside it exports the type of each candidate variable to the reflection module.
+    const copy = file.replace(TS_SOURCE, (ext) => `.__langgraph__${ext}`);
+    const variables = [...new Set(refs.flatMap((r) => r.variables))];
+    const exports = variables.map((v) => `export type __lg_var_${v} = typeof ${v};`);
+    virtual.set(copy, `${await readFile(file, "utf8")}\n${exports.join("\n")}\n`);
+    const c = copies.push(copy) - 1;
+    for (const r of refs)
+      for (const variable of r.variables)
+        candidates.push({
+          id,
+          namespace: r.namespace.join("|"),
+          alias: `__s${candidates.length}`,
+          copy: c,
+          variable,
+        });
+  }
+  if (!candidates.length) return out;
+  virtual.set(
+    reflection,
+    [
+      job.rootText,
+      ...copies.map(
+        (f, c) => `import type * as __c${c} from ${JSON.stringify(specifier(job.configDir, f))};`,
+      ),
+      ...candidates.map((x) => aliases(x.alias, `__c${x.copy}.__lg_var_${x.variable}`)),
+    ].join("\n"),
+  );
+  project = await openProject(api, configFile, true);
+  const read = await readAliases(
+    project,
+    reflection,
+    candidates.map((x) => x.alias),
+    isStopped,
+  );
+  for (const x of candidates) {
+    const schemas = read.get(x.alias);
+    const graph = out[x.id];
+    if (!schemas?.state || graph.subgraphs?.[x.namespace]) continue;
+    graph.subgraphs = { ...graph.subgraphs, [x.namespace]: schemas };
+  }
+  return out;
+}
+
+/** Runs the read within its time budget; past it, or on an error, no schemas (the runtime's come instead). */
+async function withinBudget(
+  work: () => Promise<SchemasFile>,
+  session: CompilerSession,
+  budget: number,
+  log: LogLine,
+  graphCount: number,
+): Promise<SchemasFile> {
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
@@ -358,7 +392,7 @@ export async function extractGraphSchemas(opts: {
   try {
     const result = await Promise.race([running, timeout]);
     if (result === "timeout") {
-      stopped = true;
+      session.stopped = true;
       log(
         `graph schemas: reading types stopped after ${budget / 1000} s; the graphs' schemas come from the runtime`,
       );
@@ -366,7 +400,7 @@ export async function extractGraphSchemas(opts: {
     }
     const found = Object.keys(result).length;
     log(
-      `graph schemas: read from types for ${found} of ${ids.length} graph(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `graph schemas: read from types for ${found} of ${graphCount} graph(s) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     return result;
   } catch (err) {
@@ -375,8 +409,8 @@ export async function extractGraphSchemas(opts: {
   } finally {
     clearTimeout(timer);
     // A request already under way is let finish briefly, so nothing is written to the closed compiler.
-    if (stopped) await Promise.race([running.catch(() => undefined), delay(1000)]);
-    await (api as API | undefined)?.close().catch(() => undefined);
+    if (session.stopped) await Promise.race([running.catch(() => undefined), delay(1000)]);
+    await session.api?.close().catch(() => undefined);
   }
 }
 

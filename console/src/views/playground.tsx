@@ -1,11 +1,11 @@
 import "./playground-styles.css";
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import { agentServer } from "../agent-api.ts";
+import { useEffect, useMemo, useReducer, useRef, useState } from "react";
+import { type AgentServer, agentServer } from "../agent-api.ts";
 import { AssistantSelect } from "../components/assistant-select.tsx";
 import { DeploymentPicker } from "../components/deployment-picker.tsx";
 import { href } from "../router.ts";
 import type { Assistant, Thread } from "../wire.ts";
-import { chatReducer, emptyChat, shownMessages } from "./playground-chat.ts";
+import { type ChatAction, chatReducer, emptyChat, shownMessages } from "./playground-chat.ts";
 import { History } from "./playground-history.tsx";
 import { type Decision, InterruptPanel } from "./playground-interrupt.tsx";
 import { MessageList } from "./playground-messages.tsx";
@@ -40,10 +40,6 @@ function ChatPlayground({
   initialAssistant?: string;
 }) {
   const server = useMemo(() => agentServer(deploymentId), [deploymentId]);
-  const [assistants, setAssistants] = useState<Assistant[]>();
-  // The studio's chat mode opens on the assistant chosen there (#/playground/<deployment>/<assistant>).
-  const [assistantId, setAssistantId] = useState<string | undefined>(initialAssistant);
-  const [threads, setThreads] = useState<Thread[]>([]);
   const [threadId, setThreadId] = useState<string>();
   const [chat, dispatch] = useReducer(chatReducer, emptyChat);
   const [text, setText] = useState("");
@@ -52,26 +48,10 @@ function ChatPlayground({
   const [version, setVersion] = useState(0);
   // A thread this view just created and is streaming into: its (empty) state is not loaded over the stream.
   const fresh = useRef<string | undefined>(undefined);
-  const stop = useRef<AbortController | undefined>(undefined);
-
-  useEffect(() => {
-    server
-      .assistants()
-      .then((a) => {
-        setAssistants(a);
-        setAssistantId((id) => id ?? a[0]?.assistant_id);
-      })
-      .catch((e) => setError(e.message));
-    return () => stop.current?.abort();
-  }, [server]);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a finished run (version) changes thread statuses
-  useEffect(() => {
-    server
-      .threads()
-      .then(setThreads)
-      .catch((e) => setError(e.message));
-  }, [server, version]);
+  // The studio's chat mode opens on the assistant chosen there (#/playground/<deployment>/<assistant>).
+  const { assistants, assistantId, setAssistantId } = useAssistants(server, initialAssistant, setError);
+  const [threads, setThreads] = useThreads(server, version, setError);
+  const run = useStreamRun(server, assistantId, dispatch, () => setVersion((v) => v + 1));
 
   useEffect(() => {
     if (!threadId) return dispatch({ type: "load", state: undefined });
@@ -85,30 +65,6 @@ function ChatPlayground({
   const assistant = assistants?.find((a) => a.assistant_id === assistantId);
   const shownThreads = threads.filter(
     (t) => !t.metadata?.graph_id || t.metadata.graph_id === assistant?.graph_id,
-  );
-
-  const run = useCallback(
-    async (tid: string, body: Record<string, unknown>) => {
-      const ctl = new AbortController();
-      stop.current = ctl;
-      let failed: string | undefined;
-      try {
-        const frames = server.stream(
-          tid,
-          { assistant_id: assistantId, stream_mode: STREAM_MODE, ...body },
-          ctl.signal,
-        );
-        for await (const part of frames) dispatch({ type: "part", part });
-      } catch (e) {
-        if (!ctl.signal.aborted) failed = (e as Error).message;
-      }
-      try {
-        dispatch({ type: "load", state: await server.state(tid) });
-      } catch {}
-      dispatch({ type: "end", error: failed });
-      setVersion((v) => v + 1);
-    },
-    [server, assistantId],
   );
 
   async function send() {
@@ -153,42 +109,20 @@ function ChatPlayground({
         Deployment <code>{deploymentId}</code> · <a href={href("playground")}>another deployment</a>
       </p>
       {error && <p role="alert">{error}</p>}
-      <div className="pg-bar">
-        <label htmlFor="pg-assistant">
-          Assistant
-          <AssistantSelect
-            id="pg-assistant"
-            assistants={assistants}
-            value={assistantId}
-            onChange={(id) => {
-              setAssistantId(id);
-              chooseThread(undefined);
-            }}
-          />
-        </label>
-        <label>
-          Thread
-          <select value={threadId ?? ""} onChange={(e) => chooseThread(e.target.value || undefined)}>
-            <option value="">New thread</option>
-            {shownThreads.map((t) => (
-              <option key={t.thread_id} value={t.thread_id}>
-                {threadLabel(t)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" onClick={() => chooseThread(undefined)} disabled={chat.running}>
-          New thread
-        </button>
-        <button
-          type="button"
-          aria-pressed={showHistory}
-          disabled={!threadId}
-          onClick={() => setShowHistory((x) => !x)}
-        >
-          History
-        </button>
-      </div>
+      <PlaygroundBar
+        assistants={assistants}
+        assistantId={assistantId}
+        onAssistant={(id) => {
+          setAssistantId(id);
+          chooseThread(undefined);
+        }}
+        threads={shownThreads}
+        threadId={threadId}
+        onThread={chooseThread}
+        running={chat.running}
+        showHistory={showHistory}
+        onHistory={() => setShowHistory((x) => !x)}
+      />
       <div className={showHistory && threadId ? "pg-main pg-with-history" : "pg-main"}>
         <section className="pg-chat" aria-label="Chat">
           <MessageList messages={shownMessages(chat)} label="Messages" streaming={chat.running} />
@@ -205,35 +139,161 @@ function ChatPlayground({
               onResume={resume}
             />
           )}
-          <form
-            className="pg-composer"
-            aria-label="Send a message"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void send();
-            }}
-          >
-            <label htmlFor="pg-input">Message</label>
-            <textarea
-              id="pg-input"
-              rows={2}
-              value={text}
-              placeholder="Ask the agent…"
-              onChange={(e) => setText(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" && !e.shiftKey) {
-                  e.preventDefault();
-                  void send();
-                }
-              }}
-            />
-            <button type="submit" className="primary" disabled={!assistant || chat.running || !text.trim()}>
-              Send
-            </button>
-          </form>
+          <Composer
+            text={text}
+            onText={setText}
+            onSend={() => void send()}
+            disabled={!assistant || chat.running || !text.trim()}
+          />
         </section>
         {showHistory && threadId && <History server={server} threadId={threadId} version={version} />}
       </div>
     </section>
   );
+}
+
+/** The assistant and thread chosen, a new thread, the history's toggle. */
+function PlaygroundBar(p: {
+  assistants: Assistant[] | undefined;
+  assistantId: string | undefined;
+  onAssistant: (id: string) => void;
+  threads: Thread[];
+  threadId: string | undefined;
+  onThread: (id: string | undefined) => void;
+  running: boolean;
+  showHistory: boolean;
+  onHistory: () => void;
+}) {
+  return (
+    <div className="pg-bar">
+      <label htmlFor="pg-assistant">
+        Assistant
+        <AssistantSelect
+          id="pg-assistant"
+          assistants={p.assistants}
+          value={p.assistantId}
+          onChange={p.onAssistant}
+        />
+      </label>
+      <label>
+        Thread
+        <select value={p.threadId ?? ""} onChange={(e) => p.onThread(e.target.value || undefined)}>
+          <option value="">New thread</option>
+          {p.threads.map((t) => (
+            <option key={t.thread_id} value={t.thread_id}>
+              {threadLabel(t)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" onClick={() => p.onThread(undefined)} disabled={p.running}>
+        New thread
+      </button>
+      <button type="button" aria-pressed={p.showHistory} disabled={!p.threadId} onClick={p.onHistory}>
+        History
+      </button>
+    </div>
+  );
+}
+
+/** The message box: Enter sends, Shift+Enter starts a new line. */
+function Composer({
+  text,
+  onText,
+  onSend,
+  disabled,
+}: {
+  text: string;
+  onText: (t: string) => void;
+  onSend: () => void;
+  disabled: boolean;
+}) {
+  return (
+    <form
+      className="pg-composer"
+      aria-label="Send a message"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSend();
+      }}
+    >
+      <label htmlFor="pg-input">Message</label>
+      <textarea
+        id="pg-input"
+        rows={2}
+        value={text}
+        placeholder="Ask the agent…"
+        onChange={(e) => onText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey) {
+            e.preventDefault();
+            onSend();
+          }
+        }}
+      />
+      <button type="submit" className="primary" disabled={disabled}>
+        Send
+      </button>
+    </form>
+  );
+}
+
+/** The deployment's assistants, one of them chosen (the first unless one was asked for). */
+function useAssistants(server: AgentServer, initial: string | undefined, onError: (e: string) => void) {
+  const [assistants, setAssistants] = useState<Assistant[]>();
+  const [assistantId, setAssistantId] = useState<string | undefined>(initial);
+  useEffect(() => {
+    server
+      .assistants()
+      .then((a) => {
+        setAssistants(a);
+        setAssistantId((id) => id ?? a[0]?.assistant_id);
+      })
+      .catch((e) => onError(e.message));
+  }, [server, onError]);
+  return { assistants, assistantId, setAssistantId };
+}
+
+/** The deployment's threads, read again after each run (`version`): a finished run changes their statuses. */
+function useThreads(server: AgentServer, version: number, onError: (e: string) => void) {
+  const [threads, setThreads] = useState<Thread[]>([]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a finished run (version) changes thread statuses
+  useEffect(() => {
+    server
+      .threads()
+      .then(setThreads)
+      .catch((e) => onError(e.message));
+  }, [server, version, onError]);
+  return [threads, setThreads] as const;
+}
+
+/** Streams a run into the chat, then loads the thread's state; the stream stops when the view goes. */
+function useStreamRun(
+  server: AgentServer,
+  assistantId: string | undefined,
+  dispatch: (a: ChatAction) => void,
+  ended: () => void,
+) {
+  const stop = useRef<AbortController | undefined>(undefined);
+  useEffect(() => () => stop.current?.abort(), []);
+  return async (tid: string, body: Record<string, unknown>) => {
+    const ctl = new AbortController();
+    stop.current = ctl;
+    let failed: string | undefined;
+    try {
+      const frames = server.stream(
+        tid,
+        { assistant_id: assistantId, stream_mode: STREAM_MODE, ...body },
+        ctl.signal,
+      );
+      for await (const part of frames) dispatch({ type: "part", part });
+    } catch (e) {
+      if (!ctl.signal.aborted) failed = (e as Error).message;
+    }
+    try {
+      dispatch({ type: "load", state: await server.state(tid) });
+    } catch {}
+    dispatch({ type: "end", error: failed });
+    ended();
+  };
 }

@@ -1,5 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { DeployError } from "../../errors.ts";
+import { json } from "../../http/event.ts";
+import { preludeOf } from "../runtime/lambda-protocol.ts";
 
 // Issue 35: what the deploy step asks of Lambda and IAM for a runtime's capacity and role, where AWS answers with
 // faults no local part produces (a quota with no room, GetRole of a missing role refused): the clients are mocked.
@@ -9,15 +11,16 @@ const answers = new Map<string, unknown>();
 const client = {
   send: async (cmd: { constructor: { name: string }; input: Record<string, unknown> }) => {
     sent.push({ command: cmd.constructor.name, input: cmd.input });
-    const a = answers.get(cmd.constructor.name);
+    const given = answers.get(cmd.constructor.name);
+    // A list: one answer per call, in order.
+    const a = Array.isArray(given) ? given.shift() : given;
     if (a instanceof Error) throw a;
     return a ?? {};
   },
 };
 vi.mock("../../aws/clients.ts", () => ({ iam: () => client, lambdaControl: () => client, s3: () => client }));
-const { applyCapacity, applyDrainRetries, DRAIN_INVOKE_CONFIG, existingRole } = await import(
-  "./lambda-host.ts"
-);
+const { applyCapacity, applyDrainRetries, checkRuntimeHealth, DRAIN_INVOKE_CONFIG, existingRole } =
+  await import("./lambda-host.ts");
 
 const awsError = (name: string, message = name) => Object.assign(new Error(message), { name });
 beforeEach(() => {
@@ -83,5 +86,42 @@ describe("a runtime's role, looked up by name", () => {
     expect((await existingRole("agent-rt-d"))?.Arn).toContain("agent-rt-d");
     answers.set("GetRoleCommand", awsError("ServiceFailure"));
     await expect(existingRole("agent-rt-d")).rejects.toThrow("ServiceFailure");
+  });
+});
+
+describe("a new version's health check", () => {
+  const healthy = `${preludeOf(json(200, []))}[]`;
+  // What Lambda answers when the runtime's init was refused its sealed environment (S3, KMS) as its role.
+  const refused = () => ({
+    FunctionError: "Unhandled",
+    Payload: Buffer.from(
+      JSON.stringify({
+        errorType: "AccessDeniedException",
+        errorMessage:
+          "User: arn:aws:sts::1:assumed-role/agent-rt-d/agent-rt-d is not authorized to perform: kms:Decrypt",
+      }),
+    ),
+  });
+  const invokes = () => sent.filter((s) => s.command === "InvokeCommand").length;
+
+  it("is tried again while a role made moments before is refused access (IAM is eventually consistent)", async () => {
+    answers.set("InvokeCommand", [refused(), refused(), { Payload: Buffer.from(healthy) }]);
+    expect((await checkRuntimeHealth("agent-rt-d", "3", [0, 0, 0])).toString()).toBe(healthy);
+    expect(invokes()).toBe(3);
+  });
+
+  it("fails the deploy when access stays refused, and at once when the graphs fail otherwise", async () => {
+    answers.set("InvokeCommand", [refused(), refused(), refused(), refused()]);
+    const checking = checkRuntimeHealth("agent-rt-d", "3", [0, 0, 0]);
+    await expect(checking).rejects.toBeInstanceOf(DeployError);
+    expect(invokes()).toBe(4);
+    sent.length = 0;
+    answers.set("InvokeCommand", [
+      { FunctionError: "Unhandled", Payload: Buffer.from('{"errorType":"SyntaxError","errorMessage":"x"}') },
+    ]);
+    await expect(checkRuntimeHealth("agent-rt-d", "3", [0, 0, 0])).rejects.toThrow(
+      /failed to load the graphs: .*SyntaxError/,
+    );
+    expect(invokes()).toBe(1);
   });
 });

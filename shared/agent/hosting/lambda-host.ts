@@ -247,6 +247,39 @@ export async function applyCapacity(
 }
 
 /**
+ * The waits before the health check is tried again when the runtime was refused access at init: a role (or a
+ * policy) made moments before has not reached every service yet (IAM is eventually consistent: the S3 read and the
+ * KMS decrypt of the runtime's sealed environment run as the new role), which would fail a first deploy.
+ */
+export const HEALTH_RETRY_WAITS_MS = [2000, 4000, 8000];
+
+/**
+ * Invokes {kind: "health"} on the published version: answers its answer, or fails the deploy saying why. A check
+ * refused access (an AccessDenied of the role's own calls at init) is tried again after each of `waits`.
+ */
+export async function checkRuntimeHealth(
+  FunctionName: string,
+  Qualifier: string,
+  waits: number[] = HEALTH_RETRY_WAITS_MS,
+): Promise<Buffer> {
+  for (let attempt = 0; ; attempt++) {
+    const health = await lambdaControl().send(
+      new InvokeCommand({
+        FunctionName,
+        Qualifier,
+        Payload: Buffer.from(JSON.stringify({ kind: "health" })),
+      }),
+    );
+    const answer = Buffer.from(health.Payload ?? []);
+    if (!health.FunctionError) return answer;
+    const refused = /AccessDenied|not authorized to perform/.test(answer.toString());
+    if (!refused || attempt >= waits.length)
+      throw new DeployError(`the runtime failed to load the graphs: ${answer.toString()}`);
+    await new Promise((r) => setTimeout(r, waits[attempt]));
+  }
+}
+
+/**
  * Publishes the revision's runtime as a new version of the deployment's function and checks it loads its
  * graphs. Answers the version (made live by the activation transaction), the hash of the runtime's trace token,
  * and the graphs with their nodes (or the reason one failed to load).
@@ -331,16 +364,7 @@ export async function deployRuntime(
   );
   log(`Runtime ${FunctionName} version ${Version} published`);
   await applyDrainRetries(FunctionName, Version!);
-  const health = await client.send(
-    new InvokeCommand({
-      FunctionName,
-      Qualifier: Version,
-      Payload: Buffer.from(JSON.stringify({ kind: "health" })),
-    }),
-  );
-  const answer = Buffer.from(health.Payload ?? []);
-  if (health.FunctionError)
-    throw new DeployError(`the runtime failed to load the graphs: ${answer.toString()}`);
+  const answer = await checkRuntimeHealth(FunctionName, Version!);
   const split = splitPrelude(answer);
   if (split?.prelude.statusCode !== 200)
     throw new DeployError(`the runtime's health check answered ${split?.prelude.statusCode ?? "nothing"}`);

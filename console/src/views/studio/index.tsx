@@ -1,6 +1,6 @@
 import "./studio.css";
 import { useEffect, useMemo, useState } from "react";
-import { agentServer } from "../../agent-api.ts";
+import { type AgentServer, agentServer } from "../../agent-api.ts";
 import { AssistantSelect } from "../../components/assistant-select.tsx";
 import { DeploymentPicker } from "../../components/deployment-picker.tsx";
 import { useApi } from "../../hooks.ts";
@@ -77,22 +77,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
 
   const assistant = assistants?.find((a) => a.assistant_id === assistantId);
   // The chat mode is for graphs whose state holds `messages`; every graph has the graph mode.
-  const [chatty, setChatty] = useState(false);
-  useEffect(() => {
-    if (!assistantId) return;
-    let live = true;
-    server.schemas(assistantId).then(
-      (s) =>
-        live &&
-        setChatty(
-          Object.hasOwn((s.state_schema as { properties?: object } | null)?.properties ?? {}, "messages"),
-        ),
-      () => live && setChatty(false),
-    );
-    return () => {
-      live = false;
-    };
-  }, [server, assistantId]);
+  const chatty = useHasMessages(server, assistantId);
   const tabs = TABS.filter((t) => t !== "Chat" || chatty);
   const tab = tabs.includes(chosenTab) ? chosenTab : "Graph";
   return (
@@ -115,21 +100,7 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
             }}
           />
         </div>
-        <div role="tablist" aria-label="Studio views" className="studio-tabs">
-          {tabs.map((t) => (
-            <button
-              key={t}
-              type="button"
-              role="tab"
-              id={`studio-tab-${t}`}
-              aria-selected={tab === t}
-              aria-controls="studio-panel"
-              onClick={() => setTab(t)}
-            >
-              {t}
-            </button>
-          ))}
-        </div>
+        <TabList tabs={tabs} tab={tab} onTab={setTab} />
       </div>
       <div role="tabpanel" id="studio-panel" aria-labelledby={`studio-tab-${tab}`}>
         {tab === "Graph" && assistant && (
@@ -170,5 +141,46 @@ function Workspace(props: { deploymentId: string; assistantId?: string; threadId
         {tab === "Crons" && <CronsTab server={server} assistants={assistants ?? []} />}
       </div>
     </section>
+  );
+}
+
+/** Whether the assistant's state holds `messages` (its graph then has a chat mode too). */
+function useHasMessages(server: AgentServer, assistantId: string | undefined) {
+  const [chatty, setChatty] = useState(false);
+  useEffect(() => {
+    if (!assistantId) return;
+    let live = true;
+    server.schemas(assistantId).then(
+      (s) =>
+        live &&
+        setChatty(
+          Object.hasOwn((s.state_schema as { properties?: object } | null)?.properties ?? {}, "messages"),
+        ),
+      () => live && setChatty(false),
+    );
+    return () => {
+      live = false;
+    };
+  }, [server, assistantId]);
+  return chatty;
+}
+
+function TabList({ tabs, tab, onTab }: { tabs: Tab[]; tab: Tab; onTab: (t: Tab) => void }) {
+  return (
+    <div role="tablist" aria-label="Studio views" className="studio-tabs">
+      {tabs.map((t) => (
+        <button
+          key={t}
+          type="button"
+          role="tab"
+          id={`studio-tab-${t}`}
+          aria-selected={tab === t}
+          aria-controls="studio-panel"
+          onClick={() => onTab(t)}
+        >
+          {t}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -47,26 +47,13 @@ export function StoreTab({ server }: { server: AgentServer }) {
       <h2>Store</h2>
       {error && <p role="alert">{error}</p>}
       <div className="st-grid">
-        <nav aria-label="Namespaces">
-          <h3>Namespaces</h3>
-          {namespaces?.length === 0 && <p className="muted">The store is empty.</p>}
-          <ul>
-            {namespaces?.map((ns) => (
-              <li key={ns.join(".")}>
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => {
-                    setNamespace(ns.join("."));
-                    void search(ns.join("."));
-                  }}
-                >
-                  {ns.join(" › ")}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        <NamespaceList
+          namespaces={namespaces}
+          onOpen={(ns) => {
+            setNamespace(ns);
+            void search(ns);
+          }}
+        />
         <div>
           <form
             className="studio-search"
@@ -90,38 +77,15 @@ export function StoreTab({ server }: { server: AgentServer }) {
             </label>
             <button type="submit">Search</button>
           </form>
-          {items?.length === 0 && <p className="muted">No items.</p>}
-          <ul className="st-items" aria-label="Items">
-            {items?.map((it) => (
-              <li key={`${it.namespace.join(".")}/${it.key}`}>
-                <div className="sg-head">
-                  <strong>
-                    {it.namespace.join(" › ")} › {it.key}
-                  </strong>
-                  {typeof it.score === "number" && <span className="muted">score {it.score.toFixed(3)}</span>}
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => {
-                      setNamespace(it.namespace.join("."));
-                      setKey(it.key);
-                      setValue(JSON.stringify(it.value, null, 2));
-                    }}
-                  >
-                    Edit {it.key}
-                  </button>
-                  <button
-                    type="button"
-                    className="link"
-                    onClick={() => void act(server.storeDelete(it.namespace, it.key))}
-                  >
-                    Delete {it.key}
-                  </button>
-                </div>
-                <JsonBlock value={it.value} />
-              </li>
-            ))}
-          </ul>
+          <ItemList
+            items={items}
+            onEdit={(it) => {
+              setNamespace(it.namespace.join("."));
+              setKey(it.key);
+              setValue(JSON.stringify(it.value, null, 2));
+            }}
+            onDelete={(it) => void act(server.storeDelete(it.namespace, it.key))}
+          />
           <form
             className="st-put"
             aria-label="Put an item"
@@ -148,5 +112,60 @@ export function StoreTab({ server }: { server: AgentServer }) {
         </div>
       </div>
     </section>
+  );
+}
+
+/** The store's namespaces; one opened lists its items. */
+function NamespaceList({ namespaces, onOpen }: { namespaces?: string[][]; onOpen: (ns: string) => void }) {
+  return (
+    <nav aria-label="Namespaces">
+      <h3>Namespaces</h3>
+      {namespaces?.length === 0 && <p className="muted">The store is empty.</p>}
+      <ul>
+        {namespaces?.map((ns) => (
+          <li key={ns.join(".")}>
+            <button type="button" className="link" onClick={() => onOpen(ns.join("."))}>
+              {ns.join(" › ")}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/** The items found, each with its score (a semantic search) and its edit and delete buttons. */
+function ItemList({
+  items,
+  onEdit,
+  onDelete,
+}: {
+  items?: StoreItem[];
+  onEdit: (it: StoreItem) => void;
+  onDelete: (it: StoreItem) => void;
+}) {
+  return (
+    <>
+      {items?.length === 0 && <p className="muted">No items.</p>}
+      <ul className="st-items" aria-label="Items">
+        {items?.map((it) => (
+          <li key={`${it.namespace.join(".")}/${it.key}`}>
+            <div className="sg-head">
+              <strong>
+                {it.namespace.join(" › ")} › {it.key}
+              </strong>
+              {typeof it.score === "number" && <span className="muted">score {it.score.toFixed(3)}</span>}
+              <button type="button" className="link" onClick={() => onEdit(it)}>
+                Edit {it.key}
+              </button>
+              <button type="button" className="link" onClick={() => onDelete(it)}>
+                Delete {it.key}
+              </button>
+            </div>
+            <JsonBlock value={it.value} />
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }

@@ -161,6 +161,35 @@ export function ProjectCharts({ project }: { project: { id: string; name: string
     const to = Date.now();
     return { from: to - RANGES[range].ms, to };
   }, [range, custom]);
+  const read = useChartRuns(project.id, span, range === "custom");
+  const binMs = span && span.to - span.from <= 2 * DAY ? HOUR : DAY;
+  const stats = useMemo(() => (span ? binRuns(read.runs, span, binMs) : undefined), [read.runs, span, binMs]);
+  const label = (t: number) =>
+    binMs === HOUR
+      ? `${new Date(t).toISOString().slice(5, 13).replace("T", " ")}:00`
+      : new Date(t).toISOString().slice(0, 10);
+  const per = binMs === HOUR ? "per hour" : "per day";
+  return (
+    <section className="card" aria-labelledby="charts-h">
+      <h2 id="charts-h">{`Charts: ${project.name}`}</h2>
+      <RangeControls range={range} onRange={setRange} custom={custom} onCustom={setCustom} />
+      {!span && <p role="alert">Choose a start before the end.</p>}
+      {read.error && <p role="alert">{read.error}</p>}
+      {span && !read.done && <p role="status">Reading runs…</p>}
+      {read.done && !read.error && (
+        <p role="status" aria-label="Runs read">
+          {`${fmtNumber(read.runs.length)} runs read (all run types), ${per}, UTC.`}
+          {read.capped &&
+            ` Capped: the charts read the newest ${fmtNumber(CHART_RUN_CAP)} runs of the range only; older runs are not counted.`}
+        </p>
+      )}
+      {read.done && stats && <ChartGrid stats={stats} label={label} />}
+    </section>
+  );
+}
+
+/** The runs of the project in the span (the newest CHART_RUN_CAP), read again when the span changes. */
+function useChartRuns(projectId: string, span: { from: number; to: number } | undefined, bounded: boolean) {
   const [read, setRead] = useState<{ runs: Run[]; capped: boolean; done: boolean; error?: string }>({
     runs: [],
     capped: false,
@@ -172,9 +201,9 @@ export function ProjectCharts({ project }: { project: { id: string; name: string
     setRead({ runs: [], capped: false, done: false });
     (async () => {
       const body = {
-        session: [project.id],
+        session: [projectId],
         start_time: new Date(span.from).toISOString(),
-        ...(range === "custom" ? { end_time: new Date(span.to).toISOString() } : {}),
+        ...(bounded ? { end_time: new Date(span.to).toISOString() } : {}),
       };
       const { runs, capped } = await queryRuns(body, CHART_RUN_CAP, ctl.signal);
       if (!ctl.signal.aborted) setRead({ runs, capped, done: true });
@@ -182,117 +211,118 @@ export function ProjectCharts({ project }: { project: { id: string; name: string
       if (!ctl.signal.aborted) setRead({ runs: [], capped: false, done: true, error: errorText(e) });
     });
     return () => ctl.abort();
-  }, [project.id, span, range]);
+  }, [projectId, span, bounded]);
 
-  const binMs = span && span.to - span.from <= 2 * DAY ? HOUR : DAY;
-  const stats = useMemo(() => (span ? binRuns(read.runs, span, binMs) : undefined), [read.runs, span, binMs]);
-  const label = (t: number) =>
-    binMs === HOUR
-      ? `${new Date(t).toISOString().slice(5, 13).replace("T", " ")}:00`
-      : new Date(t).toISOString().slice(0, 10);
-  const per = binMs === HOUR ? "per hour" : "per day";
+  return read;
+}
+
+type Custom = { from: string; to: string };
+
+/** The charts' range: a preset, or a custom span in UTC. */
+function RangeControls({
+  range,
+  onRange,
+  custom,
+  onCustom,
+}: {
+  range: RangeKey;
+  onRange: (r: RangeKey) => void;
+  custom: Custom;
+  onCustom: (f: (c: Custom) => Custom) => void;
+}) {
   return (
-    <section className="card" aria-labelledby="charts-h">
-      <h2 id="charts-h">{`Charts: ${project.name}`}</h2>
-      <div className="chart-controls">
-        <label>
-          Range
-          <select value={range} onChange={(e) => setRange(e.target.value as RangeKey)}>
-            {Object.entries(RANGES).map(([k, r]) => (
-              <option key={k} value={k}>
-                {r.label}
-              </option>
-            ))}
-            <option value="custom">Custom (UTC)</option>
-          </select>
-        </label>
-        {range === "custom" && (
-          <>
-            <label>
-              From
-              <input
-                type="datetime-local"
-                value={custom.from}
-                onChange={(e) => setCustom((c) => ({ ...c, from: e.target.value }))}
-              />
-            </label>
-            <label>
-              To
-              <input
-                type="datetime-local"
-                value={custom.to}
-                onChange={(e) => setCustom((c) => ({ ...c, to: e.target.value }))}
-              />
-            </label>
-          </>
-        )}
-      </div>
-      {!span && <p role="alert">Choose a start before the end.</p>}
-      {read.error && <p role="alert">{read.error}</p>}
-      {span && !read.done && <p role="status">Reading runs…</p>}
-      {read.done && !read.error && (
-        <p role="status" aria-label="Runs read">
-          {`${fmtNumber(read.runs.length)} runs read (all run types), ${per}, UTC.`}
-          {read.capped &&
-            ` Capped: the charts read the newest ${fmtNumber(CHART_RUN_CAP)} runs of the range only; older runs are not counted.`}
-        </p>
+    <div className="chart-controls">
+      <label>
+        Range
+        <select value={range} onChange={(e) => onRange(e.target.value as RangeKey)}>
+          {Object.entries(RANGES).map(([k, r]) => (
+            <option key={k} value={k}>
+              {r.label}
+            </option>
+          ))}
+          <option value="custom">Custom (UTC)</option>
+        </select>
+      </label>
+      {range === "custom" && (
+        <>
+          <label>
+            From
+            <input
+              type="datetime-local"
+              value={custom.from}
+              onChange={(e) => onCustom((c) => ({ ...c, from: e.target.value }))}
+            />
+          </label>
+          <label>
+            To
+            <input
+              type="datetime-local"
+              value={custom.to}
+              onChange={(e) => onCustom((c) => ({ ...c, to: e.target.value }))}
+            />
+          </label>
+        </>
       )}
-      {read.done && stats && (
-        <div className="charts">
-          <Chart
-            id="chart-runs"
-            title="Runs"
-            bins={stats.runs}
-            label={label}
-            format={fmtNumber}
-            summary={`${fmtNumber(stats.total)} runs`}
-          />
-          <Chart
-            id="chart-errors"
-            title="Error rate"
-            bins={stats.errorRate}
-            label={label}
-            format={(v) => `${v.toFixed(1)}%`}
-            summary={`${stats.total ? ((stats.errors / stats.total) * 100).toFixed(1) : "0.0"}% errors (${fmtNumber(stats.errors)} of ${fmtNumber(stats.total)} runs)`}
-            color="var(--bad)"
-          />
-          <Chart
-            id="chart-p50"
-            title="Latency p50"
-            bins={stats.p50}
-            label={label}
-            format={fmtDuration}
-            summary={`p50 latency ${fmtDuration(stats.p50All)}`}
-          />
-          <Chart
-            id="chart-p99"
-            title="Latency p99"
-            bins={stats.p99}
-            label={label}
-            format={fmtDuration}
-            summary={`p99 latency ${fmtDuration(stats.p99All)}`}
-          />
-          <Chart
-            id="chart-tokens"
-            title="Tokens"
-            bins={stats.tokens}
-            label={label}
-            format={fmtNumber}
-            summary={`${fmtNumber(stats.tokensAll)} tokens (llm runs)`}
-            color="var(--ok)"
-          />
-          <Chart
-            id="chart-cost"
-            title="Cost"
-            bins={stats.cost}
-            label={label}
-            format={fmtCost}
-            summary={`${fmtCost(stats.costAll)} cost (llm runs)`}
-            color="var(--ok)"
-          />
-        </div>
-      )}
-    </section>
+    </div>
+  );
+}
+
+/** The six charts of the binned runs. */
+function ChartGrid({ stats, label }: { stats: ReturnType<typeof binRuns>; label: (t: number) => string }) {
+  return (
+    <div className="charts">
+      <Chart
+        id="chart-runs"
+        title="Runs"
+        bins={stats.runs}
+        label={label}
+        format={fmtNumber}
+        summary={`${fmtNumber(stats.total)} runs`}
+      />
+      <Chart
+        id="chart-errors"
+        title="Error rate"
+        bins={stats.errorRate}
+        label={label}
+        format={(v) => `${v.toFixed(1)}%`}
+        summary={`${stats.total ? ((stats.errors / stats.total) * 100).toFixed(1) : "0.0"}% errors (${fmtNumber(stats.errors)} of ${fmtNumber(stats.total)} runs)`}
+        color="var(--bad)"
+      />
+      <Chart
+        id="chart-p50"
+        title="Latency p50"
+        bins={stats.p50}
+        label={label}
+        format={fmtDuration}
+        summary={`p50 latency ${fmtDuration(stats.p50All)}`}
+      />
+      <Chart
+        id="chart-p99"
+        title="Latency p99"
+        bins={stats.p99}
+        label={label}
+        format={fmtDuration}
+        summary={`p99 latency ${fmtDuration(stats.p99All)}`}
+      />
+      <Chart
+        id="chart-tokens"
+        title="Tokens"
+        bins={stats.tokens}
+        label={label}
+        format={fmtNumber}
+        summary={`${fmtNumber(stats.tokensAll)} tokens (llm runs)`}
+        color="var(--ok)"
+      />
+      <Chart
+        id="chart-cost"
+        title="Cost"
+        bins={stats.cost}
+        label={label}
+        format={fmtCost}
+        summary={`${fmtCost(stats.costAll)} cost (llm runs)`}
+        color="var(--ok)"
+      />
+    </div>
   );
 }
 

@@ -58,46 +58,22 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
         {charts ? "Hide charts" : "Show charts"}
       </button>
       {charts && <ProjectCharts project={{ id: projectId, name }} />}
-      <form className="filter" aria-label="Filter runs" onSubmit={apply}>
-        <label htmlFor="run-filter">Filter</label>
-        <input
-          id="run-filter"
-          value={draft}
-          spellCheck={false}
-          placeholder='and(eq(run_type, "llm"), gt(latency, "2s"))'
-          onChange={(e) => setDraft(e.target.value)}
-          aria-describedby="run-filter-help"
-          aria-invalid={state.error && filter ? true : undefined}
-        />
-        <button type="submit" className="primary">
-          Apply
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            setDraft("");
-            setFilter("");
-            restart();
-          }}
-        >
-          Clear
-        </button>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={rootsOnly}
-            onChange={(e) => {
-              setRootsOnly(e.target.checked);
-              restart();
-            }}
-          />
-          Root runs only
-        </label>
-        <small id="run-filter-help" className="muted">
-          The platform's filter language, e.g. <code>eq(status, "error")</code> or{" "}
-          <code>and(eq(run_type, "llm"), gt(latency, "2s"))</code>.
-        </small>
-      </form>
+      <RunFilter
+        draft={draft}
+        onDraft={setDraft}
+        invalid={Boolean(state.error && filter)}
+        onApply={apply}
+        onClear={() => {
+          setDraft("");
+          setFilter("");
+          restart();
+        }}
+        rootsOnly={rootsOnly}
+        onRootsOnly={(on) => {
+          setRootsOnly(on);
+          restart();
+        }}
+      />
       {state.error && (
         <p role="alert" aria-label="Filter error">
           {state.error}
@@ -106,44 +82,92 @@ export function ProjectRuns({ projectId }: { projectId: string }) {
       {state.loading && <p role="status">Loading runs…</p>}
       {state.items && !state.error && (
         <>
-          <table aria-label="Runs">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="hide-narrow">
-                  Start (UTC)
-                </th>
-                <th scope="col">Latency</th>
-                <th scope="col" className="hide-narrow">
-                  Tokens
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Cost
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {state.items.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <a href={href("traces", projectId, "trace", r.trace_id, r.id)}>{r.name}</a>
-                  </td>
-                  <td>{r.run_type}</td>
-                  <td className={`status-${r.status}`}>{r.status}</td>
-                  <td className="hide-narrow">{fmtTime(r.start_time)}</td>
-                  <td>{fmtDuration(latencyMs(r))}</td>
-                  <td className="hide-narrow">{r.total_tokens ? fmtNumber(r.total_tokens) : "—"}</td>
-                  <td className="hide-narrow">{fmtCost(r.total_cost)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <RunsTable runs={state.items} projectId={projectId} />
           {!state.items.length && <p>No runs match.</p>}
         </>
       )}
       <Pager pages={pages} next={state.next} loading={state.loading} />
     </section>
+  );
+}
+
+/** The filter box (the platform's filter language) and the root-runs switch. */
+function RunFilter(p: {
+  draft: string;
+  onDraft: (d: string) => void;
+  invalid: boolean;
+  onApply: (e: FormEvent) => void;
+  onClear: () => void;
+  rootsOnly: boolean;
+  onRootsOnly: (on: boolean) => void;
+}) {
+  const { draft, onDraft, invalid, onApply, onClear, rootsOnly, onRootsOnly } = p;
+  return (
+    <form className="filter" aria-label="Filter runs" onSubmit={onApply}>
+      <label htmlFor="run-filter">Filter</label>
+      <input
+        id="run-filter"
+        value={draft}
+        spellCheck={false}
+        placeholder='and(eq(run_type, "llm"), gt(latency, "2s"))'
+        onChange={(e) => onDraft(e.target.value)}
+        aria-describedby="run-filter-help"
+        aria-invalid={invalid || undefined}
+      />
+      <button type="submit" className="primary">
+        Apply
+      </button>
+      <button type="button" onClick={onClear}>
+        Clear
+      </button>
+      <label className="check">
+        <input type="checkbox" checked={rootsOnly} onChange={(e) => onRootsOnly(e.target.checked)} />
+        Root runs only
+      </label>
+      <small id="run-filter-help" className="muted">
+        The platform's filter language, e.g. <code>eq(status, "error")</code> or{" "}
+        <code>and(eq(run_type, "llm"), gt(latency, "2s"))</code>.
+      </small>
+    </form>
+  );
+}
+
+/** A page of runs: each links to its place in its trace. */
+function RunsTable({ runs, projectId }: { runs: Run[]; projectId: string }) {
+  return (
+    <table aria-label="Runs">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Type</th>
+          <th scope="col">Status</th>
+          <th scope="col" className="hide-narrow">
+            Start (UTC)
+          </th>
+          <th scope="col">Latency</th>
+          <th scope="col" className="hide-narrow">
+            Tokens
+          </th>
+          <th scope="col" className="hide-narrow">
+            Cost
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <a href={href("traces", projectId, "trace", r.trace_id, r.id)}>{r.name}</a>
+            </td>
+            <td>{r.run_type}</td>
+            <td className={`status-${r.status}`}>{r.status}</td>
+            <td className="hide-narrow">{fmtTime(r.start_time)}</td>
+            <td>{fmtDuration(latencyMs(r))}</td>
+            <td className="hide-narrow">{r.total_tokens ? fmtNumber(r.total_tokens) : "—"}</td>
+            <td className="hide-narrow">{fmtCost(r.total_cost)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
