@@ -95,11 +95,13 @@ function fileImports(dir: string): Map<string, string[]> {
 
 // The agent server's handlers reach its storage through the operations layer only (shared/agent/ops: each
 // operation takes the caller, looks the deployment up and authorizes before it reads or writes). The entry points
-// that host a runtime or route to one (not route handlers) may also use the hosting modules.
+// that host a runtime or route to one, or build the platform's agent server with its host (not route handlers),
+// may also use the hosting modules.
 const AGENT_ENTRY_POINTS = [
   "functions/agent/router.ts",
   "functions/agent/runtime.ts",
   "functions/agent/own-origin.ts",
+  "functions/agent/platform.ts",
 ];
 const HOSTING = [/^shared\/agent\/runtime\//, /^shared\/agent\/hosting\//, /^shared\/agent\/edge\//];
 /** The operations layer, and the protocols (MCP, A2A) built on it as handlers are. */
@@ -149,6 +151,13 @@ describe("layering", () => {
   it("functions/agent/** reaches shared/agent through the operations layer only", () => {
     const imports = fileImports("functions/agent");
     expect([...imports.values()].flat().some((t) => t.startsWith("shared/agent/ops/"))).toBe(true);
+    expect(pastOperations(imports)).toEqual([]);
+  });
+
+  it("the cron tick reaches the agent server through its operations only (the platform's agent server)", () => {
+    const tick = "functions/tasks/agent-cron-tick.ts";
+    const imports = new Map([[tick, fileImports("functions/tasks").get(tick) ?? []]]);
+    expect(imports.get(tick)).toContain("functions/agent/platform.ts");
     expect(pastOperations(imports)).toEqual([]);
   });
 

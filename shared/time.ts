@@ -13,6 +13,11 @@ export function canonicalFromMs(ms: number, micros = 0): string | undefined {
   return `${d.toISOString().slice(0, 23)}${String(extra).padStart(3, "0")}Z`;
 }
 
+/** What time it is, in epoch ms: handed to what schedules (crons, the sweeper) so tests can set it. */
+export type Clock = () => number;
+/** The wall clock. */
+export const systemClock: Clock = () => Date.now();
+
 /** Now in Date's ISO form, milliseconds: `2025-01-02T03:04:05.678Z`. */
 export const isoNow = (): string => new Date().toISOString();
 

@@ -5,12 +5,16 @@ import { deployedClient, fireCronTick, runStatusSoon } from "../harness/agents.t
 import { waitFor } from "../harness/export.ts";
 import { gitRepo } from "../harness/repos.ts";
 import { tickId } from "../shared/agent/crons/crons.ts";
+import { deploymentsHost } from "../shared/agent/hosting/host.ts";
+import { createAgentServer, nextSweepAt } from "../shared/agent/ops/index.ts";
 import { lambda } from "../shared/aws/clients.ts";
+import { threads } from "../shared/records/agent.ts";
 import { facts } from "./helpers/cloud.ts";
 
 // Issue 15, item 1: crons of the agent server through the real @langchain/langgraph-sdk Client. Ticks fire in
-// the AgentCronTick task; the tests call it (through the local Lambda API) with a cron's next scheduled time,
-// and one cron is left to the real minute timer.
+// the AgentCronTick task; the tests call it (through the local Lambda API) with a cron's next scheduled time, or
+// call the platform's agent server's operations in this process with a clock they set (issue 34: no test waits
+// for a wall-clock minute).
 const GRAPH = `
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 const State = Annotation.Root({ items: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
@@ -26,18 +30,13 @@ afterAll(() => repo.remove());
 
 let client: Client;
 let deploymentId: string;
-/** A cron left to the local minute timer (created first, checked last). */
-let everyMinute: Pick<Cron, "cron_id" | "next_run_date">;
 
 beforeAll(async () => {
   ({ client, deploymentId } = await deployedClient(facts, repo.dir, "crons"));
-  everyMinute = await client.crons.create("echo", {
-    schedule: "* * * * *",
-    input: { items: ["minute"] },
-    onRunCompleted: "keep",
-    metadata: { test: "every-minute" },
-  });
 });
+
+/** The platform's agent server as the cron tick task builds it, with a clock the test sets. */
+const platformAt = (now: number) => createAgentServer({ host: deploymentsHost(), clock: () => now });
 
 const tick = (cron: Pick<Cron, "cron_id">, scheduledAt: string) =>
   fireCronTick(facts, deploymentId, cron.cron_id, scheduledAt);
@@ -269,24 +268,61 @@ describe("crons", () => {
       expect(paths).toContain(p);
   });
 
-  it("the local minute timer fires a cron within seconds of its minute", async () => {
-    const scheduled = everyMinute.next_run_date!;
-    // The tick's thread and run ids derive from the cron and the tick's time.
-    const threadId = tickId(everyMinute.cron_id, scheduled, "thread");
-    const runs = await waitFor(
-      "the every-minute cron's first run",
-      async () => {
-        const list = await client.runs.list(threadId).catch(() => []);
-        return list.length ? list : undefined;
-      },
-      90_000,
-      500,
+  it("the same tick fired five times at once creates one run, counts its thread once, moves the cron on once", async () => {
+    const t = await client.threads.create();
+    const cron = await client.crons.createForThread(t.thread_id, "echo", {
+      schedule: YEARLY,
+      input: { items: ["once"] },
+    });
+    const at = cron.next_run_date!;
+    const server = platformAt(Date.parse(at));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => server.crons.tick(facts.tenant_id, deploymentId, cron.cron_id, at)),
     );
-    expect(runs.map((r) => r.run_id)).toEqual([tickId(everyMinute.cron_id, scheduled, "run")]);
+    expect(outcomes.map((o) => o.outcome).sort()).toEqual([
+      "already-fired",
+      "already-fired",
+      "already-fired",
+      "already-fired",
+      "fired",
+    ]);
+    const runId = tickId(cron.cron_id, at, "run");
+    expect(outcomes.find((o) => o.outcome === "fired")?.run_id).toBe(runId);
+    await runStatusSoon(client, t.thread_id, runId, "success");
+    expect((await client.runs.list(t.thread_id)).map((r) => r.run_id)).toEqual([runId]);
+    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["once", "work"] });
+    // Moved on once: to the next tick after this one, not past it.
+    const [after] = await client.crons.search({ threadId: t.thread_id });
+    expect(after.next_run_date).toBe(`${Number(at.slice(0, 4)) + 1}-01-01T00:00:00.000Z`);
+    // The thread counted one pending run, which its run took off: nothing is left counted.
+    const record = await threads.get(
+      { scope: `${facts.tenant_id}#${deploymentId}`, thread: t.thread_id },
+      true,
+    );
+    expect(record?.queued ?? 0).toBe(0);
+    await client.crons.delete(cron.cron_id);
+  });
+
+  it("the minute timer's sweep fires a due cron within seconds of its minute (a set clock, no wait)", async () => {
+    const cron = await client.crons.create("echo", {
+      schedule: YEARLY,
+      input: { items: ["minute"] },
+      onRunCompleted: "keep",
+      metadata: { test: "every-minute" },
+    });
+    const scheduled = cron.next_run_date!;
+    // The clock at the moment the local minute timer sweeps after the cron's minute has begun.
+    const server = platformAt(nextSweepAt(Date.parse(scheduled) - 1));
+    const swept = await server.crons.sweep({ tenant: facts.tenant_id, deployment: deploymentId });
+    expect(swept.fired).toBeGreaterThanOrEqual(1);
+    // The tick's thread and run ids derive from the cron and the tick's time.
+    const threadId = tickId(cron.cron_id, scheduled, "thread");
+    const runs = await client.runs.list(threadId);
+    expect(runs.map((r) => r.run_id)).toEqual([tickId(cron.cron_id, scheduled, "run")]);
     const delay = Date.parse(runs[0].created_at) - Date.parse(scheduled);
     expect(delay).toBeGreaterThanOrEqual(0);
     expect(delay).toBeLessThan(5_000);
     await runStatusSoon(client, threadId, runs[0].run_id, "success");
-    await client.crons.delete(everyMinute.cron_id);
-  }, 120_000);
+    await client.crons.delete(cron.cron_id);
+  });
 });

@@ -1,47 +1,42 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuthHandlers, AuthUser } from "../../shared/agent/auth/scope.ts";
 import { runAs } from "../../shared/agent/auth/scope.ts";
 import type { AgentDeployment } from "../../shared/agent/deployment/deployment.ts";
+import { createAgentServer, serveWith } from "../../shared/agent/ops/index.ts";
 import type { HttpEvent } from "../../shared/http/event.ts";
 import { handlerFrom } from "../load.ts";
 import { agentModules } from "../modules/agent.ts";
 import { type Route, routes } from "../routes.ts";
 
-// Every agent-server route of the manifest reaches authorization: each is called as a custom-auth user whose
-// deployment's Auth refuses everything (`*` → false), and must be refused by the operations layer (ops/) — a
-// 403, or, for the JSON-RPC protocols, the refusal as the call's error — after asking the Auth about the event,
-// and before touching storage (the deployment here has none: a handler that reads or writes without asking
-// fails on it instead). A route that is no user's resource (health, documents, UI files, server info) is listed
-// below with why; a new route is in neither list until someone decides, so this test fails for it.
+// Every agent-server route of the manifest reaches authorization through the agent server (ops/server.ts, built as
+// a runtime builds it): each is called as a custom-auth user whose deployment's Auth refuses everything (`*` →
+// false), and must be refused by the operations layer (ops/) — a 403, or, for the JSON-RPC protocols, the refusal
+// as the call's error — after asking the Auth about the event, and before touching storage (the deployment here
+// has none: a handler that reads or writes without asking fails on it instead); addressed to another deployment,
+// each is not found by the server's one lookup before any Auth is asked. A route that is no user's resource
+// (health, documents, UI files, server info) is listed below with why; a new route is in neither list until
+// someone decides, so this test fails for it.
 
 const TENANT = "t-auth-walk";
 const DEPLOYMENT = "dep-auth-walk";
 
-// The deployment lookup is the runtime's own deployment; its storage is a trap.
-vi.mock("../../shared/agent/deployment/deployment.ts", async (original) => {
-  const real = await original<typeof import("../../shared/agent/deployment/deployment.ts")>();
-  const trap = () => {
-    throw new Error("storage touched before authorization");
-  };
-  const d = {
-    tenant_id: TENANT,
-    deployment_id: DEPLOYMENT,
-    scope: `${TENANT}#${DEPLOYMENT}`,
-    revision_id: "r1",
-    graphs: [{ graph_id: "agent" }],
-    tracing_project_id: null,
-    checkpointer: trap,
-    store: trap,
-    loadGraphs: trap,
-  } as unknown as AgentDeployment;
-  return {
-    ...real,
-    agentDeployment: async (tenant: string, id: string) => {
-      if (tenant !== TENANT || id !== DEPLOYMENT) throw new Error("looked up another deployment");
-      return d;
-    },
-  };
-});
+// The agent server the handlers are served by is a runtime's (ops/server.ts), built as the runtime's entry point
+// builds it, for a deployment whose storage is a trap: its one lookup answers only this deployment.
+const trap = () => {
+  throw new Error("storage touched before authorization");
+};
+const deployment = {
+  tenant_id: TENANT,
+  deployment_id: DEPLOYMENT,
+  scope: `${TENANT}#${DEPLOYMENT}`,
+  revision_id: "r1",
+  graphs: [{ graph_id: "agent" }],
+  tracing_project_id: null,
+  checkpointer: trap,
+  store: trap,
+  loadGraphs: trap,
+} as unknown as AgentDeployment;
+const server = createAgentServer({ runtime: deployment });
 
 /** Routes that ask no Auth handler, and why (the reference server asks none for them either). */
 const UNGUARDED: Record<string, string> = {
@@ -135,10 +130,10 @@ const REQUESTS: Record<string, { body?: unknown; query?: Record<string, string> 
   "agent/crons/delete": {},
 };
 
-function eventOf(route: Route): HttpEvent {
+function eventOf(route: Route, params: Record<string, string> = PARAMS): HttpEvent {
   const sample = REQUESTS[route.handler] ?? {};
   const pathParameters: Record<string, string> = {};
-  for (const [, name] of route.path.matchAll(/\{(\w+)\+?\}/g)) pathParameters[name] = PARAMS[name] ?? "x";
+  for (const [, name] of route.path.matchAll(/\{(\w+)\+?\}/g)) pathParameters[name] = params[name] ?? "x";
   const rawPath = route.path.replace(/\{(\w+)\+?\}/g, (_, n: string) => pathParameters[n]);
   const method = route.method === "ANY" ? "POST" : route.method;
   return {
@@ -162,7 +157,7 @@ function eventOf(route: Route): HttpEvent {
 const user = { identity: "mallory", display_name: "mallory", is_authenticated: true, permissions: [] };
 
 /** Calls the route as the user under an Auth that refuses every event; answers what was asked and the answer. */
-async function refusedCall(route: Route) {
+async function refusedCall(route: Route, params = PARAMS) {
   const asked: string[] = [];
   const handlers: AuthHandlers = {
     callbacks: {
@@ -173,7 +168,9 @@ async function refusedCall(route: Route) {
     },
   };
   const handler = await loadAgentHandler(route);
-  const result = await runAs(user as AuthUser, handlers, () => handler(eventOf(route)));
+  const result = await serveWith(server, () =>
+    runAs(user as AuthUser, handlers, () => handler(eventOf(route, params))),
+  );
   let body = result.body ?? "";
   if (result.stream) for await (const chunk of result.stream) body += chunk;
   return { asked, status: result.statusCode, body };
@@ -187,12 +184,18 @@ function refused(status: number, body: string): boolean {
   return error?.data?.status === 403 || error?.message === "Forbidden";
 }
 
+/** Not found: a 404, or a JSON-RPC error saying so. */
+function notFound(status: number, body: string): boolean {
+  if (status === 404) return true;
+  if (status !== 200) return false;
+  const error = (JSON.parse(body) as { error?: { message?: string; data?: { status?: number } } }).error;
+  return error?.data?.status === 404 || /not found/i.test(error?.message ?? "");
+}
+
 const loadAgentHandler = (route: Route) => handlerFrom(agentModules, route.handler);
 const agentRoutes = routes.filter((r) => r.group === "agent");
 
 describe("every agent route reaches authorization", () => {
-  afterAll(() => vi.restoreAllMocks());
-
   it("knows every agent route: guarded (with a request) or listed as unguarded with a reason", () => {
     const unknown = agentRoutes.map((r) => r.handler).filter((h) => !(h in UNGUARDED) && !(h in REQUESTS));
     expect(unknown).toEqual([]);
@@ -213,11 +216,27 @@ describe("every agent route reaches authorization", () => {
     });
   }
 
+  // The server's one lookup comes first: a runtime's server answers only its own deployment, so every guarded route
+  // addressed to another is not found before any Auth handler is asked (nothing reads storage on its own).
+  for (const route of agentRoutes.filter(
+    (r) => !(r.handler in UNGUARDED) && r.path.includes("{deployment_id}"),
+  ))
+    it(`${route.method} ${route.path} looks the deployment up through the agent server`, async () => {
+      const { asked, status, body } = await refusedCall(route, {
+        ...PARAMS,
+        deployment_id: "another-deployment",
+      });
+      expect(notFound(status, body), `${route.handler} answered ${status} ${body}`).toBe(true);
+      expect(asked, `${route.handler} asked the Auth before its lookup`).toEqual([]);
+    });
+
   it("an Auth that allows lets the same call past authorization, to the storage the test deployment lacks", async () => {
     const route = agentRoutes.find((r) => r.handler === "agent/threads/get")!;
     const handler = await loadAgentHandler(route);
     const allow: AuthHandlers = { callbacks: { "*": () => ({ owner: "mallory" }) } };
-    const result = await runAs(user as AuthUser, allow, () => handler(eventOf(route)));
+    const result = await serveWith(server, () =>
+      runAs(user as AuthUser, allow, () => handler(eventOf(route))),
+    );
     // Past authorization the filters need the thread's metadata, which no storage here can give.
     expect(result.statusCode).toBe(500);
   });

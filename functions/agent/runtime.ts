@@ -1,16 +1,11 @@
 import { InvokeCommand } from "@aws-sdk/client-lambda";
-import { runs } from "../../shared/agent/ops/index.ts";
+import { createAgentServer, serveWith } from "../../shared/agent/ops/index.ts";
 import { loadCustomAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains } from "../../shared/agent/runtime/drain-asks.ts";
 import { drainLine, preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import {
-  graphNodes,
-  type RuntimeConfig,
-  serveRequest,
-  startRuntime,
-} from "../../shared/agent/runtime/serve.ts";
+import { graphNodes, type RuntimeConfig, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { lambda } from "../../shared/aws/clients.ts";
 import { config, setEnvironment } from "../../shared/config.ts";
 import { HttpError } from "../../shared/errors.ts";
@@ -65,10 +60,12 @@ async function sendTraces(
 
 const artifactDir = config.lambda.taskRoot ?? process.cwd();
 const d = startRuntime({ ...settings, artifact_dir: artifactDir }, { traces: sendTraces });
+// The agent server of this runtime: its one deployment, whose runs execute here; every request is served by it.
+const agent = createAgentServer({ runtime: d });
 
 export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void> {
   if (e.kind === "drain") {
-    await runs.drain(d, e.thread_id, Date.now() + 14 * 60_000);
+    await agent.runs.drain(d, e.thread_id, Date.now() + 14 * 60_000);
     return out.end();
   }
   if (e.kind === "health") {
@@ -95,7 +92,7 @@ export async function answer(e: RuntimeEvent, out: ResponseStream): Promise<void
     headers: event.headers ?? {},
   };
   // Runs the request stores pending are started by the router, which lines before the prelude ask to.
-  await serveRequest(d, () =>
+  await serveWith(agent, () =>
     askingDrains(
       (threadId) => {
         out.write(drainLine(threadId));

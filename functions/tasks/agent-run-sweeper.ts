@@ -1,8 +1,8 @@
 import { sweepExpiredThreads } from "../../shared/agent/cleanup/thread-ttl.ts";
-import { runtimeHost } from "../../shared/agent/hosting/host.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { config } from "../../shared/config.ts";
+import { platformAgentServer, platformHost } from "../agent/platform.ts";
 import { defineTask } from "../task-manifest.ts";
 
 // Re-drives agent runs no worker is doing: dead workers' runs (retried) and due delayed runs; and deletes the
@@ -12,7 +12,7 @@ let timer: NodeJS.Timeout | undefined;
 export const handler = defineTask("AgentRunSweeper", async () => {
   // In AWS the entries a table of an earlier version holds move on the next sweeps (locally: at start).
   if (!config.localMode) await moveAgentIndexEntries();
-  const runs = await sweepRuns(runtimeHost());
+  const runs = await sweepRuns(platformHost, platformAgentServer.clock());
   const threads = await sweepExpiredThreads();
   const result = {
     ...runs,

@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { logger } from "../../shared/log.ts";
 import { carriesToken, NOT_PROXIED } from "./backend-token.ts";
+import type { LocalCodeBuild } from "./control-plane/codebuild.ts";
 import type { LocalIam } from "./control-plane/iam.ts";
 import { iamErrorXml } from "./control-plane/iam.ts";
 import type { LambdaFunctions } from "./control-plane/lambda-functions.ts";
 import type { LocalLogs } from "./control-plane/logs.ts";
+import { streamWithinTimeout } from "./function-timeout.ts";
 import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-util.ts";
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
@@ -12,8 +15,8 @@ import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts"
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
-// One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda and EventBridge
-// Scheduler, so handlers use the real AWS SDK clients unchanged (through the policy proxy, which forwards here what
+// One loopback endpoint that speaks the wire protocols of KMS, Step Functions, Lambda, EventBridge Scheduler, IAM,
+// CloudWatch Logs and CodeBuild, so handlers use the real AWS SDK clients unchanged (through the policy proxy, which forwards here what
 // the caller's policy allows; nothing else is answered: backend-token.ts). Lambda: Invoke (sync and Event) of the
 // platform's tasks, and InvokeWithResponseStream of deployments' runtimes.
 export interface EmulatedServices {
@@ -27,6 +30,8 @@ export interface EmulatedServices {
   functions?: LambdaFunctions;
   iam?: LocalIam;
   logs?: LocalLogs;
+  /** CodeBuild: the revision build project's builds. */
+  codebuild?: LocalCodeBuild;
 }
 
 /** An IAM call: the Query protocol's form-encoded POST to the service's root. */
@@ -112,6 +117,8 @@ export async function startAwsEmulator(
       const url = new URL(req.url ?? "/", "http://local");
       if (target.startsWith("Logs_20140328.") && services.logs)
         return send(res, 200, services.logs.handle(target.slice(14), input));
+      if (target.startsWith("CodeBuild_20161006.") && services.codebuild)
+        return send(res, 200, await services.codebuild.handle(target.slice(19), input));
       const control = await services.functions?.handle(
         req.method ?? "GET",
         url.pathname,
@@ -157,7 +164,11 @@ export async function startAwsEmulator(
           const abort = new AbortController();
           const bytes = services.streaming?.(name, qualifier, input, abort.signal);
           if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
-          return await writeResponseStream(res, bytes, qualifier ?? "$LATEST", abort);
+          // Within the function's timeout: past it the stream ends with Lambda's Sandbox.Timedout.
+          const timed = streamWithinTimeout(bytes, created?.v.config.Timeout, randomUUID(), () =>
+            abort.abort(),
+          );
+          return await writeResponseStream(res, timed, qualifier ?? "$LATEST", abort);
         } finally {
           release?.();
         }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CodeBuildClient } from "@aws-sdk/client-codebuild";
 import { taskByName, tasks } from "../../functions/task-manifest.ts";
 import { moveAgentIndexEntries } from "../../shared/agent/runs/agent-index.ts";
 import { ensureTenant, KeyRevoked, newApiKey, newTenantId, storeApiKey } from "../../shared/auth/api-keys.ts";
@@ -10,12 +11,14 @@ import { dynamo, resetClients } from "../../shared/aws/clients.ts";
 import { addRequestStats, requestStats } from "../../shared/aws/request-stats.ts";
 import { config, loadConfig, processEnvironment, setEnvironment } from "../../shared/config.ts";
 import { privateDirSync } from "../../shared/containment/private-dir.ts";
+import { MACHINE as REVISION_MACHINE } from "../../shared/control/pipeline.ts";
 import { grantFolder } from "../../shared/control/repo-grants.ts";
 import { logger } from "../../shared/log.ts";
 import { indexUnindexedThreads } from "../../shared/runs/thread-index.ts";
+import { BUILD_PROJECT_NAME } from "../build/project.ts";
 import { startAwsEmulator } from "./aws-emulator.ts";
 import { type Backend, newBackendToken } from "./backend-token.ts";
-import { bundleLocalBuildStep, CODEBUILD_RESOURCE, localCodeBuild } from "./codebuild.ts";
+import { bundleLocalBuildStep } from "./codebuild.ts";
 import { consoleCsp } from "./console-files.ts";
 import { type LocalControlPlane, localControlPlane, localPlatformScope } from "./control-plane/index.ts";
 import { createTables, DynamoPortInUse, LOOPBACK, startDynamoDb } from "./dynamodb.ts";
@@ -33,11 +36,14 @@ import { LocalRuntimes } from "./runtimes.ts";
 import { S3_ACCESS_KEY_ID, startS3 } from "./s3.ts";
 import { LocalScheduler } from "./scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "./sfn.ts";
+import { CODEBUILD_RESOURCE, startBuildSync } from "./sfn-codebuild.ts";
 import { LOCAL_TTL_SWEEP, LocalTtl, ttlEmulatedTables } from "./ttl.ts";
 
 // The local cloud: every AWS part replaced by a local one speaking its protocol, the handlers unchanged.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const STATE_MACHINE_DIR = join(ROOT, "infra", "state-machines");
+/** How often the Build state's integration asks CodeBuild whether its build has ended (BatchGetBuilds). */
+const BUILD_POLL_MS = 250;
 
 export interface CloudOptions {
   host?: string;
@@ -341,7 +347,19 @@ function localServices(
     keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
   });
 
-  const codeBuild = localCodeBuild(dataDir);
+  // The Build state's CodeBuild calls, signed as the revision machine's role (through the role proxy, as in AWS).
+  let codeBuildClient: CodeBuildClient | undefined;
+  const codeBuild = startBuildSync(() => {
+    const role = late.roleProxy?.machines.get(REVISION_MACHINE);
+    if (!late.roleProxy || !role)
+      throw new Error("the revision machine has no role the local cloud can give it");
+    codeBuildClient ??= new CodeBuildClient({
+      endpoint: late.roleProxy.url,
+      region: config.region,
+      credentials: { accessKeyId: role.accessKeyId, secretAccessKey: role.secretAccessKey },
+    });
+    return codeBuildClient;
+  }, BUILD_POLL_MS);
   // Bundled in the background, so the first build does not wait for it (a failure shows at that build).
   bundleLocalBuildStep().catch(() => {});
   /** The Lambda functions (what Invoke reaches). */
@@ -355,11 +373,11 @@ function localServices(
   // CodeBuild is a service integration of Step Functions, not a function: only a state machine's Build state starts
   // a build (its input a StartBuild request), never a Lambda Invoke, whatever its caller may invoke.
   const resolveTask = (nameOrArn: string) =>
-    nameOrArn.startsWith(CODEBUILD_RESOURCE)
-      ? (input: unknown) => codeBuild(input as Parameters<typeof codeBuild>[0])
-      : resolveFunction(nameOrArn);
+    nameOrArn.startsWith(CODEBUILD_RESOURCE) ? codeBuild : resolveFunction(nameOrArn);
   const kms = new LocalKms(dataDir);
   const sfn = new LocalStepFunctions(STATE_MACHINE_DIR, resolveTask, {
+    // The resources the CDK app substitutes into the ASL besides functions: the build project's name.
+    substitutions: { RevisionBuildProjectName: BUILD_PROJECT_NAME },
     // What EventBridge's "Step Functions Execution Status Change" rule delivers in AWS.
     onEnded: (machine, detail) => {
       for (const t of tasks.filter((x) => x.onExecutionEnd === machine))
@@ -367,11 +385,13 @@ function localServices(
     },
     retryIntervalMs: config.localCloud.sfnRetryIntervalMs,
   });
-  const lambda = new LocalLambda(resolveFunction, undefined, (nameOrArn) => {
-    // A function created through Lambda's API retries its failed events as its event-invoke setting says.
-    const found = controlPlane.functions.find(nameOrArn);
-    return found ? controlPlane.functions.asyncRetries(found.name, found.v.config.Version) : 2;
-  });
+  // A function created through Lambda's API runs as its configuration says (its event-invoke setting, its timeout),
+  // its asynchronous invocations (drains) counted toward its reservation as its sync and streamed ones are.
+  const lambda = new LocalLambda(
+    resolveFunction,
+    undefined,
+    (nameOrArn) => controlPlane.functions.runSettings(nameOrArn) ?? { retries: 2 },
+  );
   const scheduler = new LocalScheduler(async (target) => {
     const input = target.Input ? JSON.parse(target.Input) : {};
     if (target.Arn.includes(":aws-sdk:sfn:startExecution")) {
@@ -421,11 +441,13 @@ async function startServiceDoor(
       functions: controlPlane.functions,
       iam: controlPlane.iam,
       logs: controlPlane.logs,
+      codebuild: controlPlane.codebuild,
     },
     LOOPBACK,
     token,
   );
   stops.push(() => new Promise((r) => emulator.server.close(r)));
+  stops.push(() => controlPlane.codebuild.stopAll());
   const upstream = {
     dynamodb: {
       endpoint: opts.dynamoDbEndpoint ?? ddb.endpoint,
@@ -474,7 +496,7 @@ async function startServiceDoor(
     PLATFORM_ACCESS_KEY_IDS: [
       S3_ACCESS_KEY_ID,
       operator.accessKeyId,
-      ...[...roleProxy.principals.values()].map((p) => p.accessKeyId),
+      ...[...roleProxy.principals.values(), ...roleProxy.machines.values()].map((p) => p.accessKeyId),
     ].join(","),
     KMS_KEY_ID: "alias/local",
     // The deploy step's account facts, as the CDK app gives them (lambda-host.ts): deployments' runtimes are functions

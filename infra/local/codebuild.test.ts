@@ -1,7 +1,8 @@
-import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILD_ENV } from "../../shared/build/build-exchange.ts";
-import { checkStartBuild, localBuildEnv, localCodeBuild } from "./codebuild.ts";
+import { BUILD_PROJECT_NAME } from "../build/project.ts";
+import { checkBuildOverrides, localBuildEnv } from "./codebuild.ts";
+import { LocalCodeBuild } from "./control-plane/codebuild.ts";
 
 // The local build step's environment is built as CodeBuild's is in AWS: the state's overrides (presigned URLs)
 // and tool settings, none of the platform's tables, keys, endpoints or credentials from the parent's env.
@@ -26,9 +27,9 @@ describe("the local build step's environment", () => {
     Object.assign(process.env, PLATFORM);
     const env = localBuildEnv(
       {
-        EnvironmentVariablesOverride: [
-          { Name: "BUILD_JOB_URL", Value: "http://s3/job?X-Amz-Signature=1" },
-          { Name: "TENANT_ID", Value: "t1" },
+        overrides: [
+          { name: "BUILD_JOB_URL", value: "http://s3/job?X-Amz-Signature=1" },
+          { name: "TENANT_ID", value: "t1" },
         ],
       },
       "/data",
@@ -45,29 +46,43 @@ describe("the local build step's environment", () => {
 // Issue 33: a StartBuild that sets what the build exchange does not (NODE_OPTIONS=--import=data:…, PATH, a secret
 // reference) would run the caller's code in the build step; the local CodeBuild refuses it before anything runs.
 describe("the local CodeBuild's StartBuild", () => {
-  const url = { Name: BUILD_ENV.job, Value: "http://s3/job?X-Amz-Signature=1" };
+  const url = { name: BUILD_ENV.job, value: "http://s3/job?X-Amz-Signature=1" };
+  let ran = 0;
+  const codebuild = new LocalCodeBuild({
+    dataDir: "/data",
+    region: "us-east-1",
+    account: "000000000000",
+    accountConcurrentBuilds: 1,
+    run: () => {
+      ran++;
+      throw new Error("a refused build must not run");
+    },
+  });
 
   it("takes the build exchange's variables, as plain text", () => {
     expect(() =>
-      checkStartBuild({
-        EnvironmentVariablesOverride: [url, { Name: BUILD_ENV.tenant, Value: "t1", Type: "PLAINTEXT" }],
-      }),
+      checkBuildOverrides([url, { name: BUILD_ENV.tenant, value: "t1", type: "PLAINTEXT" }]),
     ).not.toThrow();
-    expect(() => checkStartBuild({})).not.toThrow();
+    expect(() => checkBuildOverrides(undefined)).not.toThrow();
   });
 
   it.each([
-    ["NODE_OPTIONS", [url, { Name: "NODE_OPTIONS", Value: "--import=data:text/javascript,1" }]],
-    ["PATH", [{ Name: "PATH", Value: "/tmp/evil" }]],
-    ["a secret reference", [{ ...url, Type: "SECRETS_MANAGER" }]],
-    ["a value that is no string", [{ Name: BUILD_ENV.tenant, Value: 1 }]],
+    ["NODE_OPTIONS", [url, { name: "NODE_OPTIONS", value: "--import=data:text/javascript,1" }]],
+    ["PATH", [{ name: "PATH", value: "/tmp/evil" }]],
+    ["a secret reference", [{ ...url, type: "SECRETS_MANAGER" }]],
+    ["a value that is no string", [{ name: BUILD_ENV.tenant, value: 1 }]],
     ["an entry that is no object", [null]],
     ["overrides that are no list", { NODE_OPTIONS: "x" }],
   ])("refuses %s, before the build step is even bundled", async (_what, overrides) => {
-    const input = { EnvironmentVariablesOverride: overrides } as Parameters<typeof checkStartBuild>[0];
-    expect(() => checkStartBuild(input)).toThrow(/StartBuild refused/);
-    await expect(localCodeBuild(tmpdir())(input)).rejects.toMatchObject({
-      name: "CodeBuild.InvalidInputException",
-    });
+    expect(() => checkBuildOverrides(overrides)).toThrow(/StartBuild refused/);
+    await expect(
+      Promise.resolve().then(() =>
+        codebuild.handle("StartBuild", {
+          projectName: BUILD_PROJECT_NAME,
+          environmentVariablesOverride: overrides,
+        }),
+      ),
+    ).rejects.toMatchObject({ code: "InvalidInputException", status: 400 });
+    expect(ran).toBe(0);
   });
 });

@@ -12,10 +12,9 @@ import { cleanLine } from "../../shared/containment/sandbox-output.ts";
 import { logger } from "../../shared/log.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
-// The local CodeBuild: a `codebuild:startBuild.sync` Task state runs the build step (infra/build/) in a child
-// process with the state's environment overrides, as the CodeBuild project runs it in AWS — the same bundles
-// (infra/build/step-bundle.ts). A non-zero exit fails the state as a failed build does.
-export const CODEBUILD_RESOURCE = "arn:aws:states:::codebuild:startBuild";
+// What a local CodeBuild build runs (control-plane/codebuild.ts serves the API): the build step (infra/build/) in a
+// child process with the build's environment, as the CodeBuild project runs it in AWS — the same bundles
+// (infra/build/step-bundle.ts). Its exit code is the build's outcome.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** Under the checkout, so the bundles' external packages (esbuild, TypeScript) resolve from its node_modules. */
 const BUNDLES = join(ROOT, ".cache", "build-step");
@@ -52,59 +51,71 @@ export function bundleLocalBuildStep(): Promise<string> {
   return bundled;
 }
 
-interface StartBuild {
-  ProjectName?: string;
-  EnvironmentVariablesOverride?: { Name: string; Value: string; Type?: string }[];
+/** A CodeBuild environment variable (StartBuild's overrides, the project's variables). */
+export interface BuildVariable {
+  name: string;
+  value: string;
+  type?: string;
 }
 
 /** The variables a build may be started with: the build exchange's, which RevisionBuildStart hands the Build state. */
 const BUILD_VARIABLES: ReadonlySet<string> = new Set(Object.values(BUILD_ENV));
 
 /**
- * Refuses a StartBuild whose overrides name any other variable, or a value that is not plain text: a caller-chosen
- * NODE_OPTIONS or PATH would run its own code in the build step, which no grant of the platform's roles allows
- * (and which, locally, would run outside any sandbox).
+ * Refuses overrides that name any other variable, or a value that is not plain text: a caller-chosen NODE_OPTIONS
+ * or PATH would run its own code in the build step, which no grant of the platform's roles allows (and which,
+ * locally, would run outside any sandbox). CodeBuild's InvalidInputException.
  */
-export function checkStartBuild(input: StartBuild): void {
-  const overrides: unknown = input?.EnvironmentVariablesOverride ?? [];
-  const entries: { Name?: unknown; Value?: unknown; Type?: unknown }[] = Array.isArray(overrides)
+export function checkBuildOverrides(overrides: unknown): BuildVariable[] {
+  const entries: { name?: unknown; value?: unknown; type?: unknown }[] = Array.isArray(overrides)
     ? overrides
-    : [{}];
+    : overrides === undefined
+      ? []
+      : [{}];
   const refused = entries.findIndex(
     (v) =>
-      typeof v?.Name !== "string" ||
-      !BUILD_VARIABLES.has(v.Name) ||
-      typeof v.Value !== "string" ||
-      (v.Type ?? "PLAINTEXT") !== "PLAINTEXT",
+      typeof v?.name !== "string" ||
+      !BUILD_VARIABLES.has(v.name) ||
+      typeof v.value !== "string" ||
+      (v.type ?? "PLAINTEXT") !== "PLAINTEXT",
   );
-  if (refused < 0) return;
-  const name = entries[refused]?.Name;
+  if (refused < 0) return entries as BuildVariable[];
+  const name = entries[refused]?.name;
   throw Object.assign(
     new Error(
       `StartBuild refused: the build takes only ${[...BUILD_VARIABLES].join(", ")}, as plain text (not ${typeof name === "string" ? name.slice(0, 64) : "a malformed override"})`,
     ),
-    { name: "CodeBuild.InvalidInputException" },
+    { code: "InvalidInputException", status: 400 },
   );
 }
 
 /**
- * The build step's environment, built from nothing as CodeBuild's is: the state's overrides (presigned URLs),
- * the tools' basics and the operator's settings the local build reads (the data folder no repository may be, the
- * dependency cache, egress exceptions). No table, key, endpoint or credential of the platform.
+ * The build step's environment, built from nothing as CodeBuild's is: CodeBuild's own variables, the project's,
+ * the overrides (presigned URLs), the tools' basics and the operator's settings the local build reads (the data
+ * folder no repository may be, the dependency cache, egress exceptions). No table, key, endpoint or credential of
+ * the platform.
  */
-export function localBuildEnv(input: StartBuild, dataDir: string): Record<string, string> {
+export function localBuildEnv(
+  variables: {
+    codebuild?: Record<string, string>;
+    project?: Record<string, string>;
+    overrides?: BuildVariable[];
+  },
+  dataDir: string,
+): Record<string, string> {
   const env: Record<string, string> = {
     ...toolEnv({}),
     PLATFORM_LOCAL: "1",
     DATA_DIR: config.dataDir,
     BUILD_CACHE_DIR: config.buildCacheDir ?? join(dataDir, "build-cache"),
-    LOG_LEVEL: config.logLevel,
     ...(config.egressAllow.length ? { EGRESS_ALLOW: config.egressAllow.join(",") } : {}),
     ...(config.text("npm_config_registry")
       ? { npm_config_registry: config.localCloud.registry as string }
       : {}),
+    ...variables.codebuild,
+    ...variables.project,
   };
-  for (const v of input.EnvironmentVariablesOverride ?? []) env[v.Name] = v.Value;
+  for (const v of variables.overrides ?? []) env[v.name] = v.value;
   return env;
 }
 
@@ -118,43 +129,35 @@ async function dropStaleBundles(keep: string): Promise<void> {
   }
 }
 
-export function localCodeBuild(dataDir: string) {
-  return async (input: StartBuild): Promise<unknown> => {
-    checkStartBuild(input);
-    const script = join(await bundleLocalBuildStep(), BUILD_SCRIPT);
-    return new Promise((resolve, reject) => {
-      const id = `local-build:${crypto.randomUUID()}`;
-      const child = spawn(process.execPath, ["--enable-source-maps", script], {
-        cwd: ROOT,
-        env: localBuildEnv(input, dataDir),
-        stdio: "pipe",
-      });
-      tolerateStdioErrors(child);
-      let tail = "";
-      const keep = (chunk: Buffer) => {
-        tail = (tail + chunk.toString("utf8")).slice(-4000);
-      };
-      child.stdout.on("data", keep);
-      child.stderr.on("data", keep);
-      child.on("error", reject);
-      child.on("close", (code) => {
-        if (code === 0) {
-          resolve({ Build: { Id: id, ProjectName: input.ProjectName, BuildStatus: "SUCCEEDED" } });
-          return;
-        }
-        // The build's output holds a repository's text: without terminal escapes in the platform's log.
-        const output = tail
-          .slice(-1000)
-          .split("\n")
-          .map((l) => cleanLine(l, 1000))
-          .join("\n");
-        logger.warn("local build failed", { build_id: id, exit_code: code, output });
-        reject(
-          Object.assign(new Error(JSON.stringify({ Id: id, BuildStatus: "FAILED", ExitCode: code })), {
-            name: "States.TaskFailed",
-          }),
-        );
-      });
-    });
+/** A build step running: its end (exit code, the last of its output) and a way to stop it. */
+export interface RunningBuild {
+  done: Promise<{ exitCode: number | null; output: string }>;
+  stop(): void;
+}
+
+/** Runs the build step with `env`; its output's tail (without terminal escapes) comes with its end. */
+export async function runBuildStep(id: string, env: Record<string, string>): Promise<RunningBuild> {
+  const script = join(await bundleLocalBuildStep(), BUILD_SCRIPT);
+  const child = spawn(process.execPath, ["--enable-source-maps", script], { cwd: ROOT, env, stdio: "pipe" });
+  tolerateStdioErrors(child);
+  let tail = "";
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-4000);
   };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  const done = new Promise<{ exitCode: number | null; output: string }>((resolve) => {
+    child.on("error", (err) => resolve({ exitCode: null, output: String(err) }));
+    child.on("close", (code) => {
+      // The build's output holds a repository's text: without terminal escapes in the platform's log.
+      const output = tail
+        .slice(-1000)
+        .split("\n")
+        .map((l) => cleanLine(l, 1000))
+        .join("\n");
+      if (code !== 0) logger.warn("local build failed", { build_id: id, exit_code: code, output });
+      resolve({ exitCode: code, output });
+    });
+  });
+  return { done, stop: () => void child.kill("SIGKILL") };
 }

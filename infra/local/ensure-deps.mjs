@@ -34,50 +34,62 @@ export function ensureDynamoDbLocal() {
 
 const nodePins = JSON.parse(readFileSync(join(root, "shared", "containment", "sandbox-node.json"), "utf8"));
 const nodeTarget = `${process.platform}-${process.arch}`;
-export const sandboxNodeDir = join(root, ".cache", "node", `v${nodePins.version}-${nodeTarget}`);
 
-/** The sandbox's Node binary, fetched once; undefined (the platform's own Node runs) where none is pinned. */
-export function ensureSandboxNode() {
-  const binary = join(sandboxNodeDir, "bin", "node");
+/** A major's pinned binary for this machine and where it goes, or undefined where none is pinned. */
+function nodePin(major) {
+  const pin = nodePins.majors[major]?.[nodeTarget];
+  return pin && { ...pin, dir: join(root, ".cache", "node", `v${pin.version}-${nodeTarget}`) };
+}
+
+/** A major's Node binary for deployments' code, fetched once; undefined (see sandbox-node.ts) where none is pinned. */
+export function ensureSandboxNode(major = nodePins.major) {
+  const pin = nodePin(major);
+  if (!pin) return undefined;
+  const binary = join(pin.dir, "bin", "node");
   if (existsSync(binary)) return binary;
-  const pinned = nodePins.integrity[nodeTarget];
-  if (!pinned) return undefined;
-  console.log(`Fetching Node.js ${nodePins.version} for deployments' code (node-${nodeTarget})…`);
+  console.log(`Fetching Node.js ${pin.version} for deployments' code (node-${nodeTarget})…`);
   const work = mkdtempSync(join(tmpdir(), "sandbox-node-"));
   try {
     const out = execFileSync(
       "npm",
-      ["pack", `node-${nodeTarget}@${nodePins.version}`, "--silent", "--pack-destination", work],
+      ["pack", `node-${nodeTarget}@${pin.version}`, "--silent", "--pack-destination", work],
       { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
     );
     const tarball = join(work, out.trim().split("\n").pop());
     const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
-    if (integrity !== pinned)
+    if (integrity !== pin.integrity)
       throw new Error(
-        `node-${nodeTarget}@${nodePins.version}: integrity ${integrity} is not the pinned ${pinned}`,
+        `node-${nodeTarget}@${pin.version}: integrity ${integrity} is not the pinned ${pin.integrity}`,
       );
     execFileSync("tar", ["-xzf", tarball, "-C", work, "package/bin/node"]);
     const version = execFileSync(join(work, "package", "bin", "node"), ["--version"], {
       encoding: "utf8",
     }).trim();
-    if (version !== `v${nodePins.version}`)
-      throw new Error(`the fetched Node.js says ${version}, not v${nodePins.version}`);
-    mkdirSync(dirname(sandboxNodeDir), { recursive: true });
-    rmSync(sandboxNodeDir, { recursive: true, force: true });
-    renameSync(join(work, "package"), sandboxNodeDir);
+    if (version !== `v${pin.version}`)
+      throw new Error(`the fetched Node.js says ${version}, not v${pin.version}`);
+    mkdirSync(dirname(pin.dir), { recursive: true });
+    rmSync(pin.dir, { recursive: true, force: true });
+    renameSync(join(work, "package"), pin.dir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   return binary;
 }
 
+/** Every pinned major's binary (the Lambda runtime's first); a major that fails is said and skipped. */
+export function ensureSandboxNodes() {
+  const majors = [nodePins.major, ...Object.keys(nodePins.majors).filter((m) => m !== nodePins.major)];
+  for (const major of majors)
+    try {
+      ensureSandboxNode(major);
+    } catch (err) {
+      console.log(
+        `Node.js ${major} for deployments' code not fetched (${err.message}): ${major === nodePins.major ? "they run on the platform's Node" : `nodejs${major}.x runtimes run on Node.js ${nodePins.major}`}`,
+      );
+    }
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   ensureDynamoDbLocal();
-  try {
-    ensureSandboxNode();
-  } catch (err) {
-    console.log(
-      `Node.js for deployments' code not fetched (${err.message}): they run on the platform's Node`,
-    );
-  }
+  ensureSandboxNodes();
 }

@@ -70,6 +70,8 @@ export async function writeResponseStream(
   } catch (err) {
     if (res.destroyed) return;
     const e = errorFields(err);
-    res.end(invokeComplete({ code: "Unhandled", details: String(e.message ?? err) }));
+    // A function's own failure is Unhandled; Lambda's ending of it says why (Sandbox.Timedout).
+    const code = typeof e.code === "string" && e.code.startsWith("Sandbox.") ? e.code : "Unhandled";
+    res.end(invokeComplete({ code, details: String(e.message ?? err) }));
   }
 }

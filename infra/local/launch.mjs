@@ -52,14 +52,10 @@ const mode = MODES.includes(process.argv[2]) ? process.argv[2] : "start";
 const rest = process.argv.slice(MODES.includes(process.argv[2]) ? 3 : 2);
 ensureInstalled();
 ensureSandbox();
-const { ensureDynamoDbLocal, ensureSandboxNode } = await import("./ensure-deps.mjs");
+const { ensureDynamoDbLocal, ensureSandboxNodes } = await import("./ensure-deps.mjs");
 ensureDynamoDbLocal();
-// Deployments' code runs on the Lambda runtime's Node.js major; a fetch that fails is said at start.
-try {
-  ensureSandboxNode();
-} catch (err) {
-  console.log(`Node.js for deployments' code not fetched (${err.message})`);
-}
+// Deployments' code runs on its Lambda runtime's Node.js major; a fetch that fails is said at start.
+ensureSandboxNodes();
 // The web console's files (console/dist), rebuilt when its sources changed.
 const { buildConsole } = await import("../console/build.mjs");
 await buildConsole();

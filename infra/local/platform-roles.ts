@@ -6,6 +6,7 @@ import { type ResourceArns, renderRole } from "../policies/render.ts";
 import {
   type AppShape,
   appShape,
+  machineRole,
   type PlatformRoleId,
   platformRoles,
   taskRoleId,
@@ -80,6 +81,31 @@ export function platformPrincipals(
   return out;
 }
 
+/**
+ * The state machines' roles with service integrations (machineRole), as principals: what the local Step Functions
+ * engine signs those integrations' calls with (the revision machine's CodeBuild calls).
+ */
+export function machinePrincipals(
+  app: AppShape = appShape(),
+  region = config.region,
+): Map<string, ProxyPrincipal> {
+  const arns = localResourceArns(region);
+  const out = new Map<string, ProxyPrincipal>();
+  for (const machine of app.machines) {
+    const source = machineRole(machine);
+    if (!source) continue;
+    out.set(machine, {
+      ...mintRuntimeCredentials(),
+      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/agent-platform-${machine}-machine/local`,
+      policy: {
+        Version: "2012-10-17",
+        Statement: renderRole(source, arns).map((st, i) => ({ Sid: `S${i}`, ...st })),
+      },
+    });
+  }
+  return out;
+}
+
 /** The proxy's principal lookup over these principals and `others` (the operator), by access key id. */
 export function principalOf(
   principals: Map<PlatformRoleId, PlatformRolePrincipal>,
@@ -96,6 +122,8 @@ export function principalOf(
 export interface PlatformRoleProxy {
   url: string;
   principals: Map<PlatformRoleId, PlatformRolePrincipal>;
+  /** The state machines' roles (machinePrincipals), by machine name. */
+  machines: Map<string, ProxyPrincipal>;
   /**
    * What a platform function (its id in platformFunctions()) gets in its environment: its role's key pair and
    * every AWS endpoint at the proxy; undefined for a function without a platform role (the agent runtime).
@@ -107,7 +135,17 @@ export interface PlatformRoleProxy {
 }
 
 /** One proxy serves every service: it tells them apart by the signature's credential scope. */
-const PROXIED_SERVICES = ["DYNAMODB", "S3", "KMS", "SFN", "LAMBDA", "SCHEDULER", "IAM", "CLOUDWATCH_LOGS"];
+const PROXIED_SERVICES = [
+  "DYNAMODB",
+  "S3",
+  "KMS",
+  "SFN",
+  "LAMBDA",
+  "SCHEDULER",
+  "IAM",
+  "CLOUDWATCH_LOGS",
+  "CODEBUILD",
+];
 
 export async function startPlatformRoleProxy(
   upstream: PolicyProxyOptions["upstream"],
@@ -121,10 +159,11 @@ export async function startPlatformRoleProxy(
 ): Promise<PlatformRoleProxy> {
   const region = opts.region ?? config.region;
   const principals = platformPrincipals(appShape(), region);
+  const machines = machinePrincipals(appShape(), region);
   const server = withoutRequestTimeouts(
     createServer(
       createPolicyProxy({
-        principal: principalOf(principals, opts.operator ? [opts.operator] : []),
+        principal: principalOf(principals, [...machines.values(), ...(opts.operator ? [opts.operator] : [])]),
         upstream,
         region,
         kms: localKmsKeys(region),
@@ -142,6 +181,7 @@ export async function startPlatformRoleProxy(
   return {
     url,
     principals,
+    machines,
     environmentFor(functionId) {
       const role = roleOfFunction(functionId);
       const p = role && principals.get(role);

@@ -3,12 +3,13 @@ import { join } from "node:path";
 import { loadRuntimeHandler } from "../../functions/modules/runtime.ts";
 import { mountedRoutes, servedByRuntime } from "../../functions/routes.ts";
 import type { WebhookSender } from "../../shared/agent/deployment/deployment.ts";
-import { drainThread, kick } from "../../shared/agent/runs/worker.ts";
+import { createAgentServer, serveWith } from "../../shared/agent/ops/index.ts";
+import { kick } from "../../shared/agent/runs/worker.ts";
 import { loadCustomAuth, type RouterAuth, withRequestAuth } from "../../shared/agent/runtime/custom-auth.ts";
 import { customRouteAnswer } from "../../shared/agent/runtime/custom-routes.ts";
 import { askingDrains, DRAIN_HEADER, drainHeaderValue } from "../../shared/agent/runtime/drain-asks.ts";
 import { openRuntimeEnv } from "../../shared/agent/runtime/sealed-env.ts";
-import { graphNodes, serveRequest, startRuntime } from "../../shared/agent/runtime/serve.ts";
+import { graphNodes, startRuntime } from "../../shared/agent/runtime/serve.ts";
 import { controllers } from "../../shared/agent/stream/broker.ts";
 import { flushRunTraces } from "../../shared/agent/tracing/run-tracing.ts";
 import { requestStats } from "../../shared/aws/request-stats.ts";
@@ -97,13 +98,17 @@ async function main() {
     );
   }
   const d = startRuntime(start.runtime, { traces: sendTraces, webhooks });
-  // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start, a detached call
-  // that shares no broker with the request side, so streams, waits and cancels take the same durable paths.
+  // The agent server of this runtime: its one deployment, whose runs execute here; every request is served by it.
+  const agent = createAgentServer({ runtime: d });
+  // The platform's kick. AGENT_RUN_WORKER=lambda: it plays the drain invocation AWS would start (functions/agent/
+  // runtime.ts), a call that shares no broker with the request side, so streams, waits and cancels take the same
+  // durable paths; it answers once the drain ends, as that invocation does, so the local Lambda service holds the
+  // drain's slot of the function's reservation as long as AWS would.
   const platformKick = async (threadId: string) => {
     if (config.agent.runWorker !== "lambda") return kick(d, threadId);
-    void drainThread(d, threadId, Date.now() + 15 * 60_000).catch((err) =>
-      logger.error("run drain failed", { error: err }),
-    );
+    await agent.runs
+      .drain(d, threadId, Date.now() + 14 * 60_000)
+      .catch((err) => logger.error("run drain failed", { error: err }));
   };
   const gateway = new Gateway({
     routes: mountedRoutes().filter(servedByRuntime),
@@ -179,7 +184,7 @@ async function main() {
     };
     const answer = path.startsWith("/__runtime/")
       ? internal(req, res, path)
-      : serveRequest(d, () =>
+      : serveWith(agent, () =>
           askingDrains(askDrain, () =>
             withRequestAuth(start.runtime.artifact_dir, how, request, () =>
               gateway.handle(req, res, tenant || undefined),

@@ -5,7 +5,7 @@ import { Agent, type IncomingMessage, type Server, type ServerResponse } from "n
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import { runtimeHost } from "../../shared/agent/hosting/host.ts";
+import { deploymentsHost } from "../../shared/agent/hosting/host.ts";
 import { sweepRuns } from "../../shared/agent/runs/sweeper.ts";
 import { sendRunWebhook } from "../../shared/agent/runs/webhook.ts";
 import { preludeOf, type RuntimeEvent } from "../../shared/agent/runtime/lambda-protocol.ts";
@@ -29,7 +29,12 @@ import {
   shareWithSandbox,
   unsandboxedRefusal,
 } from "../../shared/containment/sandbox.ts";
-import { SANDBOX_NODE_MAJOR, sandboxNode, sandboxNodeMajor } from "../../shared/containment/sandbox-node.ts";
+import {
+  nodeMajorOfRuntime,
+  SANDBOX_NODE_MAJOR,
+  sandboxNode,
+  sandboxNodeMajor,
+} from "../../shared/containment/sandbox-node.ts";
 import { deploymentOutputLogger, OutputFramer } from "../../shared/containment/sandbox-output.ts";
 import { appendLog } from "../../shared/control/revisions.ts";
 import { HttpError, ServiceUnavailable } from "../../shared/errors.ts";
@@ -58,6 +63,7 @@ import {
 import { servePlatformSocket } from "./runtime-socket.ts";
 import { runtimeAnswer } from "./runtime-stream.ts";
 import { localTraceTransport } from "./runtime-traces.ts";
+import { localStorageBudget, storageUsageFile } from "./storage-budget.ts";
 
 // The local Lambda service's executor of deployments' runtime functions: a function created through Lambda's API
 // (CreateFunction by the deploy step, lambda-host.ts) runs, one child process per version in use, from what its
@@ -79,7 +85,15 @@ import { localTraceTransport } from "./runtime-traces.ts";
 export interface RuntimeSpec {
   config: RuntimeConfig;
   /** The function version it runs. */
-  fn: { name: string; version: string; role: string; memoryMb: number; variables: Record<string, string> };
+  fn: {
+    name: string;
+    version: string;
+    role: string;
+    memoryMb: number;
+    variables: Record<string, string>;
+    /** The Node.js major its Runtime names (nodejs24.x: 24). */
+    nodeMajor: string;
+  };
 }
 
 interface Running {
@@ -147,6 +161,8 @@ export class LocalRuntimes {
   private stopped = false;
   /** Versions a newer one of their function took over from, finishing their runs. */
   private readonly retiring = new Set<Running>();
+  /** What each deployment's runtimes may store through their policy proxies, counted across all its versions. */
+  private readonly storage: ReturnType<typeof localStorageBudget>;
 
   constructor(
     private readonly opts: {
@@ -158,6 +174,7 @@ export class LocalRuntimes {
       iam: LocalIam;
     },
   ) {
+    this.storage = localStorageBudget(storageUsageFile(opts.dataDir));
     // A deleted function (or version) stops running, as Lambda reclaims its environments.
     opts.functions.onDelete((name, version) => {
       for (const r of [...this.current.values()])
@@ -222,7 +239,14 @@ export class LocalRuntimes {
     if (refusal) throw new ServiceUnavailable(refusal);
     return {
       config: { ...settings, artifact_dir: await this.code(name, v) },
-      fn: { name, version: v.config.Version, role: v.config.Role, memoryMb: v.config.MemorySize, variables },
+      fn: {
+        name,
+        version: v.config.Version,
+        role: v.config.Role,
+        memoryMb: v.config.MemorySize,
+        variables,
+        nodeMajor: nodeMajorOfRuntime(v.config.Runtime),
+      },
     };
   }
 
@@ -310,13 +334,19 @@ export class LocalRuntimes {
     // Its AWS calls are signed with credentials made for it alone and checked against its role's policies as the
     // local IAM holds them (what the deploy step put, shared/containment/runtime-policy.ts) within its boundary.
     const credentials = mintRuntimeCredentials();
-    const principal = { ...credentials, ...this.rolePolicies(spec) };
+    // Its writes count against its deployment's storage budget (policy-proxy/storage-budget.ts).
+    const principal = {
+      ...credentials,
+      ...this.rolePolicies(spec),
+      deployment: { tenant_id: spec.config.tenant_id, deployment_id },
+    };
     r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
       aws: createPolicyProxy({
         principal: (id) => (id === principal.accessKeyId ? principal : undefined),
         upstream: this.opts.upstream(),
         region: config.region,
         kms: localKmsKeys(),
+        storage: this.storage,
       }),
       traces: localTraceTransport(r.spec.config),
       webhook: (req, res) => this.runWebhook(r, req, res),
@@ -372,8 +402,17 @@ export class LocalRuntimes {
       giveToSandbox(owner, [socketDir]);
       shareWithSandbox(owner, spec.config.artifact_dir);
     }
+    // The Node.js its Runtime names (fetched per major by ensure-deps.mjs), else the Lambda runtime's.
+    const node = sandboxNode(spec.fn.nodeMajor);
+    if (sandboxNodeMajor(spec.fn.nodeMajor) !== spec.fn.nodeMajor)
+      logger.warn(
+        `a nodejs${spec.fn.nodeMajor}.x runtime runs on Node.js ${sandboxNodeMajor(spec.fn.nodeMajor)} here`,
+        {
+          deployment_id,
+        },
+      );
     const cmd = sandbox
-      ? sandboxedCommand([realpathSync(sandboxNode()), ...nodeArgs], {
+      ? sandboxedCommand([realpathSync(node), ...nodeArgs], {
           owner,
           readOnly: [bundle.file, spec.config.artifact_dir],
           readWrite: [socketDir],
@@ -381,7 +420,7 @@ export class LocalRuntimes {
           env,
           limits,
         })
-      : { command: sandboxNode(), args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+      : { command: node, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
     const child = spawn(cmd.command, cmd.args, {
       cwd: spec.config.artifact_dir,
       env: cmd.env,
@@ -427,7 +466,7 @@ export class LocalRuntimes {
       logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
       if (limit) void this.noteLimit(spec, limit);
       // Its runs are retried now (from their last checkpoint), which starts a runtime again.
-      void sweepRuns(runtimeHost(), Date.now(), {
+      void sweepRuns(deploymentsHost(), Date.now(), {
         only: { tenant: spec.config.tenant_id, deployment: deployment_id },
         deadWorker: workerId,
         ...(limit ? { cause: limit } : {}),
@@ -666,6 +705,7 @@ export class LocalRuntimes {
     await Promise.all([...this.current.values(), ...this.retiring].map((r) => this.kill(r)));
     await Promise.all((await Promise.all(starting)).map((r) => r && this.kill(r)));
     this.current.clear();
+    this.storage.flush();
   }
 }
 

@@ -45,10 +45,12 @@ function taskStates(def: States | undefined, out: [string, string][] = []): [str
   return out;
 }
 
-function loadDefinition(file: string): StateMachineDefinition {
-  const text = renderAsl(readFileSync(file, "utf8")).replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) =>
-    functionArn(n),
-  );
+function loadDefinition(file: string, substitutions: Record<string, string>): StateMachineDefinition {
+  const text = renderAsl(readFileSync(file, "utf8"))
+    .replace(/\$\{(\w+?)FunctionArn\}/g, (_m, n) => functionArn(n))
+    .replace(/\$\{(\w+)\}/g, (whole, n: string) =>
+      Object.hasOwn(substitutions, n) ? JSON.stringify(substitutions[n]).slice(1, -1) : whole,
+    );
   return JSON.parse(text);
 }
 
@@ -107,10 +109,15 @@ export class LocalStepFunctions {
       onEnded?: (machine: string, detail: Record<string, unknown>) => void;
       /** Replaces every Retry interval (a test knob; AWS uses the ASL's). */
       retryIntervalMs?: number;
+      /** `${Name}` placeholders of resources the CDK app substitutes (a CodeBuild project's name), by name. */
+      substitutions?: Record<string, string>;
     } = {},
   ) {
     for (const file of (existsSync(dir) ? readdirSync(dir) : []).filter((f) => f.endsWith(".asl.json"))) {
-      this.register(basename(file, ".asl.json"), loadDefinition(join(dir, file)));
+      this.register(
+        basename(file, ".asl.json"),
+        loadDefinition(join(dir, file), options.substitutions ?? {}),
+      );
     }
   }
 

@@ -2,6 +2,7 @@ import { runtimeLogGroup } from "../../shared/agent/hosting/log-group.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
 import { RUNTIME_ROLE_PATH, runtimeFunctionName } from "../../shared/containment/runtime-policy.ts";
 import type { TableId } from "../../shared/tables.ts";
+import { buildProjectArn } from "../build/project.ts";
 import type { ConditionValue, Resource, RoleSource, SourceStatement } from "./roles.ts";
 
 /** Where the role sources' resources are: the CDK app's tokens or the local cloud's ARNs. */
@@ -48,6 +49,7 @@ export function resourceArn(r: Resource, arns: ResourceArns): string {
   if ("schedulerRole" in r) return arns.schedulerRole();
   if ("runtimeBoundary" in r) return arns.runtimeBoundary();
   if ("runtimeLayer" in r) return arns.runtimeLayer();
+  if ("buildProject" in r) return buildProjectArn(p, region, account);
   return arns.failureQueue(r.failureQueue);
 }
 

@@ -6,6 +6,7 @@ import { tasks as manifestTasks, type TaskFunction } from "../../functions/task-
 import { MACHINE as REVISION_MACHINE } from "../../shared/control/pipeline.ts";
 import { MACHINE as EXPORT_MACHINE } from "../../shared/export/lifecycle.ts";
 import { TABLES, type TableId } from "../../shared/tables.ts";
+import { BUILD_SYNC_ACTIONS } from "../build/project.ts";
 
 // The platform functions' roles as data: what each may do, named by logical resource. The CDK app renders them
 // with its tokens (infra/stacks/role-policies.ts), the local cloud with its own ARNs (infra/local/platform-roles.ts); no synth.
@@ -30,6 +31,8 @@ export type Resource =
   | { runtimeBoundary: true }
   | { runtimeLayer: true }
   | { failureQueue: string }
+  /** The revision build's CodeBuild project (infra/build/project.ts). */
+  | { buildProject: true }
   | "*";
 
 /** A condition value: a literal, or a resource's ARN (the runtime boundary). */
@@ -393,4 +396,18 @@ export function platformRoles(app: AppShape = appShape()): Map<PlatformRoleId, R
     for (const t of app.tasks) if (t.bucketCleanup) roles.set(`task-${t.name}`, cleanupRole(t));
   }
   return roles;
+}
+
+/**
+ * What a state machine's role may call through its service integrations (the revision machine's Build state:
+ * `codebuild:startBuild.sync`); undefined for a machine without any. In AWS, RevisionBuild.grantStartBuildSync
+ * grants the same actions on the project (with the managed rule the integration's events need); locally the
+ * engine's CodeBuild calls are signed as this role and checked against it.
+ */
+export function machineRole(machine: string): RoleSource | undefined {
+  if (machine !== REVISION_MACHINE) return undefined;
+  return {
+    description: `Agent platform state machine ${machine}: its service integrations`,
+    statements: [{ actions: BUILD_SYNC_ACTIONS, resources: [{ buildProject: true }] }],
+  };
 }

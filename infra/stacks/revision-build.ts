@@ -1,26 +1,33 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ArnFormat, DockerImage, Duration, Stack } from "aws-cdk-lib";
-import { BuildSpec, ComputeType, LinuxArmBuildImage, Project, Source } from "aws-cdk-lib/aws-codebuild";
+import { BuildSpec, type ComputeType, LinuxArmBuildImage, Project, Source } from "aws-cdk-lib/aws-codebuild";
 import { type IGrantable, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Asset } from "aws-cdk-lib/aws-s3-assets";
 import { Construct, type Node } from "constructs";
 import { buildSync } from "esbuild";
+import {
+  BUILD_ENVIRONMENT,
+  BUILD_NODE_MAJOR,
+  BUILD_PROJECT_NAME,
+  BUILD_PROJECT_VARIABLES,
+  BUILD_QUEUED_TIMEOUT_MINUTES,
+  BUILD_SYNC_ACTIONS,
+  BUILD_TIMEOUT_MINUTES,
+} from "../build/project.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 import { acknowledgeActions, acknowledgeResource } from "./nag.ts";
 import { ROOT } from "./node-function.ts";
 
-export const BUILD_PROJECT_NAME = "agent-platform-revision-build";
-/** A build's own time limit. */
-export const BUILD_TIMEOUT_MINUTES = 30;
-/**
- * How long a build may wait in CodeBuild's queue (the least CodeBuild allows: 5 to 480 minutes,
- * https://docs.aws.amazon.com/codebuild/latest/userguide/builds-working.html); the revision machine's Build state
- * allows the queue and the build together (revision.asl.json).
- */
-export const BUILD_QUEUED_TIMEOUT_MINUTES = 5;
+export {
+  BUILD_NODE_MAJOR,
+  BUILD_PROJECT_NAME,
+  BUILD_QUEUED_TIMEOUT_MINUTES,
+  BUILD_TIMEOUT_MINUTES,
+} from "../build/project.ts";
+
 /**
  * Builds running at once (`-c revisionBuildConcurrency=N`): unset by default, since a new account's concurrent
  * build quota can be 1 or less, below any limit the project could name (CodeBuild refuses a project limit above
@@ -46,13 +53,8 @@ export function buildConcurrency(node: Node): number | undefined {
   return n;
 }
 
-/**
- * Builds run on the runtimes' architecture (arm64, infra/stacks/node-function.ts), so native dependencies a graph
- * installs are the ones its Lambda function loads: Amazon Linux 2023 aarch64, with the Lambda runtime's Node.
- */
-export const BUILD_IMAGE = LinuxArmBuildImage.AMAZON_LINUX_2023_STANDARD_3_0;
-/** The Node.js major the build installs: the platform's Lambda runtime major (nodejs22.x). */
-export const BUILD_NODE_MAJOR = 22;
+/** The project's image (infra/build/project.ts), as CDK names it. */
+export const BUILD_IMAGE = LinuxArmBuildImage.fromCodeBuildImageId(BUILD_ENVIRONMENT.image);
 /** Step Functions' managed rule behind `codebuild:startBuild.sync`. */
 const SYNC_RULE = "StepFunctionsGetEventForCodeBuildStartBuildRule";
 
@@ -127,11 +129,13 @@ export class RevisionBuild extends Construct {
       }),
       environment: {
         buildImage: BUILD_IMAGE,
-        computeType: ComputeType.SMALL,
-        privileged: false,
+        computeType: BUILD_ENVIRONMENT.computeType as ComputeType,
+        privileged: BUILD_ENVIRONMENT.privilegedMode,
       },
       // Nothing of the platform's: its job comes as presigned URLs in the state machine's overrides.
-      environmentVariables: { LOG_LEVEL: { value: "info" } },
+      environmentVariables: Object.fromEntries(
+        Object.entries(BUILD_PROJECT_VARIABLES).map(([name, value]) => [name, { value }]),
+      ),
       timeout: Duration.minutes(BUILD_TIMEOUT_MINUTES),
       queuedTimeout: Duration.minutes(BUILD_QUEUED_TIMEOUT_MINUTES),
       concurrentBuildLimit: buildConcurrency(this.node),
@@ -166,7 +170,7 @@ export class RevisionBuild extends Construct {
   grantStartBuildSync(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ["codebuild:StartBuild", "codebuild:StopBuild", "codebuild:BatchGetBuilds"],
+        actions: BUILD_SYNC_ACTIONS,
         resources: [this.project.projectArn],
       }),
     );

@@ -21,7 +21,7 @@ export async function dataDirProblem(dir: string): Promise<string | undefined> {
 
 const NOT_GRANTED =
   "repo_url must name a folder under one the operator granted this workspace (npm run grant-folder)";
-const GIT_OUTSIDE =
+export const GIT_OUTSIDE =
   "repo_url's git repository reads files outside the folders the operator granted this workspace (its .git, a worktree's common folder, alternates or a link inside lead there)";
 
 /** Why the local folder `dir` may not be built for a workspace granted `granted`, or undefined when it may. */

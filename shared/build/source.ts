@@ -1,10 +1,12 @@
-import { cp, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { endpointProblem } from "../containment/ssrf.ts";
 import { BuildError } from "../errors.ts";
 import { type LogLine, redactor, run, toolEnv } from "./exec.ts";
 import { localRepoProblem } from "./local-repos.ts";
+import { snapshotGitRepository, snapshotRepo } from "./local-snapshot.ts";
 import { checkSymlinks } from "./paths.ts";
 
 // Fetches a revision's source into `dest`: an https git repository (token sent as an HTTP header through git's
@@ -28,7 +30,16 @@ const SHORT_SHA = /^[0-9a-f]{4,40}$/i;
 /** Not copied from a plain directory: history, and dependencies the build installs itself. */
 const SKIPPED = new Set([".git", "node_modules"]);
 
-type Source = { kind: "git"; url: string; shown: string; protocol: string } | { kind: "dir"; dir: string };
+type Source =
+  | {
+      kind: "git";
+      url: string;
+      shown: string;
+      protocol: string;
+      /** A local repository: cloned from a checked private copy (local-snapshot.ts), not from here. */
+      local?: { dir: string; roots: string[] };
+    }
+  | { kind: "dir"; dir: string };
 
 /** Fetches the source, then refuses it when a symlink in it leads outside (before anything reads a file). */
 export async function fetchSource(opts: FetchSourceOptions): Promise<{ commit?: string }> {
@@ -57,6 +68,18 @@ async function fetchTree(opts: FetchSourceOptions): Promise<{ commit?: string }>
       throw new BuildError(`copying ${source.dir} failed: ${(err as Error).message}`);
     }
     return {};
+  }
+  // Linux: the copy checks what it opened by its descriptor's path; elsewhere git reads the checked folder itself.
+  if (source.local && process.platform === "linux") {
+    const copy = await mkdtemp(path.join(tmpdir(), "ap-repo-"));
+    try {
+      await snapshotGitRepository(source.local.dir, source.local.roots, copy);
+      return {
+        commit: await cloneGit({ ...source, url: pathToFileURL(snapshotRepo(copy)).href }, ref, opts),
+      };
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
   }
   return { commit: await cloneGit(source, ref, opts) };
 }
@@ -110,7 +133,7 @@ async function localSource(dir: string, shown: string, roots: string[]): Promise
   // A working tree has .git (a directory, or a file for worktrees); a bare repository has HEAD and objects/.
   const isRepo = (await exists(".git")) || ((await exists("HEAD")) && (await exists("objects")));
   if (!isRepo) return { kind: "dir", dir };
-  return { kind: "git", url: pathToFileURL(dir).href, shown, protocol: "file" };
+  return { kind: "git", url: pathToFileURL(dir).href, shown, protocol: "file", local: { dir, roots } };
 }
 
 /** Characters and sequences git's check-ref-format refuses, or that would make a revision expression. */

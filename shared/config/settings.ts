@@ -462,6 +462,20 @@ export const SETTINGS = {
     min: 0,
     default: 64,
   }),
+  AGENT_STORAGE_BUDGET_BYTES: wholeNumber({
+    description:
+      "Local cloud: the bytes one deployment's runtime may store in S3 objects and DynamoDB items (its checkpoints, store, threads and runs), counted by the policy proxy and kept across restarts; past it, its writes are refused (S3 403 QuotaExceeded, DynamoDB ItemCollectionSizeLimitExceededException).",
+    readers: ["local cloud"],
+    min: 16 * MiB,
+    default: 1024 * MiB,
+  }),
+  AGENT_MAX_OBJECT_BYTES: wholeNumber({
+    description:
+      "Local cloud: the largest S3 object a deployment's runtime may store (one PUT, a multipart upload's parts, a copy); larger is refused with S3's 400 EntityTooLarge.",
+    readers: ["local cloud"],
+    min: 1 * MiB,
+    default: 64 * MiB,
+  }),
   AGENT_MAX_ACTIVE_RUNS: wholeNumber({
     description:
       "Entries one deployment may keep in the shared index of active runs: at each sweep, past this many (real runs' first) the rest leave the index (their runs stay; only a run a worker then loses is not retried). Runs are not refused by it.",

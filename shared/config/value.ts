@@ -150,6 +150,8 @@ export function buildConfig(env: Env, sealed: Env = {}) {
       traceBodyBytes: s.AGENT_TRACE_BODY_BYTES ?? maxRequestBytes,
       socketBufferBytes: s.AGENT_SOCKET_BUFFER_BYTES,
       socketQueue: s.AGENT_SOCKET_QUEUE,
+      storageBudgetBytes: s.AGENT_STORAGE_BUDGET_BYTES,
+      maxObjectBytes: s.AGENT_MAX_OBJECT_BYTES,
       maxActiveRuns: s.AGENT_MAX_ACTIVE_RUNS,
       runtimeReservedConcurrency: s.AGENT_RUNTIME_RESERVED_CONCURRENCY,
       runtimeLogRetentionDays: Number(s.AGENT_RUNTIME_LOG_RETENTION_DAYS),

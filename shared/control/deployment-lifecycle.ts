@@ -1,4 +1,4 @@
-import { runtimeHost } from "../agent/hosting/host.ts";
+import type { RuntimeHost } from "../agent/hosting/runtime-host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { stopExecution } from "../aws/executions.ts";
 import { invokeTaskAsync } from "../aws/invoke.ts";
@@ -98,12 +98,18 @@ export async function redeploy(
  * in between leaves the tombstone, which the control plane's sweeper resumes; a retried DELETE answers 204
  * (resuming an unfinished purge) for as long as the tombstone lives (a day after the purge is done).
  */
-export async function destroy(tenant: string, id: string, deleteTracingProject: boolean): Promise<void> {
+export async function destroy(
+  /** How the deployment's runtime is removed (the entry point's host). */
+  host: Pick<RuntimeHost, "remove">,
+  tenant: string,
+  id: string,
+  deleteTracingProject: boolean,
+): Promise<void> {
   const d = await deployments.get({ tenant, id }, true);
   if (!d) {
     const tomb = await deploymentPurges.get({ tenant, id }, true);
     if (!tomb) throw new NotFound("Deployment not found");
-    if (!tomb.done_at) await resumePurge(tomb);
+    if (!tomb.done_at) await resumePurge(host, tomb);
     return;
   }
   const tomb: DeploymentPurgeRecord = {
@@ -124,15 +130,15 @@ export async function destroy(tenant: string, id: string, deleteTracingProject: 
   } catch (err) {
     if (!cancelCodes(err)) throw err;
     // A concurrent DELETE won: answer as a retry does.
-    return destroy(tenant, id, deleteTracingProject);
+    return destroy(host, tenant, id, deleteTracingProject);
   }
   forgetDeploymentRecord(tenant, id);
-  await resumePurge(tomb);
+  await resumePurge(host, tomb);
 }
 
 /** Runs a tombstone's purge; a failure is recorded on it and left to the sweeper (the deployment is gone already). */
-async function resumePurge(tomb: DeploymentPurgeRecord): Promise<void> {
-  await purgeDeployment(tomb).catch((err) => purgeFailed(tomb.tenant_id, tomb.deployment_id, err));
+async function resumePurge(host: Pick<RuntimeHost, "remove">, tomb: DeploymentPurgeRecord): Promise<void> {
+  await purgeDeployment(host, tomb).catch((err) => purgeFailed(tomb.tenant_id, tomb.deployment_id, err));
 }
 
 /** A purge given up after this many failed attempts (the sweeper resumes one every 5 minutes). */
@@ -169,9 +175,12 @@ export async function purgeFailed(tenant: string, id: string, err: unknown): Pro
  * artifacts and logs, the tracing project when asked; last the agent server's threads, checkpoints, assistants,
  * crons and store, in an asynchronous task that marks the tombstone done when it has finished.
  */
-export async function purgeDeployment(tomb: DeploymentPurgeRecord): Promise<void> {
+export async function purgeDeployment(
+  host: Pick<RuntimeHost, "remove">,
+  tomb: DeploymentPurgeRecord,
+): Promise<void> {
   const { tenant_id: tenant, deployment_id: id } = tomb;
-  await runtimeHost()
+  await host
     .remove(tenant, id)
     .catch((err) =>
       logger.warn("removing a deleted deployment's runtime failed", { deployment_id: id, error: err }),
@@ -218,7 +227,10 @@ export function purgeToResume(tomb: DeploymentPurgeRecord, now: number): boolean
 }
 
 /** Resumes the purges a crash or a failure left unfinished (the control plane's sweeper). */
-export async function sweepDeploymentPurges(now = Date.now()): Promise<string[]> {
+export async function sweepDeploymentPurges(
+  host: Pick<RuntimeHost, "remove">,
+  now = Date.now(),
+): Promise<string[]> {
   const resumed: string[] = [];
   for (const tomb of await deploymentPurges.list(DEPLOYMENT_PURGES_PK, { consistent: true })) {
     if (!purgeToResume(tomb, now)) continue;
@@ -227,7 +239,7 @@ export async function sweepDeploymentPurges(now = Date.now()): Promise<string[]>
       { tenant: tomb.tenant_id, id: tomb.deployment_id },
       { set: { resumed_at: at } },
     );
-    await resumePurge(tomb);
+    await resumePurge(host, tomb);
     resumed.push(tomb.deployment_id);
   }
   return resumed;

@@ -1,7 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { runtimeHost } from "../agent/hosting/host.ts";
 import { deployRuntime, lambdaRuntimes, pruneRuntimeVersions } from "../agent/hosting/lambda-host.ts";
+import type { RuntimeHost } from "../agent/hosting/runtime-host.ts";
 import { cancelCodes, transact } from "../aws/ddb.ts";
 import { executionStatus, startNamedExecution, stopExecution } from "../aws/executions.ts";
 import { materializeArtifact, uploadArtifact } from "../build/artifacts.ts";
@@ -195,7 +195,11 @@ export async function finishBuild(
  * with the revision's DEPLOYED — only if no newer revision was created meanwhile. Until then the previous
  * revision keeps serving.
  */
-export async function deploy(input: PipelineInput): Promise<{ status: RevisionStatus }> {
+export async function deploy(
+  /** How the revision's runtime is told it went live (the entry point's host). */
+  host: Pick<RuntimeHost, "activated">,
+  input: PipelineInput,
+): Promise<{ status: RevisionStatus }> {
   const r = await revisionOf(input);
   if (!r) return { status: "UNKNOWN" };
   if (!(await transition(r, "DEPLOYING", { from: ["AWAITING_DEPLOY", "DEPLOYING"] })))
@@ -245,7 +249,7 @@ export async function deploy(input: PipelineInput): Promise<{ status: RevisionSt
     log.line(status === "DEPLOYED" ? "Deployed: the revision now serves" : "Superseded before it went live");
     // Its runtime takes over now (the previous one finishes its runs), so the first request finds it warm.
     if (status === "DEPLOYED")
-      await runtimeHost()
+      await host
         .activated(r.tenant_id, r.deployment_id)
         .catch((err) =>
           logger.warn("starting the revision's runtime failed", { revision_id: r.id, error: err }),
@@ -342,6 +346,23 @@ async function activate(
   }
 }
 
+/**
+ * What of a failure's cause the revision keeps. A build that did not succeed fails the Build state with CodeBuild's
+ * whole build as its cause (`{"Build":{…}}`), whose environment holds the job's presigned URLs: only the build's
+ * id, status and phase are kept.
+ */
+export function failureDetail(error?: string, cause?: string): string {
+  let kept = cause;
+  try {
+    const build = cause ? (JSON.parse(cause) as { Build?: Record<string, unknown> }).Build : undefined;
+    if (build && typeof build === "object")
+      kept = `build ${String(build.Id)} ended ${String(build.BuildStatus)} (phase ${String(build.CurrentPhase)})`;
+  } catch {
+    // A cause that is not JSON is a message: kept as it is.
+  }
+  return [error, kept].filter(Boolean).join(": ").slice(0, 2000);
+}
+
 /** Task RevisionFailed (the state machine's Catch): a step that failed without saying why still fails. */
 export async function fail(
   input: PipelineInput,
@@ -352,7 +373,7 @@ export async function fail(
   if (!r) return { status: "UNKNOWN" };
   if (TERMINAL.includes(r.status)) return { status: r.status };
   const to: RevisionStatus = BUILD_PHASE.includes(r.status) ? "BUILD_FAILED" : "DEPLOY_FAILED";
-  const detail = [error, cause].filter(Boolean).join(": ").slice(0, 2000);
+  const detail = failureDetail(error, cause);
   await transition(r, to, { set: { error: `The pipeline failed${detail ? `: ${detail}` : ""}` } });
   return { status: to };
 }

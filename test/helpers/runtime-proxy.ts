@@ -23,13 +23,17 @@ export function runtimePrincipal(
     ...mintRuntimeCredentials(),
     arn: `arn:aws:sts::000000000000:assumed-role/agent-rt-${deployment}/local`,
     policy: policy ?? runtimePolicy(localRuntimeScope(tenant, deployment)),
+    deployment: { tenant_id: tenant, deployment_id: deployment },
   };
 }
 
-/** A policy proxy on a free loopback port serving `runtime` alone; `close` ends its connections too. */
+/**
+ * A policy proxy on a free loopback port serving `runtime` alone (its writes charged to `more.storage` when given, as
+ * the local Lambda service's proxies charge theirs); `close` ends its connections too.
+ */
 export async function startRuntimeProxy(
   runtime: ProxyPrincipal,
-  more: Pick<PolicyProxyOptions, "kms"> = {},
+  more: Pick<PolicyProxyOptions, "kms" | "storage"> = {},
 ): Promise<{ endpoint: string; close(): Promise<void> }> {
   const server = createServer(
     createPolicyProxy({

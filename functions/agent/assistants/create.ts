@@ -1,10 +1,9 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { Assistant, AssistantCreateBody, DeploymentParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: DeploymentParams,
   body: AssistantCreateBody,
   response: Assistant,
-  handle: ({ tenantId, params, body }) => assistants.create(callerOf(tenantId), params.deployment_id, body),
+  handle: ({ params, body, server, caller }) => server.assistants.create(caller, params.deployment_id, body),
 });

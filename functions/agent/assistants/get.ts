@@ -1,10 +1,9 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { Assistant, AssistantParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: AssistantParams,
   response: Assistant,
-  handle: ({ tenantId, params }) =>
-    assistants.get(callerOf(tenantId), params.deployment_id, params.assistant_id),
+  handle: ({ params, server, caller }) =>
+    server.assistants.get(caller, params.deployment_id, params.assistant_id),
 });

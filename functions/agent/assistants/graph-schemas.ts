@@ -1,9 +1,8 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { AssistantParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: AssistantParams,
-  handle: ({ tenantId, params }) =>
-    assistants.schemas(callerOf(tenantId), params.deployment_id, params.assistant_id),
+  handle: ({ params, server, caller }) =>
+    server.assistants.schemas(caller, params.deployment_id, params.assistant_id),
 });

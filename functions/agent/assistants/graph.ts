@@ -1,10 +1,9 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { AssistantParams, XrayQuery } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: AssistantParams,
   query: XrayQuery,
-  handle: ({ tenantId, params, query }) =>
-    assistants.graph(callerOf(tenantId), params.deployment_id, params.assistant_id, query.xray),
+  handle: ({ params, query, server, caller }) =>
+    server.assistants.graph(caller, params.deployment_id, params.assistant_id, query.xray),
 });

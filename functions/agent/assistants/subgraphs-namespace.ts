@@ -1,13 +1,12 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { AssistantParams, RecurseQuery } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler, z } from "../../handler.ts";
+import { defineAgentHandler, z } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: AssistantParams.extend({ namespace: z.string().min(1) }),
   query: RecurseQuery,
-  handle: ({ tenantId, params, query }) =>
-    assistants.subgraphs(
-      callerOf(tenantId),
+  handle: ({ params, query, server, caller }) =>
+    server.assistants.subgraphs(
+      caller,
       params.deployment_id,
       params.assistant_id,
       params.namespace,

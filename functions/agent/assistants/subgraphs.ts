@@ -1,16 +1,9 @@
-import { assistants, callerOf } from "../../../shared/agent/ops/index.ts";
 import { AssistantParams, RecurseQuery } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: AssistantParams,
   query: RecurseQuery,
-  handle: ({ tenantId, params, query }) =>
-    assistants.subgraphs(
-      callerOf(tenantId),
-      params.deployment_id,
-      params.assistant_id,
-      undefined,
-      query.recurse,
-    ),
+  handle: ({ params, query, server, caller }) =>
+    server.assistants.subgraphs(caller, params.deployment_id, params.assistant_id, undefined, query.recurse),
 });

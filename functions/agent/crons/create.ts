@@ -1,10 +1,9 @@
-import { callerOf, crons } from "../../../shared/agent/ops/index.ts";
 import { cronCreate, deploymentParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/runs/crons: a stateless cron (each tick runs on a new thread).
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: cronCreate,
-  handle: ({ params, body, tenantId }) => crons.create(callerOf(tenantId), params.deployment_id, null, body),
+  handle: ({ params, body, server, caller }) => server.crons.create(caller, params.deployment_id, null, body),
 });

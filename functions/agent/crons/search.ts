@@ -1,10 +1,9 @@
-import { callerOf, crons } from "../../../shared/agent/ops/index.ts";
 import { cronSearch, deploymentParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/runs/crons/search: filter by assistant, thread, enabled, metadata; sort and page.
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: cronSearch,
-  handle: ({ params, body, tenantId }) => crons.search(callerOf(tenantId), params.deployment_id, body),
+  handle: ({ params, body, server, caller }) => server.crons.search(caller, params.deployment_id, body),
 });

@@ -1,10 +1,9 @@
-import { callerOf, runs } from "../../../shared/agent/ops/index.ts";
 import { deploymentParams, runBatch } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/runs/batch: several stateless background runs in one call (answered in order).
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: runBatch,
-  handle: ({ params, body, tenantId }) => runs.createBatch(callerOf(tenantId), params.deployment_id, body),
+  handle: ({ params, body, server, caller }) => server.runs.createBatch(caller, params.deployment_id, body),
 });

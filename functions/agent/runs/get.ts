@@ -1,10 +1,9 @@
-import { callerOf, runs } from "../../../shared/agent/ops/index.ts";
 import { runParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/runs/{run_id} (a rolled-back run is gone: 404).
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: runParams,
-  handle: ({ params, tenantId }) =>
-    runs.get(callerOf(tenantId), params.deployment_id, params.thread_id, params.run_id),
+  handle: ({ params, server, caller }) =>
+    server.runs.get(caller, params.deployment_id, params.thread_id, params.run_id),
 });

@@ -1,15 +1,14 @@
-import { callerOf, store } from "../../../shared/agent/ops/index.ts";
 import {
   deploymentParams,
   storeNamespaces,
   storeNamespacesResponse,
 } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/store/namespaces: the namespaces holding items, by prefix, suffix and depth.
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: storeNamespaces,
   response: storeNamespacesResponse,
-  handle: ({ params, body, tenantId }) => store.namespaces(callerOf(tenantId), params.deployment_id, body),
+  handle: ({ params, body, server, caller }) => server.store.namespaces(caller, params.deployment_id, body),
 });

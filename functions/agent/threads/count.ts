@@ -1,10 +1,9 @@
-import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
 import { deploymentParams, threadCount } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/threads/count
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: threadCount,
-  handle: ({ params, body, tenantId }) => threads.count(callerOf(tenantId), params.deployment_id, body),
+  handle: ({ params, body, server, caller }) => server.threads.count(caller, params.deployment_id, body),
 });

@@ -1,14 +1,13 @@
-import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
 import { threadParams, threadStreamQuery } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler, reply } from "../../handler.ts";
+import { defineAgentHandler, reply } from "../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/stream: every run of the thread as it happens (SSE), until
 // the client leaves; Last-Event-ID resumes (ids `<run_id>:<seq>`), `-` replays the thread's stored runs.
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: threadParams,
   query: threadStreamQuery,
-  handle: async ({ params, query, headers, tenantId }) => {
-    const out = await threads.joinStream(callerOf(tenantId), params.deployment_id, params.thread_id, {
+  handle: async ({ params, query, headers, server, caller }) => {
+    const out = await server.threads.joinStream(caller, params.deployment_id, params.thread_id, {
       modes: query.modes,
       lastEventId: headers["last-event-id"],
     });

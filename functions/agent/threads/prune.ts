@@ -1,17 +1,11 @@
-import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
 import { deploymentParams, threadPrune } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // POST /agents/{deployment_id}/threads/prune: delete threads, or keep only their latest checkpoint.
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: deploymentParams,
   body: threadPrune,
-  handle: async ({ params, body, tenantId }) => ({
-    pruned_count: await threads.prune(
-      callerOf(tenantId),
-      params.deployment_id,
-      body.thread_ids,
-      body.strategy,
-    ),
+  handle: async ({ params, body, server, caller }) => ({
+    pruned_count: await server.threads.prune(caller, params.deployment_id, body.thread_ids, body.strategy),
   }),
 });

@@ -1,11 +1,10 @@
-import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
 import { stateQuery, threadParams } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // GET /agents/{deployment_id}/threads/{thread_id}/state: the latest state (values, next, tasks, checkpoint, …).
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: threadParams,
   query: stateQuery,
-  handle: ({ params, query, tenantId }) =>
-    threads.state(callerOf(tenantId), params.deployment_id, params.thread_id, { subgraphs: query.subgraphs }),
+  handle: ({ params, query, server, caller }) =>
+    server.threads.state(caller, params.deployment_id, params.thread_id, { subgraphs: query.subgraphs }),
 });

@@ -1,11 +1,10 @@
-import { callerOf, threads } from "../../../shared/agent/ops/index.ts";
 import { threadParams, threadPatch } from "../../../shared/agent/ops/schemas.ts";
-import { defineHandler } from "../../handler.ts";
+import { defineAgentHandler } from "../handler.ts";
 
 // PATCH /agents/{deployment_id}/threads/{thread_id}: merge metadata.
-export const handler = defineHandler({
+export const handler = defineAgentHandler({
   params: threadParams,
   body: threadPatch,
-  handle: ({ params, body, tenantId }) =>
-    threads.update(callerOf(tenantId), params.deployment_id, params.thread_id, body),
+  handle: ({ params, body, server, caller }) =>
+    server.threads.update(caller, params.deployment_id, params.thread_id, body),
 });

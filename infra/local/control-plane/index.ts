@@ -2,29 +2,38 @@ import { createHash } from "node:crypto";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { type PlatformRuntimeScope, runtimeBoundary } from "../../../shared/containment/runtime-policy.ts";
 import { type Backend, withBackendToken } from "../backend-token.ts";
+import { runBuildStep } from "../codebuild.ts";
 import { localResourceArns } from "../platform-roles.ts";
 import { localRuntimeScope } from "../policy-proxy/credentials.ts";
 import { LOCAL_ACCOUNT } from "../policy-proxy/local-tables.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
+import { LocalCodeBuild } from "./codebuild.ts";
 import { LocalIam } from "./iam.ts";
 import { LambdaFunctions } from "./lambda-functions.ts";
 import { LocalLogs } from "./logs.ts";
 
+export { LocalCodeBuild } from "./codebuild.ts";
 export { LocalIam } from "./iam.ts";
 export { LambdaFunctions } from "./lambda-functions.ts";
 export { LocalLogs } from "./logs.ts";
 
-// The control plane of the local cloud's account (Lambda's functions, IAM's roles, CloudWatch Logs' groups), kept in
-// DATA_DIR/aws, which the AWS emulator serves behind the policy proxy. Its managed policies are the platform's (the
+// The control plane of the local cloud's account (Lambda's functions, IAM's roles, CloudWatch Logs' groups, kept in
+// DATA_DIR/aws; CodeBuild's project and builds), which the AWS emulator serves behind the policy proxy. Its managed policies are the platform's (the
 // runtime boundary, rendered from the same generator as in the CDK app); its one layer is the runtime layer.
 
 /** The local account's concurrency quota: AWS's default for an established account. */
 export const LOCAL_ACCOUNT_CONCURRENCY = 1000;
+/**
+ * The local account's concurrent builds: room for the tests' parallel deploys (a new AWS account's quota can be 1
+ * or less: the Build state retries AccountLimitExceededException there).
+ */
+export const LOCAL_ACCOUNT_CONCURRENT_BUILDS = 20;
 
 export interface LocalControlPlane {
   iam: LocalIam;
   logs: LocalLogs;
   functions: LambdaFunctions;
+  codebuild: LocalCodeBuild;
   /** An existing role's ARN and boundary (what the policy proxy checks IAM calls against). */
   iamRole(name: string): { arn: string; boundary?: string } | undefined;
 }
@@ -100,6 +109,13 @@ export function localControlPlane(opts: {
   return {
     iam,
     functions,
+    codebuild: new LocalCodeBuild({
+      dataDir: opts.dataDir,
+      region: opts.region,
+      account: LOCAL_ACCOUNT,
+      accountConcurrentBuilds: LOCAL_ACCOUNT_CONCURRENT_BUILDS,
+      run: runBuildStep,
+    }),
     logs: new LocalLogs({ dataDir: opts.dataDir, region: opts.region, account: LOCAL_ACCOUNT }),
     iamRole: (name) => {
       const r = iam.role(name);

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { FunctionSettings } from "../lambda.ts";
 import { awsError } from "../sfn.ts";
 import { JsonStore } from "./json-store.ts";
 
@@ -171,6 +172,23 @@ export class LambdaFunctions {
   asyncRetries(name: string, qualifier = "$LATEST"): number {
     const f = this.store.data.functions[name];
     return f?.eventInvoke[qualifier]?.MaximumRetryAttempts ?? 2;
+  }
+
+  /**
+   * How the local Lambda service runs a function created through this API (undefined for any other): its version's
+   * event-invoke setting, its timeout, and every invocation of it counted toward its reservation.
+   */
+  runSettings(nameOrArn: string): FunctionSettings | undefined {
+    const found = this.find(nameOrArn);
+    if (!found) return undefined;
+    const { name, v } = found;
+    const setting = this.store.data.functions[name]?.eventInvoke[v.config.Version];
+    return {
+      retries: setting?.MaximumRetryAttempts ?? 2,
+      maxEventAgeSeconds: setting?.MaximumEventAgeInSeconds ?? 21_600,
+      timeoutSeconds: v.config.Timeout,
+      acquire: () => this.acquire(name),
+    };
   }
 
   /** Called when a function (no version) or one version of it is deleted. */

@@ -3,7 +3,7 @@ import { Refused } from "./refusal.ts";
 // Just enough of DynamoDB's expression grammar to know which attributes a request names: the first segment of
 // each document path, and the partition key's equality in a key condition. Anything it cannot read is refused.
 
-type Token = { kind: "name" | "value" | "number" | "op"; text: string };
+export type Token = { kind: "name" | "value" | "number" | "op"; text: string };
 const TOKEN =
   /\s*(?:(#[A-Za-z0-9_]+)|(:[A-Za-z0-9_]+)|([A-Za-z_][A-Za-z0-9_]*)|(\d+)|(<>|<=|>=|[=<>(),.[\]+-]))/y;
 const MAX_EXPRESSION = 4096;
@@ -42,7 +42,7 @@ export function resolveName(token: string, p: Placeholders, what: string): strin
 }
 
 /** Splits tokens at top-level commas. */
-function split(tokens: Token[]): Token[][] {
+export function split(tokens: Token[]): Token[][] {
   const parts: Token[][] = [[]];
   let depth = 0;
   for (const t of tokens) {
@@ -67,7 +67,7 @@ export function projectionNames(expr: string, p: Placeholders): string[] {
   return split(tokenize(expr, what)).map((part) => pathHead(part, p, what));
 }
 
-const CLAUSES = new Set(["SET", "REMOVE", "ADD", "DELETE"]);
+export const CLAUSES = new Set(["SET", "REMOVE", "ADD", "DELETE"]);
 
 /** Top-level attribute names an UpdateExpression writes (SET/REMOVE/ADD/DELETE targets). */
 export function updatedNames(expr: string, p: Placeholders): string[] {

@@ -4,6 +4,7 @@ import type { PolicyDocument } from "../../../shared/containment/runtime-policy.
 import { BACKEND_TOKEN_HEADER, type Backend } from "../backend-token.ts";
 import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
+import { chargeDynamoWrite, chargeS3Write } from "./budget-charges.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
 import { type EvaluatorOptions, type PolicyEvaluator, policyEvaluator } from "./evaluate.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
@@ -29,6 +30,7 @@ import {
   signer,
   withoutPresignParams,
 } from "./sigv4.ts";
+import type { BudgetScope, StorageBudget } from "./storage-budget.ts";
 
 // The local cloud's AWS policy proxy: a caller's AWS calls, signed with credentials minted for its role (a
 // runtime's, a platform function's), are checked against that role's policy (the document its role has in AWS)
@@ -43,6 +45,8 @@ export interface ProxyPrincipal {
   policy: PolicyDocument;
   /** Its role's permissions boundary: a call must be allowed by both. */
   boundary?: PolicyDocument;
+  /** A runtime's deployment: its writes count against that deployment's storage budget (`storage`). */
+  deployment?: BudgetScope;
 }
 
 export interface PolicyProxyOptions {
@@ -62,6 +66,8 @@ export interface PolicyProxyOptions {
   account?: string;
   /** What s3rver checks its requests' signatures with. */
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** The deployments' storage budgets, which a runtime principal's writes are charged to before they are forwarded. */
+  storage?: StorageBudget;
   /** How policies are evaluated (compiled matchers and a decision memory unless told otherwise: the bench). */
   evaluation?: EvaluatorOptions;
 }
@@ -173,6 +179,7 @@ function unsignedService(req: IncomingMessage): Service {
   if (target.startsWith("TrentService.")) return "kms";
   if (target.startsWith("AWSStepFunctions.")) return "states";
   if (target.startsWith("Logs_20140328.")) return "logs";
+  if (target.startsWith("CodeBuild_20161006.")) return "codebuild";
   if (target) return "dynamodb";
   const path = req.url ?? "/";
   if (/^\/20(15-03-31|17-10-31|19-09-25|19-09-30|21-11-15)\/functions(\/|$)/.test(path)) return "lambda";
@@ -228,7 +235,7 @@ export function createPolicyProxy(
       if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)
         throw new Refused(
           "AccessDenied",
-          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda, Scheduler, IAM and CloudWatch Logs, not ${cred.service}.`,
+          `The local cloud's proxy serves DynamoDB, S3, KMS, Step Functions, Lambda, Scheduler, IAM, CloudWatch Logs and CodeBuild, not ${cred.service}.`,
           403,
         );
       service = emulatedService ?? (cred.service as Service);
@@ -288,6 +295,8 @@ async function dynamodbCall(ctx: ProxyContext, req: IncomingMessage, res: Server
   const op = dynamoOperation(req.headers["x-amz-target"]);
   const input = jsonOf(body);
   authorize(ctx, who, dynamoAuthorizations(op, input, ctx.tables));
+  if (ctx.opts.storage && who.deployment)
+    await chargeDynamoWrite(ctx.opts.storage, who.deployment, op, input);
   // What was checked is what DynamoDB Local reads: a duplicate JSON key cannot mean one thing here, another there.
   const checked = Buffer.from(JSON.stringify(input));
   const headers = {
@@ -327,13 +336,20 @@ async function s3Call(
       }))
     : call.authorizations;
   authorize(ctx, who, auths);
+  const url = headOf(req).target;
+  if (ctx.opts.storage && who.deployment)
+    await chargeS3Write(ctx.opts.storage, who.deployment, {
+      method,
+      url,
+      headers: req.headers,
+      call,
+    });
   const headers = {
     ...passed(req, ["authorization", "x-amz-date"]),
     host: ctx.upstreamS3.host,
     ...(presigned ? { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } : {}),
   };
   // A presigned URL's own authentication goes no further: the upstream request is signed as the proxy.
-  const url = headOf(req).target;
   const query = queryOf(url);
   const signed = await signer("s3", ctx.opts.region, ctx.s3Creds).sign({
     method,

@@ -31,6 +31,8 @@ const DYNAMO_ERRORS: Record<string, { type: string; message?: string }> = {
   UnknownOperationException: { type: `${CORAL}UnknownOperationException` },
   ResourceNotFoundException: { type: `${DYNAMO}ResourceNotFoundException` },
   RequestEntityTooLarge: { type: `${CORAL}RequestEntityTooLargeException` },
+  // DynamoDB's own refusal for stored bytes past a limit (an item collection's 10 GB): not retried by the SDKs.
+  StorageQuotaExceeded: { type: `${DYNAMO}ItemCollectionSizeLimitExceededException` },
 };
 /** The JSON services' names for an authentication refusal (KMS's, Step Functions', Lambda's, Scheduler's). */
 const JSON_CODES: Record<string, string> = {
@@ -41,7 +43,11 @@ const JSON_CODES: Record<string, string> = {
   InvalidAccessKeyId: "UnrecognizedClientException",
 };
 /** S3 answers a request with no credentials at all as one its anonymous caller may not make. */
-const S3_CODES: Record<string, string> = { MissingAuthenticationToken: "AccessDenied" };
+const S3_CODES: Record<string, string> = {
+  MissingAuthenticationToken: "AccessDenied",
+  // S3 itself has no storage quota; S3-compatible stores answer one with 403 QuotaExceeded.
+  StorageQuotaExceeded: "QuotaExceeded",
+};
 const S3_MESSAGES: Record<string, string> = {
   SignatureDoesNotMatch:
     "The request signature we calculated does not match the signature you provided. Check your key and signing method.",

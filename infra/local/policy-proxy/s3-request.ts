@@ -15,6 +15,8 @@ export interface S3Call {
    * names a version (see s3DeleteObjects).
    */
   deleteObjects: boolean;
+  /** CopyObject/UploadPartCopy: the object copied, as checked. */
+  copySource?: { bucket: string; key: string };
 }
 
 const denied = () => new Refused("AccessDenied", "Access Denied", 403);
@@ -154,6 +156,7 @@ export function s3Authorizations(method: string, url: string, copySource?: strin
       resource: objectArn(source.bucket, source.key),
       context: {},
     });
+    return { bucket, key, authorizations, deleteObjects: false, copySource: source };
   }
   return { bucket, key, authorizations, deleteObjects: false };
 }

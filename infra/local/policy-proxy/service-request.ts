@@ -1,12 +1,12 @@
 import { type Authorization, Refused } from "./refusal.ts";
 import { decode } from "./sigv4.ts";
 
-// A KMS, Step Functions, Lambda, EventBridge Scheduler, IAM or CloudWatch Logs call (the services the local
+// A KMS, Step Functions, Lambda, EventBridge Scheduler, IAM, CloudWatch Logs or CodeBuild call (the services the local
 // cloud's emulator speaks) as the IAM authorization requests AWS makes for it: its action on the resource the
 // call names, with the condition keys its documentation lists (a KMS call's encryption context, the role a
 // schedule or a function passes, a role's permissions boundary).
 
-export type EmulatedService = "kms" | "states" | "lambda" | "scheduler" | "iam" | "logs";
+export type EmulatedService = "kms" | "states" | "lambda" | "scheduler" | "iam" | "logs" | "codebuild";
 export const EMULATED_SERVICES: readonly EmulatedService[] = [
   "kms",
   "states",
@@ -14,6 +14,7 @@ export const EMULATED_SERVICES: readonly EmulatedService[] = [
   "scheduler",
   "iam",
   "logs",
+  "codebuild",
 ];
 
 export interface ServiceArns {
@@ -258,6 +259,31 @@ function logsCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
   return [{ action: `logs:${op}`, resource: group(requiredString(call.input, "logGroupName")), context: {} }];
 }
 
+// CodeBuild (JSON protocol): each action on the project it names, a build's action on the build's project (a
+// build id is `<project>:<uuid>`, its ARN `arn:…:build/<id>`)
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_awscodebuild.html).
+function codebuildCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
+  const op = operationOf(call.target, "CodeBuild_20161006.");
+  const project = (name: string) => `arn:aws:codebuild:${arns.region}:${arns.account}:project/${name}`;
+  const ofBuild = (id: unknown) => {
+    const bare = typeof id === "string" && id.includes(":build/") ? id.slice(id.indexOf(":build/") + 7) : id;
+    const at = typeof bare === "string" ? bare.lastIndexOf(":") : -1;
+    if (typeof bare !== "string" || at < 1)
+      throw new Refused("InvalidInputException", `Invalid build ID: ${String(id)}`);
+    return project(bare.slice(0, at));
+  };
+  const on = (resources: string[]) =>
+    [...new Set(resources)].map((resource) => ({ action: `codebuild:${op}`, resource, context: {} }));
+  if (op === "StartBuild") return on([project(requiredString(call.input, "projectName"))]);
+  if (op === "StopBuild") return on([ofBuild(requiredString(call.input, "id"))]);
+  if (op === "BatchGetBuilds") {
+    const ids = call.input?.ids;
+    if (!Array.isArray(ids) || !ids.length) throw new Refused("InvalidInputException", "ids is required");
+    return on(ids.map(ofBuild));
+  }
+  throw new Refused("UnknownOperationException", `CodeBuild_20161006.${op} is not emulated`);
+}
+
 // EventBridge Scheduler: the schedule's ARN (its group's, "default" when unnamed); creating or updating one also
 // passes its target's role (iam:PassRole, https://docs.aws.amazon.com/scheduler/latest/UserGuide/setting-up.html).
 const SCHEDULE_ACTION: Record<string, string> = {
@@ -311,5 +337,7 @@ export function serviceAuthorizations(
       return iamCall(call, arns);
     case "logs":
       return logsCall(call, arns);
+    case "codebuild":
+      return codebuildCall(call, arns);
   }
 }

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { CREATE_ONLY, cancelCodes, transact } from "../../aws/ddb.ts";
-import { HttpError, NotFound } from "../../errors.ts";
+import { CREATE_ONLY } from "../../aws/ddb.ts";
+import { NotFound } from "../../errors.ts";
 import { contains } from "../../json-contains.ts";
-import { logger } from "../../log.ts";
 import {
   AGENT_INDEX,
   agentKeys,
@@ -11,18 +10,13 @@ import {
   type CronRecord,
   crons,
   indexedAgentRecord,
-  runs,
-  type ThreadRecord,
-  threads,
 } from "../../records/agent.ts";
 import { queryShards, shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, authConfigurable, authUser, matchesAuthFilters } from "../auth/scope.ts";
-import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
-import type { RuntimeHost } from "../hosting/runtime-host.ts";
+import type { AgentDeployment } from "../deployment/deployment.ts";
 import { graphFor } from "../runs/assistant.ts";
-import { ACTIVE, cancelRun, newRunRecord, type RunCreate, threadRuns } from "../runs/runs.ts";
-import { bindGraph, getThreadItem, newThreadRecord } from "../threads/threads.ts";
+import { getThreadItem } from "../threads/threads.ts";
 import { nextRunDate } from "./schedule.ts";
 import type { CronCreate, CronPatch, CronSearch } from "./schemas.ts";
 
@@ -30,12 +24,10 @@ import type { CronCreate, CronPatch, CronSearch } from "./schemas.ts";
 // - the API (in the deployment's runtime, like every agent route): cron records, scoped per deployment. A cron
 //   with a next run sits in a sparse index (CRONS_DUE_PK, sorted by next_run_date).
 // - the ticks (platform: the AgentCronTick task, every minute — an EventBridge Scheduler cron(* * * * ? *) in AWS,
-//   a timer at each minute locally): due crons are read from the index and each due tick is fired by ONE
-//   transaction that stores the run (and, stateless, its new thread) and moves the cron's next_run_date on,
-//   conditioned on next_run_date still being the tick's time. So a tick fired twice (a retried invocation, two
-//   overlapping sweeps, a restart mid-tick) creates one run; a tick whose write did not happen is still due and
-//   fires at the next sweep. The run's id is derived from the cron id and the tick's time too. Then the
-//   deployment's runtime is kicked to execute it, as the run sweeper does (a lost kick is the sweeper's pending run).
+//   a timer at each minute locally) are operations of the platform's agent server (ops/crons.ts `tick`, `sweep`):
+//   due crons are read from the index here (`dueCrons`), and each due tick creates its run through `createRun`
+//   with an id derived here from the cron id and the tick's time (`tickId`) and the cron's move-on (`cronMoveOn`)
+//   as a write that holds with the run's, so a tick fired twice creates one run.
 
 /** A cron as the API shows it. */
 export type Cron = Omit<CronRecord, "PK" | "SK" | "AGENT1PK" | "AGENT1SK" | "run_as">;
@@ -55,14 +47,16 @@ export async function createCron(
   d: AgentDeployment,
   threadId: string | null,
   body: CronCreate,
+  /** Now (ms): the cron's first run is the schedule's next after it. */
+  now: number,
 ): Promise<Cron> {
   if (threadId !== null && !(await getThreadItem(d, threadId)))
     throw new NotFound(`Thread ${threadId} not found`);
   const rg = await graphFor(d, body.assistant_id);
-  const now = isoNow();
+  const at = new Date(now).toISOString();
   const cronId = crypto.randomUUID();
   const enabled = body.enabled ?? true;
-  const next = enabled ? (nextRunDate(body.schedule, Date.now(), body.end_time) ?? null) : null;
+  const next = enabled ? (nextRunDate(body.schedule, now, body.end_time) ?? null) : null;
   const payload: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body))
     if (v !== undefined && !(PAYLOAD_OMIT as readonly string[]).includes(k)) payload[k] = v;
@@ -83,8 +77,8 @@ export async function createCron(
     user_id: authUser()?.identity ?? null,
     ...(authUser() ? { run_as: authConfigurable() } : {}),
     next_run_date: next,
-    created_at: now,
-    updated_at: now,
+    created_at: at,
+    updated_at: at,
   };
   await crons.put(record, CREATE_ONLY);
   return toCron(record);
@@ -110,7 +104,13 @@ const PAYLOAD_FIELDS = [
 ] as const;
 
 /** Applies a patch; the write holds only while the cron's next run is the one read (a tick may move it on). */
-export async function patchCron(d: AgentDeployment, cronId: string, patch: CronPatch): Promise<Cron> {
+export async function patchCron(
+  d: AgentDeployment,
+  cronId: string,
+  patch: CronPatch,
+  /** Now (ms): a changed schedule's next run is the next after it. */
+  now: number,
+): Promise<Cron> {
   for (let attempt = 0; ; attempt++) {
     const old = await cronItem(d, cronId);
     const payload = { ...old.payload };
@@ -123,7 +123,7 @@ export async function patchCron(d: AgentDeployment, cronId: string, patch: CronP
     const next = !enabled
       ? null
       : timing || !old.next_run_date
-        ? (nextRunDate(schedule, Date.now(), endTime) ?? null)
+        ? (nextRunDate(schedule, now, endTime) ?? null)
         : old.next_run_date;
     const { AGENT1PK: _g, AGENT1SK: _s, ...rest } = old;
     const record: CronRecord = {
@@ -137,7 +137,7 @@ export async function patchCron(d: AgentDeployment, cronId: string, patch: CronP
       metadata: patch.metadata ? { ...old.metadata, ...patch.metadata } : old.metadata,
       on_run_completed: old.thread_id === null ? (patch.on_run_completed ?? old.on_run_completed) : null,
       next_run_date: next,
-      updated_at: isoNow(),
+      updated_at: new Date(now).toISOString(),
     };
     try {
       await crons.put(record, {
@@ -228,39 +228,17 @@ export function tickId(cronId: string, scheduledAt: string, kind: "run" | "threa
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export type TickOutcome = "fired" | "already-fired" | "skipped";
-
 /**
- * Fires one tick of a cron: the tick due at `scheduledAt` (its next_run_date). Idempotent: the run is stored in
- * the same transaction that moves next_run_date on from `scheduledAt`, so a second call finds it moved.
- * `now` decides the next tick: missed ticks (an outage longer than a minute) collapse into this one.
+ * A tick's move-on: the cron's next run becomes `next` (none: it leaves the due index), held only while its next
+ * run is still the tick's (`scheduledAt`) and it is enabled — so a tick fired twice moves it on once.
  */
-export async function fireTick(
-  /** How the thread's runtime is asked to start the tick's run (the task's runtimeHost()). */
-  host: Pick<RuntimeHost, "kick">,
-  tenantId: string,
-  deploymentId: string,
+export function cronMoveOn(
+  d: AgentDeployment,
   cronId: string,
   scheduledAt: string,
-  now = Date.now(),
-): Promise<{ outcome: TickOutcome; run_id?: string; thread_id?: string }> {
-  let d: AgentDeployment;
-  try {
-    d = await agentDeployment(tenantId, deploymentId);
-  } catch (err) {
-    // A deleted deployment's crons go with it (the deployment purge does not list them).
-    if (err instanceof NotFound) {
-      await crons.delete({ scope: `${tenantId}#${deploymentId}`, cron: cronId });
-      logger.warn("cron of a deleted deployment removed", { cron_id: cronId, deployment_id: deploymentId });
-      return { outcome: "skipped" };
-    }
-    throw err;
-  }
-  const cron = await crons.get({ scope: d.scope, cron: cronId }, true);
-  if (!cron?.enabled || cron.next_run_date !== scheduledAt) return { outcome: "already-fired" };
-  const tickMs = Date.parse(scheduledAt);
-  const next = nextRunDate(cron.schedule, Math.max(tickMs, now - 60_000), cron.end_time) ?? null;
-  const moveOn = (): TransactWriteItem => ({
+  next: string | null,
+): TransactWriteItem {
+  return {
     Update: crons.updateInput(
       { scope: d.scope, cron: cronId },
       {
@@ -269,117 +247,22 @@ export async function fireTick(
         remove: next ? undefined : ["AGENT1PK", "AGENT1SK"],
       },
     ),
-  });
-  const skip = async (why: string) => {
-    logger.warn("cron tick skipped", { cron_id: cronId, scheduled_at: scheduledAt, reason: why });
-    await transact([moveOn()]).catch((err) => {
-      if (!cancelCodes(err)) throw err;
-    });
-    return { outcome: "skipped" as const };
   };
-  if (cron.end_time && tickMs > Date.parse(cron.end_time)) return skip("past end_time");
-  const body = cron.payload as RunCreate;
-  let rg: Awaited<ReturnType<typeof graphFor>>;
-  try {
-    rg = await graphFor(d, cron.assistant_id);
-  } catch (err) {
-    if (err instanceof NotFound) return skip(err.message);
-    throw err;
-  }
-  const stateless = cron.thread_id === null;
-  const threadId = cron.thread_id ?? tickId(cronId, scheduledAt, "thread");
-  const runId = tickId(cronId, scheduledAt, "run");
-  const strategy = body.multitask_strategy ?? "enqueue";
-  const at = isoNow();
-  const run = newRunRecord(d, { threadId, runId, at, stateless, rg }, body, {
-    // A tick's run has no client to disconnect; a stateless tick's thread goes as the cron says.
-    on_disconnect: "continue",
-    on_completion: stateless ? (cron.on_run_completed ?? "delete") : "keep",
-    metadata: { cron_id: cronId },
-    // The cron's creator (custom auth): the tick has no request of its own.
-    runAs: cron.run_as,
-  });
-  const items: TransactWriteItem[] = [{ Put: runs.putInput(run, CREATE_ONLY) }];
-  if (stateless) {
-    const thread: ThreadRecord = {
-      ...newThreadRecord(d, threadId, at, {
-        graph_id: rg.graph_id,
-        assistant_id: rg.assistant_id,
-        cron_id: cronId,
-      }),
-      graph_id: rg.graph_id,
-      queued: 1,
-    };
-    items.push({ Put: threads.putInput(thread, CREATE_ONLY) });
-  } else {
-    const thread = await getThreadItem(d, threadId);
-    if (!thread) return skip(`thread ${threadId} not found`);
-    if (strategy === "reject" && (thread.active_run || (thread.queued ?? 0) > 0))
-      return skip("thread busy; multitask_strategy is reject");
-    if (thread.graph_id !== rg.graph_id) await bindGraph(d, threadId, rg.graph_id, rg.assistant_id);
-    items.push({ Update: threads.updateInput({ scope: d.scope, thread: threadId }, { add: { queued: 1 } }) });
-  }
-  items.push(moveOn());
-  try {
-    await transact(items);
-  } catch (err) {
-    const codes = cancelCodes(err);
-    if (!codes) throw err;
-    if (codes[2] === "ConditionalCheckFailed" || codes[0] === "ConditionalCheckFailed")
-      return { outcome: "already-fired" };
-    if (!stateless && codes[1] === "ConditionalCheckFailed") return skip(`thread ${threadId} not found`);
-    throw err;
-  }
-  logger.info("cron tick fired", {
-    cron_id: cronId,
-    scheduled_at: scheduledAt,
-    run_id: runId,
-    thread_id: threadId,
-  });
-  // interrupt / rollback: the tick's run takes the thread, as a run created with that strategy does.
-  if (!stateless && (strategy === "interrupt" || strategy === "rollback"))
-    for (const other of await threadRuns(d, threadId, ACTIVE))
-      if (other.run_id !== runId) await cancelRun(d, other, strategy);
-  await host.kick(d.tenant_id, d.deployment_id, threadId);
-  return { outcome: "fired", run_id: runId, thread_id: threadId };
 }
 
-export interface CronSweep {
-  fired: number;
-  skipped: number;
-  /** The earliest next run seen (ms epoch), if any. */
-  nextCheck?: number;
-}
-
-/** Fires every due tick of every cron (the AgentCronTick task's sweep). */
-export async function sweepCrons(host: Pick<RuntimeHost, "kick">, now = Date.now()): Promise<CronSweep> {
-  const out: CronSweep = { fired: 0, skipped: 0 };
+/** The crons due by `now` (ms), as the due index lists them (keys and ids only; it lags the table). */
+export async function dueCrons(
+  now: number,
+): Promise<{ tenant: string; deployment: string; cronId: string }[]> {
   const due = await queryShards<Pick<CronRecord, "PK" | "SK" | "cron_id">>("main", CRONS_DUE, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
     values: { ":now": `${new Date(now).toISOString()}~` },
   });
+  const out: { tenant: string; deployment: string; cronId: string }[] = [];
   for (const entry of due) {
     const ids = indexedAgentRecord(entry, "cron");
-    if (!ids) continue;
-    try {
-      // The index holds keys and ids only, and lags the table: the cron's next run is read from its record, and
-      // fireTick reads it again and fires only the tick still due.
-      const key = { scope: `${ids.tenant}#${ids.deployment}`, cron: entry.cron_id };
-      const item = await crons.get(key, true);
-      for (let scheduled = item?.next_run_date ?? null, i = 0; scheduled && i < 5; i++) {
-        if (Date.parse(scheduled) > now) break;
-        const r = await fireTick(host, ids.tenant, ids.deployment, entry.cron_id, scheduled, now);
-        if (r.outcome === "fired") out.fired++;
-        else if (r.outcome === "skipped") out.skipped++;
-        const after = await crons.get(key, true);
-        scheduled = after?.enabled ? after.next_run_date : null;
-      }
-    } catch (err) {
-      if (err instanceof HttpError)
-        logger.warn("cron tick: deployment unavailable", { cron_id: entry.cron_id, error: err });
-      else logger.error("cron tick failed", { cron_id: entry.cron_id, error: err });
-    }
+    if (ids) out.push({ ...ids, cronId: entry.cron_id });
   }
   return out;
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { nextRun, nextRunDate, parseSchedule, scheduleProblem } from "./schedule.ts";
+import {
+  nextRun,
+  nextRunDate,
+  nextSweepAt,
+  parseSchedule,
+  scheduleProblem,
+  TICK_LAG_MS,
+} from "./schedule.ts";
 
 const at = (iso: string) => Date.parse(iso);
 const next = (expr: string, after: string) =>
@@ -44,5 +51,14 @@ describe("cron schedules (5 fields, UTC)", () => {
       "2026-11-24T17:00:00.000Z",
     );
     expect(nextRunDate("0 * * * *", at("2026-11-24T16:30:00Z"), "2026-11-24T16:59:00Z")).toBeUndefined();
+  });
+
+  it("the minute timer sweeps just after the next minute starts, whatever the clock says now", () => {
+    expect(TICK_LAG_MS).toBeGreaterThan(0);
+    expect(TICK_LAG_MS).toBeLessThan(5_000);
+    expect(nextSweepAt(at("2026-11-24T16:30:00.000Z"))).toBe(at("2026-11-24T16:31:00.250Z"));
+    expect(nextSweepAt(at("2026-11-24T16:30:59.999Z"))).toBe(at("2026-11-24T16:31:00.250Z"));
+    expect(nextSweepAt(at("2026-11-24T16:30:00.250Z"))).toBe(at("2026-11-24T16:31:00.250Z"));
+    expect(nextSweepAt(at("2026-12-31T23:59:30.000Z"))).toBe(at("2027-01-01T00:00:00.250Z"));
   });
 });

@@ -155,3 +155,9 @@ export function nextRunDate(expression: string, after: number, endTime?: string 
   if (endTime && next > Date.parse(endTime)) return undefined;
   return new Date(next).toISOString();
 }
+
+/** How long after a minute starts the local minute timer sweeps, so every tick of that minute is due. */
+export const TICK_LAG_MS = 250;
+
+/** When the minute timer next sweeps after `now` (ms): just after the next minute starts. */
+export const nextSweepAt = (now: number): number => Math.floor(now / 60_000) * 60_000 + 60_000 + TICK_LAG_MS;

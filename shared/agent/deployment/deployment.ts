@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import type { GraphInfo } from "../../build/smoke.ts";
 import { NotFound, ServiceUnavailable } from "../../errors.ts";
@@ -93,11 +92,6 @@ export const graphStorage = (d: AgentDeployment) => ({
   store: d.store(),
 });
 
-// Inside a runtime: the one deployment it serves, for the requests its entry point serves with it.
-const served = new AsyncLocalStorage<AgentDeployment>();
-/** Runs `fn` (a request a runtime serves) as the deployment `d`'s: the only one it may address. */
-export const servingDeployment = <T>(d: AgentDeployment, fn: () => T): T => served.run(d, fn);
-
 export function fromRecord(d: DeploymentRecord): AgentDeployment {
   if (!d.active_revision_id) throw new ServiceUnavailable("The deployment has no deployed revision yet");
   return withStorage({
@@ -110,16 +104,10 @@ export function fromRecord(d: DeploymentRecord): AgentDeployment {
 }
 
 /**
- * The deployment of a request: in a runtime, its own deployment (any other id is a 404 — a runtime never acts
- * for another deployment); in a platform process, the deployment's records.
+ * A deployment as its records say, for a platform process (a runtime serves only its own: ops/server.ts); another
+ * workspace's is not found.
  */
 export async function agentDeployment(tenantId: string, deploymentId: string): Promise<AgentDeployment> {
-  const serving = served.getStore();
-  if (serving) {
-    if (serving.tenant_id !== tenantId || serving.deployment_id !== deploymentId)
-      throw new NotFound("Deployment not found");
-    return serving;
-  }
   const d = await recentDeploymentRecord(tenantId, deploymentId);
   if (!d) throw new NotFound("Deployment not found");
   return fromRecord(d);

@@ -13,10 +13,10 @@ import {
   type Run,
   type RunCreate,
 } from "../runs/runs.ts";
-import { kick } from "../runs/worker.ts";
+import { drainThread } from "../runs/worker.ts";
 import { keepAliveJson, WAIT_HEADERS } from "../stream/keep-alive.ts";
 import { joinPoint, streamHeaders } from "../stream/stream.ts";
-import { type Caller, deploymentOf, mustBeCallers } from "./caller.ts";
+import { type Caller, mustBeCallers, type OpsContext } from "./caller.ts";
 import { runAccess, threadAccess } from "./checks.ts";
 
 // Runs: every way a run starts goes through `startRun` (the reference's createValidRun): the caller's access to
@@ -36,17 +36,19 @@ export interface Streamed {
  * authorization, multitask strategy, storage and the kick, in that order.
  */
 export async function startRun(
+  s: OpsContext,
   caller: Caller,
   d: AgentDeployment,
   threadId: string | null,
   body: RunCreate,
 ): Promise<Run> {
-  const authorized = await authorizeRun(caller, d, threadId, body);
+  const authorized = await authorizeRun(s, caller, d, threadId, body);
   return authorized();
 }
 
 /** The first half of `startRun`: the caller may create the run; answers the creation to do. */
 async function authorizeRun(
+  s: OpsContext,
   caller: Caller,
   d: AgentDeployment,
   threadId: string | null,
@@ -54,28 +56,35 @@ async function authorizeRun(
 ): Promise<() => Promise<Run>> {
   mustBeCallers(caller, d);
   const { threadMetadata } = await runAccess(d, threadId, body);
-  return () => createRun(d, threadId, body, kick, threadMetadata);
+  return () => createRun(d, threadId, body, s.kick, { threadMetadata });
 }
 
 const location = (run: Run, stateless: boolean) =>
   stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`;
 
 /** A background run (answers at once, pending): the run and where it is. */
-export async function create(caller: Caller, deploymentId: string, threadId: string | null, body: RunCreate) {
-  const d = await deploymentOf(caller, deploymentId);
-  const run = await startRun(caller, d, threadId, body);
+export async function create(
+  s: OpsContext,
+  caller: Caller,
+  deploymentId: string,
+  threadId: string | null,
+  body: RunCreate,
+) {
+  const d = await s.deployment(caller, deploymentId);
+  const run = await startRun(s, caller, d, threadId, body);
   return { run, location: location(run, threadId === null) };
 }
 
 /** A run whose answer is its final values (newlines until then: keep-alive.ts). */
 export async function createAndWait(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string | null,
   body: RunCreate,
 ): Promise<Streamed> {
-  const d = await deploymentOf(caller, deploymentId);
-  const run = await startRun(caller, d, threadId, body);
+  const d = await s.deployment(caller, deploymentId);
+  const run = await startRun(s, caller, d, threadId, body);
   return {
     body: keepAliveJson(waitRun(d, run.thread_id, run.run_id)),
     headers: { ...WAIT_HEADERS, "content-location": location(run, threadId === null) },
@@ -84,13 +93,14 @@ export async function createAndWait(
 
 /** A run streamed as SSE; a client that leaves cancels it if it asked so (on_disconnect). */
 export async function createAndStream(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string | null,
   body: RunCreate,
 ): Promise<Streamed> {
-  const d = await deploymentOf(caller, deploymentId);
-  const run = await startRun(caller, d, threadId, body);
+  const d = await s.deployment(caller, deploymentId);
+  const run = await startRun(s, caller, d, threadId, body);
   const gone = new AbortController();
   return {
     body: runSse(d, run.thread_id, run.run_id, { signal: gone.signal }),
@@ -106,45 +116,64 @@ export async function createAndStream(
  * Several stateless background runs, answered in the order given. Each is authorized as a run of its own, and
  * every assistant is resolved first, so a refused run or an unknown assistant creates no run at all.
  */
-export async function createBatch(caller: Caller, deploymentId: string, bodies: RunCreate[]): Promise<Run[]> {
-  const d = await deploymentOf(caller, deploymentId);
+export async function createBatch(
+  s: OpsContext,
+  caller: Caller,
+  deploymentId: string,
+  bodies: RunCreate[],
+): Promise<Run[]> {
+  const d = await s.deployment(caller, deploymentId);
   const creations: (() => Promise<Run>)[] = [];
-  for (const body of bodies) creations.push(await authorizeRun(caller, d, null, body));
+  for (const body of bodies) creations.push(await authorizeRun(s, caller, d, null, body));
   await Promise.all([...new Set(bodies.map((b) => b.assistant_id))].map((a) => graphFor(d, a)));
   return Promise.all(creations.map((create) => create()));
 }
 
-export async function get(caller: Caller, deploymentId: string, threadId: string, runId: string) {
-  const d = await deploymentOf(caller, deploymentId);
+export async function get(
+  s: OpsContext,
+  caller: Caller,
+  deploymentId: string,
+  threadId: string,
+  runId: string,
+) {
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "read");
   return getRun(d, threadId, runId);
 }
 
 export async function list(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string,
   query: Parameters<typeof listRuns>[2],
 ) {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "read");
   return listRuns(d, threadId, query);
 }
 
-export async function remove(caller: Caller, deploymentId: string, threadId: string, runId: string) {
-  const d = await deploymentOf(caller, deploymentId);
+export async function remove(
+  s: OpsContext,
+  caller: Caller,
+  deploymentId: string,
+  threadId: string,
+  runId: string,
+) {
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "delete", { run_id: runId });
   await deleteRun(d, threadId, runId);
 }
 
 /** Waits for a run and answers its final values (newlines until then). */
 export async function join(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string,
   runId: string,
 ): Promise<Streamed> {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "read");
   await getRun(d, threadId, runId);
   return { body: keepAliveJson(waitRun(d, threadId, runId)), headers: { ...WAIT_HEADERS } };
@@ -152,13 +181,14 @@ export async function join(
 
 /** Joins a run's stream from the event after `lastEventId` (a non-resumable run's: from now on). */
 export async function joinStream(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string,
   runId: string,
   opts: { modes: string[]; lastEventId: string | undefined; cancelOnDisconnect: boolean },
 ): Promise<Streamed> {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "read");
   const run = await getRun(d, threadId, runId);
   const from = joinPoint(run, opts.lastEventId);
@@ -174,6 +204,7 @@ export async function joinStream(
 }
 
 export async function cancel(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   threadId: string,
@@ -181,23 +212,29 @@ export async function cancel(
   action: CancelAction,
   wait: boolean,
 ) {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   await threadAccess(d, threadId, "update", { action });
   await cancelRunById(d, threadId, runId, action, wait);
 }
 
 /** Cancels a thread's, listed or all active runs (custom auth: of the threads the caller may update). */
 export async function cancelMany(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   filter: Omit<RunsCancel, "auth">,
   action: "interrupt" | "rollback",
   wait: boolean,
 ) {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   const auth = await authorize("threads:update", { thread_id: filter.thread_id, action });
   await cancelRuns(d, { ...filter, auth }, action, wait);
 }
 
 /** Executes the thread's due runs in this runtime until `deadline` (a drain: AWS's asynchronous invocation). */
-export { drainThread as drain } from "../runs/worker.ts";
+export const drain = (
+  _s: OpsContext,
+  d: AgentDeployment,
+  threadId: string,
+  deadline: number,
+): Promise<void> => drainThread(d, threadId, deadline);

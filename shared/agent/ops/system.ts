@@ -7,7 +7,7 @@ import { deployments } from "../../records/control.ts";
 import { artifactManifest } from "../artifact/artifact.ts";
 import { agentMetrics, prometheusText } from "../runs/metrics.ts";
 import { agentServerBase, uiAsset, uiComponentHtml } from "../ui/ui.ts";
-import { type Caller, deploymentOf } from "./caller.ts";
+import type { Caller, OpsContext } from "./caller.ts";
 import { docsPage } from "./openapi.ts";
 
 // What the agent server answers about itself: info, metrics, health, docs and UI files. None of them is a
@@ -24,8 +24,8 @@ const langgraphVersion = (): string | undefined => {
 };
 
 /** Server info as the LangGraph API server's /info: what this agent server supports. */
-export async function info(caller: Caller, deploymentId: string) {
-  const d = await deploymentOf(caller, deploymentId);
+export async function info(s: OpsContext, caller: Caller, deploymentId: string) {
+  const d = await s.deployment(caller, deploymentId);
   // A route group langgraph.json's http.disable_* removed is not served (crons go with the runs).
   const off = (await artifactManifest(d.runtime?.artifact).catch(() => undefined))?.http ?? {};
   return {
@@ -41,29 +41,36 @@ export async function info(caller: Caller, deploymentId: string) {
 }
 
 /** The run-queue gauges, as JSON or Prometheus text. */
-export async function metrics(caller: Caller, deploymentId: string, format: "json" | "prometheus") {
-  const m = await agentMetrics(await deploymentOf(caller, deploymentId));
+export async function metrics(
+  s: OpsContext,
+  caller: Caller,
+  deploymentId: string,
+  format: "json" | "prometheus",
+) {
+  const m = await agentMetrics(await s.deployment(caller, deploymentId));
   return format === "json" ? m : prometheusText(m, deploymentId);
 }
 
 /** What LoadExternalComponent inserts for an assistant's UI component (undefined: no such UI). */
 export async function uiComponent(
+  s: OpsContext,
   caller: Caller,
   deploymentId: string,
   event: HttpEvent,
   agent: string,
   component: { name: string; shadowRootId?: string },
 ) {
-  const d = await deploymentOf(caller, deploymentId);
+  const d = await s.deployment(caller, deploymentId);
   const base = agentServerBase(event, deploymentId);
   return uiComponentHtml(d, agent, component.name, component.shadowRootId, base);
 }
 
 /** A file of the live revision's UI bundle (public; read from the artifact, no user code runs). */
-export const uiFile = (deploymentId: string, name: string, file: string) => uiAsset(deploymentId, name, file);
+export const uiFile = (_s: OpsContext, deploymentId: string, name: string, file: string) =>
+  uiAsset(deploymentId, name, file);
 
 /** The reference documentation page of the deployment's agent server. */
-export const docs = (deploymentId: string): string => docsPage(deploymentId);
+export const docs = (_s: OpsContext, deploymentId: string): string => docsPage(deploymentId);
 
 /**
  * Health: 200 once a revision of the deployment serves, 503 before. Public, but told only to the deployment's own workspace: without an API key every id
@@ -71,6 +78,7 @@ export const docs = (deploymentId: string): string => docsPage(deploymentId);
  * not), so another workspace's deployment answers exactly as a missing one.
  */
 export async function health(
+  _s: OpsContext,
   headers: Record<string, string | undefined>,
   deploymentId: string,
 ): Promise<{ ok: boolean }> {

@@ -6,7 +6,7 @@ import { resolveAssistant } from "../assistants/assistants.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
 import { threadAccess } from "../ops/checks.ts";
-import { startRun } from "../ops/runs.ts";
+import type { AgentServer } from "../ops/server.ts";
 import { runFrames, waitRun } from "../runs/join.ts";
 import { ACTIVE, cancelRun, getRunItem } from "../runs/runs.ts";
 import { runCreate } from "../runs/schemas.ts";
@@ -267,6 +267,7 @@ export function toTask(run: RunRecord, outcome: Outcome = {}, historyLength?: nu
 
 /** Creates the run of a message on its context's thread (a new thread when there is no contextId). */
 async function startTask(
+  server: AgentServer,
   caller: Caller,
   d: AgentDeployment,
   assistantId: string,
@@ -283,7 +284,7 @@ async function startTask(
       a2a: { message_id: message.messageId ?? null, ...(message.taskId ? { task_id: message.taskId } : {}) },
     },
   });
-  const run = await startRun(caller, d, threadId, body);
+  const run = await server.runs.startRun(caller, d, threadId, body);
   return { threadId: run.thread_id, runId: run.run_id };
 }
 
@@ -305,12 +306,13 @@ async function mustRun(d: AgentDeployment, threadId: string, runId: string): Pro
 
 /** message/send: runs the message to its end and answers the task. */
 export async function messageSend(
+  server: AgentServer,
   caller: Caller,
   d: AgentDeployment,
   assistantId: string,
   params: Record<string, unknown>,
 ) {
-  const { threadId, runId } = await startTask(caller, d, assistantId, params);
+  const { threadId, runId } = await startTask(server, caller, d, assistantId, params);
   let values: unknown;
   try {
     values = await waitRun(d, threadId, runId);
@@ -332,6 +334,7 @@ const numberOr = (v: unknown): number | undefined =>
  * artifact and the final status (`final: true`), each one a JSON-RPC response of the request's id.
  */
 export async function messageStream(
+  server: AgentServer,
   caller: Caller,
   d: AgentDeployment,
   assistantId: string,
@@ -339,7 +342,7 @@ export async function messageStream(
   signal?: AbortSignal,
 ): Promise<{ threadId: string; runId: string; events: AsyncGenerator<unknown> }> {
   // The run is created (or the call refused) before the stream starts, so a bad call answers a plain error.
-  const { threadId, runId } = await startTask(caller, d, assistantId, params);
+  const { threadId, runId } = await startTask(server, caller, d, assistantId, params);
   const created = await mustRun(d, threadId, runId);
   return { threadId, runId, events: streamEvents(d, created, signal) };
 }

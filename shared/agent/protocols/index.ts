@@ -3,8 +3,9 @@ import { JSON_RPC, type RpcId, rpcResult } from "../../http/json-rpc.ts";
 import { logger } from "../../log.ts";
 import { resolveAssistant } from "../assistants/assistants.ts";
 import { authorize, matchesAuthFilters } from "../auth/scope.ts";
-import { type Caller, deploymentOf } from "../ops/caller.ts";
+import type { Caller } from "../ops/caller.ts";
 import type { Streamed } from "../ops/runs.ts";
+import type { AgentServer } from "../ops/server.ts";
 import { onClientGone } from "../runs/join.ts";
 import { SSE_HEADERS } from "../stream/stream.ts";
 import {
@@ -20,16 +21,19 @@ import {
 import { handleMcpPost, type McpAnswer } from "./mcp.ts";
 
 // The protocols the agent server speaks besides its REST API — MCP and A2A — as their handlers call them. They sit
-// above the operations layer, as handlers do: the deployment is looked up for the caller (ops/caller.ts), every
-// run they start goes through ops/runs.ts `startRun`, every thread they read through the caller's access to it.
+// above the operations layer, as handlers do: the deployment is looked up for the caller by the server's one
+// lookup, every run they start goes through the server's `runs.startRun`, every thread they read through the
+// caller's access to it.
 
 /** POST /mcp: one JSON-RPC message or batch (the deployment is read only when a method needs it). */
 export const mcpPost = (
+  server: AgentServer,
   caller: Caller,
   deploymentId: string,
   raw: Buffer,
   headers: Record<string, string | undefined>,
-): Promise<McpAnswer> => handleMcpPost(caller, () => deploymentOf(caller, deploymentId), raw, headers);
+): Promise<McpAnswer> =>
+  handleMcpPost(server, caller, () => server.deployment(caller, deploymentId), raw, headers);
 
 const sse = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`;
 
@@ -38,6 +42,7 @@ const sse = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`;
  * tasks/get, tasks/cancel. Every problem with the call is answered as a JSON-RPC error object, never a 5xx.
  */
 export async function a2aCall(
+  server: AgentServer,
   caller: Caller,
   deploymentId: string,
   assistantId: string,
@@ -48,17 +53,17 @@ export async function a2aCall(
   const id: RpcId = call.id;
   try {
     checkMethod(call.method);
-    const d = await deploymentOf(caller, deploymentId);
+    const d = await server.deployment(caller, deploymentId);
     switch (call.method) {
       case "message/send":
-        return { json: rpcResult(id, await messageSend(caller, d, assistantId, call.params)) };
+        return { json: rpcResult(id, await messageSend(server, caller, d, assistantId, call.params)) };
       case "tasks/get":
         return { json: rpcResult(id, await tasksGet(d, call.params)) };
       case "tasks/cancel":
         return { json: rpcResult(id, await tasksCancel(d, call.params)) };
       default: {
         const gone = new AbortController();
-        const s = await messageStream(caller, d, assistantId, call.params, gone.signal);
+        const s = await messageStream(server, caller, d, assistantId, call.params, gone.signal);
         async function* frames() {
           try {
             for await (const event of s.events) yield sse(rpcResult(id, event));
@@ -86,8 +91,14 @@ export async function a2aCall(
 }
 
 /** The A2A agent card of an assistant (or a graph id: its default assistant), if the caller may read it. */
-export async function a2aCard(caller: Caller, deploymentId: string, assistantId: string, url: string) {
-  const d = await deploymentOf(caller, deploymentId);
+export async function a2aCard(
+  server: AgentServer,
+  caller: Caller,
+  deploymentId: string,
+  assistantId: string,
+  url: string,
+) {
+  const d = await server.deployment(caller, deploymentId);
   const filters = await authorize("assistants:read", { assistant_id: assistantId });
   const a = await resolveAssistant(d, assistantId);
   if (!matchesAuthFilters(a.metadata, filters)) throw new NotFound("Assistant not found");

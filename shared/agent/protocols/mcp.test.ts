@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentDeployment } from "../deployment/deployment.ts";
+import { createAgentServer } from "../ops/server.ts";
 import { checkArguments, handleMcpPost, MCP_PROTOCOL_VERSIONS, mcpMethodNotAllowed } from "./mcp.ts";
 
 // The JSON-RPC side of the MCP endpoint, without a deployment: methods that need one are covered by
@@ -9,6 +10,8 @@ const noDeployment = () =>
 const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const post = (body: unknown, headers: Record<string, string> = HEADERS) =>
   handleMcpPost(
+    // A platform's server that starts no run: no method here creates one.
+    createAgentServer({ host: { kick: () => Promise.reject(new Error("no run in a unit test")) } }),
     { tenant: "t", user: undefined },
     noDeployment,
     Buffer.from(typeof body === "string" ? body : JSON.stringify(body)),

@@ -9,7 +9,7 @@ import { inputCheckSchema } from "../assistants/input-check.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
 import type { Caller } from "../ops/caller.ts";
 import { searchScope } from "../ops/checks.ts";
-import { startRun } from "../ops/runs.ts";
+import type { AgentServer } from "../ops/server.ts";
 import { waitRun } from "../runs/join.ts";
 import { runCreate } from "../runs/schemas.ts";
 
@@ -143,9 +143,15 @@ export function checkArguments(
 }
 
 /** Runs the tool's assistant statelessly with `args` as input: the MCP result of its final values. */
-async function callTool(caller: Caller, d: AgentDeployment, tool: McpTool, args: Record<string, unknown>) {
+async function callTool(
+  server: AgentServer,
+  caller: Caller,
+  d: AgentDeployment,
+  tool: McpTool,
+  args: Record<string, unknown>,
+) {
   const body = runCreate.parse({ assistant_id: tool.assistant_id, input: args });
-  const run = await startRun(caller, d, null, body);
+  const run = await server.runs.startRun(caller, d, null, body);
   const values = await waitRun(d, run.thread_id, run.run_id);
   // A failed run ends with its error as its values (as POST /runs/wait answers it): a tool execution error.
   if (isRecord(values) && isRecord(values.__error__)) {
@@ -161,6 +167,7 @@ async function callTool(caller: Caller, d: AgentDeployment, tool: McpTool, args:
 }
 
 async function dispatch(
+  server: AgentServer,
   caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   method: string,
@@ -192,7 +199,7 @@ async function dispatch(
       if (!tool) throw new RpcFailure(INVALID_PARAMS, `Unknown tool: ${call.data.name}`);
       checkArguments(tool, call.data.arguments ?? {});
       try {
-        return await callTool(caller, d, tool, call.data.arguments ?? {});
+        return await callTool(server, caller, d, tool, call.data.arguments ?? {});
       } catch (err) {
         // The run could not be made or waited for (a bad input, a rolled-back run): the tool failed.
         const message = err instanceof Error ? err.message : String(err);
@@ -206,6 +213,7 @@ async function dispatch(
 
 /** One JSON-RPC message → its response, or undefined for a notification or a client's response. */
 async function handleMessage(
+  server: AgentServer,
   caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   message: unknown,
@@ -219,7 +227,7 @@ async function handleMessage(
   }
   const { id, method } = req.data;
   try {
-    return rpcResult(id, await dispatch(caller, deployment, method, req.data.params ?? {}));
+    return rpcResult(id, await dispatch(server, caller, deployment, method, req.data.params ?? {}));
   } catch (err) {
     if (err instanceof RpcFailure) return rpcError(id, err.code, err.message);
     logger.warn("mcp: request failed", { method, error: err });
@@ -245,6 +253,7 @@ const refuse = (status: number, code: number, message: string): McpAnswer => ({
  * deployment is read only when a method needs it.
  */
 export async function handleMcpPost(
+  server: AgentServer,
   caller: Caller,
   deployment: () => Promise<AgentDeployment>,
   raw: Buffer,
@@ -287,7 +296,7 @@ export async function handleMcpPost(
     d ??= deployment();
     return d;
   };
-  const answers = (await Promise.all(messages.map((m) => handleMessage(caller, once, m)))).filter(
+  const answers = (await Promise.all(messages.map((m) => handleMessage(server, caller, once, m)))).filter(
     (a): a is RpcAnswer => a !== undefined,
   );
   if (!answers.length) return { status: 202, headers: {} };

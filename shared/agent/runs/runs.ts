@@ -1,3 +1,4 @@
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { z } from "zod";
 import { toItem } from "../../aws/ddb.ts";
 import { Conflict, NotFound } from "../../errors.ts";
@@ -9,7 +10,7 @@ import { authConfigurable } from "../auth/scope.ts";
 import type { AgentDeployment } from "../deployment/deployment.ts";
 import { openChannel } from "../stream/broker.ts";
 import { deleteEventLog } from "../stream/event-log.ts";
-import { bindGraph, createThread, getThreadItem } from "../threads/threads.ts";
+import { bindGraph, createThread, getThreadItem, newThreadRecord } from "../threads/threads.ts";
 import { graphFor, type RunGraph } from "./assistant.ts";
 import { type CancelAction, executor } from "./executor.ts";
 import type { runCreate } from "./schemas.ts";
@@ -99,17 +100,20 @@ function withAuthUser(
   return { ...(config ?? {}), configurable: { ...(config?.configurable ?? {}), ...auth } };
 }
 
+/** What a run's record takes besides its body (a tick's run has no client to disconnect). */
+export interface RunOverrides {
+  on_disconnect?: "cancel" | "continue";
+  on_completion?: "delete" | "keep";
+  metadata?: Record<string, unknown>;
+  /** The user's keys the run carries (a cron's creator); by default the current request's user's. */
+  runAs?: Record<string, unknown>;
+}
+
 export function newRunRecord(
   d: AgentDeployment,
   run: { threadId: string; runId: string; at: string; stateless: boolean; rg: RunGraph },
   body: RunCreate,
-  overrides: {
-    on_disconnect?: "cancel" | "continue";
-    on_completion?: "delete" | "keep";
-    metadata?: Record<string, unknown>;
-    /** The user's keys the run carries (a cron's creator); by default the current request's user's. */
-    runAs?: Record<string, unknown>;
-  } = {},
+  overrides: RunOverrides = {},
 ): RunRecord {
   const { threadId, runId, at, stateless, rg } = run;
   return {
@@ -150,6 +154,25 @@ export function newRunRecord(
   };
 }
 
+/** How a run is created besides its body: what a cron's tick gives (its ids, its time, its cron's move-on). */
+export interface RunOptions {
+  /** Metadata for a thread the run creates (custom auth: the user's, so they find it). */
+  threadMetadata?: Record<string, unknown>;
+  /** The run's id (a tick's, derived from the cron and the tick): stored once, so a second store is refused. */
+  runId?: string;
+  /** A stateless run's thread id (a tick's): the thread is then stored in the run's own transaction. */
+  threadId?: string;
+  /** The run's creation time (ISO); now by default. */
+  at?: string;
+  /** What the body does not decide (newRunRecord). */
+  overrides?: RunOverrides;
+  /**
+   * Writes that hold or fail with the run's (a tick's move-on of its cron): the run is then stored pending in one
+   * transaction with them and its thread's count, and not stored (`RunNotStored`) when one does not hold.
+   */
+  alongside?: TransactWriteItem[];
+}
+
 /**
  * Creates a run (thread run, or stateless when threadId is null: a temporary thread deleted on completion).
  * Multitask strategies against the thread's active runs: reject → 409; interrupt/rollback → every older
@@ -161,22 +184,24 @@ export async function createRun(
   threadId: string | null,
   body: RunCreate,
   kick: Kick,
-  /** Metadata for a thread the run creates (custom auth: the user's, so they find it). */
-  threadMetadata: Record<string, unknown> = {},
+  opts: RunOptions = {},
 ): Promise<Run> {
   const stateless = threadId === null;
-  const tid = threadId ?? crypto.randomUUID();
+  const tid = threadId ?? opts.threadId ?? crypto.randomUUID();
   const rg = await graphFor(d, body.assistant_id);
   const strategy = body.multitask_strategy ?? "enqueue";
-  const now = isoNow();
-  const runId = uuidv7();
-  const item = newRunRecord(d, { threadId: tid, runId, at: now, stateless, rg }, body);
+  const now = opts.at ?? isoNow();
+  const runId = opts.runId ?? uuidv7();
+  const item = newRunRecord(d, { threadId: tid, runId, at: now, stateless, rg }, body, opts.overrides);
   if (body.after_seconds) item.not_before = Date.now() + body.after_seconds * 1000;
-  executor().open(item.run_id);
+  const alongside = opts.alongside ?? [];
+  // A run whose worker is in this process has its live channel here (a platform's kick starts it elsewhere).
+  if (kick.startClaimed) executor().open(item.run_id);
   // With the worker in this process, a free thread with nothing queued starts the run in the same write that
   // stores it: no other run is active or waiting, so every multitask strategy agrees. (The write's conditions
   // check the thread; any other case takes the general way below.)
-  const fast = kick.startClaimed !== undefined && executor().startsClaimedRuns && !item.not_before;
+  const fast =
+    kick.startClaimed !== undefined && executor().startsClaimedRuns && !item.not_before && !alongside.length;
   const startNow = async () => {
     const started = fast ? await storeStarted(d, item, rg) : undefined;
     if (started) kick.startClaimed!(d, started);
@@ -185,22 +210,26 @@ export async function createRun(
   // Answered as created, as the reference answers every new run (it starts a moment later there).
   if (!stateless && (await startNow())) return toRun(item);
   const thread = stateless ? undefined : await getThreadItem(d, tid);
+  const threadMetadata = { ...opts.threadMetadata, graph_id: rg.graph_id, assistant_id: rg.assistant_id };
+  // A stateless run with a given thread id stores its thread in its own transaction (so a tick is one write).
+  if (stateless && opts.threadId) {
+    const newThread = { ...newThreadRecord(d, tid, now, threadMetadata), graph_id: rg.graph_id };
+    await storePending(d, item, { newThread, alongside });
+    await kick(d, tid);
+    return toRun(item);
+  }
   // A thread created here is bound to the run's graph as it is created.
   let boundTo = thread?.graph_id;
   if (!thread) {
     if (!stateless && body.if_not_exists !== "create") throw new NotFound(`Thread with ID ${tid} not found`);
-    await createThread(d, {
-      thread_id: tid,
-      metadata: { ...threadMetadata, graph_id: rg.graph_id, assistant_id: rg.assistant_id },
-      if_exists: "do_nothing",
-    });
+    await createThread(d, { thread_id: tid, metadata: threadMetadata, if_exists: "do_nothing" });
     if (await startNow()) return toRun(item);
     boundTo = rg.graph_id;
   }
   if (boundTo !== rg.graph_id) await bindGraph(d, tid, rg.graph_id, rg.assistant_id);
   if (strategy === "reject" && (await threadRuns(d, tid, ACTIVE)).length)
     throw new Conflict("Thread is busy with another run; multitask_strategy is reject");
-  await storePending(d, item);
+  await storePending(d, item, { alongside });
   if (strategy === "interrupt" || strategy === "rollback") {
     for (const other of await threadRuns(d, tid, ACTIVE)) {
       const theirs = other.multitask_strategy;

@@ -27,8 +27,9 @@ export interface SweepResult {
 }
 
 /**
- * `host` is how the caller reaches runtimes (a due thread is kicked through it): the sweeper task's
- * `runtimeHost()`, the local cloud's own runtimes when one of them crashed. `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
+ * `host` is how the caller reaches runtimes (a due thread is kicked through it), as its entry point built it: the
+ * sweeper task's (functions/agent/platform.ts), the local cloud's when one of its runtimes crashed; `now` is the
+ * caller's clock. `only` limits a sweep to one deployment; `deadWorker` names a runtime known to be gone (it crashed): its
  * running runs are taken back at once instead of when their leases run out; `cause` says what stopped it (a
  * sandbox limit), for the error of a run that is given up.
  */

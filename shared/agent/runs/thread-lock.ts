@@ -1,5 +1,5 @@
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { cancelCodes, toItem, transact } from "../../aws/ddb.ts";
+import { CREATE_ONLY, cancelCodes, toItem, transact } from "../../aws/ddb.ts";
 import { config } from "../../config.ts";
 import { NotFound } from "../../errors.ts";
 import { type RunRecord, runs, type ThreadRecord, threads } from "../../records/agent.ts";
@@ -69,15 +69,32 @@ export async function storeStarted(
   }
 }
 
-/** Stores a new pending run and counts it in the thread's `queued` (see worker.ts). */
-export async function storePending(d: AgentDeployment, item: RunRecord): Promise<void> {
-  const count = threads.updateInput(threadOf(d, item), { add: { queued: 1 } });
+/** A run `storePending` did not store: its id was taken, or a write given to hold with it did not hold. */
+export class RunNotStored extends Error {}
+
+/**
+ * Stores a new pending run (create-only: a run id is stored once) and counts it in its thread's `queued` — or,
+ * with `newThread`, stores its thread with it, counted — in one transaction, with the `alongside` writes that
+ * must hold with it (a cron tick's move-on). A thread that is gone is a 404; a taken run id or an alongside
+ * write that did not hold is `RunNotStored`.
+ */
+export async function storePending(
+  d: AgentDeployment,
+  item: RunRecord,
+  opts: { newThread?: ThreadRecord; alongside?: TransactWriteItem[] } = {},
+): Promise<void> {
+  const thread: TransactWriteItem = opts.newThread
+    ? { Put: threads.putInput({ ...opts.newThread, queued: 1 }, CREATE_ONLY) }
+    : { Update: threads.updateInput(threadOf(d, item), { add: { queued: 1 } }) };
+  const alongside = opts.alongside ?? [];
   try {
-    await transact([{ Put: runs.putInput(item) }, { Update: count }]);
+    await transact([{ Put: runs.putInput(item, CREATE_ONLY) }, thread, ...alongside]);
   } catch (err) {
+    const failed = cancelCodes(err)?.map((c) => c === "ConditionalCheckFailed");
+    if (!failed) throw err;
     // The thread's update holds only while the thread exists (a conflict that outlasted retries is thrown on).
-    if (cancelCodes(err)?.[1] === "ConditionalCheckFailed")
-      throw new NotFound(`Thread with ID ${item.thread_id} not found`);
+    if (failed[1] && !opts.newThread) throw new NotFound(`Thread with ID ${item.thread_id} not found`);
+    if (failed.some(Boolean)) throw new RunNotStored(`Run ${item.run_id} was not stored`);
     throw err;
   }
 }

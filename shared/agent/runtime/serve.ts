@@ -4,7 +4,6 @@ import {
   type AgentDeployment,
   graphStorage,
   type RuntimeServices,
-  servingDeployment,
   withStorage,
 } from "../deployment/deployment.ts";
 import { type GraphSlot, isFailed } from "../deployment/graphs.ts";
@@ -59,9 +58,6 @@ export function startRuntime(
   d.runtime = { ...services, artifact, workerId: cfg.worker_id ?? crypto.randomUUID() };
   return d;
 }
-
-/** Serves one request (`fn`) as the runtime's deployment `d`: the only deployment the request may address. */
-export const serveRequest = <T>(d: AgentDeployment, fn: () => T): T => servingDeployment(d, fn);
 
 /**
  * The nodes of each graph (what the deploy step checks and records, as its smoke test did); a graph that failed
