@@ -84,7 +84,22 @@ export interface SweepOptions {
 }
 
 export async function isolationSweep(opts: SweepOptions): Promise<IsolationResult> {
-  const result: IsolationResult = {
+  const sweep = new IsolationSweep(opts);
+  const [a, b] = opts.data;
+  await sweep.ownReads(a, b);
+  await sweep.ownReads(b, a);
+  await sweep.crossSweep(a, b);
+  await sweep.crossSweep(b, a);
+  // After the sweep: the same reads still answer, so nothing of either workspace was changed or deleted.
+  await sweep.ownReads(a, b);
+  await sweep.ownReads(b, a);
+  sweep.result.routes = sweep.touched.size;
+  return sweep.result;
+}
+
+/** One sweep's state: the routes it calls, what it found, the routes it touched. */
+class IsolationSweep {
+  readonly result: IsolationResult = {
     routes: 0,
     requests: 0,
     tried: 0,
@@ -95,12 +110,17 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     statuses: {},
     startedAt: Date.now(),
   };
-  const routes = mountedRoutes().filter((r) => r.auth && (opts.only?.(r) ?? true));
-  const touched = new Set<string>();
-  const secrets = opts.data.flatMap((w) => w.secrets);
+  readonly routes: MountedRoute[];
+  readonly touched = new Set<string>();
+  private readonly secrets: string[];
+
+  constructor(private readonly opts: SweepOptions) {
+    this.routes = mountedRoutes().filter((r) => r.auth && (opts.only?.(r) ?? true));
+    this.secrets = opts.data.flatMap((w) => w.secrets);
+  }
 
   /** Sends one request as `caller`; checks the answer for `foreign` values and for secrets. */
-  async function send(
+  async send(
     caller: WorkspaceData,
     r: MountedRoute,
     method: string,
@@ -109,17 +129,23 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     foreign: string[],
     headers = caller.ws.headers,
   ) {
-    touched.add(r.routeKey);
-    result.requests++;
-    const answer = await opts.call(method, path, headers, body);
+    this.touched.add(r.routeKey);
+    this.result.requests++;
+    const answer = await this.opts.call(method, path, headers, body);
     const request = `${method} ${path}${body === undefined ? "" : ` ${JSON.stringify(body)}`}`;
     // An id the request itself carried may come back (a 404 naming it) without telling anything.
     const shown = foreign.filter((v) => v && answer.text.includes(v) && !request.includes(v));
     if (shown.length)
-      result.shown.push({ route: r.routeKey, request, status: answer.status, rule: "shown", found: shown });
-    const held = secrets.filter((s) => answer.text.includes(s));
+      this.result.shown.push({
+        route: r.routeKey,
+        request,
+        status: answer.status,
+        rule: "shown",
+        found: shown,
+      });
+    const held = this.secrets.filter((s) => answer.text.includes(s));
     if (held.length)
-      result.secrets.push({
+      this.result.secrets.push({
         route: r.routeKey,
         request,
         status: answer.status,
@@ -130,7 +156,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
   }
 
   /** What `caller` must never see on route `r` (under its deployment `dep` for agent routes). */
-  function foreignFor(caller: WorkspaceData, other: WorkspaceData, r: MountedRoute, dep: DeploymentData) {
+  foreignFor(caller: WorkspaceData, other: WorkspaceData, r: MountedRoute, dep: DeploymentData) {
     const own = new Set(r.group === "agent" ? [caller.marker, ...agentValues(dep)] : everything(caller));
     const theirs =
       r.group === "agent"
@@ -145,18 +171,21 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
   }
 
   /** The route with every parameter filled: the first from `parent`, the rest from `child`. */
-  const pathOf = (r: MountedRoute, parent: Owner, child: Owner) =>
-    paramsOf(r.mountPath).reduce(
+  pathOf(r: MountedRoute, parent: Owner, child: Owner) {
+    return paramsOf(r.mountPath).reduce(
       (p, param, i) => p.replace(`{${param}}`, encodeURIComponent(idFor(r, param, i === 0 ? parent : child))),
       r.mountPath,
     );
-  const resourcesIn = (r: MountedRoute, from: number) =>
-    paramsOf(r.mountPath)
+  }
+
+  resourcesIn(r: MountedRoute, from: number) {
+    return paramsOf(r.mountPath)
       .slice(from)
       .filter((p) => !(p in NOT_IDS)).length;
+  }
 
   /** One request with another owner's ids; `refuse`: its answer must refuse them. */
-  async function tryForeign(t: {
+  async tryForeign(t: {
     caller: WorkspaceData;
     other: WorkspaceData;
     r: MountedRoute;
@@ -169,18 +198,18 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
     headers?: Record<string, string>;
   }) {
     const { caller, other, r, method, path, body, expect = "refuse", refusals = [403, 404] } = t;
-    const foreign = foreignFor(caller, other, r, caller.deployments[0]);
-    const answer = await send(caller, r, method, path, body, foreign, t.headers);
-    result.tried += t.resources;
-    result.statuses[answer.status] = (result.statuses[answer.status] ?? 0) + 1;
+    const foreign = this.foreignFor(caller, other, r, caller.deployments[0]);
+    const answer = await this.send(caller, r, method, path, body, foreign, t.headers);
+    this.result.tried += t.resources;
+    this.result.statuses[answer.status] = (this.result.statuses[answer.status] ?? 0) + 1;
     const refusedHere =
       refusals.includes(answer.status as number) ||
       (KEYED_WRITES.has(r.handler) && answer.status === 202) ||
-      // JSON-RPC (A2A) refuses in the answer: an error and no result.
+      // JSON-RPC (A2A) refuses in the answer: an error and no this.result.
       (r.handler === "agent/a2a/rpc" && answer.status === 200 && jsonRpcError(answer.text));
     // A 409 to a request that may answer tells that the other owner's id exists.
     if (expect === "refuse" ? !refusedHere : answer.status === 409)
-      result.leaks.push({
+      this.result.leaks.push({
         route: r.routeKey,
         request: answer.request,
         status: answer.status,
@@ -195,29 +224,29 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
   }
 
   /** Own reads: every GET (but streams) and read-only POST with the caller's own ids; the control pass. */
-  async function ownReads(caller: WorkspaceData, other: WorkspaceData) {
+  async ownReads(caller: WorkspaceData, other: WorkspaceData) {
     const own = { ws: caller, dep: caller.deployments[0] };
     // A route that needs ids in its query or body gets the caller's own, from the probes.
     const probes = idsOutsidePath(own);
     // In batches, as the cross sweep: the first pass starts each route's function cold, and some sixty cold
     // starts at once on two cores outlast a request's timeout (Lambda would start them on machines of their own).
     await inBatches(
-      routes
+      this.routes
         .filter((r) => !r.stream && (r.method === "GET" || (r.method === "POST" && READ_POST.test(r.path))))
         .map((r) => ({
           run: async () => {
             const probe = probes.find((p) => p.handler === r.handler && p.method === r.method);
-            const answer = await send(
+            const answer = await this.send(
               caller,
               r,
               r.method,
-              pathOf(r, own, own) + (probe?.query ? `?${probe.query}` : ""),
+              this.pathOf(r, own, own) + (probe?.query ? `?${probe.query}` : ""),
               probe?.body ?? bodyFor(r, r.method, own),
-              foreignFor(caller, other, r, own.dep),
+              this.foreignFor(caller, other, r, own.dep),
             );
             const ok = typeof answer.status === "number" && answer.status < 300;
             if (!ok && !OWN_READ_NOT_2XX.has(r.handler))
-              result.ownFailures.push({
+              this.result.ownFailures.push({
                 route: r.routeKey,
                 request: answer.request,
                 status: answer.status,
@@ -231,12 +260,12 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
   }
 
   /** `caller` with `other`'s ids, then under its own deployment with its other deployment's ids. */
-  async function crossSweep(caller: WorkspaceData, other: WorkspaceData) {
+  async crossSweep(caller: WorkspaceData, other: WorkspaceData) {
     const own: Owner = { ws: caller, dep: caller.deployments[0] };
     const sibling: Owner = { ws: caller, dep: caller.deployments[1] };
     const theirs: Owner = { ws: other, dep: other.deployments[0] };
     const jobs: { method: string; creates?: boolean; run: () => Promise<void> }[] = [];
-    for (const r of routes) {
+    for (const r of this.routes) {
       const params = paramsOf(r.mountPath);
       if (params.length === 0) continue;
       for (const method of methodsOf(r)) {
@@ -244,14 +273,14 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
           jobs.push({
             method,
             run: () =>
-              tryForeign({
+              this.tryForeign({
                 caller,
                 other,
                 r,
                 method,
-                path: pathOf(r, parent, child),
+                path: this.pathOf(r, parent, child),
                 body: bodyFor(r, method, parent),
-                resources: resourcesIn(r, from),
+                resources: this.resourcesIn(r, from),
                 headers,
                 // A key naming a workspace it does not belong to is refused before anything is looked up.
                 refusals: headers ? [401, 403, 404] : [403, 404],
@@ -260,7 +289,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
         // Every id the other workspace's; then the same with the caller's key claiming the other workspace.
         add(theirs, theirs, 0);
         add(theirs, theirs, 0, { ...caller.ws.headers, "X-Tenant-Id": other.ws.tenant });
-        if (params.length > 1 && resourcesIn(r, 1) > 0) {
+        if (params.length > 1 && this.resourcesIn(r, 1) > 0) {
           // Own parent, the other workspace's child; and for a deployment, its sibling's child.
           add(own, theirs, 1);
           if (params[0] === "deployment_id") add(own, sibling, 1);
@@ -268,16 +297,16 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       }
     }
     for (const x of idsOutsidePath(theirs).concat(idsOutsidePath(sibling))) {
-      const r = routes.find((m) => m.handler === x.handler && !m.mountPath.startsWith("/api-host"));
+      const r = this.routes.find((m) => m.handler === x.handler && !m.mountPath.startsWith("/api-host"));
       if (!r) continue;
       // Agent routes under the caller's own deployment; the sibling's ids only matter there.
       if (r.group !== "agent" && x.ids.some((id) => everything(caller).includes(id))) continue;
-      const path = pathOf(r, own, own) + (x.query ? `?${x.query}` : "");
+      const path = this.pathOf(r, own, own) + (x.query ? `?${x.query}` : "");
       jobs.push({
         method: x.method,
         creates: x.cleanup !== undefined,
         run: () =>
-          tryForeign({
+          this.tryForeign({
             caller,
             other,
             r,
@@ -289,7 +318,7 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
             // Ids in a body are input: "no such destination in the workspace" is a 422 naming the field.
             refusals: [403, 404, 422],
           }).then(async () => {
-            if (x.cleanup) await opts.call("DELETE", `${path}/${x.cleanup}`, caller.ws.headers);
+            if (x.cleanup) await this.opts.call("DELETE", `${path}/${x.cleanup}`, caller.ws.headers);
           }),
       });
     }
@@ -304,17 +333,6 @@ export async function isolationSweep(opts: SweepOptions): Promise<IsolationResul
       1,
     );
   }
-
-  const [a, b] = opts.data;
-  await ownReads(a, b);
-  await ownReads(b, a);
-  await crossSweep(a, b);
-  await crossSweep(b, a);
-  // After the sweep: the same reads still answer, so nothing of either workspace was changed or deleted.
-  await ownReads(a, b);
-  await ownReads(b, a);
-  result.routes = touched.size;
-  return result;
 }
 
 function jsonRpcError(text: string): boolean {

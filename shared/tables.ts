@@ -57,10 +57,19 @@ export const TABLES = {
     id: "runs",
     partitionKey: "PK",
     sortKey: "SK",
+    // Each index holds the keys and the id (its readers trust an item by its primary key, and find the run by its
+    // id), GSI3 also what a thread list reads of a thread's marker; the readers read the rest from the table
+    // (shared/runs/index-read.ts). A run's write is billed again in each index at the size of what it holds there,
+    // and an update that changes nothing an index holds (a patch, the derived fields) writes nothing there.
     indexes: [
-      { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK" },
-      { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK" },
-      { name: "GSI3", partitionKey: "GSI3PK", sortKey: "GSI3SK" },
+      { name: "GSI1", partitionKey: "GSI1PK", sortKey: "GSI1SK", include: ["id"] },
+      { name: "GSI2", partitionKey: "GSI2PK", sortKey: "GSI2SK", include: ["id"] },
+      {
+        name: "GSI3",
+        partitionKey: "GSI3PK",
+        sortKey: "GSI3SK",
+        include: ["id", "thread_id", "first_start_time", "last_start_time"],
+      },
     ],
     ttlAttribute: "expires_at",
     stream: "KEYS_ONLY",

@@ -118,6 +118,66 @@ describe("a main table of an earlier version", () => {
     expect(due.map((i) => i.SK)).toEqual(["th-1"]);
   });
 
+  // Issue 36: the runs table's indexes held every attribute (ALL); they hold keys and ids now. A data folder of
+  // an earlier version gets them replaced at start, filled again from the table.
+  it("replaces the runs table's ALL indexes by the narrow ones, and the index finds what the table holds", async () => {
+    // The first test's start created the runs table as this version does: it is made again as an earlier one did.
+    await dynamo()
+      .send(new DeleteTableCommand({ TableName: tableName("runs") }))
+      .catch(() => {});
+    const keys = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK"];
+    await dynamo().send(
+      new CreateTableCommand({
+        TableName: tableName("runs"),
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: keys.map((a) => ({ AttributeName: a, AttributeType: "S" as const })),
+        KeySchema: [
+          { AttributeName: "PK", KeyType: "HASH" },
+          { AttributeName: "SK", KeyType: "RANGE" },
+        ],
+        GlobalSecondaryIndexes: ["GSI1", "GSI2", "GSI3"].map((name) => ({
+          IndexName: name,
+          KeySchema: [
+            { AttributeName: `${name}PK`, KeyType: "HASH" as const },
+            { AttributeName: `${name}SK`, KeyType: "RANGE" as const },
+          ],
+          Projection: { ProjectionType: "ALL" as const },
+        })),
+      }),
+    );
+    const run = {
+      PK: "t-1#r-1",
+      SK: "run",
+      id: "r-1",
+      name: "chain",
+      GSI2PK: "t-1#r-1",
+      GSI2SK: "20300101T000000000000Zr-1",
+    };
+    await putItem("runs", run);
+
+    await createTables(dynamo());
+    await createTables(dynamo()); // idempotent
+    const table = (await dynamo().send(new DescribeTableCommand({ TableName: tableName("runs") }))).Table;
+    const projections = Object.fromEntries(
+      (table?.GlobalSecondaryIndexes ?? []).map((i) => [
+        i.IndexName,
+        [i.Projection?.ProjectionType, [...(i.Projection?.NonKeyAttributes ?? [])].sort()],
+      ]),
+    );
+    expect(projections).toEqual({
+      GSI1: ["INCLUDE", ["id"]],
+      GSI2: ["INCLUDE", ["id"]],
+      GSI3: ["INCLUDE", ["first_start_time", "id", "last_start_time", "thread_id"]],
+    });
+    const found = await queryAll("runs", {
+      IndexName: "GSI2",
+      KeyConditionExpression: "GSI2PK = :pk",
+      values: { ":pk": run.GSI2PK },
+    });
+    // What the index holds of the run now: its keys and id, not the rest.
+    expect(found).toEqual([{ PK: run.PK, SK: run.SK, GSI2PK: run.GSI2PK, GSI2SK: run.GSI2SK, id: "r-1" }]);
+  });
+
   // Issue 26: the constant partitions every tenant wrote (one index partition: 1,000 WCU/s) became shards.
   it("moves the entries the last version left under one constant key each to their shards", async () => {
     const scope = "t-1#d-1";

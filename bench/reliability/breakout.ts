@@ -18,6 +18,8 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "the local IAM policy (SigV4, LeadingKeys, Deny)": "test/policy-proxy.test.ts",
   "S3 names the backend reads otherwise (copy source, .., entities)": "test/agent-s3-names.test.ts",
   "the local backends (unsigned, forged, unauthorized; CodeBuild stand-in)": "test/local-backends.test.ts",
+  "calls whose shape names another service than their signature (target, form, path)":
+    "test/aws-wire-breakout.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
   "capacity (end users' flood, socket memory, deployments, active-run index)":
     "test/capacity-breakout.test.ts",

@@ -12,6 +12,7 @@ import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-u
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
+import { emulatedServiceOf } from "./policy-proxy/service-request.ts";
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
@@ -34,11 +35,21 @@ export interface EmulatedServices {
   codebuild?: LocalCodeBuild;
 }
 
+/**
+ * The service a request is for, read from its shape by the very function the policy proxy requires to agree with
+ * the service the caller's signature names (so an allowed call of one service never runs as another's).
+ */
+const serviceOf = (req: IncomingMessage) => {
+  const target = req.headers["x-amz-target"];
+  return emulatedServiceOf({
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    target: typeof target === "string" ? target : undefined,
+    contentType: req.headers["content-type"],
+  });
+};
 /** An IAM call: the Query protocol's form-encoded POST to the service's root. */
-const isIamCall = (req: IncomingMessage) =>
-  req.method === "POST" &&
-  (req.url ?? "/").split("?")[0] === "/" &&
-  String(req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
+const isIamCall = (req: IncomingMessage) => serviceOf(req) === "iam";
 
 function send(
   res: import("node:http").ServerResponse,
@@ -106,32 +117,40 @@ export async function startAwsEmulator(
     try {
       if (!carriesToken(req.headers, token)) throw awsError("AccessDeniedException", NOT_PROXIED, 403);
       const target = String(req.headers["x-amz-target"] ?? "");
-      if (isIamCall(req)) {
+      const service = serviceOf(req);
+      if (service === "iam") {
         if (!services.iam) throw awsError("InvalidAction", "IAM is not emulated here", 400);
         const params = new URLSearchParams((await requestBody(req, target)).toString("utf8"));
         const answer = services.iam.handle(params);
         res.writeHead(200, { "content-type": "text/xml" });
         return void res.end(answer);
       }
+      if (service === undefined)
+        throw awsError("UnknownOperationException", `Not emulated: ${req.method} ${req.url} ${target}`, 400);
       const input = jsonOf(await requestBody(req, target));
       const url = new URL(req.url ?? "/", "http://local");
-      if (target.startsWith("Logs_20140328.") && services.logs)
+      if (service === "logs") {
+        if (!services.logs) throw awsError("UnknownOperationException", "Logs is not emulated here", 400);
         return send(res, 200, services.logs.handle(target.slice(14), input));
-      if (target.startsWith("CodeBuild_20161006.") && services.codebuild)
+      }
+      if (service === "codebuild") {
+        if (!services.codebuild)
+          throw awsError("UnknownOperationException", "CodeBuild is not emulated here", 400);
         return send(res, 200, await services.codebuild.handle(target.slice(19), input));
-      const control = await services.functions?.handle(
-        req.method ?? "GET",
-        url.pathname,
-        url.searchParams,
-        input,
-      );
-      if (control) return send(res, control.status, control.status === 204 ? undefined : control.body);
-      if (target.startsWith("TrentService."))
-        return send(res, 200, services.kms.handle(target.slice(13), input));
-      if (target.startsWith("AWSStepFunctions."))
-        return send(res, 200, services.sfn.handle(target.slice(17), input));
+      }
+      if (service === "kms") return send(res, 200, services.kms.handle(target.slice(13), input));
+      if (service === "states") return send(res, 200, services.sfn.handle(target.slice(17), input));
+      if (service === "lambda") {
+        const control = await services.functions?.handle(
+          req.method ?? "GET",
+          url.pathname,
+          url.searchParams,
+          input,
+        );
+        if (control) return send(res, control.status, control.status === 204 ? undefined : control.body);
+      }
       const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
-      if (fn && req.method === "POST") {
+      if (service === "lambda" && fn && req.method === "POST") {
         const async = req.headers["x-amz-invocation-type"] === "Event";
         const name = decodeURIComponent(fn[1]);
         const qualifier = url.searchParams.get("Qualifier");
@@ -154,7 +173,7 @@ export async function startAwsEmulator(
       const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(
         url.pathname,
       );
-      if (streamed && req.method === "POST") {
+      if (service === "lambda" && streamed && req.method === "POST") {
         const name = decodeURIComponent(streamed[1]);
         const qualifier = url.searchParams.get("Qualifier") ?? undefined;
         // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
@@ -174,7 +193,7 @@ export async function startAwsEmulator(
         }
       }
       const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
-      if (sched) {
+      if (service === "scheduler" && sched) {
         const name = decodeURIComponent(sched[1]);
         const group = url.searchParams.get("groupName") ?? undefined;
         if (req.method === "POST") return send(res, 200, await services.scheduler.create(name, input));

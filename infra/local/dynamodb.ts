@@ -7,6 +7,7 @@ import {
   DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
+  type Projection,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
@@ -212,14 +213,25 @@ const keySchema = (pk: string, sk?: string) => [
 ];
 
 /**
- * Adds the indexes of `def` a table made by an earlier version lacks, one at a time (as AWS requires). An index
- * it has keeps its projection: one of ALL holds every attribute a narrower one would.
+ * Adds the indexes of `def` a table made by an earlier version lacks, one at a time (as AWS requires), and
+ * replaces one whose projection is not `def`'s (a projection cannot be changed in place: the index is deleted
+ * and created again, which fills it from the table). Before anything reads the data: the index is missing
+ * meanwhile.
  */
 async function addMissingIndexes(client: DynamoDBClient, name: string, def: TableDef): Promise<void> {
   const table = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
-  const have = new Set((table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  const have = new Map((table?.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName, i.Projection]));
   for (const i of def.indexes ?? []) {
-    if (have.has(i.name)) continue;
+    if (have.has(i.name)) {
+      if (sameProjection(have.get(i.name), projectionOf(i))) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: name,
+          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: i.name } }],
+        }),
+      );
+      await untilIndex(client, name, i.name, (status) => status === undefined);
+    }
     await client.send(
       new UpdateTableCommand({
         TableName: name,
@@ -238,12 +250,27 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, def: Tabl
       }),
     );
     // Writes while DynamoDB Local backfills a new index can fail (InternalFailure): wait until it is ACTIVE.
-    for (let waited = 0; ; waited += 100) {
-      const t = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
-      const status = t?.GlobalSecondaryIndexes?.find((g) => g.IndexName === i.name)?.IndexStatus;
-      if (status === "ACTIVE" || status === undefined || waited > 60_000) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilIndex(client, name, i.name, (status) => status === "ACTIVE" || status === undefined);
+  }
+}
+
+/** Whether an index's projection is `want` (the included attributes in any order). */
+function sameProjection(have: Projection | undefined, want: Projection): boolean {
+  const attrs = (p?: Projection) => [...(p?.NonKeyAttributes ?? [])].sort().join("\n");
+  return have?.ProjectionType === want.ProjectionType && attrs(have) === attrs(want);
+}
+
+/** Waits (up to a minute) until the index's status (undefined: there is none) is as `done` wants. */
+async function untilIndex(
+  client: DynamoDBClient,
+  name: string,
+  index: string,
+  done: (status: string | undefined) => boolean,
+): Promise<void> {
+  for (let waited = 0; waited <= 60_000; waited += 100) {
+    const t = (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
+    if (done(t?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index)?.IndexStatus)) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -585,6 +585,31 @@ describe("platform stacks (manifest as it is)", () => {
     );
   });
 
+  // Issue 36: a run's write is billed again in each index at the size of what it holds: the runs table's indexes
+  // hold keys and ids (GSI3 also a thread marker's times), never the whole run.
+  it("projects the runs table's indexes narrowly (INCLUDE), as shared/tables.ts defines them", () => {
+    const runs = s.data.tables.runs;
+    const resource = Template.fromStack(s.data).toJSON().Resources[
+      s.data.getLogicalId(runs.node.defaultChild as CfnElement)
+    ];
+    const projections = Object.fromEntries(
+      resource.Properties.GlobalSecondaryIndexes.map(
+        (i: { IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }) => [
+          i.IndexName,
+          i.Projection,
+        ],
+      ),
+    );
+    expect(projections).toEqual({
+      GSI1: { ProjectionType: "INCLUDE", NonKeyAttributes: ["id"] },
+      GSI2: { ProjectionType: "INCLUDE", NonKeyAttributes: ["id"] },
+      GSI3: {
+        ProjectionType: "INCLUDE",
+        NonKeyAttributes: ["id", "thread_id", "first_start_time", "last_start_time"],
+      },
+    });
+  });
+
   it("feeds RunRetentionCleanup the runs stream's TTL deletes of run items only, retried, with failures queued", () => {
     const wf = Template.fromStack(s.workflows);
     const fn = s.workflows.taskFunctions.get("RunRetentionCleanup")!;

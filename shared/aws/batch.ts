@@ -51,16 +51,26 @@ export async function batchWrite(
 }
 
 /**
- * Items by key in BatchGetItem calls of 100 (consistent reads), only the `projection` attributes when given;
- * missing keys are absent.
+ * Items by key in BatchGetItem calls of 100 (consistent reads unless `eventual`), only the `projection`
+ * attributes when given (an expression, or attribute names); missing keys are absent.
  */
 export async function batchGet<T extends object = Item>(
   table: TableId,
   keys: Key[],
-  opts: { projection?: string } = {},
+  opts: { projection?: string | readonly string[]; eventual?: boolean } = {},
 ): Promise<T[]> {
   const name = tableName(table);
   const found: T[] = [];
+  const names: Record<string, string> = {};
+  const projection =
+    typeof opts.projection === "string"
+      ? opts.projection
+      : opts.projection
+          ?.map((a, i) => {
+            names[`#p${i}`] = a;
+            return `#p${i}`;
+          })
+          .join(", ");
   for (const chunk of chunks(keys, 100))
     await untilProcessed("BatchGetItem", "keys", chunk.map(toItem), async (Keys) => {
       const out = await dynamo().send(
@@ -68,8 +78,9 @@ export async function batchGet<T extends object = Item>(
           RequestItems: {
             [name]: {
               Keys,
-              ConsistentRead: true,
-              ...(opts.projection ? { ProjectionExpression: opts.projection } : {}),
+              ConsistentRead: !opts.eventual,
+              ...(projection ? { ProjectionExpression: projection } : {}),
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
             },
           },
         }),

@@ -24,6 +24,7 @@ import { tableName } from "../tables.ts";
 import { canonicalNow, canonicalTime } from "../time.ts";
 import { FeedbackConfig, scaleForFeedback } from "./feedback-configs.ts";
 import { feedbackStats } from "./feedback-stats.ts";
+import { type IndexEntry, presentItems } from "./index-read.ts";
 import { RunId } from "./schema.ts";
 import { recordExpiry, upgradeTrace } from "./tiers.ts";
 
@@ -358,13 +359,15 @@ export async function listFeedback(tenant: string, q: FeedbackQuery): Promise<Fe
       );
     found.sort((a, b) => b.GSI1SK.localeCompare(a.GSI1SK));
   } else
-    for await (const items of queryPages<FeedbackRecord>("runs", {
+    for await (const entries of queryPages<IndexEntry>("runs", {
       IndexName: "GSI1",
       KeyConditionExpression: "GSI1PK = :pk",
       values: { ":pk": traceRunKeys.feedbackList(tenant) },
       ScanIndexForward: false,
       Limit: 100,
     })) {
+      // The index holds keys: the feedback itself is read from the table.
+      const items = await presentItems<FeedbackRecord>(entries);
       found.push(...items.filter((r) => isFeedbackOf(tenant)(r) && keep(r)));
       if (found.length >= wanted) break;
     }

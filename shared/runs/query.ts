@@ -16,6 +16,7 @@ import {
 } from "../records/runs.ts";
 import { canonicalTime, dayOf } from "../time.ts";
 import { threadIdOf } from "./derive.ts";
+import { type IndexEntry, itemsOf, presentItems } from "./index-read.ts";
 import { loadFields } from "./payloads.ts";
 import { getRunItem } from "./store.ts";
 import { type RunField, toWire } from "./wire.ts";
@@ -144,14 +145,16 @@ async function traceRunsPage(
   lastKey?: Record<string, unknown>,
   limit?: number,
 ) {
-  const page = await queryPage<TraceRunItem>("runs", {
+  const page = await queryPage<IndexEntry & { id?: string }>("runs", {
     IndexName: "GSI2",
     KeyConditionExpression: "GSI2PK = :pk",
     values: { ":pk": traceRunKeys.trace(tenant, trace) },
     ExclusiveStartKey: lastKey ? toItem(lastKey) : undefined,
     ...(limit ? { Limit: limit } : {}),
   });
-  return { ...page, items: page.items.filter(isRunOf(tenant)) };
+  // The index holds keys and ids: the runs themselves are read from the table.
+  const items = await presentItems<TraceRunItem>(page.items.filter(isRunOf(tenant)));
+  return { ...page, items: items.filter(isRunOf(tenant)) };
 }
 
 /**
@@ -212,10 +215,11 @@ export async function queryRuns(tenant: string, q: RunQuery) {
         if (spent >= budget) return { runs, cursors: { next: encode({ s, day, at }) } };
         const page = await mergedPage(tenant, q.session[s], day, at, bounds, q.limit, asc);
         spent += 10;
-        for (const item of page.items) {
+        for (const [i, entry] of page.entries.entries()) {
           if (spent++ >= budget) return { runs, cursors: { next: encode({ s, day, at }) } };
-          at = item.GSI1SK;
-          const kept = !isExpired(item) && (await match(item));
+          at = entry.GSI1SK;
+          const item = page.items[i];
+          const kept = !!item && isRunOf(tenant)(item) && !isExpired(item) && (await match(item));
           // What the trace conditions read counts, whether or not the run was kept.
           spent += reads();
           if (!kept) continue;
@@ -231,7 +235,8 @@ export async function queryRuns(tenant: string, q: RunQuery) {
 
 /**
  * Items of one day across all shards past `at` in the reading's direction (newest first unless `asc`): only
- * those no unread shard item could come before.
+ * those no unread shard item could come before. `entries` are what the index holds (the place of each), `items`
+ * the runs read from the table (undefined for one gone meanwhile).
  */
 async function mergedPage(
   tenant: string,
@@ -244,7 +249,7 @@ async function mergedPage(
 ) {
   const pages = await Promise.all(
     Array.from({ length: config.runs.shards }, (_, shard) =>
-      queryPage<TraceRunItem>("runs", {
+      queryPage<IndexEntry & { id?: string; GSI1SK: string }>("runs", {
         IndexName: "GSI1",
         KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
         values: {
@@ -261,7 +266,7 @@ async function mergedPage(
   const lastKeys = open.map((p) => p.items[p.items.length - 1].GSI1SK).sort();
   // The furthest place every open shard has been read to: items beyond it could interleave with unread ones.
   const boundary = asc ? lastKeys[0] : lastKeys.pop();
-  const items = pages
+  const entries = pages
     .flatMap((p) => p.items)
     .filter(
       (i) =>
@@ -270,7 +275,7 @@ async function mergedPage(
         isRunOf(tenant)(i),
     )
     .sort((a, b) => (a.GSI1SK < b.GSI1SK ? -1 : 1) * (asc ? 1 : -1));
-  return { items, done: open.length === 0 };
+  return { entries, items: await itemsOf<TraceRunItem>(entries), done: open.length === 0 };
 }
 
 async function queryTrace(
@@ -317,7 +322,7 @@ async function queryThread(
   const budget = config.runs.queryScanBudget;
   let spent = 0;
   do {
-    const page = await queryPage<TraceRunItem>("runs", {
+    const page = await queryPage<IndexEntry & { id?: string; thread_id?: string }>("runs", {
       IndexName: "GSI3",
       KeyConditionExpression: "GSI3PK = :pk AND GSI3SK BETWEEN :lo AND :hi",
       values: { ":pk": pk, ":lo": lower ?? "!", ":hi": upper ? `${upper}#` : "~" },
@@ -325,7 +330,10 @@ async function queryThread(
       Limit: Math.max(q.limit - runs.length, 25),
     });
     // A long thread id is a digest in the key: the run's own thread id says whose it is.
-    const items = page.items.filter((i) => isRunOf(tenant)(i) && i.thread_id === thread.id);
+    const ofThread = (i: { PK?: string; SK?: string; id?: string; thread_id?: string | null }) =>
+      isRunOf(tenant)(i) && i.thread_id === thread.id;
+    // The index holds keys, ids and thread ids: the runs themselves are read from the table.
+    const items = (await presentItems<TraceRunItem>(page.items.filter(ofThread))).filter(ofThread);
     for (const item of items) if (!isExpired(item) && (await match(item))) runs.push(await answer(item));
     lastKey = page.lastKey;
     spent += page.items.length + 10 + reads();
@@ -379,16 +387,7 @@ export async function readDayPage(
   read: DayRead,
   cursor: DayCursor,
 ): Promise<{ items: Partial<TraceRunItem>[]; next: DayCursor; done: boolean }> {
-  const names: Record<string, string> = {};
-  // The keys too: an item is trusted by its primary key.
-  const attributes = read.attributes && [...new Set([...read.attributes, "PK", "SK", "id"])];
-  const projection = attributes
-    ?.map((a, i) => {
-      names[`#p${i}`] = a;
-      return `#p${i}`;
-    })
-    .join(", ");
-  const page = await queryPage<Partial<TraceRunItem>>("runs", {
+  const page = await queryPage<IndexEntry & { id?: string }>("runs", {
     IndexName: "GSI1",
     KeyConditionExpression: "GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi",
     values: {
@@ -399,10 +398,16 @@ export async function readDayPage(
     },
     ExclusiveStartKey: cursor.key ? toItem(cursor.key) : undefined,
     ...(read.limit ? { Limit: read.limit } : {}),
-    ...(projection ? { ProjectionExpression: projection, ExpressionAttributeNames: names } : {}),
   });
+  // The index holds keys and ids: the attributes read come from the table (the id too: an item is trusted by
+  // its primary key).
+  const attributes = read.attributes && [...read.attributes, "id"];
+  const items = await presentItems<Partial<TraceRunItem>>(
+    page.items.filter(isRunOf(read.tenant)),
+    attributes,
+  );
   const next: DayCursor = page.lastKey
     ? { shard: cursor.shard, key: page.lastKey }
     : { shard: cursor.shard + 1 };
-  return { items: page.items.filter(isRunOf(read.tenant)), next, done: dayReadDone(next) };
+  return { items: items.filter(isRunOf(read.tenant)), next, done: dayReadDone(next) };
 }

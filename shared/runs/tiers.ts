@@ -2,6 +2,7 @@ import { batchGet } from "../aws/batch.ts";
 import { conditionalUpdate, putItem, queryPages } from "../aws/ddb.ts";
 import { config } from "../config.ts";
 import { isRunOf, type TraceRunItem, type TraceTier, traceRunKeys } from "../records/runs.ts";
+import { type IndexEntry, presentItems } from "./index-read.ts";
 
 // Retention tiers (the hosted platform's `shortlived` and `longlived`). A run takes its project's tier when it
 // is ingested and expires (DynamoDB TTL, attribute expires_at) that tier's retention after its ingestion. A
@@ -37,15 +38,16 @@ export async function upgradeTrace(tenant: string, traceId: string): Promise<num
     expires_at: recordExpiry(),
   });
   let promoted = 0;
-  for await (const items of queryPages<Pick<TraceRunItem, "PK" | "SK" | "id" | "received_at" | "trace_tier">>(
-    "runs",
-    {
-      IndexName: "GSI2",
-      KeyConditionExpression: "GSI2PK = :pk",
-      values: { ":pk": traceRunKeys.trace(tenant, traceId) },
-      ProjectionExpression: "PK, SK, id, received_at, trace_tier",
-    },
-  )) {
+  for await (const entries of queryPages<IndexEntry & { id?: string }>("runs", {
+    IndexName: "GSI2",
+    KeyConditionExpression: "GSI2PK = :pk",
+    values: { ":pk": traceRunKeys.trace(tenant, traceId) },
+  })) {
+    // The index holds keys and ids: the tier and receipt time come from the table.
+    const items = await presentItems<Pick<TraceRunItem, "PK" | "SK" | "id" | "received_at" | "trace_tier">>(
+      entries.filter(isRunOf(tenant)),
+      ["id", "received_at", "trace_tier"],
+    );
     const short = items.filter((i) => i.trace_tier === "shortlived" && isRunOf(tenant)(i));
     await Promise.all(short.map((i) => promoteRun(tenant, i.id, i.received_at)));
     promoted += short.length;

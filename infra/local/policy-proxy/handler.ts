@@ -14,6 +14,7 @@ import { objectArn, type S3Call, s3Authorizations, s3DeleteObjects } from "./s3-
 import {
   EMULATED_SERVICES,
   type EmulatedService,
+  emulatedServiceOf,
   type ServiceArns,
   serviceAuthorizations,
 } from "./service-request.ts";
@@ -158,6 +159,18 @@ function jsonOf(body: Buffer): unknown {
   } catch {
     throw new Refused("SerializationException", "The request body is not valid JSON.");
   }
+}
+
+/** An IAM call's form-encoded members, each named once (IAM reads one value of each; which one is not ours to guess). */
+function iamMembers(body: Buffer): Record<string, string> {
+  const members = [...new URLSearchParams(body.toString("utf8"))];
+  const names = new Set<string>();
+  for (const [k] of members) {
+    if (names.has(k))
+      throw new Refused("InvalidParameterCombination", `The member ${k} is given more than once.`);
+    names.add(k);
+  }
+  return Object.fromEntries(members);
 }
 
 const sha256Hex = (b: Buffer) => createHash("sha256").update(b).digest("hex");
@@ -378,13 +391,27 @@ async function emulatedCall(
     );
   const body = await readLimited(req, MAX_EMULATED_BODY);
   const who = await authenticate(ctx, req, cred, sha256Hex(body));
-  // IAM's Query protocol form-encodes its members; the others are JSON.
+  const target = req.headers["x-amz-target"];
+  // The emulator picks the service by the request's shape: it must be the one the signature names, or a call
+  // allowed as one service (a Lambda invoke, a KMS Decrypt) would run as another (KMS, IAM, Logs, Step Functions).
+  const shape = emulatedServiceOf({
+    method: req.method ?? "GET",
+    url: req.url ?? "/",
+    target: typeof target === "string" ? target : undefined,
+    contentType: req.headers["content-type"],
+  });
+  if (shape !== service)
+    throw new Refused(
+      "UnknownOperationException",
+      `The request is not a ${service} call (its path, X-Amz-Target and Content-Type read as ${shape ?? "no service's"}).`,
+    );
+  // IAM's Query protocol form-encodes its members (a member named twice could read as either: refused); the
+  // others are JSON.
   const input = !body.length
     ? undefined
     : service === "iam"
-      ? Object.fromEntries(new URLSearchParams(body.toString("utf8")))
+      ? iamMembers(body)
       : (jsonOf(body) as Record<string, unknown>);
-  const target = req.headers["x-amz-target"];
   const call = {
     target: typeof target === "string" ? target : undefined,
     method: req.method ?? "GET",

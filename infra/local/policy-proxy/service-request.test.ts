@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { type ServiceArns, serviceAuthorizations } from "./service-request.ts";
+import { emulatedServiceOf, type ServiceArns, serviceAuthorizations } from "./service-request.ts";
 
 const KEY = "arn:aws:kms:us-east-1:000000000000:key/data";
 const SECRETS = "arn:aws:kms:us-east-1:000000000000:key/secrets";
@@ -139,5 +139,66 @@ describe("emulated services' requests as IAM authorizations", () => {
         context: {},
       },
     ]);
+  });
+});
+
+describe("Scheduler: the group is read where the emulator reads it", () => {
+  const role = { Target: { RoleArn: "arn:aws:iam::000000000000:role/sched" } };
+  it("a create naming a group in its query, or a delete naming one in its body, is refused", () => {
+    for (const call of [
+      {
+        method: "POST",
+        url: "/schedules/x?groupName=agent-platform",
+        input: { GroupName: "other", ...role },
+      },
+      { method: "PUT", url: "/schedules/x?groupName=agent-platform", input: role },
+      { method: "DELETE", url: "/schedules/x", input: { GroupName: "agent-platform" } },
+      { method: "GET", url: "/schedules/x?groupName=g", input: { GroupName: "g" } },
+    ])
+      expect(() => serviceAuthorizations("scheduler", call, arns), call.method).toThrow(Refused);
+  });
+});
+
+describe("the service a request's shape is for (what the emulator dispatches by and the proxy matches to the signature)", () => {
+  const json = "application/x-amz-json-1.1";
+  const form = "application/x-www-form-urlencoded; charset=utf-8";
+  const of = (method: string, url: string, target?: string, contentType?: string) =>
+    emulatedServiceOf({ method, url, target, contentType });
+
+  it("each SDK's own shape reads as its service", () => {
+    expect(of("POST", "/", "TrentService.Decrypt", json)).toBe("kms");
+    expect(of("POST", "/", "AWSStepFunctions.StartExecution", "application/x-amz-json-1.0")).toBe("states");
+    expect(of("POST", "/", "Logs_20140328.CreateLogGroup", json)).toBe("logs");
+    expect(of("POST", "/", "CodeBuild_20161006.StartBuild", json)).toBe("codebuild");
+    expect(of("POST", "/", undefined, form)).toBe("iam");
+    expect(of("POST", "/2015-03-31/functions/AgentTraceIngest/invocations?Qualifier=1")).toBe("lambda");
+    expect(of("PUT", "/2015-03-31/functions/agent-rt-x/code", undefined, "application/json")).toBe("lambda");
+    expect(of("POST", "/2021-11-15/functions/a%3A1/response-streaming-invocations")).toBe("lambda");
+    expect(of("GET", "/schedules/s?groupName=g")).toBe("scheduler");
+  });
+
+  it("a target on a REST path, a form with a target, or a target off the root reads as no service", () => {
+    expect(
+      of("POST", "/2015-03-31/functions/AgentTraceIngest/invocations", "TrentService.Decrypt", json),
+    ).toBe(undefined);
+    expect(of("PUT", "/2015-03-31/functions/agent-rt-x/code", "TrentService.Decrypt", json)).toBe(undefined);
+    expect(of("POST", "/schedules/s", "Logs_20140328.CreateLogGroup", json)).toBe(undefined);
+    expect(of("POST", "/", "TrentService.Decrypt", form)).toBe(undefined);
+    expect(of("GET", "/", "TrentService.Decrypt", json)).toBe(undefined);
+    expect(of("POST", "/", "DynamoDB_20120810.GetItem", json)).toBe(undefined);
+    expect(of("GET", "/", undefined, form)).toBe(undefined);
+    expect(of("POST", "/?Action=CreateRole", undefined, form)).toBe("iam");
+  });
+
+  it("a path a URL parser reads otherwise than its bytes reads as no service", () => {
+    for (const url of [
+      "/2015-03-31/functions/AgentTraceIngest/invocations/../../agent-rt-x/code",
+      "/2015-03-31/functions/AgentTraceIngest/%2e%2e/agent-rt-x/code",
+      "/2015-03-31/functions/AgentTraceIngest\\..\\agent-rt-x/invocations",
+      "/2015-03-31/functions/AgentTraceIngest/invocations#x",
+      "//2015-03-31/functions/x/invocations",
+      "http://other/2015-03-31/functions/x/invocations",
+    ])
+      expect(of("POST", url), url).toBe(undefined);
   });
 });

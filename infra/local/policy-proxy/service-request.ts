@@ -17,6 +17,49 @@ export const EMULATED_SERVICES: readonly EmulatedService[] = [
   "codebuild",
 ];
 
+/** What of a request says which emulated service it is for: its method, raw target (path and query), X-Amz-Target and Content-Type. */
+export interface WireShape {
+  method: string;
+  url: string;
+  target: string | undefined;
+  contentType: string | undefined;
+}
+
+const JSON_TARGETS: [string, EmulatedService][] = [
+  ["TrentService.", "kms"],
+  ["AWSStepFunctions.", "states"],
+  ["Logs_20140328.", "logs"],
+  ["CodeBuild_20161006.", "codebuild"],
+];
+const LAMBDA_PATH = /^\/(2015-03-31|2017-10-31|2019-09-25|2019-09-30|2021-11-15)\/functions(\/|$)/;
+
+/**
+ * The emulated service a request is for by its shape, as the emulator dispatches it (aws-emulator.ts) and as the
+ * policy proxy requires it to agree with the service its signature names: a JSON protocol's X-Amz-Target on a POST to
+ * `/` (KMS, Step Functions, CloudWatch Logs, CodeBuild); IAM's form-encoded POST to `/` without one; Lambda's and Scheduler's
+ * REST paths without one. Undefined for anything else — among it a path a URL parser would read otherwise than its
+ * bytes (dot segments, backslashes, a fragment), which the two could route differently.
+ */
+export function emulatedServiceOf(req: WireShape): EmulatedService | undefined {
+  const path = req.url.split("?", 1)[0];
+  let parsed: string;
+  try {
+    parsed = new URL(req.url, "http://local").pathname;
+  } catch {
+    return undefined;
+  }
+  if (parsed !== path || !path.startsWith("/")) return undefined;
+  const form = (req.contentType ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+  if (req.target) {
+    if (req.method !== "POST" || path !== "/" || form) return undefined;
+    return JSON_TARGETS.find(([prefix]) => req.target!.startsWith(prefix))?.[1];
+  }
+  if (path === "/") return req.method === "POST" && form ? "iam" : undefined;
+  if (LAMBDA_PATH.test(path)) return "lambda";
+  if (path.startsWith("/schedules/")) return "scheduler";
+  return undefined;
+}
+
 export interface ServiceArns {
   region: string;
   account: string;
@@ -297,7 +340,12 @@ function schedulerCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
   const action = SCHEDULE_ACTION[call.method];
   if (segments.length !== 2 || segments[0] !== "schedules" || !action)
     throw new Refused("UnknownOperationException", `${call.method} /${segments.join("/")} is not emulated`);
-  const group = query.get("groupName") ?? str(call.input?.GroupName) ?? "default";
+  // The group where the emulator (as Scheduler) reads it: a create's or update's body, a get's or delete's query.
+  // A call naming it in the other place too could be checked for one group and run in another: refused.
+  const writes = action === "scheduler:CreateSchedule" || action === "scheduler:UpdateSchedule";
+  if (writes ? query.has("groupName") : call.input?.GroupName !== undefined)
+    throw invalid("The schedule's group is named where this operation does not read it");
+  const group = (writes ? str(call.input?.GroupName) : query.get("groupName")) ?? "default";
   const auths: Authorization[] = [
     {
       action,
@@ -305,7 +353,7 @@ function schedulerCall(call: ServiceCall, arns: ServiceArns): Authorization[] {
       context: {},
     },
   ];
-  if (action === "scheduler:CreateSchedule" || action === "scheduler:UpdateSchedule") {
+  if (writes) {
     const target = call.input?.Target as { RoleArn?: unknown } | undefined;
     const role = str(target?.RoleArn);
     if (role === undefined) throw invalid("Target.RoleArn is required");

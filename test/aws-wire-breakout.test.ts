@@ -1,0 +1,213 @@
+import { request } from "node:http";
+import { CloudWatchLogsClient, DescribeLogGroupsCommand } from "@aws-sdk/client-cloudwatch-logs";
+import { GetRoleCommand, IAMClient } from "@aws-sdk/client-iam";
+import { EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { localKmsKeys } from "../infra/local/policy-proxy/credentials.ts";
+import { queryOf, signer } from "../infra/local/policy-proxy/sigv4.ts";
+import { config } from "../shared/config.ts";
+import { facts } from "./helpers/cloud.ts";
+import { runtimePrincipal, startRuntimeProxy } from "./helpers/runtime-proxy.ts";
+
+// A fresh review of issue 33 (secreview2): the policy proxy reads a call as the service its signature names (a
+// runtime may invoke AgentTraceIngest, and decrypt its own sealed environment), while the emulator behind it picked
+// the service by the request's shape — an X-Amz-Target before the path, a form-encoded POST to `/` as IAM. So a
+// graph, signing with its runtime's own keys, sent an allowed Lambda invoke carrying `X-Amz-Target:
+// TrentService.Decrypt` (decrypting another deployment's secrets), or an allowed KMS Decrypt whose JSON body was
+// also a form (`…&Action=CreateRole&…`) and ran as IAM. Both failed on the code before the fix (the emulator
+// answered them); the proxy now refuses a call whose shape is not its signed service's, and the emulator reads the
+// service the same way (one function, `emulatedServiceOf`).
+const tenant = `t-${crypto.randomUUID()}`;
+const deployment = crypto.randomUUID();
+const victim = {
+  tenant_id: `t-${crypto.randomUUID()}`,
+  deployment_id: crypto.randomUUID(),
+  purpose: "runtime-env",
+};
+const runtime = runtimePrincipal(tenant, deployment);
+const operator = { accessKeyId: facts.s3.access_key_id, secretAccessKey: facts.s3.secret_access_key };
+const asOperator = {
+  endpoint: facts.s3.endpoint,
+  region: config.region,
+  credentials: operator,
+  maxAttempts: 1,
+};
+let proxy: Awaited<ReturnType<typeof startRuntimeProxy>>;
+let endpoint: URL;
+const kms = new KMSClient(asOperator);
+const iam = new IAMClient({ ...asOperator, region: "us-east-1" });
+const logs = new CloudWatchLogsClient(asOperator);
+
+beforeAll(async () => {
+  proxy = await startRuntimeProxy(runtime, { kms: localKmsKeys() });
+  endpoint = new URL(proxy.endpoint);
+});
+afterAll(async () => {
+  for (const c of [kms, iam, logs]) c.destroy();
+  await proxy.close();
+});
+
+/** A request signed with the runtime's own keys for `service`, sent exactly as given; its status and body. */
+async function signed(
+  service: string,
+  method: string,
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const region = service === "iam" ? "us-east-1" : config.region;
+  const s = await signer(service, region, runtime).sign({
+    method,
+    protocol: "http:",
+    hostname: endpoint.hostname,
+    port: Number(endpoint.port),
+    path: target.split("?")[0],
+    query: queryOf(target),
+    headers: { host: endpoint.host, ...headers },
+    body,
+  });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname: endpoint.hostname, port: endpoint.port, method, path: target, headers: s.headers },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const TRACE_INVOKE = "/2015-03-31/functions/AgentTraceIngest/invocations";
+
+describe("a call whose shape names another service than its signature", () => {
+  it("an allowed Lambda invoke carrying a KMS target does not decrypt another deployment's secret", async () => {
+    const sealed = await kms.send(
+      new EncryptCommand({
+        KeyId: config.secretsKeyId,
+        Plaintext: Buffer.from("victim-secret"),
+        EncryptionContext: victim,
+      }),
+    );
+    const body = JSON.stringify({
+      CiphertextBlob: Buffer.from(sealed.CiphertextBlob!).toString("base64"),
+      EncryptionContext: victim,
+    });
+    const r = await signed("lambda", "POST", TRACE_INVOKE, body, {
+      "content-type": "application/x-amz-json-1.1",
+      "x-amz-target": "TrentService.Decrypt",
+    });
+    expect(Buffer.from(JSON.parse(r.body).Plaintext ?? "", "base64").toString()).not.toContain("victim");
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+  });
+
+  it("an allowed Lambda invoke carrying a CloudWatch Logs target creates no log group", async () => {
+    const logGroupName = `/aws/lambda/agent-rt-${victim.deployment_id}`;
+    const r = await signed("lambda", "POST", TRACE_INVOKE, JSON.stringify({ logGroupName }), {
+      "content-type": "application/x-amz-json-1.1",
+      "x-amz-target": "Logs_20140328.CreateLogGroup",
+    });
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+    const found = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: logGroupName }));
+    expect(found.logGroups ?? []).toEqual([]);
+  });
+
+  it("an allowed KMS Decrypt of its own context whose body is also a form does not run as IAM", async () => {
+    const RoleName = `hostile-${deployment.slice(0, 8)}`;
+    const trust = JSON.stringify({
+      Version: "2012-10-17",
+      Statement: [
+        { Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Action: "sts:AssumeRole" },
+      ],
+    });
+    const form = `&Action=CreateRole&RoleName=${RoleName}&AssumeRolePolicyDocument=${encodeURIComponent(trust)}&Version=2010-05-08&`;
+    const body = JSON.stringify({
+      KeyId: config.secretsKeyId,
+      EncryptionContext: { tenant_id: tenant, deployment_id: deployment, purpose: "runtime-env" },
+      CiphertextBlob: Buffer.from("x").toString("base64"),
+      Pad: form,
+    });
+    const r = await signed("kms", "POST", "/", body, {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-amz-target": "TrentService.Decrypt",
+    });
+    expect(r.body).not.toContain("<CreateRoleResponse");
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+    const role = await iam.send(new GetRoleCommand({ RoleName })).then(
+      () => "exists",
+      (e: { name?: string }) => e.name,
+    );
+    expect(role).toBe("NoSuchEntityException");
+  });
+
+  it("an allowed KMS Decrypt sent to Lambda's control plane or carrying Step Functions' target is refused by the proxy", async () => {
+    const own = { tenant_id: tenant, deployment_id: deployment, purpose: "runtime-env" };
+    const decrypt = JSON.stringify({
+      KeyId: config.secretsKeyId,
+      EncryptionContext: own,
+      CiphertextBlob: "eA==",
+    });
+    // Before: the emulator's control plane took it (UpdateFunctionCode of any function: its 404 for a missing one).
+    const code = await signed(
+      "kms",
+      "PUT",
+      `/2015-03-31/functions/agent-rt-${victim.deployment_id}/code`,
+      decrypt,
+      {
+        "content-type": "application/x-amz-json-1.1",
+        "x-amz-target": "TrentService.Decrypt",
+      },
+    );
+    expect({ status: code.status, type: JSON.parse(code.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+    // Before: any state machine started with any input (here the revision workflow, for another workspace).
+    const sfn = await signed(
+      "lambda",
+      "POST",
+      TRACE_INVOKE,
+      JSON.stringify({ stateMachineArn: "arn:aws:states:x:000000000000:stateMachine:none", input: "{}" }),
+      { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AWSStepFunctions.StartExecution" },
+    );
+    expect({ status: sfn.status, type: JSON.parse(sfn.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+  });
+
+  it("an allowed Lambda invoke carrying CodeBuild's StartBuild target starts no build", async () => {
+    const r = await signed(
+      "lambda",
+      "POST",
+      TRACE_INVOKE,
+      JSON.stringify({ projectName: "agent-platform-revision-build" }),
+      {
+        "content-type": "application/x-amz-json-1.1",
+        "x-amz-target": "CodeBuild_20161006.StartBuild",
+      },
+    );
+    expect({ status: r.status, type: JSON.parse(r.body).__type }).toEqual({
+      status: 400,
+      type: "UnknownOperationException",
+    });
+  });
+
+  it("a Lambda invoke whose path the emulator would read otherwise (dot segments, backslashes) is refused", async () => {
+    for (const path of [
+      "/2015-03-31/functions/AgentTraceIngest/invocations/../../agent-rt-x/code",
+      "/2015-03-31/functions/AgentTraceIngest\\..\\agent-rt-x/invocations",
+    ]) {
+      const r = await signed("lambda", "POST", path, "{}", { "content-type": "application/json" });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+    }
+  });
+});
