@@ -37,4 +37,10 @@ describe("bufferedBodyBytes", () => {
     expect(bufferedBodyBytes(req("POST", "/", { authorization: "AWS4-HMAC-SHA256 nonsense" }))).toBe(0);
     expect(bufferedBodyBytes(req("POST", "/", { authorization: auth("sqs") }))).toBe(0);
   });
+
+  it("a presigned URL whose parameters are malformed counts nothing (refused unread), rather than throwing", () => {
+    expect(
+      bufferedBodyBytes(req("PUT", "/bucket/key?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=0")),
+    ).toBe(0);
+  });
 });

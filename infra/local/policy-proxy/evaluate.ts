@@ -5,17 +5,53 @@ import {
 } from "@cloud-copilot/iam-policy";
 import { runUnsafeSimulation } from "@cloud-copilot/iam-simulate";
 import type { PolicyDocument } from "../../../shared/containment/runtime-policy.ts";
+import {
+  applicableStatements,
+  type CompiledPolicy,
+  type CompiledStatement,
+  type Context,
+  compilePolicy,
+  contextOf,
+  type Decision,
+  identityDecision,
+  keysRead,
+} from "./compiled-policy.ts";
 import type { Authorization } from "./refusal.ts";
 
-// IAM evaluation by @cloud-copilot/iam-simulate. A runtime's policy is validated once (the first time it is
-// seen), then each request is evaluated without validating it again (the simulator's "unsafe" entry point).
-// Its decisions are remembered per policy: evaluation is a pure function of the request's action, resource and
-// context, costs ~0.4 ms (mostly its case-insensitive compares), and a run repeats the same few keys.
+// IAM evaluation as @cloud-copilot/iam-simulate decides it. A policy is validated once, then compiled once into
+// matchers (compiled-policy.ts) that decide as the simulator does; what the compiler does not take (a policy
+// element it does not compile, a request outside the same-account identity-policy case it models) goes to the
+// simulator itself, so a decision never depends on which of the two made it (policy-evaluation.fuzz.test.ts
+// compares them). Decisions are remembered per policy document, by (principal, action, resource, the values of
+// the context keys the applicable statements read): a new thread's LeadingKeys is a new decision, the same
+// thread's next call a lookup. A changed policy is a new document (the local IAM stores text; each principal
+// gets its documents parsed anew), whose decisions start empty.
 
-export type Decision = "Allowed" | "ExplicitlyDenied" | "ImplicitlyDenied";
+export type { Decision } from "./compiled-policy.ts";
+
+export interface EvaluatorOptions {
+  /** Who decides a compilable request: the compiled matchers (the default) or the simulator every time. */
+  engine?: "compiled" | "simulator";
+  /** Remember decisions (the default): off, every call is decided anew (what the bench compares). */
+  cache?: boolean;
+}
+
+export interface Denial {
+  decision: Exclude<Decision, "Allowed">;
+  authorization: Authorization;
+}
+
+export interface PolicyEvaluator {
+  /** The first authorization the policy does not allow, or undefined when it allows them all. */
+  firstDenial(
+    principalArn: string,
+    account: string,
+    policy: PolicyDocument,
+    auths: Authorization[],
+  ): Denial | undefined;
+}
 
 const validated = new WeakMap<PolicyDocument, string | undefined>();
-const decisions = new WeakMap<PolicyDocument, Map<string, Decision>>();
 /** Decisions remembered per policy before the memory starts again. */
 const MAX_DECISIONS = 4096;
 
@@ -31,39 +67,196 @@ export function policyProblem(policy: PolicyDocument): string | undefined {
   return validated.get(policy);
 }
 
-export interface Denial {
-  decision: Exclude<Decision, "Allowed">;
-  authorization: Authorization;
+/** What one (principal, account, action, resource) resolves to under one policy. */
+interface Target {
+  /** The compiled statements that apply, or undefined when the simulator decides this target. */
+  statements?: CompiledStatement[];
+  /** The context keys those statements read. */
+  keys: string[];
+  /** The decision when it reads no context key. */
+  decision?: Decision;
+  /** Decisions by the values of `keys` (or, for the simulator, by the whole context). */
+  byContext: Map<string, Decision>;
 }
 
-/** The first authorization the policy does not allow, or undefined when it allows them all. */
-export function firstDenial(
-  principalArn: string,
-  account: string,
-  policy: PolicyDocument,
-  auths: Authorization[],
-): Denial | undefined {
-  if (policyProblem(policy) !== undefined)
-    return auths.length ? { decision: "ImplicitlyDenied", authorization: auths[0] } : undefined;
-  const memory = decisions.get(policy) ?? new Map<string, Decision>();
-  decisions.set(policy, memory);
-  for (const authorization of auths) {
-    const key = JSON.stringify([
-      principalArn,
-      account,
-      authorization.action,
-      authorization.resource,
-      authorization.context,
-    ]);
-    let decision = memory.get(key);
-    if (decision === undefined) {
-      decision = evaluate(principalArn, account, policy, authorization);
-      if (memory.size >= MAX_DECISIONS) memory.clear();
-      memory.set(key, decision);
+interface PolicyState {
+  compiled?: CompiledPolicy;
+  targets: Map<string, Target>;
+  size: number;
+}
+
+export function policyEvaluator(options: EvaluatorOptions = {}): PolicyEvaluator {
+  const engine = options.engine ?? "compiled";
+  const cache = options.cache ?? true;
+  const states = new WeakMap<PolicyDocument, PolicyState>();
+
+  const stateOf = (policy: PolicyDocument): PolicyState => {
+    let state = states.get(policy);
+    if (!state) {
+      const compiled = engine === "compiled" ? compilePolicy(policy) : undefined;
+      state = {
+        compiled: compiled && "statements" in compiled ? compiled : undefined,
+        targets: new Map(),
+        size: 0,
+      };
+      states.set(policy, state);
     }
-    if (decision !== "Allowed") return { decision, authorization };
+    return state;
+  };
+
+  const targetOf = (state: PolicyState, principalArn: string, account: string, a: Authorization): Target => {
+    const statements =
+      state.compiled && compiledCase(principalArn, account, a)
+        ? applicableStatements(state.compiled, a.action, a.resource)
+        : undefined;
+    return { statements, keys: statements ? keysRead(statements) : [], byContext: new Map() };
+  };
+
+  const decide = (
+    target: Target,
+    principalArn: string,
+    account: string,
+    policy: PolicyDocument,
+    a: Authorization,
+  ) => {
+    const context = target.statements ? contextOf(a.context) : undefined;
+    if (!target.statements || !context) return simulate(principalArn, account, policy, a);
+    return serviceRules(a, identityDecision(target.statements, context));
+  };
+
+  /** Room for one more remembered decision: past MAX_DECISIONS the policy's memory starts again. */
+  const room = (state: PolicyState, target?: Target) => {
+    if (++state.size <= MAX_DECISIONS) return;
+    state.targets.clear();
+    target?.byContext.clear();
+    state.size = 1;
+  };
+
+  const decision = (principalArn: string, account: string, policy: PolicyDocument, a: Authorization) => {
+    const state = stateOf(policy);
+    if (!cache) return decide(targetOf(state, principalArn, account, a), principalArn, account, policy, a);
+    const id = `${principalArn}\n${account}\n${a.action}\n${a.resource}`;
+    let target = state.targets.get(id);
+    if (!target) {
+      room(state);
+      target = targetOf(state, principalArn, account, a);
+      state.targets.set(id, target);
+    }
+    // No condition applies: the decision is the target's, whatever the context (if the matchers can read it).
+    if (target.statements && target.keys.length === 0 && plainContext(a.context)) {
+      target.decision ??= decide(target, principalArn, account, policy, a);
+      return target.decision;
+    }
+    const key = target.statements ? contextKey(target.keys, a.context) : JSON.stringify(a.context);
+    let known = target.byContext.get(key);
+    if (known === undefined) {
+      known = decide(target, principalArn, account, policy, a);
+      room(state, target);
+      state.targets.set(id, target);
+      target.byContext.set(key, known);
+    }
+    return known;
+  };
+
+  return {
+    firstDenial(principalArn, account, policy, auths) {
+      if (policyProblem(policy) !== undefined)
+        return auths.length ? { decision: "ImplicitlyDenied", authorization: auths[0] } : undefined;
+      for (const authorization of auths) {
+        const d = decision(principalArn, account, policy, authorization);
+        if (d !== "Allowed") return { decision: d, authorization };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The values of `keys` in the context as the simulator reads them (case-insensitive keys, the last spelling). */
+/** Is every context value a string or a list of strings (what the matchers read)? */
+function plainContext(context: Authorization["context"]): boolean {
+  for (const key in context) {
+    const v = context[key];
+    if (typeof v !== "string" && !(Array.isArray(v) && v.every((s) => typeof s === "string"))) return false;
   }
-  return undefined;
+  return true;
+}
+
+function contextKey(keys: string[], context: Authorization["context"]): string {
+  const lowered: Context | undefined = contextOf(context);
+  // A context the matchers do not take is decided (and remembered) by the simulator under its whole self.
+  if (!lowered) return `!${JSON.stringify(context)}`;
+  return JSON.stringify(keys.map((k) => lowered.get(k) ?? null));
+}
+
+/**
+ * Is the request one the compiled matchers decide: an authenticated principal of the resource's account (so
+ * only the identity policy counts, and a KMS key's default policy delegates to it), a resource without wildcards,
+ * an action the simulator reads as "service:Action", and no STS (whose authorizer differs)?
+ */
+function compiledCase(principalArn: string, account: string, a: Authorization): boolean {
+  const p = principalArn.split(":");
+  if (p.length < 6 || p[0] !== "arn" || !p[4] || p[4] !== account) return false;
+  if (a.resource.includes("*")) return false;
+  const service = a.action.split(":")[0].toLowerCase();
+  if (service === "sts") return false;
+  // The key policy is added for actions spelled "kms:…" only (simulate() below).
+  if (service === "kms" && !a.action.startsWith("kms:")) return false;
+  return true;
+}
+
+const MANAGED_POLICY_ACTIONS = new Set([
+  "iam:createpolicy",
+  "iam:createpolicyversion",
+  "iam:deletepolicy",
+  "iam:deletepolicyversion",
+  "iam:setdefaultpolicyversion",
+  "iam:tagpolicy",
+  "iam:untagpolicy",
+]);
+const AWS_MANAGED_ROLE_ACTIONS = new Set([
+  "iam:attachrolepolicy",
+  "iam:createrole",
+  "iam:createservicelinkedrole",
+  "iam:deleterole",
+  "iam:deleterolepermissionsboundary",
+  "iam:deleterolepolicy",
+  "iam:deleteservicelinkedrole",
+  "iam:detachrolepolicy",
+  "iam:passrole",
+  "iam:putrolepermissionsboundary",
+  "iam:putrolepolicy",
+  "iam:tagrole",
+  "iam:untagrole",
+  "iam:updateassumerolepolicy",
+  "iam:updaterole",
+  "iam:updateroledescription",
+]);
+const KMS_ALIAS_ACTIONS = new Set(["kms:createalias", "kms:deletealias", "kms:updatealias"]);
+
+/** What IAM and KMS refuse whatever the policies say (AWS-managed policies, roles and key aliases). */
+function serviceRules(a: Authorization, identity: Decision): Decision {
+  const action = a.action.toLowerCase();
+  const parts = a.resource.split(":");
+  const resource = parts.slice(5).join(":");
+  if (action.startsWith("iam:")) {
+    if (
+      MANAGED_POLICY_ACTIONS.has(action) &&
+      resource.toLowerCase().startsWith("policy/") &&
+      parts[4] === "aws"
+    )
+      return "ImplicitlyDenied";
+    if (AWS_MANAGED_ROLE_ACTIONS.has(action) && resource.toLowerCase().startsWith("role/aws-reserved/"))
+      return "ImplicitlyDenied";
+  }
+  if (
+    identity !== "ExplicitlyDenied" &&
+    KMS_ALIAS_ACTIONS.has(action) &&
+    resource
+      .slice(0, "alias/aws/".length)
+      .localeCompare("alias/aws/", undefined, { sensitivity: "accent" }) === 0
+  )
+    return "ImplicitlyDenied";
+  return identity;
 }
 
 /**
@@ -94,7 +287,8 @@ const keyPolicy = (account: string) => {
   return keyPolicies.get(account);
 };
 
-function evaluate(
+/** The simulator's decision (what the compiled matchers reproduce, and decide nothing without). */
+export function simulate(
   principalArn: string,
   account: string,
   policy: PolicyDocument,
@@ -116,4 +310,16 @@ function evaluate(
     },
     {},
   ) as Decision;
+}
+
+const shared = policyEvaluator();
+
+/** The first authorization the policy does not allow, or undefined when it allows them all (the shared evaluator). */
+export function firstDenial(
+  principalArn: string,
+  account: string,
+  policy: PolicyDocument,
+  auths: Authorization[],
+): Denial | undefined {
+  return shared.firstDenial(principalArn, account, policy, auths);
 }

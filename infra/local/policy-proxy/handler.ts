@@ -6,7 +6,7 @@ import { BodyTooLarge, readBody } from "../http-util.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } from "../s3.ts";
 import { chargeDynamoWrite, chargeS3Write } from "./budget-charges.ts";
 import { dynamoAuthorizations, dynamoOperation } from "./dynamodb-request.ts";
-import { firstDenial } from "./evaluate.ts";
+import { type EvaluatorOptions, type PolicyEvaluator, policyEvaluator } from "./evaluate.ts";
 import { LOCAL_ACCOUNT, localTables } from "./local-tables.ts";
 import { type Authorization, Refused } from "./refusal.ts";
 import { accessDenied, type Service, sendRefusal } from "./responses.ts";
@@ -69,6 +69,8 @@ export interface PolicyProxyOptions {
   s3Credentials?: { accessKeyId: string; secretAccessKey: string };
   /** The deployments' storage budgets, which a runtime principal's writes are charged to before they are forwarded. */
   storage?: StorageBudget;
+  /** How policies are evaluated (compiled matchers and a decision memory unless told otherwise: the bench). */
+  evaluation?: EvaluatorOptions;
 }
 
 /** DynamoDB's request limit (BatchWriteItem: 16 MiB). */
@@ -79,32 +81,64 @@ const MAX_EMULATED_BODY = 6 * 1024 * 1024;
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
 /**
+ * What a request's line and headers say, read once (the budget's bufferedBodyBytes and the handler both ask):
+ * its credential (the Authorization header's or a presigned URL's) or why it has none, and the S3 call its
+ * method and URL name.
+ */
+interface RequestHead {
+  cred?: Credential | PresignedCredential;
+  /** Why it has no usable credential (a Refused: what the handler answers). */
+  credError?: unknown;
+  /** The URL without its query-string authentication (presigned), else as sent. */
+  target: string;
+  s3?: { call?: S3Call; error?: unknown };
+}
+const heads = new WeakMap<IncomingMessage, RequestHead>();
+
+function headOf(req: IncomingMessage): RequestHead {
+  let head = heads.get(req);
+  if (!head) {
+    const url = req.url ?? "/";
+    head = { target: url };
+    try {
+      const presigned = req.headers.authorization === undefined ? presignedCredential(url) : undefined;
+      if (presigned) head.target = withoutPresignParams(url);
+      head.cred = presigned ?? parseAuthorization(req.headers.authorization);
+    } catch (err) {
+      head.credError = err;
+    }
+    heads.set(req, head);
+  }
+  return head;
+}
+
+/** The S3 call the request names (read once), or what is wrong with it. */
+function s3CallOf(req: IncomingMessage): NonNullable<RequestHead["s3"]> {
+  const head = headOf(req);
+  if (!head.s3) {
+    try {
+      head.s3 = {
+        call: s3Authorizations(req.method ?? "GET", head.target, req.headers["x-amz-copy-source"]),
+      };
+    } catch (error) {
+      head.s3 = { error };
+    }
+  }
+  return head.s3;
+}
+
+/**
  * The most of a request's body this proxy holds in memory before it answers (an S3 object body streams instead):
  * what a budget of a caller's requests must count. Read as the proxy reads the call — by the Authorization's
  * service, whatever X-Amz-Target says, and by the S3 call — before a byte of the body; 0 for what it refuses unread.
  */
 export function bufferedBodyBytes(req: IncomingMessage): number {
-  const url = req.url ?? "/";
-  let service: string;
-  if (req.headers.authorization === undefined) service = presignedCredential(url) ? "s3" : "";
-  else {
-    try {
-      service = parseAuthorization(req.headers.authorization).service;
-    } catch {
-      return 0;
-    }
-  }
-  if (service === "dynamodb") return MAX_DYNAMO_BODY;
-  if (EMULATED_SERVICES.some((s) => s === service)) return MAX_EMULATED_BODY;
-  if (service !== "s3") return 0;
-  try {
-    const target = req.headers.authorization === undefined ? withoutPresignParams(url) : url;
-    return s3Authorizations(req.method ?? "GET", target, req.headers["x-amz-copy-source"]).deleteObjects
-      ? MAX_DELETE_BODY
-      : 0;
-  } catch {
-    return 0;
-  }
+  const { cred } = headOf(req);
+  if (!cred) return 0;
+  if (cred.service === "dynamodb") return MAX_DYNAMO_BODY;
+  if (EMULATED_SERVICES.some((s) => s === cred.service)) return MAX_EMULATED_BODY;
+  if (cred.service !== "s3") return 0;
+  return s3CallOf(req).call?.deleteObjects ? MAX_DELETE_BODY : 0;
 }
 
 /** The request's body; past `limit`, refused as AWS refuses a body too large. */
@@ -175,6 +209,7 @@ interface ProxyContext {
   s3Creds: { accessKeyId: string; secretAccessKey: string };
   upstreamS3: URL;
   upstreamDynamo: URL;
+  evaluator: PolicyEvaluator;
 }
 
 export function createPolicyProxy(
@@ -188,13 +223,15 @@ export function createPolicyProxy(
     s3Creds: opts.s3Credentials ?? { accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY },
     upstreamS3: new URL(opts.upstream.s3.endpoint),
     upstreamDynamo: new URL(opts.upstream.dynamodb.endpoint),
+    evaluator: policyEvaluator(opts.evaluation),
   };
   return (req, res) => {
     // Which service's error shape to answer in before the signature says which service it is for.
     let service = unsignedService(req);
     (async () => {
-      const presignedCred =
-        req.headers.authorization === undefined ? presignedCredential(req.url ?? "/") : undefined;
+      const head = headOf(req);
+      if (!head.cred) throw head.credError;
+      const presignedCred = "amzDate" in head.cred ? head.cred : undefined;
       if (presignedCred) {
         if (presignedCred.service !== "s3")
           throw new Refused("AccessDenied", "Only S3 takes presigned URLs here.", 403);
@@ -206,7 +243,7 @@ export function createPolicyProxy(
           );
         return await s3Call(ctx, req, res, presignedCred);
       }
-      const cred = parseAuthorization(req.headers.authorization);
+      const cred = head.cred;
       const emulatedService = EMULATED_SERVICES.find((s) => s === cred.service);
       if (cred.service !== "dynamodb" && cred.service !== "s3" && !emulatedService)
         throw new Refused(
@@ -258,9 +295,10 @@ async function authenticate(
 }
 
 function authorize(ctx: ProxyContext, who: ProxyPrincipal, auths: Authorization[]): void {
+  const { evaluator } = ctx;
   const denial =
-    firstDenial(who.arn, ctx.account, who.policy, auths) ??
-    (who.boundary ? firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
+    evaluator.firstDenial(who.arn, ctx.account, who.policy, auths) ??
+    (who.boundary ? evaluator.firstDenial(who.arn, ctx.account, who.boundary, auths) : undefined);
   if (denial) throw accessDenied(who.arn, denial);
 }
 
@@ -298,14 +336,7 @@ async function s3Call(
       400,
     );
   // Authenticated first, as S3 does: a caller without a valid signature learns nothing of how its call reads.
-  let call: S3Call | undefined;
-  let unreadable: unknown;
-  try {
-    const target = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
-    call = s3Authorizations(method, target, req.headers["x-amz-copy-source"]);
-  } catch (err) {
-    unreadable = err;
-  }
+  const { call, error: unreadable } = s3CallOf(req);
   const body = call?.deleteObjects ? await readLimited(req, MAX_DELETE_BODY) : undefined;
   const who = await authenticate(ctx, req, cred, body && sha256Hex(body));
   if (!call) throw unreadable;
@@ -318,7 +349,7 @@ async function s3Call(
       }))
     : call.authorizations;
   authorize(ctx, who, auths);
-  const url = presigned ? withoutPresignParams(req.url ?? "/") : (req.url ?? "/");
+  const url = headOf(req).target;
   if (ctx.opts.storage && who.deployment)
     await chargeS3Write(ctx.opts.storage, who.deployment, {
       method,

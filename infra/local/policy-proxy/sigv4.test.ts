@@ -2,7 +2,14 @@ import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { MAX_SKEW_MS, parseAuthorization, queryOf, requestTime, signatureMatches } from "./sigv4.ts";
+import {
+  MAX_SKEW_MS,
+  parseAuthorization,
+  queryOf,
+  requestTime,
+  signatureMatches,
+  signingKeyDerivations,
+} from "./sigv4.ts";
 
 // A request signed as the SDK signs it (its own SignatureV4 with its defaults) is accepted only with the secret
 // that signed it, and only as it was signed.
@@ -69,6 +76,25 @@ async function verify(r: Awaited<ReturnType<typeof signed>>, key = secret, body 
 }
 
 describe("SigV4 verification", () => {
+  it("derives a credential's signing key once a day: its next requests reuse it, another secret derives its own", async () => {
+    const sign = () =>
+      signed({
+        service: "dynamodb",
+        path: "/",
+        body: '{"TableName":"t"}',
+        headers: { "x-amz-target": "DynamoDB_20120810.GetItem" },
+      });
+    const first = await sign();
+    const before = signingKeyDerivations();
+    expect(await verify(first)).toBe(true);
+    expect(signingKeyDerivations()).toBe(before + 1);
+    for (let i = 0; i < 3; i++) expect(await verify(await sign())).toBe(true);
+    expect(signingKeyDerivations()).toBe(before + 1);
+    // The same key id with another secret is another credential: refused, with a key of its own.
+    expect(await verify(first, `${secret}-other`)).toBe(false);
+    expect(signingKeyDerivations()).toBe(before + 2);
+  });
+
   it("accepts a DynamoDB request as the SDK signs it, and only with its secret", async () => {
     const r = await signed({
       service: "dynamodb",

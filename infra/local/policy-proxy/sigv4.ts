@@ -171,8 +171,22 @@ export function signer(
   });
 }
 
-// One signer per key, service and region: it keeps the day's signing key (four HMACs) between requests.
+// One signer per key, service and region, holding its credential's signing keys: each day's (four HMACs of the
+// secret) is derived once, the first time a request of that day is checked, not per request.
 const signers = new Map<string, { secret: string; signer: SignatureV4 }>();
+/** Signing keys kept per signer: a presigned URL may be signed up to 7 days back, so a few days' worth. */
+const DAYS_KEPT = 8;
+let derivations = 0;
+/** How many signing keys the proxy has derived (a credential's day derives one: the tests count them). */
+export const signingKeyDerivations = () => derivations;
+
+async function deriveSigningKey(secret: string, shortDate: string, region: string, service: string) {
+  derivations++;
+  let key: Buffer = createHmac("sha256", `AWS4${secret}`).update(shortDate).digest();
+  for (const part of [region, service, "aws4_request"]) key = createHmac("sha256", key).update(part).digest();
+  return new Uint8Array(key);
+}
+
 function signerFor(
   service: string,
   region: string,
@@ -184,6 +198,24 @@ function signerFor(
   if (known?.secret === secretAccessKey) return known.signer;
   if (signers.size >= 1024) signers.clear();
   const made = signer(service, region, { accessKeyId, secretAccessKey });
+  // The SDK's signer derives through a process-wide memory of 50 keys, shared with every client of this process
+  // and keyed by an HMAC of the secret per call; this one keeps its own credential's keys by day.
+  const days = new Map<string, Promise<Uint8Array>>();
+  (made as unknown as { getSigningKey: unknown }).getSigningKey = (
+    _credentials: unknown,
+    keyRegion: string,
+    shortDate: string,
+    keyService?: string,
+  ) => {
+    const day = `${shortDate}/${keyRegion}/${keyService ?? service}`;
+    let key = days.get(day);
+    if (!key) {
+      if (days.size >= DAYS_KEPT) days.clear();
+      key = deriveSigningKey(secretAccessKey, shortDate, keyRegion, keyService ?? service);
+      days.set(day, key);
+    }
+    return key;
+  };
   signers.set(id, { secret: secretAccessKey, signer: made });
   return made;
 }
