@@ -176,7 +176,9 @@ describe("a main table of an earlier version", () => {
     });
     // What the index holds of the run now: its keys and id, not the rest.
     expect(found).toEqual([{ PK: run.PK, SK: run.SK, GSI2PK: run.GSI2PK, GSI2SK: run.GSI2SK, id: "r-1" }]);
-  });
+    // Three indexes deleted and built again, one at a time, each waited for: seconds alone, minutes on the shared
+    // DynamoDB Local while the other files' tests load it (a fresh-clone run took over 120 s).
+  }, 400_000);
 
   // Issue 26: the constant partitions every tenant wrote (one index partition: 1,000 WCU/s) became shards.
   it("moves the entries the last version left under one constant key each to their shards", async () => {
