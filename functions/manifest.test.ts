@@ -8,8 +8,9 @@ import { tasks } from "./task-manifest.ts";
 // The manifest is the only place a Lambda is declared: every handler module must be reachable from it, and
 // everything it names must exist, or the CDK app would deploy a broken function or silently drop one.
 const DIR = dirname(fileURLToPath(import.meta.url));
-// The manifests, their module maps and loader, the toolkit, every bundle's bootstrap, and the router's table of the routes a deployment's
-// own origin serves.
+// The manifests, their module maps and loader, the toolkits (the platform's and the agent handlers'), every bundle's
+// bootstrap, the router's table of the routes a deployment's own origin serves, and the agent server the platform's
+// entry points build once (agent/platform.ts: the composition root of the cron tick and the run sweeper).
 const NOT_HANDLERS = new Set([
   "routes.ts",
   "task-manifest.ts",
@@ -21,6 +22,8 @@ const NOT_HANDLERS = new Set([
   "handler.ts",
   "bootstrap.ts",
   "agent/own-origin.ts",
+  "agent/handler.ts",
+  "agent/platform.ts",
 ]);
 
 function handlerModules(dir = DIR): string[] {
