@@ -21,4 +21,16 @@ describe("recentReads", () => {
     expect(read).toHaveBeenCalledTimes(5);
     vi.useRealTimers();
   });
+
+  it("does not keep a value `keep` refuses (a deployment not yet deployed is read again each time)", async () => {
+    const store = new Map<string, { active?: string }>([["d", {}]]);
+    const read = vi.fn(async (k: string) => store.get(k));
+    const r = recentReads(read, { ms: 60_000, keep: (d) => Boolean(d.active) });
+    expect(await r.get("d")).toEqual({});
+    store.set("d", { active: "rev-1" });
+    expect(await r.get("d")).toEqual({ active: "rev-1" });
+    store.set("d", { active: "rev-2" });
+    expect(await r.get("d")).toEqual({ active: "rev-1" });
+    expect(read).toHaveBeenCalledTimes(2);
+  });
 });

@@ -8,9 +8,10 @@ export interface RecentReads<T> {
 
 export function recentReads<T>(
   read: (key: string) => Promise<T | undefined>,
-  opts: { ms?: number; max?: number } = {},
+  /** `keep`: whether a value read may serve later calls (one not yet final is read again, as a miss is). */
+  opts: { ms?: number; max?: number; keep?: (value: T) => boolean } = {},
 ): RecentReads<T> {
-  const { ms = 1000, max = 1000 } = opts;
+  const { ms = 1000, max = 1000, keep = () => true } = opts;
   const seen = new Map<string, { at: number; value: T | undefined }>();
   return {
     async get(key) {
@@ -18,7 +19,7 @@ export function recentReads<T>(
       if (hit && Date.now() - hit.at < ms) return hit.value;
       const value = await read(key);
       // A miss is read again next time: what is not there yet may be there in a moment.
-      if (value !== undefined) {
+      if (value !== undefined && keep(value)) {
         if (seen.size > max) seen.clear();
         seen.set(key, { at: Date.now(), value });
       } else seen.delete(key);

@@ -148,11 +148,14 @@ export const deploymentPurges = repository<DeploymentPurgeRecord, { tenant: stri
 });
 
 // Agent-server calls read their deployment on every request. A record read within the last second serves
-// them (at most a second stale in another process; this process forgets it when it changes the record).
+// them (at most a second stale in another process; this process forgets it when it changes the record). One
+// with no deployed revision yet is read again each time: a client told DEPLOYED calls at once, and a copy read
+// during the build would answer it 503 for up to a second.
+const deployed = { keep: (d: DeploymentRecord) => Boolean(d.active_revision_id) };
 const recent = recentReads((key: string) => {
   const at = key.indexOf("#");
   return deployments.get({ tenant: key.slice(0, at), id: key.slice(at + 1) });
-});
+}, deployed);
 
 /** The deployment record as read at most a second ago (routing of agent-server calls). */
 export const recentDeploymentRecord = (tenant: string, id: string): Promise<DeploymentRecord | undefined> =>
@@ -166,7 +169,7 @@ export function forgetDeploymentRecord(tenant: string, id: string): void {
   recent.forget(`${tenant}#${id}`);
 }
 
-const recentById = recentReads(deploymentById);
+const recentById = recentReads(deploymentById, deployed);
 
 /** The deployment an agent-server path names, whatever its tenant, as read at most a second ago (routing only). */
 export const recentDeploymentById = (id: string): Promise<DeploymentRecord | undefined> =>
