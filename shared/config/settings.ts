@@ -483,6 +483,13 @@ export const SETTINGS = {
     min: 1,
     default: 1000,
   }),
+  AGENT_MAX_SWEPT_ENTRIES: wholeNumber({
+    description:
+      "Entries one deployment may have in each shared index a sweep reads besides the active runs: the crons due at a cron tick, the threads whose TTL ran out at a TTL sweep. Past this many (real records' first) the rest leave the index: such a cron stops firing until it is updated, such a thread stays until deleted. A deployment's runtime could otherwise fill them and stall every workspace's crons and TTLs.",
+    readers: PR,
+    min: 1,
+    default: 1000,
+  }),
   AGENT_RUNTIME_RESERVED_CONCURRENCY: wholeNumber({
     description:
       "AWS: concurrency reserved for (and capping) each deployment's runtime function (the CDK app's runtimeReservedConcurrency). Unset: none, the runtimes share the account's unreserved pool.",

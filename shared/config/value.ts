@@ -153,6 +153,7 @@ export function buildConfig(env: Env, sealed: Env = {}) {
       storageBudgetBytes: s.AGENT_STORAGE_BUDGET_BYTES,
       maxObjectBytes: s.AGENT_MAX_OBJECT_BYTES,
       maxActiveRuns: s.AGENT_MAX_ACTIVE_RUNS,
+      maxSweptEntries: s.AGENT_MAX_SWEPT_ENTRIES,
       runtimeReservedConcurrency: s.AGENT_RUNTIME_RESERVED_CONCURRENCY,
       runtimeLogRetentionDays: Number(s.AGENT_RUNTIME_LOG_RETENTION_DAYS),
     },
