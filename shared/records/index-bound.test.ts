@@ -44,7 +44,12 @@ describe("the bound on a deployment's entries in the active-run index", () => {
 describe("the same bound on the due-cron and expired-thread indexes", () => {
   const cron = (scope: string, real = true) => {
     const id = crypto.randomUUID();
-    return { PK: agentKeys.cronsPk(scope), SK: real ? id : `${id}-x`, AGENT1PK: "AGENT#CRONS_DUE#0", cron_id: id };
+    return {
+      PK: agentKeys.cronsPk(scope),
+      SK: real ? id : `${id}-x`,
+      AGENT1PK: "AGENT#CRONS_DUE#0",
+      cron_id: id,
+    };
   };
   const thread = (scope: string) => {
     const id = crypto.randomUUID();
