@@ -26,8 +26,8 @@ http.Server.prototype.emit = function (event, req, res, ...rest) {
   }
   return emit.call(this, event, req, res, ...rest);
 };
-const State = Annotation.Root({ a: Annotation() });
-export const graph = new StateGraph(State).addNode("a", async () => ({ a: 1 })).addEdge(START, "a").compile();
+const State = Annotation.Root({ n: Annotation() });
+export const graph = new StateGraph(State).addNode("step", async () => ({ n: 1 })).addEdge(START, "step").compile();
 `;
 // Its custom routes redirect wherever `to` says; anyone may call them (custom auth lets everyone in).
 const APP = `import { Hono } from "hono";
