@@ -297,7 +297,7 @@ describe("asynchronous invokes held for one caller and function", () => {
         headers: { host: to.host, "content-type": "application/json", "x-amz-invocation-type": "Event" },
         body,
       });
-      return new Promise<number>((resolve, reject) => {
+      return new Promise<number>((resolve) => {
         const req = request(
           { hostname: to.hostname, port: to.port, method: "POST", path, headers: s.headers },
           (res) => {
@@ -305,24 +305,32 @@ describe("asynchronous invokes held for one caller and function", () => {
             res.on("end", () => resolve(res.statusCode ?? 0));
           },
         );
-        req.on("error", reject);
+        // A throttled request's connection may be closed before its body is sent: not an answer.
+        req.on("error", () => resolve(0));
         req.end(body);
       });
     };
     try {
       const payload = JSON.stringify({ flood: "x".repeat(250 * 1024) });
-      const statuses: number[] = [];
-      for (let round = 0; round < 5; round++)
-        statuses.push(...(await Promise.all(Array.from({ length: 32 }, () => send(TRACE_INVOKE, payload)))));
-      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
-      // A tick of a cron that does not exist: the task answers it as not found, and changes nothing.
+      // A tick of a cron that does not exist: the task answers it as not found, and changes nothing. As large as a
+      // flood event, so a full bucket (less than one event's room left) could not take it either.
       const tick = JSON.stringify({
         tenant_id: `t-${crypto.randomUUID()}`,
         deployment_id: crypto.randomUUID(),
         cron_id: crypto.randomUUID(),
         scheduled_at: new Date().toISOString(),
+        pad: "x".repeat(250 * 1024),
       });
-      expect(await send("/2015-03-31/functions/AgentCronTick/invocations", tick)).toBe(202);
+      // 96 events (24 MB) at once, past the caller's 16 MiB for trace ingestion; right after a batch that was
+      // throttled (the bucket full), the same caller's invoke of another function.
+      const ticks: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        const batch = await Promise.all(Array.from({ length: 96 }, () => send(TRACE_INVOKE, payload)));
+        if (batch.includes(429))
+          ticks.push(await send("/2015-03-31/functions/AgentCronTick/invocations", tick));
+      }
+      expect(ticks.length).toBeGreaterThan(0);
+      expect(ticks).toEqual(ticks.map(() => 202));
     } finally {
       await own.close();
     }
