@@ -12,6 +12,7 @@ import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-u
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
+import { isPlatformCallerArn } from "./operator.ts";
 import { emulatedServiceOf } from "./policy-proxy/service-request.ts";
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
@@ -138,7 +139,11 @@ export async function startAwsEmulator(
           throw awsError("UnknownOperationException", "CodeBuild is not emulated here", 400);
         return send(res, 200, await services.codebuild.handle(target.slice(19), input));
       }
-      if (service === "kms") return send(res, 200, services.kms.handle(target.slice(13), input));
+      if (service === "kms") {
+        const caller = req.headers[CALLER_HEADER];
+        const platformCaller = typeof caller === "string" && isPlatformCallerArn(caller);
+        return send(res, 200, services.kms.handle(target.slice(13), input, platformCaller));
+      }
       if (service === "states") return send(res, 200, services.sfn.handle(target.slice(17), input));
       if (service === "lambda") {
         const control = await services.functions?.handle(
