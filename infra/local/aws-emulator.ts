@@ -13,7 +13,7 @@ import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
 import { isPlatformCallerArn } from "./operator.ts";
-import { emulatedServiceOf } from "./policy-proxy/service-request.ts";
+import { emulatedServiceOf, qualifiedFunction } from "./policy-proxy/service-request.ts";
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
@@ -157,10 +157,12 @@ export async function startAwsEmulator(
       const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
       if (service === "lambda" && fn && req.method === "POST") {
         const async = req.headers["x-amz-invocation-type"] === "Event";
-        const name = decodeURIComponent(fn[1]);
-        const qualifier = url.searchParams.get("Qualifier");
+        const { name, qualifier } = qualifiedFunction(
+          decodeURIComponent(fn[1]),
+          url.searchParams.get("Qualifier"),
+        );
         // A buffered invocation of a function created through Lambda's API counts toward its reservation.
-        const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
+        const created = async ? undefined : services.functions?.find(name, qualifier);
         const release = created ? services.functions!.acquire(created.name) : undefined;
         try {
           const caller = req.headers[CALLER_HEADER];
@@ -183,8 +185,10 @@ export async function startAwsEmulator(
         url.pathname,
       );
       if (service === "lambda" && streamed && req.method === "POST") {
-        const name = decodeURIComponent(streamed[1]);
-        const qualifier = url.searchParams.get("Qualifier") ?? undefined;
+        const { name, qualifier } = qualifiedFunction(
+          decodeURIComponent(streamed[1]),
+          url.searchParams.get("Qualifier"),
+        );
         // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
         const created = services.functions?.find(name, qualifier);
         const release = created ? services.functions!.acquire(created.name) : undefined;
