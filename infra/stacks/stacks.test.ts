@@ -10,6 +10,7 @@ import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
+import { NODE_VERSIONS } from "../../shared/build/graph-config.ts";
 import { projectionOf, TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { platformFunctions } from "../build/function-bundles.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
@@ -246,6 +247,11 @@ describe("platform stacks (manifest as it is)", () => {
       expect(JSON.stringify(st.Resource)).toContain("agent-rt-*");
     // The runtime layer exists, and the deploy step is told about it and the account's runtime scope.
     Template.fromStack(s.workflows).resourceCountIs("AWS::Lambda::LayerVersion", 1);
+    // It serves every Node.js runtime the deploy step gives a function (langgraph.json node_version).
+    Template.fromStack(s.workflows).hasResourceProperties("AWS::Lambda::LayerVersion", {
+      CompatibleRuntimes: NODE_VERSIONS.map((v) => `nodejs${v}.x`),
+      CompatibleArchitectures: ["arm64"],
+    });
     const deployFn = apiFunctions([s.workflows]).find((f) =>
       String(f.Properties.Description).includes("RevisionDeploy"),
     )!;
