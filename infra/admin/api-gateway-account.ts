@@ -30,14 +30,22 @@ export function apiGatewayRoleRow(cloudwatchRoleArn: string, setByApp: boolean):
   };
 }
 
+type Data = string | ArrayBuffer | ArrayBufferView;
+const bytes = (d: Data): string | Uint8Array =>
+  typeof d === "string"
+    ? d
+    : ArrayBuffer.isView(d)
+      ? new Uint8Array(d.buffer, d.byteOffset, d.byteLength)
+      : new Uint8Array(d);
+
 /** SHA-256 (and its HMAC) for the signer, from node:crypto. */
 class NodeSha256 {
   private h: Hash | Hmac;
-  constructor(secret?: string | Uint8Array) {
-    this.h = secret === undefined ? createHash("sha256") : createHmac("sha256", secret);
+  constructor(secret?: Data) {
+    this.h = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));
   }
-  update(data: string | Uint8Array) {
-    this.h.update(data);
+  update(data: Data) {
+    this.h.update(bytes(data));
   }
   async digest() {
     return new Uint8Array(this.h.digest());
