@@ -12,7 +12,8 @@ import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-u
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
-import { emulatedServiceOf } from "./policy-proxy/service-request.ts";
+import { isPlatformCallerArn } from "./operator.ts";
+import { emulatedServiceOf, qualifiedFunction } from "./policy-proxy/service-request.ts";
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
@@ -138,7 +139,11 @@ export async function startAwsEmulator(
           throw awsError("UnknownOperationException", "CodeBuild is not emulated here", 400);
         return send(res, 200, await services.codebuild.handle(target.slice(19), input));
       }
-      if (service === "kms") return send(res, 200, services.kms.handle(target.slice(13), input));
+      if (service === "kms") {
+        const caller = req.headers[CALLER_HEADER];
+        const platformCaller = typeof caller === "string" && isPlatformCallerArn(caller);
+        return send(res, 200, services.kms.handle(target.slice(13), input, platformCaller));
+      }
       if (service === "states") return send(res, 200, services.sfn.handle(target.slice(17), input));
       if (service === "lambda") {
         const control = await services.functions?.handle(
@@ -152,10 +157,12 @@ export async function startAwsEmulator(
       const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
       if (service === "lambda" && fn && req.method === "POST") {
         const async = req.headers["x-amz-invocation-type"] === "Event";
-        const name = decodeURIComponent(fn[1]);
-        const qualifier = url.searchParams.get("Qualifier");
+        const { name, qualifier } = qualifiedFunction(
+          decodeURIComponent(fn[1]),
+          url.searchParams.get("Qualifier"),
+        );
         // A buffered invocation of a function created through Lambda's API counts toward its reservation.
-        const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
+        const created = async ? undefined : services.functions?.find(name, qualifier);
         const release = created ? services.functions!.acquire(created.name) : undefined;
         try {
           const caller = req.headers[CALLER_HEADER];
@@ -178,8 +185,10 @@ export async function startAwsEmulator(
         url.pathname,
       );
       if (service === "lambda" && streamed && req.method === "POST") {
-        const name = decodeURIComponent(streamed[1]);
-        const qualifier = url.searchParams.get("Qualifier") ?? undefined;
+        const { name, qualifier } = qualifiedFunction(
+          decodeURIComponent(streamed[1]),
+          url.searchParams.get("Qualifier"),
+        );
         // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
         const created = services.functions?.find(name, qualifier);
         const release = created ? services.functions!.acquire(created.name) : undefined;
