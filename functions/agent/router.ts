@@ -213,7 +213,16 @@ async function relayAnswer(res: Awaited<ReturnType<typeof invokeRuntime>>, r: Re
         }
         buffered = Buffer.concat([buffered, bytes]);
         while (!body) {
-          const split = splitHead(buffered);
+          let split: ReturnType<typeof splitHead>;
+          try {
+            split = splitHead(buffered);
+          } catch (err) {
+            // The runtime's head is not one the protocol allows (a status past 599, headers not strings): its fault.
+            logger.warn("a runtime's answer was malformed", { error: err, ...target });
+            left.abort();
+            await Promise.all(kicks);
+            return fail(502, { detail: "The deployment's runtime answered a malformed head" });
+          }
           if (!split) break;
           buffered = split.rest;
           if (!split.head.prelude) {
