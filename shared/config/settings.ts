@@ -285,6 +285,13 @@ export const SETTINGS = {
     description: "Where the build step keeps dependency trees between builds. Unset: no cache.",
     readers: ["platform", "build"],
   }),
+  BUILD_MAX_WRITE_BYTES: wholeNumber({
+    description:
+      "The most a build may add to the folders it writes (its source, output, work folder and, by what it grew, the workspace's dependency cache): measured every few seconds, and past it the build is stopped and fails saying so. Its /tmp is a tmpfs of its own size.",
+    readers: ["platform", "build"],
+    min: 64 * MiB,
+    default: 8 * 1024 * MiB,
+  }),
   // --- the HTTP edge and authentication
   PUBLIC_BASE_URL: url({
     description:

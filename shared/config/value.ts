@@ -266,6 +266,7 @@ export function buildConfig(env: Env, sealed: Env = {}) {
     runs: runSettings(s),
     dataDir: path.resolve(s.DATA_DIR),
     buildCacheDir: s.BUILD_CACHE_DIR,
+    buildMaxWriteBytes: s.BUILD_MAX_WRITE_BYTES,
     export: exportSettings(s, endpoints),
     localCloud: localCloudSettings(s),
     build: buildSettings(s),
