@@ -163,6 +163,10 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: s
   await watchdog.stop();
   egress?.close();
   if (egressDir) await rm(egressDir, { recursive: true, force: true });
+  if (!tooMuch.signal.aborted && (await watchdog.grown()) > config.buildMaxWriteBytes) {
+    grown = await watchdog.grown();
+    tooMuch.abort();
+  }
   if (tooMuch.signal.aborted)
     throw new BuildError(
       `the build wrote ${Math.round(grown / 2 ** 20)} MiB to its folders, more than the ${Math.round(config.buildMaxWriteBytes / 2 ** 20)} MiB a build may (BUILD_MAX_WRITE_BYTES): stopped`,

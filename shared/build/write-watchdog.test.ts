@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runSourceBuild } from "./source-build-process.ts";
 import { allocatedBytes, watchWrites } from "./write-watchdog.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "write-watchdog-"));
@@ -38,5 +39,42 @@ describe("what a build writes to its host folders", () => {
     await sleep(200);
     expect(seen).toHaveLength(1);
     await dog.stop();
+    expect(await dog.grown()).toBeGreaterThan(1024 * 1024);
   });
+});
+
+describe("a build past BUILD_MAX_WRITE_BYTES", () => {
+  it("fails saying so: a graph module of 80 MB bundled into its output, with 64 MiB allowed (before: built)", async () => {
+    const before = process.env.BUILD_MAX_WRITE_BYTES;
+    process.env.BUILD_MAX_WRITE_BYTES = String(64 * 1024 * 1024);
+    try {
+      const work = join(dir, "build");
+      const src = join(work, "src");
+      mkdirSync(join(src, "src"), { recursive: true });
+      writeFileSync(
+        join(src, "langgraph.json"),
+        JSON.stringify({ graphs: { agent: "./src/graph.mjs:graph" } }),
+      );
+      writeFileSync(
+        join(src, "src/graph.mjs"),
+        `export const big = "${"x".repeat(80 * 1024 * 1024)}";\nexport const graph = big.length;\n`,
+      );
+      const job = {
+        src,
+        out: join(work, "out"),
+        scratch: join(work, "scratch"),
+        graphConfigPath: "langgraph.json",
+        npmSecrets: {},
+        lambdaRuntimes: false,
+      };
+      const failed = await runSourceBuild(job, () => {}, "build:t").then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(failed?.message).toMatch(/more than the 64 MiB a build may \(BUILD_MAX_WRITE_BYTES\)/);
+    } finally {
+      if (before === undefined) delete process.env.BUILD_MAX_WRITE_BYTES;
+      else process.env.BUILD_MAX_WRITE_BYTES = before;
+    }
+  }, 300_000);
 });

@@ -26,6 +26,8 @@ export async function allocatedBytes(path: string, stopAt = Number.POSITIVE_INFI
 export interface WriteWatchdog {
   /** Stops measuring; resolves once a measurement under way ended. */
   stop(): Promise<void>;
+  /** How much the folders grew since the start, measured now (a build that wrote fast and ended between checks). */
+  grown(): Promise<number>;
 }
 
 /**
@@ -42,9 +44,13 @@ export async function watchWrites(
   const base = start.reduce((a, b) => a + b, 0);
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
-  const measure = async () => {
+  const size = async () => {
     let now = 0;
     for (const f of folders) now += await allocatedBytes(f, base + maxBytes - now);
+    return now;
+  };
+  const measure = async () => {
+    const now = await size();
     if (!stopped && now - base > maxBytes) {
       stopped = true;
       clearInterval(timer);
@@ -61,5 +67,6 @@ export async function watchWrites(
       clearInterval(timer);
       await running;
     },
+    grown: async () => (await size()) - base,
   };
 }
