@@ -189,7 +189,11 @@ export function qualifiedFunction(
   if (!/^[\w:.$-]{1,170}$/.test(nameOrArn)) throw invalid(`Invalid function name: '${nameOrArn}'`);
   const parts = nameOrArn.split(":");
   const lead = nameOrArn.startsWith("arn:") ? 6 : /^\d{12}:function:/.test(nameOrArn) ? 2 : 0;
-  if (parts.length < lead + 1 || parts.length > lead + 2 || (lead === 6 && parts[5] !== "function"))
+  if (
+    parts.length < lead + 1 ||
+    parts.length > lead + 2 ||
+    (lead === 6 && (parts[2] !== "lambda" || parts[5] !== "function"))
+  )
     throw invalid(`Invalid function name: '${nameOrArn}'`);
   const derived = parts[lead + 1];
   if (derived !== undefined && qualifier && qualifier !== derived)
