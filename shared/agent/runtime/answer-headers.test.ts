@@ -84,6 +84,26 @@ describe("a runtime's answer headers", () => {
     expect(h["clear-site-data"]).toBeUndefined();
   });
 
+  it("remove Refresh on the shared origin (a console tab sent anywhere), and hop-by-hop headers everywhere", () => {
+    const h = shared({ "content-type": "application/json", Refresh: "0; url=https://example.com/" });
+    expect(h.refresh).toBeUndefined();
+    expect(own({ "content-type": "text/html", refresh: "5" }).refresh).toBe("5");
+    for (const at of [shared, own]) {
+      const out = at({
+        "content-type": "application/json",
+        Connection: "keep-alive, X-Private",
+        "Keep-Alive": "timeout=5",
+        "Transfer-Encoding": "chunked",
+        Upgrade: "websocket",
+        "x-private": "named by Connection",
+        "x-kept": "1",
+      });
+      for (const gone of ["connection", "keep-alive", "transfer-encoding", "upgrade", "x-private"])
+        expect(out[gone], gone).toBeUndefined();
+      expect(out["x-kept"]).toBe("1");
+    }
+  });
+
   it("keep host-only cookies at a deployment's own origin and remove those with a Domain attribute", () => {
     const h = own({
       "content-type": "application/json",

@@ -50,6 +50,22 @@ const hasDomain = (setCookie: string): boolean =>
     .slice(1)
     .some((attr) => attr.split("=")[0].trim().toLowerCase() === "domain");
 
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, the runtime's to the platform, and are never
+ * passed on; the platform frames its own answer.
+ */
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
+
 /** A runtime's answer headers as the platform passes them on (see above); names lower-cased. */
 export function containedHeaders(headers: Headers, opts: { sharedOrigin: boolean }): Headers {
   const merged = new Map<string, string[]>();
@@ -57,14 +73,20 @@ export function containedHeaders(headers: Headers, opts: { sharedOrigin: boolean
     const key = name.toLowerCase();
     merged.set(key, [...(merged.get(key) ?? []), ...values(value)]);
   }
+  // What Connection names is hop-by-hop too.
+  const named = (merged.get("connection") ?? [])
+    .flatMap((v) => v.split(","))
+    .map((n) => n.trim().toLowerCase());
+  for (const name of [...HOP_BY_HOP, ...named]) merged.delete(name);
   merged.delete("service-worker-allowed");
   const cookies = merged.get("set-cookie") ?? [];
   const kept = opts.sharedOrigin ? [] : cookies.filter((c) => !hasDomain(c));
   if (kept.length) merged.set("set-cookie", kept);
   else merged.delete("set-cookie");
   if (opts.sharedOrigin) {
-    // Clear-Site-Data there would wipe the console's storage.
+    // Clear-Site-Data there would wipe the console's storage; Refresh would navigate a console tab anywhere.
     merged.delete("clear-site-data");
+    merged.delete("refresh");
     // A second policy is enforced besides the deployment's own: the sandbox holds whatever that one says.
     if (!isPassive(merged.get("content-type") ?? []))
       merged.set("content-security-policy", [...(merged.get("content-security-policy") ?? []), HTML_SANDBOX]);
