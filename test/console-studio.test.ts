@@ -15,7 +15,9 @@ let deploymentId: string;
 let repo: { remove: () => void } | undefined;
 const problems: string[] = [];
 
-const SOON = { timeout: 30_000 };
+// A first run on a fresh deployment under a loaded CI machine (every integration file side by side) can take tens of
+// seconds; the waits are generous so the test measures behaviour, not the machine.
+const SOON = { timeout: 60_000 };
 const FIXTURE = readFileSync("test/fixtures/studio-graph/research.ts", "utf8");
 
 async function studio(width = 1280): Promise<Page> {

@@ -2,7 +2,8 @@
 // `npm test`: the integration project (its files side by side against one local cloud, vitest.config.ts) in one
 // vitest, the unit and synth projects in another beside it. The integration run's output is shown as it comes; the
 // unit run's is held and printed after it, so the two are not interleaved. The failed files of both runs are listed
-// again at the very end, so the last lines of a long log say what failed.
+// again at the very end with vitest's account of each failure (its error and where), so the last lines of a long log
+// say what failed and why.
 // Arguments (`npm test -- <filter>`) run one vitest over every project, as `vitest run` does.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -40,14 +41,22 @@ const runs = [
 ];
 /** Lines naming a failed file or test (vitest's ` FAIL ` and `×` marks), colours stripped. */
 const failures = [];
+/** vitest's "Failed Tests" section of each run (errors, diffs, source lines), colours stripped, bounded. */
+const details = [];
+const DETAIL_LINES = 300;
 for (const r of runs)
   for (const stream of [r.run.child.stdout, r.run.child.stderr]) {
     let partial = "";
+    let inFailed = false;
     stream.on("data", (d) => {
       const lines = (partial + d).split("\n");
       partial = lines.pop() ?? "";
-      for (const l of lines.map(stripVTControlCharacters))
+      for (const l of lines.map(stripVTControlCharacters)) {
         if (/^\s*(FAIL|×) /.test(l)) failures.push(`${r.name}: ${l.trim()}`);
+        if (/⎯ Failed (Tests|Suites) \d+ ⎯/.test(l)) inFailed = true;
+        else if (/^\s*Test Files /.test(l)) inFailed = false;
+        if (inFailed && details.length < DETAIL_LINES) details.push(`${r.name}: ${l}`);
+      }
       if (r.held) r.held.push(d);
       else (stream === r.run.child.stdout ? process.stdout : process.stderr).write(d);
     });
@@ -67,6 +76,7 @@ for (const r of runs) {
   }
   if (code) failed.push(r.name);
 }
+if (details.length) process.stdout.write(`\n── why (vitest's failure reports) ──\n${details.join("\n")}\n`);
 if (failures.length) process.stdout.write(`\n── what failed ──\n${[...new Set(failures)].join("\n")}\n`);
 process.stdout.write(
   failed.length ? `\nnpm test: FAILED (${failed.join(", ")})\n` : "\nnpm test: all projects passed\n",
