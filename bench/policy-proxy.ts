@@ -25,6 +25,76 @@ const MODES: [string, EvaluatorOptions][] = [
   ["compiled, memory (the proxy's)", { engine: "compiled", cache: true }],
 ];
 
+type Figures = { p50: number; p95: number; cpu: number };
+
+/**
+ * Every series in turns of n/10 calls (the machine is shared: a neighbour's burst falls on all of them alike),
+ * after a warm-up of each.
+ */
+async function timeAll(n: number, series: ((i: number) => Promise<unknown>)[]): Promise<Figures[]> {
+  for (const f of series) for (let i = 0; i < 50; i++) await f(i);
+  const ms = series.map(() => [] as number[]);
+  const cpu = series.map(() => 0);
+  const block = Math.max(1, Math.floor(n / 10));
+  for (let done = 0; done < n; done += block)
+    for (const [s, f] of series.entries()) {
+      const before = process.cpuUsage();
+      for (let i = done; i < Math.min(n, done + block); i++) {
+        const t = performance.now();
+        await f(i);
+        ms[s].push(performance.now() - t);
+      }
+      const used = process.cpuUsage(before);
+      cpu[s] += (used.user + used.system) / 1000;
+    }
+  return ms.map((m, s) => {
+    m.sort((a, b) => a - b);
+    return {
+      p50: m[Math.floor(m.length / 2)],
+      p95: m[Math.floor(m.length * 0.95)],
+      cpu: cpu[s] / m.length,
+    };
+  });
+}
+
+/** The evaluation alone, CPU µs per decision: a PutItem's authorization as dynamodb-request.ts reads it. */
+function evaluationAlone(
+  who: ProxyPrincipal,
+  policy: ProxyPrincipal["policy"],
+  prefix: string,
+  TableName: string,
+) {
+  const decisions = Number(process.env.BENCH_DECISIONS ?? 50_000);
+  // (config.region read once: outside an entry point each read of `config` re-reads the environment.)
+  const table = `arn:aws:dynamodb:${config.region}:${LOCAL_ACCOUNT}:table/${TableName}`;
+  const auth = (thread: number) => ({
+    action: "dynamodb:PutItem",
+    resource: table,
+    context: { "dynamodb:LeadingKeys": [`${prefix}T${thread}`], "dynamodb:Attributes": ["PK", "SK", "v"] },
+  });
+  const perDecision = (options: EvaluatorOptions, newThread: boolean) => {
+    const evaluator = policyEvaluator(options);
+    const run = (count: number, offset: number) => {
+      for (let i = 0; i < count; i++)
+        if (evaluator.firstDenial(who.arn, LOCAL_ACCOUNT, policy, [auth(newThread ? offset + i : 0)]))
+          throw new Error("the bench's own call was denied");
+    };
+    run(5000, 1_000_000); // warm-up (the JIT)
+    // CPU time, not wall time: on a shared machine the wall clock counts the neighbours' work too.
+    const before = process.cpuUsage();
+    run(decisions, 0);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / decisions;
+  };
+  console.log(`\npolicy evaluation alone: CPU µs per decision (${decisions} decisions, a runtime's PutItem)`);
+  console.log("| evaluation | a thread's repeated call | a new thread each call |");
+  console.log("|---|---|---|");
+  for (const [name, options] of MODES)
+    console.log(
+      `| ${name} | ${fmt(perDecision(options, false), 1)} | ${fmt(perDecision(options, true), 1)} |`,
+    );
+}
+
 export async function policyProxyBench() {
   const token = newBackendToken();
   const dynamo = await startDynamoDbOnAPort(undefined, undefined, token);
@@ -63,36 +133,6 @@ export async function policyProxyBench() {
     const n = Number(process.env.BENCH_CALLS ?? 500);
     const TableName = tableName("main");
     const prefix = runtimeKeyPrefixes("t", "d").main;
-    type Figures = { p50: number; p95: number; cpu: number };
-    /**
-     * Every series in turns of n/10 calls (the machine is shared: a neighbour's burst falls on all of them alike),
-     * after a warm-up of each.
-     */
-    const timeAll = async (series: ((i: number) => Promise<unknown>)[]): Promise<Figures[]> => {
-      for (const f of series) for (let i = 0; i < 50; i++) await f(i);
-      const ms = series.map(() => [] as number[]);
-      const cpu = series.map(() => 0);
-      const block = Math.max(1, Math.floor(n / 10));
-      for (let done = 0; done < n; done += block)
-        for (const [s, f] of series.entries()) {
-          const before = process.cpuUsage();
-          for (let i = done; i < Math.min(n, done + block); i++) {
-            const t = performance.now();
-            await f(i);
-            ms[s].push(performance.now() - t);
-          }
-          const used = process.cpuUsage(before);
-          cpu[s] += (used.user + used.system) / 1000;
-        }
-      return ms.map((m, s) => {
-        m.sort((a, b) => a - b);
-        return {
-          p50: m[Math.floor(m.length / 2)],
-          p95: m[Math.floor(m.length * 0.95)],
-          cpu: cpu[s] / m.length,
-        };
-      });
-    };
     // A thread's calls: 50 items of one partition, as a run's checkpoint writes and reads.
     const put = (c: DynamoDBClient) => (i: number) =>
       c.send(
@@ -105,8 +145,8 @@ export async function policyProxyBench() {
       c.send(
         new GetItemCommand({ TableName, Key: { PK: { S: `${prefix}THREAD` }, SK: { S: `k${i % 50}` } } }),
       );
-    const [directPut, ...puts] = await timeAll([put(direct), ...clients.map(put)]);
-    const [directGet, ...gets] = await timeAll([get(direct), ...clients.map(get)]);
+    const [directPut, ...puts] = await timeAll(n, [put(direct), ...clients.map(put)]);
+    const [directGet, ...gets] = await timeAll(n, [get(direct), ...clients.map(get)]);
     const rows = MODES.map(([name], i) => [name, puts[i], gets[i]] as const);
 
     // The proxy runs in this process, so the CPU added per call (this process's, client included) is the proxy's.
@@ -123,38 +163,7 @@ export async function policyProxyBench() {
         `| ${name} | ${fmt(p.p50, 2)} | ${fmt(p.p50 - directPut.p50, 2)} | ${fmt(p.cpu - directPut.cpu, 3)} | ${fmt(g.p50, 2)} | ${fmt(g.p50 - directGet.p50, 2)} | ${fmt(g.cpu - directGet.cpu, 3)} |`,
       );
 
-    // The evaluation alone: a PutItem's authorization as dynamodb-request.ts reads it.
-    const decisions = Number(process.env.BENCH_DECISIONS ?? 50_000);
-    // (config.region read once: outside an entry point each read of `config` re-reads the environment.)
-    const table = `arn:aws:dynamodb:${config.region}:${LOCAL_ACCOUNT}:table/${TableName}`;
-    const auth = (thread: number) => ({
-      action: "dynamodb:PutItem",
-      resource: table,
-      context: { "dynamodb:LeadingKeys": [`${prefix}T${thread}`], "dynamodb:Attributes": ["PK", "SK", "v"] },
-    });
-    const perDecision = (options: EvaluatorOptions, newThread: boolean) => {
-      const evaluator = policyEvaluator(options);
-      const run = (count: number, offset: number) => {
-        for (let i = 0; i < count; i++)
-          if (evaluator.firstDenial(who.arn, LOCAL_ACCOUNT, policy, [auth(newThread ? offset + i : 0)]))
-            throw new Error("the bench's own call was denied");
-      };
-      run(5000, 1_000_000); // warm-up (the JIT)
-      // CPU time, not wall time: on a shared machine the wall clock counts the neighbours' work too.
-      const before = process.cpuUsage();
-      run(decisions, 0);
-      const used = process.cpuUsage(before);
-      return (used.user + used.system) / decisions;
-    };
-    console.log(
-      `\npolicy evaluation alone: CPU µs per decision (${decisions} decisions, a runtime's PutItem)`,
-    );
-    console.log("| evaluation | a thread's repeated call | a new thread each call |");
-    console.log("|---|---|---|");
-    for (const [name, options] of MODES)
-      console.log(
-        `| ${name} | ${fmt(perDecision(options, false), 1)} | ${fmt(perDecision(options, true), 1)} |`,
-      );
+    evaluationAlone(who, policy, prefix, TableName);
   } finally {
     for (const c of clients) c.destroy();
     direct.destroy();

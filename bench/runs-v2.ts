@@ -24,6 +24,112 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 const dotted = (at: number, id: string) =>
   `${new Date(at).toISOString().replace(/[-:.]/g, "").slice(0, -1)}000Z${id}`;
 
+/** The trace: a root and its children, a millisecond apart, in a project of its own. */
+function traceOf(project: string, t0: number) {
+  const root = crypto.randomUUID();
+  const rootDotted = dotted(t0, root);
+  const runs = [
+    {
+      id: root,
+      name: "root",
+      run_type: "chain",
+      start_time: t0,
+      end_time: t0 + RUNS + 10,
+      dotted_order: rootDotted,
+    },
+    ...Array.from({ length: RUNS - 1 }, (_, i) => {
+      const id = crypto.randomUUID();
+      const at = t0 + i + 1;
+      return {
+        id,
+        name: `step-${i}`,
+        run_type: "tool",
+        start_time: at,
+        end_time: at + 1,
+        parent_run_id: root,
+        dotted_order: `${rootDotted}.${dotted(at, id)}`,
+      };
+    }),
+  ].map((r) => ({
+    ...r,
+    trace_id: root,
+    session_name: project,
+    inputs: { i: r.name },
+    outputs: { ok: true },
+  }));
+  return { root, runs };
+}
+
+type Call = Awaited<ReturnType<typeof benchWorkspace>>["call"];
+
+/** The four ways to read the trace's runs, each answering how many it read. */
+function readersOf(
+  call: Call,
+  root: string,
+  projectId: string,
+  t0: number,
+): [string, () => Promise<number>][] {
+  const v1 = async () => {
+    let n = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await call("POST", "/api/v1/runs/query", {
+        trace: root,
+        limit: 100,
+        select: V1_FIELDS,
+        cursor,
+      });
+      n += page.runs.length;
+      cursor = page.cursors.next;
+    } while (cursor);
+    return n;
+  };
+  const selects = V2_SELECTS.map((s) => `selects=${s}`).join("&");
+  const listRuns = async () =>
+    (await call("GET", `/api/v2/traces/${root}/runs?project_id=${projectId}&${selects}`)).items
+      .length as number;
+  const runsQuery = (pageSize: number) => async () => {
+    let n = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await call("POST", "/api/v2/runs/query", {
+        project_ids: [projectId],
+        trace_id: root,
+        selects: V2_SELECTS,
+        page_size: pageSize,
+        min_start_time: new Date(t0 - 60_000).toISOString(),
+        ...(cursor ? { cursor } : {}),
+      });
+      n += page.items.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    return n;
+  };
+  return [
+    ["v1_query", v1],
+    ["v2_trace_runs", listRuns],
+    ["v2_runs_query", runsQuery(100)],
+    ["v2_runs_query_1000", runsQuery(1000)],
+  ];
+}
+
+/** A warm-up round, then rounds in turn (each starting at the next reader) so each sees the same machine. */
+async function timeInTurns(readers: [string, () => Promise<number>][]) {
+  const times: Record<string, number[]> = Object.fromEntries(readers.map(([name]) => [name, []]));
+  for (const [, read] of readers) await read();
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [name, read] of [
+      ...readers.slice(round % readers.length),
+      ...readers.slice(0, round % readers.length),
+    ]) {
+      const t = performance.now();
+      const n = await read();
+      times[name].push(performance.now() - t);
+      if (n !== RUNS) throw new Error(`${name} answered ${n} runs of ${RUNS}`);
+    }
+  return times;
+}
+
 export async function runsV2Bench() {
   const p = await startPlatform({
     LOG_LEVEL: "warn",
@@ -33,99 +139,14 @@ export async function runsV2Bench() {
     pointAwsAt(p.facts);
     const { tenant, call } = await benchWorkspace(p.base);
 
-    // The trace: a root and its children, a millisecond apart, in a project of its own.
     const project = `bench-v2-${tenant.slice(0, 8)}`;
     const t0 = Date.now() - 10 * 60_000;
-    const root = crypto.randomUUID();
-    const rootDotted = dotted(t0, root);
-    const runs = [
-      {
-        id: root,
-        name: "root",
-        run_type: "chain",
-        start_time: t0,
-        end_time: t0 + RUNS + 10,
-        dotted_order: rootDotted,
-      },
-      ...Array.from({ length: RUNS - 1 }, (_, i) => {
-        const id = crypto.randomUUID();
-        const at = t0 + i + 1;
-        return {
-          id,
-          name: `step-${i}`,
-          run_type: "tool",
-          start_time: at,
-          end_time: at + 1,
-          parent_run_id: root,
-          dotted_order: `${rootDotted}.${dotted(at, id)}`,
-        };
-      }),
-    ].map((r) => ({
-      ...r,
-      trace_id: root,
-      session_name: project,
-      inputs: { i: r.name },
-      outputs: { ok: true },
-    }));
+    const { root, runs } = traceOf(project, t0);
     for (let i = 0; i < runs.length; i += 100)
       await call("POST", "/api/v1/runs/batch", { post: runs.slice(i, i + 100) });
     const projectId = (await call("GET", `/api/v1/sessions?name=${project}`))[0].id as string;
 
-    const v1 = async () => {
-      let n = 0;
-      let cursor: string | null = null;
-      do {
-        const page = await call("POST", "/api/v1/runs/query", {
-          trace: root,
-          limit: 100,
-          select: V1_FIELDS,
-          cursor,
-        });
-        n += page.runs.length;
-        cursor = page.cursors.next;
-      } while (cursor);
-      return n;
-    };
-    const selects = V2_SELECTS.map((s) => `selects=${s}`).join("&");
-    const listRuns = async () =>
-      (await call("GET", `/api/v2/traces/${root}/runs?project_id=${projectId}&${selects}`)).items
-        .length as number;
-    const runsQuery = (pageSize: number) => async () => {
-      let n = 0;
-      let cursor: string | null = null;
-      do {
-        const page = await call("POST", "/api/v2/runs/query", {
-          project_ids: [projectId],
-          trace_id: root,
-          selects: V2_SELECTS,
-          page_size: pageSize,
-          min_start_time: new Date(t0 - 60_000).toISOString(),
-          ...(cursor ? { cursor } : {}),
-        });
-        n += page.items.length;
-        cursor = page.next_cursor;
-      } while (cursor);
-      return n;
-    };
-    const readers: [string, () => Promise<number>][] = [
-      ["v1_query", v1],
-      ["v2_trace_runs", listRuns],
-      ["v2_runs_query", runsQuery(100)],
-      ["v2_runs_query_1000", runsQuery(1000)],
-    ];
-    const times: Record<string, number[]> = Object.fromEntries(readers.map(([name]) => [name, []]));
-    // A warm-up round, then rounds in turn (each starting at the next reader) so each sees the same machine.
-    for (const [, read] of readers) await read();
-    for (let round = 0; round < ROUNDS; round++)
-      for (const [name, read] of [
-        ...readers.slice(round % readers.length),
-        ...readers.slice(0, round % readers.length),
-      ]) {
-        const t = performance.now();
-        const n = await read();
-        times[name].push(performance.now() - t);
-        if (n !== RUNS) throw new Error(`${name} answered ${n} runs of ${RUNS}`);
-      }
+    const times = await timeInTurns(readersOf(call, root, projectId, t0));
     const v1p50 = p50(times.v1_query);
     console.log(
       JSON.stringify({

@@ -101,9 +101,9 @@ export interface Probe {
   cleanup?: string;
 }
 
-export function idsOutsidePath(o: Owner): Probe[] {
+/** Exports, OAuth, run reads by project and trace, and deployments naming another's resources. */
+function exportAuthAndDeployProbes(o: Owner): Probe[] {
   const { ids } = o.ws;
-  const ns = o.dep.store_namespace;
   return [
     {
       handler: "export/bulk-exports/create",
@@ -191,6 +191,12 @@ export function idsOutsidePath(o: Owner): Probe[] {
       expect: "refuse",
       ids: [ids.integration_id, ids.listener_id],
     },
+  ];
+}
+
+/** A thread or assistant of the caller's own made with the other's id: never theirs. */
+function ownCopyProbes(o: Owner): Probe[] {
+  return [
     {
       // A thread of the caller's own with the other's thread id, if one exists "do nothing": never theirs.
       handler: "agent/threads/create",
@@ -208,6 +214,13 @@ export function idsOutsidePath(o: Owner): Probe[] {
       ids: [o.dep.assistant_id],
       cleanup: o.dep.assistant_id,
     },
+  ];
+}
+
+/** Run reads by id, the v2 reads and the run stats naming another's project, trace or run. */
+function runReadProbes(o: Owner): Probe[] {
+  const { ids } = o.ws;
+  return [
     {
       handler: "platform/runs/query",
       method: "POST",
@@ -238,6 +251,13 @@ export function idsOutsidePath(o: Owner): Probe[] {
         ids: Object.values(body).flat(),
       }),
     ),
+  ];
+}
+
+/** The store, thread and cron searches, the A2A card and runs naming another deployment's resources. */
+function agentReadProbes(o: Owner): Probe[] {
+  const ns = o.dep.store_namespace;
+  return [
     {
       handler: "agent/store/get-item",
       method: "GET",
@@ -295,4 +315,8 @@ export function idsOutsidePath(o: Owner): Probe[] {
       ids: [o.dep.assistant_id],
     },
   ];
+}
+
+export function idsOutsidePath(o: Owner): Probe[] {
+  return [...exportAuthAndDeployProbes(o), ...ownCopyProbes(o), ...runReadProbes(o), ...agentReadProbes(o)];
 }

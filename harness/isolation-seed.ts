@@ -107,28 +107,19 @@ async function ok(r: Promise<{ status: number; text: string; json: any }>, what:
   return got.json;
 }
 
-async function seedWorkspace(
-  facts: Pick<LocalFacts, "base_url" | "s3">,
-  ws: Workspace,
-  idp: FakeServer,
-): Promise<Omit<WorkspaceData, "deployments">> {
-  const marker = `mk${rand()}`;
-  const call = callAt(facts.base_url);
-  const as = (method: string, path: string, body?: unknown) =>
-    ok(call(method, path, { headers: ws.headers, body }), `${method} ${path}`);
-  const secrets = [
-    `dest-secret-${rand()}`,
-    `gh-token-${rand()}`,
-    `client-secret-${rand()}`,
-    `refused-secret-${rand()}`,
-    `webhook-secret-${rand()}`,
-  ];
-  const [destSecret, ghToken, clientSecret, refusedSecret, webhookSecret] = secrets;
+type Caller = (method: string, path: string, body?: unknown) => Promise<any>;
+const callerFor = (base: string, ws: Workspace): Caller => {
+  const call = callAt(base);
+  return (method, path, body) => ok(call(method, path, { headers: ws.headers, body }), `${method} ${path}`);
+};
 
-  // Runs through the real SDK; their project is created by the first of them.
+/** Two runs traced through the real SDK (their project is created by the first of them), once stored. */
+async function tracedRuns(base: string, ws: Workspace, marker: string) {
+  const call = callAt(base);
+  const as = callerFor(base, ws);
   const project = `proj-${marker}`;
   const tracer = new TraceClient({
-    apiUrl: `${facts.base_url}/api/v1`,
+    apiUrl: `${base}/api/v1`,
     apiKey: ws.apiKey,
     autoBatchTracing: false,
   });
@@ -150,7 +141,19 @@ async function seedWorkspace(
     20_000,
   );
   const session = (await as("GET", `/api/v1/sessions?name=${project}`))[0];
+  return { session, runIds };
+}
 
+/** A destination in the workspace's own S3, one refused for keys the S3 does not know, and an export's runs. */
+async function exportToOwnS3(
+  base: string,
+  ws: Workspace,
+  marker: string,
+  sessionId: string,
+  { destSecret, refusedSecret }: { destSecret: string; refusedSecret: string },
+) {
+  const call = callAt(base);
+  const as = callerFor(base, ws);
   const bucket = `iso-${rand()}`;
   // The workspace's own S3: the platform's is refused as a destination.
   const store = await processCustomerS3();
@@ -184,7 +187,7 @@ async function seedWorkspace(
   const now = Date.now();
   const exported = await as("POST", "/api/v1/bulk-exports", {
     bulk_export_destination_id: destination.id,
-    session_id: session.id,
+    session_id: sessionId,
     start_time: new Date(now - 3_600_000).toISOString(),
     end_time: new Date(now + 60_000).toISOString(),
   });
@@ -197,6 +200,64 @@ async function seedWorkspace(
     },
     20_000,
   );
+  return { destination, exported, exportRuns };
+}
+
+/** An OAuth provider and a token from a completed authorization-code flow. */
+async function oauthToken(
+  base: string,
+  ws: Workspace,
+  idp: FakeServer,
+  marker: string,
+  clientSecret: string,
+) {
+  const call = callAt(base);
+  const as = callerFor(base, ws);
+  const provider = await as("POST", "/v2/auth/providers", {
+    provider_id: `prov-${marker}`,
+    name: `provider-${marker}`,
+    client_id: `client-${marker}`,
+    client_secret: clientSecret,
+    auth_url: "https://idp.example.com/authorize",
+    token_url: `${idp.url}/token`,
+    uses_pkce: true,
+    token_endpoint_auth_method: "client_secret_basic",
+    scopes: ["repo"],
+  });
+  const flow = await as("POST", "/v2/auth/authenticate", { provider: provider.provider_id });
+  const state = new URL(flow.url).searchParams.get("state") ?? "";
+  await ok(
+    call("GET", `/v2/auth/callback/${provider.provider_id}?${new URLSearchParams({ code: "c", state })}`),
+    "the OAuth callback",
+  );
+  const token = await as("GET", `/v2/auth/wait/${flow.auth_id}?timeout=10`);
+  const issued = idp.seen.filter((s) => s.path === "/token").length;
+  if (token.status !== "completed" || issued === 0) throw new Error(`no token: ${JSON.stringify(token)}`);
+  return { provider, flow, token };
+}
+
+async function seedWorkspace(
+  facts: Pick<LocalFacts, "base_url" | "s3">,
+  ws: Workspace,
+  idp: FakeServer,
+): Promise<Omit<WorkspaceData, "deployments">> {
+  const marker = `mk${rand()}`;
+  const as = callerFor(facts.base_url, ws);
+  const secrets = [
+    `dest-secret-${rand()}`,
+    `gh-token-${rand()}`,
+    `client-secret-${rand()}`,
+    `refused-secret-${rand()}`,
+    `webhook-secret-${rand()}`,
+  ];
+  const [destSecret, ghToken, clientSecret, refusedSecret, webhookSecret] = secrets;
+
+  const { session, runIds } = await tracedRuns(facts.base_url, ws, marker);
+
+  const { destination, exported, exportRuns } = await exportToOwnS3(facts.base_url, ws, marker, session.id, {
+    destSecret,
+    refusedSecret,
+  });
 
   const feedback = await as("POST", "/api/v1/feedback", {
     run_id: runIds[0],
@@ -222,27 +283,7 @@ async function seedWorkspace(
     installation_id: 7,
   });
 
-  // An OAuth provider and a token from a completed authorization-code flow.
-  const provider = await as("POST", "/v2/auth/providers", {
-    provider_id: `prov-${marker}`,
-    name: `provider-${marker}`,
-    client_id: `client-${marker}`,
-    client_secret: clientSecret,
-    auth_url: "https://idp.example.com/authorize",
-    token_url: `${idp.url}/token`,
-    uses_pkce: true,
-    token_endpoint_auth_method: "client_secret_basic",
-    scopes: ["repo"],
-  });
-  const flow = await as("POST", "/v2/auth/authenticate", { provider: provider.provider_id });
-  const state = new URL(flow.url).searchParams.get("state") ?? "";
-  await ok(
-    call("GET", `/v2/auth/callback/${provider.provider_id}?${new URLSearchParams({ code: "c", state })}`),
-    "the OAuth callback",
-  );
-  const token = await as("GET", `/v2/auth/wait/${flow.auth_id}?timeout=10`);
-  const issued = idp.seen.filter((s) => s.path === "/token").length;
-  if (token.status !== "completed" || issued === 0) throw new Error(`no token: ${JSON.stringify(token)}`);
+  const { provider, flow, token } = await oauthToken(facts.base_url, ws, idp, marker, clientSecret);
   // The workspace's own key, by its id (the sweep tries to revoke it with the other workspace's key).
   const keys = (await as("GET", "/api/v1/api-key")) as { id: string; short_key: string }[];
   const apiKeyId = keys.find((k) => ws.apiKey.startsWith(k.short_key))?.id;

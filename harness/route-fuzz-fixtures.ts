@@ -17,51 +17,27 @@ export interface FuzzFixtures {
   close(): Promise<void>;
 }
 
-export async function fuzzFixtures(facts: Platform): Promise<FuzzFixtures> {
-  const call = callAt(facts.base_url);
-  const headers = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
-  const ids: FuzzIds = {};
-  const missing: string[] = [];
-  const make = async (
-    name: string,
-    method: string,
-    path: string,
-    body: unknown,
-    pick = (j: any) => j?.id,
-  ) => {
-    const r = await call(method, path, { headers, body });
-    const id = r.status < 300 ? pick(r.json) : undefined;
-    if (typeof id === "string") ids[name] = id;
-    else missing.push(`${name} (${method} ${path} → ${r.status} ${r.text.slice(0, 200)})`);
-    return id as string | undefined;
-  };
-  const api: FakeServer = await fakeServer(() => ({
-    status: 200,
-    body: { total_count: 0, repositories: [] },
-  }));
-  const repo = gitRepo(graphRepoFiles(["a", "b"]));
-  const deploying = deployRepo(repo.dir, "fuzz", call, headers);
+type Make = (
+  name: string,
+  method: string,
+  path: string,
+  body: unknown,
+  pick?: (j: any) => unknown,
+) => Promise<string | undefined>;
+interface Ctx {
+  call: ReturnType<typeof callAt>;
+  headers: Record<string, string>;
+  ids: FuzzIds;
+  missing: string[];
+  make: Make;
+}
 
-  const session = await make("session_id", "POST", "/api/v1/sessions", {
-    name: `fuzz-${crypto.randomUUID()}`,
-  });
-  const runId = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await make("trace_run_id", "POST", "/api/v1/runs", {
-    id: runId,
-    name: "fuzz",
-    run_type: "chain",
-    start_time: now,
-    session_id: session,
-    inputs: { q: "hi" },
-  });
-  await make("id", "POST", "/api/v1/model-price-map", {
-    name: "fuzz-model",
-    match_pattern: "^fuzz-model$",
-    prompt_cost: 0.000001,
-    completion_cost: 0.000002,
-  });
-  // On the workspace's own S3: the platform's is refused as a destination.
+/** A destination on the workspace's own S3 (the platform's is refused as one), an export and its first run. */
+async function exportFixtures(
+  { call, headers, ids, missing, make }: Ctx,
+  session: string | undefined,
+  now: string,
+) {
   const store = await processCustomerS3();
   const bucket = await newBucket(store, "fuzz");
   const destination = await make("destination_id", "POST", "/api/v1/bulk-exports/destinations", {
@@ -85,30 +61,10 @@ export async function fuzzFixtures(facts: Platform): Promise<FuzzFixtures> {
     }
     if (!ids.export_run_id) missing.push("export_run_id");
   }
-  await make("listener_id", "POST", "/v2/listeners", { compute_id: "fuzz" });
-  await make("integration_id", "POST", "/v1/integrations/github", {
-    name: "fuzz",
-    access_token: "fuzz-token",
-    api_url: api.url,
-  });
-  await make(
-    "provider_id",
-    "POST",
-    "/v2/auth/providers",
-    {
-      provider_id: `fuzz-${crypto.randomUUID().slice(0, 8)}`,
-      name: "Fuzz",
-      client_id: "client-1",
-      client_secret: "secret",
-      auth_url: `${api.url}/authorize`,
-      token_url: `${api.url}/token`,
-    },
-    (j) => j?.provider_id,
-  );
+}
 
-  const { deploymentId, revisionId } = await deploying;
-  ids.deployment_id = deploymentId;
-  ids.revision_id = revisionId;
+/** The deployment's assistant, a thread with a finished run and its checkpoint, and a cron. */
+async function agentFixtures({ call, headers, make }: Ctx, deploymentId: string) {
   const agent = (p: string) => `/agents/${deploymentId}${p}`;
   const assistant = await make(
     "assistant_id",
@@ -143,6 +99,73 @@ export async function fuzzFixtures(facts: Platform): Promise<FuzzFixtures> {
     { assistant_id: assistant, schedule: "0 0 1 1 *", input: { text: "cron" } },
     (j) => j?.cron_id,
   );
+}
+
+export async function fuzzFixtures(facts: Platform): Promise<FuzzFixtures> {
+  const call = callAt(facts.base_url);
+  const headers = { "X-Api-Key": facts.api_key, "X-Tenant-Id": facts.tenant_id };
+  const ids: FuzzIds = {};
+  const missing: string[] = [];
+  const make: Make = async (name, method, path, body, pick = (j: any) => j?.id) => {
+    const r = await call(method, path, { headers, body });
+    const id = r.status < 300 ? pick(r.json) : undefined;
+    if (typeof id === "string") ids[name] = id;
+    else missing.push(`${name} (${method} ${path} → ${r.status} ${r.text.slice(0, 200)})`);
+    return id as string | undefined;
+  };
+  const ctx: Ctx = { call, headers, ids, missing, make };
+  const api: FakeServer = await fakeServer(() => ({
+    status: 200,
+    body: { total_count: 0, repositories: [] },
+  }));
+  const repo = gitRepo(graphRepoFiles(["a", "b"]));
+  const deploying = deployRepo(repo.dir, "fuzz", call, headers);
+
+  const session = await make("session_id", "POST", "/api/v1/sessions", {
+    name: `fuzz-${crypto.randomUUID()}`,
+  });
+  const runId = crypto.randomUUID();
+  const now = new Date().toISOString();
+  await make("trace_run_id", "POST", "/api/v1/runs", {
+    id: runId,
+    name: "fuzz",
+    run_type: "chain",
+    start_time: now,
+    session_id: session,
+    inputs: { q: "hi" },
+  });
+  await make("id", "POST", "/api/v1/model-price-map", {
+    name: "fuzz-model",
+    match_pattern: "^fuzz-model$",
+    prompt_cost: 0.000001,
+    completion_cost: 0.000002,
+  });
+  await exportFixtures(ctx, session, now);
+  await make("listener_id", "POST", "/v2/listeners", { compute_id: "fuzz" });
+  await make("integration_id", "POST", "/v1/integrations/github", {
+    name: "fuzz",
+    access_token: "fuzz-token",
+    api_url: api.url,
+  });
+  await make(
+    "provider_id",
+    "POST",
+    "/v2/auth/providers",
+    {
+      provider_id: `fuzz-${crypto.randomUUID().slice(0, 8)}`,
+      name: "Fuzz",
+      client_id: "client-1",
+      client_secret: "secret",
+      auth_url: `${api.url}/authorize`,
+      token_url: `${api.url}/token`,
+    },
+    (j) => j?.provider_id,
+  );
+
+  const { deploymentId, revisionId } = await deploying;
+  ids.deployment_id = deploymentId;
+  ids.revision_id = revisionId;
+  await agentFixtures(ctx, deploymentId);
   ids.name = "agent";
   return {
     ids,

@@ -275,6 +275,11 @@ describe("ui: generative UI components", () => {
     });
     expect(byAssistant.status).toBe(200);
     expect(byAssistant.headers.get("content-type")).toMatch(/^text\/html/);
+    // Its script tags are the deployment's code: opened as a document on the shared origin (the console's), it runs
+    // in the same CSP sandbox as custom routes' HTML; the SDK's fetch-and-insert does not read these headers.
+    expect(byAssistant.headers.get("content-security-policy")).toContain("sandbox");
+    expect(byAssistant.headers.get("content-security-policy")).not.toContain("allow-same-origin");
+    expect(byAssistant.headers.get("x-content-type-options")).toBe("nosniff");
     expect(await byAssistant.text()).toContain("__LGUI_agent.render(&#34;weather&#34;, &#34;root-1&#34;)");
     const unknown = await fetch(url("/ui/nobody"), {
       method: "POST",

@@ -221,20 +221,22 @@ describe("asynchronous invokes held for one caller", () => {
     const payload = JSON.stringify({ flood: "x".repeat(250 * 1024) });
     const event = { "content-type": "application/json", "x-amz-invocation-type": "Event" };
     const statuses: number[] = [];
+    const other: string[] = [];
     const sendOne = async () => {
       const r = await signed("lambda", "POST", TRACE_INVOKE, payload, event);
       statuses.push(r.status);
+      if (r.status !== 202 && r.status !== 429) other.push(`${r.status} ${r.body.slice(0, 300)}`);
       if (r.status === 429) expect(JSON.parse(r.body)).toMatchObject({ __type: "TooManyRequestsException" });
     };
     // 160 events (40 MB) from 32 senders at once: far past one caller's 16 MiB while they wait to run.
     for (let round = 0; round < 5; round++) await Promise.all(Array.from({ length: 32 }, sendOne));
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
-    expect(statuses.every((s) => s === 202 || s === 429)).toBe(true);
-    const other = runtimePrincipal(`t-${crypto.randomUUID()}`, crypto.randomUUID());
-    const second = await startRuntimeProxy(other, { kms: localKmsKeys() });
+    expect(other).toEqual([]);
+    const another = runtimePrincipal(`t-${crypto.randomUUID()}`, crypto.randomUUID());
+    const second = await startRuntimeProxy(another, { kms: localKmsKeys() });
     try {
       const to = new URL(second.endpoint);
-      const s = await signer("lambda", config.region, other).sign({
+      const s = await signer("lambda", config.region, another).sign({
         method: "POST",
         protocol: "http:",
         hostname: to.hostname,

@@ -243,21 +243,22 @@ describe("the CodeBuild stand-in: only a state machine's Build state starts a bu
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("signed by the operator, who may invoke anything: no such function, and nothing runs", async () => {
+  it("signed by the operator, who may invoke anything: no Lambda function's name (refused as Lambda refuses it), and nothing runs", async () => {
     const lambda = clientsAt(facts.s3.endpoint, operator).lambda;
     const out = await outcome(
       lambda.send(
         new InvokeCommand({ FunctionName: `${CODEBUILD_RESOURCE}.sync`, Payload: Buffer.from(startBuild) }),
       ),
     );
-    expect(out).toEqual({ name: "ResourceNotFoundException", status: 404 });
+    // A Step Functions integration's ARN is not a function's name: Lambda's ValidationException.
+    expect(out).toEqual({ name: "ValidationException", status: 400 });
     // Even with the emulator's token (what only the proxy holds): it is no Lambda function.
     const res = await fetch(`${backends.emulator.endpoint}${invocation}`, {
       method: "POST",
       headers: { [BACKEND_TOKEN_HEADER]: backends.emulator.token },
       body: startBuild,
     });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(400);
     await new Promise((r) => setTimeout(r, 1000));
     expect(existsSync(marker)).toBe(false);
   });

@@ -9,9 +9,10 @@ import {
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAwsEmulator } from "../infra/local/aws-emulator.ts";
-import { newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
+import { CALLER_HEADER, newBackendToken, withBackendToken } from "../infra/local/backend-token.ts";
 import { LocalKms } from "../infra/local/kms.ts";
 import { LocalLambda } from "../infra/local/lambda.ts";
+import { OPERATOR_ARN, platformRoleArn } from "../infra/local/operator.ts";
 import { LocalScheduler } from "../infra/local/scheduler.ts";
 import { LocalStepFunctions, localStateMachineArn } from "../infra/local/sfn.ts";
 import { seal, unseal } from "../shared/crypto/envelope.ts";
@@ -41,6 +42,7 @@ const functions: Record<string, (e: any) => Promise<unknown>> = {
 const resolve = (arn: string) => functions[arn.split(":function:").pop()!.split(":")[0]];
 
 let emulator: Awaited<ReturnType<typeof startAwsEmulator>>;
+const kmsDir = mkdtempSync(join(tmpdir(), "kms-"));
 /** The emulator answers only what carries its token (the policy proxy's forwards); these clients stand in for it. */
 const TOKEN = newBackendToken();
 let sfn: LocalStepFunctions;
@@ -61,7 +63,7 @@ beforeAll(async () => {
     "LOCAL#SCHEDULES#local-services-test",
   );
   emulator = await startAwsEmulator(
-    { kms: new LocalKms(mkdtempSync(join(tmpdir(), "kms-"))), sfn, lambda, scheduler },
+    { kms: new LocalKms(kmsDir), sfn, lambda, scheduler },
     "127.0.0.1",
     TOKEN,
   );
@@ -102,16 +104,36 @@ describe("local key service", () => {
       ).rejects.toMatchObject({ name: "InvalidCiphertextException" });
   });
 
-  it("still opens a data key wrapped before contexts were bound (an existing DATA_DIR)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "kms-"));
-    const kms = new LocalKms(dir);
+  it("opens a data key wrapped before contexts were bound (an existing DATA_DIR) for the platform's own callers, never for a runtime", async () => {
     const key = randomBytes(32);
     // The format of before: IV, tag, body, with no context in the AAD.
     const iv = randomBytes(12);
-    const c = createCipheriv("aes-256-gcm", readFileSync(join(dir, "kms-master.key")), iv);
+    const c = createCipheriv("aes-256-gcm", readFileSync(join(kmsDir, "kms-master.key")), iv);
     const body = Buffer.concat([c.update(key), c.final()]);
     const legacy = Buffer.concat([iv, c.getAuthTag(), body]);
-    expect(kms.decrypt(legacy, { tenant_id: "t1" }).equals(key)).toBe(true);
+    // The caller as the policy proxy names it to the emulator (x-platform-caller).
+    const as = (caller: string) => {
+      const client = withBackendToken(new KMSClient(cfg()), TOKEN);
+      client.middlewareStack.add(
+        (next: any) => (args: any) => {
+          args.request.headers[CALLER_HEADER] = caller;
+          return next(args);
+        },
+        { step: "build", name: "caller" },
+      );
+      return client;
+    };
+    const decrypt = { CiphertextBlob: legacy, EncryptionContext: { tenant_id: "t1", deployment_id: "d1" } };
+    for (const platform of [OPERATOR_ARN, platformRoleArn("api")]) {
+      const back = await as(platform).send(new DecryptCommand(decrypt));
+      expect(Buffer.from(back.Plaintext!).equals(key)).toBe(true);
+    }
+    // A runtime names only its own context; a blob of before contexts (another deployment's) is not opened by it.
+    const runtime = "arn:aws:sts::000000000000:assumed-role/agent-rt-d1/agent-rt-d1";
+    for (const caller of [runtime, "", "arn:aws:sts::000000000000:assumed-role/agent-platform-x/elsewhere"])
+      await expect(as(caller).send(new DecryptCommand(decrypt))).rejects.toMatchObject({
+        name: "InvalidCiphertextException",
+      });
   });
 
   it("envelope-seals a secret that only its own context opens", async () => {

@@ -3,8 +3,10 @@ import { lambda } from "../../shared/aws/clients.ts";
 import { loadConfig } from "../../shared/config.ts";
 import { formatQuotaTable } from "../quotas/quota-row.ts";
 import { accountConcurrencyRow, allQuotaRows } from "../quotas/synth.ts";
+import { apiGatewayAccountRole } from "../stacks/agent-origin.ts";
 import { ACCOUNT_CONCURRENCY_CONTEXT, describeCapacity } from "../stacks/concurrency.ts";
 import { synthesizedApp } from "../stacks/synthesized-app.ts";
+import { apiGatewayCloudWatchRole, apiGatewayRoleRow } from "./api-gateway-account.ts";
 
 // The script's settings, parsed once: a bad value stops it here, naming the variable.
 loadConfig();
@@ -13,7 +15,8 @@ loadConfig();
 // (infra/quotas) and prints them as a table, then the Lambda concurrency arithmetic; exits 1 when any check is over
 // AWS's limit, before any deploy does. `-- -c name=value …` gives cdk context as `cdk deploy -c` does. With
 // credentials, the reservations are also checked against the account's own concurrency quota (a new account's is
-// 10 or 50, not the 1000 lambdaConcurrencyQuota assumes when unset), which is what fails the deploy otherwise.
+// 10 or 50, not the 1000 lambdaConcurrencyQuota assumes when unset), which is what fails the deploy otherwise, and
+// the account's API Gateway CloudWatch role, without which the REST API stages fail to create.
 const args = process.argv.slice(2);
 const context: Record<string, string> = {};
 for (let i = 0; i < args.length; i++) {
@@ -37,11 +40,18 @@ async function accountQuota(): Promise<number | string> {
   }
 }
 
-const capacity = (await synthesizedApp()).stacks.capacity;
+const { app, stacks } = await synthesizedApp();
+const capacity = stacks.capacity;
 const quota = await accountQuota();
+/** The account's API Gateway CloudWatch role ("" when none), or why it could not be read. */
+const logRole = await apiGatewayCloudWatchRole().then(
+  (arn) => ({ arn }),
+  (err: Error) => ({ error: err.message }),
+);
 const rows = [
   ...(await allQuotaRows()),
   ...(typeof quota === "number" ? [accountConcurrencyRow(capacity, quota)] : []),
+  ...("arn" in logRole ? [apiGatewayRoleRow(logRole.arn, apiGatewayAccountRole(app.node))] : []),
 ];
 console.log(formatQuotaTable(rows));
 console.log(`\n${describeCapacity(capacity)}`);
@@ -51,6 +61,10 @@ else if (quota !== capacity.account)
   console.log(
     `The account's Lambda concurrency quota is ${quota}, not the ${capacity.account} assumed: give -c ${ACCOUNT_CONCURRENCY_CONTEXT}=${quota} ` +
       "(and the reservations it holds, docs/aws.md step 2) to synth and deploy.",
+  );
+if ("error" in logRole)
+  console.log(
+    `The account's API Gateway CloudWatch role was not read (${logRole.error}): see docs/aws.md step 3.`,
   );
 const failed = rows.filter((r) => !r.ok);
 console.log(

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { logger } from "../../shared/log.ts";
 import { CALLER_HEADER, carriesToken, NOT_PROXIED } from "./backend-token.ts";
 import type { LocalCodeBuild } from "./control-plane/codebuild.ts";
@@ -12,7 +12,8 @@ import { BodyTooLarge, listen, readBody, withoutRequestTimeouts } from "./http-u
 import type { LocalKms } from "./kms.ts";
 import type { LocalLambda } from "./lambda.ts";
 import { type StreamingFunction, writeResponseStream } from "./lambda-stream.ts";
-import { emulatedServiceOf } from "./policy-proxy/service-request.ts";
+import { isPlatformCallerArn } from "./operator.ts";
+import { emulatedServiceOf, qualifiedFunction } from "./policy-proxy/service-request.ts";
 import type { LocalScheduler } from "./scheduler.ts";
 import { awsError, errorFields, type LocalStepFunctions } from "./sfn.ts";
 
@@ -107,6 +108,124 @@ function jsonOf(raw: Buffer): ReturnType<typeof JSON.parse> {
   }
 }
 
+/** Lambda: the control plane's calls, then Invoke (sync and Event) and InvokeWithResponseStream; false: none of them. */
+async function lambdaCall(
+  services: EmulatedServices,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  input: ReturnType<typeof JSON.parse>,
+): Promise<boolean> {
+  const control = await services.functions?.handle(
+    req.method ?? "GET",
+    url.pathname,
+    url.searchParams,
+    input,
+  );
+  if (control) {
+    send(res, control.status, control.status === 204 ? undefined : control.body);
+    return true;
+  }
+  const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
+  if (fn && req.method === "POST") {
+    const async = req.headers["x-amz-invocation-type"] === "Event";
+    const { name, qualifier } = qualifiedFunction(
+      decodeURIComponent(fn[1]),
+      url.searchParams.get("Qualifier"),
+    );
+    // A buffered invocation of a function created through Lambda's API counts toward its reservation.
+    const created = async ? undefined : services.functions?.find(name, qualifier);
+    const release = created ? services.functions!.acquire(created.name) : undefined;
+    try {
+      const caller = req.headers[CALLER_HEADER];
+      const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async, {
+        caller: typeof caller === "string" ? caller : "",
+        bytes: Number(req.headers["content-length"] ?? 0) || 0,
+      });
+      const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
+      // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.
+      if (Buffer.isBuffer(out.body)) {
+        res.writeHead(out.status, { "content-type": "application/octet-stream", ...headers });
+        res.end(out.body);
+        return true;
+      }
+      send(res, out.status, out.body, headers);
+      return true;
+    } finally {
+      release?.();
+    }
+  }
+  const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(url.pathname);
+  if (streamed && req.method === "POST") {
+    const { name, qualifier } = qualifiedFunction(
+      decodeURIComponent(streamed[1]),
+      url.searchParams.get("Qualifier"),
+    );
+    // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
+    const created = services.functions?.find(name, qualifier);
+    const release = created ? services.functions!.acquire(created.name) : undefined;
+    try {
+      const abort = new AbortController();
+      const bytes = services.streaming?.(name, qualifier, input, abort.signal);
+      if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
+      // Within the function's timeout: past it the stream ends with Lambda's Sandbox.Timedout.
+      const timed = streamWithinTimeout(bytes, created?.v.config.Timeout, randomUUID(), () => abort.abort());
+      await writeResponseStream(res, timed, qualifier ?? "$LATEST", abort);
+      return true;
+    } finally {
+      release?.();
+    }
+  }
+  return false;
+}
+
+/** EventBridge Scheduler's schedules by name (create, update, get, delete); false: not a schedule's call. */
+async function schedulerCall(
+  scheduler: LocalScheduler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  input: ReturnType<typeof JSON.parse>,
+): Promise<boolean> {
+  const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
+  if (!sched) return false;
+  const name = decodeURIComponent(sched[1]);
+  const group = url.searchParams.get("groupName") ?? undefined;
+  const answer =
+    req.method === "POST"
+      ? await scheduler.create(name, input)
+      : req.method === "PUT"
+        ? await scheduler.create(name, input, true)
+        : req.method === "GET"
+          ? await scheduler.get(name, group)
+          : req.method === "DELETE"
+            ? await scheduler.delete(name, group)
+            : undefined;
+  if (answer === undefined) return false;
+  send(res, 200, answer);
+  return true;
+}
+
+/** A failed call's answer: IAM's XML error, or the JSON protocols' error (a throttle says why and when to retry). */
+function failed(req: IncomingMessage, res: ServerResponse, err: unknown) {
+  req.resume();
+  const e = errorFields(err);
+  if (!e.code) logger.error("aws emulator error", { error: err });
+  const code = String(e.code ?? "InternalFailure");
+  if (isIamCall(req)) {
+    res.writeHead(typeof e.status === "number" ? e.status : 500, { "content-type": "text/xml" });
+    return void res.end(iamErrorXml(code, String(e.message ?? err)));
+  }
+  // A throttle says why and when to retry, as Lambda's TooManyRequestsException does.
+  const { Reason, retryAfterSeconds } = err as { Reason?: string; retryAfterSeconds?: string };
+  send(
+    res,
+    typeof e.status === "number" ? e.status : 500,
+    { __type: code, message: String(e.message ?? err), ...(Reason ? { Reason } : {}) },
+    { "x-amzn-errortype": code, ...(retryAfterSeconds ? { "retry-after": retryAfterSeconds } : {}) },
+  );
+}
+
 /** The emulator on `host`, answering only requests that carry `token` (backend-token.ts). */
 export async function startAwsEmulator(
   services: EmulatedServices,
@@ -138,94 +257,20 @@ export async function startAwsEmulator(
           throw awsError("UnknownOperationException", "CodeBuild is not emulated here", 400);
         return send(res, 200, await services.codebuild.handle(target.slice(19), input));
       }
-      if (service === "kms") return send(res, 200, services.kms.handle(target.slice(13), input));
+      if (service === "kms") {
+        const caller = req.headers[CALLER_HEADER];
+        const platformCaller = typeof caller === "string" && isPlatformCallerArn(caller);
+        return send(res, 200, services.kms.handle(target.slice(13), input, platformCaller));
+      }
       if (service === "states") return send(res, 200, services.sfn.handle(target.slice(17), input));
-      if (service === "lambda") {
-        const control = await services.functions?.handle(
-          req.method ?? "GET",
-          url.pathname,
-          url.searchParams,
-          input,
-        );
-        if (control) return send(res, control.status, control.status === 204 ? undefined : control.body);
-      }
-      const fn = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
-      if (service === "lambda" && fn && req.method === "POST") {
-        const async = req.headers["x-amz-invocation-type"] === "Event";
-        const name = decodeURIComponent(fn[1]);
-        const qualifier = url.searchParams.get("Qualifier");
-        // A buffered invocation of a function created through Lambda's API counts toward its reservation.
-        const created = async ? undefined : services.functions?.find(name, qualifier ?? undefined);
-        const release = created ? services.functions!.acquire(created.name) : undefined;
-        try {
-          const caller = req.headers[CALLER_HEADER];
-          const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async, {
-            caller: typeof caller === "string" ? caller : "",
-            bytes: Number(req.headers["content-length"] ?? 0) || 0,
-          });
-          const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
-          // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.
-          if (Buffer.isBuffer(out.body)) {
-            res.writeHead(out.status, { "content-type": "application/octet-stream", ...headers });
-            return void res.end(out.body);
-          }
-          return send(res, out.status, out.body, headers);
-        } finally {
-          release?.();
-        }
-      }
-      const streamed = /^\/2021-11-15\/functions\/([^/]+)\/response-streaming-invocations$/.exec(
-        url.pathname,
-      );
-      if (service === "lambda" && streamed && req.method === "POST") {
-        const name = decodeURIComponent(streamed[1]);
-        const qualifier = url.searchParams.get("Qualifier") ?? undefined;
-        // A function created through Lambda's API counts toward its reservation while it streams (429 past it).
-        const created = services.functions?.find(name, qualifier);
-        const release = created ? services.functions!.acquire(created.name) : undefined;
-        try {
-          const abort = new AbortController();
-          const bytes = services.streaming?.(name, qualifier, input, abort.signal);
-          if (!bytes) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
-          // Within the function's timeout: past it the stream ends with Lambda's Sandbox.Timedout.
-          const timed = streamWithinTimeout(bytes, created?.v.config.Timeout, randomUUID(), () =>
-            abort.abort(),
-          );
-          return await writeResponseStream(res, timed, qualifier ?? "$LATEST", abort);
-        } finally {
-          release?.();
-        }
-      }
-      const sched = /^\/schedules\/([^/]+)$/.exec(url.pathname);
-      if (service === "scheduler" && sched) {
-        const name = decodeURIComponent(sched[1]);
-        const group = url.searchParams.get("groupName") ?? undefined;
-        if (req.method === "POST") return send(res, 200, await services.scheduler.create(name, input));
-        if (req.method === "PUT") return send(res, 200, await services.scheduler.create(name, input, true));
-        if (req.method === "GET") return send(res, 200, await services.scheduler.get(name, group));
-        if (req.method === "DELETE") return send(res, 200, await services.scheduler.delete(name, group));
-      }
+      if (service === "lambda" && (await lambdaCall(services, req, res, url, input))) return;
+      if (service === "scheduler" && (await schedulerCall(services.scheduler, req, res, url, input))) return;
       send(res, 400, {
         __type: "UnknownOperationException",
         message: `Not emulated: ${req.method} ${url.pathname} ${target}`,
       });
     } catch (err) {
-      req.resume();
-      const e = errorFields(err);
-      if (!e.code) logger.error("aws emulator error", { error: err });
-      const code = String(e.code ?? "InternalFailure");
-      if (isIamCall(req)) {
-        res.writeHead(typeof e.status === "number" ? e.status : 500, { "content-type": "text/xml" });
-        return void res.end(iamErrorXml(code, String(e.message ?? err)));
-      }
-      // A throttle says why and when to retry, as Lambda's TooManyRequestsException does.
-      const { Reason, retryAfterSeconds } = err as { Reason?: string; retryAfterSeconds?: string };
-      send(
-        res,
-        typeof e.status === "number" ? e.status : 500,
-        { __type: code, message: String(e.message ?? err), ...(Reason ? { Reason } : {}) },
-        { "x-amzn-errortype": code, ...(retryAfterSeconds ? { "retry-after": retryAfterSeconds } : {}) },
-      );
+      failed(req, res, err);
     }
   });
   const port = await listen(withoutRequestTimeouts(server), 0, host);

@@ -25,7 +25,12 @@ function blob(value: string | undefined, member: string, max: number): Buffer {
     throw validation(`1 validation error detected: ${member} must be 1 to ${max} bytes long`);
   return bytes;
 }
-/** Blobs that carry their context in the AAD start with this; older ones (no context) are still read. */
+/**
+ * Blobs that carry their context in the AAD start with this. Older ones (no context: an existing DATA_DIR's) are
+ * read for the platform's own callers only, never for a deployment's runtime: a runtime could otherwise open a
+ * pre-context blob of another deployment under its own context, the only one its policy lets it name. (No runtime
+ * blob predates contexts: runtimes' sealed environments came after them.)
+ */
 const CONTEXT_BOUND = Buffer.from("LK2");
 /** An encryption context as KMS compares it: the same pairs in any order. */
 const contextAad = (context: Record<string, string> = {}) =>
@@ -49,13 +54,14 @@ export class LocalKms {
     const body = Buffer.concat([c.update(plaintext), c.final()]);
     return Buffer.concat([CONTEXT_BOUND, iv, c.getAuthTag(), body]);
   }
-  decrypt(blob: Buffer, context?: Record<string, string>): Buffer {
+  decrypt(blob: Buffer, context?: Record<string, string>, readsPreContext = false): Buffer {
     if (blob.subarray(0, CONTEXT_BOUND.length).equals(CONTEXT_BOUND))
       try {
         return this.open(blob.subarray(CONTEXT_BOUND.length), contextAad(context));
       } catch {
         // A blob of before contexts whose IV happens to start with the marker: read as such below.
       }
+    if (!readsPreContext) throw invalid();
     try {
       return this.open(blob);
     } catch {
@@ -68,8 +74,11 @@ export class LocalKms {
     d.setAuthTag(blob.subarray(12, 28));
     return Buffer.concat([d.update(blob.subarray(28)), d.final()]);
   }
-  /** KMS JSON protocol (TrentService.*): blobs travel base64-encoded. */
-  handle(action: string, input: KmsRequest): unknown {
+  /**
+   * KMS JSON protocol (TrentService.*): blobs travel base64-encoded. `platformCaller`: the call is the platform's
+   * own (a platform role or the operator), which alone may read a blob of before contexts.
+   */
+  handle(action: string, input: KmsRequest, platformCaller = false): unknown {
     const KeyId = "arn:aws:kms:local:000000000000:key/local";
     switch (action) {
       case "GenerateDataKey": {
@@ -97,6 +106,7 @@ export class LocalKms {
           Plaintext: this.decrypt(
             blob(input.CiphertextBlob, "CiphertextBlob", 6144),
             input.EncryptionContext,
+            platformCaller,
           ).toString("base64"),
         };
       default:

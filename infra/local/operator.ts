@@ -11,6 +11,18 @@ import { LOCAL_ACCOUNT } from "./policy-proxy/local-tables.ts";
 
 export const OPERATOR_ARN = `arn:aws:iam::${LOCAL_ACCOUNT}:user/local-operator`;
 
+/** A platform role's (or state machine role's) assumed-role ARN on the local cloud. */
+export const platformRoleArn = (name: string) =>
+  `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/agent-platform-${name}/local`;
+
+/**
+ * Whether a principal the policy proxy names (its caller header) is the platform's own: one of its roles or the
+ * operator, never a deployment's runtime (`agent-rt-*`, created through IAM by the deploy step).
+ */
+export function isPlatformCallerArn(arn: string): boolean {
+  return arn === OPERATOR_ARN || /^arn:aws:sts::\d{12}:assumed-role\/agent-platform-[\w-]+\/local$/.test(arn);
+}
+
 /**
  * The operator's key pair, made on the first start and kept in DATA_DIR (0600, beside the KMS master key): local.json's
  * keys stay the same across restarts, for the tools configured with them.

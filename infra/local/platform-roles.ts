@@ -12,6 +12,7 @@ import {
   taskRoleId,
 } from "../policies/roles.ts";
 import { listen, withoutRequestTimeouts } from "./http-util.ts";
+import { platformRoleArn } from "./operator.ts";
 import { localKeyArns, localKmsKeys, mintRuntimeCredentials } from "./policy-proxy/credentials.ts";
 import { createPolicyProxy, type PolicyProxyOptions, type ProxyPrincipal } from "./policy-proxy/handler.ts";
 import { LOCAL_ACCOUNT } from "./policy-proxy/local-tables.ts";
@@ -72,7 +73,7 @@ export function platformPrincipals(
     out.set(role, {
       ...mintRuntimeCredentials(),
       role,
-      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/agent-platform-${role}/local`,
+      arn: platformRoleArn(role),
       policy: {
         Version: "2012-10-17",
         Statement: renderRole(source, arns).map((st, i) => ({ Sid: `S${i}`, ...st })),
@@ -96,7 +97,7 @@ export function machinePrincipals(
     if (!source) continue;
     out.set(machine, {
       ...mintRuntimeCredentials(),
-      arn: `arn:aws:sts::${LOCAL_ACCOUNT}:assumed-role/agent-platform-${machine}-machine/local`,
+      arn: platformRoleArn(`${machine}-machine`),
       policy: {
         Version: "2012-10-17",
         Statement: renderRole(source, arns).map((st, i) => ({ Sid: `S${i}`, ...st })),

@@ -6,6 +6,7 @@ import {
   LambdaIntegration,
   MethodLoggingLevel,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
   LogGroupLogDestination as RestLogDestination,
   SecurityPolicy,
@@ -17,6 +18,7 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { ARecord, HostedZone, RecordTarget } from "aws-cdk-lib/aws-route53";
 import { ApiGatewayDomain } from "aws-cdk-lib/aws-route53-targets";
 import type { Construct, Node } from "constructs";
+import { REQUIRED_EXPOSE } from "../../shared/http/cors.ts";
 import { acknowledgeRestApi } from "./nag.ts";
 
 // Each deployment's own origin in AWS (issue 25): `<deployment_id>.<domain>`, a wildcard custom domain of API
@@ -89,6 +91,37 @@ export function agentOriginSettings(app: App): AgentOriginSettings | undefined {
  */
 export const REST_BINARY_MEDIA_TYPES = ["*/*"];
 
+/**
+ * The Retry-After of API Gateway's own throttle: the stage's rate and burst (or the account's) are a token bucket
+ * refilled every second.
+ */
+export const GATEWAY_THROTTLE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The answers a REST API makes itself. Its errors (unknown path, integration timeout…) are readable by browsers;
+ * its throttle (gateway response type THROTTLED: the stage's, a method's or the account's request rate, 429) says
+ * when to retry. A THROTTLED response of its own no longer falls back to DEFAULT_4XX, so it carries the CORS
+ * headers too (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+ *
+ * Not covered, and not coverable here: when Lambda throttles the router itself (its reserved concurrency, or the
+ * account's, in use), API Gateway answers 500 (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html:
+ * "If the Lambda API rejects the invocation request, API Gateway returns a 500"), and AWS documents no gateway
+ * response type for it alone; mapping DEFAULT_5XX to 429 would turn every 5xx into one (docs/aws.md).
+ */
+export function addGatewayAnswers(api: RestApi): void {
+  const cors = {
+    "Access-Control-Allow-Origin": "'*'",
+    "Access-Control-Expose-Headers": `'${REQUIRED_EXPOSE.join(",")}'`,
+  };
+  for (const type of [ResponseType.DEFAULT_4XX, ResponseType.DEFAULT_5XX])
+    api.addGatewayResponse(`Cors${type.responseType}`, { type, responseHeaders: cors });
+  api.addGatewayResponse("Throttled", {
+    type: ResponseType.THROTTLED,
+    statusCode: "429",
+    responseHeaders: { ...cors, "Retry-After": `'${GATEWAY_THROTTLE_RETRY_AFTER_SECONDS}'` },
+  });
+}
+
 /** `-c apiGatewayAccountRole=create`: the app sets the account's API Gateway CloudWatch role (else the operator has). */
 export const API_GATEWAY_ACCOUNT_ROLE_CONTEXT = "apiGatewayAccountRole";
 
@@ -150,6 +183,7 @@ export function addAgentOrigin(
     },
   });
   api.node.addDependency(accountLogging);
+  addGatewayAnswers(api);
   const integration = new LambdaIntegration(router, {
     proxy: true,
     scopePermissionToMethod: false,

@@ -1,14 +1,14 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import { ManagedPolicy, PolicyDocument } from "aws-cdk-lib/aws-iam";
-import { Architecture, Code, LayerVersion } from "aws-cdk-lib/aws-lambda";
+import { Architecture, Code, LayerVersion, Runtime, RuntimeFamily } from "aws-cdk-lib/aws-lambda";
 import type { Construct } from "constructs";
 import { AGENT_ENTRY_POINTS } from "../../functions/routes.ts";
 import { TASK_FUNCTION_PREFIX } from "../../shared/aws/tasks.ts";
+import { NODE_VERSIONS } from "../../shared/build/graph-config.ts";
 import { type PlatformRuntimeScope, runtimeBoundary } from "../../shared/containment/runtime-policy.ts";
 import { bundleOf, dirBytes } from "../build/function-bundles.ts";
 import type { DataStack } from "./data-stack.ts";
 import { acknowledgeResource } from "./nag.ts";
-import { RUNTIME } from "./node-function.ts";
 
 // Deployments' runtimes in AWS (shared/agent/runtime): the platform's runtime code as a Lambda layer, which the
 // deploy step puts under each deployment's own function, and the grants of the platform roles that manage,
@@ -27,7 +27,8 @@ export const runtimeLayerBytes = (): number => dirBytes(runtimeLayerDir());
 export function runtimeLayer(scope: Construct): LayerVersion {
   return new LayerVersion(scope, "AgentRuntimeLayer", {
     description: "Agent platform runtime: serves one deployment's graphs in that deployment's own function",
-    compatibleRuntimes: [RUNTIME],
+    // Every Node.js runtime the deploy step gives a deployment's function (langgraph.json node_version).
+    compatibleRuntimes: NODE_VERSIONS.map((v) => new Runtime(`nodejs${v}.x`, RuntimeFamily.NODEJS)),
     compatibleArchitectures: [Architecture.ARM_64],
     code: Code.fromAsset(runtimeLayerDir()),
   });

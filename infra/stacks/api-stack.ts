@@ -7,7 +7,6 @@ import {
   LambdaIntegration,
   MethodLoggingLevel,
   ResponseTransferMode,
-  ResponseType,
   RestApi,
   LogGroupLogDestination as RestLogDestination,
 } from "aws-cdk-lib/aws-apigateway";
@@ -40,6 +39,7 @@ import {
   AGENT_STAGE,
   type AgentOriginSettings,
   addAgentOrigin,
+  addGatewayAnswers,
   apiGatewayAccountRole,
   REST_BINARY_MEDIA_TYPES,
 } from "./agent-origin.ts";
@@ -328,15 +328,8 @@ class ApiGroupStack extends NestedStack {
         throttlingBurstLimit: 2000,
       },
     });
-    // Answers API Gateway makes itself (throttled, unknown path, integration timeout) are readable by browsers too.
-    for (const type of [ResponseType.DEFAULT_4XX, ResponseType.DEFAULT_5XX])
-      api.addGatewayResponse(`Cors${type.responseType}`, {
-        type,
-        responseHeaders: {
-          "Access-Control-Allow-Origin": "'*'",
-          "Access-Control-Expose-Headers": `'${REQUIRED_EXPOSE.join(",")}'`,
-        },
-      });
+    // Answers API Gateway makes itself are readable by browsers; its throttle is a 429 with Retry-After.
+    addGatewayAnswers(api);
     acknowledgeRestApi(api, {
       validation:
         "Requests are validated in each Lambda with the route's zod schemas, answering 422 with the API's own error shape.",

@@ -168,6 +168,10 @@ describe("each deployment's runtime concurrency", () => {
     expect(describeCapacity(stacks.capacity)).toMatch(
       /quota not stated .*nothing reserved: .*429 with Retry-After/,
     );
+    // Only a runtime's throttle can be a 429: a throttled router never runs, and API Gateway answers 500.
+    expect(describeCapacity(stacks.capacity)).toMatch(
+      /throttled router or platform function: API Gateway's 500/,
+    );
   }, 180_000);
 
   it("is the operator's context value, handed to the deploy step", () => {

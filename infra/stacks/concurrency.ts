@@ -11,7 +11,7 @@ import { TRACE_TASK } from "./agent-runtimes.ts";
 // (`lambdaConcurrencyQuota`, e.g. 1000): unstated, nothing is reserved and `cdk deploy` works on any account.
 // A reservation the operator sets is always made (and checked). Each deployment's runtime function reserves only
 // when the operator says so (`runtimeReservedConcurrency`, unset: runtimes share the unreserved pool, and a
-// throttle answers 429).
+// runtime's throttle answers 429).
 
 /** What the operator may set (`cdk deploy -c routerReservedConcurrency=300`); 0: that function reserves none. */
 export const CONCURRENCY_CONTEXT = {
@@ -144,14 +144,22 @@ export function deploymentCeiling(c: Capacity): number | undefined {
   return Math.floor((c.account - c.platform - MIN_UNRESERVED) / c.runtime);
 }
 
+/**
+ * What a throttle answers. The router maps a runtime's (TooManyRequestsException) to 429 with Retry-After; a
+ * throttled router or platform function never runs, and API Gateway answers that 500
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html).
+ */
+const THROTTLE_ANSWERS =
+  "a throttled runtime answers 429 with Retry-After (a throttled router or platform function: API Gateway's 500)";
+
 /** The concurrency arithmetic in words: what `cdk synth` and `npm run aws:preflight` print. */
 export function describeCapacity(c: Capacity): string {
   if (c.platform === 0 && c.runtime === undefined)
     return c.quotaStated
       ? `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}); nothing reserved: every function, the ` +
-          `platform's and the runtimes', shares the ${c.account} executions, and a throttled request answers 429 with Retry-After`
+          `platform's and the runtimes', shares the ${c.account} executions, and ${THROTTLE_ANSWERS}`
       : `Lambda concurrency: quota not stated (${ACCOUNT_CONCURRENCY_CONTEXT}); nothing reserved: every function, the ` +
-          `platform's and the runtimes', shares the account's pool, and a throttled request answers 429 with Retry-After ` +
+          `platform's and the runtimes', shares the account's pool, and ${THROTTLE_ANSWERS} ` +
           `(state a quota that holds them, -c ${ACCOUNT_CONCURRENCY_CONTEXT}=1000, to reserve the platform's defaults)`;
   const free = c.account - c.platform - MIN_UNRESERVED;
   const head = `Lambda concurrency: quota ${c.account} (${ACCOUNT_CONCURRENCY_CONTEXT}) − platform reserved ${c.platform} − ${MIN_UNRESERVED} kept unreserved = ${free}`;
@@ -159,7 +167,7 @@ export function describeCapacity(c: Capacity): string {
   if (ceiling === undefined || c.runtime === undefined)
     return (
       `${head}; runtimes reserve none (${RUNTIME_CONCURRENCY_CONTEXT} unset): no deployment ceiling from concurrency, ` +
-      `every runtime shares the ${c.account - c.platform} unreserved executions, and a throttled request answers 429 with Retry-After`
+      `every runtime shares the ${c.account - c.platform} unreserved executions, and ${THROTTLE_ANSWERS}`
     );
   return (
     `${head}; ${c.runtime} reserved per runtime (${RUNTIME_CONCURRENCY_CONTEXT}): at most ${ceiling} deployments ` +

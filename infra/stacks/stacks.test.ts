@@ -10,12 +10,18 @@ import type { IConstruct } from "constructs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mountedRoutes, type Route, routes, servedByRuntime } from "../../functions/routes.ts";
 import { type TaskFunction, tasks } from "../../functions/task-manifest.ts";
+import { NODE_VERSIONS } from "../../shared/build/graph-config.ts";
 import { projectionOf, TABLES, type TableDef, tableEnvName } from "../../shared/tables.ts";
 import { platformFunctions } from "../build/function-bundles.ts";
 import { BUILD_SCRIPT, SOURCE_SCRIPT } from "../build/step-bundle.ts";
 import { buildConsole, CONSOLE_DIST } from "../console/build.mjs";
 import { consoleCsp } from "../local/console-files.ts";
-import { AGENT_ORIGIN_CONTEXT, AGENT_STAGE, agentOriginSettings } from "./agent-origin.ts";
+import {
+  AGENT_ORIGIN_CONTEXT,
+  AGENT_STAGE,
+  agentOriginSettings,
+  GATEWAY_THROTTLE_RETRY_AFTER_SECONDS,
+} from "./agent-origin.ts";
 import { REST_GROUPS } from "./api-stack.ts";
 import { apiPathPatterns, CONSOLE_FILES } from "./console-stack.ts";
 import { type BuildOptions, buildApp, type PlatformStacks } from "./index.ts";
@@ -241,6 +247,11 @@ describe("platform stacks (manifest as it is)", () => {
       expect(JSON.stringify(st.Resource)).toContain("agent-rt-*");
     // The runtime layer exists, and the deploy step is told about it and the account's runtime scope.
     Template.fromStack(s.workflows).resourceCountIs("AWS::Lambda::LayerVersion", 1);
+    // It serves every Node.js runtime the deploy step gives a function (langgraph.json node_version).
+    Template.fromStack(s.workflows).hasResourceProperties("AWS::Lambda::LayerVersion", {
+      CompatibleRuntimes: NODE_VERSIONS.map((v) => `nodejs${v}.x`),
+      CompatibleArchitectures: ["arm64"],
+    });
     const deployFn = apiFunctions([s.workflows]).find((f) =>
       String(f.Properties.Description).includes("RevisionDeploy"),
     )!;
@@ -297,6 +308,19 @@ describe("platform stacks (manifest as it is)", () => {
             "'content-location,x-pagination-total,retry-after'",
         }),
       });
+    // API Gateway's own throttle (the stage's rate and burst, or the account's) is a 429 saying when to retry,
+    // readable by a browser too: THROTTLED is its gateway response type (default status 429,
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html).
+    t.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+      ResponseType: "THROTTLED",
+      StatusCode: "429",
+      ResponseParameters: {
+        "gatewayresponse.header.Retry-After": `'${GATEWAY_THROTTLE_RETRY_AFTER_SECONDS}'`,
+        "gatewayresponse.header.Access-Control-Allow-Origin": "'*'",
+        "gatewayresponse.header.Access-Control-Expose-Headers":
+          "'content-location,x-pagination-total,retry-after'",
+      },
+    });
     // The HTTP API (control plane, ingestion, export): API Gateway answers preflights with the defaults.
     Template.fromStack(s.api).hasResourceProperties("AWS::ApiGatewayV2::Api", {
       CorsConfiguration: {
@@ -1165,6 +1189,17 @@ describe("each deployment's own origin (agentOriginDomain: a wildcard custom dom
       expect(m.Properties.Integration).toMatchObject({ Type: "AWS_PROXY", ResponseTransferMode: "STREAM" });
       expect(JSON.stringify(m.Properties.Integration.Uri)).toContain(routerId);
     }
+    // Its stage is throttled as the agent API's is: API Gateway's throttle answers 429 with Retry-After there too.
+    const throttled = Object.values(agent.findResources("AWS::ApiGateway::GatewayResponse")).filter(
+      (r) => r.Properties.RestApiId.Ref === originId && r.Properties.ResponseType === "THROTTLED",
+    );
+    expect(throttled).toHaveLength(1);
+    expect(throttled[0]!.Properties).toMatchObject({
+      StatusCode: "429",
+      ResponseParameters: {
+        "gatewayresponse.header.Retry-After": `'${GATEWAY_THROTTLE_RETRY_AFTER_SECONDS}'`,
+      },
+    });
   });
 
   it("lets the router invoke the functions of the agent routes no runtime serves, those only, named by handler", () => {

@@ -68,6 +68,135 @@ function langgraphConfig(
   }
 }
 
+/** The agent server and its runtimes. */
+function agentSettings(s: Settings) {
+  return {
+    langgraphConfig: langgraphConfig(s.LANGGRAPH_CONFIG),
+    waitKeepAliveMs: s.AGENT_WAIT_KEEPALIVE_MS,
+    runLeaseMs: s.AGENT_RUN_LEASE_MS,
+    runWorker: s.AGENT_RUN_WORKER,
+    runtimeScope: s.PLATFORM_RUNTIME_SCOPE,
+    runtimeLayerArn: s.AGENT_RUNTIME_LAYER_ARN,
+    runtimeLayerBytes: s.AGENT_RUNTIME_LAYER_BYTES,
+    traceFunction: s.AGENT_TRACE_FUNCTION,
+    originFunctions: s.AGENT_ORIGIN_FUNCTIONS as Record<string, string>,
+    runtimeConfig: s.AGENT_RUNTIME_CONFIG,
+    runtimeToken: s.AGENT_RUNTIME_TOKEN,
+    runtimeSecrets: s.AGENT_RUNTIME_SECRETS,
+    traceBodyBytes: s.AGENT_TRACE_BODY_BYTES ?? s.MAX_REQUEST_BYTES,
+    socketBufferBytes: s.AGENT_SOCKET_BUFFER_BYTES,
+    socketQueue: s.AGENT_SOCKET_QUEUE,
+    storageBudgetBytes: s.AGENT_STORAGE_BUDGET_BYTES,
+    maxObjectBytes: s.AGENT_MAX_OBJECT_BYTES,
+    maxActiveRuns: s.AGENT_MAX_ACTIVE_RUNS,
+    runtimeReservedConcurrency: s.AGENT_RUNTIME_RESERVED_CONCURRENCY,
+    runtimeLogRetentionDays: Number(s.AGENT_RUNTIME_LOG_RETENTION_DAYS),
+  };
+}
+
+/** The OS sandbox of deployments' code. */
+function sandboxSettings(s: Settings) {
+  const registry = new URL(s.npm_config_registry as string);
+  return {
+    allowUnsandboxed: s.AGENT_UNSANDBOXED,
+    bootstrapTenant: s.PLATFORM_BOOTSTRAP_TENANT,
+    memoryMb: s.AGENT_RUNTIME_MEMORY_MB,
+    cpuSeconds: s.AGENT_RUNTIME_CPU_SECONDS,
+    openFiles: s.AGENT_RUNTIME_OPEN_FILES,
+    scratchMb: s.AGENT_RUNTIME_SCRATCH_MB,
+    tasks: s.AGENT_RUNTIME_TASKS,
+    outputLinesPerSecond: s.AGENT_OUTPUT_LINES_PER_SECOND,
+    outputLineChars: s.AGENT_OUTPUT_LINE_CHARS,
+    /** A build's exceptions: EGRESS_ALLOW and the npm registry the platform installs from (a mirror, maybe internal). */
+    buildEgressAllow: [
+      ...s.EGRESS_ALLOW,
+      `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
+    ],
+  };
+}
+
+/** Trace storage. */
+function runSettings(s: Settings) {
+  return {
+    shards: s.RUN_SHARDS,
+    fieldInlineBytes: s.RUN_FIELD_INLINE_BYTES,
+    queryScanBudget: s.RUNS_QUERY_SCAN_BUDGET,
+    defaultTraceTier: s.TRACE_TIER_DEFAULT,
+    statsMaxRuns: s.RUNS_STATS_MAX_RUNS,
+    attachmentUrlSeconds: s.RUN_ATTACHMENT_URL_SECONDS,
+    tierDays: (tier: "longlived" | "shortlived"): number =>
+      tier === "shortlived" ? s.TRACE_TTL_SHORTLIVED_DAYS : s.TRACE_TTL_LONGLIVED_DAYS,
+  };
+}
+
+/** Bulk export. */
+function exportSettings(s: Settings, endpoints: Record<string, string>) {
+  return {
+    /** The platform's own service endpoints, which no export destination may name under any alias. */
+    platformEndpoints: [
+      ...(s.AWS_ENDPOINT_URL ? [s.AWS_ENDPOINT_URL] : []),
+      ...Object.values(endpoints),
+      ...(s.PLATFORM_LOOPBACK_URL ? [s.PLATFORM_LOOPBACK_URL] : []),
+      ...s.PLATFORM_SERVICE_ENDPOINTS,
+    ].map((u) => new URL(u)),
+    /** Access key ids that are the platform's own (this process's and PLATFORM_ACCESS_KEY_IDS). */
+    platformAccessKeyIds: [
+      ...(s.AWS_ACCESS_KEY_ID ? [s.AWS_ACCESS_KEY_ID.trim()] : []),
+      ...s.PLATFORM_ACCESS_KEY_IDS,
+    ],
+    environmentCredentials: s.EXPORT_ENVIRONMENT_CREDENTIALS === "allow",
+    maxRunningPerWorkspace: s.EXPORT_MAX_RUNNING_PER_WORKSPACE,
+    maxConcurrentRuns: s.EXPORT_MAX_CONCURRENT_RUNS,
+    maxRetries: s.EXPORT_MAX_RETRIES,
+    runTimeoutSeconds: s.EXPORT_RUN_TIMEOUT_SECONDS,
+    timeoutSeconds: s.EXPORT_TIMEOUT_SECONDS,
+    fileBytes: s.EXPORT_FILE_BYTES,
+    partBytes: s.PLATFORM_LOCAL ? s.EXPORT_PART_BYTES : Math.max(s.EXPORT_PART_BYTES, 5 * 1024 * 1024),
+    pageSize: s.EXPORT_PAGE_SIZE,
+    rowGroupRows: s.EXPORT_ROW_GROUP_ROWS,
+    chunkSeconds: s.EXPORT_CHUNK_SECONDS,
+    spawnDelaySeconds: s.EXPORT_SPAWN_DELAY_SECONDS,
+  };
+}
+
+/** The local cloud's own start (infra/local). */
+function localCloudSettings(s: Settings) {
+  return {
+    host: s.HOST,
+    port: s.PORT,
+    s3Port: s.S3_PORT,
+    dataDir: s.DATA_DIR,
+    dynamoDbInMemory: s.DYNAMODB_IN_MEMORY,
+    dynamoDbPort: s.DYNAMODB_PORT,
+    dynamoDbEndpoint: s.LOCAL_DYNAMODB_ENDPOINT,
+    dynamoDbToken: s.LOCAL_DYNAMODB_TOKEN,
+    apiKey: s.PLATFORM_API_KEY,
+    tenantId: s.PLATFORM_TENANT_ID,
+    bootAt: s.PLATFORM_BOOT_AT,
+    graphConfig: s.AGENT_GRAPH_CONFIG,
+    functionIdleMs: s.LOCAL_FUNCTION_IDLE_MS,
+    sfnRetryIntervalMs: s.LOCAL_SFN_RETRY_INTERVAL_MS,
+    ttlSweepMs: s.LOCAL_TTL_SWEEP_MS,
+    routerProvisioned: s.LOCAL_ROUTER_PROVISIONED,
+    extraCaCerts: s.NODE_EXTRA_CA_CERTS,
+    registry: s.npm_config_registry,
+  };
+}
+
+/** The revision build step's presigned URLs and workspace (its CodeBuild environment). */
+function buildSettings(s: Settings) {
+  return {
+    urls: {
+      job: s.BUILD_JOB_URL,
+      jobDelete: s.BUILD_JOB_DELETE_URL,
+      log: s.BUILD_LOG_URL,
+      artifact: s.BUILD_ARTIFACT_URL,
+      result: s.BUILD_RESULT_URL,
+    },
+    tenant: s.TENANT_ID,
+  };
+}
+
 /**
  * The configuration of a process whose environment is `env`, `sealed` the settings handed to it privately (an
  * agent runtime's, on its stdin: they win over `env` and are never in its process.env). Throws a ConfigError.
@@ -75,11 +204,8 @@ function langgraphConfig(
 export function buildConfig(env: Env, sealed: Env = {}) {
   const source: Env = { ...env, ...sealed };
   const { settings: s, families } = parseSettings(source);
-  const localMode = s.PLATFORM_LOCAL;
   const maxRequestBytes = s.MAX_REQUEST_BYTES;
   const defaultBucket = s.PLATFORM_BUCKET;
-  const egressAllow = s.EGRESS_ALLOW;
-  const registry = new URL(s.npm_config_registry as string);
   const endpoints = families.endpoints;
   return {
     /** Credentials given as sealed settings (an agent runtime's own); else the SDK's default chain decides. */
@@ -94,8 +220,8 @@ export function buildConfig(env: Env, sealed: Env = {}) {
     clientRegion: s.AWS_REGION,
     /** The CDK app's region when no `-c region=` names one. */
     cdkDefaultRegion: s.CDK_DEFAULT_REGION,
-    localMode,
-    egressAllow,
+    localMode: s.PLATFORM_LOCAL,
+    egressAllow: s.EGRESS_ALLOW,
     tablePrefix: s.TABLE_PREFIX,
     kmsKeyId: s.KMS_KEY_ID,
     secretsKeyId: s.SECRETS_KEY_ID,
@@ -134,114 +260,14 @@ export function buildConfig(env: Env, sealed: Env = {}) {
       responseStreaming: s.LAMBDA_RESPONSE_STREAMING,
     },
     lambda: { functionName: s.AWS_LAMBDA_FUNCTION_NAME, taskRoot: s.LAMBDA_TASK_ROOT },
-    agent: {
-      langgraphConfig: langgraphConfig(s.LANGGRAPH_CONFIG),
-      waitKeepAliveMs: s.AGENT_WAIT_KEEPALIVE_MS,
-      runLeaseMs: s.AGENT_RUN_LEASE_MS,
-      runWorker: s.AGENT_RUN_WORKER,
-      runtimeScope: s.PLATFORM_RUNTIME_SCOPE,
-      runtimeLayerArn: s.AGENT_RUNTIME_LAYER_ARN,
-      runtimeLayerBytes: s.AGENT_RUNTIME_LAYER_BYTES,
-      traceFunction: s.AGENT_TRACE_FUNCTION,
-      originFunctions: s.AGENT_ORIGIN_FUNCTIONS as Record<string, string>,
-      runtimeConfig: s.AGENT_RUNTIME_CONFIG,
-      runtimeToken: s.AGENT_RUNTIME_TOKEN,
-      runtimeSecrets: s.AGENT_RUNTIME_SECRETS,
-      traceBodyBytes: s.AGENT_TRACE_BODY_BYTES ?? maxRequestBytes,
-      socketBufferBytes: s.AGENT_SOCKET_BUFFER_BYTES,
-      socketQueue: s.AGENT_SOCKET_QUEUE,
-      storageBudgetBytes: s.AGENT_STORAGE_BUDGET_BYTES,
-      maxObjectBytes: s.AGENT_MAX_OBJECT_BYTES,
-      maxActiveRuns: s.AGENT_MAX_ACTIVE_RUNS,
-      runtimeReservedConcurrency: s.AGENT_RUNTIME_RESERVED_CONCURRENCY,
-      runtimeLogRetentionDays: Number(s.AGENT_RUNTIME_LOG_RETENTION_DAYS),
-    },
-    sandbox: {
-      allowUnsandboxed: s.AGENT_UNSANDBOXED,
-      bootstrapTenant: s.PLATFORM_BOOTSTRAP_TENANT,
-      memoryMb: s.AGENT_RUNTIME_MEMORY_MB,
-      cpuSeconds: s.AGENT_RUNTIME_CPU_SECONDS,
-      openFiles: s.AGENT_RUNTIME_OPEN_FILES,
-      scratchMb: s.AGENT_RUNTIME_SCRATCH_MB,
-      tasks: s.AGENT_RUNTIME_TASKS,
-      outputLinesPerSecond: s.AGENT_OUTPUT_LINES_PER_SECOND,
-      outputLineChars: s.AGENT_OUTPUT_LINE_CHARS,
-      /** A build's exceptions: EGRESS_ALLOW and the npm registry the platform installs from (a mirror, maybe internal). */
-      buildEgressAllow: [
-        ...egressAllow,
-        `${registry.hostname.toLowerCase()}:${registry.port || (registry.protocol === "http:" ? 80 : 443)}`,
-      ],
-    },
-    runs: {
-      shards: s.RUN_SHARDS,
-      fieldInlineBytes: s.RUN_FIELD_INLINE_BYTES,
-      queryScanBudget: s.RUNS_QUERY_SCAN_BUDGET,
-      defaultTraceTier: s.TRACE_TIER_DEFAULT,
-      statsMaxRuns: s.RUNS_STATS_MAX_RUNS,
-      attachmentUrlSeconds: s.RUN_ATTACHMENT_URL_SECONDS,
-      tierDays: (tier: "longlived" | "shortlived"): number =>
-        tier === "shortlived" ? s.TRACE_TTL_SHORTLIVED_DAYS : s.TRACE_TTL_LONGLIVED_DAYS,
-    },
+    agent: agentSettings(s),
+    sandbox: sandboxSettings(s),
+    runs: runSettings(s),
     dataDir: path.resolve(s.DATA_DIR),
     buildCacheDir: s.BUILD_CACHE_DIR,
-    export: {
-      /** The platform's own service endpoints, which no export destination may name under any alias. */
-      platformEndpoints: [
-        ...(s.AWS_ENDPOINT_URL ? [s.AWS_ENDPOINT_URL] : []),
-        ...Object.values(endpoints),
-        ...(s.PLATFORM_LOOPBACK_URL ? [s.PLATFORM_LOOPBACK_URL] : []),
-        ...s.PLATFORM_SERVICE_ENDPOINTS,
-      ].map((u) => new URL(u)),
-      /** Access key ids that are the platform's own (this process's and PLATFORM_ACCESS_KEY_IDS). */
-      platformAccessKeyIds: [
-        ...(s.AWS_ACCESS_KEY_ID ? [s.AWS_ACCESS_KEY_ID.trim()] : []),
-        ...s.PLATFORM_ACCESS_KEY_IDS,
-      ],
-      environmentCredentials: s.EXPORT_ENVIRONMENT_CREDENTIALS === "allow",
-      maxRunningPerWorkspace: s.EXPORT_MAX_RUNNING_PER_WORKSPACE,
-      maxConcurrentRuns: s.EXPORT_MAX_CONCURRENT_RUNS,
-      maxRetries: s.EXPORT_MAX_RETRIES,
-      runTimeoutSeconds: s.EXPORT_RUN_TIMEOUT_SECONDS,
-      timeoutSeconds: s.EXPORT_TIMEOUT_SECONDS,
-      fileBytes: s.EXPORT_FILE_BYTES,
-      partBytes: localMode ? s.EXPORT_PART_BYTES : Math.max(s.EXPORT_PART_BYTES, 5 * 1024 * 1024),
-      pageSize: s.EXPORT_PAGE_SIZE,
-      rowGroupRows: s.EXPORT_ROW_GROUP_ROWS,
-      chunkSeconds: s.EXPORT_CHUNK_SECONDS,
-      spawnDelaySeconds: s.EXPORT_SPAWN_DELAY_SECONDS,
-    },
-    /** The local cloud's own start (infra/local). */
-    localCloud: {
-      host: s.HOST,
-      port: s.PORT,
-      s3Port: s.S3_PORT,
-      dataDir: s.DATA_DIR,
-      dynamoDbInMemory: s.DYNAMODB_IN_MEMORY,
-      dynamoDbPort: s.DYNAMODB_PORT,
-      dynamoDbEndpoint: s.LOCAL_DYNAMODB_ENDPOINT,
-      dynamoDbToken: s.LOCAL_DYNAMODB_TOKEN,
-      apiKey: s.PLATFORM_API_KEY,
-      tenantId: s.PLATFORM_TENANT_ID,
-      bootAt: s.PLATFORM_BOOT_AT,
-      graphConfig: s.AGENT_GRAPH_CONFIG,
-      functionIdleMs: s.LOCAL_FUNCTION_IDLE_MS,
-      sfnRetryIntervalMs: s.LOCAL_SFN_RETRY_INTERVAL_MS,
-      ttlSweepMs: s.LOCAL_TTL_SWEEP_MS,
-      routerProvisioned: s.LOCAL_ROUTER_PROVISIONED,
-      extraCaCerts: s.NODE_EXTRA_CA_CERTS,
-      registry: s.npm_config_registry,
-    },
-    /** The revision build step's presigned URLs and workspace (its CodeBuild environment). */
-    build: {
-      urls: {
-        job: s.BUILD_JOB_URL,
-        jobDelete: s.BUILD_JOB_DELETE_URL,
-        log: s.BUILD_LOG_URL,
-        artifact: s.BUILD_ARTIFACT_URL,
-        result: s.BUILD_RESULT_URL,
-      },
-      tenant: s.TENANT_ID,
-    },
+    export: exportSettings(s, endpoints),
+    localCloud: localCloudSettings(s),
+    build: buildSettings(s),
     /** CLI scripts: the API key of a deployed platform (`npm run aws:smoke`). */
     cliApiKey: s.AGENT_PLATFORM_API_KEY ?? s.LANGSMITH_API_KEY,
     /** `npm run aws:smoke`: the repository of the agent it deploys (none: those steps are skipped). */

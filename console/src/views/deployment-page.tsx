@@ -71,43 +71,7 @@ export function DeploymentPage({ id, revisionId }: { id: string; revisionId?: st
           Agent server API docs
         </a>
       </nav>
-      <div className="deployment-grid">
-        <dl className="deployment-facts" aria-label="Deployment details">
-          <dt>Id</dt>
-          <dd>{d.id}</dd>
-          <dt>Source</dt>
-          <dd>{repoOf(d)}</dd>
-          <dt>Config</dt>
-          <dd>{d.source_revision_config.langgraph_config_path}</dd>
-          <dt>Live revision</dt>
-          <dd>
-            {d.active_revision_id ? (
-              <a href={href("deployments", d.id, d.active_revision_id)}>{shortId(d.active_revision_id)}</a>
-            ) : (
-              "none yet"
-            )}
-          </dd>
-          <dt>Created</dt>
-          <dd>{when(d.created_at)}</dd>
-          <dt>Updated</dt>
-          <dd>{when(d.updated_at)}</dd>
-        </dl>
-        <section aria-labelledby="secrets-heading" className="card">
-          <h2 id="secrets-heading">Secrets</h2>
-          {d.secrets.length === 0 ? (
-            <p className="muted">No secrets.</p>
-          ) : (
-            <ul aria-label="Secret names" className="deployment-secrets">
-              {d.secrets.map((s) => (
-                <li key={s.name}>
-                  <code>{s.name}</code>
-                </li>
-              ))}
-            </ul>
-          )}
-          <p className="muted">Values are write-only: the platform never shows them.</p>
-        </section>
-      </div>
+      <DeploymentFacts d={d} />
       <section aria-labelledby="revisions-heading">
         <h2 id="revisions-heading">Revisions</h2>
         <p role="status" aria-live="polite" className="muted">
@@ -120,21 +84,77 @@ export function DeploymentPage({ id, revisionId }: { id: string; revisionId?: st
           ))}
         </ol>
       </section>
-      {selected && (
-        <section aria-labelledby="logs-heading">
-          <h2 id="logs-heading">Logs of revision {shortId(selected)}</h2>
-          {logs.error && <p role="alert">{logs.error}</p>}
-          <section aria-labelledby="build-log-heading">
-            <h3 id="build-log-heading">Build log</h3>
-            <pre className="deployment-log">{logs.data?.build_log || "(not started)"}</pre>
-          </section>
-          <section aria-labelledby="deploy-log-heading">
-            <h3 id="deploy-log-heading">Deploy log</h3>
-            <pre className="deployment-log">{logs.data?.deploy_log || "(not started)"}</pre>
-          </section>
-        </section>
-      )}
+      {selected && <RevisionLogsView revisionId={selected} logs={logs.data} error={logs.error} />}
     </>
+  );
+}
+
+/** The deployment's facts (id, source, config, live revision, times) and its secrets by name. */
+function DeploymentFacts({ d }: { d: Deployment }) {
+  return (
+    <div className="deployment-grid">
+      <dl className="deployment-facts" aria-label="Deployment details">
+        <dt>Id</dt>
+        <dd>{d.id}</dd>
+        <dt>Source</dt>
+        <dd>{repoOf(d)}</dd>
+        <dt>Config</dt>
+        <dd>{d.source_revision_config.langgraph_config_path}</dd>
+        <dt>Live revision</dt>
+        <dd>
+          {d.active_revision_id ? (
+            <a href={href("deployments", d.id, d.active_revision_id)}>{shortId(d.active_revision_id)}</a>
+          ) : (
+            "none yet"
+          )}
+        </dd>
+        <dt>Created</dt>
+        <dd>{when(d.created_at)}</dd>
+        <dt>Updated</dt>
+        <dd>{when(d.updated_at)}</dd>
+      </dl>
+      <section aria-labelledby="secrets-heading" className="card">
+        <h2 id="secrets-heading">Secrets</h2>
+        {d.secrets.length === 0 ? (
+          <p className="muted">No secrets.</p>
+        ) : (
+          <ul aria-label="Secret names" className="deployment-secrets">
+            {d.secrets.map((s) => (
+              <li key={s.name}>
+                <code>{s.name}</code>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="muted">Values are write-only: the platform never shows them.</p>
+      </section>
+    </div>
+  );
+}
+
+/** One revision's build and deploy logs. */
+function RevisionLogsView({
+  revisionId,
+  logs,
+  error,
+}: {
+  revisionId: string;
+  logs: RevisionLogs | undefined;
+  error: string | undefined;
+}) {
+  return (
+    <section aria-labelledby="logs-heading">
+      <h2 id="logs-heading">Logs of revision {shortId(revisionId)}</h2>
+      {error && <p role="alert">{error}</p>}
+      <section aria-labelledby="build-log-heading">
+        <h3 id="build-log-heading">Build log</h3>
+        <pre className="deployment-log">{logs?.build_log || "(not started)"}</pre>
+      </section>
+      <section aria-labelledby="deploy-log-heading">
+        <h3 id="deploy-log-heading">Deploy log</h3>
+        <pre className="deployment-log">{logs?.deploy_log || "(not started)"}</pre>
+      </section>
+    </section>
   );
 }
 

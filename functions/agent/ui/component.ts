@@ -6,8 +6,8 @@ export const handler = defineAgentHandler({
   params: DeploymentParams.extend({ name: z.string().min(1).max(256) }),
   body: z.looseObject({ name: z.string().min(1), shadowRootId: z.string().optional() }),
   handle: async ({ params, body, event, server, caller }) => {
-    const html = await server.system.uiComponent(caller, params.deployment_id, event, params.name, body);
-    if (html === undefined) return reply(404, { detail: `UI not found for agent "${params.name}"` });
-    return reply(200, html, { "content-type": "text/html; charset=utf-8" });
+    const ui = await server.system.uiComponent(caller, params.deployment_id, event, params.name, body);
+    if (ui === undefined) return reply(404, { detail: `UI not found for agent "${params.name}"` });
+    return reply(200, ui.html, ui.headers);
   },
 });

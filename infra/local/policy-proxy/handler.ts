@@ -480,8 +480,11 @@ function forward(
       upRes.pipe(res);
     },
   );
-  up.on("error", () => {
-    if (!res.headersSent) res.writeHead(503, { "content-type": "text/plain" }).end("upstream unavailable");
+  up.on("error", (err: NodeJS.ErrnoException) => {
+    // Only the error's code (ECONNRESET, ECONNREFUSED…): what failed, never the backend's address or token.
+    const why = typeof err.code === "string" && /^E[A-Z_]+$/.test(err.code) ? `: ${err.code}` : "";
+    if (!res.headersSent)
+      res.writeHead(503, { "content-type": "text/plain" }).end(`upstream unavailable${why}`);
     else res.destroy();
   });
   res.on("close", () => up.destroy());

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
-import { emulatedServiceOf, type ServiceArns, serviceAuthorizations } from "./service-request.ts";
+import {
+  emulatedServiceOf,
+  qualifiedFunction,
+  type ServiceArns,
+  serviceAuthorizations,
+} from "./service-request.ts";
 
 const KEY = "arn:aws:kms:us-east-1:000000000000:key/data";
 const SECRETS = "arn:aws:kms:us-east-1:000000000000:key/secrets";
@@ -102,6 +107,28 @@ describe("emulated services' requests as IAM authorizations", () => {
     const arn = "arn:aws:lambda:us-east-1:000000000000:function:g";
     expect(invoke(`/2015-03-31/functions/${encodeURIComponent(arn)}/invocations`)).toBe(arn);
     expect(() => invoke("/2015-03-31/functions/f/configuration")).toThrow(Refused);
+  });
+
+  it("Lambda: a qualifier in the name and in ?Qualifier= is read once: the same is one qualifier, another is refused as Lambda refuses it", () => {
+    const invoke = (url: string) =>
+      serviceAuthorizations("lambda", { method: "POST", url, input: {} }, arns)[0].resource;
+    const fn = "arn:aws:lambda:us-east-1:000000000000:function:f";
+    expect(invoke("/2015-03-31/functions/f%3A3/invocations")).toBe(`${fn}:3`);
+    expect(invoke("/2015-03-31/functions/f%3A3/invocations?Qualifier=3")).toBe(`${fn}:3`);
+    expect(invoke(`/2015-03-31/functions/${encodeURIComponent(`${fn}:3`)}/invocations?Qualifier=3`)).toBe(
+      `${fn}:3`,
+    );
+    expect(invoke("/2015-03-31/functions/000000000000%3Afunction%3Af%3A3/invocations")).toBe(`${fn}:3`);
+    // Before, `f:1` with ?Qualifier=2 was checked as `f:1:2` while the emulator ran `f:1:2` its own way.
+    for (const bad of [
+      "/2015-03-31/functions/f%3A1/invocations?Qualifier=2",
+      "/2015-03-31/functions/f%3A1%3A2/invocations",
+      `/2015-03-31/functions/${encodeURIComponent(`${fn}:1:2`)}/invocations`,
+      `/2015-03-31/functions/${encodeURIComponent("arn:aws:lambda:us-east-1:000000000000:layer:f")}/invocations`,
+    ])
+      expect(() => invoke(bad), bad).toThrow(Refused);
+    expect(qualifiedFunction(`${fn}:3`, "3")).toEqual({ name: fn, qualifier: "3" });
+    expect(qualifiedFunction("f", null)).toEqual({ name: "f" });
   });
 
   it("Scheduler: the schedule in its group, and the target's role passed to the scheduler", () => {

@@ -177,14 +177,38 @@ const LAMBDA_ACTIONS: Record<string, string> = {
   "PUT 2019-09-25 event-invoke-config": "PutFunctionEventInvokeConfig",
 };
 
-function functionArn(name: string, arns: ServiceArns, qualifier: string | null | undefined): string {
-  if (!/^[\w:.$-]{1,170}$/.test(name)) throw invalid(`Invalid function name: '${name}'`);
+/**
+ * A Lambda call's function as Lambda reads it: its name (a name, a partial `account:function:name` or an ARN) without
+ * a qualifier, and the qualifier derived from the name or given as `?Qualifier=`. Both given and different is
+ * refused, as Lambda refuses it; the proxy and the emulator read a call's function through this one function.
+ */
+export function qualifiedFunction(
+  nameOrArn: string,
+  qualifier: string | null | undefined,
+): { name: string; qualifier?: string } {
+  if (!/^[\w:.$-]{1,170}$/.test(nameOrArn)) throw invalid(`Invalid function name: '${nameOrArn}'`);
+  const parts = nameOrArn.split(":");
+  const lead = nameOrArn.startsWith("arn:") ? 6 : /^\d{12}:function:/.test(nameOrArn) ? 2 : 0;
+  if (
+    parts.length < lead + 1 ||
+    parts.length > lead + 2 ||
+    (lead === 6 && (parts[2] !== "lambda" || parts[5] !== "function"))
+  )
+    throw invalid(`Invalid function name: '${nameOrArn}'`);
+  const derived = parts[lead + 1];
+  if (derived !== undefined && qualifier && qualifier !== derived)
+    throw invalid("The derived qualifier from the function name does not match the specified qualifier.");
+  const q = derived ?? (qualifier || undefined);
+  if (q !== undefined && !/^[\w$-]{1,128}$/.test(q)) throw invalid(`Invalid qualifier: '${q}'`);
+  return { name: parts.slice(0, lead + 1).join(":"), ...(q !== undefined ? { qualifier: q } : {}) };
+}
+
+function functionArn(nameOrArn: string, arns: ServiceArns, qualifier: string | null | undefined): string {
+  const { name, qualifier: q } = qualifiedFunction(nameOrArn, qualifier);
   const arn = name.startsWith("arn:")
     ? name
     : `arn:aws:lambda:${arns.region}:${arns.account}:function:${name.replace(/^\d{12}:function:/, "")}`;
-  if (!qualifier) return arn;
-  if (!/^[\w$-]{1,128}$/.test(qualifier)) throw invalid(`Invalid qualifier: '${qualifier}'`);
-  return `${arn}:${qualifier}`;
+  return q === undefined ? arn : `${arn}:${q}`;
 }
 
 /** The role a function is given (iam:PassRole to Lambda) and the layers it names (lambda:GetLayerVersion each). */

@@ -19,8 +19,14 @@ const client = {
   },
 };
 vi.mock("../../aws/clients.ts", () => ({ iam: () => client, lambdaControl: () => client, s3: () => client }));
-const { applyCapacity, applyDrainRetries, checkRuntimeHealth, DRAIN_INVOKE_CONFIG, existingRole } =
-  await import("./lambda-host.ts");
+const {
+  applyCapacity,
+  applyDrainRetries,
+  checkRuntimeHealth,
+  DRAIN_INVOKE_CONFIG,
+  existingRole,
+  publishRuntimeVersion,
+} = await import("./lambda-host.ts");
 
 const awsError = (name: string, message = name) => Object.assign(new Error(message), { name });
 beforeEach(() => {
@@ -123,5 +129,43 @@ describe("a new version's health check", () => {
       /failed to load the graphs: .*SyntaxError/,
     );
     expect(invokes()).toBe(1);
+  });
+});
+
+describe("a new version before its health check", () => {
+  // Lambda's function states (https://docs.aws.amazon.com/lambda/latest/dg/functions-states.html): a version is
+  // invoked only once Active; an automation that calls the API directly checks the state first. The local Lambda
+  // service makes every version Active at once, so this is the mocked fault.
+  it("is waited for while Lambda reports it Pending, then answered", async () => {
+    answers.set("PublishVersionCommand", { Version: "3", State: "Pending" });
+    answers.set("GetFunctionCommand", [
+      { Configuration: { State: "Pending" } },
+      { Configuration: { State: "Active" } },
+    ]);
+    expect(await publishRuntimeVersion("agent-rt-d", "r1", { minDelay: 1, maxWaitTime: 30 })).toBe("3");
+    expect(sent.map((s) => s.command)).toEqual([
+      "PublishVersionCommand",
+      "GetFunctionCommand",
+      "GetFunctionCommand",
+    ]);
+    // The version's own state (GetFunction of the qualified name: what the deploy role may read).
+    expect(sent[1]!.input).toEqual({ FunctionName: "agent-rt-d", Qualifier: "3" });
+  });
+
+  it("is not looked up again when Lambda answers it Active", async () => {
+    answers.set("PublishVersionCommand", { Version: "4", State: "Active" });
+    expect(await publishRuntimeVersion("agent-rt-d", "r2")).toBe("4");
+    expect(sent.map((s) => s.command)).toEqual(["PublishVersionCommand"]);
+    expect(sent[0]!.input).toEqual({ FunctionName: "agent-rt-d", Description: "revision r2" });
+  });
+
+  it("fails the deploy, saying why, when the version ends Failed", async () => {
+    answers.set("PublishVersionCommand", { Version: "5", State: "Pending" });
+    answers.set("GetFunctionCommand", [
+      { Configuration: { State: "Failed", StateReasonCode: "InternalError", StateReason: "boom" } },
+    ]);
+    const publishing = publishRuntimeVersion("agent-rt-d", "r3", { minDelay: 1, maxWaitTime: 30 });
+    await expect(publishing).rejects.toBeInstanceOf(DeployError);
+    await expect(publishing).rejects.toThrow(/version 5 .*Failed/);
   });
 });

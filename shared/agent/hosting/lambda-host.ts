@@ -279,6 +279,47 @@ export async function checkRuntimeHealth(
   }
 }
 
+type WaiterOutcome = {
+  state?: string;
+  reason?: string | { Configuration?: { State?: string; StateReasonCode?: string; StateReason?: string } };
+};
+const waiterOutcome = (err: unknown): WaiterOutcome => {
+  try {
+    return JSON.parse((err as Error).message) as WaiterOutcome;
+  } catch {
+    throw err;
+  }
+};
+
+/**
+ * Publishes $LATEST as a version of the function and answers it once Lambda can invoke it. Lambda invokes a
+ * function (a version too) only while it is Active, and asks automation that calls its API to check the state
+ * first (https://docs.aws.amazon.com/lambda/latest/dg/functions-states.html): a version published Pending is
+ * waited for (GetFunction of the qualified name, as the deploy role may), and one that ends Failed fails the deploy.
+ */
+export async function publishRuntimeVersion(
+  FunctionName: string,
+  revisionId: string,
+  wait: { minDelay?: number; maxWaitTime: number } = { maxWaitTime: 300 },
+): Promise<string> {
+  const client = lambdaControl();
+  const published = await client.send(
+    new PublishVersionCommand({ FunctionName, Description: `revision ${revisionId}` }),
+  );
+  const Version = published.Version!;
+  if (published.State === undefined || published.State === "Active") return Version;
+  try {
+    await waitUntilFunctionActiveV2({ client, ...wait }, { FunctionName, Qualifier: Version });
+    return Version;
+  } catch (err) {
+    // The waiter's error holds, as JSON, its state and the last GetFunction answer (or why it stopped).
+    const { state, reason } = waiterOutcome(err);
+    const c = typeof reason === "object" ? reason?.Configuration : undefined;
+    const why = c ? `${c.State}: ${[c.StateReasonCode, c.StateReason].filter(Boolean).join(" ")}` : reason;
+    throw new DeployError(`the runtime's version ${Version} did not become Active (${state}, ${why})`);
+  }
+}
+
 /**
  * Publishes the revision's runtime as a new version of the deployment's function and checks it loads its
  * graphs. Answers the version (made live by the activation transaction), the hash of the runtime's trace token,
@@ -359,12 +400,10 @@ export async function deployRuntime(
     await waitUntilFunctionUpdatedV2(waiter, { FunctionName });
   }
   await applyCapacity(FunctionName, config.agent.runtimeReservedConcurrency, log);
-  const { Version } = await client.send(
-    new PublishVersionCommand({ FunctionName, Description: `revision ${r.revision_id}` }),
-  );
+  const Version = await publishRuntimeVersion(FunctionName, r.revision_id);
   log(`Runtime ${FunctionName} version ${Version} published`);
-  await applyDrainRetries(FunctionName, Version!);
-  const answer = await checkRuntimeHealth(FunctionName, Version!);
+  await applyDrainRetries(FunctionName, Version);
+  const answer = await checkRuntimeHealth(FunctionName, Version);
   const split = splitPrelude(answer);
   if (split?.prelude.statusCode !== 200)
     throw new DeployError(`the runtime's health check answered ${split?.prelude.statusCode ?? "nothing"}`);
@@ -373,7 +412,7 @@ export async function deployRuntime(
     const l = loaded.find((n) => n.graph_id === g.graph_id);
     return { ...g, nodes: l?.nodes ?? [], ...(l?.error ? { error: l.error } : {}) };
   });
-  return { version: Version!, token_hash: secretHash(token), graphs };
+  return { version: Version, token_hash: secretHash(token), graphs };
 }
 
 /** Deletes the function's versions other than those still serving or about to (code storage is limited). */

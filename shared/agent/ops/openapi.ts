@@ -44,7 +44,8 @@ fetch(base + "/openapi.json").then((r) => r.json()).then((doc) => {
     if (op.requestBody) parts.push("<b>Body</b><pre>" + esc(JSON.stringify(op.requestBody.content["application/json"].schema, null, 2)) + "</pre>");
     const ok = op.responses["200"] && op.responses["200"].content;
     if (ok) parts.push("<b>Response</b><pre>" + esc(JSON.stringify(ok["application/json"].schema, null, 2)) + "</pre>");
-    html.push("<details><summary><span class='m " + method + "'>" + method.toUpperCase() + "</span><code>" + esc(path) +
+    const m = esc(method);
+    html.push("<details><summary><span class='m " + m + "'>" + m.toUpperCase() + "</span><code>" + esc(path) +
       "</code> — " + esc(op.summary || "") + "</summary>" + (parts.join("") || "<p>No parameters.</p>") + "</details>");
   }
   document.getElementById("ops").innerHTML = html.join("");

@@ -6,6 +6,7 @@ import type { HttpEvent } from "../../http/event.ts";
 import { deployments } from "../../records/control.ts";
 import { artifactManifest } from "../artifact/artifact.ts";
 import { agentMetrics, prometheusText } from "../runs/metrics.ts";
+import { HTML_SANDBOX } from "../runtime/answer-headers.ts";
 import { agentServerBase, uiAsset, uiComponentHtml } from "../ui/ui.ts";
 import type { Caller, OpsContext } from "./caller.ts";
 import { docsPage } from "./openapi.ts";
@@ -62,7 +63,19 @@ export async function uiComponent(
 ) {
   const d = await s.deployment(caller, deploymentId);
   const base = agentServerBase(event, deploymentId);
-  return uiComponentHtml(d, agent, component.name, component.shadowRootId, base);
+  const html = await uiComponentHtml(d, agent, component.name, component.shadowRootId, base);
+  if (html === undefined) return undefined;
+  // The SDK fetches this and inserts it into its own page, where these headers mean nothing. Opened as a document
+  // instead (a form's POST navigating a signed-in tab, where custom auth admits the request), its script tags —
+  // the deployment's code — would run with the platform's shared origin, the console's: sandboxed as custom routes are.
+  return {
+    html,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": HTML_SANDBOX,
+      "x-content-type-options": "nosniff",
+    },
+  };
 }
 
 /** A file of the live revision's UI bundle (public; read from the artifact, no user code runs). */
