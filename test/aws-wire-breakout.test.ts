@@ -263,3 +263,78 @@ describe("asynchronous invokes held for one caller", () => {
     }
   }, 120_000);
 });
+
+// secreview3: the router starts the drains a runtime's answers ask for (100 per answer, each an asynchronous invoke
+// of that deployment's own function, under the router's role), and a hostile runtime can stall its own function's
+// invocations. Its drains then filled the router's one 16 MiB bucket of held events, and every other deployment's
+// drain was refused 429 until they aged out. The bound is now per caller and function: the same caller's events for
+// another function still queue. On the code before, the last invoke below answers 429.
+describe("asynchronous invokes held for one caller and function", () => {
+  it("a caller whose events for one function are throttled still queues events for another", async () => {
+    const policy = {
+      Version: "2012-10-17" as const,
+      Statement: [
+        {
+          Sid: "InvokeTwo",
+          Effect: "Allow" as const,
+          Action: ["lambda:InvokeFunction"],
+          Resource: [
+            `arn:aws:lambda:${config.region}:000000000000:function:AgentTraceIngest`,
+            `arn:aws:lambda:${config.region}:000000000000:function:AgentCronTick`,
+          ],
+        },
+      ],
+    };
+    const caller = runtimePrincipal(`t-${crypto.randomUUID()}`, crypto.randomUUID(), policy);
+    const own = await startRuntimeProxy(caller, { kms: localKmsKeys() });
+    const to = new URL(own.endpoint);
+    const send = async (path: string, body: string) => {
+      const s = await signer("lambda", config.region, caller).sign({
+        method: "POST",
+        protocol: "http:",
+        hostname: to.hostname,
+        port: Number(to.port),
+        path,
+        query: {},
+        headers: { host: to.host, "content-type": "application/json", "x-amz-invocation-type": "Event" },
+        body,
+      });
+      return new Promise<number>((resolve) => {
+        const req = request(
+          { hostname: to.hostname, port: to.port, method: "POST", path, headers: s.headers },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        // A throttled request's connection may be closed before its body is sent: not an answer.
+        req.on("error", () => resolve(0));
+        req.end(body);
+      });
+    };
+    try {
+      const payload = JSON.stringify({ flood: "x".repeat(250 * 1024) });
+      // A tick of a cron that does not exist: the task answers it as not found, and changes nothing. As large as a
+      // flood event, so a full bucket (less than one event's room left) could not take it either.
+      const tick = JSON.stringify({
+        tenant_id: `t-${crypto.randomUUID()}`,
+        deployment_id: crypto.randomUUID(),
+        cron_id: crypto.randomUUID(),
+        scheduled_at: new Date().toISOString(),
+        pad: "x".repeat(250 * 1024),
+      });
+      // 96 events (24 MB) at once, past the caller's 16 MiB for trace ingestion; right after a batch that was
+      // throttled (the bucket full), the same caller's invoke of another function.
+      const ticks: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        const batch = await Promise.all(Array.from({ length: 96 }, () => send(TRACE_INVOKE, payload)));
+        if (batch.includes(429))
+          ticks.push(await send("/2015-03-31/functions/AgentCronTick/invocations", tick));
+      }
+      expect(ticks.length).toBeGreaterThan(0);
+      expect(ticks).toEqual(ticks.map(() => 202));
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
+});

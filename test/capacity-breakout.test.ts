@@ -2,11 +2,13 @@ import { readFileSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gitRepo, grantTestFolders } from "../harness/repos.ts";
+import { sweepExpiredThreads } from "../shared/agent/cleanup/thread-ttl.ts";
+import { dueCrons } from "../shared/agent/crons/crons.ts";
 import { sweepRuns } from "../shared/agent/runs/sweeper.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { windowAt } from "../shared/auth/window-counter.ts";
 import { getItem, putItem } from "../shared/aws/ddb.ts";
-import { ACTIVE_RUNS, agentKeys } from "../shared/records/agent.ts";
+import { ACTIVE_RUNS, agentKeys, CRONS_DUE, THREAD_TTL } from "../shared/records/agent.ts";
 import { tenants } from "../shared/records/identity.ts";
 import { shardKey } from "../shared/records/shard.ts";
 import { base, call } from "./helpers/cloud.ts";
@@ -377,5 +379,77 @@ describe("the sweeper's shared index of active runs", () => {
     await sweepRuns({ kick: async () => {} });
     expect(await indexed(flood)).toBe(BOUND);
     expect(await indexed(other)).toBe(BOUND);
+  });
+});
+
+// secreview3, live: a deployed graph took its runtime's keys from its own process (it patched node:crypto's
+// createHmac, which the SDK's signer calls with the secret key) and wrote 21,550 crons into its own partition, due
+// in 2000, with BatchWriteItem. Every cron tick then read them first and fetched each: another workspace's
+// every-minute cron fired 40 s late, then skipped ticks (a sweep took over a minute). The thread-TTL sweep reads
+// its index the same way. Both now hold each deployment to AGENT_MAX_SWEPT_ENTRIES entries per sweep, as the
+// run sweeper does for active runs; without the bound (the code before) these tests fail.
+describe("the shared indexes of due crons and expired threads", () => {
+  // Above any other test file's due crons or expired threads of one deployment at a time.
+  const BOUND = 50;
+  const before = process.env.AGENT_MAX_SWEPT_ENTRIES;
+  afterAll(() => {
+    if (before === undefined) delete process.env.AGENT_MAX_SWEPT_ENTRIES;
+    else process.env.AGENT_MAX_SWEPT_ENTRIES = before;
+  });
+  const scope = () => `${newTenantId()}#${crypto.randomUUID()}`;
+  const PAST = "2000-01-01T00:00:00.000Z";
+
+  // Items a runtime's role lets it write in its own partition, as the graph wrote them (here with the platform's
+  // client): crons due long ago, and threads whose TTL ran out long ago.
+  async function crons(at: string, n: number) {
+    const keys = [];
+    for (let i = 0; i < n; i++) {
+      const id = crypto.randomUUID();
+      const key = { PK: agentKeys.cronsPk(at), SK: id };
+      await putItem("main", {
+        ...key,
+        cron_id: id,
+        AGENT1PK: shardKey(CRONS_DUE, id),
+        AGENT1SK: `${PAST}#${at}#${id}`,
+      });
+      keys.push(key);
+    }
+    return keys;
+  }
+  async function threads(at: string, n: number) {
+    const keys = [];
+    for (let i = 0; i < n; i++) {
+      const id = crypto.randomUUID();
+      const key = { PK: agentKeys.threadsPk(at), SK: id };
+      await putItem("main", { ...key, thread_id: id, AGENT1PK: shardKey(THREAD_TTL, id), AGENT1SK: PAST });
+      keys.push(key);
+    }
+    return keys;
+  }
+  const indexed = async (keys: { PK: string; SK: string }[]) =>
+    (await Promise.all(keys.map((k) => getItem("main", k, true)))).filter((i) => i?.AGENT1PK).length;
+
+  it("a cron tick acts on one deployment's due crons up to the bound, and the rest leave the index; another deployment's stay", async () => {
+    const [flood, other] = [scope(), scope()];
+    const floodKeys = await crons(flood, 3 * BOUND);
+    const otherKeys = await crons(other, BOUND);
+    process.env.AGENT_MAX_SWEPT_ENTRIES = String(BOUND);
+    const due = await dueCrons(Date.now());
+    const of = (at: string) => due.filter((d) => `${d.tenant}#${d.deployment}` === at).length;
+    expect(of(flood)).toBe(BOUND);
+    expect(of(other)).toBe(BOUND);
+    expect(await indexed(floodKeys)).toBe(BOUND);
+    expect(await indexed(otherKeys)).toBe(BOUND);
+  });
+
+  it("the TTL sweep holds one deployment's expired threads to the bound; another deployment's stay", async () => {
+    const [flood, other] = [scope(), scope()];
+    const floodKeys = await threads(flood, 3 * BOUND);
+    const otherKeys = await threads(other, BOUND);
+    process.env.AGENT_MAX_SWEPT_ENTRIES = String(BOUND);
+    // Their deployments do not exist: nothing is deleted, the entries are only read (and, beyond the bound, dropped).
+    await sweepExpiredThreads(Date.now());
+    expect(await indexed(floodKeys)).toBe(BOUND);
+    expect(await indexed(otherKeys)).toBe(BOUND);
   });
 });

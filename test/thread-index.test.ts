@@ -3,9 +3,9 @@ import { Client } from "langsmith";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { dynamo } from "../shared/aws/clients.ts";
-import { toItem } from "../shared/aws/ddb.ts";
+import { getItem, toItem } from "../shared/aws/ddb.ts";
 import { traceRunKeys } from "../shared/records/runs.ts";
-import { indexUnindexedThreads } from "../shared/runs/thread-index.ts";
+import { indexUnindexedThreads, recordThreads } from "../shared/runs/thread-index.ts";
 import { tableName } from "../shared/tables.ts";
 import { base, call } from "./helpers/cloud.ts";
 
@@ -121,5 +121,41 @@ describe("the thread index", () => {
     expect(await ids()).toEqual([recent, long, old]);
     const r = await call("GET", `/api/v2/threads/${old}/traces?project_id=${projectId}`, { headers });
     expect(r.json.items.map((t: { trace_id: string }) => t.trace_id)).toEqual(runIds[old]);
+  });
+
+  it("a thread's marker takes one write per trace that moves its last end; an earlier trace then moves the first", async () => {
+    const session = `markers-${crypto.randomUUID()}`;
+    const thread = `t-${crypto.randomUUID()}`;
+    let updates = 0;
+    const name = "countMarkerUpdates";
+    dynamo().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "UpdateItemCommand") updates++;
+        return next(args);
+      },
+      { step: "initialize", name },
+    );
+    const at = (h: number) => new Date(now - h * HOUR).toISOString();
+    const record = async (h: number) => {
+      updates = 0;
+      await recordThreads(tenant, [
+        { session_id: session, thread_id: thread, start_time: at(h), is_root: true },
+      ]);
+      const m = await getItem<{ first_start_time: string; last_start_time: string }>(
+        "runs",
+        traceRunKeys.thread(tenant, session, thread),
+        true,
+      );
+      return { updates, first: m?.first_start_time, last: m?.last_start_time };
+    };
+    try {
+      expect(await record(5)).toEqual({ updates: 1, first: at(5), last: at(5) });
+      expect(await record(2)).toEqual({ updates: 1, first: at(5), last: at(2) });
+      // Not past the last end: that write is refused, and the first end moves.
+      expect(await record(9)).toEqual({ updates: 2, first: at(9), last: at(2) });
+      expect(await record(4)).toEqual({ updates: 2, first: at(9), last: at(2) });
+    } finally {
+      dynamo().middlewareStack.remove(name);
+    }
   });
 });

@@ -29,6 +29,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "storage (a runtime's own prefix past its budget, one object's size)":
     "test/storage-budget-breakout.test.ts",
   "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
+  "redirects that would carry the platform key out of the deployment": "test/agent-redirect-breakout.test.ts",
 };
 
 interface VitestJson {

@@ -425,6 +425,25 @@ describe("a runtime's answer headers through the router (AWS), as the local gate
   });
 });
 
+describe("a runtime's malformed answer (AWS and local)", () => {
+  it("a status past 599 or a header that is no string is the deployment's fault: 502, never the router's 500", async () => {
+    for (const head of [
+      { statusCode: 999, headers: JSON_ANSWER },
+      { statusCode: 200, headers: { "x-n": 1 } },
+      { statusCode: "200", headers: {} },
+    ]) {
+      streamed = [`${JSON.stringify(head)}\n{}`];
+      try {
+        const a = await routerAnswer(restEvent("GET", "custom", { authorization: "Bearer end-user" }));
+        expect(a.statusCode, JSON.stringify(head)).toBe(502);
+        expect(JSON.parse(a.body).detail).toMatch(/malformed/);
+      } finally {
+        streamed = undefined;
+      }
+    }
+  });
+});
+
 describe("drains the runtime's answer asks for (AWS)", () => {
   const drains = () =>
     invoked

@@ -4,7 +4,12 @@ import { deploymentCors } from "../../shared/agent/edge/cors.ts";
 import { deploymentOfHost } from "../../shared/agent/edge/origin.ts";
 import { type AgentAccess, agentAccess } from "../../shared/agent/edge/router-access.ts";
 import { invokeDrain } from "../../shared/agent/hosting/drain-invoke.ts";
-import { containedHeaders, singleValued } from "../../shared/agent/runtime/answer-headers.ts";
+import {
+  type AnswerPlace,
+  containedHeaders,
+  redirectLeaves,
+  singleValued,
+} from "../../shared/agent/runtime/answer-headers.ts";
 import { DrainAsks } from "../../shared/agent/runtime/drain-asks.ts";
 import { type RuntimeEvent, splitHead } from "../../shared/agent/runtime/lambda-protocol.ts";
 import { lambda } from "../../shared/aws/clients.ts";
@@ -146,7 +151,22 @@ async function route(raw: HttpEvent | APIGatewayProxyEvent, out: ResponseStream,
     if (err instanceof HttpError) return fail(err.status, err.body(), err.headers());
     throw err;
   }
-  return relayAnswer(res, { out, aws, fail, cors, own, deploymentId, target, tenant: access.tenant, left });
+  // Where a redirect of the answer may send a client that carried a platform key: within the deployment.
+  const confined = access.keyCarried
+    ? { host: (headers.host ?? "").toLowerCase(), prefix: own ? "" : `/agents/${deploymentId}` }
+    : undefined;
+  return relayAnswer(res, {
+    out,
+    aws,
+    fail,
+    cors,
+    own,
+    deploymentId,
+    target,
+    tenant: access.tenant,
+    left,
+    confined,
+  });
 }
 
 type Relay = {
@@ -159,6 +179,8 @@ type Relay = {
   target: { FunctionName: string; Qualifier: string };
   tenant: string;
   left: AbortController;
+  /** Set when the request carried a platform key: the answer may not redirect out of this place. */
+  confined?: AnswerPlace;
 };
 
 /**
@@ -191,7 +213,16 @@ async function relayAnswer(res: Awaited<ReturnType<typeof invokeRuntime>>, r: Re
         }
         buffered = Buffer.concat([buffered, bytes]);
         while (!body) {
-          const split = splitHead(buffered);
+          let split: ReturnType<typeof splitHead>;
+          try {
+            split = splitHead(buffered);
+          } catch (err) {
+            // The runtime's head is not one the protocol allows (a status past 599, headers not strings): its fault.
+            logger.warn("a runtime's answer was malformed", { error: err, ...target });
+            left.abort();
+            await Promise.all(kicks);
+            return fail(502, { detail: "The deployment's runtime answered a malformed head" });
+          }
           if (!split) break;
           buffered = split.rest;
           if (!split.head.prelude) {
@@ -201,6 +232,15 @@ async function relayAnswer(res: Awaited<ReturnType<typeof invokeRuntime>>, r: Re
           // The deployment's content never acts with an origin it does not own (answer-headers.ts), as locally;
           // names are lower-cased there, so a deployment's casing (two Content-Types) changes nothing.
           const { statusCode, headers } = split.head.prelude;
+          if (r.confined && redirectLeaves(statusCode, headers, r.confined)) {
+            logger.warn("a runtime's redirect out of its deployment was refused", { ...target });
+            left.abort();
+            await Promise.all(kicks);
+            return fail(502, {
+              detail:
+                "The deployment answered a redirect out of itself, which would send the request's API key along: refused",
+            });
+          }
           const contained = singleValued(containedHeaders(headers, { sharedOrigin: !own }));
           body = aws.HttpResponseStream.from(out, { statusCode, headers: withCors(contained, cors) });
         }

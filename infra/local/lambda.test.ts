@@ -71,4 +71,18 @@ describe("LocalLambda asynchronous events held per caller", () => {
     expect((await lambda.invoke("f", {}, true, flood)).status).toBe(202);
     await lambda.drain();
   });
+
+  it("one caller's flood of one function's events leaves its events for other functions queued (the router's drains)", async () => {
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const lambda = new LocalLambda(() => () => gate, 1, undefined, 1000);
+    const router = { caller: "arn:aws:sts::000000000000:assumed-role/agent-router/s", bytes: 600 };
+    expect((await lambda.invoke("agent-rt-hostile", {}, true, router)).status).toBe(202);
+    await expect(lambda.invoke("agent-rt-hostile", {}, true, router)).rejects.toMatchObject({ status: 429 });
+    expect((await lambda.invoke("agent-rt-victim", {}, true, router)).status).toBe(202);
+    open();
+    await lambda.drain();
+  });
 });

@@ -24,10 +24,13 @@ export interface FunctionSettings {
 
 /**
  * The asynchronous events one caller (a principal: a deployment's runtime, a platform role) may have queued or
- * running at once, in payload bytes: past it Invoke answers 429 TooManyRequestsException, so no caller can fill the
- * local cloud's memory with events (256 KB each) the service holds for it (issue 33, the third review's M1). In
- * AWS the queue is Lambda's, not the platform's memory; what one caller's events cost the others there is in
- * docs/runtimes.md.
+ * running at once for one function, in payload bytes: past it Invoke answers 429 TooManyRequestsException, so no
+ * caller can fill the local cloud's memory with events (256 KB each) the service holds for it (issue 33, the third
+ * review's M1). Per function too, because a platform role invokes for many deployments: the router starts the
+ * drains a runtime's answers ask for (100 per answer, of that deployment's own function), and a hostile runtime's
+ * drains, held by its own stalled function, filled the router's one bucket so that every other deployment's drain
+ * was refused (secreview3). In AWS the queue is Lambda's, per function, not the platform's memory; what one
+ * caller's events cost the others there is in docs/runtimes.md.
  */
 export const ASYNC_BYTES_PER_CALLER = 16 * 1024 * 1024;
 
@@ -38,7 +41,7 @@ const isThrottle = (err: unknown) => errorFields(err).code === "TooManyRequestsE
 
 export class LocalLambda {
   private readonly inflight = new Set<Promise<unknown>>();
-  /** Payload bytes of the asynchronous events each caller has queued or running. */
+  /** Payload bytes of the asynchronous events each caller has queued or running, per function (`<caller> <name>`). */
   private readonly held = new Map<string, number>();
   private stopping = false;
   constructor(
@@ -70,7 +73,8 @@ export class LocalLambda {
         };
       }
     }
-    const { caller, bytes } = origin;
+    const { bytes } = origin;
+    const caller = `${origin.caller} ${name}`;
     const held = this.held.get(caller) ?? 0;
     if (held + bytes > this.asyncBytesPerCaller)
       throw Object.assign(awsError("TooManyRequestsException", "Rate Exceeded.", 429), {

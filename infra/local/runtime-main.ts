@@ -62,16 +62,8 @@ function readStart(): Promise<LocalRuntimeStart> {
   });
 }
 
-/** POST of a JSON body to the platform over its socket. */
-async function main() {
-  const start = await readStart();
-  // The entry point's one parse of its settings: the environment and the sealed ones (a bad value stops it here).
-  sealSettings(start.settings);
-  const platformSocket = join(start.socket_dir, PLATFORM_SOCKET);
-  await installEgress(platformSocket);
-  const expected = secretHash(start.token);
-  const trusted = (req: IncomingMessage) =>
-    secretMatches(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""), expected);
+/** The runtime's traces and webhook asks, sent to the platform over its socket. */
+function socketTransports(platformSocket: string) {
   const sendTraces = async (
     _tenant: string,
     posts: unknown[],
@@ -90,6 +82,76 @@ async function main() {
     if (res.status !== 200) return `the platform answered ${res.status}`;
     return (JSON.parse(res.text) as { failure: string | null }).failure ?? undefined;
   };
+  return { sendTraces, webhooks };
+}
+
+/** How the runtime stops, and whether it is draining; SIGINT and SIGTERM handled. */
+function stopping() {
+  let draining = false;
+  // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
+  // The platform is stopping ("now"): runs in flight are retried from their last checkpoint when it starts again,
+  // so only the traces still waiting for their batch's timer are sent before the process exits.
+  // A newer revision took over ("drain"): no new runs here; the running ones finish (or are retried from their
+  // last checkpoint by the new runtime after DRAIN_MS), then the traces are sent and it exits.
+  const exit = () => void flushRunTraces().finally(() => process.exit(0));
+  const drain = () => {
+    draining = true;
+    const deadline = Date.now() + DRAIN_MS;
+    const check = () => {
+      if (controllers.size === 0 || Date.now() > deadline) return exit();
+      setTimeout(check, 100);
+    };
+    check();
+  };
+  // Unsandboxed, a terminal's Ctrl-C reaches this process too (the sandbox starts a session of its own).
+  process.on("SIGINT", exit);
+  process.on("SIGTERM", drain);
+  return { exit, drain, draining: () => draining };
+}
+
+/** The platform's own calls to the runtime (/__runtime/…): health, stats, stop and kick. */
+function internalRoutes(
+  artifactDir: string,
+  d: ReturnType<typeof startRuntime>,
+  platformKick: (threadId: string) => Promise<void>,
+  stop: ReturnType<typeof stopping>,
+) {
+  return async (req: IncomingMessage, res: ServerResponse, path: string) => {
+    if (path === "/__runtime/health") {
+      await loadCustomAuth(artifactDir);
+      // The deploy step's health check reads each graph's nodes (or why it failed to load), as in AWS.
+      return write(res, jsonResult(200, { ok: true, pid: process.pid, graphs: await graphNodes(d) }));
+    }
+    if (path === "/__runtime/stats" && config.countRequests !== undefined)
+      return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));
+    if (path === "/__runtime/stop" && req.method === "POST") {
+      const { mode } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
+      write(res, jsonResult(202, { stopping: mode === "drain" ? "drain" : "now" }));
+      if (mode === "drain") stop.drain();
+      else stop.exit();
+      return;
+    }
+    if (path === "/__runtime/kick" && req.method === "POST") {
+      const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
+      if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));
+      if (!stop.draining()) await platformKick(thread_id);
+      return write(res, jsonResult(202, { kicked: !stop.draining() }));
+    }
+    return write(res, jsonResult(404, { detail: "Not Found" }));
+  };
+}
+
+/** The runtime: told what to serve on its stdin, it serves its deployment on its socket until told to stop. */
+async function main() {
+  const start = await readStart();
+  // The entry point's one parse of its settings: the environment and the sealed ones (a bad value stops it here).
+  sealSettings(start.settings);
+  const platformSocket = join(start.socket_dir, PLATFORM_SOCKET);
+  await installEgress(platformSocket);
+  const expected = secretHash(start.token);
+  const trusted = (req: IncomingMessage) =>
+    secretMatches(String(req.headers[RUNTIME_TOKEN_HEADER] ?? ""), expected);
+  const { sendTraces, webhooks } = socketTransports(platformSocket);
   // Its own environment (secrets, langgraph.json env), opened before any graph is imported, as in AWS.
   const sealedEnv = config.agent.runtimeSecrets;
   if (sealedEnv) {
@@ -119,49 +181,9 @@ async function main() {
     intercept: (event, route) => customRouteAnswer(d.runtime!.artifact, event, route),
   });
   await gateway.load();
-  let draining = false;
-  // Gone with the platform (stdin ends, readStart): a runtime never outlives the process that routes to it.
-  // The platform is stopping ("now"): runs in flight are retried from their last checkpoint when it starts again,
-  // so only the traces still waiting for their batch's timer are sent before the process exits.
-  // A newer revision took over ("drain"): no new runs here; the running ones finish (or are retried from their
-  // last checkpoint by the new runtime after DRAIN_MS), then the traces are sent and it exits.
-  const exit = () => void flushRunTraces().finally(() => process.exit(0));
-  const drain = () => {
-    draining = true;
-    const deadline = Date.now() + DRAIN_MS;
-    const check = () => {
-      if (controllers.size === 0 || Date.now() > deadline) return exit();
-      setTimeout(check, 100);
-    };
-    check();
-  };
-  // Unsandboxed, a terminal's Ctrl-C reaches this process too (the sandbox starts a session of its own).
-  process.on("SIGINT", exit);
-  process.on("SIGTERM", drain);
+  const stop = stopping();
 
-  const internal = async (req: IncomingMessage, res: ServerResponse, path: string) => {
-    if (path === "/__runtime/health") {
-      await loadCustomAuth(start.runtime.artifact_dir);
-      // The deploy step's health check reads each graph's nodes (or why it failed to load), as in AWS.
-      return write(res, jsonResult(200, { ok: true, pid: process.pid, graphs: await graphNodes(d) }));
-    }
-    if (path === "/__runtime/stats" && config.countRequests !== undefined)
-      return write(res, jsonResult(200, { pid: process.pid, requests: requestStats() }));
-    if (path === "/__runtime/stop" && req.method === "POST") {
-      const { mode } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
-      write(res, jsonResult(202, { stopping: mode === "drain" ? "drain" : "now" }));
-      if (mode === "drain") drain();
-      else exit();
-      return;
-    }
-    if (path === "/__runtime/kick" && req.method === "POST") {
-      const { thread_id } = JSON.parse((await readBody(req, 4096)).toString("utf8") || "{}");
-      if (typeof thread_id !== "string") return write(res, jsonResult(422, { detail: "thread_id" }));
-      if (!draining) await platformKick(thread_id);
-      return write(res, jsonResult(202, { kicked: !draining }));
-    }
-    return write(res, jsonResult(404, { detail: "Not Found" }));
-  };
+  const internal = internalRoutes(start.runtime.artifact_dir, d, platformKick, stop);
 
   const server = createServer((req, res) => {
     if (!trusted(req)) {

@@ -153,6 +153,32 @@ const sandboxLimits = (memoryMb: number): SandboxLimits => ({
   tasks: config.sandbox.tasks,
 });
 
+/** What a runtime is handed on its stdin: the settings it reads, its function's environment, its keys and socket. */
+function startSettings(
+  spec: RuntimeSpec,
+  socketDir: string,
+  credentials: { accessKeyId: string; secretAccessKey: string },
+): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const name of PASSED_SETTINGS) {
+    const text = config.text(name);
+    if (text) settings[name] = text;
+  }
+  // The function's environment (what CreateFunction stored: its tables, its sealed environment's reference, …).
+  for (const [name, value] of Object.entries(spec.fn.variables))
+    if (value && !EXECUTOR_VARIABLES.includes(name)) settings[name] = value;
+  Object.assign(settings, {
+    // The local Lambda service keeps its environments alive (AWS freezes them between invocations): its runs
+    // execute in the process that took them unless the platform says AGENT_RUN_WORKER=lambda (as AWS runs them).
+    AGENT_RUN_WORKER: config.agent.runWorker,
+    ...SANDBOX_AWS_ENDPOINTS,
+    PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+  });
+  return settings;
+}
+
 export class LocalRuntimes {
   /** Running versions, by `<function>:<version>`. */
   private readonly current = new Map<string, Running>();
@@ -331,96 +357,9 @@ export class LocalRuntimes {
       startedAt: performance.now(),
       stderrTail: "",
     };
-    // Its AWS calls are signed with credentials made for it alone and checked against its role's policies as the
-    // local IAM holds them (what the deploy step put, shared/containment/runtime-policy.ts) within its boundary.
-    const credentials = mintRuntimeCredentials();
-    // Its writes count against its deployment's storage budget (policy-proxy/storage-budget.ts).
-    const principal = {
-      ...credentials,
-      ...this.rolePolicies(spec),
-      deployment: { tenant_id: spec.config.tenant_id, deployment_id },
-    };
-    r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
-      aws: createPolicyProxy({
-        principal: (id) => (id === principal.accessKeyId ? principal : undefined),
-        upstream: this.opts.upstream(),
-        region: config.region,
-        kms: localKmsKeys(),
-        storage: this.storage,
-      }),
-      traces: localTraceTransport(r.spec.config),
-      webhook: (req, res) => this.runWebhook(r, req, res),
-      egress: egressRules(),
-    });
-    const settings: Record<string, string> = {};
-    for (const name of PASSED_SETTINGS) {
-      const text = config.text(name);
-      if (text) settings[name] = text;
-    }
-    // The function's environment (what CreateFunction stored: its tables, its sealed environment's reference, …).
-    for (const [name, value] of Object.entries(spec.fn.variables))
-      if (value && !EXECUTOR_VARIABLES.includes(name)) settings[name] = value;
-    Object.assign(settings, {
-      // The local Lambda service keeps its environments alive (AWS freezes them between invocations): its runs
-      // execute in the process that took them unless the platform says AGENT_RUN_WORKER=lambda (as AWS runs them).
-      AGENT_RUN_WORKER: config.agent.runWorker,
-      ...SANDBOX_AWS_ENDPOINTS,
-      PLATFORM_SOCKET: join(socketDir, PLATFORM_SOCKET),
-      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    });
-    const env: Record<string, string> = {
-      NODE_ENV: "production",
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-    };
-    // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.
-    if (config.localCloud.extraCaCerts) env.NODE_EXTRA_CA_CERTS = config.localCloud.extraCaCerts;
-    const limits = sandboxLimits(spec.fn.memoryMb);
-    const sandbox = osSandbox().available;
-    const scratch = sandbox
-      ? SANDBOX_SCRATCH
-      : join(this.runtimeDir, "scratch", `${deployment_id}-${randomUUID().slice(0, 8)}`);
-    if (!sandbox) mkdirSync(scratch, { recursive: true });
-    const nodeArgs = [
-      `--max-old-space-size=${limits.memoryMb}`,
-      ...sandboxFlags({
-        read: [
-          // The bundle's file, not its folder: DATA_DIR/runtime also holds every runtime's description (token).
-          bundle.file,
-          spec.config.artifact_dir,
-          scratch,
-          socketDir,
-          ...(env.NODE_EXTRA_CA_CERTS ? [env.NODE_EXTRA_CA_CERTS] : []),
-        ],
-        write: [scratch, socketDir],
-      }),
-      bundle.file,
-    ];
-    // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.
-    const owner = runtimeSandboxOwner(deployment_id);
-    if (sandbox) {
-      giveToSandbox(owner, [socketDir]);
-      shareWithSandbox(owner, spec.config.artifact_dir);
-    }
-    // The Node.js its Runtime names (fetched per major by ensure-deps.mjs), else the Lambda runtime's.
-    const node = sandboxNode(spec.fn.nodeMajor);
-    if (sandboxNodeMajor(spec.fn.nodeMajor) !== spec.fn.nodeMajor)
-      logger.warn(
-        `a nodejs${spec.fn.nodeMajor}.x runtime runs on Node.js ${sandboxNodeMajor(spec.fn.nodeMajor)} here`,
-        {
-          deployment_id,
-        },
-      );
-    const cmd = sandbox
-      ? sandboxedCommand([realpathSync(node), ...nodeArgs], {
-          owner,
-          readOnly: [bundle.file, spec.config.artifact_dir],
-          readWrite: [socketDir],
-          cwd: spec.config.artifact_dir,
-          env,
-          limits,
-        })
-      : { command: node, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+    const credentials = await this.servePlatform(r);
+    const settings = startSettings(spec, socketDir, credentials);
+    const { cmd, limits, sandbox, scratch } = this.command(spec, bundle.file, socketDir);
     const child = spawn(cmd.command, cmd.args, {
       cwd: spec.config.artifact_dir,
       env: cmd.env,
@@ -455,24 +394,127 @@ export class LocalRuntimes {
     r.ready = this.waitReady(r);
     r.ready.catch(() => this.retire(r));
     child.on("close", () => output.end());
-    child.on("exit", (code, signal) => {
-      r.agent.destroy();
-      r.platform.close();
-      rmSync(socketDir, { recursive: true, force: true });
-      if (!sandbox) rmSync(scratch, { recursive: true, force: true });
-      if (this.current.get(key) === r) this.current.delete(key);
-      if (r.stopping || this.stopped) return;
-      const limit = limitThatKilled({ code, signal, stderrTail: r.stderrTail }, limits);
-      logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
-      if (limit) void this.noteLimit(spec, limit);
-      // Its runs are retried now (from their last checkpoint), which starts a runtime again.
-      void sweepRuns(deploymentsHost(), Date.now(), {
-        only: { tenant: spec.config.tenant_id, deployment: deployment_id },
-        deadWorker: workerId,
-        ...(limit ? { cause: limit } : {}),
-      }).catch((err) => logger.error("retrying a crashed runtime's runs failed", { error: err }));
-    });
+    child.on("exit", (code, signal) =>
+      this.exited(r, { code, signal }, { workerId, limits, sandbox, scratch }),
+    );
     return r;
+  }
+
+  /**
+   * The runtime's platform socket: its AWS calls signed with credentials made for it alone and checked against its
+   * role's policies (what the deploy step put, shared/containment/runtime-policy.ts) within its boundary, its writes
+   * counted against its deployment's storage budget, its traces, webhook asks and egress. Answers its credentials.
+   */
+  private async servePlatform(r: Running) {
+    const { spec, socketDir } = r;
+    const { deployment_id } = spec.config;
+    const credentials = mintRuntimeCredentials();
+    const principal = {
+      ...credentials,
+      ...this.rolePolicies(spec),
+      deployment: { tenant_id: spec.config.tenant_id, deployment_id },
+    };
+    r.platform = await servePlatformSocket(join(socketDir, PLATFORM_SOCKET), {
+      aws: createPolicyProxy({
+        principal: (id) => (id === principal.accessKeyId ? principal : undefined),
+        upstream: this.opts.upstream(),
+        region: config.region,
+        kms: localKmsKeys(),
+        storage: this.storage,
+      }),
+      traces: localTraceTransport(r.spec.config),
+      webhook: (req, res) => this.runWebhook(r, req, res),
+      egress: egressRules(),
+    });
+    return credentials;
+  }
+
+  /** The runtime's command: the Node.js its Runtime names, in the OS sandbox where there is one, within its limits. */
+  private command(spec: RuntimeSpec, bundleFile: string, socketDir: string) {
+    const { deployment_id } = spec.config;
+    const env: Record<string, string> = {
+      NODE_ENV: "production",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    };
+    // A machine whose TLS is inspected names its CA here; a graph's HTTPS through the egress proxy needs it.
+    if (config.localCloud.extraCaCerts) env.NODE_EXTRA_CA_CERTS = config.localCloud.extraCaCerts;
+    const limits = sandboxLimits(spec.fn.memoryMb);
+    const sandbox = osSandbox().available;
+    const scratch = sandbox
+      ? SANDBOX_SCRATCH
+      : join(this.runtimeDir, "scratch", `${deployment_id}-${randomUUID().slice(0, 8)}`);
+    if (!sandbox) mkdirSync(scratch, { recursive: true });
+    const nodeArgs = [
+      `--max-old-space-size=${limits.memoryMb}`,
+      ...sandboxFlags({
+        read: [
+          // The bundle's file, not its folder: DATA_DIR/runtime also holds every runtime's description (token).
+          bundleFile,
+          spec.config.artifact_dir,
+          scratch,
+          socketDir,
+          ...(env.NODE_EXTRA_CA_CERTS ? [env.NODE_EXTRA_CA_CERTS] : []),
+        ],
+        write: [scratch, socketDir],
+      }),
+      bundleFile,
+    ];
+    // Its socket folder (platform.sock in it) is its sandbox's uid's, the only folder it may write outside.
+    const owner = runtimeSandboxOwner(deployment_id);
+    if (sandbox) {
+      giveToSandbox(owner, [socketDir]);
+      shareWithSandbox(owner, spec.config.artifact_dir);
+    }
+    // The Node.js its Runtime names (fetched per major by ensure-deps.mjs), else the Lambda runtime's.
+    const node = sandboxNode(spec.fn.nodeMajor);
+    if (sandboxNodeMajor(spec.fn.nodeMajor) !== spec.fn.nodeMajor)
+      logger.warn(
+        `a nodejs${spec.fn.nodeMajor}.x runtime runs on Node.js ${sandboxNodeMajor(spec.fn.nodeMajor)} here`,
+        {
+          deployment_id,
+        },
+      );
+    const cmd = sandbox
+      ? sandboxedCommand([realpathSync(node), ...nodeArgs], {
+          owner,
+          readOnly: [bundleFile, spec.config.artifact_dir],
+          readWrite: [socketDir],
+          cwd: spec.config.artifact_dir,
+          env,
+          limits,
+        })
+      : { command: node, args: nodeArgs, env: { ...env, TMPDIR: scratch, HOME: scratch } };
+    return { cmd, limits, sandbox, scratch };
+  }
+
+  /** A runtime ended: its folders removed, and unless it was stopped, what killed it noted and its runs retried. */
+  private exited(
+    r: Running,
+    { code, signal }: { code: number | null; signal: NodeJS.Signals | null },
+    {
+      workerId,
+      limits,
+      sandbox,
+      scratch,
+    }: { workerId: string; limits: ReturnType<typeof sandboxLimits>; sandbox: boolean; scratch: string },
+  ) {
+    const { key, spec, socketDir } = r;
+    const { deployment_id } = spec.config;
+    r.agent.destroy();
+    r.platform.close();
+    rmSync(socketDir, { recursive: true, force: true });
+    if (!sandbox) rmSync(scratch, { recursive: true, force: true });
+    if (this.current.get(key) === r) this.current.delete(key);
+    if (r.stopping || this.stopped) return;
+    const limit = limitThatKilled({ code, signal, stderrTail: r.stderrTail }, limits);
+    logger.warn("agent runtime exited", { deployment_id, code, signal, ...(limit ? { limit } : {}) });
+    if (limit) void this.noteLimit(spec, limit);
+    // Its runs are retried now (from their last checkpoint), which starts a runtime again.
+    void sweepRuns(deploymentsHost(), Date.now(), {
+      only: { tenant: spec.config.tenant_id, deployment: deployment_id },
+      deadWorker: workerId,
+      ...(limit ? { cause: limit } : {}),
+    }).catch((err) => logger.error("retrying a crashed runtime's runs failed", { error: err }));
   }
 
   /**

@@ -73,6 +73,8 @@ export function run(
     tailLines?: number;
     /** A seccomp program for a sandboxed command (shared/containment/sandbox.ts), written to its descriptor 3. */
     seccomp?: Buffer;
+    /** Kills the command when aborted (a build past what it may write). */
+    signal?: AbortSignal;
   },
 ): Promise<RunResult> {
   const redact = opts.redact ?? ((t: string) => t);
@@ -92,6 +94,9 @@ export function run(
       timedOut = true;
       child.kill("SIGKILL");
     }, opts.timeoutMs);
+    const kill = () => child.kill("SIGKILL");
+    if (opts.signal?.aborted) kill();
+    opts.signal?.addEventListener("abort", kill, { once: true });
     const lines = (onLine: (l: string) => void) => {
       let partial = "";
       return {
@@ -125,6 +130,7 @@ export function run(
       if (done) return;
       done = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", kill);
       out.end();
       err.end();
       resolve({ code, tail, stdout, timedOut });

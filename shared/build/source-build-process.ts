@@ -18,6 +18,7 @@ import { BuildError } from "../errors.ts";
 import type { SourceBuildJob } from "./build-source.ts";
 import { type LogLine, networkEnv, redactor, run } from "./exec.ts";
 import { TOOL_PATH } from "./npm-env.ts";
+import { watchWrites } from "./write-watchdog.ts";
 
 // Runs the untrusted step of a build (build-source.ts) in a child process with an environment built from
 // nothing but the operator's proxy and CA settings: it gets its job (folders, the npm secrets it needs) in a file, and reports log lines on stdout.
@@ -133,7 +134,15 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: s
     ? await buildSandboxCommand(argv, { owner, writable, extraOwned: [path.dirname(job.src)], bundle, env })
     : { command: argv[0]!, args: argv.slice(1), env, seccomp: undefined };
   let outcome: { ok?: true; error?: string; expected?: boolean } | undefined;
+  // What it may add to the host folders it writes (their binds have no quota): past it, it is stopped.
+  const tooMuch = new AbortController();
+  let grown = 0;
+  const watchdog = await watchWrites(writable, config.buildMaxWriteBytes, (g) => {
+    grown = g;
+    tooMuch.abort();
+  });
   const r = await run(cmd.command, cmd.args, {
+    signal: tooMuch.signal,
     cwd: ROOT,
     env: cmd.env,
     seccomp: cmd.seccomp,
@@ -151,8 +160,17 @@ export async function runSourceBuild(job: SourceBuildJob, log: LogLine, owner: s
       else log(line);
     },
   });
+  await watchdog.stop();
   egress?.close();
   if (egressDir) await rm(egressDir, { recursive: true, force: true });
+  if (!tooMuch.signal.aborted && (await watchdog.grown()) > config.buildMaxWriteBytes) {
+    grown = await watchdog.grown();
+    tooMuch.abort();
+  }
+  if (tooMuch.signal.aborted)
+    throw new BuildError(
+      `the build wrote ${Math.round(grown / 2 ** 20)} MiB to its folders, more than the ${Math.round(config.buildMaxWriteBytes / 2 ** 20)} MiB a build may (BUILD_MAX_WRITE_BYTES): stopped`,
+    );
   if (r.timedOut) throw new BuildError(`the build timed out after ${TIMEOUT_MS / 60_000} min`);
   if (outcome?.ok && r.code === 0) return;
   if (outcome?.error !== undefined)

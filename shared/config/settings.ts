@@ -285,6 +285,13 @@ export const SETTINGS = {
     description: "Where the build step keeps dependency trees between builds. Unset: no cache.",
     readers: ["platform", "build"],
   }),
+  BUILD_MAX_WRITE_BYTES: wholeNumber({
+    description:
+      "The most a build may add to the folders it writes (its source, output, work folder and, by what it grew, the workspace's dependency cache): measured every few seconds, and past it the build is stopped and fails saying so. Its /tmp is a tmpfs of its own size.",
+    readers: ["platform", "build"],
+    min: 64 * MiB,
+    default: 8 * 1024 * MiB,
+  }),
   // --- the HTTP edge and authentication
   PUBLIC_BASE_URL: url({
     description:
@@ -479,6 +486,13 @@ export const SETTINGS = {
   AGENT_MAX_ACTIVE_RUNS: wholeNumber({
     description:
       "Entries one deployment may keep in the shared index of active runs: at each sweep, past this many (real runs' first) the rest leave the index (their runs stay; only a run a worker then loses is not retried). Runs are not refused by it.",
+    readers: PR,
+    min: 1,
+    default: 1000,
+  }),
+  AGENT_MAX_SWEPT_ENTRIES: wholeNumber({
+    description:
+      "Entries one deployment may have in each shared index a sweep reads besides the active runs: the crons due at a cron tick, the threads whose TTL ran out at a TTL sweep. Past this many (real records' first) the rest leave the index: such a cron stops firing until it is updated, such a thread stays until deleted. A deployment's runtime could otherwise fill them and stall every workspace's crons and TTLs.",
     readers: PR,
     min: 1,
     default: 1000,

@@ -89,6 +89,7 @@ function agentSettings(s: Settings) {
     storageBudgetBytes: s.AGENT_STORAGE_BUDGET_BYTES,
     maxObjectBytes: s.AGENT_MAX_OBJECT_BYTES,
     maxActiveRuns: s.AGENT_MAX_ACTIVE_RUNS,
+    maxSweptEntries: s.AGENT_MAX_SWEPT_ENTRIES,
     runtimeReservedConcurrency: s.AGENT_RUNTIME_RESERVED_CONCURRENCY,
     runtimeLogRetentionDays: Number(s.AGENT_RUNTIME_LOG_RETENTION_DAYS),
   };
@@ -265,6 +266,7 @@ export function buildConfig(env: Env, sealed: Env = {}) {
     runs: runSettings(s),
     dataDir: path.resolve(s.DATA_DIR),
     buildCacheDir: s.BUILD_CACHE_DIR,
+    buildMaxWriteBytes: s.BUILD_MAX_WRITE_BYTES,
     export: exportSettings(s, endpoints),
     localCloud: localCloudSettings(s),
     build: buildSettings(s),

@@ -60,7 +60,7 @@ export function deploymentOfPk(
 }
 
 /** What the agent index's readers need of an item to check its keys: its PK, SK and the ids they are built of. */
-interface IndexedAgentItem extends Key {
+export interface IndexedAgentItem extends Key {
   thread_id?: string | null;
   run_id?: string;
   cron_id?: string;

@@ -46,22 +46,39 @@ export async function recordThreads(tenant: string, runs: readonly ThreadRun[]):
     if (r.start_time > s.last) s.last = r.start_time;
     spans.set(k, s);
   }
-  await Promise.all(
-    [...spans.values()].flatMap((s) => [
-      widen(tenant, s.session, s.thread, "last_start_time", s.last),
-      widen(tenant, s.session, s.thread, "first_start_time", s.first),
-    ]),
-  );
+  await Promise.all([...spans.values()].map((s) => widenSpan(tenant, s)));
 }
 
-/** Moves one end of a thread's span out to `time` when it lies beyond (a conditional write: no read first). */
+/**
+ * Widens a marker to a span. A span of one start (a thread's trace, as a run ends) is one write when it moves
+ * the last end: a new marker gets both ends from it, and an existing one's first end lies before its old last.
+ */
+async function widenSpan(
+  tenant: string,
+  s: { session: string; thread: string; first: string; last: string },
+): Promise<void> {
+  if (s.first === s.last) {
+    if (await widen(tenant, s.session, s.thread, "last_start_time", s.last)) return;
+    await widen(tenant, s.session, s.thread, "first_start_time", s.first);
+    return;
+  }
+  await Promise.all([
+    widen(tenant, s.session, s.thread, "last_start_time", s.last),
+    widen(tenant, s.session, s.thread, "first_start_time", s.first),
+  ]);
+}
+
+/**
+ * Moves one end of a thread's span out to `time` when it lies beyond (a conditional write: no read first).
+ * Answers whether it moved (false: the marker reaches as far already).
+ */
 async function widen(
   tenant: string,
   session: string,
   thread: string,
   end: "first_start_time" | "last_start_time",
   time: string,
-): Promise<void> {
+): Promise<boolean> {
   const later = end === "last_start_time";
   const sets = [
     "#end = :t",
@@ -93,9 +110,11 @@ async function widen(
         }),
       }),
     );
+    return true;
   } catch (err) {
     // The marker already reaches as far: nothing to do.
     if (!isConditionFailure(err)) throw err;
+    return false;
   }
 }
 

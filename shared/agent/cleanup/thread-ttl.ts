@@ -2,6 +2,7 @@ import { queryPage } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
+import { INDEX_BOUNDS, withinBound } from "../../records/index-bound.ts";
 import { queryShards, shardKeys } from "../../records/shard.ts";
 import { agentDeployment } from "../deployment/deployment.ts";
 import { getThreadItem } from "../threads/threads.ts";
@@ -12,17 +13,19 @@ import { deleteThread } from "./threads.ts";
 // Until then it is still served, as on the reference server, whose TTL sweep is periodic too.
 
 /** What the index holds of a thread (keys and ids): its expiry is AGENT1SK, its record is read anyway. */
-type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "AGENT1SK">;
+type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "AGENT1PK" | "AGENT1SK">;
 
 /** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
 export async function sweepExpiredThreads(
   now = Date.now(),
 ): Promise<{ deleted: number; nextCheck?: number }> {
-  const due = await queryShards<Expiring>("main", THREAD_TTL, {
+  const all = await queryShards<Expiring>("main", THREAD_TTL, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
     values: { ":now": new Date(now).toISOString() },
   });
+  // At most AGENT_MAX_SWEPT_ENTRIES per deployment are acted on; the rest leave the index (records/index-bound.ts).
+  const due = await withinBound(all, INDEX_BOUNDS.expiredThreads());
   let deleted = 0;
   for (const item of due) {
     const ids = indexedAgentRecord(item, "thread");

@@ -11,6 +11,7 @@ import {
   crons,
   indexedAgentRecord,
 } from "../../records/agent.ts";
+import { INDEX_BOUNDS, withinBound } from "../../records/index-bound.ts";
 import { queryShards, shardKey } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AuthFilters, authConfigurable, authUser, matchesAuthFilters } from "../auth/scope.ts";
@@ -254,11 +255,13 @@ export function cronMoveOn(
 export async function dueCrons(
   now: number,
 ): Promise<{ tenant: string; deployment: string; cronId: string }[]> {
-  const due = await queryShards<Pick<CronRecord, "PK" | "SK" | "cron_id">>("main", CRONS_DUE, {
+  const all = await queryShards<Pick<CronRecord, "PK" | "SK" | "cron_id" | "AGENT1PK">>("main", CRONS_DUE, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
     values: { ":now": `${new Date(now).toISOString()}~` },
   });
+  // At most AGENT_MAX_SWEPT_ENTRIES per deployment are acted on; the rest leave the index (records/index-bound.ts).
+  const due = await withinBound(all, INDEX_BOUNDS.dueCrons());
   const out: { tenant: string; deployment: string; cronId: string }[] = [];
   for (const entry of due) {
     const ids = indexedAgentRecord(entry, "cron");

@@ -23,6 +23,17 @@ export interface AgentAccess {
   auth: RouterAuth;
   /** The headers the runtime gets. */
   headers: Record<string, string | undefined>;
+  /**
+   * Whether the request carried a platform key (the runtime never sees it): a client that follows a redirect sends
+   * the key again, so the deployment's answer may not redirect it out of the deployment (answer-headers.ts).
+   */
+  keyCarried: boolean;
+}
+
+/** The headers less any platform key, and whether there was one. */
+async function stripped(headers: Record<string, string | undefined>) {
+  const out = await withoutPlatformKeys(headers);
+  return { headers: out, keyCarried: Object.keys(out).length !== Object.keys(headers).length };
 }
 
 /** End users' buckets: one per process, as the workspaces' limiter is. */
@@ -48,11 +59,11 @@ export async function agentAccess(
   if (tenant !== undefined) {
     await admitRequest(tenant);
     const keyIgnored = d?.tenant_id === tenant && d.custom_auth?.disable_studio_auth === true;
-    return { tenant, auth: keyIgnored ? "custom" : "operator", headers: await withoutPlatformKeys(headers) };
+    return { tenant, auth: keyIgnored ? "custom" : "operator", ...(await stripped(headers)) };
   }
   if (d?.custom_auth && d.active_revision_id) {
     await endUsers.admit(d.id, client);
-    return { tenant: d.tenant_id, auth: "custom", headers: await withoutPlatformKeys(headers) };
+    return { tenant: d.tenant_id, auth: "custom", ...(await stripped(headers)) };
   }
   throw refused!;
 }

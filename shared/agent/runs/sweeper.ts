@@ -3,11 +3,11 @@ import { transact } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../../records/agent.ts";
+import { INDEX_BOUNDS, type IndexEntry, withinBound } from "../../records/index-bound.ts";
 import { queryShards } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
 import type { RuntimeHost } from "../hosting/runtime-host.ts";
-import { type IndexEntry, withinBound } from "./active-run-bound.ts";
 import { finish } from "./finish.ts";
 import { MAX_RUN_ATTEMPTS } from "./settings.ts";
 import { unlockForRetry } from "./thread-lock.ts";
@@ -48,8 +48,8 @@ export async function sweepRuns(
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk",
   });
-  // At most AGENT_MAX_ACTIVE_RUNS entries per deployment are read on and acted on (active-run-bound.ts).
-  const entries = await withinBound(all);
+  // At most AGENT_MAX_ACTIVE_RUNS entries per deployment are read on and acted on (records/index-bound.ts).
+  const entries = await withinBound(all, INDEX_BOUNDS.activeRuns());
   const items = await batchGet<RunRecord>(
     T,
     entries.map((e) => ({ PK: e.PK, SK: e.SK })),

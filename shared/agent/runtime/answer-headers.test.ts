@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containedHeaders, HTML_SANDBOX, isPassive, singleValued } from "./answer-headers.ts";
+import { containedHeaders, HTML_SANDBOX, isPassive, redirectLeaves, singleValued } from "./answer-headers.ts";
 
 const shared = (headers: Record<string, string | string[]>) =>
   containedHeaders(headers, { sharedOrigin: true });
@@ -84,6 +84,26 @@ describe("a runtime's answer headers", () => {
     expect(h["clear-site-data"]).toBeUndefined();
   });
 
+  it("remove Refresh on the shared origin (a console tab sent anywhere), and hop-by-hop headers everywhere", () => {
+    const h = shared({ "content-type": "application/json", Refresh: "0; url=https://example.com/" });
+    expect(h.refresh).toBeUndefined();
+    expect(own({ "content-type": "text/html", refresh: "5" }).refresh).toBe("5");
+    for (const at of [shared, own]) {
+      const out = at({
+        "content-type": "application/json",
+        Connection: "keep-alive, X-Private",
+        "Keep-Alive": "timeout=5",
+        "Transfer-Encoding": "chunked",
+        Upgrade: "websocket",
+        "x-private": "named by Connection",
+        "x-kept": "1",
+      });
+      for (const gone of ["connection", "keep-alive", "transfer-encoding", "upgrade", "x-private"])
+        expect(out[gone], gone).toBeUndefined();
+      expect(out["x-kept"]).toBe("1");
+    }
+  });
+
   it("keep host-only cookies at a deployment's own origin and remove those with a Domain attribute", () => {
     const h = own({
       "content-type": "application/json",
@@ -118,5 +138,54 @@ describe("headers with one value each (Lambda's streamed answer)", () => {
         gone: undefined,
       }),
     ).toEqual({ "content-security-policy": `default-src 'self', ${HTML_SANDBOX}`, "x-n": "1" });
+  });
+});
+
+describe("a redirect of a request that carried a platform key", () => {
+  const shared = { host: "platform.test:8080", prefix: "/agents/d1" };
+  const own = { host: "d1.agents.test:8080", prefix: "" };
+  const leaves = (location: string | string[], place = shared, status = 307) =>
+    redirectLeaves(status, { Location: location }, place);
+
+  it("may stay within the deployment: a relative path, its own prefix, its own origin", () => {
+    expect(leaves("./next")).toBe(false);
+    expect(leaves("/agents/d1/threads")).toBe(false);
+    expect(leaves("/agents/d1")).toBe(false);
+    expect(leaves("http://platform.test:8080/agents/d1/x?y=1")).toBe(false);
+    expect(leaves("/anything/at/all", own)).toBe(false);
+    expect(leaves("https://d1.agents.test:8080/x", own)).toBe(false);
+  });
+
+  it("leaves: another host, scheme-relative or backslashed forms, another scheme, credentials", () => {
+    for (const to of [
+      "http://collector.test/steal",
+      "//collector.test/steal",
+      "/\\collector.test/steal",
+      "\\\\collector.test/steal",
+      "javascript:alert(1)",
+      "http://user:pw@platform.test:8080/agents/d1/x",
+      "http://platform.test/agents/d1/x",
+    ])
+      expect(leaves(to), to).toBe(true);
+    expect(leaves("http://collector.test/", own)).toBe(true);
+  });
+
+  it("leaves: the platform's own API on the shared origin, by dot segments or escaped separators too", () => {
+    for (const to of [
+      "/v2/deployments",
+      "/agents/d2/threads",
+      "/agents/d1x/threads",
+      "../../v2/deployments",
+      "/agents/d1/../../v2/deployments",
+      "/agents/d1/%2e%2e/%2e%2e/v2/deployments",
+      "/agents/d1/..%2f..%2fv2/deployments",
+    ])
+      expect(leaves(to), to).toBe(true);
+  });
+
+  it("two Locations leave; a Location on a status no client follows is left alone", () => {
+    expect(redirectLeaves(302, { location: ["./a", "//collector.test/"] }, shared)).toBe(true);
+    expect(leaves("http://collector.test/", shared, 201)).toBe(false);
+    expect(redirectLeaves(307, {}, shared)).toBe(false);
   });
 });

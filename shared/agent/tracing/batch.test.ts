@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ingestBatch } from "../../runs/ingest.ts";
 import { cutCalls, fitRun, TraceBatch } from "./batch.ts";
 
@@ -47,6 +47,41 @@ describe("TraceBatch", () => {
       },
       { posts: [], patches: [{ id: "b", body: { end_time: "2026-01-01T00:00:02Z" } }] },
     ]);
+  });
+
+  it("the timer holds back a run still going whose create is younger than flushMs: it ends as one post", async () => {
+    vi.useFakeTimers();
+    try {
+      const { ingest, calls } = flakyIngest(0);
+      const batch = new TraceBatch("t", { flushMs: 1000, ingest });
+      batch.create({ id: "a", name: "a", start_time: "2026-01-01T00:00:00Z" });
+      await vi.advanceTimersByTimeAsync(500);
+      batch.create({ id: "b", name: "b", start_time: "2026-01-01T00:00:00.5Z" });
+      await vi.advanceTimersByTimeAsync(500);
+      // At 1 s: a (queued 1 s ago) goes unended; b (0.5 s) waits.
+      expect(calls).toEqual([
+        { posts: [{ id: "a", name: "a", start_time: "2026-01-01T00:00:00Z" }], patches: [] },
+      ]);
+      batch.update("b", { end_time: "2026-01-01T00:00:01.2Z" });
+      batch.update("a", { end_time: "2026-01-01T00:00:01.5Z" });
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(calls.slice(1)).toEqual([
+        {
+          posts: [
+            { id: "b", name: "b", start_time: "2026-01-01T00:00:00.5Z", end_time: "2026-01-01T00:00:01.2Z" },
+          ],
+          patches: [{ id: "a", body: { end_time: "2026-01-01T00:00:01.5Z" } }],
+        },
+      ]);
+      // A run that never ends still goes, once its create is flushMs old.
+      batch.create({ id: "c", name: "c", start_time: "2026-01-01T00:00:02Z" });
+      await vi.advanceTimersByTimeAsync(2000);
+      expect(calls.slice(2)).toEqual([
+        { posts: [{ id: "c", name: "c", start_time: "2026-01-01T00:00:02Z" }], patches: [] },
+      ]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a failed ingestion is retried until it gets through: nothing lost, nothing sent twice", async () => {

@@ -5,7 +5,10 @@ import type { RunBody } from "./format.ts";
 
 // The writes of one agent run's trace, batched: run creates and ends are collected and ingested together
 // (the same ingestion /runs/batch uses) when a short timer fires, when many are waiting, and at the end. A
-// run that starts and ends between two flushes is one complete post, with no patch. Flushes run one at a
+// run that starts and ends between two flushes is one complete post, with no patch; the timer's flush also
+// holds back the create of a run still going that was queued less than `flushMs` ago (a later flush takes it,
+// ended or not: within two timer periods), so a run shorter than `flushMs` is one post whenever it started (a
+// patch costs the ingestion three writes more). Flushes run one at a
 // time, so a run's post always lands before its patches. A flush is cut into ingestion calls of at most
 // `maxBytes` of JSON (a request's limit is about twice that), and a run bigger than that alone has its largest
 // fields replaced by a note saying so. A failed ingestion is retried for ~15 s; failures are logged, never thrown.
@@ -100,6 +103,8 @@ const RETRY_DELAYS_MS = [250, 1000, 2000, 4000, 8000] as const;
 
 export class TraceBatch {
   private posts = new Map<string, RunBody>();
+  /** When the create of each queued post was queued (ms): a young create of a run still going waits. */
+  private queuedAt = new Map<string, number>();
   private patches = new Map<string, RunBody>();
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
@@ -121,6 +126,7 @@ export class TraceBatch {
 
   create(body: RunBody & { id: string }): void {
     this.posts.set(body.id, { ...this.posts.get(body.id), ...body });
+    if (!this.queuedAt.has(body.id)) this.queuedAt.set(body.id, Date.now());
     this.schedule();
   }
 
@@ -137,23 +143,41 @@ export class TraceBatch {
 
   /** Ingests everything queued so far; resolves when it (and every earlier flush) is done. */
   flush(): Promise<void> {
+    return this.flushOlder(Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Ingests what is queued but the creates of runs still going queued after `youngerThan` (ms): those stay for
+   * the next flush, which the timer is set for.
+   */
+  private flushOlder(youngerThan: number): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.queued) return this.chain;
-    const posts = [...this.posts.values()];
+    const posts: RunBody[] = [];
+    for (const [id, body] of this.posts) {
+      if (body.end_time == null && (this.queuedAt.get(id) ?? 0) > youngerThan) continue;
+      posts.push(body);
+      this.posts.delete(id);
+      this.queuedAt.delete(id);
+    }
     const patches = [...this.patches].map(([id, body]) => ({ id, body }));
-    this.posts.clear();
     this.patches.clear();
+    if (this.posts.size) this.arm();
+    if (!posts.length && !patches.length) return this.chain;
     this.chain = this.chain.then(() => this.send(posts, patches));
     return this.chain;
   }
 
   private schedule() {
     if (this.queued >= (this.opts.maxQueued ?? 100)) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.opts.flushMs);
-      this.timer.unref?.();
-    }
+    else this.arm();
+  }
+
+  private arm() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flushOlder(Date.now() - this.opts.flushMs), this.opts.flushMs);
+    this.timer.unref?.();
   }
 
   private async send(posts: RunBody[], patches: Patch[]): Promise<void> {
