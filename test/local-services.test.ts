@@ -243,6 +243,34 @@ describe("local Lambda and Scheduler", () => {
       .toBe("ResourceNotFoundException");
     scheduler.stop();
   });
+
+  // The scheduler reads its schedules only when the earliest is due (an idle cloud queries nothing 5 times a
+  // second): a schedule due in a few seconds, created while it idles, still fires when it is due, not a minute on.
+  it("a schedule due in two seconds, created while the scheduler idles, fires when it is due", async () => {
+    scheduler.start();
+    const client = withBackendToken(new SchedulerClient(cfg()), TOKEN);
+    await expect.poll(() => scheduler.tick().then(() => true)).toBe(true);
+    const due = Date.now() + 2000;
+    const at = new Date(Math.ceil(due / 1000) * 1000).toISOString().slice(0, 19);
+    await client.send(
+      new CreateScheduleCommand({
+        Name: "soon",
+        ScheduleExpression: `at(${at})`,
+        FlexibleTimeWindow: { Mode: "OFF" },
+        ActionAfterCompletion: "DELETE",
+        Target: {
+          Arn: "arn:aws:lambda:us-east-1:0:function:Record",
+          RoleArn: "arn:aws:iam::0:role/x",
+          Input: JSON.stringify({ n: 4 }),
+        },
+      }),
+    );
+    await expect
+      .poll(() => calls.some((c) => c.input.n === 4), { timeout: 10_000, interval: 100 })
+      .toBe(true);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(`${at}Z`));
+    scheduler.stop();
+  });
 });
 
 describe("local S3", () => {

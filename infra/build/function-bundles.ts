@@ -1,5 +1,4 @@
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -23,6 +22,7 @@ import {
 } from "../../functions/routes.ts";
 import { tasks } from "../../functions/task-manifest.ts";
 import { processEnvironment } from "../../shared/config.ts";
+import { filesUnder, inputsHash, unhashedInputs } from "./inputs-hash.ts";
 
 // Every platform Lambda's bundle, built by one esbuild call with one set of options into a folder named by the
 // hash of its inputs: the CDK app deploys these folders as they are, so what runs in AWS is byte for byte what
@@ -146,13 +146,6 @@ const entryName = (f: Pick<PlatformFunction, "kind" | "handler">) =>
     ? join(bundleName(f.handler), RUNTIME_LAYER_FILE).replace(/\.mjs$/, "")
     : join(bundleName(f.handler), BUNDLE_FILE).replace(/\.mjs$/, "");
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name))
-    .sort();
-}
-
 /** The bytes of every file under `dir`: a function's code unzipped, as Lambda counts it. */
 export function dirBytes(dir: string): number {
   return filesUnder(dir).reduce((n, f) => n + statSync(f).size, 0);
@@ -160,16 +153,7 @@ export function dirBytes(dir: string): number {
 
 /** The hash of everything a build depends on: the sources, the lockfile, the entries and the options. */
 export function bundleInputsHash(fns: PlatformFunction[] = platformFunctions()): string {
-  const h = createHash("sha256");
-  h.update(JSON.stringify({ options: BUNDLE_OPTIONS, entries: fns.map(entryName) }));
-  for (const file of [
-    ...SOURCE_DIRS.flatMap((d) => filesUnder(join(ROOT, d))),
-    ...HASHED_FILES.map((f) => join(ROOT, f)),
-  ]) {
-    h.update(relative(ROOT, file));
-    h.update(readFileSync(file));
-  }
-  return h.digest("hex").slice(0, 16);
+  return inputsHash(SOURCE_DIRS, HASHED_FILES, { options: BUNDLE_OPTIONS, entries: fns.map(entryName) });
 }
 
 /** One built bundle: where it is and what esbuild put in it. */
@@ -266,9 +250,7 @@ function build(fns: PlatformFunction[], dir: string): void {
     );
     if (made.status !== 0) throw new Error(`making the OpenAPI document failed (exit ${made.status})`);
   }
-  const outside = Object.keys(meta.inputs).filter(
-    (i) => !i.startsWith("node_modules/") && !SOURCE_DIRS.some((d) => i.startsWith(`${d}/`)),
-  );
+  const outside = unhashedInputs(meta, SOURCE_DIRS);
   if (outside.length)
     throw new Error(`bundles read files the cache key does not hash: ${outside.slice(0, 5).join(", ")}`);
   // The metafile names outputs by the folder they were built in; record them under the final one.

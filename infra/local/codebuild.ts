@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -10,6 +9,7 @@ import { tolerateStdioErrors, toolEnv } from "../../shared/build/exec.ts";
 import { config } from "../../shared/config.ts";
 import { cleanLine } from "../../shared/containment/sandbox-output.ts";
 import { logger } from "../../shared/log.ts";
+import { inputsHash, unhashedInputs } from "../build/inputs-hash.ts";
 import { BUILD_SCRIPT, BUILD_STEP_ENTRIES, stepBundleOptions } from "../build/step-bundle.ts";
 
 // What a local CodeBuild build runs (control-plane/codebuild.ts serves the API): the build step (infra/build/) in a
@@ -21,27 +21,37 @@ const BUNDLES = join(ROOT, ".cache", "build-step");
 
 let bundled: Promise<string> | undefined;
 
+/** What the build step's bundles may read besides node_modules (checked against esbuild's metafile). */
+const STEP_SOURCE_DIRS = ["infra/build", "shared"];
+const STEP_HASHED_FILES = ["package-lock.json", "tsconfig.json", "infra/local/codebuild.ts"];
+
 /**
- * Bundles the build step once per platform process into a folder named by the bundles' content, so platforms
- * sharing the checkout (tests) share a folder no one rewrites while another's build runs from it.
+ * The build step's bundles, in a folder named by the hash of their inputs and built only when it is missing, so
+ * platforms sharing the checkout (tests) share a folder no one rewrites while another's build runs from it, and a
+ * start with unchanged sources bundles nothing.
  */
 export function bundleLocalBuildStep(): Promise<string> {
   bundled ??= (async () => {
-    const files = await Promise.all(
-      BUILD_STEP_ENTRIES.map(async ([entry, file]) => {
-        const r = await build({ ...stepBundleOptions(entry, join(BUNDLES, file)), write: false });
-        return r.outputFiles.map((o) => ({ name: o.path.slice(BUNDLES.length + 1), contents: o.contents }));
-      }),
-    );
-    const hash = createHash("sha256");
-    for (const f of files.flat()) hash.update(f.name).update(f.contents);
-    const dir = join(BUNDLES, hash.digest("hex").slice(0, 16));
+    const options = BUILD_STEP_ENTRIES.map(([entry, file]) => ({
+      ...stepBundleOptions(entry, join(BUNDLES, file)),
+      absWorkingDir: ROOT,
+    }));
+    const dir = join(BUNDLES, inputsHash(STEP_SOURCE_DIRS, STEP_HASHED_FILES, options));
     await dropStaleBundles(dir);
     if (existsSync(join(dir, BUILD_SCRIPT))) return dir;
+    const files = await Promise.all(
+      options.map(async (o) => {
+        const r = await build({ ...o, write: false, metafile: true });
+        const outside = unhashedInputs(r.metafile, STEP_SOURCE_DIRS);
+        if (outside.length)
+          throw new Error(`the build step's bundle read files its key does not hash: ${outside.join(", ")}`);
+        return r.outputFiles.map((f) => ({ name: f.path.slice(BUNDLES.length + 1), contents: f.contents }));
+      }),
+    );
     const partial = `${dir}.${process.pid}.tmp`;
     await mkdir(partial, { recursive: true });
     await Promise.all(files.flat().map((f) => writeFile(join(partial, f.name), f.contents)));
-    // Another platform may have renamed its copy in first: the same content, so either stays.
+    // Another platform may have renamed its copy in first: the same inputs, so either stays.
     await rename(partial, dir).catch(() => rm(partial, { recursive: true, force: true }));
     return dir;
   })();

@@ -8,6 +8,11 @@ import { awsError } from "./sfn.ts";
 // EventBridge Scheduler, locally: schedules persist in the main table (so they survive a restart) and a
 // timer loop fires the due ones. Supports at(...) and rate(...) expressions.
 const PK = "LOCAL#SCHEDULES";
+/**
+ * The longest a scheduler goes without reading its schedules. It knows when the next one is due (it wrote them all),
+ * so it reads only then; this bounds what a schedule written past it (another process on the same table) waits.
+ */
+const MAX_IDLE_MS = 60_000;
 
 /** A schedule's target: the members fired here, beside whatever else the SDK sent (RoleArn, ...). */
 export interface ScheduleTarget {
@@ -61,6 +66,10 @@ function nextFireTime(expression: string, tz: string | undefined, from: number):
 export class LocalScheduler {
   private timer?: NodeJS.Timeout;
   private ticking = false;
+  /** When the earliest enabled schedule is due (epoch ms): the ticks before it read nothing (0: read at the next). */
+  private nextRead = 0;
+  /** Counts creates and updates, so a tick under way when one lands reads again at the next. */
+  private writes = 0;
   constructor(
     private readonly fire: FireTarget,
     private readonly intervalMs = 1000,
@@ -99,6 +108,8 @@ export class LocalScheduler {
           ? awsError("ResourceNotFoundException", `Schedule ${name} does not exist`, 404)
           : awsError("ConflictException", `Schedule ${name} already exists`, 409);
       });
+    this.writes++;
+    this.nextRead = Math.min(this.nextRead, fireAt);
     return { ScheduleArn: `arn:aws:scheduler:us-east-1:000000000000:schedule/${item.group}/${name}` };
   }
 
@@ -131,11 +142,13 @@ export class LocalScheduler {
     clearInterval(this.timer);
   }
 
-  /** Fires every due schedule once, oldest first. */
+  /** Fires every due schedule once, oldest first; reads the schedules only when one may be due. */
   async tick(): Promise<number> {
-    if (this.ticking) return 0;
+    if (this.ticking || Date.now() < this.nextRead) return 0;
     this.ticking = true;
     let fired = 0;
+    const writes = this.writes;
+    let next = Date.now() + MAX_IDLE_MS;
     try {
       const out = await dynamo().send(
         new QueryCommand({
@@ -144,10 +157,12 @@ export class LocalScheduler {
           ExpressionAttributeValues: toItem({ ":pk": this.pk }),
         }),
       );
-      const due = (out.Items ?? [])
+      const now = Date.now();
+      const enabled = (out.Items ?? [])
         .map((i) => fromItem<ScheduleRecord>(i))
-        .filter((s) => s.state === "ENABLED" && s.fire_at <= Date.now())
-        .sort((a, b) => a.fire_at - b.fire_at);
+        .filter((s) => s.state === "ENABLED");
+      const due = enabled.filter((s) => s.fire_at <= now).sort((a, b) => a.fire_at - b.fire_at);
+      for (const s of enabled) if (s.fire_at > now) next = Math.min(next, s.fire_at);
       for (const s of due) {
         try {
           await this.fire(s.target);
@@ -155,19 +170,22 @@ export class LocalScheduler {
         } catch (err) {
           logger.error("schedule target failed", { schedule: s.name, error: err });
         }
-        const next = s.expression.startsWith("rate(")
+        const again = s.expression.startsWith("rate(")
           ? nextFireTime(s.expression, undefined, Date.now())
           : undefined;
-        if (next)
+        if (again) {
           await dynamo().send(
-            new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...s, fire_at: next }) }),
+            new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...s, fire_at: again }) }),
           );
-        else if (s.after === "DELETE") await this.delete(s.name, s.group);
+          next = Math.min(next, again);
+        } else if (s.after === "DELETE") await this.delete(s.name, s.group);
         else
           await dynamo().send(
             new PutItemCommand({ TableName: tableName("main"), Item: toItem({ ...s, state: "DISABLED" }) }),
           );
       }
+      // A create or update during this read may not be in what it read: the next tick reads again.
+      this.nextRead = this.writes === writes ? next : 0;
     } finally {
       this.ticking = false;
     }

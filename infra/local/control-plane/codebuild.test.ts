@@ -1,7 +1,5 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
   BatchGetBuildsCommand,
@@ -10,16 +8,14 @@ import {
   StartBuildCommand,
   StopBuildCommand,
 } from "@aws-sdk/client-codebuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { BUILD_ENV } from "../../../shared/build/build-exchange.ts";
 import { MACHINE as REVISION_MACHINE } from "../../../shared/control/pipeline.ts";
+import { outcome, REGION, signedEmulator } from "../../../test/helpers/signed-emulator.ts";
 import { BUILD_PROJECT_NAME } from "../../build/project.ts";
-import type { EmulatedServices } from "../aws-emulator.ts";
-import { startAwsEmulator } from "../aws-emulator.ts";
-import { newBackendToken } from "../backend-token.ts";
 import type { RunningBuild } from "../codebuild.ts";
 import { machinePrincipals, platformPrincipals } from "../platform-roles.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../policy-proxy/handler.ts";
+import type { ProxyPrincipal } from "../policy-proxy/handler.ts";
 import { LOCAL_ACCOUNT } from "../policy-proxy/local-tables.ts";
 import { LocalStepFunctions } from "../sfn.ts";
 import { CODEBUILD_RESOURCE, startBuildSync } from "../sfn-codebuild.ts";
@@ -29,7 +25,6 @@ import { LocalCodeBuild } from "./codebuild.ts";
 // proxy. The real @aws-sdk/client-codebuild, signed as the revision machine's role, gets what its generated policy
 // (infra/policies/roles.ts: machineRole) allows and AWS's refusals for the rest; the Step Functions integration
 // `codebuild:startBuild.sync` calls the same API and fails the Build state as AWS's does.
-const REGION = "us-east-1";
 const machineRole = machinePrincipals(undefined, REGION).get(REVISION_MACHINE)!;
 const taskRole = platformPrincipals(undefined, REGION).get("task")!;
 /** A principal allowed every CodeBuild call on everything (to reach the service's own refusals). */
@@ -68,48 +63,13 @@ const codebuild = new LocalCodeBuild({
   // A minute of a build's timeout lasts 200 ms here (the project's 30: 6 s; an override of 5: 1 s).
   minuteMs: 200,
 });
-let emulator: Server;
-let proxy: Server;
-let endpoint: string;
+const aws = signedEmulator(
+  { codebuild },
+  { principal: (id) => principals.find((p) => p.accessKeyId === id) },
+);
+afterAll(() => codebuild.stopAll());
 
-beforeAll(async () => {
-  const token = newBackendToken();
-  emulator = (await startAwsEmulator({ codebuild } as unknown as EmulatedServices, "127.0.0.1", token))
-    .server;
-  proxy = createServer(
-    createPolicyProxy({
-      principal: (id) => principals.find((p) => p.accessKeyId === id),
-      upstream: {
-        dynamodb: { endpoint: "http://127.0.0.1:9", token },
-        s3: { endpoint: "http://127.0.0.1:9", token },
-        emulator: { endpoint: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`, token },
-      },
-      region: REGION,
-      kms: { kmsKey: () => undefined, kmsKeyOfCiphertext: () => undefined },
-    }),
-  );
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  codebuild.stopAll();
-  for (const s of [proxy, emulator]) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
-});
-
-const as = (who: ProxyPrincipal) =>
-  new CodeBuildClient({ endpoint, region: REGION, credentials: who, maxAttempts: 1 });
-const outcome = (p: Promise<unknown>) =>
-  p.then(
-    () => "allowed",
-    (e: { name: string; message: string; $metadata?: { httpStatusCode?: number } }) => ({
-      name: e.name,
-      status: e.$metadata?.httpStatusCode,
-      message: e.message,
-    }),
-  );
+const as = (who: ProxyPrincipal) => new CodeBuildClient(aws.client(who));
 const overrides = (tenant: string) => [
   { name: BUILD_ENV.job, value: "http://s3.local/job?X-Amz-Signature=1" },
   { name: BUILD_ENV.tenant, value: tenant },

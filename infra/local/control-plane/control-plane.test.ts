@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   CloudWatchLogsClient,
   CreateLogGroupCommand,
@@ -32,19 +30,17 @@ import {
   waitUntilFunctionActiveV2,
   waitUntilFunctionUpdatedV2,
 } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   runtimeBoundary,
   runtimePolicy,
   runtimeRoleInput,
   runtimeTrustPolicy,
 } from "../../../shared/containment/runtime-policy.ts";
-import type { EmulatedServices } from "../aws-emulator.ts";
-import { startAwsEmulator } from "../aws-emulator.ts";
-import { newBackendToken } from "../backend-token.ts";
+import { outcomeLine as outcome, REGION, signedEmulator } from "../../../test/helpers/signed-emulator.ts";
 import { localResourceArns, platformPrincipals } from "../platform-roles.ts";
 import { localRuntimeScope } from "../policy-proxy/credentials.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../policy-proxy/handler.ts";
+import type { ProxyPrincipal } from "../policy-proxy/handler.ts";
 import { LOCAL_ACCOUNT } from "../policy-proxy/local-tables.ts";
 import { LocalIam } from "./iam.ts";
 import { LambdaFunctions } from "./lambda-functions.ts";
@@ -53,7 +49,6 @@ import { LocalLogs } from "./logs.ts";
 // The control plane the deploy step calls (Lambda's functions, IAM's roles, CloudWatch Logs' groups), served by the
 // local cloud's emulator behind the policy proxy: the real AWS SDK v3 clients, signed as the deploy role, get what
 // its generated policy (infra/policies/roles.ts) allows and AWS's refusals for the rest.
-const REGION = "us-east-1";
 const arns = localResourceArns(REGION);
 const BOUNDARY = arns.runtimeBoundary();
 const LAYER = arns.runtimeLayer();
@@ -93,48 +88,17 @@ const services = {
           yield Buffer.from("done");
         })()
       : undefined,
-} as unknown as EmulatedServices;
-let emulator: Server;
-let proxy: Server;
-let endpoint: string;
-
-beforeAll(async () => {
-  const token = newBackendToken();
-  emulator = (await startAwsEmulator(services, "127.0.0.1", token)).server;
-  proxy = createServer(
-    createPolicyProxy({
-      principal: (id) => (id === who.accessKeyId ? who : undefined),
-      upstream: {
-        dynamodb: { endpoint: "http://127.0.0.1:9", token },
-        s3: { endpoint: "http://127.0.0.1:9", token },
-        emulator: { endpoint: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`, token },
-      },
-      region: REGION,
-      kms: { kmsKey: () => undefined, kmsKeyOfCiphertext: () => undefined },
-      iamRole: (name) => {
-        const r = iam.role(name);
-        return r && { arn: r.Arn, ...(r.PermissionsBoundary ? { boundary: r.PermissionsBoundary } : {}) };
-      },
-    }),
-  );
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+};
+const aws = signedEmulator(services, {
+  principal: (id) => (id === who.accessKeyId ? who : undefined),
+  iamRole: (name) => {
+    const r = iam.role(name);
+    return r && { arn: r.Arn, ...(r.PermissionsBoundary ? { boundary: r.PermissionsBoundary } : {}) };
+  },
 });
-afterAll(async () => {
-  release();
-  for (const s of [proxy, emulator]) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
-});
+afterAll(() => release());
 
-const client = () => ({ endpoint, region: REGION, credentials: who, maxAttempts: 1 });
-const outcome = (p: Promise<unknown>) =>
-  p.then(
-    () => "allowed",
-    (e: { name: string; $metadata?: { httpStatusCode?: number } }) =>
-      `${e.name} ${e.$metadata?.httpStatusCode}`,
-  );
+const client = () => aws.client(who);
 const roleInput = runtimeRoleInput(scope, BOUNDARY);
 const roleArn = `arn:aws:iam::${LOCAL_ACCOUNT}:role/agent-runtime/agent-rt-d1`;
 const fn = {

@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   CreateFunctionCommand,
   InvokeCommand,
@@ -10,13 +8,11 @@ import {
   PutFunctionConcurrencyCommand,
   PutFunctionEventInvokeConfigCommand,
 } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmulatedServices } from "../aws-emulator.ts";
-import { startAwsEmulator } from "../aws-emulator.ts";
-import { newBackendToken } from "../backend-token.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { REGION, signedEmulator } from "../../../test/helpers/signed-emulator.ts";
 import { LocalLambda } from "../lambda.ts";
 import { localResourceArns, platformPrincipals } from "../platform-roles.ts";
-import { createPolicyProxy, type ProxyPrincipal } from "../policy-proxy/handler.ts";
+import type { ProxyPrincipal } from "../policy-proxy/handler.ts";
 import { LOCAL_ACCOUNT } from "../policy-proxy/local-tables.ts";
 import { LambdaFunctions } from "./lambda-functions.ts";
 
@@ -25,7 +21,6 @@ import { LambdaFunctions } from "./lambda-functions.ts";
 // in the queue until a slot is free or it is older than its MaximumEventAgeInSeconds — and an invocation past its
 // Timeout ends with Lambda's Sandbox.Timedout error. Real SDK clients, through the policy proxy under the platform's
 // roles (the deploy role creates, the router's role invokes).
-const REGION = "us-east-1";
 const LAYER = localResourceArns(REGION).runtimeLayer();
 const roles = platformPrincipals(undefined, REGION);
 const principals: ProxyPrincipal[] = [roles.get("deploy")!, roles.get("api-agent")!];
@@ -63,40 +58,14 @@ const services = {
           await new Promise(() => {});
         })()
       : undefined,
-} as unknown as EmulatedServices;
-let emulator: Server;
-let proxy: Server;
-let endpoint: string;
-
-beforeAll(async () => {
-  const token = newBackendToken();
-  emulator = (await startAwsEmulator(services, "127.0.0.1", token)).server;
-  proxy = createServer(
-    createPolicyProxy({
-      principal: (id) => principals.find((p) => p.accessKeyId === id),
-      upstream: {
-        dynamodb: { endpoint: "http://127.0.0.1:9", token },
-        s3: { endpoint: "http://127.0.0.1:9", token },
-        emulator: { endpoint: `http://127.0.0.1:${(emulator.address() as AddressInfo).port}`, token },
-      },
-      region: REGION,
-      kms: { kmsKey: () => undefined, kmsKeyOfCiphertext: () => undefined },
-    }),
-  );
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  endpoint = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
+};
+const aws = signedEmulator(services, { principal: (id) => principals.find((p) => p.accessKeyId === id) });
+afterAll(() => {
   lambda.stop();
   for (const open of gates.splice(0)) open();
-  for (const s of [proxy, emulator]) {
-    s.closeAllConnections();
-    await new Promise<void>((r) => s.close(() => r()));
-  }
 });
 
-const as = (role: "deploy" | "api-agent") =>
-  new LambdaClient({ endpoint, region: REGION, credentials: roles.get(role)!, maxAttempts: 1 });
+const as = (role: "deploy" | "api-agent") => new LambdaClient(aws.client(roles.get(role)!));
 
 /** A runtime function as the deploy step makes one: a published version, a reservation, its drain setting. */
 async function runtimeFunction(name: string, opts: { reserved?: number; timeout?: number }): Promise<string> {
