@@ -135,8 +135,8 @@ export class LocalTtl {
           Limit: paced && !this.hurry ? PACED_PAGE : undefined,
         }),
       );
-      const records: StreamRecord[] = [];
       const items = page.Items ?? [];
+      const deleted = new Set<Record<string, unknown>>();
       await forEachLimit(items, CONCURRENCY, async (Key) => {
         try {
           // Conditional, as TTL is: an item whose expiry was extended since the scan stays.
@@ -155,8 +155,13 @@ export class LocalTtl {
           return;
         }
         result.deleted++;
-        records.push(this.removeRecord(table, Key as Record<string, unknown>));
+        deleted.add(Key);
       });
+      // The page's deletes as one stream's records, in the scan's order (a partition's items by sort key) whatever
+      // order the concurrent deletes ended in, so a batch's records and their sequence numbers are the same each time.
+      const records: StreamRecord[] = items
+        .filter((Key) => deleted.has(Key))
+        .map((Key) => this.removeRecord(table, Key as Record<string, unknown>));
       for (const c of this.consumers.filter((x) => x.ttlDeletes.table === def.id)) {
         const mine = records.filter((r) => ttlDeletedKey(r, c.ttlDeletes) !== undefined);
         for (let i = 0; i < mine.length; i += BATCH)
