@@ -224,33 +224,52 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, def: Tabl
   for (const i of def.indexes ?? []) {
     if (have.has(i.name)) {
       if (sameProjection(have.get(i.name), projectionOf(i))) continue;
-      await client.send(
-        new UpdateTableCommand({
-          TableName: name,
-          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: i.name } }],
-        }),
+      await whileInUse(() =>
+        client.send(
+          new UpdateTableCommand({
+            TableName: name,
+            GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: i.name } }],
+          }),
+        ),
       );
       await untilIndex(client, name, i.name, (status) => status === undefined);
     }
-    await client.send(
-      new UpdateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [i.partitionKey, i.sortKey]
-          .filter((a): a is string => !!a)
-          .map((a) => ({ AttributeName: a, AttributeType: "S" })),
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              IndexName: i.name,
-              KeySchema: keySchema(i.partitionKey, i.sortKey),
-              Projection: projectionOf(i),
+    await whileInUse(() =>
+      client.send(
+        new UpdateTableCommand({
+          TableName: name,
+          AttributeDefinitions: [i.partitionKey, i.sortKey]
+            .filter((a): a is string => !!a)
+            .map((a) => ({ AttributeName: a, AttributeType: "S" })),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: i.name,
+                KeySchema: keySchema(i.partitionKey, i.sortKey),
+                Projection: projectionOf(i),
+              },
             },
-          },
-        ],
-      }),
+          ],
+        }),
+      ),
     );
     // Writes while DynamoDB Local backfills a new index can fail (InternalFailure): wait until it is ACTIVE.
     await untilIndex(client, name, i.name, (status) => status === "ACTIVE" || status === undefined);
+  }
+}
+
+/**
+ * An index change tried again while the table answers ResourceInUseException: DynamoDB Local may still report an
+ * index it no longer lists as being deleted (seen under load), as AWS refuses a change while another is under way.
+ */
+async function whileInUse<T>(change: () => Promise<T>, deadline = Date.now() + 120_000): Promise<T> {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+    try {
+      return await change();
+    } catch (err) {
+      if ((err as { name?: string }).name !== "ResourceInUseException" || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }
 
