@@ -53,6 +53,20 @@ const cfg = () => ({
   credentials: { accessKeyId: "x", secretAccessKey: "x" },
 });
 
+/** A one-time schedule at `at` that records `{ n }` through the Record function, then deletes itself. */
+const oneTime = (Name: string, at: string, n: number) =>
+  new CreateScheduleCommand({
+    Name,
+    ScheduleExpression: `at(${at})`,
+    FlexibleTimeWindow: { Mode: "OFF" },
+    ActionAfterCompletion: "DELETE",
+    Target: {
+      Arn: "arn:aws:lambda:us-east-1:0:function:Record",
+      RoleArn: "arn:aws:iam::0:role/x",
+      Input: JSON.stringify({ n }),
+    },
+  });
+
 beforeAll(async () => {
   sfn = new LocalStepFunctions(join(import.meta.dirname, "fixtures", "state-machines"), resolve);
   const lambda = new LocalLambda(resolve, 10);
@@ -219,19 +233,7 @@ describe("local Lambda and Scheduler", () => {
     scheduler.start();
     const client = withBackendToken(new SchedulerClient(cfg()), TOKEN);
     const at = new Date(Date.now() - 1000).toISOString().slice(0, 19);
-    await client.send(
-      new CreateScheduleCommand({
-        Name: "once",
-        ScheduleExpression: `at(${at})`,
-        FlexibleTimeWindow: { Mode: "OFF" },
-        ActionAfterCompletion: "DELETE",
-        Target: {
-          Arn: "arn:aws:lambda:us-east-1:0:function:Record",
-          RoleArn: "arn:aws:iam::0:role/x",
-          Input: JSON.stringify({ n: 3 }),
-        },
-      }),
-    );
+    await client.send(oneTime("once", at, 3));
     await expect.poll(() => calls.some((c) => c.input.n === 3), { timeout: 5000 }).toBe(true);
     await expect
       .poll(async () =>
@@ -252,19 +254,7 @@ describe("local Lambda and Scheduler", () => {
     await expect.poll(() => scheduler.tick().then(() => true)).toBe(true);
     const due = Date.now() + 2000;
     const at = new Date(Math.ceil(due / 1000) * 1000).toISOString().slice(0, 19);
-    await client.send(
-      new CreateScheduleCommand({
-        Name: "soon",
-        ScheduleExpression: `at(${at})`,
-        FlexibleTimeWindow: { Mode: "OFF" },
-        ActionAfterCompletion: "DELETE",
-        Target: {
-          Arn: "arn:aws:lambda:us-east-1:0:function:Record",
-          RoleArn: "arn:aws:iam::0:role/x",
-          Input: JSON.stringify({ n: 4 }),
-        },
-      }),
-    );
+    await client.send(oneTime("soon", at, 4));
     await expect
       .poll(() => calls.some((c) => c.input.n === 4), { timeout: 10_000, interval: 100 })
       .toBe(true);
