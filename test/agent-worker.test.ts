@@ -334,7 +334,7 @@ describe("the platform killed mid-work, then started again on the same data", ()
   const dirs: string[] = [];
   const revisionRepo = gitRepo(graphRepoFiles(["step"]));
   let proxy: Awaited<ReturnType<typeof s3Proxy>>;
-  let exportRun: { id: string; sent: { id: string }[]; bucket: string };
+  let exportRun: { id: string; sent: Record<string, unknown>[]; bucket: string };
   let revision: { deploymentId: string; path: string };
   let agentRun: { threadId: string; runId: string };
 
