@@ -38,6 +38,11 @@ export const long = new StateGraph(State)
   .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
   .addNode("b", async () => { await sleep(4000); return { items: ["b"] }; })
   .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
+// As long, with a b of 10 s: the window in which the crash test kills the platform, on a busy machine.
+export const longer = new StateGraph(State)
+  .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
+  .addNode("b", async () => { await sleep(10000); return { items: ["b"] }; })
+  .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
 // Its first pass through "stall" freezes the whole runtime process for 5 s (no lease renewal, no timers).
 let stalls = 0;
 const freeze = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -49,7 +54,12 @@ export const stall = new StateGraph(State)
 `;
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { quick: "./src/graph.mjs:quick", long: "./src/graph.mjs:long", stall: "./src/graph.mjs:stall" },
+    graphs: {
+      quick: "./src/graph.mjs:quick",
+      long: "./src/graph.mjs:long",
+      longer: "./src/graph.mjs:longer",
+      stall: "./src/graph.mjs:stall",
+    },
     env: {},
   }),
   "src/graph.mjs": GRAPH,
@@ -377,9 +387,9 @@ describe("the platform killed mid-work, then started again on the same data", ()
     const inFlight = async () =>
       ["BUILDING", "AWAITING_DEPLOY", "DEPLOYING"].includes((await api("GET", revision.path)).json.status);
     await waitFor("the build to start", inFlight);
-    // An agent run past its first node's checkpoint, in its second (4 s).
+    // An agent run past its first node's checkpoint, in its second (10 s).
     const t = await client.threads.create();
-    const run = await client.runs.create(t.thread_id, "long", { input: { items: ["in"] } });
+    const run = await client.runs.create(t.thread_id, "longer", { input: { items: ["in"] } });
     agentRun = { threadId: t.thread_id, runId: run.run_id };
     await waitFor(
       "node a's checkpoint",
@@ -387,10 +397,21 @@ describe("the platform killed mid-work, then started again on the same data", ()
       20_000,
       20,
     );
-    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("running");
-    // All three still in flight when the platform goes down.
-    expect(await inFlight()).toBe(true);
-    expect((await api("GET", `/api/v1/bulk-exports/${exportRun.id}`)).json.status).toBe("Running");
+    // The export's runs go one at a time: killed while one of them is at work (not between two), it is interrupted.
+    const exportRunAtWork = async () =>
+      ((await api("GET", `/api/v1/bulk-exports/${exportRun.id}/runs`)).json as any[]).some(
+        (r) => r.status === "Running",
+      );
+    await waitFor("an export run at work", exportRunAtWork, 10_000, 20);
+    // All three still in flight when the platform goes down: read at once, since node b ends 10 s after a.
+    const [runStatus, building, exporting] = await Promise.all([
+      client.runs.get(t.thread_id, run.run_id).then((r) => r.status),
+      inFlight(),
+      exportRunAtWork(),
+    ]);
+    expect(runStatus).toBe("running");
+    expect(building).toBe(true);
+    expect(exporting).toBe(true);
     platform = await platform.crashAndRestart({ wholeGroup: true });
     client = agentClient(platform.facts, deploymentId);
   }, 240_000);
