@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -24,8 +24,25 @@ export interface FunctionSpec {
   environment: Record<string, string>;
   /** Most execution environments at once (its reserved concurrency); further invocations wait for one. */
   maxConcurrency?: number;
+  /**
+   * Environments its queued invocations may keep busy at once (LOCAL_FUNCTION_ENVIRONMENTS): one arriving while
+   * that many are up and none is free waits, in order of arrival, for the next to free instead of starting
+   * another. Undefined: an environment per concurrent invocation, as Lambda scales.
+   */
+  queueBeyond?: number;
+  /** Its invocations are held open (a response stream, a long-poll): never queued behind one another. */
+  heldOpen?: boolean;
   /** An idle environment is shut down after this long (Lambda reclaims idle ones too). */
   idleMs?: number;
+}
+
+/** How an invocation reached the function. */
+export interface InvokeOptions {
+  /**
+   * Made by an invocation still running (its trace header says so): never queued, since the invocation it waits
+   * for could be the one holding the environment it would wait for (a function invoking itself, or its chain).
+   */
+  nested?: boolean;
 }
 
 /** What an invocation came to: its JSON result, a response stream's bytes, or the error Lambda would report. */
@@ -135,6 +152,8 @@ class Environment {
 
   run(event: unknown, p: Pending): void {
     const id = randomUUID();
+    // The timeout counts from the invocation's start, not its arrival: as in Lambda, a wait for an environment
+    // is no part of the function's time, and its code plans its work by getRemainingTimeInMillis.
     const deadline = Date.now() + this.spec.timeoutSeconds * 1000;
     // Lambda stops an invocation at its timeout by ending the environment; so does this.
     const timer = setTimeout(() => {
@@ -147,7 +166,7 @@ class Environment {
       void this.stop();
     }, this.spec.timeoutSeconds * 1000);
     this.pending = { id, p, timer };
-    this.worker.postMessage({ id, event, deadline, requestId: randomUUID() });
+    this.worker.postMessage({ id, event, deadline, requestId: randomUUID(), traceId: newTraceId() });
   }
 
   /** The caller went away from a stream: the handler's stream sees `close`, as a Lambda stream does. */
@@ -190,6 +209,18 @@ class Environment {
   }
 }
 
+/**
+ * An invocation's X-Ray trace header, which Lambda hands the function as _X_AMZN_TRACE_ID: the AWS SDK sends it
+ * on every call the function makes, so an Invoke it makes arrives marked as made from a running invocation.
+ */
+function newTraceId(): string {
+  const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+  const epoch = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, "0");
+  return `Root=1-${epoch}-${hex(12)};Parent=${hex(8)};Sampled=0`;
+}
+
 /** What Lambda reports when an environment dies: out of memory, or its init failed. */
 function failureOf(err: Error & { code?: string }, spec: FunctionSpec): Invocation {
   if (err.code === "ERR_WORKER_OUT_OF_MEMORY")
@@ -205,11 +236,17 @@ function failureOf(err: Error & { code?: string }, spec: FunctionSpec): Invocati
   };
 }
 
-/** A function's execution environments: warm ones reused, new ones started up to its concurrency. */
+/**
+ * A function's execution environments: warm ones reused, new ones started up to its concurrency. Beyond
+ * `queueBeyond` busy environments a queued invocation waits for a free one, in order of arrival: on a laptop's
+ * few cores, environments started per concurrent request share the cores and each stays in V8's cold tiers
+ * (Lambda gives each a machine of its own). Held-open and nested invocations are never queued.
+ */
 export class LocalFunction {
   private readonly environments = new Set<Environment>();
   private readonly idle: Environment[] = [];
-  private readonly waiting: (() => void)[] = [];
+  /** Invocations waiting for an environment, first come first served: handed one, or woken to look again. */
+  private readonly waiting: ((env?: Environment) => void)[] = [];
   private stopped = false;
   /** Environments waiting for an init slot. */
   private starting = 0;
@@ -219,8 +256,9 @@ export class LocalFunction {
   constructor(readonly spec: FunctionSpec) {}
 
   /** Runs one invocation; a streamed answer's bytes arrive as the handler writes them. */
-  async invoke(event: unknown): Promise<Invocation> {
-    const env = await this.acquire();
+  async invoke(event: unknown, opts: InvokeOptions = {}): Promise<Invocation> {
+    const queued = this.spec.queueBeyond !== undefined && !this.spec.heldOpen && !opts.nested;
+    const env = await this.acquire(queued);
     if (!env)
       return { kind: "error", errorType: "ServiceException", errorMessage: "The function is stopped" };
     try {
@@ -280,7 +318,7 @@ export class LocalFunction {
   async provision(count: number): Promise<void> {
     const started: Environment[] = [];
     for (let i = 0; i < count; i++) {
-      const env = await this.acquire();
+      const env = await this.acquire(false);
       if (!env) break;
       env.provisioned = true;
       started.push(env);
@@ -289,14 +327,18 @@ export class LocalFunction {
     for (const e of started) this.release(e);
   }
 
-  private async acquire(): Promise<Environment | undefined> {
+  /** An environment for one invocation: a warm one, a new one while under the cap, else the next one freed. */
+  private async acquire(queued: boolean): Promise<Environment | undefined> {
+    const most = this.spec.maxConcurrency ?? 64;
+    const cap = queued ? Math.min(most, this.spec.queueBeyond ?? most) : most;
+    let woken = false;
     while (!this.stopped) {
       const warm = this.idle.pop();
       if (warm) {
         clearTimeout(warm.idleTimer);
         return warm;
       }
-      if (this.environments.size + this.starting < (this.spec.maxConcurrency ?? 64)) {
+      if (this.environments.size + this.starting < cap) {
         this.starting++;
         const release = await initSlot().finally(() => this.starting--);
         if (this.stopped) {
@@ -308,7 +350,12 @@ export class LocalFunction {
         this.environments.add(env);
         return env;
       }
-      await new Promise<void>((r) => this.waiting.push(r));
+      // Woken without an environment (one went away): it looks again ahead of later arrivals.
+      const handed = await new Promise<Environment | undefined>((r) =>
+        woken ? this.waiting.unshift(r) : this.waiting.push(r),
+      );
+      if (handed) return handed;
+      woken = true;
     }
     return undefined;
   }
@@ -316,8 +363,10 @@ export class LocalFunction {
   private release(env: Environment) {
     if (env.dead) return this.forget(env);
     if (!this.environments.has(env) || env.busy || this.idle.includes(env)) return;
+    // Handed straight to the longest waiting invocation, so none arriving later overtakes it.
+    const next = this.waiting.shift();
+    if (next) return next(env);
     this.idle.push(env);
-    this.waiting.shift()?.();
     // Kept warm for good (a local stand-in for a schedule keeps its timer in its environment).
     if (!Number.isFinite(this.spec.idleMs ?? 0) || env.provisioned) return;
     env.idleTimer = setTimeout(() => {
