@@ -210,12 +210,30 @@ describe("local Lambda: buffered invocations queued beyond the machine's paralle
     return o.value as { i: number; n: number; me: number };
   };
 
-  it("starts no environment beyond queueBeyond for buffered invocations: the rest share the ones up", async () => {
-    const f = fn(sleepy, { queueBeyond: 2 });
+  it("a function that computes keeps queueBeyond environments busy: the rest share the ones up", async () => {
+    const f = fn(
+      `const me = Math.random();
+       export const handler = async (e) => { const end = Date.now() + 30; while (Date.now() < end); return { i: e.i, n: 0, me }; };`,
+      { queueBeyond: 2 },
+    );
+    // Two waves: the second arrives once the first has shown the function computes all its time.
+    for (const wave of [0, 1]) {
+      const outs = (
+        await Promise.all(Array.from({ length: 8 }, (_, i) => f.invoke({ i: wave * 8 + i })))
+      ).map(servedBy);
+      expect(outs.map((o) => o.i)).toEqual(Array.from({ length: 8 }, (_, i) => wave * 8 + i));
+    }
+    expect(f.size).toBe(2);
+  });
+
+  it("a function whose invocations mostly wait gets more environments, at most four times queueBeyond", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    servedBy(await f.invoke({ i: 0 }));
+    // Its first invocation waited nearly all its time: eight at once now find four environments, no more.
     const outs = (await Promise.all(Array.from({ length: 8 }, (_, i) => f.invoke({ i })))).map(servedBy);
     expect(outs.map((o) => o.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    expect(new Set(outs.map((o) => o.me)).size).toBe(2);
-    expect(f.size).toBe(2);
+    expect(new Set(outs.map((o) => o.me)).size).toBe(4);
+    expect(f.size).toBe(4);
   });
 
   it("serves queued invocations in order of arrival, each once", async () => {
@@ -247,10 +265,14 @@ describe("local Lambda: buffered invocations queued beyond the machine's paralle
     const three = await Promise.all([0, 1, 2].map((i) => f.invoke({ i })));
     expect(three).toEqual([0, 1, 2].map((i) => ({ kind: "result", value: i })));
     // One that runs past its time behind another is ended at its start + 1 s; the one behind it still runs.
+    const g = fn(
+      `export const handler = async (e) => { if (e.spin) for (;;) {} await new Promise(r => setTimeout(r, 600)); return e.i; };`,
+      { queueBeyond: 1, timeoutSeconds: 1 },
+    );
     const [first, spun, after] = await Promise.all([
-      f.invoke({ i: 3 }),
-      f.invoke({ spin: true }),
-      f.invoke({ i: 4 }),
+      g.invoke({ i: 3 }),
+      g.invoke({ spin: true }),
+      g.invoke({ i: 4 }),
     ]);
     expect(first).toEqual({ kind: "result", value: 3 });
     expect(spun).toEqual({

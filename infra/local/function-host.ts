@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
+import type { EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RequestStats } from "../../shared/aws/request-stats.ts";
@@ -72,6 +73,9 @@ async function initSlot(): Promise<() => void> {
   };
 }
 
+/** At most this many times `queueBeyond` environments for a function whose invocations mostly wait. */
+const QUEUE_STRETCH = 4;
+
 /** How long an idle environment is kept (LOCAL_FUNCTION_IDLE_MS; the test run keeps them for its whole length). */
 const defaultIdleMs = () => config.localCloud.functionIdleMs;
 
@@ -103,6 +107,9 @@ class Environment {
   provisioned = false;
   /** The bundle's request counts as of its last invocation (PLATFORM_COUNT_REQUESTS). */
   stats?: RequestStats;
+  /** The share of its last invocation's time its event loop was busy (0–1): how much it computes, not waits. */
+  lastUtilization?: number;
+  private loopAtStart?: EventLoopUtilization;
   idleTimer?: NodeJS.Timeout;
 
   constructor(
@@ -166,6 +173,7 @@ class Environment {
       void this.stop();
     }, this.spec.timeoutSeconds * 1000);
     this.pending = { id, p, timer };
+    this.loopAtStart = this.worker.performance.eventLoopUtilization();
     this.worker.postMessage({ id, event, deadline, requestId: randomUUID(), traceId: newTraceId() });
   }
 
@@ -191,6 +199,9 @@ class Environment {
 
   private finish() {
     if (this.pending) clearTimeout(this.pending.timer);
+    if (this.loopAtStart && !this.exited)
+      this.lastUtilization = this.worker.performance.eventLoopUtilization(this.loopAtStart).utilization;
+    this.loopAtStart = undefined;
     this.pending = undefined;
   }
 
@@ -327,12 +338,28 @@ export class LocalFunction {
     for (const e of started) this.release(e);
   }
 
+  /**
+   * Environments queued invocations may keep busy: enough to keep `queueBeyond` cores computing, as far as the
+   * function's last invocations show how much of their time they compute. One that mostly waits (on DynamoDB,
+   * through the proxy) gets more, up to QUEUE_STRETCH times as many; one that computes gets `queueBeyond`.
+   */
+  private queueCap(most: number): number {
+    const base = this.spec.queueBeyond ?? most;
+    const seen = [...this.environments].flatMap((e) =>
+      e.lastUtilization === undefined ? [] : [e.lastUtilization],
+    );
+    if (!seen.length) return Math.min(most, base);
+    const computing = seen.reduce((a, b) => a + b, 0) / seen.length;
+    const wanted = Math.round(base / Math.max(computing, 1 / QUEUE_STRETCH));
+    return Math.min(most, Math.max(base, wanted));
+  }
+
   /** An environment for one invocation: a warm one, a new one while under the cap, else the next one freed. */
   private async acquire(queued: boolean): Promise<Environment | undefined> {
     const most = this.spec.maxConcurrency ?? 64;
-    const cap = queued ? Math.min(most, this.spec.queueBeyond ?? most) : most;
     let woken = false;
     while (!this.stopped) {
+      const cap = queued ? this.queueCap(most) : most;
       const warm = this.idle.pop();
       if (warm) {
         clearTimeout(warm.idleTimer);
