@@ -236,6 +236,19 @@ describe("local Lambda: buffered invocations queued beyond the machine's paralle
     expect(f.size).toBe(4);
   });
 
+  it("an environment started while others wait goes to the longest waiting, not to the newcomer", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    const order: number[] = [];
+    const first = f.invoke({ i: 0, ms: 50 });
+    const long = f.invoke({ i: 1, ms: 1500 });
+    const waiting = f.invoke({ i: 2, ms: 10 }).then((o) => order.push(servedBy(o).i));
+    // The first has shown the function waits (more environments allowed); the long one holds the only one.
+    servedBy(await first);
+    const newcomer = f.invoke({ i: 3, ms: 10 }).then((o) => order.push(servedBy(o).i));
+    await Promise.all([long, waiting, newcomer]);
+    expect(order).toEqual([2, 3]);
+  });
+
   it("serves queued invocations in order of arrival, each once", async () => {
     const f = fn(sleepy, { queueBeyond: 1 });
     const outs = (await Promise.all(Array.from({ length: 6 }, (_, i) => f.invoke({ i, ms: 20 })))).map(

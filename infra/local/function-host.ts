@@ -366,6 +366,8 @@ export class LocalFunction {
         return warm;
       }
       if (this.environments.size + this.starting < cap) {
+        // Invocations already waiting when this one arrived get the new environment first (none overtakes).
+        const behind = queued && !woken && this.waiting.length > 0;
         this.starting++;
         const release = await initSlot().finally(() => this.starting--);
         if (this.stopped) {
@@ -375,7 +377,9 @@ export class LocalFunction {
         const env = new Environment(this.spec, (e) => this.forget(e));
         env.ready.then(release, release);
         this.environments.add(env);
-        return env;
+        const head = behind ? this.waiting.shift() : undefined;
+        if (!head) return env;
+        head(env);
       }
       // Woken without an environment (one went away): it looks again ahead of later arrivals.
       const handed = await new Promise<Environment | undefined>((r) =>
