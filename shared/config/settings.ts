@@ -252,10 +252,9 @@ export const SETTINGS = {
   }),
   LOCAL_FUNCTION_ENVIRONMENTS: wholeNumber({
     description:
-      "Environments a platform function of the local cloud keeps busy at once for buffered invocations (up to four times as many while its invocations mostly wait rather than compute); further ones wait, in order, for a free one (a response stream, a long-poll or an invocation made by a running one never waits). 0: an environment per concurrent invocation, as Lambda scales. A local model only: AWS keeps its own scaling.",
+      "Environments a platform function of the local cloud keeps busy at once for buffered invocations (up to four times as many while its invocations mostly wait rather than compute); further ones wait, in order, for a free one (a response stream, a long-poll or an invocation made by a running one never waits). 0: an environment per concurrent invocation, as Lambda scales. Unset: the machine's parallelism (at least 2). A local model only: AWS keeps its own scaling.",
     readers: ["local cloud"],
     min: 0,
-    defaultShown: "the machine's parallelism (at least 2)",
   }),
   LOCAL_SFN_RETRY_INTERVAL_MS: wholeNumber({
     description:
