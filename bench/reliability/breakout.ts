@@ -30,6 +30,8 @@ export const BREAKOUT_FILES: Record<string, string> = {
     "test/storage-budget-breakout.test.ts",
   "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
   "redirects that would carry the platform key out of the deployment": "test/agent-redirect-breakout.test.ts",
+  "checkpoint items naming another workspace's S3 objects (TTL sweep, purge, copy)":
+    "test/checkpoint-ref-breakout.test.ts",
 };
 
 interface VitestJson {
