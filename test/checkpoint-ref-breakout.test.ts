@@ -2,7 +2,7 @@ import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
-import { copyThread } from "../shared/agent/checkpoint/admin.ts";
+import { copyThread, deleteByRunId, keepLatest } from "../shared/agent/checkpoint/admin.ts";
 import { placeParts, readPart } from "../shared/agent/checkpoint/blobs.ts";
 import { purgeDeploymentData } from "../shared/agent/cleanup/purge.ts";
 import { sweepExpiredThreads } from "../shared/agent/cleanup/thread-ttl.ts";
@@ -19,8 +19,8 @@ import { auth, base, call, facts } from "./helpers/cloud.ts";
 // `value_ref: checkpoints/<victim workspace>%23<its deployment>/<thread>/…` into an item of its own thread with a
 // one-minute TTL; the platform's sweep deleted the other workspace's checkpoint blob, and that thread's state answered
 // 500 from then on. Now a reference counts only under the thread prefix the item's own key builds (`ownRef` in
-// shared/agent/checkpoint/blobs.ts): others are not deleted, copied or read. (On the code before the fix, the first
-// two tests fail: the victim's objects are gone.)
+// shared/agent/checkpoint/blobs.ts): others are not deleted, copied or read. (On the code before the fix, every
+// test fails: the victim's objects are gone, or copied.)
 
 const bucket = process.env.PLATFORM_BUCKET!;
 const exists = (Key: string) =>
@@ -104,6 +104,28 @@ describe("checkpoint items naming another workspace's S3 objects", () => {
       ...forged(victim.key),
     });
     await purgeDeploymentData(tenant, deployment);
+    expect(await exists(victim.key)).toBe(true);
+  });
+
+  it("a rollback (the run sweeper finishing a cancelled run) and keep_latest leave them too", async () => {
+    const victim = await victimPart();
+    const scope = `${crypto.randomUUID()}#${crypto.randomUUID()}`;
+    const thread = crypto.randomUUID();
+    const run = crypto.randomUUID();
+    const head = (id: string, extra: Record<string, unknown>) => ({
+      PK: checkpointPk(scope, thread),
+      SK: `C#%#${id}`,
+      kind: "checkpoint",
+      checkpoint_ns: "",
+      checkpoint_id: id,
+      ...extra,
+    });
+    await putItem("checkpoints", head("1", { run_id: run, ...forged(victim.key) }));
+    await putItem("checkpoints", head("2", { run_id: crypto.randomUUID() }));
+    await putItem("checkpoints", head("0", { metadata_ref: victim.key }));
+    expect(await deleteByRunId(scope, thread, run)).toBe(1);
+    expect(await exists(victim.key)).toBe(true);
+    expect(await keepLatest(scope, thread)).toBe(1);
     expect(await exists(victim.key)).toBe(true);
   });
 
