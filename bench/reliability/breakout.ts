@@ -26,7 +26,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
   "another workspace's local folders": "test/repo-grants.test.ts",
   "exports into the platform's own S3": "test/export-breakout.test.ts",
-  "storage (a runtime's own prefix past its budget, one object's size)":
+  "storage (a runtime's own prefix past its budget, one object's size, the scans its budget asks for)":
     "test/storage-budget-breakout.test.ts",
   "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
   "redirects that would carry the platform key out of the deployment": "test/agent-redirect-breakout.test.ts",
