@@ -21,7 +21,7 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "calls whose shape names another service than their signature (target, form, path)":
     "test/aws-wire-breakout.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
-  "capacity (end users' flood, socket memory, deployments, active-run index)":
+  "capacity (end users' flood, socket memory, deployments, active-run index, one workspace's crons)":
     "test/capacity-breakout.test.ts",
   "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
   "another workspace's local folders": "test/repo-grants.test.ts",
