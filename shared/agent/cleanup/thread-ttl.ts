@@ -2,7 +2,7 @@ import { queryPage } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
-import { INDEX_BOUNDS, withinBound } from "../../records/index-bound.ts";
+import { INDEX_BOUNDS, inTurns, withinBound } from "../../records/index-bound.ts";
 import { queryShards, shardKeys } from "../../records/shard.ts";
 import { agentDeployment } from "../deployment/deployment.ts";
 import { getThreadItem } from "../threads/threads.ts";
@@ -27,7 +27,8 @@ export async function sweepExpiredThreads(
   // At most AGENT_MAX_SWEPT_ENTRIES per deployment are acted on; the rest leave the index (records/index-bound.ts).
   const due = await withinBound(all, INDEX_BOUNDS.expiredThreads());
   let deleted = 0;
-  for (const item of due) {
+  // Workspaces take turns (records/index-bound.ts): one workspace's many threads delay its own, not another's.
+  for (const item of inTurns(due, (i) => indexedAgentRecord(i, "thread")?.tenant ?? "")) {
     const ids = indexedAgentRecord(item, "thread");
     if (!ids) continue;
     try {

@@ -187,13 +187,13 @@ export async function sweep(
 ): Promise<CronSweep> {
   const out: CronSweep = { fired: 0, skipped: 0, deferred: 0 };
   const now = s.clock();
-  const until = performance.now() + budgetMs;
   const dues = inTurns(
     (await dueCrons(now)).filter(
       (due) => !only || (only.tenant === due.tenant && only.deployment === due.deployment),
     ),
     (due) => due.tenant,
   );
+  const until = performance.now() + budgetMs;
   for (const [i, due] of dues.entries()) {
     if (performance.now() > until) {
       out.deferred = dues.length - i;
