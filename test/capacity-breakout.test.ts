@@ -457,6 +457,38 @@ describe("the shared indexes of due crons and expired threads", () => {
   });
 });
 
+// secreview4, read in the code: the run sweeper's task deletes expired threads after it re-drives runs, and locally
+// arms its next sweep when this one ends; a workspace's thousands of expired threads (AGENT_MAX_SWEPT_ENTRIES in each
+// of its deployments, each a delete of runs, events and checkpoints) held back every workspace's delayed runs and
+// dead workers' runs for as long as their deletes took. Now a TTL sweep deletes for a bounded time and says the rest
+// are due at once, so the next sweep (runs first) comes right after. (On the code before: no budget, no `deferred`.)
+describe("a thread-TTL sweep behind one workspace's many expired threads", () => {
+  it("stops at its time budget, counts the rest as deferred and asks for the next sweep at once", async () => {
+    const at = `${newTenantId()}#${crypto.randomUUID()}`;
+    const keys: { PK: string; SK: string }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const id = crypto.randomUUID();
+      const key = { PK: agentKeys.threadsPk(at), SK: id };
+      await putItem("main", {
+        ...key,
+        thread_id: id,
+        AGENT1PK: shardKey(THREAD_TTL, id),
+        AGENT1SK: "2000-01-01T00:00:00.000Z",
+      });
+      keys.push(key);
+    }
+    onTestFinished(async () => {
+      for (const key of keys) await deleteItem("main", key);
+    });
+    const before = Date.now();
+    const swept = await sweepExpiredThreads(Date.now(), 0);
+    expect(swept.deleted).toBe(0);
+    expect(swept.deferred).toBeGreaterThanOrEqual(20);
+    expect(swept.nextCheck).toBeLessThanOrEqual(Date.now());
+    expect(swept.nextCheck).toBeGreaterThanOrEqual(before);
+  });
+});
+
 // secreview4, live: one deployment's 300 every-minute crons, made through the API (no stolen key needed, within
 // AGENT_MAX_SWEPT_ENTRIES), had every other workspace's cron fire minutes late and skip ticks: the cron tick fired
 // due crons one after another in due order (each tick a run created and a runtime kicked, ~200 ms on a loaded
