@@ -4,6 +4,18 @@ import SlowFirst from "./test/sequencer.ts";
 // Fuzz tests report their seed, and FUZZ_SEED/FUZZ_PATH replay one (test/fuzz-seed.ts).
 const setupFiles = ["test/fuzz-seed.ts"];
 
+/**
+ * Unit files that replace a shared module with vi.mock: in a process that keeps modules between files, the module
+ * their code under test imported first would be the real one (or the mock would reach the next file). They run
+ * isolated, each in a fresh module graph; every other unit file shares one (isolate: false).
+ */
+const MOCKING_UNIT_TESTS = [
+  "shared/auth/rate-limit.test.ts",
+  "shared/agent/hosting/lambda-host-capacity.test.ts",
+  "shared/runs/payloads.test.ts",
+  "functions/agent/router.test.ts",
+];
+
 const SYNTH_TESTS = [
   "infra/stacks/stacks.test.ts",
   "infra/stacks/deploy-role.test.ts",
@@ -12,6 +24,13 @@ const SYNTH_TESTS = [
   "infra/quotas/template-checks.test.ts",
   "infra/policies/roles.test.ts",
   "infra/admin/teardown-plan.test.ts",
+];
+
+const UNIT_TESTS = [
+  "shared/**/*.test.ts",
+  "functions/**/*.test.ts",
+  "infra/**/*.test.ts",
+  "console/**/*.test.ts",
 ];
 
 /** Integration files at once: each worker is a Node process holding little, waiting on the local cloud. */
@@ -30,17 +49,26 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          setupFiles,
-          include: [
-            "shared/**/*.test.ts",
-            "functions/**/*.test.ts",
-            "infra/**/*.test.ts",
-            "console/**/*.test.ts",
-          ],
-          exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
+          // The files run one after another in shared processes, modules kept between files (seconds of module
+          // loading each otherwise); test/unit-hygiene.ts fails a file that leaves the process changed for the next.
+          isolate: false,
+          setupFiles: [...setupFiles, "test/unit-hygiene.ts"],
+          include: UNIT_TESTS,
+          exclude: [...configDefaults.exclude, ...SYNTH_TESTS, ...MOCKING_UNIT_TESTS],
           // Micro-benchmarks (`*.bench.ts`) sit beside the code too; only `vitest bench` runs them.
           benchmark: { include: ["shared/**/*.bench.ts", "functions/**/*.bench.ts", "infra/**/*.bench.ts"] },
           // Some unit tests load encoders or run esbuild; on a busy 2-core machine 5 s is not enough.
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // `--project 'unit*'` runs both unit projects.
+        test: {
+          name: "unit-mocks",
+          setupFiles,
+          include: MOCKING_UNIT_TESTS,
+          // The unit project runs the micro-benchmarks.
+          benchmark: { include: [] },
           testTimeout: 30_000,
         },
       },

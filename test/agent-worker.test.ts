@@ -1,13 +1,22 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { type IncomingHttpHeaders, type RequestOptions, request } from "node:http";
 import { join } from "node:path";
 import { DynamoDBClient, QueryCommand } from "@aws-sdk/client-dynamodb";
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { agentClient, collect, deployedClient, runStatusSoon } from "../harness/agents.ts";
-import { waitFor } from "../harness/export.ts";
+import {
+  download,
+  duck,
+  exportSource,
+  FINAL_STATUSES,
+  platformApi,
+  s3For,
+  s3Proxy,
+  waitFor,
+} from "../harness/export.ts";
 import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
-import { gitRepo } from "../harness/repos.ts";
+import { gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import { agentKeys } from "../shared/records/agent.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 
@@ -15,7 +24,8 @@ import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 // AgentRunWorker function asynchronously (the local Lambda service); streams and waits read the durable
 // records, cancellation reaches the worker through the run's record. And a platform killed mid-run leaves
 // the run retryable: after the restart the sweeper puts it back to pending with attempt 2, and it resumes
-// from its last checkpoint (its first node does not run twice).
+// from its last checkpoint (its first node does not run twice); the same crash ends an export and a revision in
+// flight as if nothing had happened (the last describe).
 const GRAPH = `
 import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -28,6 +38,11 @@ export const long = new StateGraph(State)
   .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
   .addNode("b", async () => { await sleep(4000); return { items: ["b"] }; })
   .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
+// As long, with a b of 10 s: the window in which the crash test kills the platform, on a busy machine.
+export const longer = new StateGraph(State)
+  .addNode("a", async () => { await sleep(200); return { items: ["a"] }; })
+  .addNode("b", async () => { await sleep(10000); return { items: ["b"] }; })
+  .addEdge(START, "a").addEdge("a", "b").addEdge("b", END).compile();
 // Its first pass through "stall" freezes the whole runtime process for 5 s (no lease renewal, no timers).
 let stalls = 0;
 const freeze = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -39,18 +54,28 @@ export const stall = new StateGraph(State)
 `;
 const FILES = {
   "langgraph.json": JSON.stringify({
-    graphs: { quick: "./src/graph.mjs:quick", long: "./src/graph.mjs:long", stall: "./src/graph.mjs:stall" },
+    graphs: {
+      quick: "./src/graph.mjs:quick",
+      long: "./src/graph.mjs:long",
+      longer: "./src/graph.mjs:longer",
+      stall: "./src/graph.mjs:stall",
+    },
     env: {},
   }),
   "src/graph.mjs": GRAPH,
 };
 // PLATFORM_COUNT_REQUESTS: the platform describes each runtime (socket, token) in DATA_DIR/runtime/, which a test
-// below reads to call a runtime as the platform's router does.
+// below reads to call a runtime as the platform's router does. The EXPORT_ settings make the export killed at the end
+// (one run at a time, a file per page of 25) write many small files.
 const ENV = {
   LOG_LEVEL: "error",
   AGENT_RUN_WORKER: "lambda",
   AGENT_RUN_LEASE_MS: "2000",
   PLATFORM_COUNT_REQUESTS: "1",
+  EXPORT_PAGE_SIZE: "25",
+  EXPORT_FILE_BYTES: "1",
+  EXPORT_MAX_CONCURRENT_RUNS: "1",
+  LOCAL_SFN_RETRY_INTERVAL_MS: "100",
 };
 
 let platform: RunningPlatform;
@@ -310,26 +335,139 @@ describe("lease fencing", () => {
   });
 });
 
-describe("a worker that dies mid-run", () => {
-  it("leaves the run pending with attempt 2 after the restart; it resumes from its last checkpoint", async () => {
+// The platform killed mid-work (DESIGN.md: local executions die with the process): one kill -9 of its whole process
+// group (a machine going down takes builds and runtimes with it) while three pipelines are in flight, then a start
+// on the same data. Each pipeline's test asserts its own outcome; one crash and one restart serve the three (a
+// platform start is ~10 CPU-seconds).
+describe("the platform killed mid-work, then started again on the same data", () => {
+  const customer = inject("customerS3");
+  const dirs: string[] = [];
+  const revisionRepo = gitRepo(graphRepoFiles(["step"]));
+  let proxy: Awaited<ReturnType<typeof s3Proxy>>;
+  let exportRun: { id: string; sent: Record<string, unknown>[]; bucket: string };
+  let revision: { deploymentId: string; path: string };
+  let agentRun: { threadId: string; runId: string };
+
+  beforeAll(async () => {
+    // An export writing a file per page, each upload slowed: killed after a few files, with more left to write.
+    proxy = await s3Proxy(customer.s3.endpoint);
+    proxy.delayMs = 250;
+    const bucket = `restart-${crypto.randomUUID().slice(0, 8)}`;
+    const src = await exportSource(
+      platform,
+      { project: "restart", firstDay: "2026-04-01", days: 3, perDay: 150, bucket, endpoint: proxy.endpoint },
+      customer,
+    );
+    const created = await src.api("POST", "/api/v1/bulk-exports", {
+      bulk_export_destination_id: src.destination,
+      session_id: src.project,
+      start_time: "2026-04-01T00:00:00Z",
+      end_time: "2026-04-04T00:00:00Z",
+    });
+    expect(created.status).toBe(200);
+    exportRun = { id: created.json.id, sent: src.sent, bucket };
+    await waitFor("a few files written", async () => {
+      const runs = (await src.api("GET", `/api/v1/bulk-exports/${exportRun.id}/runs`)).json as any[];
+      const files = runs.reduce((n, r) => n + r.metadata.result.exported_files.length, 0);
+      return files >= 3;
+    });
+    // A revision in its pipeline.
+    const api = platformApi(platform);
+    const deployment = await api("POST", "/v2/deployments", {
+      name: "restart",
+      source: "github",
+      source_config: { repo_url: revisionRepo.dir, deployment_type: "dev" },
+      source_revision_config: { repo_ref: "main" },
+    });
+    expect(deployment.status).toBe(201);
+    revision = {
+      deploymentId: deployment.json.id,
+      path: `/v2/deployments/${deployment.json.id}/revisions/${deployment.json.latest_revision_id}`,
+    };
+    const inFlight = async () =>
+      ["BUILDING", "AWAITING_DEPLOY", "DEPLOYING"].includes((await api("GET", revision.path)).json.status);
+    await waitFor("the build to start", inFlight);
+    // An agent run past its first node's checkpoint, in its second (10 s).
     const t = await client.threads.create();
-    const run = await client.runs.create(t.thread_id, "long", { input: { items: ["in"] } });
+    const run = await client.runs.create(t.thread_id, "longer", { input: { items: ["in"] } });
+    agentRun = { threadId: t.thread_id, runId: run.run_id };
     await waitFor(
       "node a's checkpoint",
       async () => ((await client.threads.getState(t.thread_id)).values as any).items?.includes("a"),
       20_000,
       20,
     );
-    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe("running");
+    // The export's runs go one at a time: killed while one of them is at work (not between two), it is interrupted.
+    const exportRunAtWork = async () =>
+      ((await api("GET", `/api/v1/bulk-exports/${exportRun.id}/runs`)).json as any[]).some(
+        (r) => r.status === "Running",
+      );
+    await waitFor("an export run at work", exportRunAtWork, 10_000, 20);
+    // All three still in flight when the platform goes down: read at once, since node b ends 10 s after a.
+    const [runStatus, building, exporting] = await Promise.all([
+      client.runs.get(t.thread_id, run.run_id).then((r) => r.status),
+      inFlight(),
+      exportRunAtWork(),
+    ]);
+    expect(runStatus).toBe("running");
+    expect(building).toBe(true);
+    expect(exporting).toBe(true);
     platform = await platform.crashAndRestart({ wholeGroup: true });
     client = agentClient(platform.facts, deploymentId);
-    const done = await runEnd(client, t.thread_id, run.run_id);
+  }, 240_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    revisionRepo.remove();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("a worker that died mid-run leaves the run pending with attempt 2; it resumes from its last checkpoint", async () => {
+    const { threadId, runId } = agentRun;
+    const done = await runEnd(client, threadId, runId);
     expect(done.status).toBe("success");
     // Resumed after node a: a ran once, b once, the input was not applied twice.
-    expect((await client.threads.getState(t.thread_id)).values).toEqual({ items: ["in", "a", "b"] });
-    expect((await client.threads.get(t.thread_id)).status).toBe("idle");
-    const frames = await collect(client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: "-1" }));
+    expect((await client.threads.getState(threadId)).values).toEqual({ items: ["in", "a", "b"] });
+    expect((await client.threads.get(threadId)).status).toBe("idle");
+    const frames = await collect(client.runs.joinStream(threadId, runId, { lastEventId: "-1" }));
     const attempts = frames.filter((f) => f.event === "metadata").map((f) => f.data.attempt);
     expect(attempts).toEqual([1, 2]);
   }, 240_000);
+
+  it("an export killed mid-way ends in Completed with every row exactly once", async () => {
+    const api = platformApi(platform);
+    const { id, sent, bucket } = exportRun;
+    const done = await waitFor(
+      "the export to finish after the restart",
+      async () => {
+        const r = await api("GET", `/api/v1/bulk-exports/${id}`);
+        return FINAL_STATUSES.includes(r.json.status) ? r.json : undefined;
+      },
+      90_000,
+    );
+    expect(done.status).toBe("Completed");
+    const runs = (await api("GET", `/api/v1/bulk-exports/${id}/runs`)).json as any[];
+    expect(runs.some((r) => Object.values(r.errors).some((m) => /Interrupted/.test(String(m))))).toBe(true);
+    expect(runs.reduce((n, r) => n + r.metadata.result.rows_written, 0)).toBe(sent.length);
+
+    const { dir } = await download(s3For(customer), bucket, "x/");
+    dirs.push(dir);
+    const rows = await duck(`SELECT id FROM read_parquet('${dir}/x/**/*.parquet', hive_partitioning=true)`);
+    expect(rows).toHaveLength(sent.length);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set(sent.map((r) => r.id)));
+  }, 120_000);
+
+  it("a revision in flight ends DEPLOYED: the sweeper re-drives it from the phase its record shows", async () => {
+    const api = platformApi(platform);
+    const done = await waitFor(
+      "the revision to finish after the restart",
+      async () => {
+        const r = (await api("GET", revision.path)).json;
+        return /DEPLOYED|FAILED|INTERRUPTED/.test(r.status) ? r : undefined;
+      },
+      90_000,
+    );
+    expect(done.status, done.error).toBe("DEPLOYED");
+    expect((await api("GET", `/agents/${revision.deploymentId}/ok`)).status).toBe(200);
+  }, 120_000);
 });

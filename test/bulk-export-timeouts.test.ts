@@ -1,4 +1,4 @@
-import { afterAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { exportSource, FINAL_STATUSES, s3Proxy, waitFor } from "../harness/export.ts";
 import { type RunningPlatform, startPlatform } from "../harness/platform.ts";
 import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
@@ -6,33 +6,37 @@ import { sharedDynamoDb } from "./helpers/shared-dynamodb.ts";
 /** The destination's bucket: a workspace's own S3 (the platform's is refused as one). */
 const customer = inject("customerS3");
 
-// Timeouts need limits of seconds, so each case runs its own platform with them shrunk. The run timeout is
-// a retryable failure (the run resumes from its checkpoint in a new attempt); the export timeout ends the
-// export TimedOut without a retry.
-// The two cases mostly wait (on the slowed S3 and the timers), each on a platform of its own: they run together.
-const platforms: RunningPlatform[] = [];
-afterAll(async () => {
-  await Promise.all(platforms.map((p) => p.stop()));
-});
-
-const shared = {
+// Timeouts need limits of seconds, so the file runs a platform of its own with them shrunk: an attempt of an export
+// run may take 1 s, a whole export 30 s. The run timeout is a retryable failure (the run resumes from its
+// checkpoint in a new attempt); the export timeout ends the export TimedOut without a retry. The two cases share the
+// platform and run together, each with a tracing project and a destination of its own (a proxy slowing its uploads to
+// meet the timeout it tries).
+const SETTINGS = {
   EXPORT_PAGE_SIZE: "10",
   EXPORT_FILE_BYTES: "1",
   EXPORT_MAX_CONCURRENT_RUNS: "1",
   LOCAL_SFN_RETRY_INTERVAL_MS: "50",
   LOG_LEVEL: "error",
+  EXPORT_RUN_TIMEOUT_SECONDS: "1",
+  EXPORT_TIMEOUT_SECONDS: "30",
 };
+let platform: RunningPlatform | undefined;
+beforeAll(async () => {
+  platform = await startPlatform(SETTINGS, { sharedDynamoDb: sharedDynamoDb() });
+}, 180_000);
+afterAll(async () => {
+  await platform?.stop();
+});
 
-async function runExport(env: Record<string, string>, delayMs: number) {
-  const platform = await startPlatform({ ...shared, ...env }, { sharedDynamoDb: sharedDynamoDb() });
-  platforms.push(platform);
+async function runExport(project: string, delayMs: number) {
+  if (!platform) throw new Error("the platform did not start");
   const proxy = await s3Proxy(customer.s3.endpoint);
   proxy.delayMs = delayMs;
   try {
     const src = await exportSource(
       platform,
       {
-        project: "timeouts",
+        project,
         firstDay: "2026-05-01",
         days: 1,
         perDay: 40,
@@ -54,7 +58,7 @@ async function runExport(env: Record<string, string>, delayMs: number) {
         const r = await src.api("GET", `/api/v1/bulk-exports/${created.json.id}`);
         return FINAL_STATUSES.includes(r.json.status) ? r.json : undefined;
       },
-      90_000,
+      120_000,
     );
     const runs = (await src.api("GET", `/api/v1/bulk-exports/${created.json.id}/runs`)).json as any[];
     return { done, runs, sent: src.sent };
@@ -64,7 +68,8 @@ async function runExport(env: Record<string, string>, delayMs: number) {
 }
 
 it.concurrent("a run over its timeout fails that attempt (retry_n) and resumes from its checkpoint until done", async () => {
-  const { done, runs, sent } = await runExport({ EXPORT_RUN_TIMEOUT_SECONDS: "1" }, 700);
+  // A file per 700 ms: each attempt ends after a file or two, well within the export's 30 s.
+  const { done, runs, sent } = await runExport("run-timeout", 700);
   expect(done.status).toBe("Completed");
   expect(runs).toHaveLength(1);
   expect(runs[0].retry_number).toBeGreaterThanOrEqual(1);
@@ -73,7 +78,8 @@ it.concurrent("a run over its timeout fails that attempt (retry_n) and resumes f
 });
 
 it.concurrent("an export over the workflow timeout ends TimedOut, without retries", async () => {
-  const { done, runs } = await runExport({ EXPORT_TIMEOUT_SECONDS: "2" }, 700);
+  // Its first upload answers after the export's 30 s: the run never reaches its own 1 s check before the export's.
+  const { done, runs } = await runExport("export-timeout", 35_000);
   expect(done.status).toBe("TimedOut");
   expect(runs[0].status).toBe("TimedOut");
   expect(runs[0].retry_number).toBe(0);

@@ -35,7 +35,10 @@ const runs = [
   { name: "integration", run: vitest(["--project", "integration"], ["ignore", "pipe", "pipe"]) },
   {
     name: "unit/synth",
-    run: vitest(["--project", "unit", "--project", "synth"], ["ignore", "pipe", "pipe"]),
+    run: vitest(
+      ["--project", "unit", "--project", "unit-mocks", "--project", "synth"],
+      ["ignore", "pipe", "pipe"],
+    ),
     held: [],
   },
 ];

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILD_ENV } from "../../shared/build/build-exchange.ts";
+import { setEnvironment } from "../../shared/config.ts";
 import { BUILD_PROJECT_NAME } from "../build/project.ts";
 import { checkBuildOverrides, localBuildEnv } from "./codebuild.ts";
 import { LocalCodeBuild } from "./control-plane/codebuild.ts";
@@ -17,14 +18,12 @@ const PLATFORM = {
   ARTIFACT_BUCKET: "platform-artifacts",
   PLATFORM_BOOTSTRAP_TENANT: "bootstrap",
 };
-const saved = { ...process.env };
-afterEach(() => {
-  process.env = { ...saved };
-});
+let restore = () => {};
+afterEach(() => restore());
 
 describe("the local build step's environment", () => {
   it("holds the state's overrides and no table, key, endpoint or credential of the platform", () => {
-    Object.assign(process.env, PLATFORM);
+    restore = setEnvironment(PLATFORM);
     const env = localBuildEnv(
       {
         overrides: [

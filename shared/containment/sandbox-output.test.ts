@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { setEnvironment } from "../config.ts";
 import { Logger } from "../log.ts";
 import { cleanLine, deploymentOutputLogger, OutputFramer, type OutputRecord } from "./sandbox-output.ts";
 
@@ -85,15 +86,14 @@ describe("deploymentOutputLogger: the platform's JSON log line", () => {
     const written: string[] = [];
     vi.spyOn(process.stdout, "write").mockImplementation((s) => written.push(String(s)) > 0);
     const log = new Logger({ service: "agent-platform" });
-    const prev = process.env.LOG_LEVEL;
-    process.env.LOG_LEVEL = "info";
+    const restore = setEnvironment({ LOG_LEVEL: "info" });
     try {
       new OutputFramer({ lineChars: 200, linesPerSecond: 10 }, deploymentOutputLogger("dep-1", log)).write(
         "stdout",
         '{"level":"error","msg":"platform key leaked","service":"agent-platform"}\n\x1b[2Jhi\n',
       );
     } finally {
-      process.env.LOG_LEVEL = prev;
+      restore();
     }
     const lines = written
       .join("")

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { okIsPublic } from "../../test/helpers/http-events.ts";
+import { setEnvironment } from "../config.ts";
 import { defineHandler, reply } from "./handler.ts";
 import { toHttpEvent, writeToStream } from "./lambda-front.ts";
 
@@ -131,10 +132,12 @@ describe("REST (v1) events", () => {
 });
 
 describe("response streaming", () => {
-  const saved = { env: process.env.LAMBDA_RESPONSE_STREAMING, g: (globalThis as any).awslambda };
+  const savedLambda = (globalThis as any).awslambda;
+  let restoreEnv = () => {};
   afterEach(() => {
-    process.env.LAMBDA_RESPONSE_STREAMING = saved.env;
-    (globalThis as any).awslambda = saved.g;
+    restoreEnv();
+    if (savedLambda === undefined) delete (globalThis as any).awslambda;
+    else (globalThis as any).awslambda = savedLambda;
   });
 
   async function* sse() {
@@ -171,7 +174,7 @@ describe("response streaming", () => {
 
   it("a streaming route's handler is streamified inside Lambda, and still answers a v1 event", async () => {
     const r = recorder();
-    process.env.LAMBDA_RESPONSE_STREAMING = "1";
+    restoreEnv = setEnvironment({ LAMBDA_RESPONSE_STREAMING: "1" });
     (globalThis as any).awslambda = r.lambda;
     const h: any = defineHandler(
       {
@@ -188,7 +191,7 @@ describe("response streaming", () => {
 
   it("a validation error on a streaming route is written as the 422 JSON body", async () => {
     const r = recorder();
-    process.env.LAMBDA_RESPONSE_STREAMING = "1";
+    restoreEnv = setEnvironment({ LAMBDA_RESPONSE_STREAMING: "1" });
     (globalThis as any).awslambda = r.lambda;
     const h: any = defineHandler(
       {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resetClients } from "../aws/clients.ts";
+import { setEnvironment } from "../config.ts";
 import { cleanUpExpiredRuns } from "./cleanup.ts";
 import { TTL_IDENTITY } from "./ttl-stream.ts";
 
@@ -11,10 +12,10 @@ const expired = (runId: string, seq: string) => ({
 });
 
 describe("expired runs' cleanup", () => {
-  const saved = { ...process.env };
+  let restore = () => {};
   beforeAll(() => {
     // Nothing listens on the discard port: every S3 call fails.
-    Object.assign(process.env, {
+    restore = setEnvironment({
       AWS_ENDPOINT_URL_S3: "http://127.0.0.1:9",
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "x",
@@ -24,7 +25,7 @@ describe("expired runs' cleanup", () => {
     resetClients();
   });
   afterAll(() => {
-    process.env = saved;
+    restore();
     resetClients();
   });
 
