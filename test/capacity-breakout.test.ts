@@ -1,13 +1,16 @@
 import { readFileSync } from "node:fs";
 import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { gitRepo, grantTestFolders } from "../harness/repos.ts";
 import { sweepExpiredThreads } from "../shared/agent/cleanup/thread-ttl.ts";
 import { dueCrons } from "../shared/agent/crons/crons.ts";
+import type { OpsContext } from "../shared/agent/ops/caller.ts";
+import { sweep as sweepCrons } from "../shared/agent/ops/crons.ts";
 import { sweepRuns } from "../shared/agent/runs/sweeper.ts";
 import { ensureTenant, newApiKey, newTenantId, storeApiKey } from "../shared/auth/api-keys.ts";
 import { windowAt } from "../shared/auth/window-counter.ts";
-import { getItem, putItem } from "../shared/aws/ddb.ts";
+import { deleteItem, getItem, putItem } from "../shared/aws/ddb.ts";
+import { HttpError } from "../shared/errors.ts";
 import { ACTIVE_RUNS, agentKeys, CRONS_DUE, THREAD_TTL } from "../shared/records/agent.ts";
 import { tenants } from "../shared/records/identity.ts";
 import { shardKey } from "../shared/records/shard.ts";
@@ -451,5 +454,96 @@ describe("the shared indexes of due crons and expired threads", () => {
     await sweepExpiredThreads(Date.now());
     expect(await indexed(floodKeys)).toBe(BOUND);
     expect(await indexed(otherKeys)).toBe(BOUND);
+  });
+});
+
+// secreview4, read in the code: the run sweeper's task deletes expired threads after it re-drives runs, and locally
+// arms its next sweep when this one ends; a workspace's thousands of expired threads (AGENT_MAX_SWEPT_ENTRIES in each
+// of its deployments, each a delete of runs, events and checkpoints) held back every workspace's delayed runs and
+// dead workers' runs for as long as their deletes took. Now a TTL sweep deletes for a bounded time and says the rest
+// are due at once, so the next sweep (runs first) comes right after. (On the code before: no budget, no `deferred`.)
+describe("a thread-TTL sweep behind one workspace's many expired threads", () => {
+  it("stops at its time budget, counts the rest as deferred and asks for the next sweep at once", async () => {
+    const at = `${newTenantId()}#${crypto.randomUUID()}`;
+    const keys: { PK: string; SK: string }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const id = crypto.randomUUID();
+      const key = { PK: agentKeys.threadsPk(at), SK: id };
+      await putItem("main", {
+        ...key,
+        thread_id: id,
+        AGENT1PK: shardKey(THREAD_TTL, id),
+        AGENT1SK: "2000-01-01T00:00:00.000Z",
+      });
+      keys.push(key);
+    }
+    onTestFinished(async () => {
+      for (const key of keys) await deleteItem("main", key);
+    });
+    const before = Date.now();
+    const swept = await sweepExpiredThreads(Date.now(), 0);
+    expect(swept.deleted).toBe(0);
+    expect(swept.deferred).toBeGreaterThanOrEqual(20);
+    expect(swept.nextCheck).toBeLessThanOrEqual(Date.now());
+    expect(swept.nextCheck).toBeGreaterThanOrEqual(before);
+  });
+});
+
+// secreview4, live: one deployment's 300 every-minute crons, made through the API (no stolen key needed, within
+// AGENT_MAX_SWEPT_ENTRIES), had every other workspace's cron fire minutes late and skip ticks: the cron tick fired
+// due crons one after another in due order (each tick a run created and a runtime kicked, ~200 ms on a loaded
+// two-core machine), and the sweep of one minute ran past the next. A workspace may have AGENT_MAX_SWEPT_ENTRIES due
+// crons in each of its WORKSPACE_MAX_DEPLOYMENTS deployments. Now workspaces take turns in a sweep, and a sweep starts
+// ticks for a bounded time (the rest fire at the next): a workspace's volume delays its own ticks. Here the ticks'
+// work is a deployment lookup that takes a few milliseconds and fails (the flood's deployments do not exist), which
+// leaves every cron as it was; the order the sweep looks deployments up in is the order it would fire them.
+// (On the code before: the victim's cron comes after all 300, and the sweep has no budget.)
+describe("a cron sweep behind one workspace's many due crons", () => {
+  it("reaches another workspace's due cron in the first turn, and stops starting ticks at its time budget", async () => {
+    const flood = newTenantId();
+    const written: { PK: string; SK: string }[] = [];
+    const cron = async (at: string, due: string) => {
+      const id = crypto.randomUUID();
+      const key = { PK: agentKeys.cronsPk(at), SK: id };
+      await putItem("main", {
+        ...key,
+        cron_id: id,
+        enabled: true,
+        next_run_date: due,
+        AGENT1PK: shardKey(CRONS_DUE, id),
+        AGENT1SK: `${due}#${at}#${id}`,
+      });
+      written.push(key);
+    };
+    for (let d = 0; d < 3; d++) {
+      const at = `${flood}#${crypto.randomUUID()}`;
+      for (let i = 0; i < 100; i++) await cron(at, "2000-01-01T00:00:00.000Z");
+    }
+    const victimScope = `${newTenantId()}#${crypto.randomUUID()}`;
+    await cron(victimScope, new Date(Date.now() - 1000).toISOString());
+    onTestFinished(async () => {
+      for (const key of written) await deleteItem("main", key);
+    });
+    const looked: string[] = [];
+    const ctx = {
+      clock: () => Date.now(),
+      kick: async () => {},
+      deployment: async (caller: { tenant: string }, id: string) => {
+        looked.push(`${caller.tenant}#${id}`);
+        await new Promise((r) => setTimeout(r, 2));
+        throw new HttpError(503, "busy");
+      },
+    } as unknown as OpsContext;
+    const groups = new Set((await dueCrons(Date.now())).map((d) => d.tenant)).size;
+    const full = await sweepCrons(ctx, undefined, 60_000);
+    expect(looked).toContain(victimScope);
+    expect(looked.indexOf(victimScope)).toBeLessThan(groups);
+    expect(looked.filter((l) => l.startsWith(`${flood}#`)).length).toBe(300);
+    expect(full.deferred).toBe(0);
+    looked.length = 0;
+    // A sweep with a fifth of a second for ticks leaves most for the next.
+    const short = await sweepCrons(ctx, undefined, 200);
+    expect(short.deferred).toBeGreaterThan(0);
+    expect(looked.length).toBeLessThan(300);
   });
 });

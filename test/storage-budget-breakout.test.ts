@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { waitFor } from "../harness/export.ts";
 import { deployRepo, gitRepo, graphRepoFiles } from "../harness/repos.ts";
 import type { ProxyPrincipal } from "../infra/local/policy-proxy/handler.ts";
-import type { StorageBudget } from "../infra/local/policy-proxy/storage-budget.ts";
+import { StorageBudget } from "../infra/local/policy-proxy/storage-budget.ts";
 import { localStorageBudget, storageUsageFile, storedBytes } from "../infra/local/storage-budget.ts";
 import { dynamo, s3 } from "../shared/aws/clients.ts";
 import { config } from "../shared/config.ts";
@@ -173,6 +173,49 @@ describe("a runtime writing into its own prefix with its own credentials", () =>
     expect(await refusal(copy("copy-1"))).toBeUndefined();
     expect((await refusal(copy("copy-2")))?.name).toBe("QuotaExceeded");
     expect(await exists(`${r.blobs}copy-2`)).toBe(false);
+  });
+});
+
+// secreview4: a measurement is a scan of both whole tables (every workspace's items), which any runtime at its budget
+// asks for with its next write. One workspace's deployments each at its budget (or charged there by upper bounds,
+// `SET b = a` a whole item) had a full scan every 30 s each, in parallel: a share of DynamoDB Local and of the
+// platform's process that grows with the platform's data, taken from every workspace. Now measurements run one at a
+// time, and a workspace gets at most one per interval between all its deployments. (On the code before the fix: 20
+// measurements, up to 20 at once.)
+describe("the measurements a workspace's runtimes ask for", () => {
+  it("twenty deployments of one workspace at their budgets get one between them; another workspace's comes after, never beside", async () => {
+    let running = 0;
+    let most = 0;
+    const measured: string[] = [];
+    const paced = new StorageBudget({
+      limitBytes: 64 * KiB,
+      maxObjectBytes: 64 * KiB,
+      remeasureAfterMs: 60_000,
+      objectSize: async () => undefined,
+      measure: async (scope) => {
+        measured.push(scope.deployment_id);
+        most = Math.max(most, ++running);
+        try {
+          return await storedBytes(scope);
+        } finally {
+          running--;
+        }
+      },
+    });
+    const tenant = `t-${crypto.randomUUID()}`;
+    const own = await Promise.all(
+      Array.from({ length: 20 }, () => runtime(paced, runtimePrincipal(tenant, crypto.randomUUID()))),
+    );
+    const other = await runtime(paced);
+    // Each counted at its budget (its charges are upper bounds): its next write asks for a measurement.
+    for (const r of [...own, other]) await paced.charge(r.principal.deployment!, 64 * KiB);
+    const outcomes = await Promise.all([...own, other].map((r) => refusal(put(r, "past", 8 * KiB))));
+    expect(measured.length).toBe(2);
+    expect(most).toBe(1);
+    // The measured deployment (nothing stored) and the other workspace's write; the rest wait for the interval.
+    expect(outcomes.filter((o) => o === undefined)).toHaveLength(2);
+    expect(outcomes.at(-1)).toBeUndefined();
+    expect(outcomes.filter((o) => o?.name === "QuotaExceeded")).toHaveLength(19);
   });
 });
 

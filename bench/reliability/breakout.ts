@@ -21,15 +21,17 @@ export const BREAKOUT_FILES: Record<string, string> = {
   "calls whose shape names another service than their signature (target, form, path)":
     "test/aws-wire-breakout.test.ts",
   "a crashed runtime": "test/agent-runtime-crash.test.ts",
-  "capacity (end users' flood, socket memory, deployments, active-run index)":
+  "capacity (end users' flood, socket memory, deployments, active-run index, one workspace's crons)":
     "test/capacity-breakout.test.ts",
   "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
   "another workspace's local folders": "test/repo-grants.test.ts",
   "exports into the platform's own S3": "test/export-breakout.test.ts",
-  "storage (a runtime's own prefix past its budget, one object's size)":
+  "storage (a runtime's own prefix past its budget, one object's size, the scans its budget asks for)":
     "test/storage-budget-breakout.test.ts",
   "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",
   "redirects that would carry the platform key out of the deployment": "test/agent-redirect-breakout.test.ts",
+  "checkpoint items naming another workspace's S3 objects (TTL sweep, purge, copy)":
+    "test/checkpoint-ref-breakout.test.ts",
 };
 
 interface VitestJson {

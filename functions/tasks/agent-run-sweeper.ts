@@ -17,6 +17,7 @@ export const handler = defineTask("AgentRunSweeper", async () => {
   const result = {
     ...runs,
     threadsDeleted: threads.deleted,
+    threadsDeferred: threads.deferred,
     nextCheck: Math.min(
       runs.nextCheck ?? Number.POSITIVE_INFINITY,
       threads.nextCheck ?? Number.POSITIVE_INFINITY,

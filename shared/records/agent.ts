@@ -100,6 +100,15 @@ export const THREAD_TTL: ShardedKey = { base: "AGENT#THREAD_TTL", shards: AGENT_
 
 /** The partition of one thread: its checkpoints with their writes and channel values, in every namespace. */
 export const checkpointPk = (scope: string, thread: string) => `${esc(scope)}#T#${esc(thread)}`;
+const unesc = (s: string) => s.replace(/%23/g, "#").replace(/%25/g, "%");
+/** The scope and thread a checkpointPk names (esc leaves no `#` in either part); undefined for any other key. */
+export function checkpointPkParts(pk: string): { scope: string; thread: string } | undefined {
+  const at = pk.indexOf("#T#");
+  if (at < 0) return undefined;
+  const [scope, thread] = [pk.slice(0, at), pk.slice(at + 3)];
+  if (thread.includes("#")) return undefined;
+  return { scope: unesc(scope), thread: unesc(thread) };
+}
 /** SK prefix of every checkpoint (and what hangs off it) in one namespace. */
 export const nsPrefix = (ns: string) => `C#${esc(ns)}#`;
 /** A checkpoint; what it owns sorts right after it, under `<checkpointSk>#`. */

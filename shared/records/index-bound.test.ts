@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentKeys } from "./agent.ts";
-import { boundEntries, type IndexBound } from "./index-bound.ts";
+import { boundEntries, type IndexBound, inTurns } from "./index-bound.ts";
 
 const runs = (max: number): IndexBound => ({ kind: "run", max });
 
@@ -73,5 +73,29 @@ describe("the same bound on the due-cron and expired-thread indexes", () => {
     expect(kept).toHaveLength(3);
     expect(kept).toContainEqual(victim[0]);
     expect(over).toHaveLength(3);
+  });
+});
+
+describe("workspaces taking turns in a sweep", () => {
+  it("takes each group's first entry, then each one's second, each group's order kept", () => {
+    const e = (g: string, i: number) => ({ g, i });
+    const list = [e("a", 0), e("a", 1), e("a", 2), e("b", 0), e("a", 3), e("c", 0), e("c", 1)];
+    expect(inTurns(list, (x) => x.g)).toEqual([
+      e("a", 0),
+      e("b", 0),
+      e("c", 0),
+      e("a", 1),
+      e("c", 1),
+      e("a", 2),
+      e("a", 3),
+    ]);
+    expect(inTurns([], (x: { g: string }) => x.g)).toEqual([]);
+  });
+
+  it("puts one workspace's single entry second behind another's thousand", () => {
+    const flood = Array.from({ length: 1000 }, (_, i) => ({ t: "flood", i }));
+    const out = inTurns([...flood, { t: "victim", i: 0 }], (x) => x.t);
+    expect(out.findIndex((x) => x.t === "victim")).toBe(1);
+    expect(out).toHaveLength(1001);
   });
 });

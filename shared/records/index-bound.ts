@@ -100,3 +100,25 @@ export async function withinBound<E extends IndexEntry>(entries: E[], bound: Ind
   }
   return kept;
 }
+
+/**
+ * `entries` with each group (by `group`: a workspace) taking turns: every group's first entry, then every group's
+ * second, and so on; each group's entries keep their order. What a platform sweep acts on in this order, one group's
+ * number of entries delays that group's own, not another's.
+ */
+export function inTurns<E>(entries: E[], group: (e: E) => string): E[] {
+  const groups = new Map<string, E[]>();
+  for (const e of entries) {
+    const key = group(e);
+    const list = groups.get(key);
+    if (list) list.push(e);
+    else groups.set(key, [e]);
+  }
+  const out: E[] = [];
+  let lists = [...groups.values()];
+  for (let round = 0; lists.length; round++) {
+    for (const list of lists) out.push(list[round]!);
+    lists = lists.filter((list) => list.length > round + 1);
+  }
+  return out;
+}

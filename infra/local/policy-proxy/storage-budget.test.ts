@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Refused } from "./refusal.ts";
 import {
   type BudgetScope,
+  MEASURE_DUTY,
   SMALL_WRITE_BYTES,
   StorageBudget,
   type StorageBudgetOptions,
@@ -97,6 +98,50 @@ describe("a deployment's storage budget", () => {
     await s.charge(a, BIG);
     expect(measured.length).toBe(2);
     expect(s.used(a)).toBe(BIG);
+  });
+
+  it("measures a workspace once per interval between all its deployments, one measurement at a time on the platform", async () => {
+    const { it: s, measured, advance } = budget({ limitBytes: 100_000 });
+    const one = Array.from({ length: 20 }, (_, i) => ({ tenant_id: "w1", deployment_id: `d-${i}` }));
+    const other: BudgetScope = { tenant_id: "w2", deployment_id: "d-other" };
+    for (const scope of [...one, other]) await s.charge(scope, 100_000);
+    const outcomes = await Promise.all([...one, other].map((scope) => refusal(s.charge(scope, BIG))));
+    expect(measured.map((m) => m.deployment_id)).toEqual(["d-0", "d-other"]);
+    expect(outcomes.filter((o) => o === undefined)).toHaveLength(2);
+    advance(10_000);
+    await s.charge(one[5]!, BIG);
+    expect(measured.at(-1)).toEqual(one[5]);
+  });
+
+  it("never runs two measurements at once, and spaces a workspace's by MEASURE_DUTY times the last one's duration", async () => {
+    let now = 0;
+    let running = 0;
+    let most = 0;
+    const s = new StorageBudget({
+      limitBytes: 100_000,
+      maxObjectBytes: 300,
+      remeasureAfterMs: 10_000,
+      objectSize: async () => undefined,
+      now: () => now,
+      measure: async () => {
+        most = Math.max(most, ++running);
+        await new Promise((r) => setTimeout(r, 5));
+        now += 2000; // a scan of large tables
+        running--;
+        return 0;
+      },
+    });
+    const scopes = ["w1", "w2", "w3"].map((t) => ({ tenant_id: t, deployment_id: `d-${t}` }));
+    for (const scope of scopes) await s.charge(scope, 100_000);
+    await Promise.all(scopes.map((scope) => s.charge(scope, BIG)));
+    expect(most).toBe(1);
+    // w1's measurement took 2 s: its next waits 40 s (not 10 s) from its end.
+    await s.charge(scopes[0]!, 100_000 - BIG);
+    now += 30_000;
+    await expect(s.charge(scopes[0]!, BIG)).rejects.toBeInstanceOf(Refused);
+    now += 20_000;
+    await s.charge(scopes[0]!, BIG);
+    expect(MEASURE_DUTY).toBe(20);
   });
 
   it("refuses when what is stored cannot be measured", async () => {

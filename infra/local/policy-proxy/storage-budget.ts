@@ -15,6 +15,13 @@ import { Refused } from "./refusal.ts";
 // the usage only grows between measurements; when it would pass the budget, the stored bytes are measured (`measure`:
 // its objects listed, its items scanned) at most once per `remeasureAfterMs`, and the write is refused only if the
 // measured usage leaves no room either.
+//
+// A measurement scans the whole of both tables (every workspace's items), so its cost grows with the platform's
+// data, not the deployment's, and any runtime can ask for one: at its budget (or with writes charged as upper
+// bounds, `SET b = a` a whole item) every write past it does. secreview4: one workspace's deployments at their budgets
+// would each have had a full scan every 30 s. So measurements run one at a time on the platform, and a workspace gets
+// at most one per `remeasureAfterMs` — or per MEASURE_DUTY times the last one's duration, when that is longer — so
+// what one workspace can make the backends scan is a bounded share of their time whatever the platform holds.
 
 export interface BudgetScope {
   tenant_id: string;
@@ -32,16 +39,24 @@ export interface StorageBudgetOptions {
   measure(scope: BudgetScope): Promise<number>;
   /** An object's size in the backend (a copy's source), undefined when it does not exist. */
   objectSize(bucket: string, key: string): Promise<number | undefined>;
-  /** At most one measurement per deployment in this long (a runtime at its budget cannot make the proxy scan). */
+  /**
+   * At most one measurement per workspace in this long, or in MEASURE_DUTY times the last one's duration when that is
+   * longer (a runtime at its budget cannot make the proxy scan).
+   */
   remeasureAfterMs?: number;
   now?: () => number;
 }
 
 interface Usage {
   bytes: number;
-  measuredAt?: number;
   measuring?: Promise<void>;
 }
+
+/**
+ * A workspace's next measurement waits this many times as long as its last one took (when that is longer than
+ * `remeasureAfterMs`): its deployments keep the backends scanning at most 1/MEASURE_DUTY of the time.
+ */
+export const MEASURE_DUTY = 20;
 
 const MiB = 1024 * 1024;
 /** A write this small (a run's status update, its error) may use the reserve past the budget. */
@@ -67,6 +82,10 @@ export const objectTooLarge = (size: number, max: number) =>
 
 export class StorageBudget {
   private readonly usage = new Map<string, Usage>();
+  /** When each workspace may next have a measurement. */
+  private readonly nextMeasure = new Map<string, number>();
+  /** The measurement running now (one at a time on the platform), which the next one waits for. */
+  private measurements: Promise<void> = Promise.resolve();
   /** Bytes of each open multipart upload, so its object stays within maxObjectBytes. */
   private readonly uploads = new Map<string, number>();
   private saveTimer: NodeJS.Timeout | undefined;
@@ -158,23 +177,29 @@ export class StorageBudget {
 
   private async remeasure(scope: BudgetScope, u: Usage): Promise<void> {
     if (!u.measuring) {
-      if (u.measuredAt !== undefined && this.now() - u.measuredAt < this.remeasureAfterMs) return;
-      const before = u.bytes;
-      u.measuring = this.opts
-        .measure(scope)
-        .then(
-          (stored) => {
-            // What was charged while the backends were read may or may not be in `stored`: counted again.
-            u.bytes = stored + Math.max(0, u.bytes - before);
-            this.scheduleSave();
-          },
+      const workspace = scope.tenant_id;
+      if (this.now() < (this.nextMeasure.get(workspace) ?? Number.NEGATIVE_INFINITY)) return;
+      // Taken now, so the workspace's other deployments do not queue measurements behind this one.
+      this.nextMeasure.set(workspace, Number.POSITIVE_INFINITY);
+      const measure = async () => {
+        const before = u.bytes;
+        const started = this.now();
+        try {
+          const stored = await this.opts.measure(scope);
+          // What was charged while the backends were read may or may not be in `stored`: counted again.
+          u.bytes = stored + Math.max(0, u.bytes - before);
+          this.scheduleSave();
+        } catch {
           // A backend that cannot be read leaves the count as it was: the write is refused, not let through.
-          () => {},
-        )
-        .finally(() => {
-          u.measuredAt = this.now();
+        } finally {
+          const ended = this.now();
+          const wait = Math.max(this.remeasureAfterMs, (ended - started) * MEASURE_DUTY);
+          this.nextMeasure.set(workspace, ended + wait);
           u.measuring = undefined;
-        });
+        }
+      };
+      u.measuring = this.measurements.then(measure);
+      this.measurements = u.measuring;
     }
     await u.measuring;
   }

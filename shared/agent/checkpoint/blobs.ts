@@ -7,6 +7,9 @@ import {
 import { s3 } from "../../aws/clients.ts";
 import type { Item } from "../../aws/ddb.ts";
 import { config } from "../../config.ts";
+import { logger } from "../../log.ts";
+import { checkpointPkParts } from "../../records/agent.ts";
+import { s3ThreadPrefix } from "../../records/checkpoint-keys.ts";
 
 // Serialized parts of agent state that would not fit a DynamoDB item (400 KB) live in S3, referenced as `<attr>_ref`.
 // Which attributes hold parts is named at run time, so items are handled untyped here (`Item`).
@@ -49,21 +52,65 @@ export async function readPart<A extends string>(
 ): Promise<Uint8Array | undefined> {
   const item: Item = record;
   if (item[attr] instanceof Uint8Array) return item[attr];
-  const key = item[`${attr}_ref`];
-  if (typeof key !== "string") return undefined;
+  if (typeof item[`${attr}_ref`] !== "string") return undefined;
+  const key = ownRef(record, attr);
+  if (key === undefined)
+    throw new Error(`checkpoint item ${String(item.SK)} names an S3 object outside its thread (${attr}_ref)`);
   const out = await s3().send(new GetObjectCommand({ Bucket: config.checkpointBucket, Key: key }));
   return out.Body!.transformToByteArray();
 }
 
-/** The S3 keys an item references. */
-export const refsOf = (item: object): string[] =>
-  Object.entries(item).flatMap(([k, v]) => (k.endsWith("_ref") && typeof v === "string" ? [v] : []));
+/**
+ * The S3 key an item's `<attr>_ref` names, when it lies under the item's own thread prefix — the one its primary
+ * key (PK) builds, as `placeParts` was given it — else undefined. Items are written by deployments' runtimes (their
+ * role may write any attribute of their own items), and the platform deletes what they reference with a role that
+ * reaches every workspace's objects (the thread-TTL sweep, a deployment's purge, a rollback by the run sweeper): a
+ * reference is trusted only by the item's key, never by what the item says.
+ */
+export function ownRef(record: object, attr: string): string | undefined {
+  const item: Item = record;
+  const ref = item[`${attr}_ref`];
+  const parts = typeof item.PK === "string" ? checkpointPkParts(item.PK) : undefined;
+  if (typeof ref !== "string" || !parts) return undefined;
+  return within(s3ThreadPrefix(parts.scope, parts.thread), ref) ? ref : undefined;
+}
 
-/** Points the item's references of objects under `from` to copies under `to` (copying each object). */
+/** A key under `prefix`, with no `..` segment after it (which a backend resolving paths would read as another). */
+const within = (prefix: string, ref: string) =>
+  ref.startsWith(prefix) && !ref.slice(prefix.length).split("/").includes("..");
+
+/** The S3 keys an item references within its own thread; any other it names is logged and left alone. */
+export function refsOf(record: object): string[] {
+  const item: Item = record;
+  return Object.entries(item).flatMap(([k, v]) => {
+    if (!k.endsWith("_ref") || typeof v !== "string") return [];
+    const own = ownRef(item, k.slice(0, -"_ref".length));
+    if (own === undefined)
+      logger.warn("checkpoint item names an S3 object outside its thread: not deleted", {
+        pk: item.PK,
+        sk: item.SK,
+        attr: k,
+      });
+    return own === undefined ? [] : [own];
+  });
+}
+
+/**
+ * Points the item's references of objects under `from` (the thread prefix the item was read from) to copies under
+ * `to` (copying each object). A reference outside `from` is dropped from the copy, never copied.
+ */
 export async function moveRefs(record: object, from: string, to: string): Promise<void> {
   const item: Item = record;
   for (const [attr, ref] of Object.entries(item))
-    if (attr.endsWith("_ref") && typeof ref === "string" && ref.startsWith(from)) {
+    if (attr.endsWith("_ref") && typeof ref === "string") {
+      if (!within(from, ref)) {
+        logger.warn("checkpoint item names an S3 object outside its thread: not copied", {
+          sk: item.SK,
+          attr,
+        });
+        delete item[attr];
+        continue;
+      }
       item[attr] = to + ref.slice(from.length);
       await copyObject(ref, item[attr]);
     }

@@ -37,7 +37,7 @@ import { checkpointPk, checkpointSk, valueSk, writeSk } from "../../records/agen
 import { s3PartKey, s3ValueKey, s3WriteKey } from "../../records/checkpoint-keys.ts";
 import { tableName } from "../../tables.ts";
 import { copyThread, deleteByRunId, deleteThreadCheckpoints, keepLatest } from "./admin.ts";
-import { deleteObjects, placeParts } from "./blobs.ts";
+import { deleteObjects, ownRef, placeParts } from "./blobs.ts";
 import { type Entry, type Reading, readMetadata, readTuples, scopeEntries, threadEntries } from "./read.ts";
 
 // LangGraph's checkpointer on DynamoDB (+ S3 for big parts). A checkpoint item holds the checkpoint without its
@@ -472,7 +472,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
     const created = await groupCreate(T, writes);
     const orphans: string[] = [];
     writes.forEach((item, i) => {
-      if (!created[i] && item.value_ref) orphans.push(item.value_ref);
+      const ref = ownRef(item, "value");
+      if (!created[i] && ref) orphans.push(ref);
     });
     if (orphans.length) await deleteObjects(orphans);
   }
@@ -625,7 +626,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       new PutItemCommand({ TableName: tableName(T), Item: toItem(item), ReturnValues: "ALL_OLD" }),
     );
     const old = out.Attributes ? fromItem<PendingWriteItem>(out.Attributes) : undefined;
-    if (old?.value_ref && old.value_ref !== item.value_ref) await deleteObjects([old.value_ref]);
+    const oldRef = old && ownRef(old, "value");
+    if (oldRef && oldRef !== item.value_ref) await deleteObjects([oldRef]);
   }
 
   async deleteThread(threadId: string): Promise<void> {
@@ -690,7 +692,8 @@ export class DynamoCheckpointSaver extends BaseCheckpointSaver {
       if ((err as Error).name === "ConditionalCheckFailedException") return false;
       throw err;
     }
-    if (head.metadata_ref && !out.metadata_ref) await deleteObjects([head.metadata_ref]);
+    const oldMetadata = ownRef(head, "metadata");
+    if (oldMetadata && !out.metadata_ref) await deleteObjects([oldMetadata]);
     const mine = this.latest.get(threadId)?.get("");
     if (mine?.id === head.checkpoint_id) mine.metadata = metadata;
     return true;

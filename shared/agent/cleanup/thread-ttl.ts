@@ -2,7 +2,7 @@ import { queryPage } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
-import { INDEX_BOUNDS, withinBound } from "../../records/index-bound.ts";
+import { INDEX_BOUNDS, inTurns, withinBound } from "../../records/index-bound.ts";
 import { queryShards, shardKeys } from "../../records/shard.ts";
 import { agentDeployment } from "../deployment/deployment.ts";
 import { getThreadItem } from "../threads/threads.ts";
@@ -15,10 +15,22 @@ import { deleteThread } from "./threads.ts";
 /** What the index holds of a thread (keys and ids): its expiry is AGENT1SK, its record is read anyway. */
 type Expiring = Pick<ThreadRecord, "PK" | "SK" | "thread_id" | "AGENT1PK" | "AGENT1SK">;
 
-/** Deletes the threads whose TTL ran out by `now`; answers how many, and when the next TTL runs out. */
+/**
+ * How long one sweep deletes threads. The run sweeper's task deletes expired threads after it re-drives runs, and
+ * locally its next sweep is armed when this one ends: a workspace's thousands of expired threads (up to
+ * AGENT_MAX_SWEPT_ENTRIES in each of its deployments, each a delete of its runs, events and checkpoints) would
+ * otherwise hold back every workspace's delayed runs and dead workers' runs. The rest are deleted at the next sweep.
+ */
+export const TTL_SWEEP_BUDGET_MS = 20_000;
+
+/**
+ * Deletes the threads whose TTL ran out by `now` for `budgetMs` at most; answers how many, how many it had no time
+ * for (`deferred`: due again at once), and when the next TTL runs out.
+ */
 export async function sweepExpiredThreads(
   now = Date.now(),
-): Promise<{ deleted: number; nextCheck?: number }> {
+  budgetMs = TTL_SWEEP_BUDGET_MS,
+): Promise<{ deleted: number; deferred: number; nextCheck?: number }> {
   const all = await queryShards<Expiring>("main", THREAD_TTL, {
     IndexName: AGENT_INDEX,
     KeyConditionExpression: "AGENT1PK = :pk AND AGENT1SK <= :now",
@@ -27,7 +39,16 @@ export async function sweepExpiredThreads(
   // At most AGENT_MAX_SWEPT_ENTRIES per deployment are acted on; the rest leave the index (records/index-bound.ts).
   const due = await withinBound(all, INDEX_BOUNDS.expiredThreads());
   let deleted = 0;
-  for (const item of due) {
+  let deferred = 0;
+  const until = performance.now() + budgetMs;
+  // Workspaces take turns (records/index-bound.ts): one workspace's many threads delay its own, not another's.
+  const turns = inTurns(due, (i) => indexedAgentRecord(i, "thread")?.tenant ?? "");
+  for (const [i, item] of turns.entries()) {
+    if (performance.now() > until) {
+      deferred = turns.length - i;
+      logger.warn("thread TTL sweep out of time: the rest are deleted at the next sweep", { deferred });
+      break;
+    }
     const ids = indexedAgentRecord(item, "thread");
     if (!ids) continue;
     try {
@@ -55,5 +76,7 @@ export async function sweepExpiredThreads(
     ),
   );
   const next = firsts.flatMap((p) => p.items.map((i) => Date.parse(i.AGENT1SK ?? ""))).filter((t) => t > 0);
-  return { deleted, ...(next.length ? { nextCheck: Math.min(...next) } : {}) };
+  // Threads it had no time for are due now: the next sweep (which re-drives runs first) comes at once.
+  if (deferred) next.push(Date.now());
+  return { deleted, deferred, ...(next.length ? { nextCheck: Math.min(...next) } : {}) };
 }

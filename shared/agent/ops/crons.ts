@@ -2,6 +2,7 @@ import { cancelCodes, transact } from "../../aws/ddb.ts";
 import { Conflict, HttpError, NotFound } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { crons } from "../../records/agent.ts";
+import { inTurns } from "../../records/index-bound.ts";
 import {
   countCrons,
   createCron,
@@ -162,20 +163,43 @@ export async function tick(
 export interface CronSweep {
   fired: number;
   skipped: number;
+  /** Due crons this sweep had no time left for: they stay due and fire at the next sweep. */
+  deferred: number;
 }
 
 /**
+ * How long one sweep starts ticks. A minute's sweep must end before the next (each tick is a run created and a
+ * runtime kicked, tens of milliseconds): crons it did not reach stay due for the next sweep.
+ */
+export const CRON_SWEEP_BUDGET_MS = 40_000;
+
+/**
  * Fires every due tick of every cron by the server's clock (the AgentCronTick task's sweep); `only` limits it to
- * one deployment's crons.
+ * one deployment's crons. Workspaces take turns (each one's first due cron, then each one's second, …) and the
+ * sweep starts ticks for `budgetMs` at most, so a workspace with many crons — up to AGENT_MAX_SWEPT_ENTRIES per
+ * deployment, of up to WORKSPACE_MAX_DEPLOYMENTS deployments — delays its own ticks, not another's (secreview4: 300
+ * every-minute crons of one deployment, made through the API, had another workspace's cron fire minutes late).
  */
 export async function sweep(
   s: OpsContext,
   only?: { tenant: string; deployment: string },
+  budgetMs = CRON_SWEEP_BUDGET_MS,
 ): Promise<CronSweep> {
-  const out: CronSweep = { fired: 0, skipped: 0 };
+  const out: CronSweep = { fired: 0, skipped: 0, deferred: 0 };
   const now = s.clock();
-  for (const due of await dueCrons(now)) {
-    if (only && (only.tenant !== due.tenant || only.deployment !== due.deployment)) continue;
+  const dues = inTurns(
+    (await dueCrons(now)).filter(
+      (due) => !only || (only.tenant === due.tenant && only.deployment === due.deployment),
+    ),
+    (due) => due.tenant,
+  );
+  const until = performance.now() + budgetMs;
+  for (const [i, due] of dues.entries()) {
+    if (performance.now() > until) {
+      out.deferred = dues.length - i;
+      logger.warn("cron sweep out of time: the rest fire at the next sweep", { deferred: out.deferred });
+      break;
+    }
     try {
       // The index lags the table: the cron's next run is read from its record, and tick reads it again and
       // fires only the tick still due.

@@ -3,7 +3,7 @@ import { transact } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { ACTIVE_RUNS, AGENT_INDEX, indexedAgentRecord, type RunRecord, runs } from "../../records/agent.ts";
-import { INDEX_BOUNDS, type IndexEntry, withinBound } from "../../records/index-bound.ts";
+import { INDEX_BOUNDS, type IndexEntry, inTurns, withinBound } from "../../records/index-bound.ts";
 import { queryShards } from "../../records/shard.ts";
 import { isoNow } from "../../time.ts";
 import { type AgentDeployment, agentDeployment } from "../deployment/deployment.ts";
@@ -50,9 +50,13 @@ export async function sweepRuns(
   });
   // At most AGENT_MAX_ACTIVE_RUNS entries per deployment are read on and acted on (records/index-bound.ts).
   const entries = await withinBound(all, INDEX_BOUNDS.activeRuns());
-  const items = await batchGet<RunRecord>(
-    T,
-    entries.map((e) => ({ PK: e.PK, SK: e.SK })),
+  // Workspaces take turns (records/index-bound.ts): one workspace's many runs delay its own, not another's.
+  const items = inTurns(
+    await batchGet<RunRecord>(
+      T,
+      entries.map((e) => ({ PK: e.PK, SK: e.SK })),
+    ),
+    (item) => indexedAgentRecord(item, "run")?.tenant ?? "",
   );
   const deployments = new Map<string, Promise<AgentDeployment | undefined>>();
   const kicked = new Set<string>();
