@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import { pipeline, Transform } from "node:stream";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { config } from "../config.ts";
 import { publicOnlyLookup } from "../containment/ssrf.ts";
@@ -55,7 +56,7 @@ export function destinationClient(
         httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup }),
       }
     : {};
-  return new S3Client({
+  const client = new S3Client({
     region: cfg.region ?? config.region,
     ...(cfg.endpoint_url
       ? { endpoint: cfg.endpoint_url, forcePathStyle: true }
@@ -81,6 +82,46 @@ export function destinationClient(
       throwOnRequestTimeout: true,
       ...agents,
     },
+  });
+  capAnswers(client);
+  return client;
+}
+
+/**
+ * The most bytes of one answer a destination's client reads. Every call an export makes (PutObject, the multipart
+ * calls, HeadObject, DeleteObject) is answered with at most a short XML document; the SDK reads an answer's body
+ * whole into memory, so without a bound a hostile endpoint's endless answer to the creation write test grew the
+ * platform process by gigabytes (secreview5).
+ */
+export const MAX_ANSWER_BYTES = 1 << 20;
+
+/** Every answer's body of `client` passes through a counter that fails the call past MAX_ANSWER_BYTES. */
+function capAnswers(client: S3Client): void {
+  type Answer = { response: { body?: unknown } };
+  const cap = (next: (args: unknown) => Promise<Answer>) => async (args: unknown) => {
+    const out = await next(args);
+    const response = out.response;
+    if (response.body && typeof (response.body as NodeJS.ReadableStream).pipe === "function") {
+      let read = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES)
+            return done(new Error(`the endpoint's answer is longer than ${MAX_ANSWER_BYTES} bytes`));
+          done(null, chunk);
+        },
+      });
+      // pipeline destroys the answer's socket when the counter fails.
+      pipeline(response.body as NodeJS.ReadableStream, counter, () => {});
+      response.body = counter;
+    }
+    return out;
+  };
+  (client.middlewareStack as { addRelativeTo(m: unknown, o: unknown): void }).addRelativeTo(cap, {
+    relation: "after",
+    toMiddleware: "deserializerMiddleware",
+    name: "destinationAnswerCap",
+    override: true,
   });
 }
 
