@@ -169,4 +169,23 @@ describe("a destination's endpoint cannot fill the platform's memory", () => {
       expect(evil.sent.bytes).toBeLessThan(64 << 20);
     },
   );
+
+  it("an answer that trickles a byte every few seconds is a 400 within the write test's deadline, not the API's 5xx", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { ETag: '"e"' });
+        const drip = setInterval(() => res.write("A"), 2_000);
+        res.on("close", () => clearInterval(drip));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const r = await create({ endpoint_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    expect(r.status, r.text).toBe(400);
+    expect(r.text).toMatch(/Invalid endpoint/);
+  }, 60_000);
 });

@@ -136,6 +136,13 @@ export function writeTestFailure(err: unknown): BadRequest {
 }
 
 /**
+ * How long the write test (both of its calls, with their retry) may take: the idle-socket timeouts do not end an
+ * answer that trickles a byte every few seconds, which held the creation until the API's own timeout (a 500 after
+ * 29 s, secreview5); past this the endpoint is answered as not usable (400).
+ */
+export const CHECK_DEADLINE_MS = 20_000;
+
+/**
  * Writes a test object and deletes it. Deleting is optional on the key: when it fails (AccessDenied or
  * anything else) the object stays under `<root>/tmp/`, and creation still succeeds.
  */
@@ -146,6 +153,7 @@ export async function checkWriteAccess(
 ) {
   const client = destinationClient(cfg, creds, "check");
   const key = writeTestKey(cfg);
+  const abortSignal = AbortSignal.timeout(CHECK_DEADLINE_MS);
   try {
     let etag: string | undefined;
     try {
@@ -156,6 +164,7 @@ export async function checkWriteAccess(
           Body: "agent platform destination write test\n",
           ContentType: "text/plain",
         }),
+        { abortSignal },
       );
       etag = out.ETag;
     } catch (err) {
@@ -177,14 +186,16 @@ export async function checkWriteAccess(
       });
       throw new BadRequest(DESTINATION_MESSAGES.endpoint);
     }
-    await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key })).catch((err) =>
-      logger.info("destination write test object left in place", {
-        tenant_id: tenant,
-        bucket: cfg.bucket_name,
-        key,
-        error: (err as Error)?.name,
-      }),
-    );
+    await client
+      .send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key }), { abortSignal })
+      .catch((err) =>
+        logger.info("destination write test object left in place", {
+          tenant_id: tenant,
+          bucket: cfg.bucket_name,
+          key,
+          error: (err as Error)?.name,
+        }),
+      );
   } finally {
     client.destroy();
   }
