@@ -20,6 +20,8 @@ export interface Route {
   stream?: boolean;
   /** An agent-server route answered by platform code, not the deployment's runtime (it reads shared indexes). */
   platform?: boolean;
+  /** A long-poll: the handler holds the request until an event (or its wait) ends, not while it works. */
+  longPoll?: boolean;
 }
 
 interface RouteOptions {
@@ -27,6 +29,7 @@ interface RouteOptions {
   auth?: false;
   stream?: true;
   platform?: true;
+  longPoll?: true;
 }
 type RouteTuple = readonly [Method, string, string, string, RouteOptions?];
 /** A route that needs no API key. */
@@ -43,6 +46,7 @@ function grouped(group: Group, list: readonly RouteTuple[]): Route[] {
     summary,
     ...(options?.stream ? { stream: true } : {}),
     ...(options?.platform ? { platform: true } : {}),
+    ...(options?.longPoll ? { longPoll: true } : {}),
   }));
 }
 
@@ -281,7 +285,13 @@ export const routes: Route[] = [
       "control/oauth/authenticate",
       "Start (or short-cut) the OAuth authorization-code flow",
     ],
-    ["GET", "/v2/auth/wait/{auth_id}", "control/oauth/wait", "Wait for an OAuth flow to complete"],
+    [
+      "GET",
+      "/v2/auth/wait/{auth_id}",
+      "control/oauth/wait",
+      "Wait for an OAuth flow to complete",
+      { longPoll: true },
+    ],
     [
       "GET",
       "/v2/auth/tokens",

@@ -81,6 +81,11 @@ export interface PlatformFunction {
   timeoutSeconds: number;
   /** What the CDK app sets for this function beyond the shared resource names (both it and the local cloud read it). */
   environment: Record<string, string>;
+  /**
+   * Its invocations are held open: a response stream (streamed routes, the router, the runtime) or a long-poll.
+   * The local Lambda never queues them behind one another (infra/local/function-host.ts).
+   */
+  heldOpen?: boolean;
 }
 
 /** The memory of a function that names none (AWS's default is 128 MB; every platform function gets this). */
@@ -109,6 +114,7 @@ export function platformFunctions(): PlatformFunction[] {
         memoryMb: DEFAULT_MEMORY_MB,
         timeoutSeconds: r.stream ? STREAM_TIMEOUT_SECONDS : API_TIMEOUT_SECONDS,
         environment: routeEnvironment(r),
+        ...(r.stream || r.longPoll ? { heldOpen: true } : {}),
       })),
     {
       id: "AgentRouter",
@@ -118,6 +124,7 @@ export function platformFunctions(): PlatformFunction[] {
       memoryMb: DEFAULT_MEMORY_MB,
       timeoutSeconds: STREAM_TIMEOUT_SECONDS,
       environment: {},
+      heldOpen: true,
     },
     ...tasks.map((t) => ({
       id: `Task-${t.name}`,
@@ -134,6 +141,7 @@ export function platformFunctions(): PlatformFunction[] {
       memoryMb: RUNTIME_MEMORY_MB,
       timeoutSeconds: STREAM_TIMEOUT_SECONDS,
       environment: {},
+      heldOpen: true,
     },
   ];
 }

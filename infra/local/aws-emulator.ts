@@ -141,6 +141,8 @@ async function lambdaCall(
       const out = await services.lambda.invoke(qualifier ? `${name}:${qualifier}` : name, input, async, {
         caller: typeof caller === "string" ? caller : "",
         bytes: Number(req.headers["content-length"] ?? 0) || 0,
+        // The SDK in a function's environment sends its invocation's trace header (_X_AMZN_TRACE_ID).
+        nested: req.headers["x-amzn-trace-id"] !== undefined,
       });
       const headers: Record<string, string> = out.error ? { "x-amz-function-error": out.error } : {};
       // A function's answer in bytes (a runtime's health check: the runtime protocol) goes as it is.

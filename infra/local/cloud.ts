@@ -345,6 +345,7 @@ function localServices(
     },
     // The local stand-ins of the schedules (the sweeper's and the cron tick's timers) live in their environment.
     keepWarm: (f) => tasks.some((t) => t.onLocalStart && `Task-${t.name}` === f.id),
+    queueBeyond: config.localCloud.functionEnvironments,
   });
 
   // The Build state's CodeBuild calls, signed as the revision machine's role (through the role proxy, as in AWS).

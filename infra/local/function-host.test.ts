@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -193,5 +195,150 @@ describe("local Lambda execution environments", () => {
       { dynamodb: { requests: 2 }, s3: { requests: 0 } },
       { dynamodb: { requests: 1 }, s3: { requests: 0 } },
     ]);
+  });
+});
+
+// Issue 36 (3): on a laptop's two cores, an environment per concurrent request (as Lambda scales) left sixteen
+// environments of one function each serving a few requests in V8's cold tiers. Beyond `queueBeyond` busy
+// environments a buffered invocation waits for a free one, in order; streams, long-polls and invocations made by
+// a running one never wait.
+describe("local Lambda: buffered invocations queued beyond the machine's parallelism", () => {
+  const sleepy = `let served = 0; const me = Math.random();
+    export const handler = async (e) => { const n = served++; await new Promise(r => setTimeout(r, e.ms ?? 50)); return { i: e.i, n, me }; };`;
+  const servedBy = (o: Invocation) => {
+    if (o.kind !== "result") throw new Error(JSON.stringify(o));
+    return o.value as { i: number; n: number; me: number };
+  };
+
+  it("a function that computes keeps queueBeyond environments busy: the rest share the ones up", async () => {
+    const f = fn(
+      `const me = Math.random();
+       export const handler = async (e) => { const end = Date.now() + 30; while (Date.now() < end); return { i: e.i, n: 0, me }; };`,
+      { queueBeyond: 2 },
+    );
+    // Two waves: the second arrives once the first has shown the function computes all its time.
+    for (const wave of [0, 1]) {
+      const outs = (
+        await Promise.all(Array.from({ length: 8 }, (_, i) => f.invoke({ i: wave * 8 + i })))
+      ).map(servedBy);
+      expect(outs.map((o) => o.i)).toEqual(Array.from({ length: 8 }, (_, i) => wave * 8 + i));
+    }
+    expect(f.size).toBe(2);
+  });
+
+  it("a function whose invocations mostly wait gets more environments, at most four times queueBeyond", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    servedBy(await f.invoke({ i: 0 }));
+    // Its first invocation waited nearly all its time: eight at once now find four environments, no more.
+    const outs = (await Promise.all(Array.from({ length: 8 }, (_, i) => f.invoke({ i })))).map(servedBy);
+    expect(outs.map((o) => o.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(new Set(outs.map((o) => o.me)).size).toBe(4);
+    expect(f.size).toBe(4);
+  });
+
+  it("an environment started while others wait goes to the longest waiting, not to the newcomer", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    const order: number[] = [];
+    const first = f.invoke({ i: 0, ms: 50 });
+    const long = f.invoke({ i: 1, ms: 1500 });
+    const waiting = f.invoke({ i: 2, ms: 10 }).then((o) => order.push(servedBy(o).i));
+    // The first has shown the function waits (more environments allowed); the long one holds the only one.
+    servedBy(await first);
+    const newcomer = f.invoke({ i: 3, ms: 10 }).then((o) => order.push(servedBy(o).i));
+    await Promise.all([long, waiting, newcomer]);
+    expect(order).toEqual([2, 3]);
+  });
+
+  it("serves queued invocations in order of arrival, each once", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    const outs = (await Promise.all(Array.from({ length: 6 }, (_, i) => f.invoke({ i, ms: 20 })))).map(
+      servedBy,
+    );
+    // One environment: the n-th invocation it served is the n-th that arrived.
+    expect(outs.map((o) => [o.i, o.n])).toEqual(outs.map((_, i) => [i, i]));
+  });
+
+  it("never queues a held-open function's invocations (a response stream would block the next)", async () => {
+    const f = fn(
+      `const me = String(Math.random());
+       export const handler = awslambda.streamifyResponse(async (event, stream) => {
+         stream.write(me); await new Promise(r => setTimeout(r, 300)); stream.end(); });`,
+      { queueBeyond: 1, heldOpen: true },
+    );
+    const ids = await Promise.all([f.invoke({}), f.invoke({}), f.invoke({})].map(async (o) => text(await o)));
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it("a queued invocation's timeout counts from its start, not its arrival", async () => {
+    const f = fn(
+      `export const handler = async (e) => { if (e.spin) for (;;) {} await new Promise(r => setTimeout(r, 600)); return e.i; };`,
+      { queueBeyond: 1, timeoutSeconds: 1 },
+    );
+    // The third waits 1.2 s, past the 1 s timeout, then runs its 0.6 s.
+    const three = await Promise.all([0, 1, 2].map((i) => f.invoke({ i })));
+    expect(three).toEqual([0, 1, 2].map((i) => ({ kind: "result", value: i })));
+    // One that runs past its time behind another is ended at its start + 1 s; the one behind it still runs.
+    const g = fn(
+      `export const handler = async (e) => { if (e.spin) for (;;) {} await new Promise(r => setTimeout(r, 600)); return e.i; };`,
+      { queueBeyond: 1, timeoutSeconds: 1 },
+    );
+    const [first, spun, after] = await Promise.all([
+      g.invoke({ i: 3 }),
+      g.invoke({ spin: true }),
+      g.invoke({ i: 4 }),
+    ]);
+    expect(first).toEqual({ kind: "result", value: 3 });
+    expect(spun).toEqual({
+      kind: "error",
+      errorType: "Sandbox.Timedout",
+      errorMessage: "Task timed out after 1.00 seconds",
+    });
+    expect(after).toEqual({ kind: "result", value: 4 });
+  });
+
+  it("an invocation made by a running one is not queued: a function invoking itself does not deadlock", async () => {
+    const f = fn(
+      `export const handler = async (e) => e.callBack ? "outer:" + await (await fetch(e.callBack)).text() : "inner";`,
+      { queueBeyond: 1 },
+    );
+    // The outer invocation holds the one environment while its call comes back as a nested invocation.
+    const server = createServer(async (_req, res) => {
+      const inner = await f.invoke({}, { nested: true });
+      res.end(inner.kind === "result" ? String(inner.value) : JSON.stringify(inner));
+    });
+    const port = await new Promise<number>((r) =>
+      server.listen(0, "127.0.0.1", () => r((server.address() as AddressInfo).port)),
+    );
+    try {
+      expect(await f.invoke({ callBack: `http://127.0.0.1:${port}/` })).toEqual({
+        kind: "result",
+        value: "outer:inner",
+      });
+    } finally {
+      server.close();
+    }
+  }, 15_000);
+
+  it("gives each invocation a trace header of its own, as Lambda's _X_AMZN_TRACE_ID", async () => {
+    const f = fn(`export const handler = async () => process.env._X_AMZN_TRACE_ID ?? null;`);
+    const [a, b] = [await f.invoke({}), await f.invoke({})].map((o) => (o.kind === "result" ? o.value : o));
+    const format = /^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=0$/;
+    expect(a).toMatch(format);
+    expect(b).toMatch(format);
+    expect(a).not.toBe(b);
+  });
+
+  it("a queued invocation is answered, not lost, when the function stops before its turn", async () => {
+    const f = fn(sleepy, { queueBeyond: 1 });
+    const first = f.invoke({ i: 0, ms: 2000 });
+    const queued = f.invoke({ i: 1 });
+    await new Promise((r) => setTimeout(r, 300));
+    await f.stop();
+    expect(await queued).toEqual({
+      kind: "error",
+      errorType: "ServiceException",
+      errorMessage: "The function is stopped",
+    });
+    expect(await first).toMatchObject({ kind: "error" });
   });
 });

@@ -1,6 +1,7 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
+import type { EventLoopUtilization } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { RequestStats } from "../../shared/aws/request-stats.ts";
@@ -24,8 +25,25 @@ export interface FunctionSpec {
   environment: Record<string, string>;
   /** Most execution environments at once (its reserved concurrency); further invocations wait for one. */
   maxConcurrency?: number;
+  /**
+   * Environments its queued invocations may keep busy at once (LOCAL_FUNCTION_ENVIRONMENTS): one arriving while
+   * that many are up and none is free waits, in order of arrival, for the next to free instead of starting
+   * another. Undefined: an environment per concurrent invocation, as Lambda scales.
+   */
+  queueBeyond?: number;
+  /** Its invocations are held open (a response stream, a long-poll): never queued behind one another. */
+  heldOpen?: boolean;
   /** An idle environment is shut down after this long (Lambda reclaims idle ones too). */
   idleMs?: number;
+}
+
+/** How an invocation reached the function. */
+export interface InvokeOptions {
+  /**
+   * Made by an invocation still running (its trace header says so): never queued, since the invocation it waits
+   * for could be the one holding the environment it would wait for (a function invoking itself, or its chain).
+   */
+  nested?: boolean;
 }
 
 /** What an invocation came to: its JSON result, a response stream's bytes, or the error Lambda would report. */
@@ -54,6 +72,9 @@ async function initSlot(): Promise<() => void> {
     initWaiting.shift()?.();
   };
 }
+
+/** At most this many times `queueBeyond` environments for a function whose invocations mostly wait. */
+const QUEUE_STRETCH = 4;
 
 /** How long an idle environment is kept (LOCAL_FUNCTION_IDLE_MS; the test run keeps them for its whole length). */
 const defaultIdleMs = () => config.localCloud.functionIdleMs;
@@ -86,6 +107,9 @@ class Environment {
   provisioned = false;
   /** The bundle's request counts as of its last invocation (PLATFORM_COUNT_REQUESTS). */
   stats?: RequestStats;
+  /** The share of its last invocation's time its event loop was busy (0–1): how much it computes, not waits. */
+  lastUtilization?: number;
+  private loopAtStart?: EventLoopUtilization;
   idleTimer?: NodeJS.Timeout;
 
   constructor(
@@ -135,6 +159,8 @@ class Environment {
 
   run(event: unknown, p: Pending): void {
     const id = randomUUID();
+    // The timeout counts from the invocation's start, not its arrival: as in Lambda, a wait for an environment
+    // is no part of the function's time, and its code plans its work by getRemainingTimeInMillis.
     const deadline = Date.now() + this.spec.timeoutSeconds * 1000;
     // Lambda stops an invocation at its timeout by ending the environment; so does this.
     const timer = setTimeout(() => {
@@ -147,7 +173,8 @@ class Environment {
       void this.stop();
     }, this.spec.timeoutSeconds * 1000);
     this.pending = { id, p, timer };
-    this.worker.postMessage({ id, event, deadline, requestId: randomUUID() });
+    this.loopAtStart = this.worker.performance.eventLoopUtilization();
+    this.worker.postMessage({ id, event, deadline, requestId: randomUUID(), traceId: newTraceId() });
   }
 
   /** The caller went away from a stream: the handler's stream sees `close`, as a Lambda stream does. */
@@ -172,6 +199,9 @@ class Environment {
 
   private finish() {
     if (this.pending) clearTimeout(this.pending.timer);
+    if (this.loopAtStart && !this.exited)
+      this.lastUtilization = this.worker.performance.eventLoopUtilization(this.loopAtStart).utilization;
+    this.loopAtStart = undefined;
     this.pending = undefined;
   }
 
@@ -190,6 +220,18 @@ class Environment {
   }
 }
 
+/**
+ * An invocation's X-Ray trace header, which Lambda hands the function as _X_AMZN_TRACE_ID: the AWS SDK sends it
+ * on every call the function makes, so an Invoke it makes arrives marked as made from a running invocation.
+ */
+function newTraceId(): string {
+  const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+  const epoch = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, "0");
+  return `Root=1-${epoch}-${hex(12)};Parent=${hex(8)};Sampled=0`;
+}
+
 /** What Lambda reports when an environment dies: out of memory, or its init failed. */
 function failureOf(err: Error & { code?: string }, spec: FunctionSpec): Invocation {
   if (err.code === "ERR_WORKER_OUT_OF_MEMORY")
@@ -205,11 +247,17 @@ function failureOf(err: Error & { code?: string }, spec: FunctionSpec): Invocati
   };
 }
 
-/** A function's execution environments: warm ones reused, new ones started up to its concurrency. */
+/**
+ * A function's execution environments: warm ones reused, new ones started up to its concurrency. Beyond
+ * `queueBeyond` busy environments a queued invocation waits for a free one, in order of arrival: on a laptop's
+ * few cores, environments started per concurrent request share the cores and each stays in V8's cold tiers
+ * (Lambda gives each a machine of its own). Held-open and nested invocations are never queued.
+ */
 export class LocalFunction {
   private readonly environments = new Set<Environment>();
   private readonly idle: Environment[] = [];
-  private readonly waiting: (() => void)[] = [];
+  /** Invocations waiting for an environment, first come first served: handed one, or woken to look again. */
+  private readonly waiting: ((env?: Environment) => void)[] = [];
   private stopped = false;
   /** Environments waiting for an init slot. */
   private starting = 0;
@@ -219,8 +267,9 @@ export class LocalFunction {
   constructor(readonly spec: FunctionSpec) {}
 
   /** Runs one invocation; a streamed answer's bytes arrive as the handler writes them. */
-  async invoke(event: unknown): Promise<Invocation> {
-    const env = await this.acquire();
+  async invoke(event: unknown, opts: InvokeOptions = {}): Promise<Invocation> {
+    const queued = this.spec.queueBeyond !== undefined && !this.spec.heldOpen && !opts.nested;
+    const env = await this.acquire(queued);
     if (!env)
       return { kind: "error", errorType: "ServiceException", errorMessage: "The function is stopped" };
     try {
@@ -280,7 +329,7 @@ export class LocalFunction {
   async provision(count: number): Promise<void> {
     const started: Environment[] = [];
     for (let i = 0; i < count; i++) {
-      const env = await this.acquire();
+      const env = await this.acquire(false);
       if (!env) break;
       env.provisioned = true;
       started.push(env);
@@ -289,14 +338,36 @@ export class LocalFunction {
     for (const e of started) this.release(e);
   }
 
-  private async acquire(): Promise<Environment | undefined> {
+  /**
+   * Environments queued invocations may keep busy: enough to keep `queueBeyond` cores computing, as far as the
+   * function's last invocations show how much of their time they compute. One that mostly waits (on DynamoDB,
+   * through the proxy) gets more, up to QUEUE_STRETCH times as many; one that computes gets `queueBeyond`.
+   */
+  private queueCap(most: number): number {
+    const base = this.spec.queueBeyond ?? most;
+    const seen = [...this.environments].flatMap((e) =>
+      e.lastUtilization === undefined ? [] : [e.lastUtilization],
+    );
+    if (!seen.length) return Math.min(most, base);
+    const computing = seen.reduce((a, b) => a + b, 0) / seen.length;
+    const wanted = Math.round(base / Math.max(computing, 1 / QUEUE_STRETCH));
+    return Math.min(most, Math.max(base, wanted));
+  }
+
+  /** An environment for one invocation: a warm one, a new one while under the cap, else the next one freed. */
+  private async acquire(queued: boolean): Promise<Environment | undefined> {
+    const most = this.spec.maxConcurrency ?? 64;
+    let woken = false;
     while (!this.stopped) {
+      const cap = queued ? this.queueCap(most) : most;
       const warm = this.idle.pop();
       if (warm) {
         clearTimeout(warm.idleTimer);
         return warm;
       }
-      if (this.environments.size + this.starting < (this.spec.maxConcurrency ?? 64)) {
+      if (this.environments.size + this.starting < cap) {
+        // Invocations already waiting when this one arrived get the new environment first (none overtakes).
+        const behind = queued && !woken && this.waiting.length > 0;
         this.starting++;
         const release = await initSlot().finally(() => this.starting--);
         if (this.stopped) {
@@ -306,9 +377,16 @@ export class LocalFunction {
         const env = new Environment(this.spec, (e) => this.forget(e));
         env.ready.then(release, release);
         this.environments.add(env);
-        return env;
+        const head = behind ? this.waiting.shift() : undefined;
+        if (!head) return env;
+        head(env);
       }
-      await new Promise<void>((r) => this.waiting.push(r));
+      // Woken without an environment (one went away): it looks again ahead of later arrivals.
+      const handed = await new Promise<Environment | undefined>((r) =>
+        woken ? this.waiting.unshift(r) : this.waiting.push(r),
+      );
+      if (handed) return handed;
+      woken = true;
     }
     return undefined;
   }
@@ -316,8 +394,10 @@ export class LocalFunction {
   private release(env: Environment) {
     if (env.dead) return this.forget(env);
     if (!this.environments.has(env) || env.busy || this.idle.includes(env)) return;
+    // Handed straight to the longest waiting invocation, so none arriving later overtakes it.
+    const next = this.waiting.shift();
+    if (next) return next(env);
     this.idle.push(env);
-    this.waiting.shift()?.();
     // Kept warm for good (a local stand-in for a schedule keeps its timer in its environment).
     if (!Number.isFinite(this.spec.idleMs ?? 0) || env.provisioned) return;
     env.idleTimer = setTimeout(() => {

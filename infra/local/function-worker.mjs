@@ -64,7 +64,9 @@ const statsOf = () => globalThis[STATS];
 let current;
 parentPort.on("message", async (msg) => {
   if (msg.type === "abort") return current?.close();
-  const { id, event, deadline, requestId } = msg;
+  const { id, event, deadline, requestId, traceId } = msg;
+  // As Lambda's runtime does: the SDK sends it on the function's calls (an Invoke it makes reads as nested).
+  process.env._X_AMZN_TRACE_ID = traceId;
   const context = {
     functionName: workerData.functionName,
     functionVersion: "$LATEST",
@@ -103,6 +105,8 @@ parentPort.on("message", async (msg) => {
     });
   } finally {
     current = undefined;
+    // Work of its own between invocations (a schedule's local timer) is no invocation's.
+    delete process.env._X_AMZN_TRACE_ID;
   }
 });
 parentPort.postMessage({ type: "ready" });

@@ -6,7 +6,7 @@ import type { HttpEvent, HttpResult } from "../../shared/http/event.ts";
 import type { LambdaHttpHandler } from "../../shared/http/handler.ts";
 import { type FunctionBundle, functionBundles } from "../build/function-bundles.ts";
 import { FunctionError } from "./function-error.ts";
-import { type Invocation, LocalFunction, splitStreamMetadata } from "./function-host.ts";
+import { type Invocation, type InvokeOptions, LocalFunction, splitStreamMetadata } from "./function-host.ts";
 
 // The platform's functions as the local cloud runs them: each from the bundle the CDK app deploys
 // (infra/build/function-bundles.ts), with the memory, timeout and environment it has there, in execution
@@ -22,6 +22,8 @@ export interface LocalFunctionsOptions {
   bundles?: FunctionBundle[];
   /** Functions that must stay warm (the local stand-ins of schedules keep timers in their environment). */
   keepWarm?: (f: FunctionBundle) => boolean;
+  /** Environments a function's queued invocations keep busy at once (LOCAL_FUNCTION_ENVIRONMENTS); none: no queue. */
+  queueBeyond?: number;
 }
 
 export class LocalFunctions {
@@ -47,6 +49,8 @@ export class LocalFunctions {
       memoryMb: f.memoryMb,
       timeoutSeconds: f.timeoutSeconds,
       environment: { ...this.opts.environment(f), ...f.environment },
+      ...(this.opts.queueBeyond !== undefined ? { queueBeyond: this.opts.queueBeyond } : {}),
+      ...(f.heldOpen ? { heldOpen: true } : {}),
       ...(this.opts.keepWarm?.(f) ? { idleMs: Number.POSITIVE_INFINITY } : {}),
     });
     this.running.set(id, fn);
@@ -71,10 +75,10 @@ export class LocalFunctions {
   }
 
   /** A task's handler: its function invoked with the event; a failure thrown as Lambda reports it. */
-  task(task: Pick<TaskFunction, "name">): (event: unknown) => Promise<unknown> {
+  task(task: Pick<TaskFunction, "name">): (event: unknown, how?: InvokeOptions) => Promise<unknown> {
     const id = `Task-${task.name}`;
-    return async (event) => {
-      const out = await this.get(id).invoke(event);
+    return async (event, how) => {
+      const out = await this.get(id).invoke(event, how);
       if (out.kind === "error") throw new FunctionError(out.errorType, out.errorMessage);
       if (out.kind === "stream")
         throw new FunctionError("Runtime.InvalidResponse", `${id} streamed an answer`);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { logger } from "../../shared/log.ts";
+import type { InvokeOptions } from "./function-host.ts";
 import { withinTimeout } from "./function-timeout.ts";
 import { awsError, errorFields } from "./sfn.ts";
 
@@ -8,7 +9,9 @@ import { awsError, errorFields } from "./sfn.ts";
 // deployment's runtime) is run as its configuration says: within its timeout, and its asynchronous invocations
 // (drains) each holding a slot of its reservation while they run. A throttled event stays queued and is tried again
 // with backoff until it is older than its MaximumEventAgeInSeconds, then dropped, as Lambda's queue does.
-export type FunctionResolver = (nameOrArn: string) => ((event: unknown) => Promise<unknown>) | undefined;
+export type FunctionResolver = (
+  nameOrArn: string,
+) => ((event: unknown, how?: InvokeOptions) => Promise<unknown>) | undefined;
 
 /** How Lambda runs one function's invocations (its configuration; the platform's own tasks have none). */
 export interface FunctionSettings {
@@ -51,18 +54,25 @@ export class LocalLambda {
     private readonly asyncBytesPerCaller = ASYNC_BYTES_PER_CALLER,
   ) {}
 
-  /** `origin`: who asked (the principal the proxy checked) and the request's payload size, for async bounds. */
+  /**
+   * `origin`: who asked (the principal the proxy checked) and the request's payload size, for async bounds; and
+   * whether a running invocation made the call (its trace header): a synchronous one is then never queued.
+   */
   async invoke(
     name: string,
     payload: unknown,
     async: boolean,
-    origin: { caller: string; bytes: number } = { caller: "", bytes: 0 },
+    origin: { caller: string; bytes: number; nested?: boolean } = { caller: "", bytes: 0 },
   ): Promise<{ status: number; body: unknown; error?: string }> {
     const fn = this.resolve(name);
     if (!fn) throw awsError("ResourceNotFoundException", `Function not found: ${name}`, 404);
     if (!async) {
       try {
-        const out = await withinTimeout(fn(payload), this.settingsOf(name).timeoutSeconds, randomUUID());
+        const out = await withinTimeout(
+          fn(payload, origin.nested ? { nested: true } : {}),
+          this.settingsOf(name).timeoutSeconds,
+          randomUUID(),
+        );
         return { status: 200, body: out ?? null };
       } catch (err) {
         const e = errorFields(err);

@@ -250,6 +250,12 @@ export const SETTINGS = {
     min: 1,
     default: 300_000,
   }),
+  LOCAL_FUNCTION_ENVIRONMENTS: wholeNumber({
+    description:
+      "Environments a platform function of the local cloud keeps busy at once for buffered invocations (up to four times as many while its invocations mostly wait rather than compute); further ones wait, in order, for a free one (a response stream, a long-poll or an invocation made by a running one never waits). 0: an environment per concurrent invocation, as Lambda scales. Unset: the machine's parallelism (at least 2). A local model only: AWS keeps its own scaling.",
+    readers: ["local cloud"],
+    min: 0,
+  }),
   LOCAL_SFN_RETRY_INTERVAL_MS: wholeNumber({
     description:
       "Tests: the local Step Functions engine waits this long between Retry attempts instead of the ASL's interval.",

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { FAMILIES, SETTINGS, type Settings, settingsSchema } from "./settings.ts";
 
@@ -176,6 +177,11 @@ function localCloudSettings(s: Settings) {
     bootAt: s.PLATFORM_BOOT_AT,
     graphConfig: s.AGENT_GRAPH_CONFIG,
     functionIdleMs: s.LOCAL_FUNCTION_IDLE_MS,
+    /** Undefined: no queue (0). */
+    functionEnvironments:
+      s.LOCAL_FUNCTION_ENVIRONMENTS === 0
+        ? undefined
+        : (s.LOCAL_FUNCTION_ENVIRONMENTS ?? Math.max(2, availableParallelism())),
     sfnRetryIntervalMs: s.LOCAL_SFN_RETRY_INTERVAL_MS,
     ttlSweepMs: s.LOCAL_TTL_SWEEP_MS,
     routerProvisioned: s.LOCAL_ROUTER_PROVISIONED,
