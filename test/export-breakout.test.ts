@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newBucket, newWorkspace, s3Proxy } from "../harness/export.ts";
 import { DestinationError } from "../shared/errors.ts";
@@ -123,4 +125,67 @@ describe("an export destination is never the platform's own", () => {
       expect((err as Error).message).toMatch(why);
     }
   });
+});
+
+// secreview5: the SDK reads an answer's body whole, and nothing bounded it: a workspace's destination whose endpoint
+// answered the creation write test with an endless body grew the platform process by ~200 MB a second (3.7 GB in
+// 18 s, tried live) until the host ran out of memory — every workspace's platform gone, from one API call.
+describe("a destination's endpoint cannot fill the platform's memory", () => {
+  // Sends at most this much (the old code read all of it), then ends the answer.
+  const SEND_BYTES = 256 << 20;
+  const endless = async (status: number) => {
+    const sent = { bytes: 0, closed: false };
+    const chunk = Buffer.alloc(1 << 20, 0x41);
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(status, { ETag: '"e"', "Content-Type": "application/xml" });
+        const pump = () => {
+          while (sent.bytes < SEND_BYTES) {
+            sent.bytes += chunk.length;
+            if (!res.write(chunk)) return;
+          }
+          res.end();
+        };
+        res.on("drain", pump);
+        res.on("close", () => {
+          sent.closed = true;
+        });
+        pump();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => server.close(resolve)));
+    return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sent };
+  };
+
+  it.each([[200], [500]])(
+    "an endless answer (HTTP %i) to the write test is a 400, and the platform stops reading it",
+    async (status) => {
+      const evil = await endless(status);
+      const r = await create({ endpoint_url: evil.endpoint });
+      expect(r.status, r.text).toBe(400);
+      // The platform hangs up after its bound (1 MiB) plus what the sockets' buffers held.
+      expect(evil.sent.bytes).toBeLessThan(64 << 20);
+    },
+  );
+
+  it("an answer that trickles a byte every few seconds is a 400 within the write test's deadline, not the API's 5xx", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { ETag: '"e"' });
+        const drip = setInterval(() => res.write("A"), 2_000);
+        res.on("close", () => clearInterval(drip));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    });
+    const r = await create({ endpoint_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    expect(r.status, r.text).toBe(400);
+    expect(r.text).toMatch(/Invalid endpoint/);
+  }, 60_000);
 });

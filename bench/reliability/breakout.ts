@@ -25,7 +25,8 @@ export const BREAKOUT_FILES: Record<string, string> = {
     "test/capacity-breakout.test.ts",
   "the sandbox's limits (output, namespaces, tasks, host uid, registry, Node)": "test/sandbox-limits.test.ts",
   "another workspace's local folders": "test/repo-grants.test.ts",
-  "exports into the platform's own S3": "test/export-breakout.test.ts",
+  "exports into the platform's own S3, a destination's endless or trickling answers":
+    "test/export-breakout.test.ts",
   "storage (a runtime's own prefix past its budget, one object's size, the scans its budget asks for)":
     "test/storage-budget-breakout.test.ts",
   "webhooks (loopback, metadata, redirects, forged asks)": "test/agent-webhook-breakout.test.ts",

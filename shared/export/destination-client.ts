@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import { pipeline, Transform } from "node:stream";
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { config } from "../config.ts";
 import { publicOnlyLookup } from "../containment/ssrf.ts";
@@ -55,7 +56,7 @@ export function destinationClient(
         httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup }),
       }
     : {};
-  return new S3Client({
+  const client = new S3Client({
     region: cfg.region ?? config.region,
     ...(cfg.endpoint_url
       ? { endpoint: cfg.endpoint_url, forcePathStyle: true }
@@ -82,6 +83,46 @@ export function destinationClient(
       ...agents,
     },
   });
+  capAnswers(client);
+  return client;
+}
+
+/**
+ * The most bytes of one answer a destination's client reads. Every call an export makes (PutObject, the multipart
+ * calls, HeadObject, DeleteObject) is answered with at most a short XML document; the SDK reads an answer's body
+ * whole into memory, so without a bound a hostile endpoint's endless answer to the creation write test grew the
+ * platform process by gigabytes (secreview5).
+ */
+export const MAX_ANSWER_BYTES = 1 << 20;
+
+/** Every answer's body of `client` passes through a counter that fails the call past MAX_ANSWER_BYTES. */
+function capAnswers(client: S3Client): void {
+  type Answer = { response: { body?: unknown } };
+  const cap = (next: (args: unknown) => Promise<Answer>) => async (args: unknown) => {
+    const out = await next(args);
+    const response = out.response;
+    if (response.body && typeof (response.body as NodeJS.ReadableStream).pipe === "function") {
+      let read = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          read += chunk.length;
+          if (read > MAX_ANSWER_BYTES)
+            return done(new Error(`the endpoint's answer is longer than ${MAX_ANSWER_BYTES} bytes`));
+          done(null, chunk);
+        },
+      });
+      // pipeline destroys the answer's socket when the counter fails.
+      pipeline(response.body as NodeJS.ReadableStream, counter, () => {});
+      response.body = counter;
+    }
+    return out;
+  };
+  (client.middlewareStack as { addRelativeTo(m: unknown, o: unknown): void }).addRelativeTo(cap, {
+    relation: "after",
+    toMiddleware: "deserializerMiddleware",
+    name: "destinationAnswerCap",
+    override: true,
+  });
 }
 
 /** The 400 a failed write test answers with: the spec's message, or what went wrong for a transient fault. */
@@ -95,6 +136,13 @@ export function writeTestFailure(err: unknown): BadRequest {
 }
 
 /**
+ * How long the write test (both of its calls, with their retry) may take: the idle-socket timeouts do not end an
+ * answer that trickles a byte every few seconds, which held the creation until the API's own timeout (a 500 after
+ * 29 s, secreview5); past this the endpoint is answered as not usable (400).
+ */
+export const CHECK_DEADLINE_MS = 20_000;
+
+/**
  * Writes a test object and deletes it. Deleting is optional on the key: when it fails (AccessDenied or
  * anything else) the object stays under `<root>/tmp/`, and creation still succeeds.
  */
@@ -105,6 +153,7 @@ export async function checkWriteAccess(
 ) {
   const client = destinationClient(cfg, creds, "check");
   const key = writeTestKey(cfg);
+  const abortSignal = AbortSignal.timeout(CHECK_DEADLINE_MS);
   try {
     let etag: string | undefined;
     try {
@@ -115,6 +164,7 @@ export async function checkWriteAccess(
           Body: "agent platform destination write test\n",
           ContentType: "text/plain",
         }),
+        { abortSignal },
       );
       etag = out.ETag;
     } catch (err) {
@@ -136,14 +186,16 @@ export async function checkWriteAccess(
       });
       throw new BadRequest(DESTINATION_MESSAGES.endpoint);
     }
-    await client.send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key })).catch((err) =>
-      logger.info("destination write test object left in place", {
-        tenant_id: tenant,
-        bucket: cfg.bucket_name,
-        key,
-        error: (err as Error)?.name,
-      }),
-    );
+    await client
+      .send(new DeleteObjectCommand({ Bucket: cfg.bucket_name, Key: key }), { abortSignal })
+      .catch((err) =>
+        logger.info("destination write test object left in place", {
+          tenant_id: tenant,
+          bucket: cfg.bucket_name,
+          key,
+          error: (err as Error)?.name,
+        }),
+      );
   } finally {
     client.destroy();
   }

@@ -75,9 +75,14 @@ export function ownRef(record: object, attr: string): string | undefined {
   return within(s3ThreadPrefix(parts.scope, parts.thread), ref) ? ref : undefined;
 }
 
-/** A key under `prefix`, with no `..` segment after it (which a backend resolving paths would read as another). */
+/**
+ * A key under `prefix`, with no `.` or `..` segment anywhere (which a backend resolving paths would read as another
+ * key). Anywhere, not only after the prefix: a runtime may write items of a thread named `..` (and a thread index
+ * entry naming it, which a purge reads), whose prefix `checkpoints/<scope>/../` then leads out of its own scope
+ * (secreview5; the policy proxy refuses such keys locally and S3 reads them literally, so this is the first fence).
+ */
 const within = (prefix: string, ref: string) =>
-  ref.startsWith(prefix) && !ref.slice(prefix.length).split("/").includes("..");
+  ref.startsWith(prefix) && !ref.split("/").some((seg) => seg === "." || seg === "..");
 
 /** The S3 keys an item references within its own thread; any other it names is logged and left alone. */
 export function refsOf(record: object): string[] {
