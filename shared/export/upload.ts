@@ -18,6 +18,19 @@ import { logger } from "../log.ts";
 
 const CONTENT_TYPE = "application/vnd.apache.parquet";
 
+/**
+ * How long one call to a destination may take, whole: `baseMs` plus its body at `bytesPerSecond`. The client's
+ * socket timeouts are idle timeouts, so an endpoint that answers a byte every few seconds held a partition for its
+ * whole 900 s Lambda timeout and then again on each retry, keeping every other workspace's partitions waiting for
+ * the pool (secreview5); past this deadline the call fails and is retried as any failed write is.
+ */
+export interface CallDeadline {
+  baseMs: number;
+  bytesPerSecond: number;
+}
+/** A minute, plus a part of 16 MiB at 256 KiB/s (64 s more): a slow but working link finishes well inside it. */
+export const CALL_DEADLINE: CallDeadline = { baseMs: 60_000, bytesPerSecond: 256 * 1024 };
+
 export class StreamedFile {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -32,7 +45,14 @@ export class StreamedFile {
     private readonly bucket: string,
     readonly key: string,
     private readonly partBytes = config.export.partBytes,
+    private readonly deadline: CallDeadline = CALL_DEADLINE,
   ) {}
+
+  /** The options of one call to the destination with a body of `bodyBytes`: aborted past its deadline. */
+  private within(bodyBytes = 0): { abortSignal: AbortSignal } {
+    const ms = this.deadline.baseMs + Math.ceil((bodyBytes / this.deadline.bytesPerSecond) * 1000);
+    return { abortSignal: AbortSignal.timeout(ms) };
+  }
 
   /** Takes the file's next bytes; sends a part when enough have gathered. */
   async add(parts: Buffer[]): Promise<void> {
@@ -53,7 +73,7 @@ export class StreamedFile {
     await this.abortingOnFailure(() => this.finish(last));
     this.finished = true;
     const head = await this.client
-      .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key }))
+      .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key }), this.within())
       .catch((err: { $metadata?: { httpStatusCode?: number } }) => {
         if (err?.$metadata?.httpStatusCode === 403) return undefined;
         throw err;
@@ -78,6 +98,7 @@ export class StreamedFile {
           Body: Buffer.concat(this.pending, this.pendingBytes),
           ContentType: CONTENT_TYPE,
         }),
+        this.within(this.pendingBytes),
       );
       this.pending = [];
       this.pendingBytes = 0;
@@ -91,6 +112,7 @@ export class StreamedFile {
         UploadId: this.uploadId,
         MultipartUpload: { Parts: this.etags },
       }),
+      this.within(),
     );
   }
 
@@ -104,7 +126,10 @@ export class StreamedFile {
     if (uploadId === undefined || this.finished) return;
     this.finished = true;
     await this.client
-      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }))
+      .send(
+        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }),
+        this.within(),
+      )
       .catch((err) => logger.warn("aborting a multipart upload failed", { key: this.key, error: err }));
   }
 
@@ -121,6 +146,7 @@ export class StreamedFile {
     if (this.uploadId === undefined) {
       const out = await this.client.send(
         new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, ContentType: CONTENT_TYPE }),
+        this.within(),
       );
       this.uploadId = out.UploadId!;
     }
@@ -136,6 +162,7 @@ export class StreamedFile {
         PartNumber,
         Body: body,
       }),
+      this.within(body.length),
     );
     this.etags.push({ ETag: out.ETag!, PartNumber });
   }
