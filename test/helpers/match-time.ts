@@ -1,5 +1,5 @@
 /**
- * How long `match` takes, in ms: the fastest of up to `tries` runs, run again only while over `limit`. A pattern
+ * How long `match` takes (a regex match, or any bounded step), in ms: the fastest of up to `tries` runs, run again only while over `limit`. A pattern
  * that backtracks is slow every time; a machine that stops the process (the CPU given to another, a collection of
  * a heap other test files filled) is slow once. Timing assertions that guard against hangs use this so they fail
  * on the first and not the second.
