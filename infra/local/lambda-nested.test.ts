@@ -1,9 +1,8 @@
-import type { Server } from "node:http";
-import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { InvokeCommand } from "@aws-sdk/client-lambda";
+import { describe, expect, it } from "vitest";
+import { emulatorLambda } from "../../test/helpers/signed-emulator.ts";
 import { platformFunctions } from "../build/function-bundles.ts";
-import { type EmulatedServices, startAwsEmulator } from "./aws-emulator.ts";
-import { newBackendToken, withBackendToken } from "./backend-token.ts";
+import type { EmulatedServices } from "./aws-emulator.ts";
 import type { InvokeOptions } from "./function-host.ts";
 import { LocalLambda } from "./lambda.ts";
 
@@ -11,33 +10,13 @@ import { LocalLambda } from "./lambda.ts";
 // invocation made by a running one must not wait (it could wait for the environment its caller holds). The AWS
 // SDK in a function's environment sends the invocation's _X_AMZN_TRACE_ID as X-Amzn-Trace-Id (its recursion
 // detection): the emulator reads a synchronous Invoke carrying it as nested. Read here with the SDK's own client.
-let server: Server;
-let lambda: LambdaClient;
 const seen: InvokeOptions[] = [];
-
-beforeAll(async () => {
-  const token = newBackendToken();
-  const local = new LocalLambda(() => async (_event, how) => {
+const lambda = emulatorLambda({
+  lambda: new LocalLambda(() => async (_event, how) => {
     seen.push(how ?? {});
     return "ok";
-  });
-  const started = await startAwsEmulator({ lambda: local } as EmulatedServices, "127.0.0.1", token);
-  server = started.server;
-  lambda = withBackendToken(
-    new LambdaClient({
-      endpoint: started.url,
-      region: "us-east-1",
-      credentials: { accessKeyId: "x", secretAccessKey: "y" },
-      maxAttempts: 1,
-    }),
-    token,
-  );
-});
-afterAll(async () => {
-  lambda.destroy();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+  }),
+} as Partial<EmulatedServices>);
 
 /** Runs `work` with the variables Lambda sets in a function's environment during an invocation. */
 async function asInvocation<T>(work: () => Promise<T>): Promise<T> {
@@ -54,9 +33,9 @@ async function asInvocation<T>(work: () => Promise<T>): Promise<T> {
 describe("the local Lambda: an invocation made by a running one", () => {
   it("a synchronous Invoke from a function's environment reaches the function as nested; one from elsewhere does not", async () => {
     seen.length = 0;
-    await lambda.send(new InvokeCommand({ FunctionName: "f", Payload: Buffer.from("{}") }));
+    await lambda().send(new InvokeCommand({ FunctionName: "f", Payload: Buffer.from("{}") }));
     await asInvocation(() =>
-      lambda.send(new InvokeCommand({ FunctionName: "f", Payload: Buffer.from("{}") })),
+      lambda().send(new InvokeCommand({ FunctionName: "f", Payload: Buffer.from("{}") })),
     );
     expect(seen).toEqual([{}, { nested: true }]);
   });

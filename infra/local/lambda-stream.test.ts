@@ -1,15 +1,12 @@
-import type { Server } from "node:http";
-import { InvokeWithResponseStreamCommand, LambdaClient } from "@aws-sdk/client-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmulatedServices, startAwsEmulator } from "./aws-emulator.ts";
-import { newBackendToken, withBackendToken } from "./backend-token.ts";
+import { InvokeWithResponseStreamCommand } from "@aws-sdk/client-lambda";
+import { describe, expect, it } from "vitest";
+import { emulatorLambda } from "../../test/helpers/signed-emulator.ts";
+import type { EmulatedServices } from "./aws-emulator.ts";
 
 // Issue 26 (1): the local emulator answers InvokeWithResponseStream as Lambda does, read here by the AWS SDK's own
 // client: each chunk the function writes is a PayloadChunk, the end an InvokeComplete (with the error of a
 // function that failed mid-stream), an unknown function the SDK's ResourceNotFoundException; a caller that
 // leaves aborts the function's side.
-let server: Server;
-let lambda: LambdaClient;
 const seen: { name: string; qualifier?: string; payload: unknown }[] = [];
 let aborted: Promise<void> | undefined;
 
@@ -38,28 +35,10 @@ const streaming: EmulatedServices["streaming"] = (name, qualifier, payload, sign
   return undefined;
 };
 
-beforeAll(async () => {
-  const token = newBackendToken();
-  const started = await startAwsEmulator({ streaming } as EmulatedServices, "127.0.0.1", token);
-  server = started.server;
-  lambda = withBackendToken(
-    new LambdaClient({
-      endpoint: started.url,
-      region: "us-east-1",
-      credentials: { accessKeyId: "x", secretAccessKey: "y" },
-      maxAttempts: 1,
-    }),
-    token,
-  );
-});
-afterAll(async () => {
-  lambda.destroy();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+const lambda = emulatorLambda({ streaming });
 
 async function read(name: string, qualifier?: string) {
-  const out = await lambda.send(
+  const out = await lambda().send(
     new InvokeWithResponseStreamCommand({
       FunctionName: name,
       Qualifier: qualifier,
@@ -99,7 +78,7 @@ describe("InvokeWithResponseStream on the local emulator", () => {
 
   it("a caller that stops reading aborts the function's side", async () => {
     const controller = new AbortController();
-    const out = await lambda.send(
+    const out = await lambda().send(
       new InvokeWithResponseStreamCommand({ FunctionName: "endless", Payload: Buffer.from("{}") }),
       { abortSignal: controller.signal },
     );

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
+import { LambdaClient } from "@aws-sdk/client-lambda";
 import { afterAll, beforeAll } from "vitest";
 import { type EmulatedServices, startAwsEmulator } from "../../infra/local/aws-emulator.ts";
-import { newBackendToken } from "../../infra/local/backend-token.ts";
+import { newBackendToken, withBackendToken } from "../../infra/local/backend-token.ts";
 import { listen } from "../../infra/local/http-util.ts";
 import {
   createPolicyProxy,
@@ -85,4 +86,36 @@ export function outcome(
 export async function outcomeLine(call: Promise<unknown>): Promise<string> {
   const o = await outcome(call);
   return o === "allowed" ? o : `${o.name} ${o.status}`;
+}
+
+/**
+ * The emulator serving `services` to the AWS SDK's own Lambda client, straight (the platform's backend token, no
+ * proxy): for tests of the emulator's Lambda wire itself. Started before the file's tests, stopped after them.
+ */
+export function emulatorLambda(services: Partial<EmulatedServices>): () => LambdaClient {
+  let server: Server | undefined;
+  let lambda: LambdaClient | undefined;
+  beforeAll(async () => {
+    const token = newBackendToken();
+    const started = await startAwsEmulator(services as EmulatedServices, "127.0.0.1", token);
+    server = started.server;
+    lambda = withBackendToken(
+      new LambdaClient({
+        endpoint: started.url,
+        region: REGION,
+        credentials: { accessKeyId: "x", secretAccessKey: "y" },
+        maxAttempts: 1,
+      }),
+      token,
+    );
+  });
+  afterAll(async () => {
+    lambda?.destroy();
+    server?.closeAllConnections();
+    await new Promise((r) => server?.close(r));
+  });
+  return () => {
+    if (!lambda) throw new Error("emulatorLambda: the client exists only while the file's tests run");
+    return lambda;
+  };
 }
