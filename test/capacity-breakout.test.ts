@@ -391,6 +391,22 @@ describe("the sweeper's shared index of active runs", () => {
 // every-minute cron fired 40 s late, then skipped ticks (a sweep took over a minute). The thread-TTL sweep reads
 // its index the same way. Both now hold each deployment to AGENT_MAX_SWEPT_ENTRIES entries per sweep, as the
 // run sweeper does for active runs; without the bound (the code before) these tests fail.
+/** A deployment's scope (`<tenant>#<deployment>`) of a workspace of its own. */
+const scope = () => `${newTenantId()}#${crypto.randomUUID()}`;
+const PAST = "2000-01-01T00:00:00.000Z";
+
+/** `n` threads of `at` whose TTL ran out long ago, as a runtime's role lets it write them in its own partition. */
+async function threads(at: string, n: number) {
+  const keys = [];
+  for (let i = 0; i < n; i++) {
+    const id = crypto.randomUUID();
+    const key = { PK: agentKeys.threadsPk(at), SK: id };
+    await putItem("main", { ...key, thread_id: id, AGENT1PK: shardKey(THREAD_TTL, id), AGENT1SK: PAST });
+    keys.push(key);
+  }
+  return keys;
+}
+
 describe("the shared indexes of due crons and expired threads", () => {
   // Above any other test file's due crons or expired threads of one deployment at a time.
   const BOUND = 50;
@@ -399,11 +415,9 @@ describe("the shared indexes of due crons and expired threads", () => {
     if (before === undefined) delete process.env.AGENT_MAX_SWEPT_ENTRIES;
     else process.env.AGENT_MAX_SWEPT_ENTRIES = before;
   });
-  const scope = () => `${newTenantId()}#${crypto.randomUUID()}`;
-  const PAST = "2000-01-01T00:00:00.000Z";
 
   // Items a runtime's role lets it write in its own partition, as the graph wrote them (here with the platform's
-  // client): crons due long ago, and threads whose TTL ran out long ago.
+  // client): crons due long ago (and threads whose TTL ran out long ago: `threads` above).
   async function crons(at: string, n: number) {
     const keys = [];
     for (let i = 0; i < n; i++) {
@@ -415,16 +429,6 @@ describe("the shared indexes of due crons and expired threads", () => {
         AGENT1PK: shardKey(CRONS_DUE, id),
         AGENT1SK: `${PAST}#${at}#${id}`,
       });
-      keys.push(key);
-    }
-    return keys;
-  }
-  async function threads(at: string, n: number) {
-    const keys = [];
-    for (let i = 0; i < n; i++) {
-      const id = crypto.randomUUID();
-      const key = { PK: agentKeys.threadsPk(at), SK: id };
-      await putItem("main", { ...key, thread_id: id, AGENT1PK: shardKey(THREAD_TTL, id), AGENT1SK: PAST });
       keys.push(key);
     }
     return keys;
@@ -464,19 +468,7 @@ describe("the shared indexes of due crons and expired threads", () => {
 // are due at once, so the next sweep (runs first) comes right after. (On the code before: no budget, no `deferred`.)
 describe("a thread-TTL sweep behind one workspace's many expired threads", () => {
   it("stops at its time budget, counts the rest as deferred and asks for the next sweep at once", async () => {
-    const at = `${newTenantId()}#${crypto.randomUUID()}`;
-    const keys: { PK: string; SK: string }[] = [];
-    for (let i = 0; i < 20; i++) {
-      const id = crypto.randomUUID();
-      const key = { PK: agentKeys.threadsPk(at), SK: id };
-      await putItem("main", {
-        ...key,
-        thread_id: id,
-        AGENT1PK: shardKey(THREAD_TTL, id),
-        AGENT1SK: "2000-01-01T00:00:00.000Z",
-      });
-      keys.push(key);
-    }
+    const keys = await threads(scope(), 20);
     onTestFinished(async () => {
       for (const key of keys) await deleteItem("main", key);
     });
