@@ -122,3 +122,25 @@ export function inTurns<E>(entries: E[], group: (e: E) => string): E[] {
   }
   return out;
 }
+
+/**
+ * Acts on `entries` in their order, one after another, until `budgetMs` has passed; answers how many it had no time
+ * for (logged as `outOfTime`), which wait for the next sweep. A platform sweep's budget: it must end before the next.
+ */
+export async function actWithin<E>(
+  entries: E[],
+  budgetMs: number,
+  outOfTime: string,
+  act: (entry: E) => Promise<void>,
+): Promise<number> {
+  const until = performance.now() + budgetMs;
+  for (const [i, entry] of entries.entries()) {
+    if (performance.now() > until) {
+      const deferred = entries.length - i;
+      logger.warn(outOfTime, { deferred });
+      return deferred;
+    }
+    await act(entry);
+  }
+  return 0;
+}

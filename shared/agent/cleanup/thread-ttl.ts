@@ -2,7 +2,7 @@ import { queryPage } from "../../aws/ddb.ts";
 import { HttpError } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { AGENT_INDEX, indexedAgentRecord, THREAD_TTL, type ThreadRecord } from "../../records/agent.ts";
-import { INDEX_BOUNDS, inTurns, withinBound } from "../../records/index-bound.ts";
+import { actWithin, INDEX_BOUNDS, inTurns, withinBound } from "../../records/index-bound.ts";
 import { queryShards, shardKeys } from "../../records/shard.ts";
 import { agentDeployment } from "../deployment/deployment.ts";
 import { getThreadItem } from "../threads/threads.ts";
@@ -39,23 +39,17 @@ export async function sweepExpiredThreads(
   // At most AGENT_MAX_SWEPT_ENTRIES per deployment are acted on; the rest leave the index (records/index-bound.ts).
   const due = await withinBound(all, INDEX_BOUNDS.expiredThreads());
   let deleted = 0;
-  let deferred = 0;
-  const until = performance.now() + budgetMs;
   // Workspaces take turns (records/index-bound.ts): one workspace's many threads delay its own, not another's.
   const turns = inTurns(due, (i) => indexedAgentRecord(i, "thread")?.tenant ?? "");
-  for (const [i, item] of turns.entries()) {
-    if (performance.now() > until) {
-      deferred = turns.length - i;
-      logger.warn("thread TTL sweep out of time: the rest are deleted at the next sweep", { deferred });
-      break;
-    }
+  const outOfTime = "thread TTL sweep out of time: the rest are deleted at the next sweep";
+  const deferred = await actWithin(turns, budgetMs, outOfTime, async (item) => {
     const ids = indexedAgentRecord(item, "thread");
-    if (!ids) continue;
+    if (!ids) return;
     try {
       const d = await agentDeployment(ids.tenant, ids.deployment);
       // The index lags: the thread's own record says whether its TTL (perhaps renewed since) ran out.
       const current = await getThreadItem(d, item.thread_id);
-      if (!current?.ttl_expires_at || Date.parse(current.ttl_expires_at) > now) continue;
+      if (!current?.ttl_expires_at || Date.parse(current.ttl_expires_at) > now) return;
       await deleteThread(d, item.thread_id);
       deleted++;
     } catch (err) {
@@ -63,7 +57,7 @@ export async function sweepExpiredThreads(
       if (!(err instanceof HttpError))
         logger.warn("thread TTL sweep failed", { thread_id: item.thread_id, error: err });
     }
-  }
+  });
   if (deleted) logger.info("threads deleted by their TTL", { deleted });
   const firsts = await Promise.all(
     shardKeys(THREAD_TTL).map((pk) =>

@@ -2,7 +2,7 @@ import { cancelCodes, transact } from "../../aws/ddb.ts";
 import { Conflict, HttpError, NotFound } from "../../errors.ts";
 import { logger } from "../../log.ts";
 import { crons } from "../../records/agent.ts";
-import { inTurns } from "../../records/index-bound.ts";
+import { actWithin, inTurns } from "../../records/index-bound.ts";
 import {
   countCrons,
   createCron,
@@ -193,31 +193,34 @@ export async function sweep(
     ),
     (due) => due.tenant,
   );
-  const until = performance.now() + budgetMs;
-  for (const [i, due] of dues.entries()) {
-    if (performance.now() > until) {
-      out.deferred = dues.length - i;
-      logger.warn("cron sweep out of time: the rest fire at the next sweep", { deferred: out.deferred });
-      break;
-    }
-    try {
-      // The index lags the table: the cron's next run is read from its record, and tick reads it again and
-      // fires only the tick still due.
-      const key = { scope: `${due.tenant}#${due.deployment}`, cron: due.cronId };
-      const item = await crons.get(key, true);
-      for (let scheduled = item?.next_run_date ?? null, i = 0; scheduled && i < 5; i++) {
-        if (Date.parse(scheduled) > now) break;
-        const r = await tick(s, due.tenant, due.deployment, due.cronId, scheduled);
-        if (r.outcome === "fired") out.fired++;
-        else if (r.outcome === "skipped") out.skipped++;
-        const after = await crons.get(key, true);
-        scheduled = after?.enabled ? after.next_run_date : null;
-      }
-    } catch (err) {
-      if (err instanceof HttpError)
-        logger.warn("cron tick: deployment unavailable", { cron_id: due.cronId, error: err });
-      else logger.error("cron tick failed", { cron_id: due.cronId, error: err });
-    }
-  }
+  const outOfTime = "cron sweep out of time: the rest fire at the next sweep";
+  out.deferred = await actWithin(dues, budgetMs, outOfTime, (due) => fireDue(s, due, now, out));
   return out;
+}
+
+/** One due cron's ticks still due by `now` (at most five, the index lagging its record), counted in `out`. */
+async function fireDue(
+  s: OpsContext,
+  due: { tenant: string; deployment: string; cronId: string },
+  now: number,
+  out: CronSweep,
+): Promise<void> {
+  try {
+    // The index lags the table: the cron's next run is read from its record, and tick reads it again and
+    // fires only the tick still due.
+    const key = { scope: `${due.tenant}#${due.deployment}`, cron: due.cronId };
+    const item = await crons.get(key, true);
+    for (let scheduled = item?.next_run_date ?? null, i = 0; scheduled && i < 5; i++) {
+      if (Date.parse(scheduled) > now) break;
+      const r = await tick(s, due.tenant, due.deployment, due.cronId, scheduled);
+      if (r.outcome === "fired") out.fired++;
+      else if (r.outcome === "skipped") out.skipped++;
+      const after = await crons.get(key, true);
+      scheduled = after?.enabled ? after.next_run_date : null;
+    }
+  } catch (err) {
+    if (err instanceof HttpError)
+      logger.warn("cron tick: deployment unavailable", { cron_id: due.cronId, error: err });
+    else logger.error("cron tick failed", { cron_id: due.cronId, error: err });
+  }
 }
