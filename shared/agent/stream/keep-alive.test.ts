@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { NotFound } from "../../errors.ts";
 import { keepAliveJson } from "./keep-alive.ts";
 
@@ -11,7 +11,16 @@ const later = <T>(ms: number, v: T) => new Promise<T>((r) => setTimeout(() => r(
 
 describe("a wait's keep-alive body", () => {
   it("sends a newline at once, one per interval while waiting, then the values as JSON", async () => {
-    const chunks = await collect(keepAliveJson(later(130, { a: [1] }), 20));
+    // On the test's own clock: a machine that stops the process for 100 ms must not skip the intervals' ticks.
+    vi.useFakeTimers();
+    let chunks: string[];
+    try {
+      const collected = collect(keepAliveJson(later(130, { a: [1] }), 20));
+      await vi.advanceTimersByTimeAsync(130);
+      chunks = await collected;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(chunks[0]).toBe("\n");
     expect(chunks.length).toBeGreaterThanOrEqual(4);
     expect(chunks.slice(0, -1).every((c) => c === "\n")).toBe(true);
